@@ -1,0 +1,72 @@
+# tracepress: GNU make build.  `make` builds build/tracepress; `make test`
+# runs the whole suite (normal build, then ASan+UBSan build); see README.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+OPT     ?= -O2
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wno-unused-parameter \
+               -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iconvert -Ireport -Irender
+PKGS    := cairo libzip
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+# Every .c under these folders is part of the program: adding a reader or a
+# page is adding a file, not editing this Makefile.
+LIB_SRCS  := commands.c $(sort $(wildcard convert/*.c report/*.c render/*.c))
+MAIN_SRC  := tracepress.c
+TEST_SRCS := $(sort $(wildcard tests/*.c))
+
+define objs
+$(patsubst %.c,$(1)/%.o,$(2))
+endef
+
+BUILD := build
+ASAN  := build/asan
+
+all: $(BUILD)/tracepress
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"; $(CC) $(CFLAGS_BASE) $(OPT) $(PKG_CFLAGS) -DTP_VERSION='"$(VERSION)"' $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(ASAN)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC (asan) $<"; $(CC) $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  $(PKG_CFLAGS) -DTP_VERSION='"$(VERSION)"' $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tracepress: $(call objs,$(BUILD)/obj,$(LIB_SRCS) $(MAIN_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tp_tests: $(call objs,$(BUILD)/obj,$(LIB_SRCS) $(TEST_SRCS))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(ASAN)/tracepress: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(MAIN_SRC))
+	$(CC) -fsanitize=address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
+	$(CC) -fsanitize=address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The whole suite: unit, golden and end-to-end tests, then again under
+# ASan+UBSan.  Ends with "N passed, N failed".
+test: $(BUILD)/tracepress $(BUILD)/tp_tests $(ASAN)/tracepress $(ASAN)/tp_tests
+	@tests/run
+
+# Regenerate golden/ expected files from the current build (review with git diff).
+golden: $(BUILD)/tracepress $(BUILD)/tp_tests
+	@TP_GOLDEN_UPDATE=1 $(BUILD)/tp_tests golden
+
+bench: $(BUILD)/tracepress
+	@scripts/bench
+
+install: $(BUILD)/tracepress
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/tracepress $(DESTDIR)$(PREFIX)/bin/tracepress
+
+clean:
+	rm -rf build
+
+.PHONY: all test golden bench install clean
+
+-include $(shell find build -name '*.d' 2>/dev/null)

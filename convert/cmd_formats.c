@@ -1,0 +1,15 @@
+/* cmd_formats.c: `tracepress formats`. */
+#include "cli.h"
+#include "formats.h"
+
+#include <stdio.h>
+
+int tp_cmd_formats(int argc, char **argv)
+{
+    if (argc > 1)
+        return tp_usage_error(argv[0], "takes no arguments");
+    printf("%-10s %-34s %s\n", "name", "typical files", "description");
+    for (size_t i = 0; tp_formats[i]; i++)
+        printf("%-10s %-34s %s\n", tp_formats[i]->name, tp_formats[i]->extensions, tp_formats[i]->description);
+    return TP_EXIT_OK;
+}

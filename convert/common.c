@@ -1,0 +1,140 @@
+/* common.c: allocation, growable arrays, error records, growable strings. */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, TP_PROG ": out of memory (asked for %zu bytes)\n", n);
+    exit(TP_EXIT_INPUT);
+}
+
+void *tp_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory(n);
+    return p;
+}
+
+void *tp_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        out_of_memory(n * size);
+    return p;
+}
+
+void *tp_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory(n);
+    return q;
+}
+
+char *tp_xstrdup(const char *s) { return tp_xstrndup(s, strlen(s)); }
+
+char *tp_xstrndup(const char *s, size_t n)
+{
+    char *p = tp_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void tp_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c += c / 2 + 16; /* 1.5x keeps peak memory closer to what is used */
+    if (c > SIZE_MAX / elem)
+        out_of_memory(SIZE_MAX);
+    *p = tp_xrealloc(*p, c * elem);
+    *cap = c;
+}
+
+static int vfail(tp_err *err, const char *where, const char *fmt, va_list ap)
+{
+    if (err && !err->set) {
+        snprintf(err->where, sizeof err->where, "%s", where);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        /* one line: no newlines inside a message */
+        for (char *c = err->msg; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+        err->set = true;
+    }
+    return -1;
+}
+
+int tp_fail(tp_err *err, uint64_t offset, const char *fmt, ...)
+{
+    char where[48];
+    snprintf(where, sizeof where, "offset %llu", (unsigned long long)offset);
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, where, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, where ? where : "", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void tp_report_error(const char *file, const tp_err *err)
+{
+    if (err->where[0])
+        fprintf(stderr, TP_PROG ": %s: %s: %s\n", file, err->where, err->msg);
+    else
+        fprintf(stderr, TP_PROG ": %s: %s\n", file, err->msg);
+}
+
+void tp_buf_put(tp_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        TP_GROW(b->data, b->cap, b->len + n + 1);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void tp_buf_putc(tp_buf *b, char c) { tp_buf_put(b, &c, 1); }
+void tp_buf_puts(tp_buf *b, const char *s) { tp_buf_put(b, s, strlen(s)); }
+
+void tp_buf_printf(tp_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        tp_buf_put(b, small, (size_t)n);
+        return;
+    }
+    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void tp_buf_free(tp_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,62 @@
+/* common.h: small helpers every part of tracepress uses: checked allocation,
+ * growable arrays, and the error record readers fill.
+ *
+ * Error contract (see README "Errors"): a reader that meets bad input calls
+ * tp_fail() once with the byte offset (or record number) and returns -1; the
+ * command prints "tracepress: FILE: offset N: what is wrong" and exits 2. */
+#ifndef TP_COMMON_H
+#define TP_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdarg.h>
+
+/* Exit codes, documented in README and `tracepress help`. */
+enum { TP_EXIT_OK = 0, TP_EXIT_USAGE = 1, TP_EXIT_INPUT = 2, TP_EXIT_GATE = 3 };
+
+/* Allocation never returns NULL: running out of memory ends the process with
+ * a clear message (there is nothing sensible a converter can do instead). */
+void *tp_xmalloc(size_t n);
+void *tp_xcalloc(size_t n, size_t size);
+void *tp_xrealloc(void *p, size_t n);
+char *tp_xstrdup(const char *s);
+char *tp_xstrndup(const char *s, size_t n);
+
+/* Grow *p (an array of elem-sized items with capacity *cap) to hold need items. */
+void tp_grow(void **p, size_t *cap, size_t need, size_t elem);
+#define TP_GROW(arr, cap, need) tp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* The error a reader reports.  `where` is "offset N" for byte positions or a
+ * reader-chosen locus such as "record 12". */
+typedef struct tp_err {
+    char where[48];
+    char msg[400];
+    bool set;
+} tp_err;
+
+/* Record the first error (later calls do not overwrite it).  Returns -1 so a
+ * reader can `return tp_fail(err, off, "...")`. */
+int tp_fail(tp_err *err, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Print "tracepress: FILE: WHERE: MSG" on stderr (WHERE omitted when empty). */
+void tp_report_error(const char *file, const tp_err *err);
+
+/* printf to a growable string (used for args and messages). */
+typedef struct tp_buf {
+    char *data;
+    size_t len, cap;
+} tp_buf;
+void tp_buf_put(tp_buf *b, const void *p, size_t n);
+void tp_buf_putc(tp_buf *b, char c);
+void tp_buf_puts(tp_buf *b, const char *s);
+void tp_buf_printf(tp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tp_buf_free(tp_buf *b);
+
+/* Program name for messages. */
+#define TP_PROG "tracepress"
+
+#endif

@@ -1,0 +1,41 @@
+/* formats.h: the table of input formats.  Each reader is one tp_format:
+ * a probe that says how sure it is that the first bytes are its format, and
+ * a read function that fills a tp_trace.  `tracepress formats` prints this
+ * table; format detection asks every probe and takes the most confident.
+ * Adding a reader: docs/ARCHITECTURE.md "Adding a reader". */
+#ifndef TP_FORMATS_H
+#define TP_FORMATS_H
+
+#include "input.h"
+#include "model.h"
+
+/* Options every reader may look at (set from the command line). */
+typedef struct tp_read_opts {
+    bool strict;             /* lenient problems (bad UTF-8, trailing commas...) become errors */
+    bool keep_args;          /* keep event args (convert) or skip them (stats, report) */
+    bool rederive;           /* rebuild derived lines even when the file has them (XPlane) */
+    bool with_source;        /* keep kernel sources (PlaidML) */
+    const char *etrecord;    /* ETDump: optional ETRecord side-car */
+    const char *time_scale;  /* ETDump: source time unit ("ns", "us", "ms", "s", "cycles:HZ") */
+} tp_read_opts;
+
+typedef struct tp_format {
+    const char *name;        /* short name for --format and stats "format" */
+    const char *description; /* one line for `tracepress formats` */
+    const char *extensions;  /* typical file names, for help text */
+    /* 0 (not mine) .. 100 (certain), from the first (decompressed) bytes and the name */
+    int (*probe)(const unsigned char *head, size_t n, const char *path);
+    /* Fill t; on bad input: tp_fail + return -1.  Sets t->format. */
+    int (*read)(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err);
+} tp_format;
+
+extern const tp_format tp_format_chrome; /* Chrome trace JSON, PyTorch profiler / Kineto */
+
+/* NULL-terminated list of all formats, in `tracepress formats` order. */
+extern const tp_format *const tp_formats[];
+
+const tp_format *tp_format_find(const char *name);
+/* The most confident probe, or NULL (err says what the file looks like). */
+const tp_format *tp_format_detect(tp_input *in, tp_err *err);
+
+#endif

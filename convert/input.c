@@ -1,0 +1,232 @@
+/* input.c: plain or gzip input as a stream.  Decompression uses zlib's
+ * inflate directly so a truncated stream is reported, not silently ended. */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define RAW_CHUNK (1u << 20)
+
+struct tp_input {
+    const char *path;
+    int fd;
+    bool gzip;
+    bool raw_eof;
+    bool z_end;
+    z_stream z;
+    unsigned char *raw;      /* compressed read buffer */
+    uint64_t file_size;
+    uint64_t raw_read;       /* compressed bytes read from the fd */
+    uint64_t consumed;       /* decompressed bytes returned */
+    unsigned char head[64];  /* peeked decompressed bytes not yet returned */
+    size_t head_len, head_pos;
+};
+
+static long read_fd(tp_input *in, void *buf, size_t n, tp_err *err)
+{
+    for (;;) {
+        ssize_t r = read(in->fd, buf, n);
+        if (r >= 0) {
+            in->raw_read += (uint64_t)r;
+            return (long)r;
+        }
+        if (errno == EINTR)
+            continue;
+        tp_fail(err, in->raw_read, "read error: %s", strerror(errno));
+        return -1;
+    }
+}
+
+static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err *err)
+{
+    if (!in->gzip)
+        return read_fd(in, buf, n, err);
+    if (in->z_end)
+        return 0;
+    in->z.next_out = buf;
+    in->z.avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
+    while (in->z.avail_out > 0) {
+        if (in->z.avail_in == 0 && !in->raw_eof) {
+            long r = read_fd(in, in->raw, RAW_CHUNK, err);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                in->raw_eof = true;
+            in->z.next_in = in->raw;
+            in->z.avail_in = (uInt)r;
+        }
+        int zr = inflate(&in->z, Z_NO_FLUSH);
+        if (zr == Z_STREAM_END) {
+            /* concatenated gzip members are one stream (gzip(1) semantics) */
+            if (in->z.avail_in == 0 && !in->raw_eof) {
+                long r = read_fd(in, in->raw, RAW_CHUNK, err);
+                if (r < 0)
+                    return -1;
+                if (r == 0)
+                    in->raw_eof = true;
+                in->z.next_in = in->raw;
+                in->z.avail_in = (uInt)r;
+            }
+            if (in->z.avail_in >= 2 && in->z.next_in[0] == 0x1f && in->z.next_in[1] == 0x8b) {
+                inflateReset(&in->z);
+                continue;
+            }
+            in->z_end = true;
+            break;
+        }
+        if (zr == Z_BUF_ERROR && in->raw_eof && in->z.avail_in == 0) {
+            tp_fail(err, in->raw_read, "gzip stream ends early (truncated file)");
+            return -1;
+        }
+        if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            tp_fail(err, in->raw_read - in->z.avail_in, "corrupt gzip data (%s)",
+                    in->z.msg ? in->z.msg : "inflate failed");
+            return -1;
+        }
+    }
+    return (long)(in->z.next_out - buf);
+}
+
+tp_input *tp_input_open(const char *path, tp_err *err)
+{
+    tp_input *in = tp_xcalloc(1, sizeof *in);
+    in->path = path;
+    if (strcmp(path, "-") == 0) {
+        in->fd = 0;
+    } else {
+        in->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (in->fd < 0) {
+            tp_fail_at(err, "", "cannot open: %s", strerror(errno));
+            free(in);
+            return NULL;
+        }
+        struct stat st;
+        if (fstat(in->fd, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                tp_fail_at(err, "", "is a directory");
+                close(in->fd);
+                free(in);
+                return NULL;
+            }
+            in->file_size = (uint64_t)st.st_size;
+        }
+    }
+    /* sniff the gzip magic from the first raw bytes */
+    unsigned char magic[2];
+    long r = read_fd(in, magic, 2, err);
+    if (r < 0) {
+        tp_input_close(in);
+        return NULL;
+    }
+    if (r == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        in->gzip = true;
+        in->raw = tp_xmalloc(RAW_CHUNK);
+        memcpy(in->raw, magic, 2);
+        in->z.next_in = in->raw;
+        in->z.avail_in = 2;
+        if (inflateInit2(&in->z, 15 + 16) != Z_OK) {
+            tp_fail_at(err, "", "cannot start gzip decoder");
+            tp_input_close(in);
+            return NULL;
+        }
+    } else {
+        memcpy(in->head, magic, (size_t)r);
+        in->head_len = (size_t)r;
+    }
+    /* fill the peek buffer up to 64 bytes */
+    while (in->head_len < sizeof in->head) {
+        long n = read_decompressed(in, in->head + in->head_len, sizeof in->head - in->head_len, err);
+        if (n < 0) {
+            tp_input_close(in);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        in->head_len += (size_t)n;
+    }
+    return in;
+}
+
+void tp_input_close(tp_input *in)
+{
+    if (!in)
+        return;
+    if (in->gzip)
+        inflateEnd(&in->z);
+    if (in->fd > 0)
+        close(in->fd);
+    free(in->raw);
+    free(in);
+}
+
+long tp_input_read(tp_input *in, void *buf, size_t n, tp_err *err)
+{
+    if (n == 0)
+        return 0;
+    if (in->head_pos < in->head_len) {
+        size_t k = in->head_len - in->head_pos;
+        if (k > n)
+            k = n;
+        memcpy(buf, in->head + in->head_pos, k);
+        in->head_pos += k;
+        in->consumed += k;
+        return (long)k;
+    }
+    long r = read_decompressed(in, buf, n, err);
+    if (r > 0)
+        in->consumed += (uint64_t)r;
+    return r;
+}
+
+char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err)
+{
+    size_t cap = in->gzip ? (size_t)in->file_size * 4 + 4096 : (size_t)in->file_size + 1;
+    if (cap < 4096)
+        cap = 4096;
+    if (limit && cap > limit + 1)
+        cap = (size_t)limit + 1;
+    char *buf = tp_xmalloc(cap);
+    size_t n = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (limit && n >= limit) {
+                tp_fail(err, n, "input expands beyond %llu bytes", (unsigned long long)limit);
+                free(buf);
+                return NULL;
+            }
+            size_t ncap = cap * 2;
+            if (limit && ncap > limit + 1)
+                ncap = (size_t)limit + 1;
+            buf = tp_xrealloc(buf, ncap);
+            cap = ncap;
+        }
+        long r = tp_input_read(in, buf + n, cap - n - 1, err);
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+size_t tp_input_peek(tp_input *in, const unsigned char **head)
+{
+    *head = in->head + in->head_pos;
+    return in->head_len - in->head_pos;
+}
+
+bool tp_input_is_gzip(const tp_input *in) { return in->gzip; }
+const char *tp_input_path(const tp_input *in) { return in->path; }
+uint64_t tp_input_compressed_size(const tp_input *in) { return in->file_size; }
+uint64_t tp_input_consumed(const tp_input *in) { return in->consumed; }

@@ -1,0 +1,31 @@
+/* input.h: reading an input file, plain or gzip, as a stream of chunks or
+ * all at once.  gzip is detected by its magic bytes, not by the name. */
+#ifndef TP_INPUT_H
+#define TP_INPUT_H
+
+#include "common.h"
+
+typedef struct tp_input tp_input;
+
+/* Open PATH ("-" for stdin).  On failure returns NULL and fills err. */
+tp_input *tp_input_open(const char *path, tp_err *err);
+void tp_input_close(tp_input *in);
+
+/* Read up to n bytes of (decompressed) data.  Returns bytes read, 0 at end,
+ * -1 on error (err filled: truncated gzip, I/O error). */
+long tp_input_read(tp_input *in, void *buf, size_t n, tp_err *err);
+
+/* Read everything that is left into one malloc'ed buffer (NUL-terminated
+ * beyond *len).  limit caps the decompressed size (0 = no cap): a gzip bomb
+ * becomes an error, not an exhausted machine.  The caller frees the buffer. */
+char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err);
+
+/* The first up to 64 decompressed bytes, without consuming them (for probing). */
+size_t tp_input_peek(tp_input *in, const unsigned char **head);
+
+bool tp_input_is_gzip(const tp_input *in);
+const char *tp_input_path(const tp_input *in);
+uint64_t tp_input_compressed_size(const tp_input *in); /* file size on disk (0 for stdin) */
+uint64_t tp_input_consumed(const tp_input *in);       /* decompressed bytes handed out */
+
+#endif

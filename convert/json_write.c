@@ -1,0 +1,114 @@
+/* json_write.c: JSON string escaping and exact decimal formatting. */
+#include "json_write.h"
+
+#include <string.h>
+
+size_t tp_utf8_seq_len(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        min = 0x10000;
+    } else
+        return 0;
+    if (avail < n)
+        return 0;
+    unsigned cp = c & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8)
+{
+    static const char hex[] = "0123456789abcdef";
+    /* worst case: every byte becomes \u00XX (6) or U+FFFD (3 bytes) */
+    TP_GROW(b->data, b->cap, b->len + len * 6 + 3);
+    char *o = b->data + b->len;
+    *o++ = '"';
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        unsigned c = *p;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            p++;
+        } else if (c < 0x80) {
+            *o++ = '\\';
+            switch (c) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\t': *o++ = 't'; break;
+            case '\r': *o++ = 'r'; break;
+            case '\b': *o++ = 'b'; break;
+            case '\f': *o++ = 'f'; break;
+            default:
+                *o++ = 'u';
+                *o++ = '0';
+                *o++ = '0';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+            p++;
+        } else {
+            size_t n = tp_utf8_seq_len(p, (size_t)(end - p));
+            if (n) {
+                memcpy(o, p, n);
+                o += n;
+                p += n;
+            } else {
+                memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+                o += 3;
+                p++;
+                if (bad_utf8)
+                    ++*bad_utf8;
+            }
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = 0;
+}
+
+size_t tp_format_fixed(char *out, int64_t value, int decimals)
+{
+    char tmp[48];
+    size_t n = 0;
+    bool neg = value < 0;
+    /* work in unsigned to handle INT64_MIN */
+    uint64_t v = neg ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 18)
+        decimals = 18;
+    int d = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+        d++;
+        if (d == decimals)
+            tmp[n++] = '.';
+    } while (v || d <= decimals);
+    size_t w = 0;
+    if (neg)
+        out[w++] = '-';
+    while (n)
+        out[w++] = tmp[--n];
+    out[w] = 0;
+    return w;
+}

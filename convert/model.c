@@ -1,0 +1,401 @@
+/* model.c: the trace model: string interning, args arena, processes, tracks,
+ * events, warnings.  See model.h for the ownership rule. */
+#include "model.h"
+#include "json_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(tp_event) <= 64, "tp_event must stay within 64 bytes");
+
+static const char *const kind_names[TP_KIND_COUNT] = {
+    "other", "host_op", "runtime", "kernel", "memcpy", "memset", "sync", "annotation",
+};
+
+const char *tp_kind_name(tp_kind k)
+{
+    return (unsigned)k < TP_KIND_COUNT ? kind_names[k] : "other";
+}
+
+void tp_trace_init(tp_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    t->keep_args = true;
+    tp_intern(t, "", 0); /* id 0 is the empty string */
+}
+
+void tp_trace_free(tp_trace *t)
+{
+    free(t->str_data);
+    free(t->str_off);
+    free(t->str_hash);
+    free(t->args_data);
+    free(t->events);
+    free(t->tracks);
+    free(t->processes);
+    tp_buf_free(&t->toplevel);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- strings ---- */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    /* FNV-1a, 64 bit: simple, and good enough for names */
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void rehash(tp_trace *t, size_t cap)
+{
+    uint32_t *tab = tp_xcalloc(cap, sizeof *tab);
+    for (size_t id = 1; id < t->nstr; id++) {
+        const char *s = t->str_data + t->str_off[id];
+        size_t n = t->str_off[id + 1] - t->str_off[id] - 1;
+        size_t i = hash_bytes(s, n) & (cap - 1);
+        while (tab[i])
+            i = (i + 1) & (cap - 1);
+        tab[i] = (uint32_t)id;
+    }
+    free(t->str_hash);
+    t->str_hash = tab;
+    t->str_hash_cap = cap;
+}
+
+tp_str tp_intern(tp_trace *t, const char *s, size_t len)
+{
+    if (t->nstr > 0 && len == 0)
+        return 0;
+    if (t->nstr * 2 + 2 > t->str_hash_cap)
+        rehash(t, t->str_hash_cap ? t->str_hash_cap * 2 : 1024);
+    size_t mask = t->str_hash_cap - 1;
+    size_t i = hash_bytes(s, len) & mask;
+    while (t->str_hash[i]) {
+        uint32_t id = t->str_hash[i];
+        size_t off = t->str_off[id];
+        if (t->str_off[id + 1] - off - 1 == len && memcmp(t->str_data + off, s, len) == 0)
+            return id;
+        i = (i + 1) & mask;
+    }
+    if (t->nstr >= UINT32_MAX - 1) {
+        fprintf(stderr, TP_PROG ": too many distinct strings\n");
+        exit(TP_EXIT_INPUT);
+    }
+    /* str_off has nstr+1 entries: the end of the last string is the start of the next */
+    if (t->nstr == 0) {
+        TP_GROW(t->str_off, t->str_off_cap, 2);
+        t->str_off[0] = 0;
+    }
+    TP_GROW(t->str_data, t->str_cap, t->str_len + len + 1);
+    memcpy(t->str_data + t->str_len, s, len);
+    t->str_data[t->str_len + len] = 0;
+    t->str_len += len + 1;
+    uint32_t id = (uint32_t)t->nstr++;
+    TP_GROW(t->str_off, t->str_off_cap, t->nstr + 1);
+    t->str_off[t->nstr] = t->str_len;
+    if (id > 0)
+        t->str_hash[i] = id;
+    return id;
+}
+
+tp_str tp_intern_cstr(tp_trace *t, const char *s) { return tp_intern(t, s, strlen(s)); }
+
+const char *tp_str_get(const tp_trace *t, tp_str id)
+{
+    if (id >= t->nstr)
+        return "";
+    return t->str_data + t->str_off[id];
+}
+
+size_t tp_str_len(const tp_trace *t, tp_str id)
+{
+    if (id >= t->nstr)
+        return 0;
+    return t->str_off[id + 1] - t->str_off[id] - 1;
+}
+
+/* ---- args ---- */
+
+uint64_t tp_args_add(tp_trace *t, const char *json, size_t len)
+{
+    if (len == 0 || len > UINT32_MAX)
+        return 0;
+    size_t need = t->args_len + 4 + len + 1;
+    TP_GROW(t->args_data, t->args_cap, need);
+    uint32_t l = (uint32_t)len;
+    memcpy(t->args_data + t->args_len, &l, 4);
+    memcpy(t->args_data + t->args_len + 4, json, len);
+    t->args_data[t->args_len + 4 + len] = 0;
+    uint64_t handle = t->args_len + 1;
+    t->args_len = need;
+    return handle;
+}
+
+const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
+{
+    if (handle == 0 || handle > t->args_len) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    uint32_t l;
+    memcpy(&l, t->args_data + handle - 1, 4);
+    if (len)
+        *len = l;
+    return t->args_data + handle - 1 + 4;
+}
+
+/* ---- args builder ---- */
+
+void tp_argb_reset(tp_argb *b)
+{
+    b->buf.len = 0;
+    if (b->buf.data)
+        b->buf.data[0] = 0;
+    b->n = 0;
+}
+
+static void argb_key(tp_argb *b, const char *key)
+{
+    tp_buf_putc(&b->buf, b->n++ ? ',' : '{');
+    tp_json_put_string(&b->buf, key, strlen(key), NULL);
+    tp_buf_putc(&b->buf, ':');
+}
+
+void tp_argb_str(tp_argb *b, const char *key, const char *val, size_t len)
+{
+    argb_key(b, key);
+    tp_json_put_string(&b->buf, val, len, NULL);
+}
+
+void tp_argb_cstr(tp_argb *b, const char *key, const char *val)
+{
+    tp_argb_str(b, key, val ? val : "", val ? strlen(val) : 0);
+}
+
+void tp_argb_int(tp_argb *b, const char *key, int64_t v)
+{
+    argb_key(b, key);
+    tp_buf_printf(&b->buf, "%lld", (long long)v);
+}
+
+void tp_argb_uint(tp_argb *b, const char *key, uint64_t v)
+{
+    argb_key(b, key);
+    tp_buf_printf(&b->buf, "%llu", (unsigned long long)v);
+}
+
+void tp_argb_bool(tp_argb *b, const char *key, bool v)
+{
+    argb_key(b, key);
+    tp_buf_puts(&b->buf, v ? "true" : "false");
+}
+
+void tp_argb_fixed(tp_argb *b, const char *key, int64_t value, int decimals)
+{
+    argb_key(b, key);
+    char tmp[48];
+    size_t n = tp_format_fixed(tmp, value, decimals);
+    tp_buf_put(&b->buf, tmp, n);
+}
+
+void tp_argb_double(tp_argb *b, const char *key, double v)
+{
+    argb_key(b, key);
+    if (v != v || v - v != 0) /* NaN or infinity have no JSON form */
+        tp_buf_puts(&b->buf, "null");
+    else
+        tp_buf_printf(&b->buf, "%.17g", v);
+}
+
+void tp_argb_raw(tp_argb *b, const char *key, const char *json, size_t len)
+{
+    argb_key(b, key);
+    tp_buf_put(&b->buf, json, len);
+}
+
+uint64_t tp_argb_commit(tp_trace *t, tp_argb *b)
+{
+    if (b->n == 0)
+        return 0;
+    tp_buf_putc(&b->buf, '}');
+    uint64_t h = tp_args_add(t, b->buf.data, b->buf.len);
+    tp_argb_reset(b);
+    return h;
+}
+
+void tp_argb_free(tp_argb *b) { tp_buf_free(&b->buf); }
+
+/* ---- processes and tracks ---- */
+/* Lookups are linear: traces have tens to a few thousand tracks, and readers
+ * cache the last index they used. */
+
+static uint32_t process_new(tp_trace *t)
+{
+    TP_GROW(t->processes, t->processes_cap, t->nprocesses + 1);
+    tp_process *p = &t->processes[t->nprocesses];
+    memset(p, 0, sizeof *p);
+    p->device = -1;
+    return (uint32_t)t->nprocesses++;
+}
+
+uint32_t tp_process_get(tp_trace *t, int64_t pid)
+{
+    for (size_t i = 0; i < t->nprocesses; i++)
+        if (t->processes[i].key == 0 && t->processes[i].pid == pid)
+            return (uint32_t)i;
+    uint32_t i = process_new(t);
+    t->processes[i].pid = pid;
+    return i;
+}
+
+uint32_t tp_process_get_key(tp_trace *t, tp_str key)
+{
+    if (key == 0)
+        return tp_process_get(t, 0);
+    for (size_t i = 0; i < t->nprocesses; i++)
+        if (t->processes[i].key == key)
+            return (uint32_t)i;
+    uint32_t i = process_new(t);
+    t->processes[i].key = key;
+    t->processes[i].pid = -1; /* assigned by tp_assign_ids before writing */
+    return i;
+}
+
+static uint32_t track_new(tp_trace *t, uint32_t process)
+{
+    TP_GROW(t->tracks, t->tracks_cap, t->ntracks + 1);
+    tp_track *k = &t->tracks[t->ntracks];
+    memset(k, 0, sizeof *k);
+    k->process = process;
+    k->derived_of = TP_NONE;
+    k->role = TP_TRACK_HOST;
+    return (uint32_t)t->ntracks++;
+}
+
+uint32_t tp_track_get(tp_trace *t, uint32_t process, int64_t tid)
+{
+    for (size_t i = 0; i < t->ntracks; i++) {
+        tp_track *k = &t->tracks[i];
+        if (k->process == process && k->key == 0 && k->tid == tid &&
+            (k->role == TP_TRACK_HOST || k->role == TP_TRACK_DEVICE))
+            return (uint32_t)i;
+    }
+    uint32_t i = track_new(t, process);
+    t->tracks[i].tid = tid;
+    return i;
+}
+
+uint32_t tp_track_get_key(tp_trace *t, uint32_t process, tp_str key)
+{
+    if (key == 0)
+        return tp_track_get(t, process, 0);
+    for (size_t i = 0; i < t->ntracks; i++) {
+        tp_track *k = &t->tracks[i];
+        if (k->process == process && k->key == key)
+            return (uint32_t)i;
+    }
+    uint32_t i = track_new(t, process);
+    t->tracks[i].key = key;
+    t->tracks[i].tid = -1; /* assigned by tp_assign_ids */
+    return i;
+}
+
+uint32_t tp_track_add(tp_trace *t, uint32_t process, tp_str name, uint8_t role, uint32_t derived_of)
+{
+    uint32_t i = track_new(t, process);
+    t->tracks[i].name = name;
+    t->tracks[i].role = role;
+    t->tracks[i].derived_of = derived_of;
+    t->tracks[i].tid = -1; /* assigned by tp_assign_ids */
+    return i;
+}
+
+/* ---- events ---- */
+
+void tp_event_init(tp_event *e)
+{
+    memset(e, 0, sizeof *e);
+    e->link = TP_NONE;
+    e->op = TP_NONE;
+    e->ph = 'X';
+}
+
+uint32_t tp_event_add(tp_trace *t, const tp_event *e)
+{
+    if (t->nevents >= UINT32_MAX - 1) {
+        fprintf(stderr, TP_PROG ": more than 4 billion events\n");
+        exit(TP_EXIT_INPUT);
+    }
+    TP_GROW(t->events, t->events_cap, t->nevents + 1);
+    t->events[t->nevents] = *e;
+    return (uint32_t)t->nevents++;
+}
+
+/* ---- warnings ---- */
+
+void tp_warn(tp_trace *t, const char *what, uint64_t n)
+{
+    for (size_t i = 0; i < t->nwarnings; i++)
+        if (strcmp(t->warnings[i].what, what) == 0) {
+            t->warnings[i].count += n;
+            return;
+        }
+    if (t->nwarnings < sizeof t->warnings / sizeof t->warnings[0]) {
+        t->warnings[t->nwarnings].what = what;
+        t->warnings[t->nwarnings].count = n;
+        t->nwarnings++;
+    }
+}
+
+uint64_t tp_warning_count(const tp_trace *t, const char *what)
+{
+    for (size_t i = 0; i < t->nwarnings; i++)
+        if (strcmp(t->warnings[i].what, what) == 0)
+            return t->warnings[i].count;
+    return 0;
+}
+
+/* ---- categories ---- */
+
+tp_kind tp_kind_from_cat(const char *cat, size_t len)
+{
+    static const struct {
+        const char *cat;
+        tp_kind kind;
+    } map[] = {
+        /* modern Kineto (2021-06+) */
+        {"cpu_op", TP_KIND_HOST_OP},
+        {"user_annotation", TP_KIND_ANNOTATION},
+        {"gpu_user_annotation", TP_KIND_ANNOTATION},
+        {"python_function", TP_KIND_ANNOTATION},
+        {"cuda_runtime", TP_KIND_RUNTIME},
+        {"cuda_driver", TP_KIND_RUNTIME},
+        {"kernel", TP_KIND_KERNEL},
+        {"gpu_memcpy", TP_KIND_MEMCPY},
+        {"gpu_memset", TP_KIND_MEMSET},
+        {"cuda_sync", TP_KIND_SYNC},
+        /* old Kineto (PyTorch 1.8) */
+        {"Operator", TP_KIND_HOST_OP},
+        {"Runtime", TP_KIND_RUNTIME},
+        {"Kernel", TP_KIND_KERNEL},
+        {"Memcpy", TP_KIND_MEMCPY},
+        {"Memset", TP_KIND_MEMSET},
+        /* the converter's own output uses the kind names as categories */
+        {"host_op", TP_KIND_HOST_OP},
+        {"runtime", TP_KIND_RUNTIME},
+        {"memcpy", TP_KIND_MEMCPY},
+        {"memset", TP_KIND_MEMSET},
+        {"sync", TP_KIND_SYNC},
+        {"annotation", TP_KIND_ANNOTATION},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strlen(map[i].cat) == len && memcmp(map[i].cat, cat, len) == 0)
+            return map[i].kind;
+    return TP_KIND_OTHER;
+}

@@ -1,0 +1,205 @@
+/* model.h: the one in-memory trace that every reader fills and every writer
+ * and analysis reads.
+ *
+ * OWNERSHIP RULE (the only one in tracepress):
+ *   A tp_trace owns everything reachable from it: strings (interned, see
+ *   tp_intern), args text, events, tracks, processes and the top-level extras.
+ *   Readers and analyses copy what they keep into the trace through the
+ *   functions below and never free any part of it; everything is released at
+ *   once by tp_trace_free().  Pointers returned by tp_str_get() and
+ *   tp_args_get() stay valid until tp_trace_free(); pointers into the event,
+ *   track and process arrays are invalidated by adding more of them, so keep
+ *   indexes (uint32_t), not pointers, across additions.
+ *   Anything an analysis allocates for itself (tables, sorted copies) is owned
+ *   by the struct it returns and released by that struct's own _free().
+ *
+ * Times are int64 nanoseconds on the trace's own clock (for Chrome input: the
+ * absolute time, baseTimeNanoseconds included).  Writers rebase.
+ *
+ * Adding an input format: see docs/ARCHITECTURE.md "Adding a reader". */
+#ifndef TP_MODEL_H
+#define TP_MODEL_H
+
+#include "common.h"
+
+#define TP_NONE UINT32_MAX /* "no event / no track" in index fields */
+
+typedef uint32_t tp_str; /* interned string id; 0 is the empty string */
+
+/* The canonical kind of an event: analyses look at this, never at a format's
+ * own category names, so they work the same for every reader. */
+typedef enum tp_kind {
+    TP_KIND_OTHER = 0,
+    TP_KIND_HOST_OP,    /* framework operator on a host thread (aten::mm, TF op) */
+    TP_KIND_RUNTIME,    /* runtime / driver / launch API call (cudaLaunchKernel) */
+    TP_KIND_KERNEL,     /* device kernel execution */
+    TP_KIND_MEMCPY,     /* device copy */
+    TP_KIND_MEMSET,     /* device fill */
+    TP_KIND_SYNC,       /* synchronisation (cudaStreamSynchronize shown on device) */
+    TP_KIND_ANNOTATION, /* user annotation / step / module scope */
+    TP_KIND_COUNT
+} tp_kind;
+
+const char *tp_kind_name(tp_kind k); /* "host_op", "runtime", "kernel", ... */
+
+/* Event flags. */
+enum {
+    TP_EV_STEP = 1u << 0,       /* a training/inference step (ProfilerStep#N); step number in `id` */
+    TP_EV_BP_ENCLOSING = 1u << 1, /* flow 'f' with "bp":"e" */
+    TP_EV_DROPPED = 1u << 2,    /* removed by a filter or replaced (not written, not analysed) */
+    TP_EV_FROM_BE = 1u << 3,    /* built from a B/E pair */
+    TP_EV_HAS_ID = 1u << 4,     /* `id` holds an id from the input (flow/async/counter) */
+    TP_EV_ID_STRING = 1u << 5,  /* the input id was a string: `id` is its tp_str */
+    TP_EV_HAS_CORR = 1u << 6,   /* `corr` holds a correlation id */
+    TP_EV_FRAMEWORK = 1u << 7,  /* reserved framework event (ExecuTorch Method::execute ...) */
+    TP_EV_DERIVED = 1u << 8,    /* made by the derivation engine, not read */
+    TP_EV_INSTANT_GLOBAL = 1u << 9, /* instant scope "g" */
+    TP_EV_INSTANT_PROCESS = 1u << 10, /* instant scope "p" */
+};
+
+/* One event.  64 bytes; strings and args live in the trace's arenas.
+ * ph is the Chrome phase letter ('X' complete, 'i' instant, 'C' counter,
+ * 'b'/'e'/'n' async, 's'/'t'/'f' flow, or whatever unknown letter was read). */
+typedef struct tp_event {
+    int64_t ts;      /* start, ns */
+    int64_t dur;     /* ns; 0 for instants */
+    uint64_t args;   /* handle from tp_args_add (0 = none) */
+    uint64_t id;     /* flow/async/counter id, step number for TP_EV_STEP */
+    uint32_t track;  /* index into trace->tracks */
+    tp_str name;
+    tp_str cat;
+    uint32_t corr;   /* correlation id (kernel <-> launch), when TP_EV_HAS_CORR */
+    uint32_t link;   /* device event: index of the host call that launched it, or TP_NONE */
+    uint32_t op;     /* device event / launch call: index of the enclosing host op, or TP_NONE */
+    uint16_t flags;
+    uint8_t kind;    /* tp_kind */
+    char ph;
+    uint32_t depth;  /* nesting depth on its track, filled by tp_nest_repair */
+} tp_event;
+
+/* What a track is, for ordering and for analyses. */
+typedef enum tp_track_role {
+    TP_TRACK_HOST = 0,   /* host thread */
+    TP_TRACK_DEVICE,     /* device stream / queue / line of device activity */
+    TP_TRACK_DERIVED,    /* derived line (TF Ops, XLA Modules, Steps...) of `derived_of` */
+    TP_TRACK_OVERFLOW,   /* overlapping slices moved off `derived_of` by nesting repair */
+    TP_TRACK_GLOBAL,     /* global (scope "g") instants and spans */
+} tp_track_role;
+
+typedef struct tp_process {
+    int64_t pid;         /* numeric id; for string pids, assigned (see key) */
+    tp_str key;          /* original string pid, or 0 if the input had a number */
+    tp_str name;         /* process_name */
+    tp_str label;        /* process_labels (kept for output) */
+    int64_t sort_index;  /* process_sort_index, valid if has_sort */
+    bool has_sort;
+    bool is_device;      /* holds device activity (set by readers or tp_classify) */
+    int32_t device;      /* device ordinal when known, else -1 */
+} tp_process;
+
+typedef struct tp_track {
+    uint32_t process;    /* index into trace->processes */
+    int64_t tid;
+    tp_str key;          /* original string tid, or 0 */
+    tp_str name;         /* thread_name */
+    int64_t sort_index;  /* thread_sort_index, valid if has_sort */
+    bool has_sort;
+    uint8_t role;        /* tp_track_role */
+    uint32_t derived_of; /* for DERIVED/OVERFLOW: the track it sits beside, else TP_NONE */
+    uint32_t nevents;    /* filled by tp_index_tracks */
+} tp_track;
+
+/* A named warning counter ("invalid UTF-8: 3"). */
+typedef struct tp_warning {
+    const char *what; /* static string */
+    uint64_t count;
+} tp_warning;
+
+typedef struct tp_trace {
+    /* string pool */
+    char *str_data;
+    size_t str_len, str_cap;
+    uint64_t *str_off;     /* id -> offset into str_data (string is NUL-terminated) */
+    size_t nstr, str_off_cap;
+    uint32_t *str_hash;    /* open addressing table of ids, 0 = empty slot */
+    size_t str_hash_cap;
+
+    /* args arena: records of [u32 len][text][NUL] addressed by offset+1 */
+    char *args_data;
+    size_t args_len, args_cap;
+
+    tp_event *events;
+    size_t nevents, events_cap;
+    tp_track *tracks;
+    size_t ntracks, tracks_cap;
+    tp_process *processes;
+    size_t nprocesses, processes_cap;
+
+    /* Top-level keys of a Chrome trace other than traceEvents, as JSON text
+     * ("\"deviceProperties\":[...]"), in input order; written back verbatim. */
+    tp_buf toplevel;
+
+    const char *format;    /* reader name ("kineto", "xplane", ...), static */
+    int64_t base_ns;       /* offset that input times were relative to (kept) */
+    bool strict;           /* reader option: lenient problems become errors */
+    bool keep_args;        /* reader option: store args (convert) or skip (stats) */
+
+    tp_warning warnings[32];
+    size_t nwarnings;
+    uint64_t events_in;    /* events read from the input, before any repair */
+} tp_trace;
+
+void tp_trace_init(tp_trace *t);
+void tp_trace_free(tp_trace *t);
+
+/* Strings. */
+tp_str tp_intern(tp_trace *t, const char *s, size_t len);
+tp_str tp_intern_cstr(tp_trace *t, const char *s);
+const char *tp_str_get(const tp_trace *t, tp_str id);
+size_t tp_str_len(const tp_trace *t, tp_str id);
+
+/* Args: a JSON object text ("{...}") kept verbatim.  tp_args_add copies it
+ * and returns a handle (0 for empty input). */
+uint64_t tp_args_add(tp_trace *t, const char *json, size_t len);
+const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len);
+
+/* Builder for args made by non-JSON readers.  Values are escaped correctly. */
+typedef struct tp_argb {
+    tp_buf buf;
+    int n;
+} tp_argb;
+void tp_argb_reset(tp_argb *b);
+void tp_argb_str(tp_argb *b, const char *key, const char *val, size_t len);
+void tp_argb_cstr(tp_argb *b, const char *key, const char *val);
+void tp_argb_int(tp_argb *b, const char *key, int64_t v);
+void tp_argb_uint(tp_argb *b, const char *key, uint64_t v);
+void tp_argb_bool(tp_argb *b, const char *key, bool v);
+/* A fixed-point decimal value/10^decimals printed exactly ("1.031719"). */
+void tp_argb_fixed(tp_argb *b, const char *key, int64_t value, int decimals);
+/* A double printed deterministically with %.17g (only for values that are doubles in the input). */
+void tp_argb_double(tp_argb *b, const char *key, double v);
+/* Raw JSON value text (an array or object built by the caller). */
+void tp_argb_raw(tp_argb *b, const char *key, const char *json, size_t len);
+uint64_t tp_argb_commit(tp_trace *t, tp_argb *b); /* adds "{...}" to the trace; 0 if empty */
+void tp_argb_free(tp_argb *b);
+
+/* Processes and tracks (found or created). */
+uint32_t tp_process_get(tp_trace *t, int64_t pid);
+uint32_t tp_process_get_key(tp_trace *t, tp_str key); /* string pid */
+uint32_t tp_track_get(tp_trace *t, uint32_t process, int64_t tid);
+uint32_t tp_track_get_key(tp_trace *t, uint32_t process, tp_str key); /* string tid */
+/* A new track not found by tid lookups (derived lines, overflow rows). */
+uint32_t tp_track_add(tp_trace *t, uint32_t process, tp_str name, uint8_t role, uint32_t derived_of);
+
+/* Events. */
+uint32_t tp_event_add(tp_trace *t, const tp_event *e); /* copies; returns index */
+void tp_event_init(tp_event *e);                       /* zero, link/op = TP_NONE, ph 'X' */
+
+/* Warnings: counted by name; `what` must be a string literal. */
+void tp_warn(tp_trace *t, const char *what, uint64_t n);
+uint64_t tp_warning_count(const tp_trace *t, const char *what);
+
+/* Kind of a Chrome/Kineto category name (both vocabularies). */
+tp_kind tp_kind_from_cat(const char *cat, size_t len);
+
+#endif

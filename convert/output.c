@@ -1,0 +1,236 @@
+/* output.c: atomic, optionally gzip'ed output files. */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define FLUSH_AT (1u << 20)
+#define MAX_OPEN 16
+
+struct tp_out {
+    char *path;
+    char *tmp;
+    int fd;
+    bool gzip;
+    bool failed;
+    int saved_errno;
+    z_stream z;
+    unsigned char *zbuf;
+    tp_buf buf;
+    uint64_t bytes;
+    int slot;
+};
+
+/* Temporary names still open, for the signal handler (async-signal-safe
+ * access: fixed array of pointers that stay valid while registered). */
+static char *volatile open_tmps[MAX_OPEN];
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < MAX_OPEN; i++)
+        if (open_tmps[i])
+            unlink(open_tmps[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void tp_out_install_signal_cleanup(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
+{
+    if (protect && strcmp(protect, "-") != 0) {
+        struct stat a, b;
+        if (stat(path, &a) == 0 && stat(protect, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            tp_fail_at(err, "", "refusing to overwrite the input file %s", protect);
+            return NULL;
+        }
+    }
+    tp_out *o = tp_xcalloc(1, sizeof *o);
+    o->path = tp_xstrdup(path);
+    size_t n = strlen(path);
+    o->tmp = tp_xmalloc(n + 16);
+    snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        tp_fail_at(err, "", "cannot create %s: %s", o->tmp, strerror(errno));
+        free(o->tmp);
+        free(o->path);
+        free(o);
+        return NULL;
+    }
+    fchmod(o->fd, 0644);
+    o->slot = -1;
+    for (int i = 0; i < MAX_OPEN; i++)
+        if (!open_tmps[i]) {
+            open_tmps[i] = o->tmp;
+            o->slot = i;
+            break;
+        }
+    o->gzip = ends_with(path, ".gz");
+    if (o->gzip) {
+        /* level 1: gzip output must not make convert several times slower;
+         * windowBits 31 writes a gzip header with mtime 0 (deterministic). */
+        if (deflateInit2(&o->z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+            tp_fail_at(err, "", "cannot start gzip encoder");
+            tp_out_abort(o);
+            return NULL;
+        }
+        o->zbuf = tp_xmalloc(FLUSH_AT);
+    }
+    return o;
+}
+
+static void write_all(tp_out *o, const unsigned char *p, size_t n)
+{
+    while (n && !o->failed) {
+        ssize_t w = write(o->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            o->failed = true;
+            o->saved_errno = errno;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void push(tp_out *o, const unsigned char *p, size_t n, int flush)
+{
+    if (!o->gzip) {
+        write_all(o, p, n);
+        return;
+    }
+    o->z.next_in = (unsigned char *)p;
+    o->z.avail_in = (uInt)n;
+    do {
+        o->z.next_out = o->zbuf;
+        o->z.avail_out = FLUSH_AT;
+        deflate(&o->z, flush);
+        write_all(o, o->zbuf, FLUSH_AT - o->z.avail_out);
+    } while (o->z.avail_out == 0 || (flush == Z_FINISH && o->z.avail_in > 0));
+}
+
+static void flush_buf(tp_out *o, int zflush)
+{
+    push(o, (unsigned char *)o->buf.data, o->buf.len, zflush);
+    o->buf.len = 0;
+}
+
+void tp_out_write(tp_out *o, const void *p, size_t n)
+{
+    tp_buf_put(&o->buf, p, n);
+    o->bytes += n;
+    tp_out_maybe_flush(o);
+}
+
+void tp_out_puts(tp_out *o, const char *s) { tp_out_write(o, s, strlen(s)); }
+
+tp_buf *tp_out_buf(tp_out *o) { return &o->buf; }
+
+void tp_out_maybe_flush(tp_out *o)
+{
+    if (o->buf.len >= FLUSH_AT)
+        flush_buf(o, Z_NO_FLUSH);
+}
+
+uint64_t tp_out_bytes(const tp_out *o) { return o->bytes; }
+
+static void release(tp_out *o)
+{
+    if (o->slot >= 0)
+        open_tmps[o->slot] = NULL;
+    if (o->gzip)
+        deflateEnd(&o->z);
+    free(o->zbuf);
+    tp_buf_free(&o->buf);
+    free(o->tmp);
+    free(o->path);
+    free(o);
+}
+
+int tp_out_commit(tp_out *o, tp_err *err)
+{
+    if (o->gzip) {
+        push(o, (unsigned char *)o->buf.data, o->buf.len, Z_FINISH);
+        o->buf.len = 0;
+    } else {
+        flush_buf(o, Z_NO_FLUSH);
+    }
+    if (close(o->fd) != 0 && !o->failed) {
+        o->failed = true;
+        o->saved_errno = errno;
+    }
+    o->fd = -1;
+    if (o->failed) {
+        tp_fail_at(err, "", "cannot write %s: %s", o->path, strerror(o->saved_errno));
+        unlink(o->tmp);
+        release(o);
+        return -1;
+    }
+    if (rename(o->tmp, o->path) != 0) {
+        tp_fail_at(err, "", "cannot rename to %s: %s", o->path, strerror(errno));
+        unlink(o->tmp);
+        release(o);
+        return -1;
+    }
+    release(o);
+    return 0;
+}
+
+void tp_out_abort(tp_out *o)
+{
+    if (!o)
+        return;
+    if (o->fd >= 0)
+        close(o->fd);
+    unlink(o->tmp);
+    release(o);
+}
+
+int tp_mkdirs(const char *path, tp_err *err)
+{
+    char *p = tp_xstrdup(path);
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = 0;
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            tp_fail_at(err, "", "cannot create directory %s: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *c = '/';
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+        tp_fail_at(err, "", "cannot create directory %s: %s", p, strerror(errno));
+        free(p);
+        return -1;
+    }
+    free(p);
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* pbwire.h: a small protocol-buffers wire-format decoder over a byte range,
+ * shared by every protobuf-based reader (XPlane, PlaidML).  It never
+ * allocates and checks every length against the end of its range, so a
+ * reader built on it cannot read out of bounds.  (Why not protobuf-c: it
+ * would materialise the whole message tree; we want to walk a mapped file.) */
+#ifndef TP_PBWIRE_H
+#define TP_PBWIRE_H
+
+#include "common.h"
+
+enum { TP_PB_VARINT = 0, TP_PB_I64 = 1, TP_PB_LEN = 2, TP_PB_SGROUP = 3, TP_PB_EGROUP = 4, TP_PB_I32 = 5 };
+
+typedef struct tp_pb {
+    const uint8_t *p, *end;
+    const uint8_t *base; /* start of the whole buffer, for error offsets */
+} tp_pb;
+
+typedef struct tp_pb_field {
+    uint32_t num;
+    uint8_t wt;
+    uint64_t v;            /* VARINT, I64 and I32 values */
+    const uint8_t *data;   /* LEN: payload */
+    size_t len;
+} tp_pb_field;
+
+static inline tp_pb tp_pb_init(const void *buf, size_t len)
+{
+    tp_pb r = {(const uint8_t *)buf, (const uint8_t *)buf + len, (const uint8_t *)buf};
+    return r;
+}
+
+/* Reader over a LEN field's payload (a sub-message or packed array). */
+static inline tp_pb tp_pb_sub(const tp_pb *parent, const tp_pb_field *f)
+{
+    tp_pb r = {f->data, f->data + f->len, parent->base};
+    return r;
+}
+
+static inline uint64_t tp_pb_offset(const tp_pb *r) { return (uint64_t)(r->p - r->base); }
+
+/* Next field: 1 got one, 0 end of range, -1 malformed (err filled). */
+int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err);
+/* A bare varint (used for length prefixes and packed arrays): 1, 0 at end, -1. */
+int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err);
+
+static inline int64_t tp_pb_zigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+double tp_pb_double(uint64_t bits);
+float tp_pb_float(uint32_t bits);
+
+#endif
