@@ -48,6 +48,11 @@ $(ASAN)/tracepress: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(MAIN_SRC))
 $(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
 	$(CC) -fsanitize=address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# Synthetic trace generators (scripts/gen_*.c): standalone C programs.
+$(BUILD)/gen/%: scripts/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o $@ $< -lz -lm
+
 # The whole suite: unit, golden and end-to-end tests, then again under
 # ASan+UBSan.  Ends with "N passed, N failed".
 test: $(BUILD)/tracepress $(BUILD)/tp_tests $(ASAN)/tracepress $(ASAN)/tp_tests
