@@ -65,6 +65,35 @@ golden: $(BUILD)/tracepress $(BUILD)/tp_tests
 bench: $(BUILD)/tracepress
 	@scripts/bench
 
+# Fuzzing (docs/ERRORS.md): libFuzzer targets in tests/fuzz/, built with clang
+# under ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS with a seed corpus
+# cut from the shared samples; `make fuzz-smoke` is the short CI run.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ         := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+
+$(FUZZ)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC (fuzz) $<"; $(FUZZ_CC) $(CFLAGS_BASE) -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	  $(PKG_CFLAGS) -DTP_VERSION='"$(VERSION)"' $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ)/fuzz_%: $(FUZZ)/obj/tests/fuzz/fuzz_%.o $(call objs,$(FUZZ)/obj,$(LIB_SRCS))
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(LIBS)
+
+.PRECIOUS: $(FUZZ)/obj/%.o
+
+fuzz: $(FUZZ_TARGETS)
+	@scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: $(FUZZ_TARGETS)
+	@scripts/fuzz 20 $(FUZZ_TARGETS)
+
+# Valgrind memcheck over the shared samples (stats and convert of each).
+memcheck: $(BUILD)/tracepress
+	@scripts/memcheck $(BUILD)/tracepress
+
 install: $(BUILD)/tracepress
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/tracepress $(DESTDIR)$(PREFIX)/bin/tracepress
@@ -72,6 +101,6 @@ install: $(BUILD)/tracepress
 clean:
 	rm -rf build
 
-.PHONY: all test golden bench install clean
+.PHONY: all test golden bench install clean fuzz fuzz-smoke memcheck
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,84 @@
+/* fuzz_formats.c: libFuzzer target for every input format.
+ *
+ * The input bytes are put in a memory file and loaded the way the commands
+ * load files: once with format detection (every probe), then once forced to
+ * each format in tp_formats[] (so a reader sees inputs its probe would
+ * refuse), strict and lenient by turns; each trace that loads goes through
+ * the pipeline (tp_load), the kernel table (stats) and the Chrome writer to
+ * a temporary output that is then aborted.  A new reader is covered as soon
+ * as it is in tp_formats[]: nothing here names a format.
+ *
+ * Built by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined). */
+#include "chrome_write.h"
+#include "kernel_table.h"
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int memfd = -1;
+static char in_path[64];
+static char out_path[4096];
+
+static void setup(void)
+{
+    memfd = memfd_create("tp-fuzz-input", 0);
+    if (memfd < 0) {
+        perror("memfd_create");
+        abort();
+    }
+    snprintf(in_path, sizeof in_path, "/proc/self/fd/%d", memfd);
+    char dir[] = "/tmp/tp-fuzz-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        abort();
+    }
+    snprintf(out_path, sizeof out_path, "%s/out.json", dir);
+}
+
+static void load_one(const char *format, bool strict, bool keep_args)
+{
+    tp_load_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.format = format;
+    lo.read.strict = strict;
+    lo.read.keep_args = keep_args;
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_err err = {0};
+    if (tp_load(in_path, &lo, &t, &err) == 0) {
+        tp_kernel_table kt;
+        tp_kernel_table_build(&t, &kt);
+        tp_kernel_table_free(&kt);
+        tp_err oerr = {0};
+        tp_out *o = tp_out_open(out_path, in_path, &oerr);
+        if (o) {
+            tp_write_stats st;
+            tp_write_chrome(&t, o, &st);
+            tp_out_abort(o);
+        }
+    } else if (!err.set) {
+        /* the error contract: a reader that fails says why */
+        fprintf(stderr, "reader %s failed without an error message\n", format ? format : "(detected)");
+        abort();
+    }
+    tp_trace_free(&t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (memfd < 0)
+        setup();
+    if (ftruncate(memfd, 0) != 0 || pwrite(memfd, data, size, 0) != (ssize_t)size)
+        abort();
+    bool strict = size && (data[size - 1] & 1);
+    load_one(NULL, strict, true);
+    for (size_t i = 0; tp_formats[i]; i++)
+        load_one(tp_formats[i]->name, !strict, i & 1);
+    return 0;
+}
