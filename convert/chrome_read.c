@@ -18,6 +18,12 @@
 #include <string.h>
 
 #define CHUNK (4u << 20)
+/* The largest single unit (one event, or one top-level key and its value)
+ * the reader holds in memory.  Streaming keeps memory flat however long the
+ * file is; this keeps one endless string or array (a gzip bomb, a corrupt
+ * file) from growing the buffer until the machine runs out.  Real units are
+ * kilobytes. */
+#define MAX_UNIT ((size_t)128 << 20)
 
 /* A token's text inside the buffer. */
 typedef struct span {
@@ -83,6 +89,9 @@ static int refill(reader *r, size_t keep_from)
     r->len = keep;
     if (r->cap - r->len < CHUNK / 2) {
         /* a unit larger than half the buffer: grow */
+        if (r->cap >= MAX_UNIT)
+            return tp_fail(r->err, r->buf_off,
+                           "one event or top-level value is larger than %zu MB (corrupt file?)", MAX_UNIT >> 20);
         r->cap = r->cap * 2;
         r->buf = tp_xrealloc(r->buf, r->cap + 1);
     }
@@ -435,11 +444,21 @@ static uint32_t track_for(reader *r, const raw_event *ev)
     return track;
 }
 
-static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at)
+/* Times the model can hold without overflow anywhere downstream: ts in
+ * [-2^61, 2^62) ns (about 1897 .. 2116 as epoch times), |dur| below 2^61 ns
+ * (73 years), so ts + dur and end - earliest start always fit in int64. */
+#define TS_MIN (-((int64_t)1 << 61))
+#define TS_MAX ((int64_t)1 << 62)
+#define DUR_MAX ((int64_t)1 << 61)
+
+static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at, int64_t lo, int64_t hi)
 {
     const char *why;
-    if (tp_parse_fixed(s->p, s->n, 3, out, &why) == 0)
-        return 0;
+    if (tp_parse_fixed(s->p, s->n, 3, out, &why) == 0) {
+        if (*out >= lo && *out < hi)
+            return 0;
+        why = "outside the time range tracepress keeps (2^61 ns around the epoch)";
+    }
     if (r->o->strict)
         return tp_fail(r->err, at, "bad time value '%.*s': %s", (int)(s->n > 40 ? 40 : s->n), s->p, why);
     tp_warn(r->t, "bad or out-of-range ts/dur (event dropped)", 1);
@@ -567,7 +586,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     if (ev->cat.p)
         e.cat = intern_span(r, &ev->cat);
     if (ev->ts.p) {
-        int k = parse_time(r, &ev->ts, &e.ts, at);
+        int k = parse_time(r, &ev->ts, &e.ts, at, TS_MIN, TS_MAX);
         if (k)
             return k < 0 ? -1 : 0;
     } else if (ph != 'M') {
@@ -577,7 +596,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         return 0;
     }
     if (ev->dur.p) {
-        int k = parse_time(r, &ev->dur, &e.dur, at);
+        int k = parse_time(r, &ev->dur, &e.dur, at, -DUR_MAX, DUR_MAX);
         if (k)
             return k < 0 ? -1 : 0;
         if (e.dur < 0) {

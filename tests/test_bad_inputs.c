@@ -1,0 +1,194 @@
+/* test_bad_inputs.c: the bad-input corpus (issue 10, docs/ERRORS.md).
+ *
+ * scripts/gen_bad_corpus writes the corpus into the test tmpdir (truncated
+ * samples, gzip cut short or expanding without bound, wrong magic, random
+ * bytes, deep nesting, huge strings and numbers, lengths past the end, and
+ * the hand-written cases of tests/bad/).  Every case runs through
+ * `tracepress convert` and `tracepress stats` (the binary under test: the
+ * ASan+UBSan one in the second half of `make test`), and each run must keep
+ * the error contract:
+ *   - exit 2, or 0 for the lenient cases the manifest lists (with the counted
+ *     warning in convert's summary line);
+ *   - on exit 2 exactly one line on stderr, "tracepress: FILE: offset N: what"
+ *     (or "record N"); nothing else (no sanitizer report, no second line);
+ *   - memory bounded: the release binary runs under `ulimit -v` (a floor plus
+ *     a small multiple of the input; ASan cannot run under ulimit -v);
+ *   - the output directory holds nothing after a failure (no output, no
+ *     *.tmp.*), and only the output after a success. */
+#include "harness.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#define FLOOR_KB (320L * 1024) /* address space every run may use, plus 8x the input */
+
+static bool ulimit_works(void)
+{
+    return tp_test_run(NULL, "(ulimit -v %ld && exec %s --version) >/dev/null 2>&1", FLOOR_KB, tp_test_bin()) == 0;
+}
+
+/* Names in dir, excluding . and ..; "" when empty.  Static buffer. */
+static const char *dir_listing(const char *dir)
+{
+    static char list[4096];
+    list[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return "(missing)";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (list[0])
+            strncat(list, " ", sizeof list - strlen(list) - 1);
+        strncat(list, e->d_name, sizeof list - strlen(list) - 1);
+    }
+    closedir(d);
+    return list;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* "tracepress: PATH: offset N: msg\n" (or record N); with --strict a
+ * rejected warning may have no locus. */
+static bool error_line_ok(const char *err, const char *path, bool locus_optional)
+{
+    char prefix[3200];
+    snprintf(prefix, sizeof prefix, "tracepress: %s: ", path);
+    if (strncmp(err, prefix, strlen(prefix)) != 0)
+        return false;
+    const char *rest = err + strlen(prefix);
+    const char *loc = !strncmp(rest, "offset ", 7) ? rest + 7 : !strncmp(rest, "record ", 7) ? rest + 7 : NULL;
+    if (loc) {
+        const char *q = loc;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (q == loc || strncmp(q, ": ", 2) != 0)
+            return false;
+        rest = q + 2;
+    } else if (!locus_optional)
+        return false;
+    return rest[0] && rest[0] != '\n' && count_lines(err) == 1 && err[strlen(err) - 1] == '\n';
+}
+
+typedef struct {
+    int cases, runs, skipped;
+} tally;
+
+static void run_case(const char *dir, const char *file, const char *expect, const char *args, const char *pattern,
+                     bool limit, int n, tally *tl)
+{
+    char path[3100], outdir[1200], errf[1300], ulim[64] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        tp_test_fail(__FILE__, __LINE__, "corpus case %s is missing", file);
+        return;
+    }
+    if (limit)
+        snprintf(ulim, sizeof ulim, "ulimit -v %ld; ", FLOOR_KB + 8 * (long)(st.st_size / 1024));
+    const char *a = strcmp(args, "-") ? args : "";
+    bool strict = strstr(a, "--strict") != NULL;
+    tl->cases++;
+    for (int cmd = 0; cmd < 2; cmd++) {
+        snprintf(outdir, sizeof outdir, "%s/out-%d-%d", tp_test_tmpdir(), n, cmd);
+        snprintf(errf, sizeof errf, "%s.stderr", outdir);
+        mkdir(outdir, 0755);
+        int rc;
+        if (cmd == 0)
+            rc = tp_test_run(NULL, "%sulimit -c 0; exec %s convert %s '%s' -o '%s/out.json' 2>'%s' >/dev/null", ulim,
+                             tp_test_bin(), a, path, outdir, errf);
+        else
+            rc = tp_test_run(NULL, "%sulimit -c 0; exec %s stats %s '%s' 2>'%s' >/dev/null", ulim,
+                             tp_test_bin(), a, path, errf);
+        char *err = tp_test_read_file(errf, NULL);
+        if (!err)
+            err = strdup("");
+        const char *what = cmd == 0 ? "convert" : "stats";
+        tl->runs++;
+        if (strstr(err, "unknown format '")) { /* a reader not merged yet */
+            tl->skipped++;
+            free(err);
+            continue;
+        }
+        bool ok_code = (rc == 2 && strstr(expect, "2")) || (rc == 0 && strstr(expect, "0"));
+        if (!ok_code)
+            tp_test_fail(__FILE__, __LINE__, "%s %s %s: exit %d, expected %s; stderr: %.600s", what, a, file, rc, expect,
+                         err);
+        if (strstr(err, "Sanitizer") || strstr(err, "runtime error") || strstr(err, "out of memory"))
+            tp_test_fail(__FILE__, __LINE__, "%s %s %s: sanitizer or memory failure: %.600s", what, a, file, err);
+        const char *listing = dir_listing(outdir);
+        if (rc == 2) {
+            if (!error_line_ok(err, path, strict))
+                tp_test_fail(__FILE__, __LINE__, "%s %s %s: not one 'tracepress: FILE: offset N: what' line: %.600s",
+                             what, a, file, err);
+            if (strcmp(pattern, "-") && !strstr(err, pattern))
+                tp_test_fail(__FILE__, __LINE__, "%s %s %s: error does not mention '%s': %.600s", what, a, file,
+                             pattern, err);
+            if (listing[0])
+                tp_test_fail(__FILE__, __LINE__, "%s %s %s: left files behind after failing: %s", what, a, file,
+                             listing);
+        } else if (rc == 0) {
+            if (cmd == 0) {
+                if (strcmp(listing, "out.json") != 0)
+                    tp_test_fail(__FILE__, __LINE__, "convert %s %s: output directory holds '%s', expected out.json",
+                                 a, file, listing);
+                if (count_lines(err) != 1 || strncmp(err, "tracepress: ", 12) != 0)
+                    tp_test_fail(__FILE__, __LINE__, "convert %s %s: expected one summary line: %.600s", a, file, err);
+                if (strcmp(pattern, "-") && !strstr(err, pattern))
+                    tp_test_fail(__FILE__, __LINE__, "convert %s %s: summary does not count '%s': %.600s", a, file,
+                                 pattern, err);
+            } else if (err[0])
+                tp_test_fail(__FILE__, __LINE__, "stats %s %s: succeeded but wrote to stderr: %.600s", a, file, err);
+        }
+        free(err);
+        tp_test_run(NULL, "rm -rf '%s' '%s'", outdir, errf);
+    }
+}
+
+TEST(bad_inputs_corpus_keeps_the_error_contract)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/bad", tp_test_tmpdir());
+    char *out = NULL;
+    int rc = tp_test_run(&out, "scripts/gen_bad_corpus '%s'", dir);
+    if (rc != 0) {
+        tp_test_fail(__FILE__, __LINE__, "scripts/gen_bad_corpus failed (%d): %s", rc, out ? out : "");
+        free(out);
+        return;
+    }
+    free(out);
+    char man[1100];
+    snprintf(man, sizeof man, "%s/MANIFEST", dir);
+    FILE *f = fopen(man, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    bool limit = ulimit_works();
+    tally tl = {0};
+    char line[2048];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *file = strtok(line, "\t"), *expect = strtok(NULL, "\t"), *args = strtok(NULL, "\t"),
+             *pattern = strtok(NULL, "\t");
+        if (!file || !expect || !args || !pattern) {
+            tp_test_fail(__FILE__, __LINE__, "malformed MANIFEST line %d", n + 1);
+            continue;
+        }
+        run_case(dir, file, expect, args, pattern, limit, n++, &tl);
+    }
+    fclose(f);
+    CHECK(tl.cases > 150); /* the generator really produced the corpus */
+    if (getenv("TP_VERBOSE"))
+        fprintf(stderr, "  bad inputs: %d cases, %d runs (%d skipped: format not built in), memory limit %s\n",
+                tl.cases, tl.runs, tl.skipped, limit ? "on" : "off (ASan)");
+    tp_test_run(NULL, "rm -rf '%s'", dir);
+}
