@@ -1,0 +1,297 @@
+/* test_outputs.c: outputs are never half-written (issue 10, docs/ERRORS.md).
+ *   - a full disk (a size-limited file via `ulimit -f`, SIGXFSZ ignored so
+ *     write() returns EFBIG; and a small tmpfs when we are root and may
+ *     mount) fails with exit 2, one line, and no partial file; an existing
+ *     output is left as it was;
+ *   - SIGTERM / SIGINT during a long conversion remove the temporary file;
+ *   - the input is never overwritten (`convert X -o X`, also through another
+ *     path, a symlink or a hard link);
+ *   - writing over an existing output replaces it by rename: the old file is
+ *     never written in place (a hard link to it keeps the old bytes). */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A synthetic Kineto-like trace of n kernel launches; returns its path. */
+static const char *synthetic(const char *name, long n)
+{
+    const char *path = tp_test_tmp(name);
+    if (tp_test_file_exists(path))
+        return path;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return path;
+    fputs("{\"traceEvents\":[\n", f);
+    for (long i = 0; i < n; i++) {
+        long ts = 1000 + i * 10;
+        fprintf(f,
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                "\"ts\":%ld,\"dur\":3,\"args\":{\"correlation\":%ld}},\n"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_%ld\",\"pid\":0,\"tid\":7,\"ts\":%ld.5,\"dur\":6,"
+                "\"args\":{\"correlation\":%ld,\"grid\":[1,2,3]}},\n",
+                ts, i, i % 50, ts + 4, i);
+    }
+    fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}}]}\n", f);
+    fclose(f);
+    return path;
+}
+
+static const char *listing(const char *dir)
+{
+    static char list[4096];
+    list[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return "(missing)";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (list[0])
+            strncat(list, " ", sizeof list - strlen(list) - 1);
+        strncat(list, e->d_name, sizeof list - strlen(list) - 1);
+    }
+    closedir(d);
+    return list;
+}
+
+static const char *fresh_dir(const char *name)
+{
+    const char *d = tp_test_tmp(name);
+    tp_test_run(NULL, "rm -rf '%s' && mkdir -p '%s'", d, d);
+    return d;
+}
+
+static void write_file(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(s, f);
+        fclose(f);
+    }
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void full_disk_case(const char *out_name, int limit_kb)
+{
+    const char *in = synthetic("outputs-30k.json", 30000);
+    char dir[1024], out[1200];
+    snprintf(dir, sizeof dir, "%s", fresh_dir("full-disk"));
+    snprintf(out, sizeof out, "%s/%s", dir, out_name);
+    write_file(out, "OLD OUTPUT\n");
+    char *err = NULL;
+    int rc = tp_test_run(&err, "trap '' XFSZ; ulimit -f %d; exec %s convert '%s' -o '%s'", limit_kb, tp_test_bin(), in,
+                         out);
+    CHECK_EQ_INT(rc, 2);
+    if (!strstr(err, "cannot write") || !strstr(err, "File too large") || lines(err) != 1)
+        tp_test_fail(__FILE__, __LINE__, "%s: expected one 'cannot write ...: File too large' line, got: %s", out_name,
+                     err);
+    CHECK_STR(listing(dir), out_name); /* no temporary file left */
+    char *old = tp_test_read_file(out, NULL);
+    CHECK_STR(old, "OLD OUTPUT\n"); /* the previous output is intact */
+    free(old);
+    free(err);
+}
+
+TEST(output_full_disk_fails_cleanly_json)
+{
+    full_disk_case("out.json", 256);
+}
+
+TEST(output_full_disk_fails_cleanly_gzip)
+{
+    full_disk_case("out.json.gz", 8);
+}
+
+TEST(output_full_tmpfs_fails_cleanly)
+{
+    if (geteuid() != 0)
+        return; /* mounting needs root: the ulimit -f tests cover the path */
+    const char *in = synthetic("outputs-30k.json", 30000);
+    char mnt[1024];
+    snprintf(mnt, sizeof mnt, "%s", fresh_dir("tmpfs"));
+    if (tp_test_run(NULL, "mount -t tmpfs -o size=512k tracepress-test '%s'", mnt) != 0)
+        return; /* not allowed here (container): skip */
+    char *err = NULL;
+    int rc = tp_test_run(&err, "%s convert '%s' -o '%s/out.json'", tp_test_bin(), in, mnt);
+    CHECK_EQ_INT(rc, 2);
+    if (!strstr(err, "No space left") || lines(err) != 1)
+        tp_test_fail(__FILE__, __LINE__, "expected one 'No space left on device' line, got: %s", err);
+    CHECK_STR(listing(mnt), "");
+    free(err);
+    CHECK_EQ_INT(tp_test_run(NULL, "umount '%s'", mnt), 0);
+}
+
+static bool has_tmp(const char *dir, off_t *size)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool found = false;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.")) {
+            char p[2048];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            struct stat st;
+            if (stat(p, &st) == 0) {
+                *size = st.st_size;
+                found = true;
+            }
+        }
+    closedir(d);
+    return found;
+}
+
+/* Start a conversion, wait until its temporary output is being written,
+ * send sig.  Returns 1 when caught mid-write, 0 when the conversion ended
+ * first (the caller retries with a bigger input), -1 on error. */
+static int kill_mid_write(const char *in, const char *dir, int sig, int *status)
+{
+    char out[1200];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        freopen("/dev/null", "w", stderr);
+        execl(tp_test_bin(), tp_test_bin(), "convert", in, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    struct timespec nap = {0, 1000000}; /* 1 ms: polling, not a timing assertion */
+    for (;;) {
+        off_t size = 0;
+        if (has_tmp(dir, &size) && size > 0) {
+            kill(pid, sig);
+            waitpid(pid, status, 0);
+            return 1;
+        }
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid)
+            return 0;
+        nanosleep(&nap, NULL);
+    }
+}
+
+static void signal_case(int sig)
+{
+    long n = 100000;
+    for (int attempt = 0; attempt < 4; attempt++, n *= 3) {
+        char name[64];
+        snprintf(name, sizeof name, "outputs-%ld.json", n);
+        const char *in = synthetic(name, n);
+        const char *dir = fresh_dir("signal");
+        int status = 0;
+        int k = kill_mid_write(in, dir, sig, &status);
+        CHECK(k >= 0);
+        if (k == 0)
+            continue; /* finished before we saw it writing: try a bigger input */
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+        CHECK_STR(listing(dir), ""); /* the temporary file is gone, no output */
+        return;
+    }
+    tp_test_fail(__FILE__, __LINE__, "never caught the conversion while it was writing");
+}
+
+TEST(output_sigterm_removes_temporary_file)
+{
+    signal_case(SIGTERM);
+}
+
+TEST(output_sigint_removes_temporary_file)
+{
+    signal_case(SIGINT);
+}
+
+TEST(output_never_overwrites_the_input)
+{
+    const char *dir = fresh_dir("protect");
+    char in[1100], other[1200], slink[1100], hard[1100];
+    snprintf(in, sizeof in, "%s/in.json", dir);
+    write_file(in, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]\n");
+    snprintf(other, sizeof other, "%s/../protect/./in.json", dir);
+    snprintf(slink, sizeof slink, "%s/link.json", dir);
+    snprintf(hard, sizeof hard, "%s/hard.json", dir);
+    CHECK(symlink("in.json", slink) == 0);
+    CHECK(link(in, hard) == 0);
+    const char *outs[] = {in, other, slink, hard};
+    for (int i = 0; i < 4; i++) {
+        char *err = NULL;
+        int rc = tp_test_run(&err, "%s convert '%s' -o '%s'", tp_test_bin(), in, outs[i]);
+        CHECK_EQ_INT(rc, 2);
+        if (!strstr(err, "refusing to overwrite the input") || lines(err) != 1)
+            tp_test_fail(__FILE__, __LINE__, "-o %s: expected one 'refusing to overwrite' line, got: %s", outs[i], err);
+        free(err);
+        char *now = tp_test_read_file(in, NULL);
+        CHECK_STR(now, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]\n");
+        free(now);
+    }
+    CHECK(strstr(listing(dir), ".tmp.") == NULL);
+}
+
+TEST(output_over_an_existing_file_is_replaced_by_rename)
+{
+    const char *dir = fresh_dir("replace");
+    char in[1100], out[1100], keep[1100], bad[1100];
+    snprintf(in, sizeof in, "%s/in.json", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(keep, sizeof keep, "%s/keep.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    write_file(in, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]\n");
+    write_file(bad, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,");
+    write_file(out, "OLD OUTPUT\n");
+    CHECK(link(out, keep) == 0); /* a second name for the old file */
+    /* a failed conversion leaves the existing output as it was */
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o '%s'", tp_test_bin(), bad, out), 2);
+    char *now = tp_test_read_file(out, NULL);
+    CHECK_STR(now, "OLD OUTPUT\n");
+    free(now);
+    /* a successful one replaces it by rename: the old inode keeps its bytes */
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, out), 0);
+    now = tp_test_read_file(out, NULL);
+    CHECK(now && strstr(now, "\"name\":\"a\"") != NULL);
+    free(now);
+    char *old = tp_test_read_file(keep, NULL);
+    CHECK_STR(old, "OLD OUTPUT\n");
+    free(old);
+    struct stat a, b;
+    CHECK(stat(out, &a) == 0 && stat(keep, &b) == 0 && a.st_ino != b.st_ino);
+    CHECK(strstr(listing(dir), ".tmp.") == NULL);
+}
+
+TEST(output_to_a_missing_directory_or_a_directory_fails_cleanly)
+{
+    const char *dir = fresh_dir("baddir");
+    char in[1100];
+    snprintf(in, sizeof in, "%s/in.json", dir);
+    write_file(in, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]\n");
+    char *err = NULL;
+    CHECK_EQ_INT(tp_test_run(&err, "%s convert '%s' -o '%s/nope/out.json'", tp_test_bin(), in, dir), 2);
+    CHECK(strstr(err, "cannot create") != NULL && lines(err) == 1);
+    free(err);
+    char sub[1200];
+    snprintf(sub, sizeof sub, "%s/isdir", dir);
+    mkdir(sub, 0755);
+    CHECK_EQ_INT(tp_test_run(&err, "%s convert '%s' -o '%s'", tp_test_bin(), in, sub), 2);
+    if (!strstr(err, "cannot rename") || lines(err) != 1)
+        tp_test_fail(__FILE__, __LINE__, "expected one 'cannot rename' line, got: %s", err);
+    free(err);
+    CHECK(strstr(listing(dir), ".tmp.") == NULL);
+    CHECK_STR(listing(sub), "");
+}
