@@ -17,7 +17,9 @@ long tp_input_read(tp_input *in, void *buf, size_t n, tp_err *err);
 
 /* Read everything that is left into one malloc'ed buffer (NUL-terminated
  * beyond *len).  limit caps the decompressed size (0 = no cap): a gzip bomb
- * becomes an error, not an exhausted machine.  The caller frees the buffer. */
+ * becomes an error, not an exhausted machine.  Whatever the limit, gzip input
+ * may expand at most 100-fold (or to 64 MB when that is more): beyond that
+ * it is refused as a likely gzip bomb.  The caller frees the buffer. */
 char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err);
 
 /* The first up to 64 decompressed bytes, without consuming them (for probing). */

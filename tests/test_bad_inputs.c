@@ -16,6 +16,7 @@
  *   - the output directory holds nothing after a failure (no output, no
  *     *.tmp.*), and only the output after a success. */
 #include "harness.h"
+#include "input.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -191,4 +192,35 @@ TEST(bad_inputs_corpus_keeps_the_error_contract)
         fprintf(stderr, "  bad inputs: %d cases, %d runs (%d skipped: format not built in), memory limit %s\n",
                 tl.cases, tl.runs, tl.skipped, limit ? "on" : "off (ASan)");
     tp_test_run(NULL, "rm -rf '%s'", dir);
+}
+
+/* Readers that need the whole input (binary formats) use tp_input_slurp:
+ * gzip data that expands without bound must be refused there, whatever
+ * limit the reader passed (0 = none). */
+#include "input.h"
+
+TEST(slurp_refuses_a_gzip_bomb_and_reads_honest_gzip)
+{
+    const char *bomb = tp_test_tmp("slurp-bomb.gz"), *ok = tp_test_tmp("slurp-ok.gz");
+    CHECK_EQ_INT(tp_test_run(NULL, "head -c 16777216 /dev/zero | gzip -c > '%s.m' && cat '%s.m' '%s.m' '%s.m' '%s.m' "
+                                   "'%s.m' > '%s' && rm '%s.m'",
+                             bomb, bomb, bomb, bomb, bomb, bomb, bomb, bomb),
+                 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "head -c 300000 /dev/zero | tr '\\0' x | gzip -c > '%s'", ok), 0);
+    tp_err err = {0};
+    tp_input *in = tp_input_open(bomb, &err);
+    CHECK(in != NULL);
+    size_t len = 0;
+    char *data = in ? tp_input_slurp(in, &len, 0, &err) : NULL;
+    CHECK(data == NULL);
+    CHECK(err.set && strstr(err.msg, "gzip bomb") != NULL);
+    free(data);
+    tp_input_close(in);
+    tp_err err2 = {0};
+    in = tp_input_open(ok, &err2);
+    CHECK(in != NULL);
+    data = in ? tp_input_slurp(in, &len, 0, &err2) : NULL; /* 300000 bytes, about 700-fold: under the 64 MB floor */
+    CHECK(data != NULL && len == 300000 && !err2.set);
+    free(data);
+    tp_input_close(in);
 }
