@@ -90,6 +90,8 @@ fuzz: $(FUZZ_TARGETS)
 fuzz-smoke: $(FUZZ_TARGETS)
 	@scripts/fuzz 20 $(FUZZ_TARGETS)
 
+.PHONY: fuzz fuzz-smoke memcheck
+
 # Valgrind memcheck over the shared samples (stats and convert of each).
 memcheck: $(BUILD)/tracepress
 	@scripts/memcheck $(BUILD)/tracepress
@@ -101,6 +103,6 @@ install: $(BUILD)/tracepress
 clean:
 	rm -rf build
 
-.PHONY: all test golden bench install clean fuzz fuzz-smoke memcheck
+.PHONY: all test golden bench install clean
 
 -include $(shell find build -name '*.d' 2>/dev/null)
