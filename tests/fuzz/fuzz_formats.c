@@ -25,6 +25,13 @@ static int memfd = -1;
 static char in_path[64];
 static char out_path[4096];
 
+static char out_dir[64];
+
+static void cleanup(void)
+{
+    rmdir(out_dir);
+}
+
 static void setup(void)
 {
     memfd = memfd_create("tp-fuzz-input", 0);
@@ -39,6 +46,8 @@ static void setup(void)
         abort();
     }
     snprintf(out_path, sizeof out_path, "%s/out.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s", dir);
+    atexit(cleanup);
 }
 
 static void load_one(const char *format, bool strict, bool keep_args)
