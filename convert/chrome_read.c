@@ -65,7 +65,7 @@ typedef struct reader {
     tp_buf extra;     /* scratch for extra keys */
     tp_buf scratch;   /* scratch for unescaping */
     track_slot *slots;
-    size_t nslots;
+    size_t nslots, nused;
     /* open B events per track: stack of event indexes */
     uint32_t **bstack;
     size_t *bdepth, *bcap;
@@ -416,10 +416,7 @@ static uint32_t track_for(reader *r, const raw_event *ev)
     if (stream && t->tracks[track].name == 0)
         t->tracks[track].name = intern_span(r, &ev->tid);
     /* insert (grow the table when half full) */
-    size_t used = 0;
-    for (size_t i = 0; i < r->nslots; i++)
-        used += r->slots[i].used;
-    if ((used + 1) * 2 > r->nslots) {
+    if ((r->nused + 1) * 2 > r->nslots) {
         size_t ncap = r->nslots * 2;
         track_slot *ns = tp_xcalloc(ncap, sizeof *ns);
         for (size_t i = 0; i < r->nslots; i++) {
@@ -441,6 +438,7 @@ static uint32_t track_for(reader *r, const raw_event *ev)
     while (r->slots[j].used)
         j = (j + 1) & (r->nslots - 1);
     r->slots[j] = (track_slot){pk, tk, pstr, tstr, track, true};
+    r->nused++;
     return track;
 }
 
