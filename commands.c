@@ -25,6 +25,8 @@ const tp_command tp_commands[] = {
      "  -o, --output FILE   output file (required; '-' for stdout)\n"
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         keep only iterations A..B (ProfilerStep#A..#B); A: or :B open-ended\n"
+     "  --etrecord FILE     ETDump: ExecuTorch ETRecord for op types, modules, stack traces\n"
+     "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
      "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n"
      "  --force             overwrite OUTPUT if it exists\n"
      "  -q, --quiet         no summary line on stderr\n"
@@ -44,9 +46,12 @@ const tp_command tp_commands[] = {
      "options:\n"
      "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
      "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
-     "                      p10_ns, p50_ns, p90_ns)\n"
+     "                      p10_ns, p50_ns, p90_ns); ETDump input adds\n"
+     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         only iterations A..B\n"
+     "  --etrecord FILE     ETDump: ExecuTorch ETRecord (op types, modules in the Inspector section)\n"
+     "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
      "  --strict            lenient repairs become errors\n" TP_EXIT_CODES_HELP
      "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
      tp_cmd_stats},

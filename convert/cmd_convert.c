@@ -31,7 +31,9 @@ int tp_cmd_convert(int argc, char **argv)
         if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--output", &out)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--strict"))

@@ -5,7 +5,7 @@
  * (a run that starts before the previous one ended is shifted after it), so
  * Method::execute encloses OPERATOR_CALL which encloses native_call_<op>,
  * and delegate events sit inside their DELEGATE_CALL; "Runs" has one span
- * per RunData.  Debug events become instants at the end of their
+ * per RunData, marked as a step (id = RunData index).  Debug events become instants at the end of their
  * instruction's profile event (they carry no time).  Allocation events are
  * skipped and counted (the Inspector cannot read them either).
  * Kinds: operator and delegate events KERNEL (the compute); OPERATOR_CALL
@@ -335,6 +335,8 @@ static void map_run(mapper *m, size_t ri)
     rs.ts = lo + shift;
     rs.dur = hi - lo;
     rs.kind = TP_KIND_ANNOTATION;
+    rs.flags = TP_EV_STEP; /* a run is an iteration: --steps N selects RunData N */
+    rs.id = ri;
     rs.cat = m->cat_run;
     rs.name = run->name.len ? tp_intern(t, tp_ed_text(d, run->name), run->name.len) : tp_intern_cstr(t, "run");
     if (m->o->keep_args) {
@@ -363,12 +365,13 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
     t->tracks[m.method_track].name = tp_intern_cstr(t, "Method");
     m.runs_track = tp_track_get(t, proc, 2);
     t->tracks[m.runs_track].name = tp_intern_cstr(t, "Runs");
-    m.cat_framework = tp_intern_cstr(t, "framework");
-    m.cat_call = tp_intern_cstr(t, "instruction");
-    m.cat_kernel = tp_intern_cstr(t, "operator");
-    m.cat_delegate = tp_intern_cstr(t, "delegate");
+    /* categories are the kind names, so converted output reads back with the same kinds */
+    m.cat_framework = tp_intern_cstr(t, tp_kind_name(TP_KIND_ANNOTATION));
+    m.cat_call = tp_intern_cstr(t, tp_kind_name(TP_KIND_HOST_OP));
+    m.cat_kernel = tp_intern_cstr(t, tp_kind_name(TP_KIND_KERNEL));
+    m.cat_delegate = m.cat_kernel;
     m.cat_debug = tp_intern_cstr(t, "debug");
-    m.cat_run = tp_intern_cstr(t, "run");
+    m.cat_run = m.cat_framework;
     t->events_in += d->nprofile + d->ndebug + d->nalloc;
     for (size_t r = 0; r < d->nruns; r++)
         map_run(&m, r);
@@ -381,6 +384,11 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
     free(m.ev_index);
     tp_argb_free(&m.a);
     tp_buf_free(&m.tmp);
+    /* --strict: repairs are errors (skipping allocation events is not a repair) */
+    for (size_t i = 0; o->strict && i < t->nwarnings; i++)
+        if (strcmp(t->warnings[i].what, "etdump: allocation events skipped") != 0)
+            return tp_fail_at(err, "", "%s: %llu (rejected by --strict)", t->warnings[i].what,
+                              (unsigned long long)t->warnings[i].count);
     return 0;
 }
 
