@@ -244,3 +244,301 @@ TEST(etdump_every_truncation_and_corruption_is_clean)
     free(buf);
     free(raw);
 }
+
+/* ---- synthetic ETDumps ---- */
+
+static uint8_t *build(const xrun *runs, int n, size_t *len) { return etdump_build(runs, n, 1, len); }
+
+/* Delegate events with an int id (and metadata) and a string id inside their
+ * DELEGATE_CALL, under Method::execute. */
+TEST(etdump_synthetic_delegates_int_and_string_ids_with_metadata)
+{
+    const xev ev[] = {
+        XPROF(.instr = 2, .dint = 5, .meta = "\x01\xab", .metalen = 2, .start = 1000, .end = 1500),
+        XPROF(.instr = 2, .dstr = "conv_1", .start = 1500, .end = 2300),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 900, .end = 2400),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 800, .end = 2500),
+    };
+    const xrun run = {"Execute", -1, 4, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(in.nblocks, 1);
+    const tp_insp_block *b = &in.blocks[0];
+    CHECK_EQ_INT(b->nevents, 4);
+    CHECK_STR(b->events[0].name, "5");
+    CHECK(b->events[0].delegated && b->events[0].delegate_id_int);
+    CHECK_EQ_INT(b->events[0].metadata_samples, 1);
+    CHECK_STR(ms(b->events[0].p50_cns), "0.0005");
+    CHECK_STR(b->events[1].name, "conv_1");
+    CHECK(b->events[1].delegated && !b->events[1].delegate_id_int);
+    CHECK_STR(ms(b->events[1].max_ns * 100), "0.0008");
+    CHECK_STR(b->events[2].name, "DELEGATE_CALL");
+    CHECK(!b->events[2].delegated);
+    CHECK_STR(ms(b->events[3].p90_cns), "0.0017");
+    CHECK(b->has_tax);
+    CHECK_STR(ms(b->framework_tax_cns), "0.0002"); /* 1700 - 1500 ns */
+    tp_buf j = {0};
+    tp_inspector_json(&in, &j);
+    CHECK(strstr(j.data, "\"delegate_debug_identifier\":5,\"is_delegated_op\":true") != NULL);
+    CHECK(strstr(j.data, "\"delegate_debug_identifier\":\"conv_1\",\"is_delegated_op\":true") != NULL);
+    tp_buf_free(&j);
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), 0);
+    const tp_event *d5 = trace_find(&t, "5", 0), *dc = trace_find(&t, "conv_1", 0);
+    const tp_event *call = trace_find(&t, "DELEGATE_CALL", 0);
+    CHECK(d5 && dc && call);
+    if (d5 && dc && call) {
+        CHECK_EQ_INT(d5->kind, TP_KIND_KERNEL);
+        CHECK_EQ_INT(call->kind, TP_KIND_HOST_OP);
+        CHECK_EQ_INT(d5->op, (uint32_t)(call - t.events)); /* nested under its DELEGATE_CALL */
+        CHECK_EQ_INT(dc->op, (uint32_t)(call - t.events));
+        CHECK(d5->ts >= call->ts && d5->ts + d5->dur <= call->ts + call->dur);
+        CHECK_EQ_INT(d5->dur, 500);
+        CHECK(strstr(args_of(&t, d5), "\"delegate_debug_id_int\":5") != NULL);
+        CHECK(strstr(args_of(&t, d5), "\"delegate_debug_metadata\":\"01ab\",\"delegate_debug_metadata_len\":2") != NULL);
+        CHECK(strstr(args_of(&t, dc), "\"delegate_debug_id_str\":\"conv_1\"") != NULL);
+    }
+    CHECK_EQ_INT(tp_warning_count(&t, "etdump: delegate event outside its DELEGATE_CALL (delegate clock differs?)"), 0);
+    tp_trace_free(&t);
+    free(buf);
+}
+
+/* Debug events: a named tensor and an int at instruction 1, a program output. */
+TEST(etdump_synthetic_debug_and_output_events)
+{
+    const xev ev[] = {
+        XPROF(.name = "native_call_conv.out", .instr = 1, .start = 100, .end = 400),
+        XDBG(.name = "conv_out", .instr = 1, .vtype = 5, .dtype = 6, .ndims = 2, .dims = {2, 3}),
+        XDBG(.instr = 1, .vtype = 1, .ival = 42),
+        XPROF(.name = "OPERATOR_CALL", .instr = 1, .start = 50, .end = 450),
+        XDBG(.instr = 7, .vtype = 1, .ival = 9, .output = true),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 10, .end = 500),
+    };
+    const xrun run = {"Execute", -1, 6, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(d.ndebug, 3);
+    CHECK_EQ_INT(in.noutputs, 1);
+    const tp_insp_block *b = &in.blocks[0];
+    CHECK_EQ_INT(b->nevents, 3); /* two profile events of instruction 1 + Method::execute; the output is no event */
+    /* upstream: the debug event's name overrides the profile name */
+    CHECK_STR(b->events[0].name, "conv_out");
+    CHECK_EQ_INT(b->events[0].debug_values, 2);
+    CHECK_STR(ms(b->events[0].p50_cns), "0.0003");
+    CHECK_STR(b->events[1].name, "conv_out");
+    CHECK_EQ_INT(b->outputs, 1);
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), 0);
+    const tp_event *tensor = trace_find(&t, "conv_out", 0), *anon = trace_find(&t, "debug", 0);
+    const tp_event *out = trace_find(&t, "output", 0);
+    CHECK(tensor && anon && out);
+    if (tensor && anon && out) {
+        CHECK_EQ_INT(tensor->ph, 'i');
+        CHECK_EQ_INT(tensor->ts, 400); /* at the end of its instruction's operator */
+        CHECK(strstr(args_of(&t, tensor), "\"value\":{\"type\":\"tensor\",\"tensor\":{\"dtype\":\"float\",\"sizes\":[2,3],"
+                                          "\"ndim\":2,\"offset\":4096}}") != NULL);
+        CHECK(strstr(args_of(&t, anon), "\"value\":{\"type\":\"int\",\"value\":42}") != NULL);
+        CHECK(strstr(args_of(&t, out), "\"value\":{\"type\":\"int\",\"value\":9,\"output\":true}") != NULL);
+        CHECK_EQ_INT(out->ts, 450); /* no profile event of its own: after the last one so far */
+    }
+    tp_trace_free(&t);
+    free(buf);
+}
+
+/* uint32 wraparound (upstream's rule, off by one) and a 64-bit end < start. */
+TEST(etdump_synthetic_wraparound_rule)
+{
+    const xev ev[] = {
+        XPROF(.name = "wrapped", .instr = 0, .start = 4294967000u, .end = 200),
+        XPROF(.name = "bad", .instr = 1, .start = 5000000000ull, .end = 10),
+    };
+    const xrun run = {"Execute", -1, 2, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(in.blocks[0].events[0].max_ns, 495); /* (2^32-1 - 4294967000) + 200 */
+    CHECK_EQ_INT(in.blocks[0].events[1].max_ns, 0);
+    CHECK_EQ_INT(in.nwraparound, 1);
+    CHECK_EQ_INT(in.nbad_time, 1);
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), 0);
+    const tp_event *w = trace_find(&t, "wrapped", 0);
+    CHECK(w && w->dur == 495 && strstr(args_of(&t, w), "\"uint32_wraparound\":true"));
+    CHECK_EQ_INT(tp_warning_count(&t, "etdump: end time before start time beyond the uint32 wraparound rule (duration 0)"), 1);
+    tp_trace_free(&t);
+    free(buf);
+}
+
+/* Two identical Execute runs merge into one block with two samples; a run
+ * with another structure and one with a bundled input index do not. */
+TEST(etdump_synthetic_identical_runs_merge)
+{
+    const xev a[] = {
+        XPROF(.name = "native_call_add.out", .instr = 0, .start = 100, .end = 1100),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 50, .end = 1200),
+    };
+    const xev b[] = {
+        XPROF(.name = "native_call_add.out", .instr = 0, .start = 2100, .end = 5100),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 2050, .end = 5300),
+    };
+    const xev c[] = {
+        XPROF(.name = "native_call_mul.out", .instr = 0, .start = 6000, .end = 6100),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 5900, .end = 6200),
+    };
+    const xrun runs[] = {{"Execute", -1, 2, a, 0}, {"Execute", -1, 2, b, 0}, {"Execute", -1, 2, c, 0},
+                         {"Execute", 3, 2, a, 0}};
+    size_t n;
+    uint8_t *buf = build(runs, 4, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(in.nblocks, 3);
+    const tp_insp_block *m = &in.blocks[0];
+    CHECK_EQ_INT(m->nruns, 2);
+    CHECK_EQ_INT(m->runs[1], 1);
+    const tp_insp_event *add = &m->events[0];
+    CHECK_EQ_INT(add->n, 2);
+    CHECK_STR(ms(add->p10_cns), "0.0012"); /* 1000 + 0.1 * 2000 ns */
+    CHECK_STR(ms(add->p50_cns), "0.002");
+    CHECK_STR(ms(add->p90_cns), "0.0028");
+    CHECK_STR(ms(add->avg_cns), "0.002");
+    CHECK_STR(ms(add->min_ns * 100), "0.001");
+    CHECK_STR(ms(add->max_ns * 100), "0.003");
+    CHECK_STR(ms(m->framework_tax_cns), "0.0022"); /* no OPERATOR_CALLs: mean of execute 1150 and 3250 ns */
+    CHECK_EQ_INT(in.blocks[1].nruns, 1);
+    CHECK_STR(in.blocks[1].events[0].name, "native_call_mul.out");
+    CHECK_EQ_INT(in.blocks[2].bundled_input_index, 3);
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+
+    /* the timeline keeps every run, in recorded order */
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), 0);
+    const tp_event *r3 = trace_find(&t, "Execute", 3), *r2 = trace_find(&t, "Execute", 2);
+    CHECK(r3 && r2 && r3->ts >= r2->ts + r2->dur); /* run 3 reuses run 0's times: shifted after run 2 */
+    CHECK(r3 && (r3->flags & TP_EV_STEP) && r3->id == 3);
+    CHECK_EQ_INT(tp_warning_count(&t, "etdump: run started before the previous one ended (laid after it)"), 1);
+    tp_trace_free(&t);
+    free(buf);
+}
+
+/* An allocation event (with allocators) is skipped and counted; the rest reads. */
+TEST(etdump_synthetic_allocation_event_skipped)
+{
+    const xev ev[] = {
+        XALLOC(.alloc_id = 0, .alloc_size = 4096),
+        XPROF(.name = "native_call_add.out", .instr = 0, .start = 100, .end = 300, .extra_field = true),
+    };
+    const xrun run = {"Execute", -1, 2, ev, 1};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(d.nalloc, 1);
+    CHECK_EQ_INT(d.runs[0].nallocators, 1);
+    CHECK_EQ_INT(in.nalloc_skipped, 1);
+    CHECK_EQ_INT(in.blocks[0].nevents, 1);
+    CHECK_EQ_INT(in.blocks[0].events[0].max_ns, 200);
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "etdump: allocation events skipped"), 1);
+    CHECK_EQ_INT(t.nevents, 2); /* the operator + the run span */
+    tp_trace_free(&t);
+    free(buf);
+}
+
+/* Same signature twice in one run: first position, later time (upstream's ordered dict). */
+TEST(etdump_synthetic_repeated_signature_in_run_keeps_last)
+{
+    const xev ev[] = {
+        XPROF(.name = "op", .instr = 0, .start = 100, .end = 200),
+        XPROF(.name = "other", .instr = 1, .start = 200, .end = 250),
+        XPROF(.name = "op", .instr = 0, .start = 300, .end = 700),
+    };
+    const xrun run = {"Execute", -1, 3, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(in.blocks[0].nevents, 2);
+    CHECK_STR(in.blocks[0].events[0].name, "op");
+    CHECK_EQ_INT(in.blocks[0].events[0].n, 1);
+    CHECK_EQ_INT(in.blocks[0].events[0].max_ns, 400);
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+    free(buf);
+}
+
+TEST(etdump_time_scale_and_unprefixed_buffer)
+{
+    const xev ev[] = {XPROF(.name = "op", .instr = 0, .start = 10, .end = 35)};
+    const xrun run = {"Execute", -1, 1, ev, 0};
+    size_t n;
+    uint8_t *buf = etdump_build(&run, 1, 0, &n); /* no size prefix */
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, "us", &err), 0);
+    CHECK_EQ_INT(trace_find(&t, "op", 0)->dur, 25000);
+    CHECK_EQ_INT(trace_find(&t, "op", 0)->ts, 10000);
+    tp_trace_free(&t);
+    CHECK_EQ_INT(trace_buf(buf, n, &t, "cycles:500000000", &err), 0); /* 2 ns per cycle */
+    CHECK_EQ_INT(trace_find(&t, "op", 0)->dur, 50);
+    tp_trace_free(&t);
+    tp_ed_scale sc;
+    CHECK_EQ_INT(tp_ed_scale_parse("cycles", &sc, &err), -1);
+    CHECK(strstr(err.msg, "cycles:HZ") != NULL);
+    tp_etdump d;
+    tp_inspector in;
+    tp_ed_scale ms_scale = {1000000, 1, "ms"};
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &ms_scale), 0);
+    CHECK_STR(ms(in.blocks[0].events[0].p50_cns), "25");
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+    free(buf);
+}
+
+TEST(etdump_bad_vtable_is_a_clean_error)
+{
+    const xev ev[] = {XPROF(.name = "op", .instr = 0, .start = 10, .end = 35)};
+    const xrun run = {"Execute", -1, 1, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    uint32_t root;
+    memcpy(&root, buf + 4, 4);
+    int32_t bogus = -100000; /* root table's vtable far past the end */
+    memcpy(buf + 4 + root, &bogus, 4);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), -1);
+    CHECK(strstr(err.msg, "vtable") != NULL);
+    char where[48];
+    snprintf(where, sizeof where, "offset %u", 4 + root);
+    CHECK_STR(err.where, where);
+    tp_trace_free(&t);
+    free(buf);
+}
