@@ -172,6 +172,13 @@ static void put_metadata(tp_argb *a, const tp_etdump *d, const tp_ed_event *e)
     tp_argb_uint(a, "delegate_debug_metadata_len", e->metadata.len);
 }
 
+/* Times are kept below TIME_MAX so that ts + dur and later rebasing cannot
+ * overflow, whatever ticks a corrupt file holds. */
+#define TIME_MAX (INT64_MAX / 4)
+
+static int64_t sat_add(int64_t a, int64_t b) { return a > TIME_MAX - b ? TIME_MAX : a + b; }
+static int64_t clamp_time(int64_t v) { return v > TIME_MAX ? TIME_MAX : v; }
+
 typedef struct mapper {
     tp_trace *t;
     const tp_etdump *d;
@@ -203,9 +210,8 @@ static void map_run(mapper *m, size_t ri)
         if (evs[i].type == TP_ED_PROFILE) {
             uint64_t ticks;
             tp_ed_elapsed(evs[i].start, evs[i].end, &ticks);
-            int64_t s = tp_ed_ns(&m->sc, evs[i].start), e = s + tp_ed_ns(&m->sc, ticks);
-            if (e < s)
-                e = INT64_MAX;
+            int64_t s = clamp_time(tp_ed_ns(&m->sc, evs[i].start));
+            int64_t e = sat_add(s, clamp_time(tp_ed_ns(&m->sc, ticks)));
             lo = s < lo ? s : lo;
             hi = e > hi ? e : hi;
         }
@@ -219,7 +225,7 @@ static void map_run(mapper *m, size_t ri)
 
     int64_t exec_dur = -1, calls_dur = 0;
     uint32_t exec_ev = TP_NONE;
-    int64_t last_end = lo + shift;
+    int64_t last_end = sat_add(lo, shift);
     for (size_t i = 0; i < run->n; i++) {
         const tp_ed_event *e = &evs[i];
         m->ev_index[i] = TP_NONE;
@@ -235,8 +241,10 @@ static void map_run(mapper *m, size_t ri)
             bool wrapped = e->end < e->start;
             if (!tp_ed_elapsed(e->start, e->end, &ticks))
                 tp_warn(t, "etdump: end time before start time beyond the uint32 wraparound rule (duration 0)", 1);
-            ev.ts = tp_ed_ns(&m->sc, e->start) + shift;
-            ev.dur = tp_ed_ns(&m->sc, ticks);
+            ev.ts = sat_add(clamp_time(tp_ed_ns(&m->sc, e->start)), shift);
+            ev.dur = clamp_time(tp_ed_ns(&m->sc, ticks));
+            if (ev.dur > TIME_MAX - ev.ts)
+                ev.dur = TIME_MAX - ev.ts;
             bool fw = e->has_name && !delegated(e) && tp_ed_is_framework(tp_ed_text(d, e->name), e->name.len);
             bool call = !delegated(e) && (name_is(d, e->name, "OPERATOR_CALL") || name_is(d, e->name, "DELEGATE_CALL"));
             if (fw) {
@@ -246,7 +254,7 @@ static void map_run(mapper *m, size_t ri)
             } else if (call) {
                 ev.kind = TP_KIND_HOST_OP;
                 ev.cat = m->cat_call;
-                calls_dur += ev.dur;
+                calls_dur = sat_add(calls_dur, ev.dur);
             } else if (!delegated(e) && name_is(d, e->name, "Method::step")) {
                 ev.kind = TP_KIND_ANNOTATION;
                 ev.cat = m->cat_framework;
@@ -263,7 +271,7 @@ static void map_run(mapper *m, size_t ri)
                 put_metadata(&m->a, d, e);
                 put_link_args(&m->a, m->rec, d, e);
             }
-            if (ev.ts + ev.dur > last_end)
+            if (ev.ts + ev.dur > last_end) /* both below TIME_MAX */
                 last_end = ev.ts + ev.dur;
             ev.args = tp_argb_commit(t, &m->a);
             m->ev_index[i] = tp_event_add(t, &ev);
@@ -332,7 +340,7 @@ static void map_run(mapper *m, size_t ri)
     tp_event rs;
     tp_event_init(&rs);
     rs.track = m->runs_track;
-    rs.ts = lo + shift;
+    rs.ts = sat_add(lo, shift);
     rs.dur = hi - lo;
     rs.kind = TP_KIND_ANNOTATION;
     rs.flags = TP_EV_STEP; /* a run is an iteration: --steps N selects RunData N */
@@ -349,7 +357,7 @@ static void map_run(mapper *m, size_t ri)
         rs.args = tp_argb_commit(t, &m->a);
     }
     tp_event_add(t, &rs);
-    m->prev_end = hi + shift;
+    m->prev_end = sat_add(hi, shift);
     m->have_prev = true;
 }
 

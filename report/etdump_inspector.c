@@ -177,6 +177,9 @@ static bool sig_eq_cb(const void *ctx, uint32_t id)
     return sig_eq(w->d, &w->sigs[id], w->probe_sig);
 }
 
+/* Samples are capped (1.4 years) so that centi-ns stats and sums cannot overflow. */
+#define SAMPLE_MAX (INT64_MAX / 200)
+
 static int64_t elapsed_ns(work *w, const tp_ed_event *e)
 {
     uint64_t ticks;
@@ -184,7 +187,8 @@ static int64_t elapsed_ns(work *w, const tp_ed_event *e)
         w->out->nbad_time++;
     else if (e->end < e->start)
         w->out->nwraparound++;
-    return tp_ed_ns(w->sc, ticks);
+    int64_t ns = tp_ed_ns(w->sc, ticks);
+    return ns > SAMPLE_MAX ? SAMPLE_MAX : ns;
 }
 
 /* Group one run's events and list its signatures (w->sigs). */
@@ -451,7 +455,7 @@ static void finish_block(work *w, block_work *bw, tp_insp_block *ob, const struc
     if (exec != SIZE_MAX && bw->nruns) {
         __int128 tax = 0;
         for (size_t r = 0; r < bw->nruns; r++) {
-            int64_t t = bw->samples[r * bw->nsigs + exec];
+            __int128 t = bw->samples[r * bw->nsigs + exec];
             for (size_t j = 0; j < bw->nsigs; j++) {
                 const sig *s = &bw->sigs[j];
                 if (s->has_prof && s->p_dint == -1 && !s->p_dstr.len &&
@@ -490,8 +494,10 @@ static void module_totals(tp_inspector *in)
                 in->modules[m] = (tp_insp_module){tp_xstrdup(ev->module), 0, 0};
                 in->nmodules++;
             }
-            for (size_t r = 0; r < ev->n; r++)
-                in->modules[m].total_ns += ev->raw_ns[r];
+            for (size_t r = 0; r < ev->n; r++) {
+                int64_t *tot = &in->modules[m].total_ns;
+                *tot = *tot > SAMPLE_MAX - ev->raw_ns[r] ? SAMPLE_MAX : *tot + ev->raw_ns[r];
+            }
             in->modules[m].events++;
         }
     if (in->nmodules)
