@@ -542,3 +542,123 @@ TEST(etdump_bad_vtable_is_a_clean_error)
     tp_trace_free(&t);
     free(buf);
 }
+
+/* ---- ETRecord ---- */
+
+#include "etrecord.h"
+#include <zip.h>
+
+TEST(etrecord_real_sample_nodes)
+{
+    tp_err err = {0};
+    tp_etrecord *r = tp_etrecord_load(tp_test_shared("external/etdump/executorch_sample_etrecord.bin"), &err);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    CHECK_EQ_INT(tp_etrecord_node_count(r), 1);
+    const tp_etr_node *n = tp_etrecord_node(r, 0);
+    CHECK_STR(n->target, "aten.mul.Tensor");
+    CHECK_EQ_INT(n->handle, 2);
+    CHECK(n->stack_trace && strstr(n->stack_trace, "return input * other") != NULL);
+    CHECK(n->module == NULL); /* the sample has no nn_module_stack */
+    const tp_etr_node *nodes[4];
+    const char *backend;
+    CHECK_EQ_INT(tp_etrecord_nodes(r, 0, NULL, 0, nodes, 4, &backend), 0); /* its debug_handle_map is {} */
+    tp_etrecord_free(r);
+    CHECK(tp_etrecord_load(tp_test_shared(SAMPLE), &err) == NULL);
+    CHECK(strstr(err.msg, "not a readable ETRecord zip") != NULL);
+}
+
+static void zip_put(zip_t *z, const char *name, const char *text)
+{
+    zip_source_t *s = zip_source_buffer(z, text, strlen(text), 0);
+    CHECK(s && zip_file_add(z, name, s, ZIP_FL_OVERWRITE) >= 0);
+}
+
+/* An ETRecord linking instruction 0 to node mul (handle 2) and delegate 2's
+ * ids 5 and "conv_1" to handles 3 and 4, with module stacks. */
+static const char *write_etrecord(void)
+{
+    const char *path = tp_test_tmp("synthetic_etrecord.bin");
+    int ze;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    CHECK(z != NULL);
+    zip_put(z, "ETRECORD_V0", "");
+    zip_put(z, "debug_handle_map", "{\"forward\": {\"0\": [2], \"2\": 9}}");
+    zip_put(z, "delegate_map", "{\"forward\": {\"2\": {\"name\": \"XnnpackBackend\", \"delegate_map\": "
+                               "{\"5\": [3], \"conv_1\": [4]}}}}");
+    zip_put(z, "edge_dialect_exported_program/forward",
+            "{\"graph_module\": {\"graph\": {\"nodes\": ["
+            "{\"target\": \"executorch.exir.dialects.edge.ops.aten.mul.Tensor\", \"metadata\": {\"debug_handle\": \"2\","
+            " \"stack_trace\": \"model.py:18\", \"nn_module_stack\": \"L__self__,,Net;L__self___head,head,torch.nn.Linear\"}},"
+            "{\"target\": \"aten.add.Tensor\", \"metadata\": {\"debug_handle\": 3, \"nn_module_stack\": "
+            "\"L__self___body,body,Body;L__self___body_conv,body.conv,torch.nn.Conv2d\"}},"
+            "{\"target\": \"aten.relu.default\", \"metadata\": {\"debug_handle\": \"4\"}},"
+            "{\"target\": \"no_handle\", \"metadata\": {}}]}}}");
+    CHECK(zip_close(z) == 0);
+    return path;
+}
+
+TEST(etrecord_links_events_to_op_types_and_modules)
+{
+    const char *path = write_etrecord();
+    const xev ev[] = {
+        XPROF(.name = "native_call_mul.out", .instr = 0, .start = 100, .end = 400),
+        XPROF(.name = "OPERATOR_CALL", .instr = 0, .start = 90, .end = 410),
+        XPROF(.instr = 2, .dint = 5, .start = 500, .end = 600),
+        XPROF(.instr = 2, .dstr = "conv_1", .start = 600, .end = 900),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 450, .end = 950),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 50, .end = 1000),
+    };
+    const xrun run = {"Execute", -1, 6, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_err err = {0};
+    tp_etrecord *r = tp_etrecord_load(path, &err);
+    CHECK(r != NULL);
+    if (!r) {
+        free(buf);
+        return;
+    }
+    CHECK_EQ_INT(tp_etrecord_node_count(r), 3);
+    tp_etdump d;
+    uint8_t *copy = malloc(n);
+    memcpy(copy, buf, n);
+    CHECK_EQ_INT(tp_etdump_parse(copy, n, &d, &err), 0);
+    tp_inspector in;
+    CHECK_EQ_INT(tp_etdump_inspect(&d, r, &NS, &in, &err), 0);
+    const tp_insp_block *b = &in.blocks[0];
+    const tp_insp_event *mul = insp_find(b, "native_call_mul.out", 0);
+    CHECK(mul && mul->op_types && strcmp(mul->op_types, "[\"aten.mul.Tensor\"]") == 0);
+    CHECK(mul && mul->module && strcmp(mul->module, "head") == 0);
+    CHECK(mul && mul->module_hierarchy && strcmp(mul->module_hierarchy, "head") == 0); /* root path "" skipped */
+    const tp_insp_event *d5 = insp_find(b, "5", 2), *dc = insp_find(b, "conv_1", 2);
+    CHECK(d5 && d5->op_types && strcmp(d5->op_types, "[\"aten.add.Tensor\"]") == 0);
+    CHECK(d5 && d5->backend && strcmp(d5->backend, "XnnpackBackend") == 0);
+    CHECK(d5 && d5->module_hierarchy && strcmp(d5->module_hierarchy, "body/body.conv") == 0);
+    CHECK(dc && dc->op_types && strcmp(dc->op_types, "[\"aten.relu.default\"]") == 0);
+    const tp_insp_event *call = insp_find(b, "DELEGATE_CALL", 2);
+    CHECK(call && call->backend && strcmp(call->backend, "XnnpackBackend") == 0);
+    CHECK(insp_find(b, "Method::execute", 0)->op_types == NULL); /* framework events are never linked */
+    /* time per module: mul 300 ns under head (OPERATOR_CALL not counted), 100 ns under body.conv */
+    CHECK_EQ_INT(in.nmodules, 2);
+    CHECK_STR(in.modules[0].name, "head");
+    CHECK_EQ_INT(in.modules[0].total_ns, 300);
+    CHECK_STR(in.modules[1].name, "body.conv");
+    CHECK_EQ_INT(in.modules[1].total_ns, 100);
+    tp_inspector_free(&in);
+
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_read_opts o = {.keep_args = true};
+    CHECK_EQ_INT(tp_etdump_to_trace(&d, r, &o, &t, &err), 0);
+    const tp_event *e5 = trace_find(&t, "5", 0);
+    CHECK(e5 && strstr(args_of(&t, e5), "\"delegate_backend_name\":\"XnnpackBackend\",\"op_types\":[\"aten.add.Tensor\"],"
+                                        "\"module_hierarchy\":\"body/body.conv\",\"module\":\"body.conv\"") != NULL);
+    const tp_event *em = trace_find(&t, "native_call_mul.out", 0);
+    CHECK(em && strstr(args_of(&t, em), "\"stack_trace\":\"model.py:18\"") != NULL);
+    tp_trace_free(&t);
+    tp_etdump_free(&d);
+    tp_etrecord_free(r);
+    free(buf);
+}
