@@ -409,8 +409,10 @@ tp_etrecord *tp_etrecord_load(const char *path, tp_err *err)
         free(doc);
     }
     zip_close(z);
-    qsort(r->nodes, r->nnodes, sizeof *r->nodes, cmp_node);
-    qsort(r->iids, r->niids, sizeof *r->iids, cmp_iid);
+    if (r->nnodes) /* qsort's pointer must not be NULL, even for 0 items */
+        qsort(r->nodes, r->nnodes, sizeof *r->nodes, cmp_node);
+    if (r->niids)
+        qsort(r->iids, r->niids, sizeof *r->iids, cmp_iid);
     merge_iids(r);
     return r;
 }

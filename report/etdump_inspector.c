@@ -302,7 +302,8 @@ static block_work *find_block(work *w, const tp_ed_run *run, uint64_t h)
     bw->hash = h;
     bw->nsigs = w->nsigs;
     bw->sigs = tp_xmalloc((w->nsigs + 1) * sizeof *bw->sigs);
-    memcpy(bw->sigs, w->sigs, w->nsigs * sizeof *bw->sigs);
+    if (w->nsigs)
+        memcpy(bw->sigs, w->sigs, w->nsigs * sizeof *bw->sigs);
     bw->meta = tp_xcalloc(w->nsigs + 1, sizeof *bw->meta);
     return bw;
 }
