@@ -662,3 +662,121 @@ TEST(etrecord_links_events_to_op_types_and_modules)
     tp_etrecord_free(r);
     free(buf);
 }
+
+/* ---- through the command line ---- */
+
+static const char *write_tmp(const char *name, const uint8_t *p, size_t n)
+{
+    const char *path = tp_test_tmp(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(p, 1, n, f);
+        fclose(f);
+    }
+    return path;
+}
+
+TEST(etdump_cli_stats_json_has_inspector_figures)
+{
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s stats --json %s", tp_test_bin(), tp_test_shared(SAMPLE));
+    CHECK_EQ_INT(rc, 0);
+    if (!out)
+        return;
+    CHECK(strstr(out, "\"format\":\"etdump\"") != NULL);
+    CHECK(strstr(out, "\"events\":31,\"tracks\":2,\"steps\":2") != NULL);
+    CHECK(strstr(out, "\"kernel_instances\":14") != NULL);
+    /* generic kernel table: by name over both convolutions */
+    CHECK(strstr(out, "{\"name\":\"native_call_convolution.out\",\"kind\":\"kernel\",\"count\":2,\"total_ns\":1576502,"
+                      "\"mean_ns\":788251,\"min_ns\":544783,\"max_ns\":1031719") != NULL);
+    /* Inspector: per event */
+    CHECK(strstr(out, "\"etdump_inspector\":{\"source_time_scale\":\"ns\",\"target_time_scale\":\"ms\",\"runs\":2,"
+                      "\"profile_events\":31") != NULL);
+    CHECK(strstr(out, "{\"event_name\":\"native_call_convolution.out\",\"instruction_id\":3,\"chain_index\":0,\"count\":1,"
+                      "\"raw_ms\":[1.031719],\"p10_ms\":1.031719,\"p50_ms\":1.031719,\"p90_ms\":1.031719,"
+                      "\"avg_ms\":1.031719,\"min_ms\":1.031719,\"max_ms\":1.031719") != NULL);
+    CHECK(strstr(out, "{\"event_name\":\"Method::execute\",\"instruction_id\":0,\"chain_index\":-1,\"count\":1,"
+                      "\"raw_ms\":[1.898821]") != NULL);
+    CHECK(strstr(out, "{\"event_name\":\"Method::init\",\"instruction_id\":0,\"chain_index\":-1,\"count\":1,"
+                      "\"raw_ms\":[0.022484]") != NULL);
+    CHECK(strstr(out, "{\"event_name\":\"Program::load_method\",\"instruction_id\":0,\"chain_index\":-1,\"count\":1,"
+                      "\"raw_ms\":[0.024857]") != NULL);
+    free(out);
+    /* a source unit of us multiplies every figure by 1000 */
+    rc = tp_test_run(&out, "%s stats --json --time-scale us %s", tp_test_bin(), tp_test_shared(SAMPLE));
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "\"raw_ms\":[1031.719]") != NULL);
+    free(out);
+    rc = tp_test_run(&out, "%s stats --json --time-scale parsecs %s", tp_test_bin(), tp_test_shared(SAMPLE));
+    CHECK_EQ_INT(rc, 2);
+    CHECK(out && strstr(out, "--time-scale 'parsecs'") != NULL);
+    free(out);
+}
+
+TEST(etdump_cli_truncated_files_fail_cleanly)
+{
+    size_t n;
+    char *raw = tp_test_read_file(tp_test_shared(SAMPLE), &n);
+    CHECK(raw != NULL);
+    if (!raw)
+        return;
+    const size_t cuts[] = {1, 4, 11, 12, 100, 1000, 2319};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        const char *p = write_tmp("cut.etdp", (const uint8_t *)raw, cuts[i]);
+        char *out = NULL;
+        int rc = tp_test_run(&out, "%s stats --format etdump %s", tp_test_bin(), p);
+        CHECK_EQ_INT(rc, 2);
+        CHECK(out && strncmp(out, "tracepress: ", 12) == 0 && strchr(out, '\n') == out + strlen(out) - 1);
+        free(out);
+    }
+    free(raw);
+}
+
+static int check_trace(const char *json)
+{
+    char *out = NULL;
+    int rc = tp_test_run(&out, "node tests/check_trace.mjs %s", json);
+    if (rc != 0)
+        fprintf(stderr, "  check_trace: %s\n", out ? out : "");
+    free(out);
+    return rc;
+}
+
+TEST(etdump_converted_output_loads_in_trace_engine)
+{
+    if (!tp_test_have("node")) {
+        fprintf(stderr, "  (node absent: trace-engine check skipped)\n");
+        return;
+    }
+    const char *json = tp_test_tmp("tutorial.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), tp_test_shared(SAMPLE), json), 0);
+    CHECK_EQ_INT(check_trace(json), 0);
+    /* synthetic: delegates, metadata, debug instants, a wraparound, two runs */
+    const xev ev[] = {
+        XPROF(.instr = 2, .dint = 5, .meta = "\x01\xab", .metalen = 2, .start = 1000, .end = 1500),
+        XPROF(.instr = 2, .dstr = "conv_1", .start = 1500, .end = 2300),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 900, .end = 2400),
+        XDBG(.name = "conv_out", .instr = 2, .vtype = 5, .dtype = 6, .ndims = 2, .dims = {2, 3}),
+        XPROF(.name = "native_call_add.out", .instr = 3, .start = 4294967000u, .end = 200),
+        XDBG(.instr = 7, .vtype = 1, .ival = 9, .output = true),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 800, .end = 2500),
+    };
+    const xrun runs[] = {{"Execute", -1, 7, ev, 0}, {"Execute", -1, 7, ev, 0}};
+    size_t n;
+    uint8_t *buf = build(runs, 2, &n);
+    const char *in = write_tmp("synthetic.etdp", buf, n);
+    free(buf);
+    const char *json2 = tp_test_tmp("synthetic.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, json2), 0);
+    CHECK_EQ_INT(check_trace(json2), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats --json %s", tp_test_bin(), in), 0);
+    /* two identical runs: one block, two samples per event */
+    CHECK(out && strstr(out, "\"runs\":[0,1]") != NULL);
+    CHECK(out && strstr(out, "{\"event_name\":\"5\",\"instruction_id\":2,\"chain_index\":0,\"count\":2,"
+                             "\"raw_ms\":[0.0005,0.0005]") != NULL);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats --strict %s", tp_test_bin(), in), 2); /* runs overlap: a repair */
+    free(out);
+}
