@@ -249,6 +249,17 @@ int tp_etdump_parse(uint8_t *data, size_t len, tp_etdump *d, tp_err *err)
     if (tp_fb_root(&p.fb, "ED00", &root, err) < 0 || tp_fb_u32(&p.fb, &root, 0, 0, &d->version, err) < 0 ||
         tp_fb_vector(&p.fb, &root, 1, 4, &runs, err) < 0)
         return -1;
+    /* Reserve the events of all runs at once (a large file has ~1M): counting
+     * costs one vector header per run; a bad run is reported by run() below. */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < runs.n; i++) {
+        tp_fb_vec ev;
+        tp_err ignore = {0};
+        if (tp_fb_vec_table(&p.fb, &runs, i, &rt, &ignore) == 0 && tp_fb_vector(&p.fb, &rt, 3, 4, &ev, &ignore) == 1)
+            total += ev.n;
+    }
+    if (total && total < p.fb.len) /* each event is >= 4 bytes of vector */
+        TP_GROW(d->events, p.ev_cap, (size_t)total);
     for (uint32_t i = 0; i < runs.n; i++)
         if (tp_fb_vec_table(&p.fb, &runs, i, &rt, err) < 0 || run(&p, &rt) < 0)
             return -1;
@@ -320,6 +331,8 @@ bool tp_ed_elapsed(uint64_t start, uint64_t end, uint64_t *ticks)
 
 int64_t tp_ed_ns(const tp_ed_scale *sc, uint64_t ticks)
 {
+    if (sc->den == 1 && ticks <= INT64_MAX / sc->num) /* the usual case, without a 128-bit division */
+        return (int64_t)(ticks * sc->num);
     unsigned __int128 v = (unsigned __int128)ticks * sc->num / sc->den;
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }

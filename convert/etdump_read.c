@@ -143,11 +143,34 @@ static void put_link_args(tp_argb *a, const tp_etrecord *rec, const tp_etdump *d
     tp_buf_free(&j);
 }
 
+/* Decimal text of v (the hot path of args: no printf). */
+static void put_int(tp_buf *b, int64_t v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    tp_buf_put(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* An integer member with a literal key, appended to the args builder
+ * directly (tp_argb's fields are public: buf and member count). */
+static void put_int_member(tp_argb *a, const char *key_lit, size_t key_len, int64_t v)
+{
+    tp_buf_putc(&a->buf, a->n++ ? ',' : '{');
+    tp_buf_put(&a->buf, key_lit, key_len);
+    put_int(&a->buf, v);
+}
+#define INT_MEMBER(a, key, v) put_int_member((a), "\"" key "\":", sizeof(key) + 2, (v))
+
 static void put_common_args(tp_argb *a, const tp_etdump *d, const tp_ed_event *e, size_t run)
 {
-    tp_argb_uint(a, "run", run);
-    tp_argb_int(a, "instruction_id", e->instruction_id);
-    tp_argb_int(a, "chain_index", e->chain_index);
+    INT_MEMBER(a, "run", (int64_t)run);
+    INT_MEMBER(a, "instruction_id", e->instruction_id);
+    INT_MEMBER(a, "chain_index", e->chain_index);
     if (e->delegate_int != -1)
         tp_argb_int(a, "delegate_debug_id_int", e->delegate_int);
     if (e->delegate_str.len)
@@ -264,8 +287,13 @@ static void map_run(mapper *m, size_t ri)
             }
             if (m->o->keep_args) {
                 put_common_args(&m->a, d, e, ri);
-                tp_argb_uint(&m->a, "start_ticks", e->start);
-                tp_argb_uint(&m->a, "end_ticks", e->end);
+                if (e->start <= INT64_MAX && e->end <= INT64_MAX) {
+                    INT_MEMBER(&m->a, "start_ticks", (int64_t)e->start);
+                    INT_MEMBER(&m->a, "end_ticks", (int64_t)e->end);
+                } else {
+                    tp_argb_uint(&m->a, "start_ticks", e->start);
+                    tp_argb_uint(&m->a, "end_ticks", e->end);
+                }
                 if (wrapped)
                     tp_argb_bool(&m->a, "uint32_wraparound", true);
                 put_metadata(&m->a, d, e);
@@ -381,6 +409,9 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
     m.cat_debug = tp_intern_cstr(t, "debug");
     m.cat_run = m.cat_framework;
     t->events_in += d->nprofile + d->ndebug + d->nalloc;
+    TP_GROW(t->events, t->events_cap, t->nevents + d->nprofile + d->ndebug + d->nruns); /* one allocation */
+    if (o->keep_args) /* ~110 bytes of args per profile event: avoid regrowing (and copying) the arena */
+        TP_GROW(t->args_data, t->args_cap, t->args_len + (d->nprofile + d->ndebug) * 112 + 4096);
     for (size_t r = 0; r < d->nruns; r++)
         map_run(&m, r);
     if (d->nalloc)
