@@ -456,6 +456,6 @@ static int etdump_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
 }
 
 const tp_format tp_format_etdump = {
-    "etdump", "ExecuTorch ETDump (size-prefixed flatbuffer \"ED00\"; --etrecord, --time-scale)", "*.etdp",
+    "etdump", "ExecuTorch ETDump (size-prefixed flatbuffer \"ED00\"; --etrecord, --time-scale)", ".etdp",
     etdump_probe, etdump_read,
 };

@@ -44,6 +44,10 @@ int tp_stats_sections_json(const tp_trace *t, const char *path, const tp_read_op
         if (!t->format || strcmp(t->format, sections[i].format) != 0)
             continue;
         tp_buf_printf(out, ",\"%s\":", sections[i].key);
+        if (strcmp(path, "-") == 0) { /* sections re-read the file: stdin is gone */
+            tp_buf_puts(out, "null");
+            continue;
+        }
         if (sections[i].json(path, o, out, err) < 0)
             return -1;
     }

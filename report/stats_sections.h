@@ -16,7 +16,8 @@ typedef struct tp_stats_section {
 } tp_stats_section;
 
 /* Append ",\"KEY\":VALUE" for every section of t->format (nothing for other
- * formats).  Returns 0, or -1 with err filled. */
+ * formats; VALUE is null when the input was stdin, which cannot be re-read).
+ * Returns 0, or -1 with err filled. */
 int tp_stats_sections_json(const tp_trace *t, const char *path, const tp_read_opts *o, tp_buf *out, tp_err *err);
 
 #endif
