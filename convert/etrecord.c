@@ -445,9 +445,10 @@ static size_t add_nodes(const tp_etrecord *r, const handles *h, const tp_etr_nod
             else
                 hi = mid;
         }
-        for (; lo < r->nnodes && r->nodes[lo].handle == h->v[i]; lo++, n++)
-            if (n < max)
-                out[n] = &r->nodes[lo];
+        for (; lo < r->nnodes && r->nodes[lo].handle == h->v[i] && n < max; lo++)
+            out[n++] = &r->nodes[lo];
+        if (n == max) /* bounded work per event, whatever the maps hold */
+            break;
     }
     return n;
 }

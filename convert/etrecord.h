@@ -24,7 +24,7 @@ void tp_etrecord_free(tp_etrecord *r);
 /* Graph nodes linked to an event of instruction `iid` (method "forward").
  * For a delegated event pass its delegate id text (str(int) or the string);
  * *backend gets the delegate backend name when the instruction is a delegate
- * call.  Fills up to max node pointers (owned by r), returns how many exist. */
+ * call.  Fills up to max node pointers (owned by r) and returns how many. */
 size_t tp_etrecord_nodes(const tp_etrecord *r, int32_t iid, const char *delegate_id, size_t delegate_len,
                          const tp_etr_node **nodes, size_t max, const char **backend);
 

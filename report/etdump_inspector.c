@@ -155,7 +155,8 @@ typedef struct work {
     size_t ngroups, groups_cap;
     sig *sigs;
     size_t nsigs, sigs_cap;
-    idx gidx, sidx;
+    idx gidx, sidx, bidx;
+    const tp_ed_run *probe_run;
     const tp_ed_event *probe_ev;
     const sig *probe_sig;
     block_work *blocks;
@@ -281,19 +282,38 @@ static uint64_t run_hash(const work *w, const tp_ed_run *run)
     return mix(h, w->nsigs);
 }
 
+static bool block_eq(const void *ctx, uint32_t id)
+{
+    const work *w = ctx;
+    const block_work *bw = &w->blocks[id];
+    const tp_ed_run *run = w->probe_run;
+    if (bw->nsigs != w->nsigs || bw->bundled != run->bundled_input_index || !same_bytes(w->d, bw->name, run->name))
+        return false;
+    for (size_t i = 0; i < w->nsigs; i++)
+        if (!sig_eq(w->d, &bw->sigs[i], &w->sigs[i]))
+            return false;
+    return true;
+}
+
+/* The block of this run's signature, found by hash (runs can number in the
+ * millions in a hostile file), or a new one. */
 static block_work *find_block(work *w, const tp_ed_run *run, uint64_t h)
 {
-    for (size_t b = 0; b < w->nblocks; b++) {
-        block_work *bw = &w->blocks[b];
-        if (bw->hash != h || bw->nsigs != w->nsigs || bw->bundled != run->bundled_input_index ||
-            !same_bytes(w->d, bw->name, run->name))
-            continue;
-        size_t i = 0;
-        while (i < w->nsigs && sig_eq(w->d, &bw->sigs[i], &w->sigs[i]))
-            i++;
-        if (i == w->nsigs)
-            return bw;
+    if (w->bidx.n * 2 + 2 > w->bidx.cap) { /* grow: re-insert every block */
+        idx_reset(&w->bidx, w->bidx.cap + 16);
+        for (size_t b = 0; b < w->nblocks; b++) {
+            size_t m = w->bidx.cap - 1, i = (size_t)w->blocks[b].hash & m;
+            while (w->bidx.slot[i])
+                i = (i + 1) & m;
+            w->bidx.slot[i] = (uint32_t)b + 1;
+            w->bidx.hash[i] = w->blocks[b].hash;
+            w->bidx.n++;
+        }
     }
+    w->probe_run = run;
+    uint32_t id = idx_find_or_add(&w->bidx, h, block_eq, w, (uint32_t)w->nblocks);
+    if (id < w->nblocks)
+        return &w->blocks[id];
     TP_GROW(w->blocks, w->blocks_cap, w->nblocks + 1);
     block_work *bw = &w->blocks[w->nblocks++];
     memset(bw, 0, sizeof *bw);
@@ -388,8 +408,6 @@ static void link_etrecord(const struct tp_etrecord *rec, tp_insp_event *ev)
     const char *backend = NULL;
     size_t n = tp_etrecord_nodes(rec, ev->instruction_id, ev->delegate_id, ev->delegate_id ? strlen(ev->delegate_id) : 0,
                                  nodes, 64, &backend);
-    if (n > 64)
-        n = 64;
     if (backend)
         ev->backend = tp_xstrdup(backend);
     if (!n)
@@ -559,6 +577,7 @@ int tp_etdump_inspect(const tp_etdump *d, const struct tp_etrecord *rec, const t
     free(w.sigs);
     idx_free(&w.gidx);
     idx_free(&w.sidx);
+    idx_free(&w.bidx);
     return 0;
 }
 

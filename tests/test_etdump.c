@@ -780,3 +780,31 @@ TEST(etdump_converted_output_loads_in_trace_engine)
     CHECK_EQ_INT(tp_test_run(&out, "%s stats --strict %s", tp_test_bin(), in), 2); /* runs overlap: a repair */
     free(out);
 }
+
+/* Runs of three structures, interleaved: three blocks, runs kept in order. */
+TEST(etdump_synthetic_interleaved_structures_three_blocks)
+{
+    enum { R = 300 };
+    xev ev[R];
+    xrun runs[R];
+    static const char *const names[3] = {"a", "b", "c"};
+    for (int r = 0; r < R; r++) {
+        ev[r] = XPROF(.name = names[r % 3], .instr = r % 3, .start = 1000u * (uint64_t)r + 1, .end = 1000u * (uint64_t)r + 2 + (uint64_t)r);
+        runs[r] = (xrun){"Execute", -1, 1, &ev[r], 0};
+    }
+    size_t n;
+    uint8_t *buf = build(runs, R, &n);
+    tp_etdump d;
+    tp_inspector in;
+    CHECK_EQ_INT(inspect_buf(buf, n, &d, &in, &NS), 0);
+    CHECK_EQ_INT(in.nblocks, 3);
+    for (size_t b = 0; b < in.nblocks && b < 3; b++) {
+        CHECK_EQ_INT(in.blocks[b].nruns, R / 3);
+        CHECK_EQ_INT(in.blocks[b].runs[1], b + 3);
+        CHECK_STR(in.blocks[b].events[0].name, names[b]);
+        CHECK_EQ_INT(in.blocks[b].events[0].min_ns, 1 + (int64_t)b); /* run b lasts b+1 ns */
+    }
+    tp_inspector_free(&in);
+    tp_etdump_free(&d);
+    free(buf);
+}
