@@ -423,8 +423,12 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
     m.cat_run = m.cat_framework;
     t->events_in += d->nprofile + d->ndebug + d->nalloc;
     TP_GROW(t->events, t->events_cap, t->nevents + d->nprofile + d->ndebug + d->nruns); /* one allocation */
-    if (o->keep_args) /* ~110 bytes of args per profile event: avoid regrowing (and copying) the arena */
-        TP_GROW(t->args_data, t->args_cap, t->args_len + (d->nprofile + d->ndebug) * 112 + 4096);
+    /* ~110 bytes of args per profile event: avoid regrowing (and copying) the
+     * arena, unless events share tables (legal, never written by flatcc) and
+     * the estimate runs far beyond the file's size */
+    uint64_t args_est = (d->nprofile + d->ndebug) * 112 + 4096;
+    if (o->keep_args && args_est <= 2 * (uint64_t)d->len + 4096)
+        TP_GROW(t->args_data, t->args_cap, t->args_len + (size_t)args_est);
     for (size_t r = 0; r < d->nruns; r++)
         map_run(&m, r);
     if (d->nalloc)

@@ -143,8 +143,8 @@ typedef struct work {
     const tp_ed_scale *sc;
     tp_inspector *out;
     /* per run scratch */
-    uint32_t *ev_group, *next;
-    size_t ev_cap;
+    uint32_t *next; /* per event of the run: next profile event of its group */
+    size_t next_cap;
     struct group {
         int32_t instr, dint;
         int64_t chain;
@@ -197,8 +197,7 @@ static void run_signatures(work *w, const tp_ed_run *run, uint32_t *outputs)
 {
     const tp_etdump *d = w->d;
     const tp_ed_event *evs = d->events + run->first;
-    TP_GROW(w->ev_group, w->ev_cap, run->n + 1);
-    w->next = tp_xrealloc(w->next, (w->ev_cap) * sizeof *w->next);
+    TP_GROW(w->next, w->next_cap, run->n + 1);
     w->ngroups = 0;
     idx_reset(&w->gidx, run->n);
     for (size_t i = 0; i < run->n; i++) {
@@ -571,7 +570,6 @@ int tp_etdump_inspect(const tp_etdump *d, const struct tp_etrecord *rec, const t
     }
     module_totals(out);
     free(w.blocks);
-    free(w.ev_group);
     free(w.next);
     free(w.groups);
     free(w.sigs);
