@@ -455,21 +455,34 @@ static int etdump_probe(const unsigned char *head, size_t n, const char *path)
     return tp_etdump_probe(head, n);
 }
 
+static void etdump_free_boxed(void *p)
+{
+    tp_etdump_free(p);
+    free(p);
+}
+
 static int etdump_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     size_t len;
     char *data = tp_input_slurp(in, &len, (uint64_t)1 << 31, err);
     if (!data)
         return -1;
-    tp_etdump d;
-    int rc = tp_etdump_parse((uint8_t *)data, len, &d, err);
+    tp_etdump *d = tp_xmalloc(sizeof *d);
+    int rc = tp_etdump_parse((uint8_t *)data, len, d, err);
     tp_etrecord *rec = NULL;
     if (rc == 0 && o->etrecord && !(rec = tp_etrecord_load(o->etrecord, err)))
         rc = -1;
     if (rc == 0)
-        rc = tp_etdump_to_trace(&d, rec, o, t, err);
+        rc = tp_etdump_to_trace(d, rec, o, t, err);
     tp_etrecord_free(rec);
-    tp_etdump_free(&d);
+    if (rc == 0 && !o->keep_args && !t->format_data) {
+        /* analyses (stats, report) get the decoded file for the Inspector;
+         * convert has no use for it and frees it now */
+        t->format_data = d;
+        t->format_data_free = etdump_free_boxed;
+    } else {
+        etdump_free_boxed(d);
+    }
     return rc;
 }
 

@@ -72,11 +72,17 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t mix_bytes(uint64_t h, const tp_etdump *d, tp_ed_slice s)
 {
-    uint64_t f = 1469598103934665603ull;
     const uint8_t *p = d->data + s.pos;
-    for (uint32_t i = 0; i < s.len; i++)
-        f = (f ^ p[i]) * 1099511628211ull;
-    return mix(h, f ^ s.len);
+    uint32_t i = 0;
+    h = mix(h, s.len);
+    for (; i + 8 <= s.len; i += 8) { /* 8 bytes at a time: names are hashed per event */
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = mix(h, w);
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p + i, s.len - i);
+    return mix(h, tail);
 }
 
 static bool same_bytes(const tp_etdump *d, tp_ed_slice a, tp_ed_slice b)
@@ -329,10 +335,34 @@ static block_work *find_block(work *w, const tp_ed_run *run, uint64_t h)
 
 /* ---- statistics ---- */
 
-static int cmp_i64(const void *a, const void *b)
+/* LSD radix sort of int64 values (linear, no comparison callback; a byte
+ * position where every value agrees is skipped). */
+static void sort_i64(int64_t *a, size_t n)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    if (n < 2)
+        return;
+    uint64_t *x = (uint64_t *)a, *tmp = tp_xmalloc(n * sizeof *tmp), *src = x, *dst = tmp;
+    for (size_t i = 0; i < n; i++)
+        x[i] ^= 1ull << 63; /* signed order as unsigned */
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((src[i] >> shift) & 255) + 1]++;
+        if (count[((src[0] >> shift) & 255) + 1] == n)
+            continue;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 255]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != x)
+        memcpy(x, src, n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] ^= 1ull << 63;
+    free(tmp);
 }
 
 static int64_t clamp128(__int128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
@@ -355,7 +385,7 @@ static void event_stats(tp_insp_event *ev)
         return;
     int64_t *s = tp_xmalloc(ev->n * sizeof *s);
     memcpy(s, ev->raw_ns, ev->n * sizeof *s);
-    qsort(s, ev->n, sizeof *s, cmp_i64);
+    sort_i64(s, ev->n);
     ev->min_ns = s[0];
     ev->max_ns = s[ev->n - 1];
     ev->p10_cns = percentile_cns(s, ev->n, 10);
@@ -674,8 +704,10 @@ void tp_inspector_json(const tp_inspector *in, tp_buf *b)
                 tp_buf_puts(b, ",\"raw_ms\":[");
                 for (size_t r = 0; r < ev->n; r++) {
                     char num[48];
-                    tp_insp_ms(num, ev->raw_ns[r] * 100);
-                    tp_buf_printf(b, "%s%s", r ? "," : "", num);
+                    size_t len = tp_insp_ms(num, ev->raw_ns[r] * 100);
+                    if (r)
+                        tp_buf_putc(b, ',');
+                    tp_buf_put(b, num, len);
                 }
                 tp_buf_putc(b, ']');
                 put_ms(b, "p10_ms", ev->p10_cns);

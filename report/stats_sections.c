@@ -6,31 +6,40 @@
 #include <string.h>
 
 /* ETDump: the Inspector's event blocks (per event count, p10/p50/p90, avg,
- * min, max in ms, op types, delegated or not), from the file itself because
- * merging runs needs the ETDump's own signatures, not the trace model. */
-static int etdump_section(const char *path, const tp_read_opts *o, tp_buf *out, tp_err *err)
+ * min, max in ms, op types, delegated or not).  Merging runs needs the
+ * ETDump's own signatures, not the trace model: the decoded file the reader
+ * kept, or (a trace loaded with args) the file read again. */
+static int etdump_section(const tp_trace *t, const char *path, const tp_read_opts *o, tp_buf *out, tp_err *err)
 {
     tp_ed_scale sc;
     if (tp_ed_scale_parse(o->time_scale, &sc, err) < 0)
         return -1;
-    tp_etdump d;
-    if (tp_etdump_load(path, &d, err) < 0) {
-        tp_etdump_free(&d);
-        return -1;
+    const tp_etdump *d = t->format_data;
+    tp_etdump own = {0};
+    if (!d) {
+        if (strcmp(path, "-") == 0) { /* stdin cannot be read twice */
+            tp_buf_puts(out, "null");
+            return 0;
+        }
+        if (tp_etdump_load(path, &own, err) < 0) {
+            tp_etdump_free(&own);
+            return -1;
+        }
+        d = &own;
     }
     tp_etrecord *rec = NULL;
     if (o->etrecord && !(rec = tp_etrecord_load(o->etrecord, err))) {
-        tp_etdump_free(&d);
+        tp_etdump_free(&own);
         return -1;
     }
     tp_inspector in;
-    int rc = tp_etdump_inspect(&d, rec, &sc, &in, err);
+    int rc = tp_etdump_inspect(d, rec, &sc, &in, err);
     if (rc == 0) {
         tp_inspector_json(&in, out);
         tp_inspector_free(&in);
     }
     tp_etrecord_free(rec);
-    tp_etdump_free(&d);
+    tp_etdump_free(&own);
     return rc;
 }
 
@@ -44,11 +53,7 @@ int tp_stats_sections_json(const tp_trace *t, const char *path, const tp_read_op
         if (!t->format || strcmp(t->format, sections[i].format) != 0)
             continue;
         tp_buf_printf(out, ",\"%s\":", sections[i].key);
-        if (strcmp(path, "-") == 0) { /* sections re-read the file: stdin is gone */
-            tp_buf_puts(out, "null");
-            continue;
-        }
-        if (sections[i].json(path, o, out, err) < 0)
+        if (sections[i].json(t, path, o, out, err) < 0)
             return -1;
     }
     return 0;
