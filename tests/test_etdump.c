@@ -857,3 +857,32 @@ TEST(etdump_synthetic_every_corruption_is_clean)
     free(buf);
     free(raw);
 }
+
+TEST(etdump_cli_etrecord_option)
+{
+    const char *rec = write_etrecord();
+    const xev ev[] = {
+        XPROF(.name = "native_call_mul.out", .instr = 0, .start = 100, .end = 400),
+        XPROF(.instr = 2, .dint = 5, .start = 500, .end = 600),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 450, .end = 950),
+    };
+    const xrun run = {"Execute", -1, 3, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    const char *in = write_tmp("linked.etdp", buf, n);
+    free(buf);
+    const char *json = tp_test_tmp("linked.json");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s convert -q %s --etrecord %s -o %s", tp_test_bin(), in, rec, json), 0);
+    free(out);
+    char *text = tp_test_read_file(json, NULL);
+    CHECK(text && strstr(text, "\"op_types\":[\"aten.mul.Tensor\"]") != NULL);
+    CHECK(text && strstr(text, "\"delegate_backend_name\":\"XnnpackBackend\"") != NULL);
+    free(text);
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats --json --etrecord %s %s", tp_test_bin(), rec, in), 0);
+    CHECK(out && strstr(out, "\"modules\":[{\"module\":\"head\",\"total_ms\":0.0003,\"events\":1}") != NULL);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats --etrecord /nonexistent/etrecord.bin %s", tp_test_bin(), in), 2);
+    CHECK(out && strstr(out, "/nonexistent/etrecord.bin: not a readable ETRecord zip") != NULL);
+    free(out);
+}
