@@ -219,7 +219,10 @@ typedef struct mapper {
     bool have_prev;
 } mapper;
 
-/* Profile events of one run: trace events; returns the run's [min, max) in *lo, *hi. */
+/* One RunData: its events on the Method thread (after the previous run),
+ * delegate events tied to their DELEGATE_CALL, the framework tax on
+ * Method::execute, and the run's span on the Runs thread.  A wrapped
+ * (uint32) event starts at its raw start tick. */
 static void map_run(mapper *m, size_t ri)
 {
     tp_trace *t = m->t;
