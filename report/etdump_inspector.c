@@ -279,6 +279,22 @@ static void run_signatures(work *w, const tp_ed_run *run, uint32_t *outputs)
     }
 }
 
+/* Do two runs hold the same events in the same order, as far as the
+ * Inspector's signatures can tell?  (Then they group the same way.) */
+static bool same_structure(const tp_etdump *d, const tp_ed_run *a, const tp_ed_run *b)
+{
+    if (a->n != b->n || a->bundled_input_index != b->bundled_input_index || !same_bytes(d, a->name, b->name))
+        return false;
+    const tp_ed_event *x = d->events + a->first, *y = d->events + b->first;
+    for (size_t i = 0; i < a->n; i++)
+        if (x[i].type != y[i].type || x[i].instruction_id != y[i].instruction_id ||
+            x[i].chain_index != y[i].chain_index || x[i].delegate_int != y[i].delegate_int ||
+            x[i].output != y[i].output || !same_bytes(d, x[i].name, y[i].name) ||
+            !same_bytes(d, x[i].delegate_str, y[i].delegate_str))
+            return false;
+    return true;
+}
+
 static uint64_t run_hash(const work *w, const tp_ed_run *run)
 {
     uint64_t h = mix_bytes(mix(99, (uint32_t)run->bundled_input_index), w->d, run->name);
@@ -563,16 +579,31 @@ int tp_etdump_inspect(const tp_etdump *d, const struct tp_etrecord *rec, const t
     out->ndebug = d->ndebug;
     out->nalloc_skipped = d->nalloc;
     work w = {.d = d, .sc = sc, .out = out};
+    const tp_ed_run *prev = NULL;
+    size_t prev_block = 0;
+    uint32_t outputs = 0;
     for (size_t r = 0; r < d->nruns; r++) {
         const tp_ed_run *run = &d->runs[r];
-        uint32_t outputs = 0;
-        run_signatures(&w, run, &outputs);
+        block_work *bw;
+        if (prev && same_structure(d, prev, run)) {
+            /* the usual N identical iterations: same signatures, same block;
+             * only the events the signatures point at move */
+            for (size_t j = 0; j < w.nsigs; j++)
+                if (w.sigs[j].has_prof)
+                    w.sigs[j].ev += (uint32_t)(run->first - prev->first);
+            bw = &w.blocks[prev_block];
+        } else {
+            outputs = 0;
+            run_signatures(&w, run, &outputs);
+            if (w.nsigs == 0 && run->n == 0)
+                continue; /* upstream skips runs without events */
+            bw = find_block(&w, run, run_hash(&w, run));
+            if (bw->nruns == 0)
+                bw->outputs = outputs;
+        }
         out->noutputs += outputs;
-        if (w.nsigs == 0 && run->n == 0)
-            continue; /* upstream skips runs without events */
-        block_work *bw = find_block(&w, run, run_hash(&w, run));
-        if (bw->nruns == 0)
-            bw->outputs = outputs;
+        prev = run;
+        prev_block = (size_t)(bw - w.blocks);
         TP_GROW(bw->runs, bw->runs_cap, bw->nruns + 1);
         bw->runs[bw->nruns] = (uint32_t)r;
         TP_GROW(bw->samples, bw->samples_cap, (bw->nruns + 1) * bw->nsigs + 1);
