@@ -886,3 +886,39 @@ TEST(etdump_cli_etrecord_option)
     CHECK(out && strstr(out, "/nonexistent/etrecord.bin: not a readable ETRecord zip") != NULL);
     free(out);
 }
+
+/* The converted output, byte for byte (review changes with `make golden` + git diff). */
+TEST(etdump_golden_outputs)
+{
+    const char *a = tp_test_tmp("golden_tutorial.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), tp_test_shared(SAMPLE), a), 0);
+    size_t len;
+    char *text = tp_test_read_file(a, &len);
+    CHECK(text != NULL);
+    if (text)
+        CHECK_GOLDEN("etdump_tutorial.perfetto.json", text, len);
+    free(text);
+    const xev ev[] = {
+        XALLOC(.alloc_id = 0, .alloc_size = 64),
+        XPROF(.instr = 2, .dint = 5, .meta = "\x01\xab\x02", .metalen = 3, .start = 1000, .end = 1500),
+        XPROF(.instr = 2, .dstr = "conv_1", .start = 1500, .end = 2300),
+        XDBG(.name = "t", .instr = 2, .vtype = 5, .dtype = 6, .ndims = 3, .dims = {2, 3, 4}),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 900, .end = 2400),
+        XPROF(.name = "native_call_add.out", .instr = 3, .start = 2450, .end = 2550),
+        XPROF(.name = "OPERATOR_CALL", .instr = 3, .start = 2420, .end = 2580),
+        XDBG(.instr = 7, .vtype = 1, .ival = 9, .output = true),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 800, .end = 2600),
+    };
+    const xrun runs[] = {{"Execute", 2, 9, ev, 1}, {"Execute", 2, 9, ev, 1}};
+    size_t n;
+    uint8_t *buf = build(runs, 2, &n);
+    const char *in = write_tmp("golden.etdp", buf, n);
+    free(buf);
+    const char *b = tp_test_tmp("golden_synthetic.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, b), 0);
+    text = tp_test_read_file(b, &len);
+    CHECK(text != NULL);
+    if (text)
+        CHECK_GOLDEN("etdump_synthetic.perfetto.json", text, len);
+    free(text);
+}
