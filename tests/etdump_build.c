@@ -40,29 +40,51 @@ static uint32_t profile(fbb *b, const xev *e)
     return t;
 }
 
+static uint32_t tensor(fbb *b, const xev *e)
+{
+    fbf tf[3] = {{0, 1, (uint64_t)e->dtype}, {1, 0, 0}, {3, 8, 4096}};
+    uint32_t tph[1];
+    uint32_t tt = fbb_table(b, tf, 3, tph);
+    fbb_patch(b, tph[0], fbb_longs(b, e->dims, (uint32_t)e->ndims));
+    return tt;
+}
+
+/* Value's member slot for each ValueType the builder writes. */
+static const int value_slot[] = {0, 3, 6, 4, 5, 1, 2};
+
 static uint32_t value(fbb *b, const xev *e)
 {
     fbf f[3];
     int n = 0;
     f[n++] = (fbf){0, 1, (uint64_t)e->vtype};
-    if (e->vtype == 5)
-        f[n++] = (fbf){1, 0, 0};
-    if (e->vtype == 1)
-        f[n++] = (fbf){3, 0, 0};
+    if (e->vtype >= 1 && e->vtype <= 6)
+        f[n++] = (fbf){value_slot[e->vtype], 0, 0};
     if (e->output)
         f[n++] = (fbf){7, 0, 0};
     uint32_t ph[2];
     uint32_t t = fbb_table(b, f, n, ph);
     int k = 0;
     if (e->vtype == 5) {
-        fbf tf[3] = {{0, 1, (uint64_t)e->dtype}, {1, 0, 0}, {3, 8, 4096}};
-        uint32_t tph[1];
-        uint32_t tt = fbb_table(b, tf, 3, tph);
-        fbb_patch(b, tph[0], fbb_longs(b, e->dims, (uint32_t)e->ndims));
-        fbb_patch(b, ph[k++], tt);
-    }
-    if (e->vtype == 1) {
-        fbf vf[1] = {{0, 8, (uint64_t)e->ival}};
+        fbb_patch(b, ph[k++], tensor(b, e));
+    } else if (e->vtype == 6) { /* TensorList{tensors} with the tensor twice */
+        fbf lf[1] = {{0, 0, 0}};
+        uint32_t lph[1];
+        uint32_t lt = fbb_table(b, lf, 1, lph);
+        fbb_patch(b, ph[k++], lt);
+        uint32_t v = fbb_offvec(b, 2);
+        fbb_patch(b, lph[0], v);
+        fbb_patch(b, v + 4, tensor(b, e));
+        fbb_patch(b, v + 8, tensor(b, e));
+    } else if (e->vtype >= 1 && e->vtype <= 4) {
+        float fl = (float)e->dval;
+        uint32_t fbits;
+        memcpy(&fbits, &fl, 4);
+        uint64_t dbits;
+        memcpy(&dbits, &e->dval, 8);
+        fbf vf[1] = {e->vtype == 1 ? (fbf){0, 8, (uint64_t)e->ival}
+                     : e->vtype == 2 ? (fbf){0, 1, (uint64_t)e->ival}
+                     : e->vtype == 3 ? (fbf){0, 4, fbits}
+                                     : (fbf){0, 8, dbits}};
         fbb_patch(b, ph[k++], fbb_table(b, vf, 1, NULL));
     }
     if (e->output) {

@@ -19,8 +19,9 @@ typedef struct xev {
     uint32_t metalen;
     uint64_t start, end;
     /* debug */
-    int vtype;       /* 1 int, 5 tensor */
-    int64_t ival;
+    int vtype;       /* 1 int, 2 bool, 3 float, 4 double, 5 tensor, 6 tensor list (2 tensors) */
+    int64_t ival;    /* int, bool */
+    double dval;     /* float, double */
     bool output;
     int ndims;
     int64_t dims[4];

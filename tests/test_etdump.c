@@ -922,3 +922,38 @@ TEST(etdump_golden_outputs)
         CHECK_GOLDEN("etdump_synthetic.perfetto.json", text, len);
     free(text);
 }
+
+/* Every debug value type becomes its summary in the instant's args. */
+TEST(etdump_synthetic_debug_value_types)
+{
+    const xev ev[] = {
+        XPROF(.name = "op", .instr = 1, .start = 100, .end = 200),
+        XDBG(.name = "b", .instr = 1, .vtype = 2, .ival = 1),
+        XDBG(.name = "f", .instr = 1, .vtype = 3, .dval = 0.5),
+        XDBG(.name = "d", .instr = 1, .vtype = 4, .dval = -2.25),
+        XDBG(.name = "l", .instr = 1, .vtype = 6, .dtype = 15, .ndims = 1, .dims = {7}),
+        XDBG(.name = "n", .instr = 1, .vtype = 0),
+    };
+    const xrun run = {"Execute", -1, 6, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(buf, n, &t, NULL, &err), 0);
+    static const char *const want[][2] = {
+        {"b", "\"value\":{\"type\":\"bool\",\"value\":true}"},
+        {"f", "\"value\":{\"type\":\"float\",\"value\":0.5}"},
+        {"d", "\"value\":{\"type\":\"double\",\"value\":-2.25}"},
+        {"l", "\"value\":{\"type\":\"tensor_list\",\"count\":2,\"tensor\":{\"dtype\":\"bfloat16\",\"sizes\":[7],"
+              "\"ndim\":1,\"offset\":4096}}"},
+        {"n", "\"value\":{\"type\":\"null\"}"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const tp_event *e = trace_find(&t, want[i][0], 0);
+        CHECK(e && e->ph == 'i' && e->ts == 200);
+        if (e && !strstr(args_of(&t, e), want[i][1]))
+            tp_test_fail(__FILE__, __LINE__, "%s: args %s lack %s", want[i][0], args_of(&t, e), want[i][1]);
+    }
+    tp_trace_free(&t);
+    free(buf);
+}
