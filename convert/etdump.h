@@ -68,6 +68,7 @@ typedef struct tp_etdump {
     tp_ed_tensor *tensors;
     size_t ntensors;
     uint64_t nprofile, ndebug, nalloc, nempty, ncut;
+    uint64_t trailing; /* bytes after the size-prefixed buffer (ignored) */
 } tp_etdump;
 
 /* Does this look like an ETDump (plain or size-prefixed "ED00")? 0 or 100. */

@@ -238,6 +238,7 @@ int tp_etdump_parse(uint8_t *data, size_t len, tp_etdump *d, tp_err *err)
             return tp_fail(err, 0, "size prefix says %u bytes follow but the file has %zu (truncated file)", size,
                            len - 4);
         d->fb_base = 4;
+        d->trailing = len - 4 - size;
         p.fb = (tp_fb){data + 4, size, 4};
     } else if (len >= 8 && memcmp(data + 4, "ED00", 4) == 0) {
         p.fb = (tp_fb){data, len, 0};

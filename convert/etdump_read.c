@@ -440,6 +440,8 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
         tp_warn(t, "etdump: names longer than 1024 bytes cut", d->ncut);
     if (d->nempty)
         tp_warn(t, "etdump: events with no member skipped", d->nempty);
+    if (d->trailing)
+        tp_warn(t, "etdump: bytes after the size-prefixed buffer ignored", d->trailing);
     free(m.ev_index);
     tp_argb_free(&m.a);
     tp_buf_free(&m.tmp);

@@ -522,6 +522,24 @@ TEST(etdump_time_scale_and_unprefixed_buffer)
     free(buf);
 }
 
+TEST(etdump_trailing_bytes_are_counted)
+{
+    const xev ev[] = {XPROF(.name = "op", .instr = 0, .start = 10, .end = 35)};
+    const xrun run = {"Execute", -1, 1, ev, 0};
+    size_t n;
+    uint8_t *buf = build(&run, 1, &n);
+    uint8_t *longer = calloc(n + 7, 1);
+    memcpy(longer, buf, n);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(trace_buf(longer, n + 7, &t, NULL, &err), 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "etdump: bytes after the size-prefixed buffer ignored"), 7);
+    CHECK_EQ_INT(trace_find(&t, "op", 0)->dur, 25);
+    tp_trace_free(&t);
+    free(longer);
+    free(buf);
+}
+
 TEST(etdump_bad_vtable_is_a_clean_error)
 {
     const xev ev[] = {XPROF(.name = "op", .instr = 0, .start = 10, .end = 35)};
