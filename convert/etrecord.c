@@ -12,10 +12,11 @@
 
 #define MEMBER_MAX (256u << 20) /* a JSON member larger than this is not an ETRecord we can use */
 #define EDGE_PREFIX "executorch.exir.dialects.edge.ops."
+#define SUBSTRING_SCAN_MAX 4096 /* delegate keys tried by the substring rule */
 
 typedef struct handles {
     int64_t *v;
-    size_t n;
+    size_t n, cap;
 } handles;
 
 typedef struct iid_entry {
@@ -23,14 +24,15 @@ typedef struct iid_entry {
     size_t seq;           /* input order, so duplicates resolve deterministically */
     handles h;            /* debug_handle_map */
     char *backend;        /* delegate_map name, or NULL */
-    char **dkeys;         /* delegate_map[iid].delegate_map keys */
+    char **dkeys;         /* delegate_map[iid].delegate_map keys, in input order */
     handles *dvals;
-    size_t nd;
+    size_t nd, dcap, kcap;
+    uint32_t *sorted;     /* key indexes in strcmp order, for exact lookups */
 } iid_entry;
 
 struct tp_etrecord {
     tp_etr_node *nodes; /* sorted by handle */
-    size_t nnodes;
+    size_t nnodes, nodes_cap;
     iid_entry *iids;    /* sorted by iid, one per instruction */
     size_t niids, iids_cap;
 };
@@ -131,11 +133,11 @@ static void handles_value(const char *v, const char *end, handles *h)
         const char *p = v, *el;
         while (arr_next(&p, end, &el) == 1)
             if (int_value(el, end, &x)) {
-                h->v = tp_xrealloc(h->v, (h->n + 1) * sizeof *h->v);
+                TP_GROW(h->v, h->cap, h->n + 1);
                 h->v[h->n++] = x;
             }
     } else if (int_value(v, end, &x)) {
-        h->v = tp_xmalloc(sizeof *h->v);
+        TP_GROW(h->v, h->cap, 1);
         h->v[0] = x;
         h->n = 1;
     }
@@ -190,6 +192,7 @@ static void entry_free(iid_entry *e)
     }
     free(e->dkeys);
     free(e->dvals);
+    free(e->sorted);
 }
 
 /* Sorted by iid; duplicates: the first one with each part wins. */
@@ -215,6 +218,8 @@ static void merge_iids(tp_etrecord *r)
                 k->dkeys = e->dkeys;
                 k->dvals = e->dvals;
                 k->nd = e->nd;
+                k->kcap = e->kcap;
+                k->dcap = e->dcap;
                 e->dkeys = NULL;
                 e->dvals = NULL;
                 e->nd = 0;
@@ -270,8 +275,8 @@ static void read_delegate_map(tp_etrecord *r, const char *doc, const char *end)
             const char *dm = obj_get(val, end, "delegate_map"), *q = dm, *dv;
             if (dm && *dm == '{')
                 while (obj_next(&q, end, &dkey, &dv) == 1) {
-                    e->dkeys = tp_xrealloc(e->dkeys, (e->nd + 1) * sizeof *e->dkeys);
-                    e->dvals = tp_xrealloc(e->dvals, (e->nd + 1) * sizeof *e->dvals);
+                    TP_GROW(e->dkeys, e->kcap, e->nd + 1);
+                    TP_GROW(e->dvals, e->dcap, e->nd + 1);
                     e->dkeys[e->nd] = tp_xstrdup(dkey.data);
                     e->dvals[e->nd] = (handles){0};
                     handles_value(dv, end, &e->dvals[e->nd]);
@@ -345,9 +350,28 @@ static void read_nodes(tp_etrecord *r, const char *doc, const char *end)
         if (ms)
             module_stack(&n, ms);
         free(ms);
-        r->nodes = tp_xrealloc(r->nodes, (r->nnodes + 1) * sizeof *r->nodes);
+        TP_GROW(r->nodes, r->nodes_cap, r->nnodes + 1);
         r->nodes[r->nnodes++] = n;
     }
+}
+
+/* Key order for exact lookups; equal keys in input order (the last one wins,
+ * as in the Python dict upstream builds). */
+static int cmp_key(const void *a, const void *b, void *ctx)
+{
+    const iid_entry *e = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(e->dkeys[x], e->dkeys[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* strcmp of a key with the (not NUL-terminated) text id[0..len). */
+static int key_cmp(const char *key, const char *id, size_t len)
+{
+    int c = strncmp(key, id, len);
+    if (c)
+        return c;
+    return key[len] ? 1 : 0;
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -414,6 +438,15 @@ tp_etrecord *tp_etrecord_load(const char *path, tp_err *err)
     if (r->niids)
         qsort(r->iids, r->niids, sizeof *r->iids, cmp_iid);
     merge_iids(r);
+    for (size_t i = 0; i < r->niids; i++) {
+        iid_entry *e = &r->iids[i];
+        if (!e->nd)
+            continue;
+        e->sorted = tp_xmalloc(e->nd * sizeof *e->sorted);
+        for (size_t k = 0; k < e->nd; k++)
+            e->sorted[k] = (uint32_t)k;
+        qsort_r(e->sorted, e->nd, sizeof *e->sorted, cmp_key, e);
+    }
     return r;
 }
 
@@ -473,11 +506,19 @@ size_t tp_etrecord_nodes(const tp_etrecord *r, int32_t iid, const char *delegate
     *backend = e->backend;
     if (!delegate_id || !e->backend) /* not delegated, or no delegate entry: the instruction's handles */
         return add_nodes(r, &e->h, nodes, max, 0);
-    /* upstream: the exact key, else any key contained in the id */
-    for (size_t k = 0; k < e->nd; k++)
-        if (strlen(e->dkeys[k]) == delegate_len && memcmp(e->dkeys[k], delegate_id, delegate_len) == 0)
-            return add_nodes(r, &e->dvals[k], nodes, max, 0);
-    for (size_t k = 0; k < e->nd; k++)
+    /* upstream: the exact key (binary search: the last of equal keys), else
+     * any key contained in the id (scan bounded: work per event stays small) */
+    size_t lo2 = 0, hi2 = e->nd;
+    while (lo2 < hi2) { /* first key greater than the id */
+        size_t mid = (lo2 + hi2) / 2;
+        if (key_cmp(e->dkeys[e->sorted[mid]], delegate_id, delegate_len) <= 0)
+            lo2 = mid + 1;
+        else
+            hi2 = mid;
+    }
+    if (lo2 > 0 && key_cmp(e->dkeys[e->sorted[lo2 - 1]], delegate_id, delegate_len) == 0)
+        return add_nodes(r, &e->dvals[e->sorted[lo2 - 1]], nodes, max, 0);
+    for (size_t k = 0; k < e->nd && k < SUBSTRING_SCAN_MAX; k++)
         if (e->dkeys[k][0] && memmem(delegate_id, delegate_len, e->dkeys[k], strlen(e->dkeys[k])))
             return add_nodes(r, &e->dvals[k], nodes, max, 0);
     return 0;

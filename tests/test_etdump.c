@@ -639,6 +639,16 @@ TEST(etrecord_links_events_to_op_types_and_modules)
         return;
     }
     CHECK_EQ_INT(tp_etrecord_node_count(r), 3);
+    const tp_etr_node *got[4];
+    const char *backend = NULL;
+    CHECK_EQ_INT(tp_etrecord_nodes(r, 2, "5", 1, got, 4, &backend), 1); /* exact key */
+    CHECK_STR(got[0]->target, "aten.add.Tensor");
+    CHECK_EQ_INT(tp_etrecord_nodes(r, 2, "pre_conv_1_post", 15, got, 4, &backend), 1); /* a key inside the id */
+    CHECK_STR(got[0]->target, "aten.relu.default");
+    CHECK_EQ_INT(tp_etrecord_nodes(r, 2, "6", 1, got, 4, &backend), 0);
+    CHECK_EQ_INT(tp_etrecord_nodes(r, 0, NULL, 0, got, 4, &backend), 1); /* debug_handle_map */
+    CHECK(backend == NULL);
+    CHECK_EQ_INT(tp_etrecord_nodes(r, 1, NULL, 0, got, 4, &backend), 0);
     tp_etdump d;
     uint8_t *copy = malloc(n);
     memcpy(copy, buf, n);
