@@ -55,8 +55,9 @@ static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *
                       (long long)r->mean_ns, (long long)r->min_ns, (long long)r->max_ns, (long long)r->p10_ns,
                       (long long)r->p50_ns, (long long)r->p90_ns, (long long)r->stddev_ns);
     }
-    tp_buf_puts(&b, "]");
-    if (tp_stats_sections_json(t, path, ro, &b, err) < 0) { /* format-specific sections (stats_sections.c) */
+    tp_buf_puts(&b, "]}\n");
+    b.len -= 2; /* format-specific sections (stats_sections.c) go inside the object */
+    if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
         tp_buf_free(&b);
         return -1;
     }
