@@ -46,12 +46,12 @@ const tp_command tp_commands[] = {
      "options:\n"
      "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
      "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
-     "                      p10_ns, p50_ns, p90_ns); ETDump input adds\n"
-     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
+     "                      p10_ns, p50_ns, p90_ns)\n"
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         only iterations A..B\n"
-     "  --etrecord FILE     ETDump: ExecuTorch ETRecord (op types, modules in the Inspector section)\n"
+     "  --etrecord FILE     ETDump: ExecuTorch ETRecord (op types, modules, time per module)\n"
      "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
+     "  (ETDump input: --json adds etdump_inspector, the ExecuTorch Inspector's event blocks)\n"
      "  --strict            lenient repairs become errors\n" TP_EXIT_CODES_HELP
      "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
      tp_cmd_stats},

@@ -31,15 +31,18 @@ int tp_cmd_convert(int argc, char **argv)
         if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--output", &out)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--strict"))
             lo.read.strict = true;
         else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
+        else if ((k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
+                 (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
+            if (k < 0) /* ETDump options */
+                return TP_EXIT_USAGE;
+        }
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (in)
