@@ -58,7 +58,8 @@ static void collect_families(const tp_grid_chart *g, tp_grid_layout *L)
                 const char *f = g->ops[o].mixes[m].parts[p].family;
                 L->fam[L->nfam++] = (char *)(f ? f : "other");
             }
-    qsort(L->fam, L->nfam, sizeof *L->fam, cmp_fam);
+    if (L->nfam > 1) /* qsort(NULL, 0) is undefined */
+        qsort(L->fam, L->nfam, sizeof *L->fam, cmp_fam);
     size_t k = 0; /* unique */
     for (size_t i = 0; i < L->nfam; i++)
         if (k == 0 || strcmp(L->fam[k - 1], L->fam[i]) != 0)

@@ -130,9 +130,15 @@ TEST(render_canvas_svg)
     tp_canvas *cv = tp_canvas_svg(tp_test_tmp("c.svg"), &err);
     draw_sample(cv);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
-    char *s = tp_test_read_file(tp_test_tmp("c-2.svg"), NULL);
+    cv = tp_canvas_svg(tp_test_tmp("d.svg"), &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    size_t n1, n2;
+    char *s = tp_test_read_file(tp_test_tmp("c-2.svg"), &n1), *t = tp_test_read_file(tp_test_tmp("d-2.svg"), &n2);
     CHECK(s && strstr(s, "<svg"));
+    CHECK(s && t && n1 == n2 && memcmp(s, t, n1) == 0); /* same drawing, same bytes */
     free(s);
+    free(t);
 }
 
 TEST(render_canvas_bad_path_fails_cleanly)
