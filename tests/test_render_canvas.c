@@ -8,7 +8,7 @@
 
 static void draw_sample(tp_canvas *cv)
 {
-    tp_cv_begin_page(cv, 300, 200, "Sample page");
+    tp_cv_begin_page(cv, 300, 200, "Sample page — µs");
     tp_cv_fill_rect(cv, 10, 10, 100, 50, 0x0072B2);
     tp_cv_stroke_rect(cv, 10, 10, 100, 50, 0x000000, 1);
     tp_cv_move_to(cv, 150, 20);
@@ -89,7 +89,7 @@ TEST(render_canvas_text_cleaned)
 static void render_files(const char *pdf, const char *png)
 {
     tp_err err = {0};
-    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test", NULL}, &err);
+    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test — µs", NULL}, &err);
     CHECK(cv != NULL);
     draw_sample(cv);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
@@ -122,6 +122,15 @@ TEST(render_canvas_files_deterministic)
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", tp_test_tmp("c1.pdf")), 0);
     free(out);
+    /* UTF-8 metadata and one bookmark per titled page */
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --json --json-key=outlines '%s'", tp_test_tmp("c1.pdf")), 0);
+    CHECK(out && strstr(out, "\"Sample page — µs\"") && strstr(out, "\"Second page\""));
+    free(out);
+    if (tp_test_have("pdfinfo")) {
+        CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s' 2>/dev/null", tp_test_tmp("c1.pdf")), 0);
+        CHECK(out && strstr(out, "Canvas test — µs") && strstr(out, "Pages:           2"));
+        free(out);
+    }
 }
 
 TEST(render_canvas_svg)
