@@ -77,7 +77,9 @@ TEST(render_canvas_text_cleaned)
     tp_canvas *cv = tp_canvas_rec(&b);
     tp_cv_text(cv, 0, 0, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0, "outside a page is ignored");
     tp_cv_begin_page(cv, 100, 100, NULL);
-    tp_cv_text(cv, 0, 10, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0, "a\tb\xc0\x80" "c\xff");
+    tp_cv_text(cv, 0, 10, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0,
+               "a\tb\xc0\x80"
+               "c\xff");
     tp_cv_save(cv); /* unbalanced: end_page restores */
     tp_canvas_close(cv, NULL);
     CHECK(strstr(b.data, "\"a b c\xEF\xBF\xBD\"") != NULL);
