@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iconvert -Ireport -Irender
-PKGS    := cairo libzip
+PKGS    := cairo libzip freetype2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread
@@ -52,6 +52,11 @@ $(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
 $(BUILD)/gen/%: scripts/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o $@ $< -lz -lm
+
+# Measures Debian's JSON libraries against our tokenizer (docs/JSON_READER.md).
+$(BUILD)/json_lib_compare: scripts/json_lib_compare.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $< -lyajl -ljson-c
 
 # The whole suite: unit, golden and end-to-end tests, then again under
 # ASan+UBSan.  Ends with "N passed, N failed".
