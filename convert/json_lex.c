@@ -325,6 +325,144 @@ bool tp_json_chars_ok(const char *s, size_t n)
     return !in_str;
 }
 
+/* A JSON number exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *valid_number(const char *p, const char *end)
+{
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end || *p < '0' || *p > '9')
+        return NULL;
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    if (p < end && *p == '.') {
+        const char *d = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const char *d = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    return p;
+}
+
+/* A string starting at its opening quote; returns past the closing quote. */
+static const char *valid_string(const char *p, const char *end)
+{
+    p++;
+    for (;;) {
+        const char *c = next_quote_or_backslash(p, end);
+        if (!c)
+            return NULL;
+        if (*c == '"')
+            return c + 1;
+        if (c + 1 >= end)
+            return NULL;
+        switch (c[1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            p = c + 2;
+            break;
+        case 'u':
+            if (end - c < 6)
+                return NULL;
+            for (int i = 2; i < 6; i++)
+                if (hexval(c[i]) < 0)
+                    return NULL;
+            p = c + 6;
+            break;
+        default:
+            return NULL;
+        }
+    }
+}
+
+/* The grammar walk.  members: s is the inside of an object (no braces). */
+static bool valid_json(const char *p, const char *end, bool members)
+{
+    enum { VALUE, VALUE_OR_CLOSE, KEY, KEY_OR_CLOSE, AFTER } st = VALUE;
+    char stack[TP_JSON_MAX_DEPTH + 1];
+    int depth = 0;
+    if (members) {
+        p = tp_json_ws(p, end);
+        if (p < end && *p == ',')
+            p++;
+        stack[depth++] = 0; /* the virtual object ends at the end of the text */
+        st = KEY_OR_CLOSE;
+    }
+    for (;;) {
+        p = tp_json_ws(p, end);
+        if (st == AFTER) {
+            if (depth == 0)
+                return p == end;
+            if (p >= end)
+                return depth == 1 && stack[0] == 0;
+            char c = *p++;
+            if (c == ',') {
+                st = stack[depth - 1] == ']' ? VALUE : KEY;
+                continue;
+            }
+            if (c != stack[depth - 1])
+                return false;
+            depth--;
+            continue;
+        }
+        if (p >= end)
+            return members && depth == 1 && st == KEY_OR_CLOSE;
+        char c = *p;
+        if ((st == VALUE_OR_CLOSE && c == ']') || (st == KEY_OR_CLOSE && c == '}' && stack[depth - 1] == '}')) {
+            p++;
+            depth--;
+            st = AFTER;
+            continue;
+        }
+        if (st == KEY || st == KEY_OR_CLOSE) {
+            if (c != '"' || !(p = valid_string(p, end)))
+                return false;
+            p = tp_json_ws(p, end);
+            if (p >= end || *p != ':')
+                return false;
+            p++;
+            st = VALUE;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (depth >= TP_JSON_MAX_DEPTH)
+                return false;
+            stack[depth++] = c == '{' ? '}' : ']';
+            p++;
+            st = c == '{' ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+            continue;
+        }
+        if (c == '"')
+            p = valid_string(p, end);
+        else if (c == 't')
+            p = end - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
+        else if (c == 'f')
+            p = end - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
+        else if (c == 'n')
+            p = end - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
+        else
+            p = valid_number(p, end);
+        if (!p)
+            return false;
+        st = AFTER;
+    }
+}
+
+bool tp_json_valid(const char *s, size_t n) { return valid_json(s, s + n, false); }
+bool tp_json_valid_members(const char *s, size_t n) { return valid_json(s, s + n, true); }
+
 int tp_parse_int(const char *s, size_t len, int64_t *out)
 {
     size_t i = 0;

@@ -40,6 +40,16 @@ bool tp_json_chars_ok(const char *s, size_t n);
 /* Can byte c stand outside a string in JSON (token, bracket, separator, space)? */
 bool tp_json_char_ok(unsigned c);
 
+/* Full grammar checks (RFC 8259, iterative, nesting up to TP_JSON_MAX_DEPTH)
+ * for text that is copied to an output verbatim: s[0..n) is exactly one
+ * value (surrounding whitespace allowed).  Inside strings only the escapes
+ * are checked: raw control characters and invalid UTF-8 are left to the
+ * writer, which repairs them. */
+bool tp_json_valid(const char *s, size_t n);
+/* s[0..n) is a list of object members `"k":v,"k":v` (each may also start
+ * with a comma: `,"k":v,"k":v`), as kept for extra keys; empty is valid. */
+bool tp_json_valid_members(const char *s, size_t n);
+
 /* Decimal text (JSON number, or the body of a numeric string) to an integer
  * scaled by 10^decimals, exactly: "1712195495519689.047" with 3 -> ns.
  * Digits beyond `decimals` are rounded half away from zero.  Exponents are

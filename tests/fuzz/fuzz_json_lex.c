@@ -2,7 +2,8 @@
  * (convert/json_lex.h) and the JSON string writer (json_write.h).  The
  * input is used as the exact byte range, so any read past it is an ASan
  * report.  Checks the scanner's promises: OK results stay inside the range
- * and move forward; decimal parsing agrees with integer parsing. */
+ * and move forward; decimal parsing agrees with integer parsing; text the
+ * grammar check (tp_json_valid) accepts is never refused by the skipper. */
 #include "json_lex.h"
 #include "json_write.h"
 
@@ -72,6 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 ASSERT(rf == 0 && f == a); /* an integer parses the same both ways */
         }
     }
+    /* the grammar check agrees with the skipper: valid text is one value to its end */
+    if (tp_json_valid(buf, size)) {
+        const char *next = NULL;
+        ASSERT(tp_json_skip(buf, end, &next, &why) != TP_JL_BAD);
+    }
+    (void)tp_json_valid_members(buf, size);
     tp_buf ws = {0};
     uint64_t bad = 0;
     tp_json_put_string(&ws, buf, size, &bad);
