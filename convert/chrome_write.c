@@ -294,7 +294,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     tp_args_split(t, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        if (!put_json_min(w, args, alen)) {
+        if (!tp_json_valid(args, alen) || !put_json_min(w, args, alen)) {
             /* never write broken JSON: keep the text, as a string */
             tp_buf_puts(b, "{\"invalid_args\":");
             tp_json_put_string(b, args, alen, &w->bad_utf8);
@@ -302,7 +302,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
             w->invalid_args++;
         }
     }
-    if (elen && !put_json_min(w, extra, elen))
+    if (elen && (!tp_json_valid_members(extra, elen) || !put_json_min(w, extra, elen)))
         w->invalid_args++;
     tp_buf_putc(b, '}');
     /* a second, third ... device event of one launch: a v1 flow pair */
@@ -409,7 +409,8 @@ int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
     tp_buf_puts(w.b, "\n]");
     if (t->toplevel.len) {
         tp_buf_puts(w.b, ",\n");
-        if (!put_json_min(&w, t->toplevel.data, t->toplevel.len))
+        if (!tp_json_valid_members(t->toplevel.data, t->toplevel.len) ||
+            !put_json_min(&w, t->toplevel.data, t->toplevel.len))
             w.invalid_args++;
     }
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
