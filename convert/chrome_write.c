@@ -408,10 +408,13 @@ int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
     tp_track_index_free(&ix);
     tp_buf_puts(w.b, "\n]");
     if (t->toplevel.len) {
+        size_t mark = w.b->len;
         tp_buf_puts(w.b, ",\n");
         if (!tp_json_valid_members(t->toplevel.data, t->toplevel.len) ||
-            !put_json_min(&w, t->toplevel.data, t->toplevel.len))
+            !put_json_min(&w, t->toplevel.data, t->toplevel.len)) {
+            w.b->len = mark; /* and drop the ",\n" written before it */
             w.invalid_args++;
+        }
     }
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
     put_int(w.b, t->base_ns + w.start);

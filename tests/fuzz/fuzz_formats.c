@@ -4,12 +4,13 @@
  * load files: once with format detection (every probe), then once forced to
  * each format in tp_formats[] (so a reader sees inputs its probe would
  * refuse), strict and lenient by turns; each trace that loads goes through
- * the pipeline (tp_load), the kernel table (stats) and the Chrome writer to
- * a temporary output that is then aborted.  A new reader is covered as soon
+ * the pipeline (tp_load), the kernel table (stats) and the Chrome writer;
+ * the output must be valid JSON (tp_json_valid), whatever the input.  A new reader is covered as soon
  * as it is in tp_formats[]: nothing here names a format.
  *
  * Built by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined). */
 #include "chrome_write.h"
+#include "json_lex.h"
 #include "kernel_table.h"
 #include "pipeline.h"
 
@@ -69,7 +70,25 @@ static void load_one(const char *format, bool strict, bool keep_args)
         if (o) {
             tp_write_stats st;
             tp_write_chrome(&t, o, &st);
-            tp_out_abort(o);
+            if (tp_out_commit(o, &oerr) == 0) {
+                /* whatever came in, what goes out is valid JSON */
+                FILE *f = fopen(out_path, "rb");
+                if (f) {
+                    fseek(f, 0, SEEK_END);
+                    long n = ftell(f);
+                    fseek(f, 0, SEEK_SET);
+                    char *b = malloc((size_t)n + 1);
+                    size_t got = fread(b, 1, (size_t)n, f);
+                    fclose(f);
+                    if (!tp_json_valid(b, got)) {
+                        fprintf(stderr, "reader %s: the Chrome writer produced invalid JSON\n",
+                                format ? format : "(detected)");
+                        abort();
+                    }
+                    free(b);
+                }
+                unlink(out_path);
+            }
         }
     } else if (!err.set) {
         /* the error contract: a reader that fails says why */
