@@ -27,7 +27,7 @@
 
 static bool ulimit_works(void)
 {
-    return tp_test_run(NULL, "(ulimit -v %ld && exec %s --version) >/dev/null 2>&1", FLOOR_KB, tp_test_bin()) == 0;
+    return tp_test_run(NULL, "(ulimit -v %ld && %s --version; exit $?) >/dev/null 2>&1", FLOOR_KB, tp_test_bin()) == 0;
 }
 
 /* Names in dir, excluding . and ..; "" when empty.  Static buffer. */
