@@ -91,3 +91,17 @@ const char *tp_kernel_family(const char *name)
     free(base), free(b), free(full);
     return f;
 }
+
+int tp_kernel_family_rank(const char *family)
+{
+    static const char *const order[] = {"gemm",      "gemv",          "conv",          "elementwise", "reduce",
+                                        "norm",      "softmax",       "pool",          "cat",         "index",
+                                        "transpose", "embedding fwd", "embedding bwd", "memcpy",      "memset",
+                                        "nccl",      "triton",        "optimizer",     "sort",        "random"};
+    if (!family)
+        return 1000;
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++)
+        if (strcmp(order[i], family) == 0)
+            return i;
+    return strcmp(family, "other") == 0 ? 1000 : 500;
+}

@@ -36,5 +36,8 @@
 
 /* A static string: one of the family names above. */
 const char *tp_kernel_family(const char *name);
+/* Display order of families in stacked bars and legends (gemm first,
+ * "other" last); unknown family names sort after the known ones. */
+int tp_kernel_family_rank(const char *family);
 
 #endif

@@ -9,6 +9,8 @@
  *
  * tp_palette_key() gives every kernel family (kernel_family.h) a fixed
  * slot, so "gemm" is the same blue in every chart of every report; other
+ * slot (and the event kinds kernel/host_op/runtime/sync/annotation get
+ * slots of families that do not share a chart with them); other
  * keys get a slot from a hash of their text (stable across runs and
  * charts, but two unknown keys may share a slot). */
 #ifndef TP_PALETTE_H
