@@ -135,7 +135,7 @@ static bool counted(const tp_event *e)
            (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
 }
 
-void tp_op_breakdown_build(const tp_trace *t, const tp_host_tree *ht, tp_op_breakdown *ob)
+void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob)
 {
     memset(ob, 0, sizeof *ob);
     size_t n = 0;
@@ -240,7 +240,7 @@ void tp_op_breakdown_build(const tp_trace *t, const tp_host_tree *ht, tp_op_brea
     free(it);
 }
 
-void tp_op_breakdown_free(tp_op_breakdown *ob)
+void tp_op_kernels_free(tp_op_kernels *ob)
 {
     free(ob->ops);
     free(ob->variants);

@@ -43,7 +43,7 @@ typedef struct tp_opk_op {
     size_t first, n; /* variants[first .. first+n) */
 } tp_opk_op;
 
-typedef struct tp_op_breakdown {
+typedef struct tp_op_kernels {
     tp_opk_op *ops;
     size_t nops;
     tp_opk_variant *variants;
@@ -51,10 +51,10 @@ typedef struct tp_op_breakdown {
     tp_opk_kernel *kernels;
     size_t nkernels;
     int64_t total_ns;
-} tp_op_breakdown;
+} tp_op_kernels;
 
-void tp_op_breakdown_build(const tp_trace *t, const tp_host_tree *ht, tp_op_breakdown *ob);
-void tp_op_breakdown_free(tp_op_breakdown *ob);
+void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob);
+void tp_op_kernels_free(tp_op_kernels *ob);
 const char *tp_opk_op_name(const tp_trace *t, const tp_opk_op *op); /* "(no host op)" for no_op */
 
 #endif

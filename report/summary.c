@@ -129,7 +129,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         s->slices += t->events[i].ph == 'X' && !(t->events[i].flags & TP_EV_DROPPED);
     tp_kernel_table_build(t, &s->kt);
     tp_host_tree_build(t, &s->ht);
-    tp_op_breakdown_build(t, &s->ht, &s->ob);
+    tp_op_kernels_build(t, &s->ht, &s->ob);
     tp_step_figures_build(t, &s->ht, &s->sf);
     tp_overheads_build(t, &s->ht, &s->ov);
     find_devices(t, s);
@@ -139,7 +139,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
 void tp_summary_free(tp_summary *s)
 {
     tp_kernel_table_free(&s->kt);
-    tp_op_breakdown_free(&s->ob);
+    tp_op_kernels_free(&s->ob);
     tp_step_figures_free(&s->sf);
     tp_overheads_free(&s->ov);
     tp_host_tree_free(&s->ht);
@@ -328,10 +328,16 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_buf *b)
     tp_buf_printf(b, "| format | %s |\n", t->format);
     if (s->ndevices) {
         tp_buf_puts(b, "| devices | ");
-        for (size_t i = 0; i < s->ndevices; i++) {
+        for (size_t i = 0; i < s->ndevices;) {
+            size_t j = i;
+            while (j < s->ndevices && strcmp(s->devices[j], s->devices[i]) == 0)
+                j++;
             if (i)
                 tp_buf_puts(b, ", ");
+            if (j - i > 1)
+                tp_buf_printf(b, "%zu x ", j - i);
             md_cell(b, s->devices[i], 80);
+            i = j;
         }
         tp_buf_puts(b, " |\n");
     }

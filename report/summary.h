@@ -31,7 +31,7 @@ typedef struct tp_summary {
     uint64_t slices;        /* complete events analysed */
     tp_kernel_table kt;
     tp_host_tree ht;
-    tp_op_breakdown ob;
+    tp_op_kernels ob;
     tp_step_figures sf;
     tp_overheads ov;
 } tp_summary;
