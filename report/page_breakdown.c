@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define MAX_PARTS 64 /* kernels of a mix classified by family; the rest is "other" */
+
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h)
 {
     const tp_summary *s = pc->s;
@@ -19,7 +21,8 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
         size_t m = ob->ops[i].n < TP_GRID_MAX_MIXES ? ob->ops[i].n : TP_GRID_MAX_MIXES;
         nmix += m;
         for (size_t v = 0; v < m; v++)
-            nparts += ob->variants[ob->ops[i].first + v].n;
+            nparts += ob->variants[ob->ops[i].first + v].n < MAX_PARTS ? ob->variants[ob->ops[i].first + v].n
+                                                                       : MAX_PARTS + 1;
     }
     tp_kernel_mix *mixes = tp_xcalloc(nmix + 1, sizeof *mixes);
     tp_mix_part *parts = tp_xcalloc(nparts + 1, sizeof *parts);
@@ -33,13 +36,25 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
         for (size_t v = 0; v < m; v++) {
             const tp_opk_variant *va = &ob->variants[op->first + v];
             mixes[jm].parts = &parts[jp];
-            mixes[jm].nparts = va->n;
+            size_t np = 0;
+            int64_t rest = 0;
             for (size_t k = 0; k < va->n; k++) {
                 const tp_opk_kernel *kk = &ob->kernels[va->first + k];
-                parts[jp].family = tp_kernel_family(tp_str_get(s->t, kk->name));
-                parts[jp].ns = kk->total_ns;
-                jp++;
+                if (k >= MAX_PARTS) { /* kernels are by time: the small tail counts as "other" */
+                    rest += kk->total_ns;
+                    continue;
+                }
+                parts[jp + np].family = tp_kernel_family(tp_str_get(s->t, kk->name));
+                parts[jp + np].ns = kk->total_ns;
+                np++;
             }
+            if (rest) {
+                parts[jp + np].family = "other";
+                parts[jp + np].ns = rest;
+                np++;
+            }
+            mixes[jm].nparts = np;
+            jp += np;
             jm++;
         }
     }

@@ -124,12 +124,15 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
                                          : true;
         if (!in || e->ts >= we || e->ts + e->dur <= ws)
             continue;
-        const char *full = tp_str_get(t, e->name);
-        char *base = tp_kname_base(full);
+        /* a name only for bars that can be wide enough to show one (>= 1/40 of the window) */
+        const char *name = NULL;
+        if (e->dur * 40 >= we - ws) {
+            char *base = tp_kname_base(tp_str_get(t, e->name));
+            name = tp_strs_add(&st, "%s", base);
+            free(base);
+        }
         TP_GROW(items, icap, nitems + 1);
-        items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, tp_strs_add(&st, "%s", base),
-                                       category(e)};
-        free(base);
+        items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e)};
     }
     tp_timeline tl = {title, nrows, labels, nitems, items};
     tp_timeline_draw(cv, &tl, r);
