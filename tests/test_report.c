@@ -153,8 +153,8 @@ TEST(report_op_breakdown_groups_by_top_level_op_and_mix)
     CHECK(load(write_tmp("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
-    tp_op_breakdown ob;
-    tp_op_breakdown_build(&t, &ht, &ob);
+    tp_op_kernels ob;
+    tp_op_kernels_build(&t, &ht, &ob);
     CHECK_EQ_INT(ob.nops, 2);
     CHECK_EQ_INT(ob.total_ns, 220000);
     if (ob.nops == 2) {
@@ -174,7 +174,7 @@ TEST(report_op_breakdown_groups_by_top_level_op_and_mix)
         CHECK_STR(tp_opk_op_name(&t, b), "aten::relu");
         CHECK_EQ_INT(b->total_ns, 30000);
     }
-    tp_op_breakdown_free(&ob);
+    tp_op_kernels_free(&ob);
     tp_host_tree_free(&ht);
     tp_trace_free(&t);
 }
@@ -217,4 +217,269 @@ TEST(report_module_labels_are_not_ops)
     CHECK(tp_is_module_label("module::Linear"));
     CHECK(!tp_is_module_label("aten::__and__"));
     CHECK(!tp_is_module_label("aten::mm"));
+}
+
+/* ---- end to end: the report command ---- */
+
+static const char *sample(const char *name)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s", tp_test_shared(name));
+    return buf[k];
+}
+
+#define ALEXNET "external/kineto/hta_critical_path_alexnet_2023.json.gz"
+
+/* text between `from` and `to` (exclusive), malloc'ed; NULL if absent */
+static char *between(const char *s, const char *from, const char *to)
+{
+    const char *a = s ? strstr(s, from) : NULL;
+    if (!a)
+        return NULL;
+    a += strlen(from);
+    const char *b = strstr(a, to);
+    if (!b)
+        return NULL;
+    char *r = malloc((size_t)(b - a) + 1);
+    memcpy(r, a, (size_t)(b - a));
+    r[b - a] = 0;
+    return r;
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char p[2100];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tp_test_read_file(p, NULL);
+}
+
+static int run_report(const char *in, const char *dir, const char *extra)
+{
+    char *out = NULL;
+    int rc = tp_test_run(&out, "'%s' report '%s' -o '%s' %s", tp_test_bin(), in, dir, extra ? extra : "");
+    if (rc != 0)
+        fprintf(stderr, "report %s: rc %d: %s\n", in, rc, out ? out : "");
+    free(out);
+    return rc;
+}
+
+TEST(report_summary_kernels_identical_to_stats_json)
+{
+    const char *dir = tp_test_tmp("r_alex");
+    CHECK_EQ_INT(run_report(sample(ALEXNET), dir, NULL), 0);
+    char *sum = read_in(dir, "summary.json"), *st = NULL;
+    CHECK_EQ_INT(tp_test_run(&st, "'%s' stats --json '%s'", tp_test_bin(), sample(ALEXNET)), 0);
+    char *a = between(sum, "\"kernels\":[", "],\n\"ops\":"), *b = between(st, "\"kernels\":[", "]}\n");
+    CHECK(a && b && strlen(a) > 1000);
+    CHECK(a && b && strcmp(a, b) == 0);
+    CHECK(sum && strstr(sum, "{\"schema\":\"tracepress.summary/1\",") == sum);
+    CHECK(sum && strstr(sum, "\"kernel_total_ns\":66203000,\"kernel_instances\":98,\"kernel_names\":18"));
+    free(a);
+    free(b);
+    free(st);
+    free(sum);
+}
+
+TEST(report_on_converted_trace_gives_same_summary)
+{
+    static const char *const names[] = {ALEXNET, "external/kineto/hta_amd_mi250_rocm6_2.json.gz",
+                                        "external/kineto/hta_inference_rank1_2022_capcats.json.gz", NULL};
+    for (int i = 0; names[i]; i++) {
+        char conv[1024], d1[1024], d2[1024];
+        snprintf(conv, sizeof conv, "%s", tp_test_tmp("conv.json"));
+        snprintf(d1, sizeof d1, "%s", tp_test_tmp("orig.report"));
+        snprintf(d2, sizeof d2, "%s", tp_test_tmp("conv.report"));
+        CHECK_EQ_INT(tp_test_run(NULL, "rm -f '%s' && '%s' convert '%s' -o '%s' -q", conv, tp_test_bin(),
+                                 sample(names[i]), conv),
+                     0);
+        CHECK_EQ_INT(run_report(sample(names[i]), d1, "--batch-size 16"), 0);
+        CHECK_EQ_INT(run_report(conv, d2, "--batch-size 16"), 0);
+        char *a = read_in(d1, "summary.json"), *b = read_in(d2, "summary.json");
+        /* everything after the "source" line (file name, reader, events read) */
+        const char *ta = a ? strstr(a, "\n\"trace\":") : NULL, *tb = b ? strstr(b, "\n\"trace\":") : NULL;
+        CHECK(ta && tb);
+        if (ta && tb && strcmp(ta, tb) != 0) {
+            size_t k = 0;
+            while (ta[k] && ta[k] == tb[k])
+                k++;
+            tp_test_fail(__FILE__, __LINE__, "%s: summaries differ at byte %zu: ...%.80s", names[i], k,
+                         ta + (k > 40 ? k - 40 : 0));
+        }
+        free(a);
+        free(b);
+    }
+}
+
+TEST(report_pdf_checks_and_text)
+{
+    if (!tp_test_have("qpdf") || !tp_test_have("pdftotext")) {
+        fprintf(stderr, "  (skipping: qpdf/pdftotext not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_pdf");
+    CHECK_EQ_INT(run_report(sample(ALEXNET), dir, "--batch-size 64 --paper letter"), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s/report.pdf'", dir), 0);
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir), 0);
+    static const char *const want[] = {"tracepress report", "hta_critical_path_alexnet_2023", "Headline numbers",
+                                       "Top ops by device time", "Top 18 kernels by total time",
+                                       "Top 18 kernels by mean time", "Dominating ops", "Timeline of the whole trace",
+                                       "Kernel statistics", "Kernel names", "CPU overheads T1-T5",
+                                       "66203.000 us",        /* kernel time, exact */
+                                       "55503.000",           /* the memcpy row's total in us */
+                                       "ampere_sgemm_32x32_sliced1x4_tn", "8 x NVIDIA A100-PG509-200",
+                                       "2023-09-27T17:25:42Z", NULL};
+    for (int i = 0; want[i]; i++)
+        if (!out || !strstr(out, want[i]))
+            tp_test_fail(__FILE__, __LINE__, "pdftotext output lacks \"%s\"", want[i]);
+    free(out);
+    /* letter size, landscape chart pages */
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdfinfo -f 1 -l 2 '%s/report.pdf' 2>/dev/null", dir), 0);
+    CHECK(out && strstr(out, "612 x 792") && strstr(out, "792 x 612"));
+    free(out);
+}
+
+static void png_size(const char *path, unsigned *w, unsigned *h)
+{
+    size_t n = 0;
+    unsigned char *p = (unsigned char *)tp_test_read_file(path, &n);
+    *w = *h = 0;
+    if (p && n > 24 && memcmp(p + 12, "IHDR", 4) == 0) {
+        *w = (unsigned)p[16] << 24 | (unsigned)p[17] << 16 | (unsigned)p[18] << 8 | p[19];
+        *h = (unsigned)p[20] << 24 | (unsigned)p[21] << 16 | (unsigned)p[22] << 8 | p[23];
+    }
+    free(p);
+}
+
+TEST(report_png_sizes_as_documented)
+{
+    const char *dir = tp_test_tmp("r_png");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz"), dir, NULL), 0);
+    static const char *const pngs[] = {"kernels_total", "kernels_mean", "timeline", "breakdown", "steps", NULL};
+    for (int i = 0; pngs[i]; i++) {
+        char p[1024];
+        unsigned w, h;
+        snprintf(p, sizeof p, "%s/png/%s.png", dir, pngs[i]);
+        png_size(p, &w, &h);
+        if (w != 1600 || h != 960)
+            tp_test_fail(__FILE__, __LINE__, "%s is %ux%u, expected 1600x960", p, w, h);
+    }
+    const char *dir2 = tp_test_tmp("r_png2");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz"), dir2, "--scale 2"), 0);
+    char p[1024];
+    unsigned w, h;
+    snprintf(p, sizeof p, "%s/png/kernels_total.png", dir2);
+    png_size(p, &w, &h);
+    CHECK_EQ_INT(w, 3200);
+    CHECK_EQ_INT(h, 1920);
+    char *md = read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "#### Top kernels by total time") && strstr(md, "](png/kernels_total.png)") &&
+          strstr(md, "](png/steps.png)"));
+    free(md);
+}
+
+TEST(report_is_byte_identical_and_dated_from_source_date_epoch)
+{
+    const char *in = sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz");
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s", tp_test_tmp("det_a"));
+    snprintf(b, sizeof b, "%s", tp_test_tmp("det_b"));
+    CHECK_EQ_INT(run_report(in, a, NULL), 0);
+    CHECK_EQ_INT(run_report(in, b, NULL), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && for f in report.pdf summary.json summary.md png/*; do cmp -s \"$f\" "
+                                   "'%s'/\"$f\" || exit 1; done",
+                             a, b),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "SOURCE_DATE_EPOCH=1700000000 '%s' report '%s' -o '%s' && grep -c "
+                                   "'\"date\":\"2023-11-14T22:13:20Z\"' '%s/summary.json'",
+                             tp_test_bin(), in, a, a),
+                 0);
+    free(out);
+}
+
+TEST(report_empty_and_tiny_traces)
+{
+    static const char *const traces[] = {
+        "{\"traceEvents\":[]}",
+        "[]",
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":3}]}",
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":3}]}",
+        NULL};
+    for (int i = 0; traces[i]; i++) {
+        char name[32], dir[1024];
+        snprintf(name, sizeof name, "tiny%d.json", i);
+        const char *in = write_tmp(name, traces[i]);
+        snprintf(dir, sizeof dir, "%s", tp_test_tmp("tiny.report"));
+        CHECK_EQ_INT(tp_test_run(NULL, "rm -rf '%s'", dir), 0);
+        CHECK_EQ_INT(run_report(in, dir, "--batch-size 8"), 0);
+        char *sum = read_in(dir, "summary.json");
+        CHECK(sum && strstr(sum, "\"schema\":\"tracepress.summary/1\""));
+        if (i < 3)
+            CHECK(sum && strstr(sum, "\"kernels\":[],"));
+        else
+            CHECK(sum && strstr(sum, "\"kernel_total_ns\":3000,") && strstr(sum, "\"samples_per_s\":2666666.667"));
+        free(sum);
+        if (tp_test_have("qpdf"))
+            CHECK_EQ_INT(tp_test_run(NULL, "qpdf --check '%s/report.pdf' >/dev/null", dir), 0);
+    }
+}
+
+TEST(report_many_distinct_kernel_names)
+{
+    const char *in = tp_test_tmp("many.json");
+    FILE *f = fopen(in, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("{\"traceEvents\":[\n", f);
+    for (int i = 0; i < 20000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void ns::k%d<float>(int)\",\"pid\":0,\"tid\":7,"
+                   "\"ts\":%d,\"dur\":%d}\n",
+                i ? "," : "", i, i * 10, 1 + i % 7);
+    fputs("]}\n", f);
+    fclose(f);
+    const char *dir = tp_test_tmp("many.report");
+    CHECK_EQ_INT(run_report(in, dir, NULL), 0);
+    char *sum = read_in(dir, "summary.json");
+    CHECK(sum && strstr(sum, "\"kernel_names\":20000"));
+    free(sum);
+    if (tp_test_have("pdftotext")) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - 2>/dev/null", dir), 0);
+        CHECK(out && strstr(out, "Kernel statistics (first 200 of 20000)") &&
+              strstr(out, "Top 80 kernels by total time (of 20000)"));
+        free(out);
+    }
+}
+
+TEST(report_usage_and_input_errors)
+{
+    char *out = NULL;
+    const char *dir = tp_test_tmp("err.report");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --paper a3", tp_test_bin(), sample(ALEXNET), dir), 1);
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --batch-size 0", tp_test_bin(), sample(ALEXNET), dir), 1);
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report", tp_test_bin()), 1);
+    free(out);
+    out = NULL;
+    const char *bad = write_tmp("bad.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), bad, dir), 2);
+    free(out);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    CHECK(!tp_test_file_exists(p));
+    snprintf(p, sizeof p, "%s/report.pdf", dir);
+    CHECK(!tp_test_file_exists(p));
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report /nonexistent/x.json -o '%s'", tp_test_bin(), dir), 2);
+    free(out);
 }
