@@ -74,6 +74,12 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     size_t nitems = 0, icap = 0;
     tp_tl_item *items = NULL;
     uint8_t *depth_of = tp_xmalloc(ht->n + 1);
+    tp_str trace_cat = TP_NONE;
+    for (tp_str id = 1; id < t->nstr; id++)
+        if (strcmp(tp_str_get(t, id), "Trace") == 0) {
+            trace_cat = id;
+            break;
+        }
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t ei = ht->order[p];
         const tp_event *e = &t->events[ei];
@@ -83,6 +89,8 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
          * window may run on while the device finishes the step's work) */
         if (depth_of[p] >= TL_DEPTH || e->ts < ws || e->ts >= host_end)
             continue;
+        if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
+            continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
         row_of[ht->logical[e->track] * TL_DEPTH + depth_of[p]] = 0;
         TP_GROW(items, icap, nitems + 1);
         int64_t a = e->ts < ws ? ws : e->ts, b = e->ts + e->dur > we ? we : e->ts + e->dur;
