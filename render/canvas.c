@@ -80,10 +80,10 @@ void tp_cv_end_page(tp_canvas *cv)
 
 /* Drawing outside a page is a programming error; ignore it rather than
  * crash a nightly job. */
-#define NEED_PAGE(cv)                                                                                    \
-    do {                                                                                                 \
-        if (!(cv)->in_page)                                                                              \
-            return;                                                                                      \
+#define NEED_PAGE(cv)                                                                                                  \
+    do {                                                                                                               \
+        if (!(cv)->in_page)                                                                                            \
+            return;                                                                                                    \
     } while (0)
 
 /* Non-finite coordinates would poison a PDF; clamp them to 0. */
@@ -168,8 +168,8 @@ static char *clean_text(const char *s, size_t n)
     return b.data;
 }
 
-void tp_cv_text(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, tp_align align,
-                double angle, const char *s)
+void tp_cv_text(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, tp_align align, double angle,
+                const char *s)
 {
     NEED_PAGE(cv);
     if (!s || !*s || !(size > 0) || !isfinite(angle))

@@ -86,7 +86,7 @@ void tp_cv_move_to(tp_canvas *cv, double x, double y);
 void tp_cv_line_to(tp_canvas *cv, double x, double y);
 void tp_cv_close_path(tp_canvas *cv);
 void tp_cv_rect(tp_canvas *cv, double x, double y, double w, double h);
-void tp_cv_fill(tp_canvas *cv, tp_color c);                /* fills and clears the path */
+void tp_cv_fill(tp_canvas *cv, tp_color c);                 /* fills and clears the path */
 void tp_cv_stroke(tp_canvas *cv, tp_color c, double width); /* strokes and clears the path */
 
 /* Conveniences built from the calls above. */
@@ -96,8 +96,8 @@ void tp_cv_line(tp_canvas *cv, double x0, double y0, double x1, double y1, tp_co
 
 /* Text with its baseline through (x,y); `align` places (x,y) at the start,
  * middle or end of the string along its direction. */
-void tp_cv_text(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, tp_align align,
-                double angle, const char *s);
+void tp_cv_text(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, tp_align align, double angle,
+                const char *s);
 /* Baseline that centres a line of text of this font/size on `mid_y`. */
 double tp_text_baseline_mid(tp_font f, double size, double mid_y);
 

@@ -100,6 +100,37 @@ static void write_page(cr_impl *c, const void *data, size_t len)
         c->err = e;
 }
 
+/* cairo numbers SVG surfaces ("surface16") with a process-wide counter,
+ * so the same drawing would differ with what was drawn before it.
+ * Renumber them 1, 2, ... in order of first appearance. */
+static void renumber_surfaces(tp_buf *b)
+{
+    static const char key[] = "surface";
+    tp_buf out = {0};
+    unsigned long seen[64];
+    size_t nseen = 0, i = 0;
+    while (i < b->len) {
+        if (b->len - i > sizeof key && memcmp(b->data + i, key, sizeof key - 1) == 0 &&
+            b->data[i + sizeof key - 1] >= '0' && b->data[i + sizeof key - 1] <= '9') {
+            size_t j = i + sizeof key - 1;
+            unsigned long v = 0;
+            while (j < b->len && b->data[j] >= '0' && b->data[j] <= '9' && v < 100000000)
+                v = v * 10 + (unsigned long)(b->data[j++] - '0');
+            size_t k = 0;
+            while (k < nseen && seen[k] != v)
+                k++;
+            if (k == nseen && nseen < 64)
+                seen[nseen++] = v;
+            tp_buf_printf(&out, "%s%zu", key, k + 1);
+            i = j;
+            continue;
+        }
+        tp_buf_putc(&out, b->data[i++]);
+    }
+    tp_buf_free(b);
+    *b = out;
+}
+
 static void c_end_page(void *p)
 {
     cr_impl *c = p;
@@ -123,6 +154,8 @@ static void c_end_page(void *p)
             tp_fail_at(&c->err, "", "page %d: cairo: %s", c->page, cairo_status_to_string(st));
         return;
     }
+    if (c->svg)
+        renumber_surfaces(&c->svgbuf);
     write_page(c, c->svgbuf.data, c->svgbuf.len);
 }
 

@@ -32,7 +32,7 @@ typedef struct {
     struct seg {
         char op; /* 'm' move, 'l' line, 'c' close, 'r' rect */
         double a, b, c, d;
-    } *path_segs;
+    } * path_segs;
     size_t nseg, capseg;
     HPDF_STATUS hpdf_error; /* first libharu error */
     HPDF_STATUS hpdf_detail;

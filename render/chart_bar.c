@@ -3,6 +3,7 @@
 
 #include "axis.h"
 #include "kname.h"
+#include "legend.h"
 #include "palette.h"
 #include "textfit.h"
 
@@ -49,6 +50,11 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
 {
     r.y += title_block(cv, c->title, r);
     r.h -= c->title && *c->title ? TITLE_FS * 1.8 : 0;
+    if (c->legend && c->nlegend) {
+        double lh = tp_legend_draw(cv, c->legend, c->nlegend, r, AXIS_FS) + 4;
+        r.y += lh;
+        r.h -= lh;
+    }
     if (c->n == 0 || !c->values) {
         no_data(cv, r);
         return;
@@ -132,8 +138,10 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
             if (vw <= slot - 1 && label_top - VALUE_FS * 1.2 >= r.y)
                 tp_cv_text(cv, cx, label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0, vb);
             else if (slot >= VALUE_FS * 1.1 && label_top - vw - 3 >= r.y)
-                tp_cv_text(cv, cx + (tp_font_ascent(TP_FONT_REGULAR, VALUE_FS) - tp_font_descent(TP_FONT_REGULAR, VALUE_FS)) / 2,
-                           label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, -90, vb);
+                tp_cv_text(
+                    cv,
+                    cx + (tp_font_ascent(TP_FONT_REGULAR, VALUE_FS) - tp_font_descent(TP_FONT_REGULAR, VALUE_FS)) / 2,
+                    label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, -90, vb);
         }
     }
     /* axes on top of bars */

@@ -14,14 +14,16 @@ typedef struct tp_barchart {
     const char *title;       /* bold line at the top; NULL for none */
     const char *value_label; /* value axis title, e.g. "total time"; NULL for none */
     size_t n;
-    const char *const *labels; /* n category names */
-    const int64_t *values;     /* n values, ns (negative drawn as 0) */
-    const int64_t *err_lo;     /* optional: n error bar low ends, ns */
-    const int64_t *err_hi;     /* optional: n error bar high ends, ns */
-    const tp_color *colors;    /* optional: n bar colours (default palette slot 0) */
-    int shorten_names;         /* labels are kernel names: shorten (kname.h) */
-    int log_scale;             /* decade axis; for data spanning ns to s */
-    int value_labels;          /* print each value where it fits */
+    const char *const *labels;           /* n category names */
+    const int64_t *values;               /* n values, ns (negative drawn as 0) */
+    const int64_t *err_lo;               /* optional: n error bar low ends, ns */
+    const int64_t *err_hi;               /* optional: n error bar high ends, ns */
+    const tp_color *colors;              /* optional: n bar colours (default palette slot 0) */
+    int shorten_names;                   /* labels are kernel names: shorten (kname.h) */
+    int log_scale;                       /* decade axis; for data spanning ns to s */
+    int value_labels;                    /* print each value where it fits */
+    const struct tp_legend_item *legend; /* optional legend under the title */
+    size_t nlegend;                      /* (e.g. tp_legend_for_keys of the families) */
 } tp_barchart;
 
 void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r);

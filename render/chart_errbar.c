@@ -50,7 +50,15 @@ void tp_errbar_draw(tp_canvas *cv, const char *title, const char *value_label, c
     tp_color *col = tp_xcalloc(n ? n : 1, sizeof *col);
     for (size_t i = 0; i < n; i++)
         col[i] = tp_palette(14);
-    tp_barchart c = {title, value_label, n, labels, v, lo, hi, col, 0, 0, 1};
+    tp_barchart c = {.title = title,
+                     .value_label = value_label,
+                     .n = n,
+                     .labels = labels,
+                     .values = v,
+                     .err_lo = lo,
+                     .err_hi = hi,
+                     .colors = col,
+                     .value_labels = 1};
     tp_barchart_draw(cv, &c, r);
     free(labels), free(v), free(lo), free(hi), free(col);
 }

@@ -25,11 +25,11 @@
 #define MAX_ROW_H 230.0
 
 typedef struct {
-    size_t op;          /* index into ops */
-    size_t m0, m1;      /* mixes [m0, m1) */
-    int part, nparts;   /* "op (part/nparts)" when split */
+    size_t op;        /* index into ops */
+    size_t m0, m1;    /* mixes [m0, m1) */
+    int part, nparts; /* "op (part/nparts)" when split */
     size_t page;
-    double x, y, w;     /* position relative to the grid area */
+    double x, y, w; /* position relative to the grid area */
 } box;
 
 struct tp_grid_layout {
@@ -58,7 +58,8 @@ static void collect_families(const tp_grid_chart *g, tp_grid_layout *L)
                 const char *f = g->ops[o].mixes[m].parts[p].family;
                 L->fam[L->nfam++] = (char *)(f ? f : "other");
             }
-    qsort(L->fam, L->nfam, sizeof *L->fam, cmp_fam);
+    if (L->nfam > 1) /* qsort(NULL, 0) is undefined */
+        qsort(L->fam, L->nfam, sizeof *L->fam, cmp_fam);
     size_t k = 0; /* unique */
     for (size_t i = 0; i < L->nfam; i++)
         if (k == 0 || strcmp(L->fam[k - 1], L->fam[i]) != 0)
@@ -171,8 +172,8 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
         if (sh >= SMALL_FS + 2) {
             char pct[16];
             snprintf(pct, sizeof pct, "%.0f%%", share * 100);
-            tp_cv_text(cv, x + BAR_W / 2, tp_text_baseline_mid(TP_FONT_REGULAR, SMALL_FS, yb - sh / 2),
-                       TP_FONT_REGULAR, SMALL_FS, tp_text_color_on(col), TP_ALIGN_CENTER, 0, pct);
+            tp_cv_text(cv, x + BAR_W / 2, tp_text_baseline_mid(TP_FONT_REGULAR, SMALL_FS, yb - sh / 2), TP_FONT_REGULAR,
+                       SMALL_FS, tp_text_color_on(col), TP_ALIGN_CENTER, 0, pct);
         }
         yb -= sh;
     }

@@ -45,30 +45,45 @@ tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
             m = fmax(m, tp_text_width(col_font(&t->cols[c]), L->fs, cell(t, r, c)));
         L->colw[c] = m + 2 * PAD;
     }
-    /* numeric and narrow text columns keep their width; the wide text
-     * columns ("flex") share the rest in proportion to their natural width */
-    double fixed = 0, flex_nat = 0, narrow = fmin(w * 0.2, 150);
-    int *flex = tp_xcalloc(nc ? nc : 1, sizeof *flex);
+    /* numeric and narrow text columns keep their width.  Wide text columns
+     * ("flex"): ellipsized ones get their natural width up to half of what
+     * is left, then wrapped ones share the rest; without wrapped columns
+     * the flex columns share in proportion to their natural widths. */
+    double fixed = 0, ell_nat = 0, wrap_nat = 0, narrow = fmin(w * 0.2, 150);
+    char *kind = tp_xcalloc(nc ? nc : 1, 1); /* 0 fixed, 'e' ellipsized flex, 'w' wrapped flex */
     for (size_t c = 0; c < nc; c++) {
-        flex[c] = !t->cols[c].numeric && L->colw[c] > narrow;
-        if (flex[c])
-            flex_nat += L->colw[c];
-        else
+        if (t->cols[c].numeric || L->colw[c] <= narrow) {
             fixed += L->colw[c];
+        } else if (t->cols[c].fit == TP_FIT_WRAP) {
+            kind[c] = 'w';
+            wrap_nat += L->colw[c];
+        } else {
+            kind[c] = 'e';
+            ell_nat += L->colw[c];
+        }
     }
     double left = w - fixed;
-    if (flex_nat > left) {
-        for (size_t c = 0; c < nc; c++)
-            if (flex[c])
-                L->colw[c] = fmax(40, left * L->colw[c] / flex_nat);
-    } else if (nc > 0) { /* spare room goes to the last text column (or the last column) */
+    double ell_w = wrap_nat > 0 ? fmin(ell_nat, left * 0.5) : fmin(ell_nat, left);
+    if (wrap_nat == 0 && ell_nat < left)
+        ell_w = ell_nat;
+    double wrap_w = left - ell_w;
+    for (size_t c = 0; c < nc; c++) {
+        if (kind[c] == 'e')
+            L->colw[c] = fmax(40, ell_w * L->colw[c] / ell_nat);
+        else if (kind[c] == 'w')
+            L->colw[c] = fmax(40, wrap_w * L->colw[c] / wrap_nat);
+    }
+    free(kind);
+    double sum = 0;
+    for (size_t c = 0; c < nc; c++)
+        sum += L->colw[c];
+    if (sum < w && nc > 0) { /* spare room goes to the last text column (or the last column) */
         size_t last = nc - 1;
         for (size_t c = 0; c < nc; c++)
             if (!t->cols[c].numeric)
                 last = c;
-        L->colw[last] += left - flex_nat;
+        L->colw[last] += w - sum;
     }
-    free(flex);
     double total = 0; /* too many columns for the width: shrink all alike */
     for (size_t c = 0; c < nc; c++)
         total += L->colw[c];

@@ -18,11 +18,6 @@
 #define MIN_ROW 7.0
 #define MAX_ROW 24.0
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static const tp_tl_item *sort_items; /* qsort has no context argument */
 static int cmp_item(const void *a, const void *b)
 {
@@ -63,19 +58,12 @@ void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
                    11, TP_COLOR_MUTED, TP_ALIGN_CENTER, 0, "no data");
         return;
     }
-    /* legend: distinct categories in byte order */
+    /* legend: distinct categories, kernel families in their usual order */
     const char **cats = tp_xmalloc(tl->nitems * sizeof *cats);
-    size_t nc = 0;
     for (size_t i = 0; i < tl->nitems; i++)
-        cats[nc++] = tl->items[i].category ? tl->items[i].category : "other";
-    qsort(cats, nc, sizeof *cats, cmp_str);
-    size_t k = 0;
-    for (size_t i = 0; i < nc; i++)
-        if (k == 0 || strcmp(cats[k - 1], cats[i]) != 0)
-            cats[k++] = cats[i];
-    tp_legend_item *it = tp_xcalloc(k ? k : 1, sizeof *it);
-    for (size_t i = 0; i < k; i++)
-        it[i] = (tp_legend_item){cats[i], tp_palette_key(cats[i])};
+        cats[i] = tl->items[i].category;
+    size_t k;
+    tp_legend_item *it = tp_legend_for_keys(cats, tl->nitems, &k);
     y += tp_legend_draw(cv, it, k, (tp_rect){r.x, y, r.w, 0}, LABEL_FS) + 4;
     free(it);
     free(cats);

@@ -9,7 +9,7 @@
 #include "canvas.h"
 
 typedef struct tp_tl_item {
-    uint32_t track;     /* index into track_labels */
+    uint32_t track; /* index into track_labels */
     int64_t start_ns;
     int64_t dur_ns;
     const char *name;     /* drawn inside the bar when it fits; may be NULL */

@@ -8,18 +8,17 @@
 #include <string.h>
 
 typedef struct {
-    int loaded;      /* 0 not tried, 1 ok, -1 failed */
-    double upem;     /* units per em */
+    int loaded;             /* 0 not tried, 1 ok, -1 failed */
+    double upem;            /* units per em */
     double ascent, descent; /* hhea, in font units, descent positive */
-    uint16_t *adv;   /* advance per BMP code point, font units */
+    uint16_t *adv;          /* advance per BMP code point, font units */
     uint16_t adv_missing;
 } font_metrics;
 
 static font_metrics fonts[TP_FONT_COUNT];
 static char font_err[256];
 
-static const char *const file_names[TP_FONT_COUNT] = {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf",
-                                                      "DejaVuSansMono.ttf"};
+static const char *const file_names[TP_FONT_COUNT] = {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf"};
 
 const char *tp_font_path(tp_font f)
 {
@@ -34,10 +33,7 @@ const char *tp_font_path(tp_font f)
     return paths[f];
 }
 
-const char *tp_font_name(tp_font f)
-{
-    return f == TP_FONT_BOLD ? "bold" : f == TP_FONT_MONO ? "mono" : "regular";
-}
+const char *tp_font_name(tp_font f) { return f == TP_FONT_BOLD ? "bold" : f == TP_FONT_MONO ? "mono" : "regular"; }
 
 static unsigned be16(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
 static uint32_t be32(const unsigned char *p)
@@ -78,7 +74,7 @@ static int parse_font(font_metrics *fm, const unsigned char *d, size_t n)
     unsigned nhm = be16(d + hho + 34);
     if (nhm == 0 || (size_t)nhm * 4 > ml)
         return -1;
-    /* glyph advance: glyphs past numberOfHMetrics repeat the last advance */
+        /* glyph advance: glyphs past numberOfHMetrics repeat the last advance */
 #define GLYPH_ADV(g) be16(d + mo + 4 * (size_t)((g) < nhm ? (g) : nhm - 1))
     /* cmap: the Windows Unicode BMP subtable (3,1), format 4 */
     unsigned nsub = be16(d + co + 2);
@@ -212,10 +208,7 @@ double tp_text_width_n(tp_font f, double size, const char *s, size_t n)
     return units * size / fm->upem;
 }
 
-double tp_text_width(tp_font f, double size, const char *s)
-{
-    return s ? tp_text_width_n(f, size, s, strlen(s)) : 0;
-}
+double tp_text_width(tp_font f, double size, const char *s) { return s ? tp_text_width_n(f, size, s, strlen(s)) : 0; }
 
 double tp_font_ascent(tp_font f, double size)
 {

@@ -21,12 +21,14 @@ static int any(const char *s, const char *const *words)
 
 static const char *classify(const char *b, const char *full)
 {
-    static const char *const comm[] = {"nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather",
-                                       "reducescatter", "reduce_scatter", "alltoall", "all_to_all", "sendrecv", NULL};
-    static const char *const norm[] = {"batch_norm", "batchnorm", "layer_norm", "layernorm", "group_norm",
-                                       "groupnorm", "instance_norm", "rms_norm", "rmsnorm", "bn_fw", "bn_bw", NULL};
-    static const char *const conv[] = {"conv", "fprop", "dgrad", "wgrad", "winograd", "scudnn", "implicit_gemm",
-                                       "fft", "im2col", NULL};
+    static const char *const comm[] = {"nccl",      "rccl",       "allreduce",     "all_reduce",
+                                       "allgather", "all_gather", "reducescatter", "reduce_scatter",
+                                       "alltoall",  "all_to_all", "sendrecv",      NULL};
+    static const char *const norm[] = {"batch_norm", "batchnorm", "layer_norm",    "layernorm",
+                                       "group_norm", "groupnorm", "instance_norm", "rms_norm",
+                                       "rmsnorm",    "bn_fw",     "bn_bw",         NULL};
+    static const char *const conv[] = {"conv",   "fprop",         "dgrad", "wgrad",  "winograd",
+                                       "scudnn", "implicit_gemm", "fft",   "im2col", NULL};
     static const char *const index[] = {"index", "gather", "scatter", "take_", NULL};
     static const char *const transpose[] = {"transpose", "permute", "nchwtonhwc", "nhwctonchw", NULL};
     static const char *const optim[] = {"multi_tensor_apply", "adam", "sgd_", NULL};

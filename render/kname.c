@@ -171,10 +171,11 @@ static char *base_of(const char *piece)
 /* Plain types and numbers say nothing about what a kernel does. */
 static int plain_arg(const char *a)
 {
-    static const char *const t[] = {"float", "double", "int", "long", "short", "char", "bool", "half", "true",
-                                    "false", "unsigned", "signed", "Half", "BFloat16", "__half", "float2", "int64_t",
-                                    "uint32_t", "unsigned int", "unsigned long", "long long", "c10::Half",
-                                    "c10::BFloat16", "at::Half", "at::BFloat16"};
+    static const char *const t[] = {"float",     "double",    "int",           "long",         "short",
+                                    "char",      "bool",      "half",          "true",         "false",
+                                    "unsigned",  "signed",    "Half",          "BFloat16",     "__half",
+                                    "float2",    "int64_t",   "uint32_t",      "unsigned int", "unsigned long",
+                                    "long long", "c10::Half", "c10::BFloat16", "at::Half",     "at::BFloat16"};
     if (isdigit((unsigned char)a[0]) || a[0] == '(' || a[0] == '-')
         return 1;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -186,9 +187,9 @@ static int plain_arg(const char *a)
 /* Adapters around the real functor: look inside them. */
 static int wrapper_arg(const char *b)
 {
-    static const char *const w[] = {"gpu_kernel_impl", "gpu_kernel_impl_nocast", "ReduceOp", "func_wrapper_t",
-                                    "BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "UnaryFunctor",
-                                    "OpaqueType", "TensorListMetadata"};
+    static const char *const w[] = {"gpu_kernel_impl", "gpu_kernel_impl_nocast", "ReduceOp",      "func_wrapper_t",
+                                    "BinaryFunctor",   "AUnaryFunctor",          "BUnaryFunctor", "UnaryFunctor",
+                                    "OpaqueType",      "TensorListMetadata"};
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
         if (strcmp(b, w[i]) == 0)
             return 1;

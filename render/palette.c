@@ -34,15 +34,36 @@ static const struct {
     const char *key;
     int slot; /* -1: grey */
 } fixed[] = {
-    {"gemm", 0},      {"conv", 1},      {"elementwise", 2}, {"reduce", 3},        {"memcpy", 4},
-    {"nccl", 5},      {"norm", 6},      {"softmax", 7},     {"gemv", 8},          {"index", 9},
-    {"cat", 10},      {"memset", 11},   {"triton", 12},     {"embedding fwd", 13}, {"embedding bwd", 14},
-    {"pool", 15},     {"transpose", 16}, {"optimizer", 17}, {"sort", 18},         {"random", 19},
+    {"gemm", 0},
+    {"conv", 1},
+    {"elementwise", 2},
+    {"reduce", 3},
+    {"memcpy", 4},
+    {"nccl", 5},
+    {"norm", 6},
+    {"softmax", 7},
+    {"gemv", 8},
+    {"index", 9},
+    {"cat", 10},
+    {"memset", 11},
+    {"triton", 12},
+    {"embedding fwd", 13},
+    {"embedding bwd", 14},
+    {"pool", 15},
+    {"transpose", 16},
+    {"optimizer", 19},
+    {"sort", 18},
+    {"random", 17},
     {"other", -1},
     /* event kinds (tp_kind_name) for timelines coloured by kind; they share
      * slots with families that do not appear in the same chart */
-    {"kernel", 0},    {"host_op", 18},  {"cpu_op", 18},     {"runtime", 19},      {"cuda_runtime", 19},
-    {"sync", 17},     {"annotation", 20},
+    {"kernel", 0},
+    {"host_op", 18},
+    {"cpu_op", 18},
+    {"runtime", 19},
+    {"cuda_runtime", 19},
+    {"sync", 17},
+    {"annotation", 20},
 };
 
 tp_color tp_palette_key(const char *key)

@@ -22,7 +22,7 @@
 
 enum {
     TP_COLOR_TEXT = 0x000000,
-    TP_COLOR_MUTED = 0x555555,  /* secondary text: units, notes */
+    TP_COLOR_MUTED = 0x555555, /* secondary text: units, notes */
     TP_COLOR_AXIS = 0x333333,
     TP_COLOR_GRID = 0xDDDDDD,
     TP_COLOR_ZEBRA = 0xF2F2F2,

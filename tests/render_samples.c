@@ -10,8 +10,10 @@ const char *const tp_sample_kernels[] = {
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> "
     ">(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
     "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>(cudnnTensorStruct, float const*, "
-    "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, float)",
-    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, "
+    "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, "
+    "float)",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
+    "float>, "
     "unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned "
     "int, float, 4>)",
     "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",

@@ -8,7 +8,7 @@
 
 static void draw_sample(tp_canvas *cv)
 {
-    tp_cv_begin_page(cv, 300, 200, "Sample page");
+    tp_cv_begin_page(cv, 300, 200, "Sample page — µs");
     tp_cv_fill_rect(cv, 10, 10, 100, 50, 0x0072B2);
     tp_cv_stroke_rect(cv, 10, 10, 100, 50, 0x000000, 1);
     tp_cv_move_to(cv, 150, 20);
@@ -77,7 +77,9 @@ TEST(render_canvas_text_cleaned)
     tp_canvas *cv = tp_canvas_rec(&b);
     tp_cv_text(cv, 0, 0, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0, "outside a page is ignored");
     tp_cv_begin_page(cv, 100, 100, NULL);
-    tp_cv_text(cv, 0, 10, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0, "a\tb\xc0\x80" "c\xff");
+    tp_cv_text(cv, 0, 10, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0,
+               "a\tb\xc0\x80"
+               "c\xff");
     tp_cv_save(cv); /* unbalanced: end_page restores */
     tp_canvas_close(cv, NULL);
     CHECK(strstr(b.data, "\"a b c\xEF\xBF\xBD\"") != NULL);
@@ -89,7 +91,7 @@ TEST(render_canvas_text_cleaned)
 static void render_files(const char *pdf, const char *png)
 {
     tp_err err = {0};
-    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test", NULL}, &err);
+    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test — µs", NULL}, &err);
     CHECK(cv != NULL);
     draw_sample(cv);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
@@ -122,6 +124,15 @@ TEST(render_canvas_files_deterministic)
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", tp_test_tmp("c1.pdf")), 0);
     free(out);
+    /* UTF-8 metadata and one bookmark per titled page */
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --json --json-key=outlines '%s'", tp_test_tmp("c1.pdf")), 0);
+    CHECK(out && strstr(out, "\"Sample page — µs\"") && strstr(out, "\"Second page\""));
+    free(out);
+    if (tp_test_have("pdfinfo")) {
+        CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s' 2>/dev/null", tp_test_tmp("c1.pdf")), 0);
+        CHECK(out && strstr(out, "Canvas test — µs") && strstr(out, "Pages:           2"));
+        free(out);
+    }
 }
 
 TEST(render_canvas_svg)
@@ -130,9 +141,15 @@ TEST(render_canvas_svg)
     tp_canvas *cv = tp_canvas_svg(tp_test_tmp("c.svg"), &err);
     draw_sample(cv);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
-    char *s = tp_test_read_file(tp_test_tmp("c-2.svg"), NULL);
+    cv = tp_canvas_svg(tp_test_tmp("d.svg"), &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    size_t n1, n2;
+    char *s = tp_test_read_file(tp_test_tmp("c-2.svg"), &n1), *t = tp_test_read_file(tp_test_tmp("d-2.svg"), &n2);
     CHECK(s && strstr(s, "<svg"));
+    CHECK(s && t && n1 == n2 && memcmp(s, t, n1) == 0); /* same drawing, same bytes */
     free(s);
+    free(t);
 }
 
 TEST(render_canvas_bad_path_fails_cleanly)

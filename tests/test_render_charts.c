@@ -63,7 +63,13 @@ TEST(render_bar_golden_small)
                            "at::detail::Array<char*, 3>)",
                            "volta_sgemm_128x64_nn", "Memcpy HtoD (Pageable -> Device)"};
     int64_t v[] = {7300000, 2500000, 12000};
-    tp_barchart c = {"Top kernels", "total time", 3, names, v, NULL, NULL, NULL, 1, 0, 1};
+    tp_barchart c = {.title = "Top kernels",
+                     .value_label = "total time",
+                     .n = 3,
+                     .labels = names,
+                     .values = v,
+                     .shorten_names = 1,
+                     .value_labels = 1};
     tp_canvas *cv = rec_begin(600, 300);
     tp_barchart_draw(cv, &c, (tp_rect){20, 20, 560, 260});
     char *r = rec_end(cv);
@@ -78,7 +84,13 @@ TEST(render_bar_80_long_names_golden)
     char **names;
     int64_t *values;
     tp_sample_top_kernels(80, &names, &values);
-    tp_barchart c = {"Top 80", "total", 80, (const char *const *)names, values, NULL, NULL, NULL, 1, 0, 1};
+    tp_barchart c = {.title = "Top 80",
+                     .value_label = "total",
+                     .n = 80,
+                     .labels = (const char *const *)names,
+                     .values = values,
+                     .shorten_names = 1,
+                     .value_labels = 1};
     tp_canvas *cv = rec_begin(842, 595);
     tp_barchart_draw(cv, &c, (tp_rect){24, 24, 794, 547});
     char *r = rec_end(cv);
@@ -98,7 +110,7 @@ TEST(render_bar_80_long_names_golden)
 
 TEST(render_bar_edge_cases_golden)
 {
-    tp_barchart none = {"Nothing", "time", 0, NULL, NULL, NULL, NULL, NULL, 1, 0, 1};
+    tp_barchart none = {.title = "Nothing", .value_label = "time", .shorten_names = 1, .value_labels = 1};
     tp_canvas *cv = rec_begin(400, 300);
     tp_barchart_draw(cv, &none, (tp_rect){10, 10, 380, 280});
     char *r = rec_end(cv);
@@ -108,7 +120,7 @@ TEST(render_bar_edge_cases_golden)
 
     const char *one[] = {"x"};
     int64_t v1[] = {0}; /* one bar, value 0 */
-    tp_barchart single = {NULL, NULL, 1, one, v1, NULL, NULL, NULL, 0, 0, 1};
+    tp_barchart single = {.n = 1, .labels = one, .values = v1, .value_labels = 1};
     cv = rec_begin(400, 300);
     tp_barchart_draw(cv, &single, (tp_rect){10, 10, 380, 280});
     r = rec_end(cv);
@@ -117,7 +129,7 @@ TEST(render_bar_edge_cases_golden)
 
     const char *ln[] = {"a", "b", "c"};
     int64_t vl[] = {1, 1000000, 10000000000LL}; /* 1 ns .. 10 s */
-    tp_barchart lg = {NULL, NULL, 3, ln, vl, NULL, NULL, NULL, 0, 1, 1};
+    tp_barchart lg = {.n = 3, .labels = ln, .values = vl, .log_scale = 1, .value_labels = 1};
     cv = rec_begin(400, 300);
     tp_barchart_draw(cv, &lg, (tp_rect){10, 10, 380, 280});
     r = rec_end(cv);
@@ -269,8 +281,9 @@ TEST(render_timeline_golden)
 TEST(render_table_golden_and_pagination)
 {
     tp_table_col cols[] = {{"name", 0, TP_FIT_MIDDLE, 0}, {"count", 1, TP_FIT_END, 0}, {"note", 0, TP_FIT_WRAP, 0}};
-    const char *cells[] = {"short", "1", "a note", "a much longer name that has to be shortened in the middle", "12345",
-                           "wrapped text that goes on and on and on over several lines of the column"};
+    const char *cells[] = {"short",  "1",
+                           "a note", "a much longer name that has to be shortened in the middle",
+                           "12345",  "wrapped text that goes on and on and on over several lines of the column"};
     tp_table t = {"Table", 3, cols, 2, cells, 8, 3};
     tp_table_layout *L = tp_table_layout_new(&t, 300, 200);
     CHECK_EQ_INT(tp_table_pages(L), 1);
@@ -286,7 +299,7 @@ TEST(render_table_golden_and_pagination)
     /* 1000 rows: header on every page, rows in order, none lost */
     size_t n = 1000;
     const char **big = malloc(n * 3 * sizeof *big);
-    char (*num)[16] = malloc(n * sizeof *num);
+    char(*num)[16] = malloc(n * sizeof *num);
     for (size_t i = 0; i < n; i++) {
         snprintf(num[i], sizeof num[i], "%zu", i);
         big[i * 3] = "row";

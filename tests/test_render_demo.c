@@ -23,8 +23,13 @@ static void demo_bar80(tp_canvas *cv, double w, double h)
     char **names;
     int64_t *values;
     tp_sample_top_kernels(80, &names, &values);
-    tp_barchart c = {"Top 80 kernels by total time", "total time", 80, (const char *const *)names, values,
-                     NULL, NULL, NULL, 1, 0, 1};
+    tp_barchart c = {.title = "Top 80 kernels by total time",
+                     .value_label = "total time",
+                     .n = 80,
+                     .labels = (const char *const *)names,
+                     .values = values,
+                     .shorten_names = 1,
+                     .value_labels = 1};
     tp_cv_begin_page(cv, w, h, "Top 80 kernels");
     tp_barchart_draw(cv, &c, (tp_rect){24, 24, w - 48, h - 48});
     tp_cv_end_page(cv);
@@ -35,7 +40,13 @@ static void demo_bar_log(tp_canvas *cv, double w, double h)
 {
     const char *names[] = {"1 ns", "10 ns", "1 us", "35 us", "1 ms", "0.2 s", "10 s", "zero"};
     int64_t values[] = {1, 10, 1000, 35000, 1000000, 200000000, 10000000000LL, 0};
-    tp_barchart c = {"Log scale: 1 ns to 10 s", "mean time", 8, names, values, NULL, NULL, NULL, 0, 1, 1};
+    tp_barchart c = {.title = "Log scale: 1 ns to 10 s",
+                     .value_label = "mean time",
+                     .n = 8,
+                     .labels = names,
+                     .values = values,
+                     .log_scale = 1,
+                     .value_labels = 1};
     tp_cv_begin_page(cv, w, h, "Log scale");
     tp_barchart_draw(cv, &c, (tp_rect){24, 24, w - 48, h - 48});
     tp_cv_end_page(cv);
@@ -48,10 +59,10 @@ static void demo_names_table(tp_canvas *cv, double w, double h)
     int64_t *values;
     size_t n = 80;
     tp_sample_top_kernels(n, &names, &values);
-    tp_barchart c = {NULL, NULL, n, (const char *const *)names, values, NULL, NULL, NULL, 1, 0, 0};
+    tp_barchart c = {.n = n, .labels = (const char *const *)names, .values = values, .shorten_names = 1};
     char **shorts = tp_barchart_labels(&c);
     const char **cells = calloc(n * 4, sizeof *cells);
-    char (*tb)[32] = calloc(n, sizeof *tb);
+    char(*tb)[32] = calloc(n, sizeof *tb);
     for (size_t i = 0; i < n; i++) {
         tp_format_duration(tb[i], sizeof tb[i], (double)values[i]);
         cells[i * 4 + 0] = shorts[i];
@@ -59,9 +70,11 @@ static void demo_names_table(tp_canvas *cv, double w, double h)
         cells[i * 4 + 2] = tb[i];
         cells[i * 4 + 3] = names[i];
     }
-    tp_table_col cols[] = {{"short name", 0, TP_FIT_MIDDLE, 0}, {"family", 0, TP_FIT_END, 0},
-                           {"total", 1, TP_FIT_END, 0}, {"full kernel name", 0, TP_FIT_WRAP, 1}};
-    tp_table t = {"Kernel names", 4, cols, n, cells, 7, 4};
+    tp_table_col cols[] = {{"short name", 0, TP_FIT_MIDDLE, 0},
+                           {"family", 0, TP_FIT_END, 0},
+                           {"total", 1, TP_FIT_END, 0},
+                           {"full kernel name", 0, TP_FIT_WRAP, 1}};
+    tp_table t = {"Kernel names", 4, cols, n, cells, 7, 12};
     tp_rect r = {24, 24, w - 48, h - 48};
     tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
@@ -86,8 +99,8 @@ static void demo_grid(tp_canvas *cv, double w, double h)
     static const tp_mix_part conv3[] = {{"conv", 900000}, {"reduce", 300000}, {"memset", 20000}};
     static const tp_mix_part bn[] = {{"norm", 400000}, {"reduce", 100000}};
     static const tp_mix_part emb[] = {{"embedding fwd", 700000}, {"index", 100000}};
-    static const tp_mix_part embb[] = {{"embedding bwd", 1200000}, {"index", 200000}, {"memset", 90000},
-                                       {"sort", 150000}};
+    static const tp_mix_part embb[] = {
+        {"embedding bwd", 1200000}, {"index", 200000}, {"memset", 90000}, {"sort", 150000}};
     static const tp_mix_part cat[] = {{"cat", 300000}};
     static const tp_mix_part cp[] = {{"memcpy", 250000}};
     static const tp_mix_part ar[] = {{"nccl", 3000000}};
@@ -175,10 +188,23 @@ static void demo_edges(tp_canvas *cv, double w, double h)
     int64_t v1[] = {123456};
     const char *same[] = {"a", "b", "c", "d"};
     int64_t vs[] = {5000, 5000, 5000, 5000};
-    tp_barchart none = {"Zero categories", "time", 0, NULL, NULL, NULL, NULL, NULL, 1, 0, 1};
-    tp_barchart single = {"One bar", "time", 1, one, v1, NULL, NULL, NULL, 1, 0, 1};
-    tp_barchart ident = {"Identical values", "time", 4, same, vs, NULL, NULL, NULL, 0, 0, 1};
-    tp_barchart identlog = {"Identical values, log", "time", 4, same, vs, NULL, NULL, NULL, 0, 1, 1};
+    tp_barchart none = {.title = "Zero categories", .value_label = "time", .shorten_names = 1, .value_labels = 1};
+    tp_barchart single = {.title = "One bar",
+                          .value_label = "time",
+                          .n = 1,
+                          .labels = one,
+                          .values = v1,
+                          .shorten_names = 1,
+                          .value_labels = 1};
+    tp_barchart ident = {
+        .title = "Identical values", .value_label = "time", .n = 4, .labels = same, .values = vs, .value_labels = 1};
+    tp_barchart identlog = {.title = "Identical values, log",
+                            .value_label = "time",
+                            .n = 4,
+                            .labels = same,
+                            .values = vs,
+                            .log_scale = 1,
+                            .value_labels = 1};
     tp_cv_begin_page(cv, w, h, "Edge cases");
     double cw = (w - 72) / 2, ch = (h - 72) / 2;
     tp_barchart_draw(cv, &none, (tp_rect){24, 24, cw, ch});
@@ -191,7 +217,7 @@ static void demo_edges(tp_canvas *cv, double w, double h)
 static const struct {
     const char *name;
     draw_fn fn;
-} demos[] = {{"bar80", demo_bar80},   {"names", demo_names_table}, {"grid", demo_grid}, {"timeline", demo_timeline},
+} demos[] = {{"bar80", demo_bar80},   {"names", demo_names_table}, {"grid", demo_grid},  {"timeline", demo_timeline},
              {"errbar", demo_errbar}, {"barlog", demo_bar_log},    {"edges", demo_edges}};
 #define NDEMOS (sizeof demos / sizeof demos[0])
 

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 
 /* Real names from the Kineto samples in ../shared/external/kineto. */
-static const char *const VEC_ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-                                   "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
-                                   "at::detail::Array<char*, 3>)";
+static const char *const VEC_ADD =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3>)";
 static const char *const VEC_TANH =
     "void at::native::vectorized_elementwise_kernel<4, at::native::tanh_kernel_cuda(at::TensorIteratorBase&)::"
     "{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, "
@@ -25,20 +26,22 @@ static const char *const SOFTMAX = "void (anonymous namespace)::softmax_warp_for
                                    "false>(float*, float const*, int, int, int, bool const*, int, bool)";
 static const char *const NCCL_A = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)";
 static const char *const NCCL_B = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
-static const char *const WELFORD = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
-                                   "at::native::WelfordOps<float, float, int, float, thrust::pair<float, float> >, "
-                                   "unsigned int, float, 2> >(at::native::ReduceOp<float, at::native::WelfordOps<float, "
-                                   "float, int, float, thrust::pair<float, float> >, unsigned int, float, 2>)";
-static const char *const MEAN = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
-                                "at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> "
-                                ">(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned "
-                                "int, float, 4>)";
+static const char *const WELFORD =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+    "at::native::WelfordOps<float, float, int, float, thrust::pair<float, float> >, "
+    "unsigned int, float, 2> >(at::native::ReduceOp<float, at::native::WelfordOps<float, "
+    "float, int, float, thrust::pair<float, float> >, unsigned int, float, 2>)";
+static const char *const MEAN =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+    "at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> "
+    ">(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned "
+    "int, float, 4>)";
 
-#define BASE_IS(name, want)                                                                                  \
-    do {                                                                                                     \
-        char *b_ = tp_kname_base(name);                                                                      \
-        CHECK_STR(b_, want);                                                                                 \
-        free(b_);                                                                                            \
+#define BASE_IS(name, want)                                                                                            \
+    do {                                                                                                               \
+        char *b_ = tp_kname_base(name);                                                                                \
+        CHECK_STR(b_, want);                                                                                           \
+        free(b_);                                                                                                      \
     } while (0)
 
 TEST(render_kname_base_rules)
@@ -52,14 +55,22 @@ TEST(render_kname_base_rules)
     BASE_IS("Memcpy HtoD (Pageable -> Device)", "Memcpy HtoD");
     BASE_IS("_ZN7cutlass6KernelE", "_ZN7cutlass6KernelE");
     BASE_IS("", "");
-    BASE_IS("void foo<", "foo");       /* truncated */
+    BASE_IS("void foo<", "foo"); /* truncated */
     BASE_IS("a::b::operator<<(int)", "operator<<");
 }
 
 TEST(render_kname_collisions)
 {
-    const char *names[] = {VEC_ADD, VEC_TANH, NCCL_A, NCCL_B, WELFORD, MEAN, "volta_sgemm_128x64_nn", VEC_ADD,
-                           "Memcpy HtoD (Pageable -> Device)", "Memcpy HtoD (Pinned -> Device)"};
+    const char *names[] = {VEC_ADD,
+                           VEC_TANH,
+                           NCCL_A,
+                           NCCL_B,
+                           WELFORD,
+                           MEAN,
+                           "volta_sgemm_128x64_nn",
+                           VEC_ADD,
+                           "Memcpy HtoD (Pageable -> Device)",
+                           "Memcpy HtoD (Pinned -> Device)"};
     size_t n = sizeof names / sizeof names[0];
     char **s = tp_kname_shorten(names, n);
     CHECK_STR(s[0], "vectorized_elementwise_kernel<CUDAFunctor_add>");
@@ -231,8 +242,9 @@ TEST(render_palette)
     for (int i = 0; i < TP_PALETTE_SIZE; i++)
         for (int j = i + 1; j < TP_PALETTE_SIZE; j++)
             CHECK(tp_palette((size_t)i) != tp_palette((size_t)j));
-    const char *fam[] = {"gemm", "conv", "elementwise", "reduce", "memcpy", "nccl", "norm", "softmax", "gemv",
-                         "index", "cat", "memset", "triton", "embedding fwd", "embedding bwd", "pool", "transpose"};
+    const char *fam[] = {"gemm",   "conv",          "elementwise",   "reduce", "memcpy",   "nccl",
+                         "norm",   "softmax",       "gemv",          "index",  "cat",      "memset",
+                         "triton", "embedding fwd", "embedding bwd", "pool",   "transpose"};
     for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++)
         for (size_t j = i + 1; j < sizeof fam / sizeof fam[0]; j++)
             CHECK(tp_palette_key(fam[i]) != tp_palette_key(fam[j]));
