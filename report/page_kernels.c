@@ -64,12 +64,17 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
     const char *title =
         by_mean ? tp_strs_add(&st, "Top %zu kernels by mean time (of %zu)", n, s->kt.n)
                 : tp_strs_add(&st, "Top %zu kernels by total time (of %zu)", n, s->kt.n);
-    double lh = nleg ? tp_legend_height(leg, nleg, r.w, 8) + 4 : 0;
-    tp_barchart c = {title, by_mean ? "mean time per call" : "total time", n, labels, vals, NULL, NULL, cols,
-                     !all_short, 0, 1};
-    tp_barchart_draw(cv, &c, (tp_rect){r.x, r.y, r.w, r.h - lh});
-    if (nleg)
-        tp_legend_draw(cv, leg, nleg, (tp_rect){r.x, r.y + r.h - lh + 4, r.w, lh - 4}, 8);
+    tp_barchart c = {.title = title,
+                     .value_label = by_mean ? "mean time per call" : "total time",
+                     .n = n,
+                     .labels = labels,
+                     .values = vals,
+                     .colors = cols,
+                     .shorten_names = !all_short,
+                     .value_labels = 1,
+                     .legend = leg,
+                     .nlegend = nleg};
+    tp_barchart_draw(cv, &c, r);
     tp_strs_free(&st);
     free(leg);
     free(cols);
