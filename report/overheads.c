@@ -166,7 +166,8 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
             add(&vs, 5, op->name, op->dur - S * c);
     }
     ov->applicable = ov->ops > 0 && any_launch;
-    qsort_r(vs.v, vs.n, sizeof *vs.v, cmp_vals, (void *)t);
+    if (vs.n) /* qsort of NULL is undefined even for 0 items */
+        qsort_r(vs.v, vs.n, sizeof *vs.v, cmp_vals, (void *)t);
     ov->rows = tp_xmalloc((vs.n + 1) * sizeof *ov->rows);
     int64_t *tmp = tp_xmalloc((vs.n + 1) * sizeof *tmp);
     for (size_t i = 0; i < vs.n;) {
