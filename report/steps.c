@@ -120,8 +120,9 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     uint32_t *order = tp_track_order(t);
     uint32_t *stream_of = tp_xmalloc((t->ntracks + 1) * sizeof *stream_of);
     sf->streams = tp_xmalloc((t->ntracks + 1) * sizeof *sf->streams);
-    for (size_t k = 0; k < t->ntracks; k++) {
+    for (size_t k = 0; k < t->ntracks; k++)
         stream_of[k] = TP_NONE;
+    for (size_t k = 0; k < t->ntracks; k++) {
         if (used[order[k]]) {
             stream_of[order[k]] = (uint32_t)sf->nstreams;
             sf->streams[sf->nstreams++] = order[k];

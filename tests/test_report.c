@@ -483,3 +483,16 @@ TEST(report_usage_and_input_errors)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report /nonexistent/x.json -o '%s'", tp_test_bin(), dir), 2);
     free(out);
 }
+
+/* The Triton sample lists its GPU track before its host threads: stream
+ * numbering must not depend on that (it once read past the matrix). */
+TEST(report_triton_sample_device_first)
+{
+    const char *dir = tp_test_tmp("r_triton");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_triton_example.json.gz"), dir, NULL), 0);
+    char *sum = read_in(dir, "summary.json");
+    CHECK(sum && strstr(sum, "\"streams\":[\"GPU 0 stream 7\"]"));
+    CHECK(sum && strstr(sum, "\"device_busy_ns\":1760,"));
+    CHECK(sum && strstr(sum, "\"stream_busy_ns\":[1760]}"));
+    free(sum);
+}
