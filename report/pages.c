@@ -81,29 +81,11 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
     return 0;
 }
 
-int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
-                    tp_err *err)
+/* Every PDF page, in order: the report's page table. */
+static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
 {
-    tp_pagectx pc = {s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0};
-    pc.nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
-    const char **full = tp_xmalloc((pc.nknames + 1) * sizeof *full);
-    for (size_t i = 0; i < pc.nknames; i++)
-        full[i] = tp_str_get(s->t, s->kt.rows[i].name);
-    pc.knames = tp_kname_shorten(full, pc.nknames);
-    free(full);
-    static const char *grid_names[] = {"png/breakdown.png", "png/breakdown-2.png", "png/breakdown-3.png",
-                                       "png/breakdown-4.png"};
-    const char **names = tp_xcalloc(16, sizeof *names);
-    size_t nn = 0;
-    int rc = -1;
-
-    char path[4096];
-    snprintf(path, sizeof path, "%s/report.pdf", dir);
-    char title[400];
-    snprintf(title, sizeof title, "tracepress report: %s", s->name);
-    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){title, NULL}, err);
-    if (!pdf)
-        goto out;
+    const tp_pagectx pc = *pcp;
+    tp_canvas *pdf = cv;
     tp_page_summary(pdf, &pc);
     tp_rect lr = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc.lw - 2 * TP_PAGE_MARGIN, pc.lh - 2 * TP_PAGE_MARGIN};
     tp_cv_begin_page(pdf, pc.lw, pc.lh, "Top kernels by total time");
@@ -119,6 +101,46 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
     tp_pages_steps(pdf, &pc);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);
+}
+
+static void ctx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
+{
+    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0};
+    pc->nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
+    const char **full = tp_xmalloc((pc->nknames + 1) * sizeof *full);
+    for (size_t i = 0; i < pc->nknames; i++)
+        full[i] = tp_str_get(s->t, s->kt.rows[i].name);
+    pc->knames = tp_kname_shorten(full, pc->nknames);
+    free(full);
+}
+
+void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
+{
+    tp_pagectx pc;
+    ctx_init(&pc, s, o);
+    draw_all(cv, &pc);
+    tp_kname_free(pc.knames, pc.nknames);
+}
+
+int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
+                    tp_err *err)
+{
+    tp_pagectx pc;
+    ctx_init(&pc, s, o);
+    static const char *grid_names[] = {"png/breakdown.png", "png/breakdown-2.png", "png/breakdown-3.png",
+                                       "png/breakdown-4.png"};
+    const char **names = tp_xcalloc(16, sizeof *names);
+    size_t nn = 0;
+    int rc = -1;
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/report.pdf", dir);
+    char title[400];
+    snprintf(title, sizeof title, "tracepress report: %s", s->name);
+    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){title, NULL}, err);
+    if (!pdf)
+        goto out;
+    draw_all(pdf, &pc);
     if (tp_canvas_close(pdf, err) != 0)
         goto out;
 

@@ -2,6 +2,7 @@
 #ifndef TP_PAGES_H
 #define TP_PAGES_H
 
+#include "canvas.h"
 #include "summary.h"
 
 typedef struct tp_page_opts {
@@ -14,5 +15,8 @@ typedef struct tp_page_opts {
  * NULL-terminated malloc'ed array of static strings.  0 or -1 with err. */
 int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
                     tp_err *err);
+
+/* Draw every PDF page on any canvas (the recording backend in golden tests). */
+void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include "harness.h"
 #include "op_breakdown.h"
 #include "overheads.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "steps.h"
 #include "summary.h"
@@ -495,4 +496,45 @@ TEST(report_triton_sample_device_first)
     CHECK(sum && strstr(sum, "\"device_busy_ns\":1760,"));
     CHECK(sum && strstr(sum, "\"stream_busy_ns\":[1760]}"));
     free(sum);
+}
+
+/* Every page of the bundled example's report through the recording backend. */
+TEST(report_golden_pages_of_the_example)
+{
+    unsetenv("SOURCE_DATE_EPOCH"); /* the date comes from the trace */
+    tp_trace t;
+    CHECK(load("golden/example.pt.trace.json", &t) == 0);
+    tp_report_opts ro = {"golden/example.pt.trace.json", NULL, 16};
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    tp_buf rec = {0};
+    tp_canvas *cv = tp_canvas_rec(&rec);
+    tp_page_opts po = {595, 842, 2};
+    tp_report_draw(cv, &s, &po);
+    tp_err err = {0};
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    CHECK(rec.len > 1000);
+    CHECK_GOLDEN("report_example_pages.rec", rec.data, rec.len);
+    tp_buf js = {0};
+    tp_summary_json(&s, &js);
+    CHECK_GOLDEN("report_example_summary.json", js.data, js.len);
+    tp_buf_free(&js);
+    tp_buf_free(&rec);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+}
+
+TEST(report_steps_option_limits_the_steps)
+{
+    const char *dir = tp_test_tmp("r_steps");
+    CHECK_EQ_INT(run_report("golden/example.pt.trace.json", dir, "--steps 2:3 --batch-size 16"), 0);
+    char *sum = read_in(dir, "summary.json");
+    CHECK(sum && strstr(sum, "\"options\":{\"steps\":\"2:3\",\"batch_size\":16}"));
+    CHECK(sum && strstr(sum, "\"slices\":") && strstr(sum, "\"steps\":2}"));
+    CHECK(sum && strstr(sum, "\"iterations\":2,"));
+    free(sum);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report golden/example.pt.trace.json -o '%s' --steps 50:60", tp_test_bin(), dir),
+                 2);
+    free(out);
 }
