@@ -1,0 +1,98 @@
+/* plaidml.h: internals shared by the PlaidML event log reader's files
+ * (plaidml_read.c: records and events, plaidml_meta.c: metadata Anys,
+ * plaidml_emit.c: clocks, tracks and events into the model).
+ * Spec: ../shared/specs/PLAIDML.md; notes: docs/formats/plaidml.md. */
+#ifndef TP_PLAIDML_H
+#define TP_PLAIDML_H
+
+#include "formats.h"
+#include "pbwire.h"
+
+enum { PML_HAS_START = 1, PML_HAS_END = 2, PML_ROOT = 4 };
+
+/* One activity: the merge of its start, metadata and end events. */
+typedef struct pml_act {
+    int64_t start, end; /* ns on its own clock (absolute after alignment) */
+    uint32_t parent;    /* activity index, or TP_NONE */
+    uint32_t kernel;    /* RunInfo: the BuildKernel activity, or TP_NONE */
+    uint32_t kinfo;     /* KernelInfo: index into kinfos, or TP_NONE */
+    uint32_t meta;      /* args from metadata: index into metas, or TP_NONE */
+    uint32_t ev;        /* the model event made from it, or TP_NONE */
+    tp_str verb;
+    uint16_t clock, domain;
+    uint8_t flags;
+} pml_act;
+
+/* What a KernelInfo says about one kernel. */
+typedef struct pml_kinfo {
+    tp_str kname, type;
+    int64_t flops, bytes; /* -1 when absent */
+} pml_kinfo;
+
+/* Ids of both schemas reduce to a 16-byte key: a UUID (tag 1) or
+ * (stream, index) (tag 2). */
+typedef struct pml_key {
+    uint64_t a, b;
+    uint8_t tag;
+} pml_key;
+
+typedef struct pml_clock {
+    pml_key key;
+    bool host;          /* host epoch clock */
+    bool has_end;
+    int64_t end;        /* latest time seen on it (fallback end) */
+    int64_t offset;     /* added to its times by alignment */
+} pml_clock;
+
+typedef struct pml_slot {
+    pml_key key;
+    uint32_t act;
+} pml_slot;
+
+typedef struct pml_state {
+    tp_trace *t;
+    const tp_read_opts *o;
+    char where[32];     /* "record N" of the event being decoded */
+
+    pml_act *acts;
+    size_t nacts, acts_cap;
+    pml_slot *slots;    /* open addressing, act == TP_NONE is empty */
+    size_t slots_cap;
+
+    pml_clock *clocks;  /* clocks[0] is the host clock of the current schema */
+    size_t nclocks, clocks_cap;
+    pml_key *domains;   /* domains[0] is "no domain given" */
+    size_t ndomains, domains_cap;
+    pml_key *streams;   /* stream UUIDs of the current schema; 0 = unnamed */
+    size_t nstreams, streams_cap;
+    uint32_t cur_stream;
+
+    tp_argb *metas;
+    size_t nmetas, metas_cap;
+    pml_kinfo *kinfos;
+    size_t nkinfos, kinfos_cap;
+    struct pml_device { uint32_t act; tp_str name; } *devices; /* activities with a DeviceInfo */
+    size_t ndevices, devices_cap;
+
+    uint64_t legacy_ids, current_ids; /* which schema the ids used */
+} pml_state;
+
+/* Ids: decode an Event id field (16-byte UUID or ActivityID).  *none set for
+ * the root / invalid id.  `switch_stream`: a stream UUID here becomes the
+ * current stream (activity_id), else it only names the stream used. */
+int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err);
+uint32_t pml_act_get(pml_state *s, const pml_key *k);
+
+/* Decode one google.protobuf.Any attached to activity `act`. */
+int pml_meta(pml_state *s, uint32_t act, const tp_pb *ev, const tp_pb_field *any, tp_err *err);
+/* The metadata args builder of an activity (created on first use). */
+tp_argb *pml_meta_args(pml_state *s, uint32_t act);
+
+/* Align clocks, place activities on tracks and add the model events. */
+int pml_emit(pml_state *s, tp_err *err);
+
+/* Verbs the reader and the analyses know. */
+#define PML_VERB_RUN "tile::hal::opencl::Kernel::Run"
+bool pml_verb_is_executing(const char *verb);
+
+#endif

@@ -1,0 +1,357 @@
+/* plaidml_emit.c: from merged PlaidML activities to model events: clock
+ * alignment, start/end repair, tracks, kinds, links, args. */
+#include "plaidml.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LANES 64   /* per group; beyond that the writer's nesting repair takes over */
+#define MAX_DEPTH 64   /* ancestor walks stop here (cycles in bad input) */
+
+/* Which clocks are host clocks: clock index 0 of the current schema, and in
+ * the 2017 schema the clocks that root activities run on. */
+static void find_host_clocks(pml_state *s)
+{
+    for (size_t c = 0; c < s->nclocks; c++)
+        if (s->clocks[c].key.tag == 2 && s->clocks[c].key.b == 0)
+            s->clocks[c].host = true;
+    for (size_t i = 0; i < s->nacts; i++) {
+        const pml_act *a = &s->acts[i];
+        if ((a->flags & PML_HAS_START) && a->parent == TP_NONE && s->nclocks)
+            s->clocks[a->clock].host = true;
+    }
+}
+
+/* Device clocks get the smallest shift that starts every activity no earlier
+ * than its parent on an already aligned clock (spec §7, the analysis tool's
+ * _adjust_clocks for the usual host -> device star). */
+static void align_clocks(pml_state *s)
+{
+    size_t nc = s->nclocks;
+    if (nc == 0)
+        return;
+    bool *known = tp_xcalloc(nc, sizeof *known);
+    bool *seen = tp_xcalloc(nc, sizeof *seen);
+    int64_t *best = tp_xcalloc(nc, sizeof *best);
+    for (size_t c = 0; c < nc; c++)
+        known[c] = s->clocks[c].host;
+    for (size_t pass = 0; pass < nc; pass++) {
+        memset(seen, 0, nc * sizeof *seen);
+        for (size_t i = 0; i < s->nacts; i++) {
+            const pml_act *a = &s->acts[i];
+            if (a->parent == TP_NONE || !(a->flags & PML_HAS_START) || known[a->clock])
+                continue;
+            const pml_act *p = &s->acts[a->parent];
+            if (!(p->flags & PML_HAS_START) || !known[p->clock] || p->clock == a->clock)
+                continue;
+            int64_t d;
+            if (__builtin_sub_overflow(p->start + s->clocks[p->clock].offset, a->start, &d))
+                continue;
+            if (!seen[a->clock] || d > best[a->clock])
+                best[a->clock] = d, seen[a->clock] = true;
+        }
+        bool progress = false;
+        for (size_t c = 0; c < nc; c++)
+            if (seen[c]) {
+                s->clocks[c].offset = best[c] > 0 ? best[c] : 0;
+                known[c] = progress = true;
+            }
+        if (!progress)
+            break;
+    }
+    for (size_t c = 0; c < nc; c++)
+        if (!known[c]) {
+            bool used = false;
+            for (size_t i = 0; i < s->nacts && !used; i++)
+                used = s->acts[i].clock == c && (s->acts[i].flags & PML_HAS_START);
+            if (used)
+                tp_warn(s->t, "plaidml: device clock without host parents (not aligned)", 1);
+        }
+    free(known);
+    free(seen);
+    free(best);
+}
+
+/* Device activity groups, one track family each; Executing first. */
+static int64_t device_group(const pml_state *s, tp_str verb)
+{
+    const char *v = tp_str_get(s->t, verb);
+    if (pml_verb_is_executing(v))
+        return 0;
+    size_t n = strlen(v);
+    if (n >= 10 && strcmp(v + n - 10, "::DevQueue") == 0)
+        return 1;
+    if (n >= 11 && strcmp(v + n - 11, "::HostQueue") == 0)
+        return 2;
+    return 3 + (int64_t)verb;
+}
+
+typedef struct place {
+    uint32_t act;
+    uint32_t group; /* host: domain; device: clock */
+    int64_t sub;    /* device: group from device_group; host: 0 */
+    int64_t start, end;
+    bool device;
+} place;
+
+static int place_cmp(const void *x, const void *y)
+{
+    const place *a = x, *b = y;
+    if (a->device != b->device)
+        return a->device ? 1 : -1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    if (a->sub != b->sub)
+        return a->sub < b->sub ? -1 : 1;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end > b->end ? -1 : 1; /* enclosing first */
+    return a->act < b->act ? -1 : a->act > b->act;
+}
+
+typedef struct lane {
+    uint32_t track;
+    int64_t *ends;
+    size_t n, cap;
+} lane;
+
+/* Does [start,end) nest in this lane (after closing what ended)? */
+static bool lane_fits(lane *l, int64_t start, int64_t end)
+{
+    while (l->n && l->ends[l->n - 1] <= start)
+        l->n--;
+    return l->n == 0 || l->ends[l->n - 1] >= end;
+}
+
+static void lane_push(lane *l, int64_t end)
+{
+    TP_GROW(l->ends, l->cap, l->n + 1);
+    l->ends[l->n++] = end;
+}
+
+static uint32_t make_track(pml_state *s, const place *p, size_t lane_no, bool single_domain)
+{
+    tp_trace *t = s->t;
+    char name[200];
+    uint32_t proc;
+    int64_t tid;
+    if (!p->device) {
+        proc = tp_process_get(t, 1 + (int64_t)p->group);
+        tp_process *P = &t->processes[proc];
+        if (!P->name) {
+            if (single_domain)
+                snprintf(name, sizeof name, "PlaidML host");
+            else
+                snprintf(name, sizeof name, "PlaidML host (domain %u)", p->group);
+            P->name = tp_intern_cstr(t, name);
+            P->sort_index = 1 + (int64_t)p->group;
+            P->has_sort = true;
+        }
+        tid = 1 + (int64_t)lane_no;
+        snprintf(name, sizeof name, lane_no ? "activities #%zu" : "activities", lane_no + 1);
+    } else {
+        proc = tp_process_get(t, 1000 + (int64_t)p->group);
+        tp_process *P = &t->processes[proc];
+        if (!P->name) {
+            size_t ndev = 0;
+            for (size_t c = 0; c < s->nclocks; c++)
+                ndev += !s->clocks[c].host;
+            if (ndev == 1 && s->ndevices == 1)
+                snprintf(name, sizeof name, "%s (device clock %u)", tp_str_get(t, s->devices[0].name), p->group);
+            else
+                snprintf(name, sizeof name, "PlaidML device clock %u", p->group);
+            P->name = tp_intern_cstr(t, name);
+            P->is_device = true;
+            P->device = (int32_t)p->group;
+            P->sort_index = 1000 + (int64_t)p->group;
+            P->has_sort = true;
+        }
+        const char *base = p->sub == 0   ? "Executing"
+                           : p->sub == 1 ? "Device queue"
+                           : p->sub == 2 ? "Host queue"
+                                         : tp_str_get(t, s->acts[p->act].verb);
+        if (lane_no)
+            snprintf(name, sizeof name, "%s #%zu", base, lane_no + 1);
+        else
+            snprintf(name, sizeof name, "%s", base);
+        tid = p->sub * 100 + 1 + (int64_t)lane_no;
+    }
+    uint32_t tr = tp_track_get(t, proc, tid);
+    tp_track *T = &t->tracks[tr];
+    T->name = tp_intern_cstr(t, name);
+    T->role = p->device ? TP_TRACK_DEVICE : TP_TRACK_HOST;
+    T->sort_index = tid;
+    T->has_sort = true;
+    return tr;
+}
+
+/* The kernel an activity ran: RunInfo on itself or its nearest ancestor. */
+static const pml_kinfo *kernel_of(const pml_state *s, uint32_t a)
+{
+    for (int d = 0; a != TP_NONE && d < MAX_DEPTH; d++, a = s->acts[a].parent) {
+        uint32_t k = s->acts[a].kernel;
+        if (k != TP_NONE)
+            return s->acts[k].kinfo != TP_NONE ? &s->kinfos[s->acts[k].kinfo] : NULL;
+    }
+    return NULL;
+}
+
+static uint8_t kind_of(const pml_state *s, const pml_act *a, bool device)
+{
+    const char *v = tp_str_get(s->t, a->verb);
+    if (pml_verb_is_executing(v))
+        return TP_KIND_KERNEL;
+    if (device)
+        return TP_KIND_OTHER; /* queue waits and other device spans */
+    return strncmp(v, "tile::hal::", 11) == 0 ? TP_KIND_RUNTIME : TP_KIND_HOST_OP;
+}
+
+int pml_emit(pml_state *s, tp_err *err)
+{
+    (void)err;
+    tp_trace *t = s->t;
+    find_host_clocks(s);
+    align_clocks(s);
+
+    /* absolute times, repairs, and the list of activities to place */
+    place *pl = tp_xmalloc((s->nacts ? s->nacts : 1) * sizeof *pl);
+    size_t np = 0;
+    bool single_domain = true;
+    int64_t first_domain = -1;
+    for (size_t i = 0; i < s->nacts; i++) {
+        pml_act *a = &s->acts[i];
+        if (!(a->flags & PML_HAS_START)) {
+            if (a->verb || (a->flags & PML_HAS_END))
+                tp_warn(t, "plaidml: activity without start time (dropped)", 1);
+            continue;
+        }
+        const pml_clock *c = &s->clocks[a->clock];
+        if (!(a->flags & PML_HAS_END)) {
+            a->end = c->end;
+            tp_warn(t, "plaidml: activity without end (ends at the last time on its clock)", 1);
+        }
+        if (a->end < a->start) {
+            if (a->flags & PML_HAS_END)
+                tp_warn(t, "plaidml: activity ends before it starts (zero duration)", 1);
+            a->end = a->start;
+        }
+        if (__builtin_add_overflow(a->start, c->offset, &a->start) ||
+            __builtin_add_overflow(a->end, c->offset, &a->end)) {
+            tp_warn(t, "plaidml: time out of range (ignored)", 1);
+            continue;
+        }
+        place *p = &pl[np++];
+        p->act = (uint32_t)i;
+        p->device = !c->host;
+        p->group = p->device ? a->clock : a->domain;
+        p->sub = p->device ? device_group(s, a->verb) : 0;
+        p->start = a->start;
+        p->end = a->end;
+        if (!p->device) {
+            if (first_domain < 0)
+                first_domain = a->domain;
+            else if (first_domain != a->domain)
+                single_domain = false;
+        }
+    }
+    qsort(pl, np, sizeof *pl, place_cmp);
+
+    /* lanes: a child goes on its parent's lane when it nests there */
+    uint32_t *track_of = tp_xmalloc((s->nacts ? s->nacts : 1) * sizeof *track_of);
+    for (size_t i = 0; i < s->nacts; i++)
+        track_of[i] = TP_NONE;
+    lane lanes[MAX_LANES];
+    size_t nlanes = 0;
+    memset(lanes, 0, sizeof lanes);
+    for (size_t i = 0; i < np; i++) {
+        const place *p = &pl[i];
+        if (i == 0 || place_cmp(&(place){0, p->group, p->sub, 0, 0, p->device},
+                                &(place){0, pl[i - 1].group, pl[i - 1].sub, 0, 0, pl[i - 1].device}) != 0) {
+            for (size_t l = 0; l < nlanes; l++)
+                lanes[l].n = 0;
+            nlanes = 0;
+        }
+        size_t chosen = MAX_LANES;
+        uint32_t par = s->acts[p->act].parent;
+        if (par != TP_NONE && track_of[par] != TP_NONE)
+            for (size_t l = 0; l < nlanes; l++)
+                if (lanes[l].track == track_of[par] && lane_fits(&lanes[l], p->start, p->end))
+                    chosen = l;
+        for (size_t l = 0; l < nlanes && chosen == MAX_LANES; l++)
+            if (lane_fits(&lanes[l], p->start, p->end))
+                chosen = l;
+        if (chosen == MAX_LANES) {
+            if (nlanes < MAX_LANES) {
+                chosen = nlanes++;
+                lanes[chosen].n = 0;
+                lanes[chosen].track = make_track(s, p, chosen, single_domain);
+            } else {
+                chosen = MAX_LANES - 1;
+                tp_warn(t, "plaidml: too many overlapping activities for one track family", 1);
+            }
+        }
+        lane_push(&lanes[chosen], p->end);
+        track_of[p->act] = lanes[chosen].track;
+    }
+    for (size_t l = 0; l < MAX_LANES; l++)
+        free(lanes[l].ends);
+    free(pl);
+
+    /* events in activity order (first mention in the log) */
+    tp_argb scratch = {0};
+    for (size_t i = 0; i < s->nacts; i++) {
+        pml_act *a = &s->acts[i];
+        if (track_of[i] == TP_NONE)
+            continue;
+        bool device = !s->clocks[a->clock].host;
+        tp_event e;
+        tp_event_init(&e);
+        e.ts = a->start;
+        e.dur = a->end - a->start;
+        e.track = track_of[i];
+        e.kind = kind_of(s, a, device);
+        e.cat = a->verb;
+        e.name = a->verb ? a->verb : tp_intern_cstr(t, "(activity without verb)");
+        tp_argb *b = a->meta != TP_NONE ? &s->metas[a->meta] : &scratch;
+        const pml_kinfo *k = NULL;
+        if (device || e.kind == TP_KIND_KERNEL) {
+            k = kernel_of(s, (uint32_t)i);
+            if (k && k->kname)
+                e.name = k->kname;
+        }
+        if (t->keep_args && k && e.kind == TP_KIND_KERNEL) {
+            if (k->type)
+                tp_argb_cstr(b, "kernel_type", tp_str_get(t, k->type));
+            if (k->flops >= 0)
+                tp_argb_int(b, "flops", k->flops);
+            if (k->bytes >= 0)
+                tp_argb_int(b, "bytes", k->bytes);
+        }
+        e.args = tp_argb_commit(t, b);
+        a->ev = tp_event_add(t, &e);
+    }
+    tp_argb_free(&scratch);
+    free(track_of);
+
+    /* parent links: device execution -> the host activity that ran it
+     * (`link`, drawn as a flow); everything else -> its parent (`op`) */
+    for (size_t i = 0; i < s->nacts; i++) {
+        const pml_act *a = &s->acts[i];
+        if (a->ev == TP_NONE)
+            continue;
+        uint32_t p = a->parent;
+        for (int d = 0; p != TP_NONE && s->acts[p].ev == TP_NONE && d < MAX_DEPTH; d++)
+            p = s->acts[p].parent;
+        if (p == TP_NONE || s->acts[p].ev == TP_NONE || p == i)
+            continue;
+        tp_event *e = &t->events[a->ev];
+        bool device = !s->clocks[a->clock].host, pdevice = !s->clocks[s->acts[p].clock].host;
+        if (device && !pdevice && e->kind == TP_KIND_KERNEL)
+            e->link = s->acts[p].ev;
+        else
+            e->op = s->acts[p].ev;
+    }
+    return 0;
+}
