@@ -85,3 +85,47 @@ TEST(plaidml_2017_sample_kernel_totals)
     free(ks);
     tp_trace_free(&t);
 }
+
+#include "plaidml_program_run.h"
+
+TEST(plaidml_2017_program_run_eleventh_invocation)
+{
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(load(tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), &t, false, false, &err), 0);
+    tp_pml_program_run r;
+    CHECK_EQ_INT(tp_pml_program_run_analyze(&t, TP_PML_DEFAULT_INVOCATION, false, &r, &err), 0);
+    /* cross-checked with an independent Python decode of the sample */
+    CHECK_EQ_INT(r.ninvocations, 473);
+    CHECK_EQ_INT(r.invocation, 11);
+    CHECK_EQ_INT(r.nitems, 278);
+    CHECK_EQ_INT(r.ndescendants, 262);
+    CHECK_EQ_INT(r.nexecutions, 65);
+    CHECK_EQ_INT(r.nmapping, 15);
+    CHECK_EQ_INT(r.t1 - r.t0, 29585986);
+    CHECK_EQ_INT(r.items[0].event, r.event);
+    CHECK_EQ_INT(r.items[0].role, TP_PML_ITEM_INVOCATION);
+    CHECK_STR(tp_str_get(&t, r.top_total.kernel), "kernel_c4_sdk_2");
+    CHECK_EQ_INT(r.top_total.runs, 156);
+    CHECK_EQ_INT(r.top_total.total_ns, 746985832);
+    CHECK_STR(tp_str_get(&t, r.top_mean.kernel), "kernel_c4_sdk_2");
+    CHECK_EQ_INT(r.top_mean.mean_ns, 4788370);
+    /* program c4_sdk: tmp_sizes 8 sizes, 67 temporaries; alloc_sizes 8 sizes, 30 allocations */
+    CHECK_STR(r.top_total.program, "c4_sdk");
+    CHECK_EQ_INT(r.top_total.ntmp, 8);
+    CHECK_EQ_INT(r.top_total.tmp_count, 67);
+    CHECK_EQ_INT(r.top_total.tmp_bytes, 6370696);
+    CHECK_EQ_INT(r.top_total.nalloc, 8);
+    CHECK_EQ_INT(r.top_total.alloc_count, 30);
+    CHECK_EQ_INT(r.top_total.alloc_bytes, 1383264);
+    CHECK_EQ_INT(r.top_total.tmp[0].size, 401408);
+    CHECK_EQ_INT(r.top_total.tmp[0].count, 12);
+    tp_pml_program_run_free(&r);
+    /* asking for more invocations than there are */
+    CHECK_EQ_INT(tp_pml_program_run_analyze(&t, 474, false, &r, &err), -1);
+    tp_pml_program_run_free(&r);
+    CHECK_EQ_INT(tp_pml_program_run_analyze(&t, 474, true, &r, &err), 0);
+    CHECK_EQ_INT(r.invocation, 473);
+    tp_pml_program_run_free(&r);
+    tp_trace_free(&t);
+}
