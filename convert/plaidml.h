@@ -91,6 +91,10 @@ tp_argb *pml_meta_args(pml_state *s, uint32_t act);
 /* Align clocks, place activities on tracks and add the model events. */
 int pml_emit(pml_state *s, tp_err *err);
 
+/* A wire-decoding error (reported at a byte offset inside the record)
+ * restated as "record N: bad WHAT: ...". */
+int pml_fail_pb(pml_state *s, tp_err *err, const char *what);
+
 /* Verbs the reader and the analyses know. */
 #define PML_VERB_RUN "tile::hal::opencl::Kernel::Run"
 bool pml_verb_is_executing(const char *verb);

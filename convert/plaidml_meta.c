@@ -5,6 +5,7 @@
  * program text only with --with-source. */
 #include "plaidml.h"
 
+#include <stdio.h>
 #include <string.h>
 
 tp_argb *pml_meta_args(pml_state *s, uint32_t act)
@@ -28,7 +29,9 @@ static bool is_type(const char *name, size_t n, const char *want)
 
 static int bad(pml_state *s, const char *what, tp_err *err)
 {
-    return tp_fail_at(err, s->where, "bad %s metadata: %s", what, err->msg);
+    char w[64];
+    snprintf(w, sizeof w, "%s metadata", what);
+    return pml_fail_pb(s, err, w);
 }
 
 static int run_info(pml_state *s, uint32_t act, const uint8_t *d, size_t n, tp_err *err)

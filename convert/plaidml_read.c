@@ -33,6 +33,15 @@ bool pml_verb_is_executing(const char *verb)
     return n >= 11 && strcmp(verb + n - 11, "::Executing") == 0;
 }
 
+int pml_fail_pb(pml_state *s, tp_err *err, const char *what)
+{
+    char msg[sizeof err->msg];
+    memcpy(msg, err->msg, sizeof msg);
+    msg[sizeof msg - 1] = 0;
+    err->set = false;
+    return tp_fail_at(err, s->where, "bad %s: %s", what, msg);
+}
+
 /* ---- ids ---- */
 
 static uint64_t load64(const uint8_t *p)
@@ -87,7 +96,7 @@ int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *
         }
     }
     if (rc < 0)
-        return tp_fail_at(err, s->where, "bad id message: %s", err->msg);
+        return pml_fail_pb(s, err, "id message");
     *k = (pml_key){stream, index, 2};
     *none = index == 0;
     return 0;
@@ -181,7 +190,7 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
             nanos = (int32_t)(uint32_t)g.v; /* int32 on the wire: sign-extended varint */
     }
     if (rc < 0)
-        return tp_fail_at(err, s->where, "bad Duration: %s", err->msg);
+        return pml_fail_pb(s, err, "Duration");
     int64_t v;
     if (__builtin_mul_overflow(sec, (int64_t)1000000000, &v) || __builtin_add_overflow(v, nanos, &v)) {
         tp_warn(s->t, "plaidml: time out of range (ignored)", 1);
@@ -227,7 +236,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
         }
     }
     if (rc < 0)
-        return tp_fail_at(err, s->where, "bad Event: %s", err->msg);
+        return pml_fail_pb(s, err, "Event");
     if (!act.num) {
         tp_warn(s->t, "plaidml: event without activity id (skipped)", 1);
         return 0;
@@ -319,7 +328,7 @@ static int read_record(pml_state *s, const uint8_t *data, size_t len, uint64_t r
                 if (g.num == 1 && g.wt == TP_PB_VARINT)
                     value = g.v;
             if (mr < 0)
-                return tp_fail_at(err, s->where, "bad magic message: %s", err->msg);
+                return pml_fail_pb(s, err, "magic message");
             if (value != PML_MAGIC)
                 return tp_fail_at(err, s->where, "magic is 0x%llx, expected 0x%x (\"EvtL\")",
                                   (unsigned long long)value, PML_MAGIC);
@@ -332,7 +341,7 @@ static int read_record(pml_state *s, const uint8_t *data, size_t len, uint64_t r
         }
     }
     if (rc < 0)
-        return tp_fail_at(err, s->where, "bad Record: %s", err->msg);
+        return pml_fail_pb(s, err, "Record");
     if (recno == 1 && !magic)
         return tp_fail_at(err, s->where, "not a PlaidML event log: the first record has no \"EvtL\" magic");
     if (!magic && !events)
