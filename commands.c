@@ -26,6 +26,7 @@ const tp_command tp_commands[] = {
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         keep only iterations A..B (ProfilerStep#A..#B); A: or :B open-ended\n"
      "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n"
+     "  --with-source       keep kernel sources and program text in the args (PlaidML)\n"
      "  --force             overwrite OUTPUT if it exists\n"
      "  -q, --quiet         no summary line on stderr\n"
      "\n"

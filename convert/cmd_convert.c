@@ -36,6 +36,8 @@ int tp_cmd_convert(int argc, char **argv)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--strict"))
             lo.read.strict = true;
+        else if (tp_opt_flag(argv, i, "--with-source"))
+            lo.read.with_source = true;
         else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])

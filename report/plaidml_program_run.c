@@ -190,6 +190,13 @@ static int kacc_cmp(const void *x, const void *y)
     return a->name < b->name ? -1 : a->name > b->name;
 }
 
+/* rounded half away from zero, as the kernel table does */
+static int64_t mean_ns(int64_t total, uint64_t n)
+{
+    int64_t h = (int64_t)(n / 2);
+    return total >= 0 ? (total + h) / (int64_t)n : (total - h) / (int64_t)n;
+}
+
 static void top_kernels(const tp_trace *t, tp_pml_program_run *r)
 {
     kacc *k = NULL;
@@ -222,9 +229,9 @@ static void top_kernels(const tp_trace *t, tp_pml_program_run *r)
     }
     if (m) {
         r->top_total = (tp_pml_kernel_mem){.kernel = k[bt].name, .runs = k[bt].n, .total_ns = k[bt].total,
-                                           .mean_ns = k[bt].total / (int64_t)k[bt].n};
+                                           .mean_ns = mean_ns(k[bt].total, k[bt].n)};
         r->top_mean = (tp_pml_kernel_mem){.kernel = k[bm].name, .runs = k[bm].n, .total_ns = k[bm].total,
-                                          .mean_ns = k[bm].total / (int64_t)k[bm].n};
+                                          .mean_ns = mean_ns(k[bm].total, k[bm].n)};
     }
     free(k);
 }

@@ -109,7 +109,7 @@ TEST(plaidml_2017_program_run_eleventh_invocation)
     CHECK_EQ_INT(r.top_total.runs, 156);
     CHECK_EQ_INT(r.top_total.total_ns, 746985832);
     CHECK_STR(tp_str_get(&t, r.top_mean.kernel), "kernel_c4_sdk_2");
-    CHECK_EQ_INT(r.top_mean.mean_ns, 4788370);
+    CHECK_EQ_INT(r.top_mean.mean_ns, 4788371); /* 746985832 / 156, rounded */
     /* program c4_sdk: tmp_sizes 8 sizes, 67 temporaries; alloc_sizes 8 sizes, 30 allocations */
     CHECK_STR(r.top_total.program, "c4_sdk");
     CHECK_EQ_INT(r.top_total.ntmp, 8);
@@ -589,4 +589,135 @@ TEST(plaidml_probe)
     const unsigned char rec[] = {0x11, 0x12, 0x0f};
     CHECK(tp_format_plaidml.probe(rec, sizeof rec, "/tmp/my_eventlog.gz") > 0);
     CHECK_EQ_INT(tp_format_plaidml.probe(rec, sizeof rec, "/tmp/trace.gz"), 0);
+}
+
+/* ---- through the pipeline and the command line ---- */
+
+#include "kernel_table.h"
+#include "pipeline.h"
+
+TEST(plaidml_2017_through_pipeline_and_kernel_table)
+{
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_load_opts lo = {0};
+    tp_err err = {0};
+    CHECK_EQ_INT(tp_load(tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), &lo, &t, &err), 0);
+    CHECK_STR(t.format, "plaidml");
+    tp_kernel_table kt;
+    tp_kernel_table_build(&t, &kt);
+    CHECK_EQ_INT(kt.n, 193);
+    CHECK_EQ_INT(kt.instances, 19598);
+    CHECK_EQ_INT(kt.total_ns, 3485728682LL);
+    CHECK(kt.n > 0);
+    if (kt.n) {
+        CHECK_STR(tp_str_get(&t, kt.rows[0].name), "kernel_c4_sdk_2");
+        CHECK_EQ_INT(kt.rows[0].count, 156);
+        CHECK_EQ_INT(kt.rows[0].total_ns, 746985832LL);
+    }
+    tp_kernel_table_free(&kt);
+    /* linking keeps the reader's parent chain: BuildKernel -> Build -> Compile */
+    for (size_t i = 0; i < t.nevents; i++) {
+        const tp_event *e = &t.events[i];
+        if (strcmp(tp_str_get(&t, e->cat), "tile::hal::opencl::BuildKernel") != 0)
+            continue;
+        CHECK(e->op != TP_NONE);
+        if (e->op != TP_NONE)
+            CHECK_STR(tp_str_get(&t, t.events[e->op].cat), "tile::hal::opencl::Build");
+        break;
+    }
+    tp_pml_program_run r;
+    CHECK_EQ_INT(tp_pml_program_run_analyze(&t, 11, false, &r, &err), 0);
+    CHECK_EQ_INT(r.ndescendants, 262);
+    tp_pml_program_run_free(&r);
+    tp_trace_free(&t);
+}
+
+TEST(plaidml_cli_stats_json)
+{
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s stats '%s' --json", tp_test_bin(),
+                         tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"));
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "\"format\":\"plaidml\""));
+    CHECK(out && strstr(out, "\"kernel_total_ns\":3485728682,\"kernel_instances\":19598"));
+    CHECK(out && strstr(out, "{\"name\":\"kernel_c4_sdk_2\",\"kind\":\"kernel\",\"count\":156,\"total_ns\":746985832,"));
+    size_t rows = 0;
+    for (const char *p = out; p && (p = strstr(p, "{\"name\":")); p++)
+        rows++;
+    CHECK_EQ_INT(rows, 193);
+    free(out);
+    /* the one-event Hello log: valid and empty */
+    rc = tp_test_run(&out, "%s stats '%s' --json", tp_test_bin(),
+                     tp_test_shared("external/plaidml/plaidml_hello_eventlog.gz"));
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "\"kernel_instances\":0,\"kernels\":[]"));
+    free(out);
+}
+
+/* node + the trace engine check on a converted log (skipped without node) */
+static void check_in_engine(const char *json)
+{
+    if (!tp_test_have("node"))
+        return;
+    char *out = NULL;
+    int rc = tp_test_run(&out, "node tests/check_trace.mjs '%s'", json);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out ? out : "");
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "\"bad_nesting\":0"));
+    free(out);
+}
+
+TEST(plaidml_cli_convert_loads_in_trace_engine)
+{
+    const char *json = tp_test_tmp("p2017.json");
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s convert '%s' -o '%s'", tp_test_bin(),
+                         tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), json);
+    CHECK_EQ_INT(rc, 0);
+    free(out);
+    size_t len;
+    char *doc = tp_test_read_file(json, &len);
+    CHECK(doc && strstr(doc, "\"name\":\"kernel_c4_sdk_2\""));
+    CHECK(doc && !strstr(doc, "// Function work group size")); /* no sources by default */
+    free(doc);
+    check_in_engine(json);
+
+    /* synthetic current-schema log: 2 flows, queue and execution tracks */
+    synth s = {0};
+    synth_log(&s);
+    const char *in = write_tmp("synth2.eventlog.gz", s.out.d, s.out.len, true);
+    pbe_free(&s.out);
+    json = tp_test_tmp("synth.json");
+    rc = tp_test_run(&out, "%s convert '%s' -o '%s' --with-source", tp_test_bin(), in, json);
+    CHECK_EQ_INT(rc, 0);
+    free(out);
+    doc = tp_test_read_file(json, &len);
+    CHECK(doc && strstr(doc, "__kernel void kA() {}"));
+    free(doc);
+    check_in_engine(json);
+    if (tp_test_have("node")) {
+        rc = tp_test_run(&out, "node tests/check_trace.mjs '%s'", json);
+        CHECK(out && strstr(out, "\"flows\":2,\"flows_bound\":2"));
+        free(out);
+    }
+}
+
+TEST(plaidml_cli_truncated_input_leaves_no_output)
+{
+    size_t len;
+    char *gz = tp_test_read_file(tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), &len);
+    CHECK(gz != NULL);
+    if (!gz)
+        return;
+    const char *in = write_tmp("half2017.eventlog.gz", gz, len / 2, false);
+    free(gz);
+    const char *json = tp_test_tmp("half2017.json");
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s convert '%s' -o '%s'", tp_test_bin(), in, json);
+    CHECK_EQ_INT(rc, 2);
+    CHECK(out && strstr(out, ": record ") && strstr(out, "truncated"));
+    CHECK(!tp_test_file_exists(json));
+    free(out);
 }
