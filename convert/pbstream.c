@@ -1,6 +1,7 @@
 /* pbstream.c: delimited protobuf records over a tp_input stream. */
 #include "pbstream.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,18 @@ static int relabel(tp_pbstream *s, tp_err *err)
     err->set = false;
     char where[32];
     snprintf(where, sizeof where, "record %llu", (unsigned long long)s->records + 1);
+    return tp_fail_at(err, where, "%s", msg);
+}
+
+/* An error at the record being read ("record N", counted from 1). */
+__attribute__((format(printf, 3, 4))) static int fail(tp_pbstream *s, tp_err *err, const char *fmt, ...)
+{
+    char where[32], msg[300];
+    snprintf(where, sizeof where, "record %llu", (unsigned long long)s->records + 1);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return tp_fail_at(err, where, "%s", msg);
 }
 
@@ -68,16 +81,14 @@ int tp_pbstream_next(tp_pbstream *s, const unsigned char **rec, size_t *len, boo
         return -1;
     if (s->pos == s->len)
         return 0;
-    char where[32];
-    snprintf(where, sizeof where, "record %llu", (unsigned long long)s->records + 1);
     uint64_t n = 0;
     size_t i = s->pos;
     int shift = 0;
     for (;;) {
         if (i == s->len)
-            return tp_fail_at(err, where, "length prefix cut short (truncated log)");
+            return fail(s, err, "length prefix cut short (truncated log)");
         if (shift > 63)
-            return tp_fail_at(err, where, "length prefix is not a valid varint");
+            return fail(s, err, "length prefix is not a valid varint");
         unsigned char b = s->buf[i++];
         n |= (uint64_t)(b & 0x7f) << shift;
         shift += 7;
@@ -91,14 +102,14 @@ int tp_pbstream_next(tp_pbstream *s, const unsigned char **rec, size_t *len, boo
         return 0;
     }
     if (n > s->max_record)
-        return tp_fail_at(err, where, "record length %llu is larger than the %llu-byte limit (corrupt log?)",
-                          (unsigned long long)n, (unsigned long long)s->max_record);
+        return fail(s, err, "record length %llu is larger than the %llu-byte limit (corrupt log?)",
+                    (unsigned long long)n, (unsigned long long)s->max_record);
     size_t hdr = i - s->pos;
     if (fill(s, hdr + (size_t)n, err) < 0)
         return -1;
     if (s->len - s->pos < hdr + n)
-        return tp_fail_at(err, where, "record needs %llu bytes but the log ends after %llu (truncated log)",
-                          (unsigned long long)n, (unsigned long long)(s->len - s->pos - hdr));
+        return fail(s, err, "record needs %llu bytes but the log ends after %llu (truncated log)",
+                    (unsigned long long)n, (unsigned long long)(s->len - s->pos - hdr));
     *rec = s->buf + s->pos + hdr;
     *len = (size_t)n;
     s->pos += hdr + (size_t)n;

@@ -43,6 +43,36 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err);
 /* A bare varint (used for length prefixes and packed arrays): 1, 0 at end, -1. */
 int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err);
 
+/* tp_pb_next with the common shapes (one-byte key, then a one-byte varint
+ * or a one-byte length) decoded inline; anything else goes to tp_pb_next.
+ * For hot loops over many small messages. */
+static inline int tp_pb_next_fast(tp_pb *r, tp_pb_field *f, tp_err *err)
+{
+    const uint8_t *p = r->p;
+    if (r->end - p >= 2 && p[0] < 0x80 && p[0] >= 8 && p[1] < 0x80) {
+        uint8_t wt = p[0] & 7;
+        if (wt == TP_PB_VARINT) {
+            f->num = p[0] >> 3;
+            f->wt = wt;
+            f->v = p[1];
+            f->data = NULL;
+            f->len = 0;
+            r->p = p + 2;
+            return 1;
+        }
+        if (wt == TP_PB_LEN && (size_t)(r->end - p - 2) >= p[1]) {
+            f->num = p[0] >> 3;
+            f->wt = wt;
+            f->v = 0;
+            f->data = p + 2;
+            f->len = p[1];
+            r->p = p + 2 + p[1];
+            return 1;
+        }
+    }
+    return tp_pb_next(r, f, err);
+}
+
 static inline int64_t tp_pb_zigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 double tp_pb_double(uint64_t bits);
 float tp_pb_float(uint32_t bits);

@@ -52,12 +52,17 @@ typedef struct pml_slot {
 typedef struct pml_state {
     tp_trace *t;
     const tp_read_opts *o;
-    char where[32];     /* "record N" of the event being decoded */
+    uint64_t record;    /* number of the record being decoded (from 1) */
+    char where[32];     /* "record N", formatted only for an error (pml_where) */
 
     pml_act *acts;
     size_t nacts, acts_cap;
     pml_slot *slots;    /* open addressing, act == TP_NONE is empty */
-    size_t slots_cap;
+    size_t slots_cap, nslots;
+    /* current schema: indexes are dense per stream, so small ones are looked
+     * up directly (direct[stream][index], TP_NONE = not yet seen) */
+    struct pml_direct { uint32_t *act; size_t cap; } *direct;
+    size_t ndirect;
 
     pml_clock *clocks;  /* clocks[0] is the host clock of the current schema */
     size_t nclocks, clocks_cap;
@@ -75,6 +80,8 @@ typedef struct pml_state {
     size_t ndevices, devices_cap;
 
     uint64_t legacy_ids, current_ids; /* which schema the ids used */
+    struct pml_vcache { const char *s; size_t len; tp_str id; } vcache[32]; /* verbs are few */
+    size_t nvcache;
 } pml_state;
 
 /* Ids: decode an Event id field (16-byte UUID or ActivityID).  *none set for
@@ -90,6 +97,9 @@ tp_argb *pml_meta_args(pml_state *s, uint32_t act);
 
 /* Align clocks, place activities on tracks and add the model events. */
 int pml_emit(pml_state *s, tp_err *err);
+
+/* "record N" for error messages. */
+const char *pml_where(pml_state *s);
 
 /* A wire-decoding error (reported at a byte offset inside the record)
  * restated as "record N: bad WHAT: ...". */

@@ -87,28 +87,93 @@ static int64_t device_group(const pml_state *s, tp_str verb)
     return 3 + (int64_t)verb;
 }
 
+/* 32 bytes, so qsort moves the elements themselves (glibc sorts larger ones indirectly). */
 typedef struct place {
-    uint32_t act;
-    uint32_t group; /* host: domain; device: clock */
-    int64_t sub;    /* device: group from device_group; host: 0 */
+    uint64_t group;  /* device << 63 | clock or domain << 32 | device group */
     int64_t start, end;
-    bool device;
+    uint32_t act;
 } place;
+
+static uint64_t group_key(bool device, uint32_t group, int64_t sub)
+{
+    return (uint64_t)device << 63 | (uint64_t)(group & 0x7fffffff) << 32 | (uint64_t)(uint32_t)sub;
+}
+
+static bool place_device(const place *p) { return p->group >> 63; }
+static uint32_t place_group(const place *p) { return (uint32_t)(p->group >> 32) & 0x7fffffff; }
+static int64_t place_sub(const place *p) { return (uint32_t)p->group; }
 
 static int place_cmp(const void *x, const void *y)
 {
     const place *a = x, *b = y;
-    if (a->device != b->device)
-        return a->device ? 1 : -1;
     if (a->group != b->group)
         return a->group < b->group ? -1 : 1;
-    if (a->sub != b->sub)
-        return a->sub < b->sub ? -1 : 1;
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     if (a->end != b->end)
         return a->end > b->end ? -1 : 1; /* enclosing first */
     return a->act < b->act ? -1 : a->act > b->act;
+}
+
+static bool sorted(const place *p, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (place_cmp(&p[i - 1], &p[i]) > 0)
+            return false;
+    return true;
+}
+
+/* Activities come almost in start order already, but groups interleave:
+ * split by group (stable), then sort only the groups that need it. */
+static void sort_places(place *pl, size_t np)
+{
+    enum { MAXG = 256 };
+    uint64_t keys[MAXG];
+    size_t count[MAXG], ng = 0;
+    for (size_t i = 0; i < np; i++) {
+        size_t g = 0;
+        while (g < ng && keys[g] != pl[i].group)
+            g++;
+        if (g == ng) {
+            if (ng == MAXG) {
+                qsort(pl, np, sizeof *pl, place_cmp);
+                return;
+            }
+            keys[ng] = pl[i].group;
+            count[ng++] = 0;
+        }
+        count[g]++;
+    }
+    /* groups in key order */
+    for (size_t a = 1; a < ng; a++)
+        for (size_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
+            uint64_t k = keys[b];
+            keys[b] = keys[b - 1];
+            keys[b - 1] = k;
+            size_t c = count[b];
+            count[b] = count[b - 1];
+            count[b - 1] = c;
+        }
+    size_t at[MAXG], pos = 0;
+    for (size_t g = 0; g < ng; g++)
+        at[g] = pos, pos += count[g];
+    place *tmp = tp_xmalloc((np ? np : 1) * sizeof *tmp);
+    size_t last = 0;
+    for (size_t i = 0; i < np; i++) {
+        size_t g = keys[last] == pl[i].group ? last : 0;
+        while (keys[g] != pl[i].group)
+            g++;
+        last = g;
+        tmp[at[g]++] = pl[i];
+    }
+    memcpy(pl, tmp, np * sizeof *pl);
+    free(tmp);
+    pos = 0;
+    for (size_t g = 0; g < ng; g++) {
+        if (!sorted(pl + pos, count[g]))
+            qsort(pl + pos, count[g], sizeof *pl, place_cmp);
+        pos += count[g];
+    }
 }
 
 typedef struct lane {
@@ -137,51 +202,51 @@ static uint32_t make_track(pml_state *s, const place *p, size_t lane_no, bool si
     char name[200];
     uint32_t proc;
     int64_t tid;
-    if (!p->device) {
-        proc = tp_process_get(t, 1 + (int64_t)p->group);
+    if (!place_device(p)) {
+        proc = tp_process_get(t, 1 + (int64_t)place_group(p));
         tp_process *P = &t->processes[proc];
         if (!P->name) {
             if (single_domain)
                 snprintf(name, sizeof name, "PlaidML host");
             else
-                snprintf(name, sizeof name, "PlaidML host (domain %u)", p->group);
+                snprintf(name, sizeof name, "PlaidML host (domain %u)", place_group(p));
             P->name = tp_intern_cstr(t, name);
-            P->sort_index = 1 + (int64_t)p->group;
+            P->sort_index = 1 + (int64_t)place_group(p);
             P->has_sort = true;
         }
         tid = 1 + (int64_t)lane_no;
         snprintf(name, sizeof name, lane_no ? "activities #%zu" : "activities", lane_no + 1);
     } else {
-        proc = tp_process_get(t, 1000 + (int64_t)p->group);
+        proc = tp_process_get(t, 1000 + (int64_t)place_group(p));
         tp_process *P = &t->processes[proc];
         if (!P->name) {
             size_t ndev = 0;
             for (size_t c = 0; c < s->nclocks; c++)
                 ndev += !s->clocks[c].host;
             if (ndev == 1 && s->ndevices == 1)
-                snprintf(name, sizeof name, "%s (device clock %u)", tp_str_get(t, s->devices[0].name), p->group);
+                snprintf(name, sizeof name, "%s (device clock %u)", tp_str_get(t, s->devices[0].name), place_group(p));
             else
-                snprintf(name, sizeof name, "PlaidML device clock %u", p->group);
+                snprintf(name, sizeof name, "PlaidML device clock %u", place_group(p));
             P->name = tp_intern_cstr(t, name);
             P->is_device = true;
-            P->device = (int32_t)p->group;
-            P->sort_index = 1000 + (int64_t)p->group;
+            P->device = (int32_t)place_group(p);
+            P->sort_index = 1000 + (int64_t)place_group(p);
             P->has_sort = true;
         }
-        const char *base = p->sub == 0   ? "Executing"
-                           : p->sub == 1 ? "Device queue"
-                           : p->sub == 2 ? "Host queue"
+        const char *base = place_sub(p) == 0   ? "Executing"
+                           : place_sub(p) == 1 ? "Device queue"
+                           : place_sub(p) == 2 ? "Host queue"
                                          : tp_str_get(t, s->acts[p->act].verb);
         if (lane_no)
             snprintf(name, sizeof name, "%s #%zu", base, lane_no + 1);
         else
             snprintf(name, sizeof name, "%s", base);
-        tid = p->sub * 100 + 1 + (int64_t)lane_no;
+        tid = place_sub(p) * 100 + 1 + (int64_t)lane_no;
     }
     uint32_t tr = tp_track_get(t, proc, tid);
     tp_track *T = &t->tracks[tr];
     T->name = tp_intern_cstr(t, name);
-    T->role = p->device ? TP_TRACK_DEVICE : TP_TRACK_HOST;
+    T->role = place_device(p) ? TP_TRACK_DEVICE : TP_TRACK_HOST;
     T->sort_index = tid;
     T->has_sort = true;
     return tr;
@@ -244,19 +309,17 @@ int pml_emit(pml_state *s, tp_err *err)
         }
         place *p = &pl[np++];
         p->act = (uint32_t)i;
-        p->device = !c->host;
-        p->group = p->device ? a->clock : a->domain;
-        p->sub = p->device ? device_group(s, a->verb) : 0;
+        p->group = c->host ? group_key(false, a->domain, 0) : group_key(true, a->clock, device_group(s, a->verb));
         p->start = a->start;
         p->end = a->end;
-        if (!p->device) {
+        if (c->host) {
             if (first_domain < 0)
                 first_domain = a->domain;
             else if (first_domain != a->domain)
                 single_domain = false;
         }
     }
-    qsort(pl, np, sizeof *pl, place_cmp);
+    sort_places(pl, np);
 
     /* lanes: a child goes on its parent's lane when it nests there */
     uint32_t *track_of = tp_xmalloc((s->nacts ? s->nacts : 1) * sizeof *track_of);
@@ -267,8 +330,7 @@ int pml_emit(pml_state *s, tp_err *err)
     memset(lanes, 0, sizeof lanes);
     for (size_t i = 0; i < np; i++) {
         const place *p = &pl[i];
-        if (i == 0 || place_cmp(&(place){0, p->group, p->sub, 0, 0, p->device},
-                                &(place){0, pl[i - 1].group, pl[i - 1].sub, 0, 0, pl[i - 1].device}) != 0) {
+        if (i == 0 || p->group != pl[i - 1].group) {
             for (size_t l = 0; l < nlanes; l++)
                 lanes[l].n = 0;
             nlanes = 0;

@@ -25,7 +25,7 @@ static bool is_type(const char *name, size_t n, const char *want)
 
 /* Walk a message's fields; the body uses `g`.  Stops at a malformed field. */
 #define FOR_FIELDS(data, len, g, rc)                                                   \
-    for (tp_pb r_##g = tp_pb_init((data), (len)); ((rc) = tp_pb_next(&r_##g, &(g), err)) == 1;)
+    for (tp_pb r_##g = tp_pb_init((data), (len)); ((rc) = tp_pb_next_fast(&r_##g, &(g), err)) == 1;)
 
 static int bad(pml_state *s, const char *what, tp_err *err)
 {
@@ -286,7 +286,7 @@ int pml_meta(pml_state *s, uint32_t act, const tp_pb *ev, const tp_pb_field *any
 {
     (void)ev;
     if (any->wt != TP_PB_LEN)
-        return tp_fail_at(err, s->where, "metadata field is not a message");
+        return tp_fail_at(err, pml_where(s), "metadata field is not a message");
     const char *url = "";
     size_t url_len = 0;
     const uint8_t *val = (const uint8_t *)"";

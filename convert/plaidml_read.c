@@ -33,13 +33,19 @@ bool pml_verb_is_executing(const char *verb)
     return n >= 11 && strcmp(verb + n - 11, "::Executing") == 0;
 }
 
+const char *pml_where(pml_state *s)
+{
+    snprintf(s->where, sizeof s->where, "record %llu", (unsigned long long)s->record);
+    return s->where;
+}
+
 int pml_fail_pb(pml_state *s, tp_err *err, const char *what)
 {
     char msg[sizeof err->msg];
     memcpy(msg, err->msg, sizeof msg);
     msg[sizeof msg - 1] = 0;
     err->set = false;
-    return tp_fail_at(err, s->where, "bad %s: %s", what, msg);
+    return tp_fail_at(err, pml_where(s), "bad %s: %s", what, msg);
 }
 
 /* ---- ids ---- */
@@ -68,7 +74,7 @@ int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *
 {
     *none = false;
     if (f->wt != TP_PB_LEN)
-        return tp_fail_at(err, s->where, "id field %u has wire type %u, expected a message or UUID", f->num, f->wt);
+        return tp_fail_at(err, pml_where(s), "id field %u has wire type %u, expected a message or UUID", f->num, f->wt);
     if (f->len == 16) { /* 2017 schema: a raw UUID; all zero is the root */
         s->legacy_ids++;
         *k = (pml_key){load64(f->data), load64(f->data + 8), 1};
@@ -82,7 +88,7 @@ int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *
     uint64_t index = 0;
     uint32_t stream = s->cur_stream;
     int rc;
-    while ((rc = tp_pb_next(&r, &g, err)) == 1) {
+    while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
         if (g.num == 1 && g.wt == TP_PB_VARINT)
             index = g.v;
         else if (g.num == 2 && g.wt == TP_PB_LEN) {
@@ -127,9 +133,41 @@ static void slots_grow(pml_state *s)
     s->slots_cap = cap;
 }
 
+static uint32_t act_new(pml_state *s)
+{
+    TP_GROW(s->acts, s->acts_cap, s->nacts + 1);
+    pml_act *a = &s->acts[s->nacts];
+    memset(a, 0, sizeof *a);
+    a->parent = a->kernel = a->kinfo = a->meta = a->ev = TP_NONE;
+    return (uint32_t)s->nacts++;
+}
+
+#define DIRECT_MAX (1u << 22) /* larger indexes (or a hostile log) use the hash table */
+
 uint32_t pml_act_get(pml_state *s, const pml_key *k)
 {
-    if ((s->nacts + 1) * 2 > s->slots_cap)
+    if (k->tag == 2 && k->b < DIRECT_MAX && k->a < 65536) {
+        if (k->a >= s->ndirect) { /* streams are few: grow one row at a time */
+            size_t n = (size_t)k->a + 1;
+            s->direct = tp_xrealloc(s->direct, n * sizeof *s->direct);
+            memset(s->direct + s->ndirect, 0, (n - s->ndirect) * sizeof *s->direct);
+            s->ndirect = n;
+        }
+        struct pml_direct *d = &s->direct[k->a];
+        if (k->b >= d->cap) {
+            size_t cap = d->cap ? d->cap : 1024;
+            while (cap <= k->b)
+                cap *= 2;
+            d->act = tp_xrealloc(d->act, cap * sizeof *d->act);
+            for (size_t i = d->cap; i < cap; i++)
+                d->act[i] = TP_NONE;
+            d->cap = cap;
+        }
+        if (d->act[k->b] == TP_NONE)
+            d->act[k->b] = act_new(s);
+        return d->act[k->b];
+    }
+    if ((s->nslots + 1) * 2 > s->slots_cap)
         slots_grow(s);
     size_t j = key_hash(k) & (s->slots_cap - 1);
     while (s->slots[j].act != TP_NONE) {
@@ -138,13 +176,10 @@ uint32_t pml_act_get(pml_state *s, const pml_key *k)
             return s->slots[j].act;
         j = (j + 1) & (s->slots_cap - 1);
     }
-    TP_GROW(s->acts, s->acts_cap, s->nacts + 1);
-    pml_act *a = &s->acts[s->nacts];
-    memset(a, 0, sizeof *a);
-    a->parent = a->kernel = a->kinfo = a->meta = a->ev = TP_NONE;
     s->slots[j].key = *k;
-    s->slots[j].act = (uint32_t)s->nacts;
-    return (uint32_t)s->nacts++;
+    s->slots[j].act = act_new(s);
+    s->nslots++;
+    return s->slots[j].act;
 }
 
 /* Clocks and domains are few: linear lookups. */
@@ -178,12 +213,12 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
 {
     *set = false;
     if (f->wt != TP_PB_LEN)
-        return tp_fail_at(err, s->where, "time field %u is not a Duration message", f->num);
+        return tp_fail_at(err, pml_where(s), "time field %u is not a Duration message", f->num);
     tp_pb r = tp_pb_init(f->data, f->len);
     tp_pb_field g;
     int64_t sec = 0, nanos = 0;
     int rc;
-    while ((rc = tp_pb_next(&r, &g, err)) == 1) {
+    while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
         if (g.num == 1 && g.wt == TP_PB_VARINT)
             sec = (int64_t)g.v;
         else if (g.num == 2 && g.wt == TP_PB_VARINT)
@@ -201,6 +236,19 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
     return 0;
 }
 
+/* Interning a verb for every event costs a hash of the whole string; the
+ * few distinct verbs are found first in a small cache. */
+static tp_str verb_id(pml_state *s, const char *v, size_t n)
+{
+    for (size_t i = 0; i < s->nvcache; i++)
+        if (s->vcache[i].len == n && memcmp(s->vcache[i].s, v, n) == 0)
+            return s->vcache[i].id;
+    tp_str id = tp_intern(s->t, v, n);
+    if (s->nvcache < sizeof s->vcache / sizeof s->vcache[0])
+        s->vcache[s->nvcache++] = (struct pml_vcache){tp_str_get(s->t, id), n, id};
+    return id;
+}
+
 /* One Event message. */
 static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err)
 {
@@ -211,7 +259,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
     int64_t start = 0, end = 0;
     bool has_start = false, has_end = false, has_meta = false;
     int rc;
-    while ((rc = tp_pb_next(&r, &f, err)) == 1) {
+    while ((rc = tp_pb_next_fast(&r, &f, err)) == 1) {
         switch (f.num) {
         case 1: parent = f; break;
         case 2: act = f; break;
@@ -265,7 +313,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
             A->parent = p;
     }
     if (verb_len)
-        A->verb = tp_intern(s->t, (const char *)verb, verb_len);
+        A->verb = verb_id(s, (const char *)verb, verb_len);
     if (clock.num) {
         pml_key ck;
         if (clock.wt == TP_PB_LEN && clock.len == 16) {
@@ -304,7 +352,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
     }
     if (has_meta) { /* second pass: metadata may refer to other activities */
         tp_pb m = tp_pb_init(data, len);
-        while (tp_pb_next(&m, &f, err) == 1)
+        while (tp_pb_next_fast(&m, &f, err) == 1)
             if (f.num == 7 && pml_meta(s, a, &m, &f, err) < 0)
                 return -1;
     }
@@ -318,19 +366,19 @@ static int read_record(pml_state *s, const uint8_t *data, size_t len, uint64_t r
     tp_pb_field f;
     bool magic = false, events = false;
     int rc;
-    while ((rc = tp_pb_next(&r, &f, err)) == 1) {
+    while ((rc = tp_pb_next_fast(&r, &f, err)) == 1) {
         if (f.num == 1 && f.wt == TP_PB_LEN) {
             tp_pb m = tp_pb_init(f.data, f.len);
             tp_pb_field g;
             uint64_t value = 0;
             int mr;
-            while ((mr = tp_pb_next(&m, &g, err)) == 1)
+            while ((mr = tp_pb_next_fast(&m, &g, err)) == 1)
                 if (g.num == 1 && g.wt == TP_PB_VARINT)
                     value = g.v;
             if (mr < 0)
                 return pml_fail_pb(s, err, "magic message");
             if (value != PML_MAGIC)
-                return tp_fail_at(err, s->where, "magic is 0x%llx, expected 0x%x (\"EvtL\")",
+                return tp_fail_at(err, pml_where(s), "magic is 0x%llx, expected 0x%x (\"EvtL\")",
                                   (unsigned long long)value, PML_MAGIC);
             magic = true;
         } else if (f.num == 2 && f.wt == TP_PB_LEN) {
@@ -343,9 +391,9 @@ static int read_record(pml_state *s, const uint8_t *data, size_t len, uint64_t r
     if (rc < 0)
         return pml_fail_pb(s, err, "Record");
     if (recno == 1 && !magic)
-        return tp_fail_at(err, s->where, "not a PlaidML event log: the first record has no \"EvtL\" magic");
+        return tp_fail_at(err, pml_where(s), "not a PlaidML event log: the first record has no \"EvtL\" magic");
     if (!magic && !events)
-        return tp_fail_at(err, s->where, "record holds neither a magic nor an event");
+        return tp_fail_at(err, pml_where(s), "record holds neither a magic nor an event");
     return 0;
 }
 
@@ -353,6 +401,9 @@ static void state_free(pml_state *s)
 {
     free(s->acts);
     free(s->slots);
+    for (size_t i = 0; i < s->ndirect; i++)
+        free(s->direct[i].act);
+    free(s->direct);
     free(s->clocks);
     free(s->domains);
     free(s->streams);
@@ -393,7 +444,7 @@ static int pml_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *er
             }
             break;
         }
-        snprintf(s.where, sizeof s.where, "record %llu", (unsigned long long)ps.records);
+        s.record = ps.records;
         if (read_record(&s, rec, len, ps.records, err) < 0) {
             rc = -1;
             break;

@@ -662,8 +662,8 @@ static void check_in_engine(const char *json)
         return;
     char *out = NULL;
     int rc = tp_test_run(&out, "node tests/check_trace.mjs '%s'", json);
-    if (rc != 0)
-        fprintf(stderr, "%s\n", out ? out : "");
+    if (rc != 0 || !out || !strstr(out, "\"bad_nesting\":0"))
+        fprintf(stderr, "check_trace: %s\n", out ? out : "");
     CHECK_EQ_INT(rc, 0);
     CHECK(out && strstr(out, "\"bad_nesting\":0"));
     free(out);
@@ -699,6 +699,8 @@ TEST(plaidml_cli_convert_loads_in_trace_engine)
     check_in_engine(json);
     if (tp_test_have("node")) {
         rc = tp_test_run(&out, "node tests/check_trace.mjs '%s'", json);
+        if (!out || !strstr(out, "\"flows\":2,\"flows_bound\":2"))
+            fprintf(stderr, "check_trace (rc %d): %s\n", rc, out ? out : "");
         CHECK(out && strstr(out, "\"flows\":2,\"flows_bound\":2"));
         free(out);
     }
