@@ -80,7 +80,7 @@ typedef struct pml_state {
     size_t ndevices, devices_cap;
 
     uint64_t legacy_ids, current_ids; /* which schema the ids used */
-    struct pml_vcache { const char *s; size_t len; tp_str id; } vcache[32]; /* verbs are few */
+    struct pml_vcache { size_t len; tp_str id; } vcache[32]; /* verbs are few */
     size_t nvcache;
 } pml_state;
 

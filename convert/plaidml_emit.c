@@ -383,6 +383,11 @@ int pml_emit(pml_state *s, tp_err *err)
             if (k && k->kname)
                 e.name = k->kname;
         }
+        if (t->keep_args && !device && a->kernel != TP_NONE && s->acts[a->kernel].kinfo != TP_NONE) {
+            tp_str kn = s->kinfos[s->acts[a->kernel].kinfo].kname; /* Kernel::Run: which kernel */
+            if (kn)
+                tp_argb_cstr(b, "kernel", tp_str_get(t, kn));
+        }
         if (t->keep_args && k && e.kind == TP_KIND_KERNEL) {
             if (k->type)
                 tp_argb_cstr(b, "kernel_type", tp_str_get(t, k->type));

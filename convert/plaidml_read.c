@@ -241,11 +241,11 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
 static tp_str verb_id(pml_state *s, const char *v, size_t n)
 {
     for (size_t i = 0; i < s->nvcache; i++)
-        if (s->vcache[i].len == n && memcmp(s->vcache[i].s, v, n) == 0)
+        if (s->vcache[i].len == n && memcmp(tp_str_get(s->t, s->vcache[i].id), v, n) == 0)
             return s->vcache[i].id;
     tp_str id = tp_intern(s->t, v, n);
     if (s->nvcache < sizeof s->vcache / sizeof s->vcache[0])
-        s->vcache[s->nvcache++] = (struct pml_vcache){tp_str_get(s->t, id), n, id};
+        s->vcache[s->nvcache++] = (struct pml_vcache){n, id}; /* the id: string pool pointers move */
     return id;
 }
 

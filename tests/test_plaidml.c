@@ -416,7 +416,9 @@ TEST(plaidml_synthetic_current_schema_known_answers)
     CHECK_EQ_INT(b->link, runB);
     CHECK_EQ_INT(t.events[runA].kind, TP_KIND_RUNTIME);
     size_t alen;
-    const char *args = tp_args_get(&t, a->args, &alen);
+    const char *args = tp_args_get(&t, t.events[runA].args, &alen);
+    CHECK(args && strstr(args, "\"kernel\":\"kA\""));
+    args = tp_args_get(&t, a->args, &alen);
     CHECK(args && strstr(args, "\"kernel_type\":\"contraction\"") && strstr(args, "\"flops\":1000") &&
           strstr(args, "\"bytes\":500"));
     args = tp_args_get(&t, b->args, &alen);
