@@ -421,6 +421,8 @@ static int pml_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *er
     memset(&s, 0, sizeof s);
     s.t = t;
     s.o = o;
+    pml_key host0 = {0, 0, 2}; /* clock 0: the host clock of events that name none */
+    clock_get(&s, &host0);
     s.ndomains = 1;
     TP_GROW(s.domains, s.domains_cap, 1);
     s.domains[0] = (pml_key){0, 0, 0};

@@ -208,7 +208,8 @@ static void top_kernels(const tp_trace *t, tp_pml_program_run *r)
         TP_GROW(k, cap, n + 1);
         k[n++] = (kacc){e->name, 1, e->dur};
     }
-    qsort(k, n, sizeof *k, kacc_cmp);
+    if (n) /* qsort wants a non-null array even for 0 elements */
+        qsort(k, n, sizeof *k, kacc_cmp);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (m && k[m - 1].name == k[i].name) {
@@ -252,7 +253,8 @@ int tp_pml_program_run_analyze(const tp_trace *t, size_t invocation, bool clamp,
             TP_GROW(inv, cap, ninv + 1);
             inv[ninv++] = (uint32_t)i;
         }
-    qsort_r(inv, ninv, sizeof *inv, inv_cmp, (void *)t);
+    if (ninv)
+        qsort_r(inv, ninv, sizeof *inv, inv_cmp, (void *)t);
     r->ninvocations = ninv;
     if (ninv == 0) {
         free(inv);
@@ -304,7 +306,8 @@ int tp_pml_program_run_analyze(const tp_trace *t, size_t invocation, bool clamp,
         r->nmapping += role == TP_PML_ITEM_MAPPING;
         r->nexecutions += role == TP_PML_ITEM_DESCENDANT && e->kind == TP_KIND_KERNEL;
     }
-    qsort_r(r->items, r->nitems, sizeof *r->items, item_cmp, (void *)t);
+    if (r->nitems)
+        qsort_r(r->items, r->nitems, sizeof *r->items, item_cmp, (void *)t);
     r->t0 = INT64_MAX;
     r->t1 = INT64_MIN;
     for (size_t i = 0; i < r->nitems; i++) {

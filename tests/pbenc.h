@@ -15,6 +15,8 @@ typedef struct pbe {
 
 static inline void pbe_put(pbe *b, const void *p, size_t n)
 {
+    if (n == 0) /* an empty sub-message has no buffer at all */
+        return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap < b->len + n)

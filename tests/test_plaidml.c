@@ -725,3 +725,37 @@ TEST(plaidml_cli_truncated_input_leaves_no_output)
     CHECK(!tp_test_file_exists(json));
     free(out);
 }
+
+/* Damaged logs: flipped bytes must give a clean result or a clean error. */
+TEST(plaidml_flipped_bytes_never_crash)
+{
+    synth s = {0};
+    synth_log(&s);
+    uint32_t seed = 7;
+    int ok = 0, failed = 0;
+    for (int it = 0; it < 400; it++) {
+        unsigned char *d = malloc(s.out.len);
+        memcpy(d, s.out.d, s.out.len);
+        for (int k = 0; k < 1 + it % 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = 9 + (seed >> 8) % (s.out.len - 9); /* keep the magic record */
+            seed = seed * 1103515245u + 12345u;
+            d[at] ^= (unsigned char)(1u << ((seed >> 8) % 8));
+        }
+        const char *path = write_tmp("flip.eventlog", d, s.out.len, false);
+        free(d);
+        tp_trace t;
+        tp_err err = {0};
+        int rc = load(path, &t, true, false, &err);
+        if (rc == 0)
+            ok++;
+        else {
+            failed++;
+            CHECK(err.set && strncmp(err.where, "record ", 7) == 0);
+        }
+        tp_trace_free(&t);
+    }
+    CHECK_EQ_INT(ok + failed, 400);
+    CHECK(ok > 0 && failed > 0);
+    pbe_free(&s.out);
+}
