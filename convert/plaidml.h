@@ -8,7 +8,7 @@
 #include "formats.h"
 #include "pbwire.h"
 
-enum { PML_HAS_START = 1, PML_HAS_END = 2, PML_ROOT = 4 };
+enum { PML_HAS_START = 1, PML_HAS_END = 2, PML_ROOT = 4, PML_PLACED = 8 };
 
 /* One activity: the merge of its start, metadata and end events. */
 typedef struct pml_act {
@@ -82,6 +82,8 @@ typedef struct pml_state {
     uint64_t legacy_ids, current_ids; /* which schema the ids used */
     struct pml_vcache { size_t len; tp_str id; } vcache[32]; /* verbs are few */
     size_t nvcache;
+    struct pml_gcache { tp_str verb; int64_t group; } gcache[32]; /* device track family per verb */
+    size_t ngcache;
 } pml_state;
 
 /* Ids: decode an Event id field (16-byte UUID or ActivityID).  *none set for

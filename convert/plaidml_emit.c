@@ -87,7 +87,7 @@ static int64_t device_group(const pml_state *s, tp_str verb)
     return 3 + (int64_t)verb;
 }
 
-/* 32 bytes, so qsort moves the elements themselves (glibc sorts larger ones indirectly). */
+/* An activity being placed on a track. */
 typedef struct place {
     uint64_t group;  /* device << 63 | clock or domain << 32 | device group */
     int64_t start, end;
@@ -103,77 +103,53 @@ static bool place_device(const place *p) { return p->group >> 63; }
 static uint32_t place_group(const place *p) { return (uint32_t)(p->group >> 32) & 0x7fffffff; }
 static int64_t place_sub(const place *p) { return (uint32_t)p->group; }
 
-static int place_cmp(const void *x, const void *y)
+/* Within a track family: by start, enclosing first, then activity order. */
+static int act_cmp(const void *x, const void *y, void *ctx)
 {
-    const place *a = x, *b = y;
-    if (a->group != b->group)
-        return a->group < b->group ? -1 : 1;
+    const pml_state *s = ctx;
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    const pml_act *a = &s->acts[i], *b = &s->acts[j];
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     if (a->end != b->end)
-        return a->end > b->end ? -1 : 1; /* enclosing first */
-    return a->act < b->act ? -1 : a->act > b->act;
+        return a->end > b->end ? -1 : 1;
+    return i < j ? -1 : i > j;
 }
 
-static bool sorted(const place *p, size_t n)
+static uint64_t group_of(pml_state *s, const pml_act *a);
+
+/* Across families too (only for logs with very many families). */
+static int act_cmp_group(const void *x, const void *y, void *ctx)
+{
+    pml_state *s = ctx;
+    uint64_t g = group_of(s, &s->acts[*(const uint32_t *)x]), h = group_of(s, &s->acts[*(const uint32_t *)y]);
+    if (g != h)
+        return g < h ? -1 : 1;
+    return act_cmp(x, y, ctx);
+}
+
+static bool sorted(pml_state *s, const uint32_t *o, size_t n)
 {
     for (size_t i = 1; i < n; i++)
-        if (place_cmp(&p[i - 1], &p[i]) > 0)
+        if (act_cmp(&o[i - 1], &o[i], s) > 0)
             return false;
     return true;
 }
 
-/* Activities come almost in start order already, but groups interleave:
- * split by group (stable), then sort only the groups that need it. */
-static void sort_places(place *pl, size_t np)
+/* The track family of an activity (device groups cached per verb). */
+static uint64_t group_of(pml_state *s, const pml_act *a)
 {
-    enum { MAXG = 256 };
-    uint64_t keys[MAXG];
-    size_t count[MAXG], ng = 0;
-    for (size_t i = 0; i < np; i++) {
-        size_t g = 0;
-        while (g < ng && keys[g] != pl[i].group)
-            g++;
-        if (g == ng) {
-            if (ng == MAXG) {
-                qsort(pl, np, sizeof *pl, place_cmp);
-                return;
-            }
-            keys[ng] = pl[i].group;
-            count[ng++] = 0;
-        }
-        count[g]++;
-    }
-    /* groups in key order */
-    for (size_t a = 1; a < ng; a++)
-        for (size_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
-            uint64_t k = keys[b];
-            keys[b] = keys[b - 1];
-            keys[b - 1] = k;
-            size_t c = count[b];
-            count[b] = count[b - 1];
-            count[b - 1] = c;
-        }
-    size_t at[MAXG], pos = 0;
-    for (size_t g = 0; g < ng; g++)
-        at[g] = pos, pos += count[g];
-    place *tmp = tp_xmalloc((np ? np : 1) * sizeof *tmp);
-    size_t last = 0;
-    for (size_t i = 0; i < np; i++) {
-        size_t g = keys[last] == pl[i].group ? last : 0;
-        while (keys[g] != pl[i].group)
-            g++;
-        last = g;
-        tmp[at[g]++] = pl[i];
-    }
-    memcpy(pl, tmp, np * sizeof *pl);
-    free(tmp);
-    pos = 0;
-    for (size_t g = 0; g < ng; g++) {
-        if (!sorted(pl + pos, count[g]))
-            qsort(pl + pos, count[g], sizeof *pl, place_cmp);
-        pos += count[g];
-    }
+    const pml_clock *c = &s->clocks[a->clock];
+    if (c->host)
+        return group_key(false, a->domain, 0);
+    static const size_t NCACHE = sizeof s->gcache / sizeof s->gcache[0];
+    for (size_t i = 0; i < s->ngcache; i++)
+        if (s->gcache[i].verb == a->verb)
+            return group_key(true, a->clock, s->gcache[i].group);
+    int64_t g = device_group(s, a->verb);
+    if (s->ngcache < NCACHE)
+        s->gcache[s->ngcache++] = (struct pml_gcache){a->verb, g};
+    return group_key(true, a->clock, g);
 }
 
 typedef struct lane {
@@ -280,10 +256,14 @@ int pml_emit(pml_state *s, tp_err *err)
     find_host_clocks(s);
     align_clocks(s);
 
-    /* absolute times, repairs, and the list of activities to place */
-    place *pl = tp_xmalloc((s->nacts ? s->nacts : 1) * sizeof *pl);
-    size_t np = 0;
-    bool single_domain = true;
+    /* absolute times and repairs; then the activities to place, grouped by
+     * track family (a counting sort: groups are few) and within a group by
+     * time.  They come almost in time order already, so most groups need
+     * no sort. */
+    enum { MAXG = 256 };
+    uint64_t gkeys[MAXG];
+    size_t gcount[MAXG], ng = 0, np = 0, lastg = 0;
+    bool too_many_groups = false, single_domain = true;
     int64_t first_domain = -1;
     for (size_t i = 0; i < s->nacts; i++) {
         pml_act *a = &s->acts[i];
@@ -307,30 +287,85 @@ int pml_emit(pml_state *s, tp_err *err)
             tp_warn(t, "plaidml: time out of range (ignored)", 1);
             continue;
         }
-        place *p = &pl[np++];
-        p->act = (uint32_t)i;
-        p->group = c->host ? group_key(false, a->domain, 0) : group_key(true, a->clock, device_group(s, a->verb));
-        p->start = a->start;
-        p->end = a->end;
+        a->flags |= PML_PLACED;
+        np++;
         if (c->host) {
             if (first_domain < 0)
                 first_domain = a->domain;
             else if (first_domain != a->domain)
                 single_domain = false;
         }
+        uint64_t key = group_of(s, a);
+        size_t g = lastg < ng && gkeys[lastg] == key ? lastg : 0;
+        while (g < ng && gkeys[g] != key)
+            g++;
+        if (g == ng) {
+            if (ng == MAXG) {
+                too_many_groups = true;
+                continue;
+            }
+            gkeys[ng] = key;
+            gcount[ng++] = 0;
+        }
+        gcount[g]++;
+        lastg = g;
     }
-    sort_places(pl, np);
+    /* groups in key order (insertion sort: few) */
+    for (size_t x = 1; x < ng; x++)
+        for (size_t y = x; y > 0 && gkeys[y - 1] > gkeys[y]; y--) {
+            uint64_t k = gkeys[y];
+            gkeys[y] = gkeys[y - 1];
+            gkeys[y - 1] = k;
+            size_t c = gcount[y];
+            gcount[y] = gcount[y - 1];
+            gcount[y - 1] = c;
+        }
+    size_t gat[MAXG], pos = 0;
+    for (size_t g = 0; g < ng; g++)
+        gat[g] = pos, pos += gcount[g];
+    /* activity indexes, not copies: 4 bytes each keeps page faults down */
+    uint32_t *order = tp_xmalloc((np ? np : 1) * sizeof *order);
+    lastg = 0;
+    size_t fill = 0;
+    for (size_t i = 0; i < s->nacts; i++) {
+        const pml_act *a = &s->acts[i];
+        if (!(a->flags & PML_PLACED))
+            continue;
+        if (too_many_groups) { /* a hostile log: plain order, full sort below */
+            order[fill++] = (uint32_t)i;
+            continue;
+        }
+        uint64_t key = group_of(s, a);
+        size_t g = lastg < ng && gkeys[lastg] == key ? lastg : 0;
+        while (gkeys[g] != key)
+            g++;
+        lastg = g;
+        order[gat[g]++] = (uint32_t)i;
+    }
+    if (too_many_groups) {
+        qsort_r(order, np, sizeof *order, act_cmp_group, s);
+    } else {
+        pos = 0;
+        for (size_t g = 0; g < ng; g++) {
+            if (!sorted(s, order + pos, gcount[g]))
+                qsort_r(order + pos, gcount[g], sizeof *order, act_cmp, s);
+            pos += gcount[g];
+        }
+    }
 
     /* lanes: a child goes on its parent's lane when it nests there */
+    TP_GROW(t->events, t->events_cap, t->nevents + np); /* once, not by steps */
     uint32_t *track_of = tp_xmalloc((s->nacts ? s->nacts : 1) * sizeof *track_of);
     for (size_t i = 0; i < s->nacts; i++)
         track_of[i] = TP_NONE;
     lane lanes[MAX_LANES];
     size_t nlanes = 0;
     memset(lanes, 0, sizeof lanes);
+    uint64_t prev_group = 0;
     for (size_t i = 0; i < np; i++) {
-        const place *p = &pl[i];
-        if (i == 0 || p->group != pl[i - 1].group) {
+        const pml_act *pa = &s->acts[order[i]];
+        const place pp = {group_of(s, pa), pa->start, pa->end, order[i]}, *p = &pp;
+        if (i == 0 || p->group != prev_group) {
             for (size_t l = 0; l < nlanes; l++)
                 lanes[l].n = 0;
             nlanes = 0;
@@ -356,10 +391,11 @@ int pml_emit(pml_state *s, tp_err *err)
         }
         lane_push(&lanes[chosen], p->end);
         track_of[p->act] = lanes[chosen].track;
+        prev_group = p->group;
     }
     for (size_t l = 0; l < MAX_LANES; l++)
         free(lanes[l].ends);
-    free(pl);
+    free(order);
 
     /* events in activity order (first mention in the log) */
     tp_argb scratch = {0};
