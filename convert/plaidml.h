@@ -21,6 +21,7 @@ typedef struct pml_act {
     tp_str verb;
     uint16_t clock, domain;
     uint8_t flags;
+    uint8_t group;      /* emit: its track family (index into the family table) */
 } pml_act;
 
 /* What a KernelInfo says about one kernel. */

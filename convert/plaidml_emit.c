@@ -308,48 +308,45 @@ int pml_emit(pml_state *s, tp_err *err)
             gcount[ng++] = 0;
         }
         gcount[g]++;
+        a->group = (uint8_t)g;
         lastg = g;
     }
-    /* groups in key order (insertion sort: few) */
+    /* families in key order (few: insertion sort of their numbers) */
+    uint8_t byrank[MAXG];
+    for (size_t x = 0; x < ng; x++)
+        byrank[x] = (uint8_t)x;
     for (size_t x = 1; x < ng; x++)
-        for (size_t y = x; y > 0 && gkeys[y - 1] > gkeys[y]; y--) {
-            uint64_t k = gkeys[y];
-            gkeys[y] = gkeys[y - 1];
-            gkeys[y - 1] = k;
-            size_t c = gcount[y];
-            gcount[y] = gcount[y - 1];
-            gcount[y - 1] = c;
+        for (size_t y = x; y > 0 && gkeys[byrank[y - 1]] > gkeys[byrank[y]]; y--) {
+            uint8_t k = byrank[y];
+            byrank[y] = byrank[y - 1];
+            byrank[y - 1] = k;
         }
     size_t gat[MAXG], pos = 0;
-    for (size_t g = 0; g < ng; g++)
-        gat[g] = pos, pos += gcount[g];
+    for (size_t r = 0; r < ng; r++) {
+        gat[byrank[r]] = pos;
+        pos += gcount[byrank[r]];
+    }
     /* activity indexes, not copies: 4 bytes each keeps page faults down */
     uint32_t *order = tp_xmalloc((np ? np : 1) * sizeof *order);
-    lastg = 0;
     size_t fill = 0;
     for (size_t i = 0; i < s->nacts; i++) {
         const pml_act *a = &s->acts[i];
         if (!(a->flags & PML_PLACED))
             continue;
-        if (too_many_groups) { /* a hostile log: plain order, full sort below */
+        if (too_many_groups) /* a hostile log: plain order, full sort below */
             order[fill++] = (uint32_t)i;
-            continue;
-        }
-        uint64_t key = group_of(s, a);
-        size_t g = lastg < ng && gkeys[lastg] == key ? lastg : 0;
-        while (gkeys[g] != key)
-            g++;
-        lastg = g;
-        order[gat[g]++] = (uint32_t)i;
+        else
+            order[gat[a->group]++] = (uint32_t)i;
     }
     if (too_many_groups) {
         qsort_r(order, np, sizeof *order, act_cmp_group, s);
     } else {
         pos = 0;
-        for (size_t g = 0; g < ng; g++) {
-            if (!sorted(s, order + pos, gcount[g]))
-                qsort_r(order + pos, gcount[g], sizeof *order, act_cmp, s);
-            pos += gcount[g];
+        for (size_t r = 0; r < ng; r++) {
+            size_t n = gcount[byrank[r]];
+            if (!sorted(s, order + pos, n))
+                qsort_r(order + pos, n, sizeof *order, act_cmp, s);
+            pos += n;
         }
     }
 
@@ -364,7 +361,8 @@ int pml_emit(pml_state *s, tp_err *err)
     uint64_t prev_group = 0;
     for (size_t i = 0; i < np; i++) {
         const pml_act *pa = &s->acts[order[i]];
-        const place pp = {group_of(s, pa), pa->start, pa->end, order[i]}, *p = &pp;
+        const place pp = {too_many_groups ? group_of(s, pa) : gkeys[pa->group], pa->start, pa->end, order[i]},
+                    *p = &pp;
         if (i == 0 || p->group != prev_group) {
             for (size_t l = 0; l < nlanes; l++)
                 lanes[l].n = 0;

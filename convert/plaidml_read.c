@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(pml_act) <= 48, "pml_act: 48 bytes per activity");
+
 #define PML_MAGIC 0x4C747645u /* "EvtL" little-endian */
 #define PML_MAX_RECORD (256u << 20) /* real records are < 1 MB; a larger prefix is corruption */
 
