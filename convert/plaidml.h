@@ -54,6 +54,7 @@ typedef struct pml_state {
     tp_trace *t;
     const tp_read_opts *o;
     uint64_t record;    /* number of the record being decoded (from 1) */
+    uint64_t first_warn_record; /* where the first lenient repair was, for --strict */
     char where[32];     /* "record N", formatted only for an error (pml_where) */
 
     pml_act *acts;
@@ -100,6 +101,9 @@ tp_argb *pml_meta_args(pml_state *s, uint32_t act);
 
 /* Align clocks, place activities on tracks and add the model events. */
 int pml_emit(pml_state *s, tp_err *err);
+
+/* Count a lenient repair made while decoding the current record. */
+void pml_warn(pml_state *s, const char *what);
 
 /* "record N" for error messages. */
 const char *pml_where(pml_state *s);

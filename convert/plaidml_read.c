@@ -50,6 +50,14 @@ int pml_fail_pb(pml_state *s, tp_err *err, const char *what)
     return tp_fail_at(err, pml_where(s), "bad %s: %s", what, msg);
 }
 
+/* A lenient repair; the record of the first one is kept for --strict. */
+void pml_warn(pml_state *s, const char *what)
+{
+    if (!s->first_warn_record)
+        s->first_warn_record = s->record;
+    tp_warn(s->t, what, 1);
+}
+
 /* ---- ids ---- */
 
 static uint64_t load64(const uint8_t *p)
@@ -95,7 +103,7 @@ int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *
             index = g.v;
         else if (g.num == 2 && g.wt == TP_PB_LEN) {
             if (g.len != 16) {
-                tp_warn(s->t, "plaidml: stream uuid not 16 bytes (ignored)", 1);
+                pml_warn(s, "plaidml: stream uuid not 16 bytes (ignored)");
                 continue;
             }
             stream = stream_of(s, g.data);
@@ -230,7 +238,7 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
         return pml_fail_pb(s, err, "Duration");
     int64_t v;
     if (__builtin_mul_overflow(sec, (int64_t)1000000000, &v) || __builtin_add_overflow(v, nanos, &v)) {
-        tp_warn(s->t, "plaidml: time out of range (ignored)", 1);
+        pml_warn(s, "plaidml: time out of range (ignored)");
         return 0;
     }
     *ns = v;
@@ -288,7 +296,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
     if (rc < 0)
         return pml_fail_pb(s, err, "Event");
     if (!act.num) {
-        tp_warn(s->t, "plaidml: event without activity id (skipped)", 1);
+        pml_warn(s, "plaidml: event without activity id (skipped)");
         return 0;
     }
     /* the activity id first: a stream UUID on it switches the current stream */
@@ -297,7 +305,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
     if (pml_key_of(s, &act, true, &k, &none, err) < 0)
         return -1;
     if (none) {
-        tp_warn(s->t, "plaidml: event without activity id (skipped)", 1);
+        pml_warn(s, "plaidml: event without activity id (skipped)");
         return 0;
     }
     if (parent.num && pml_key_of(s, &parent, false, &pk, &pnone, err) < 0)
@@ -308,7 +316,7 @@ static int read_event(pml_state *s, const uint8_t *data, size_t len, tp_err *err
     pml_act *A = &s->acts[a];
     if (parent.num) {
         if (p == a)
-            tp_warn(s->t, "plaidml: activity is its own parent (ignored)", 1);
+            pml_warn(s, "plaidml: activity is its own parent (ignored)");
         else if (p == TP_NONE)
             A->flags |= PML_ROOT, A->parent = TP_NONE;
         else
@@ -441,8 +449,10 @@ static int pml_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *er
             break;
         }
         if (k == 0) {
-            if (zero)
-                tp_warn(t, "plaidml: zero-length record ends the log", 1);
+            if (zero) {
+                s.record = ps.records + 1;
+                pml_warn(&s, "plaidml: zero-length record ends the log");
+            }
             if (ps.records == 0) {
                 rc = tp_fail_at(err, "record 1", "not a PlaidML event log: no records");
             }
@@ -457,6 +467,13 @@ static int pml_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *er
     tp_pbstream_free(&ps);
     if (rc == 0)
         rc = pml_emit(&s, err);
+    if (rc == 0 && o->strict && t->nwarnings) {
+        char where[32] = "";
+        if (s.first_warn_record)
+            snprintf(where, sizeof where, "record %llu", (unsigned long long)s.first_warn_record);
+        rc = tp_fail_at(err, where, "%s (%llu), rejected by --strict", t->warnings[0].what,
+                        (unsigned long long)t->warnings[0].count);
+    }
     state_free(&s);
     return rc;
 }

@@ -759,3 +759,27 @@ TEST(plaidml_flipped_bytes_never_crash)
     CHECK(ok > 0 && failed > 0);
     pbe_free(&s.out);
 }
+
+TEST(plaidml_strict_rejects_repairs)
+{
+    tp_trace t;
+    tp_err err = {0};
+    tp_trace_init(&t);
+    tp_input *in = tp_input_open(tp_test_shared("external/plaidml/plaidml_hello_eventlog.gz"), &err);
+    CHECK(in != NULL);
+    if (!in)
+        return;
+    tp_read_opts o = {0};
+    o.strict = true;
+    CHECK_EQ_INT(tp_format_plaidml.read(in, &t, &o, &err), -1);
+    CHECK_STR(err.where, "record 2");
+    CHECK(strstr(err.msg, "event without activity id") && strstr(err.msg, "--strict"));
+    tp_input_close(in);
+    tp_trace_free(&t);
+    /* the 2017 sample needs no repair */
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s stats --strict '%s'", tp_test_bin(),
+                         tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"));
+    CHECK_EQ_INT(rc, 0);
+    free(out);
+}
