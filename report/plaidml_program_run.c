@@ -237,6 +237,41 @@ static void top_kernels(const tp_trace *t, tp_pml_program_run *r)
     free(k);
 }
 
+/* Rows for a timeline: each item goes on the first row below its parent's
+ * (when the parent is an item) whose last bar has ended. */
+static void assign_rows(const tp_trace *t, tp_pml_program_run *r)
+{
+    uint32_t *item_of = tp_xmalloc((t->nevents ? t->nevents : 1) * sizeof *item_of);
+    for (size_t i = 0; i < r->nitems; i++)
+        item_of[r->items[i].event] = (uint32_t)i;
+    int64_t *row_end = NULL;
+    size_t nrows = 0, cap = 0;
+    for (size_t i = 0; i < r->nitems; i++) {
+        tp_pml_run_item *it = &r->items[i];
+        const tp_event *e = &t->events[it->event];
+        size_t min_row = 0;
+        uint32_t p = parent_of(e);
+        if (it->depth > 0 && p != TP_NONE && p < t->nevents) {
+            uint32_t pi = item_of[p]; /* only trusted if it points back at p */
+            if (pi < i && r->items[pi].event == p)
+                min_row = r->items[pi].row + 1;
+        }
+        size_t row = min_row;
+        while (row < nrows && row_end[row] > e->ts)
+            row++;
+        if (row >= nrows) {
+            TP_GROW(row_end, cap, row + 1);
+            while (nrows <= row)
+                row_end[nrows++] = INT64_MIN;
+        }
+        row_end[row] = e->ts + e->dur;
+        it->row = (uint32_t)row;
+    }
+    r->nrows = nrows;
+    free(row_end);
+    free(item_of);
+}
+
 int tp_pml_program_run_analyze(const tp_trace *t, size_t invocation, bool clamp, tp_pml_program_run *r, tp_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -301,13 +336,14 @@ int tp_pml_program_run_analyze(const tp_trace *t, size_t invocation, bool clamp,
             continue;
         }
         TP_GROW(r->items, icap, r->nitems + 1);
-        r->items[r->nitems++] = (tp_pml_run_item){(uint32_t)i, (uint32_t)d, role};
+        r->items[r->nitems++] = (tp_pml_run_item){(uint32_t)i, (uint32_t)d, 0, role};
         r->ndescendants += role == TP_PML_ITEM_DESCENDANT;
         r->nmapping += role == TP_PML_ITEM_MAPPING;
         r->nexecutions += role == TP_PML_ITEM_DESCENDANT && e->kind == TP_KIND_KERNEL;
     }
     if (r->nitems)
         qsort_r(r->items, r->nitems, sizeof *r->items, item_cmp, (void *)t);
+    assign_rows(t, r);
     r->t0 = INT64_MAX;
     r->t1 = INT64_MIN;
     for (size_t i = 0; i < r->nitems; i++) {

@@ -19,6 +19,7 @@ enum { TP_PML_ITEM_INVOCATION = 0, TP_PML_ITEM_DESCENDANT, TP_PML_ITEM_MAPPING }
 typedef struct tp_pml_run_item {
     uint32_t event;  /* index into trace->events */
     uint32_t depth;  /* hops below the invocation (0 for it); mapping items: below their root */
+    uint32_t row;    /* drawing row: below its parent's row, never overlapping in a row */
     uint8_t role;    /* TP_PML_ITEM_* */
 } tp_pml_run_item;
 
@@ -45,6 +46,7 @@ typedef struct tp_pml_program_run {
     int64_t t0, t1;           /* time span of all items */
     tp_pml_run_item *items;   /* by start time, then depth, then event index */
     size_t nitems;
+    size_t nrows;             /* rows used by items[].row */
     size_t ndescendants, nmapping, nexecutions;
     tp_pml_kernel_mem top_mean, top_total;
 } tp_pml_program_run;

@@ -88,6 +88,27 @@ TEST(plaidml_2017_sample_kernel_totals)
 
 #include "plaidml_program_run.h"
 
+/* Timeline rows: no two bars of a row overlap; a child is below its parent. */
+static void check_rows(const tp_trace *t, const tp_pml_program_run *r)
+{
+    CHECK(r->nrows > 0);
+    for (size_t i = 0; i < r->nitems; i++) {
+        const tp_event *a = &t->events[r->items[i].event];
+        CHECK(r->items[i].row < r->nrows);
+        for (size_t j = i + 1; j < r->nitems; j++) {
+            const tp_event *b = &t->events[r->items[j].event];
+            if (r->items[j].row == r->items[i].row && b->ts < a->ts + a->dur && a->ts < b->ts + b->dur) {
+                CHECK(!"two bars overlap in one row");
+                return;
+            }
+            if ((b->link == r->items[i].event || b->op == r->items[i].event) && r->items[j].row <= r->items[i].row) {
+                CHECK(!"child not below its parent");
+                return;
+            }
+        }
+    }
+}
+
 TEST(plaidml_2017_program_run_eleventh_invocation)
 {
     tp_trace t;
@@ -105,6 +126,8 @@ TEST(plaidml_2017_program_run_eleventh_invocation)
     CHECK_EQ_INT(r.t1 - r.t0, 29585986);
     CHECK_EQ_INT(r.items[0].event, r.event);
     CHECK_EQ_INT(r.items[0].role, TP_PML_ITEM_INVOCATION);
+    CHECK_EQ_INT(r.items[0].row, 0);
+    check_rows(&t, &r);
     CHECK_STR(tp_str_get(&t, r.top_total.kernel), "kernel_c4_sdk_2");
     CHECK_EQ_INT(r.top_total.runs, 156);
     CHECK_EQ_INT(r.top_total.total_ns, 746985832);
@@ -467,6 +490,7 @@ TEST(plaidml_synthetic_current_schema_known_answers)
     CHECK_EQ_INT(r.nexecutions, 2);
     CHECK_EQ_INT(r.nmapping, 1);
     CHECK_EQ_INT(r.t0, S(1000));
+    check_rows(&t, &r);
     CHECK_EQ_INT(r.t1, S(1000) + MS(30));
     CHECK_STR(tp_str_get(&t, r.top_total.kernel), "kB");
     CHECK_STR(tp_str_get(&t, r.top_mean.kernel), "kB");
