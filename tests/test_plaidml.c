@@ -807,3 +807,69 @@ TEST(plaidml_strict_rejects_repairs)
     CHECK_EQ_INT(rc, 0);
     free(out);
 }
+
+/* Two domains, two device clocks: one aligned through its host parent, one
+ * whose only parent never started (kept on its own times, with a warning). */
+static void ev_full(synth *s, uint64_t parent, uint64_t act, const char *verb, uint64_t clock, int64_t start,
+                    int64_t end, uint64_t domain)
+{
+    pbe e = {0}, c = {0};
+    put_id(&e, 1, parent, NULL);
+    put_id(&e, 2, act, NULL);
+    pbe_str(&e, 3, verb);
+    if (clock) {
+        pbe_uint(&c, 1, clock);
+        pbe_msg(&e, 4, &c);
+    }
+    put_time(&e, 5, start);
+    if (end)
+        put_time(&e, 6, end);
+    put_id(&e, 8, domain, NULL);
+    synth_event(s, &e);
+    pbe_free(&e);
+    pbe_free(&c);
+}
+
+TEST(plaidml_domains_and_device_clocks)
+{
+    synth s = {0};
+    synth_magic(&s);
+    ev_full(&s, 0, 1, "vertexai::A", 0, S(10), S(10) + 100, 1);
+    ev_full(&s, 0, 2, "vertexai::B", 0, S(10) + 50, S(10) + 150, 2);
+    ev_full(&s, 1, 3, "tile::hal::opencl::Executing", 1, 1000, 1010, 1);
+    ev_full(&s, 99, 4, "tile::hal::opencl::Executing", 2, 7000, 7020, 1);
+    const char *path = write_tmp("domains.eventlog", s.out.d, s.out.len, false);
+    pbe_free(&s.out);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(load(path, &t, true, false, &err), 0);
+    CHECK_EQ_INT(t.nevents, 4);
+    CHECK_EQ_INT(t.nprocesses, 4);
+    uint32_t a = find_event(&t, "vertexai::A", NULL), b = find_event(&t, "vertexai::B", NULL);
+    CHECK(a != TP_NONE && b != TP_NONE);
+    if (a == TP_NONE || b == TP_NONE)
+        return;
+    const tp_process *pa = &t.processes[t.tracks[t.events[a].track].process];
+    const tp_process *pb = &t.processes[t.tracks[t.events[b].track].process];
+    CHECK(pa != pb);
+    CHECK_STR(tp_str_get(&t, pa->name), "PlaidML host (domain 1)");
+    CHECK_STR(tp_str_get(&t, pb->name), "PlaidML host (domain 2)");
+    size_t n3 = 0;
+    for (size_t i = 0; i < t.nevents; i++) {
+        const tp_event *e = &t.events[i];
+        if (e->kind != TP_KIND_KERNEL)
+            continue;
+        n3++;
+        CHECK(t.processes[t.tracks[e->track].process].is_device);
+        if (e->dur == 10) {
+            CHECK_EQ_INT(e->ts, S(10)); /* aligned to its host parent */
+            CHECK_EQ_INT(e->link, a);
+        } else {
+            CHECK_EQ_INT(e->ts, 7000); /* no aligned parent: own times */
+            CHECK_EQ_INT(e->link, TP_NONE);
+        }
+    }
+    CHECK_EQ_INT(n3, 2);
+    CHECK_EQ_INT(tp_warning_count(&t, "plaidml: device clock without host parents (not aligned)"), 1);
+    tp_trace_free(&t);
+}
