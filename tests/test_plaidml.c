@@ -873,3 +873,30 @@ TEST(plaidml_domains_and_device_clocks)
     CHECK_EQ_INT(tp_warning_count(&t, "plaidml: device clock without host parents (not aligned)"), 1);
     tp_trace_free(&t);
 }
+
+/* Activity indexes beyond the direct table go through the hash table. */
+TEST(plaidml_huge_activity_indexes)
+{
+    synth s = {0};
+    synth_magic(&s);
+    const uint64_t big = (uint64_t)1 << 40;
+    ev_full(&s, 0, big, "vertexai::Outer", 0, S(5), S(5) + 1000, 0);
+    ev_full(&s, big, big + 1, "vertexai::Inner", 0, S(5) + 10, S(5) + 20, 0);
+    ev_full(&s, big, 3, "vertexai::Small", 0, S(5) + 30, S(5) + 40, 0);
+    const char *path = write_tmp("big.eventlog", s.out.d, s.out.len, false);
+    pbe_free(&s.out);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(load(path, &t, true, false, &err), 0);
+    CHECK_EQ_INT(t.nevents, 3);
+    uint32_t outer = find_event(&t, "vertexai::Outer", NULL);
+    uint32_t inner = find_event(&t, "vertexai::Inner", NULL);
+    uint32_t small = find_event(&t, "vertexai::Small", NULL);
+    CHECK(outer != TP_NONE && inner != TP_NONE && small != TP_NONE);
+    if (outer != TP_NONE && inner != TP_NONE && small != TP_NONE) {
+        CHECK_EQ_INT(t.events[inner].op, outer);
+        CHECK_EQ_INT(t.events[small].op, outer);
+        CHECK_EQ_INT(t.events[inner].track, t.events[outer].track);
+    }
+    tp_trace_free(&t);
+}
