@@ -49,6 +49,25 @@ int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err);
 static inline int tp_pb_next_fast(tp_pb *r, tp_pb_field *f, tp_err *err)
 {
     const uint8_t *p = r->p;
+    if (r->end - p >= 11 && p[0] < 0x80 && p[0] >= 8 && (p[0] & 7) == TP_PB_VARINT && p[1] >= 0x80) {
+        /* a multi-byte varint value (times, sizes) with room for all 10 bytes */
+        uint64_t v = 0;
+        for (int i = 1, shift = 0; i <= 10; i++, shift += 7) {
+            v |= (uint64_t)(p[i] & 0x7f) << shift;
+            if (p[i] < 0x80) {
+                if (i == 10 && p[i] > 1)
+                    break; /* more than 64 bits: let tp_pb_next report it */
+                f->num = p[0] >> 3;
+                f->wt = TP_PB_VARINT;
+                f->v = v;
+                f->data = NULL;
+                f->len = 0;
+                r->p = p + i + 1;
+                return 1;
+            }
+        }
+        return tp_pb_next(r, f, err);
+    }
     if (r->end - p >= 2 && p[0] < 0x80 && p[0] >= 8 && p[1] < 0x80) {
         uint8_t wt = p[0] & 7;
         if (wt == TP_PB_VARINT) {
