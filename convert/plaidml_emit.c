@@ -13,14 +13,25 @@
  * the 2017 schema the clocks that root activities run on. */
 static void find_host_clocks(pml_state *s)
 {
+    bool any = false;
     for (size_t c = 0; c < s->nclocks; c++)
         if (s->clocks[c].key.tag == 2 && s->clocks[c].key.b == 0)
             s->clocks[c].host = true;
     for (size_t i = 0; i < s->nacts; i++) {
         const pml_act *a = &s->acts[i];
-        if ((a->flags & PML_HAS_START) && a->parent == TP_NONE && s->nclocks)
+        if (!(a->flags & PML_HAS_START))
+            continue;
+        if (a->parent == TP_NONE && s->clocks[a->clock].key.tag == 1)
             s->clocks[a->clock].host = true;
+        any |= s->clocks[a->clock].host;
     }
+    /* no root activity on any clock (a log cut at the front): the clock of
+     * the first activity is taken as the host clock */
+    for (size_t i = 0; i < s->nacts && !any; i++)
+        if (s->acts[i].flags & PML_HAS_START) {
+            s->clocks[s->acts[i].clock].host = any = true;
+            tp_warn(s->t, "plaidml: no host clock found (the first activity's clock is used)", 1);
+        }
 }
 
 /* Device clocks get the smallest shift that starts every activity no earlier
