@@ -1,0 +1,171 @@
+/* derive_linked.c: derived lines for traces whose device events are linked
+ * to the host calls that launched them (PyTorch / Kineto after tp_link):
+ *   Framework Ops  = the top-level host op around the launch call,
+ *   Name Scope     = the annotations (modules, user_annotation,
+ *                    python_function) around the launch, outermost first,
+ *   Steps          = the step (ProfilerStep#N) around the launch.
+ * Annotations carry the host event of each op call and scope so that two
+ * calls of one op stay two events; the engine in derive.c does the rest. */
+#include "derive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_by_time(const void *pa, const void *pb, void *ctx)
+{
+    const tp_trace *t = ctx;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const tp_event *x = &t->events[a], *y = &t->events[b];
+    if (x->track != y->track)
+        return x->track < y->track ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* parent[i]: the innermost complete event on the same host track enclosing i. */
+static uint32_t *host_parents(const tp_trace *t)
+{
+    uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
+    uint32_t *order = tp_xmalloc((t->nevents + 1) * sizeof *order);
+    size_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        parent[i] = TP_NONE;
+        const tp_event *e = &t->events[i];
+        if (e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && e->track < t->ntracks &&
+            t->tracks[e->track].role == TP_TRACK_HOST)
+            order[n++] = (uint32_t)i;
+    }
+    qsort_r(order, n, sizeof *order, cmp_by_time, (void *)t);
+    uint32_t *stack = tp_xmalloc((n + 1) * sizeof *stack);
+    size_t sp = 0;
+    uint32_t track = TP_NONE;
+    for (size_t k = 0; k < n; k++) {
+        const tp_event *e = &t->events[order[k]];
+        if (e->track != track) {
+            sp = 0;
+            track = e->track;
+        }
+        while (sp && t->events[stack[sp - 1]].ts + t->events[stack[sp - 1]].dur < e->ts + e->dur)
+            sp--; /* the top ends before e ends: not an ancestor */
+        parent[order[k]] = sp ? stack[sp - 1] : TP_NONE;
+        stack[sp++] = order[k];
+    }
+    free(stack);
+    free(order);
+    return parent;
+}
+
+static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
+{
+    if (e->flags & TP_EV_STEP) {
+        *num = (int64_t)e->id;
+        return true;
+    }
+    const char *s = tp_str_get(t, e->name);
+    if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
+        return false;
+    char *end;
+    long long v = strtoll(s + 13, &end, 10);
+    if (*end)
+        return false;
+    *num = v;
+    return true;
+}
+
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
+{
+    /* devices that already have derived lines (read from the file) keep them */
+    bool *has_derived = tp_xcalloc(t->nprocesses + 1, sizeof *has_derived);
+    for (size_t i = 0; i < t->ntracks; i++)
+        if (t->tracks[i].role == TP_TRACK_DERIVED)
+            has_derived[t->tracks[i].process] = true;
+    uint32_t *parent = host_parents(t);
+    tp_derive_input in;
+    memset(&in, 0, sizeof in);
+    uint32_t *chain = NULL;
+    size_t chain_cap = 0;
+    tp_buf path = {0};
+    size_t nev = t->nevents;
+    for (size_t i = 0; i < nev; i++) {
+        const tp_event e = t->events[i];
+        if (e.kind != TP_KIND_KERNEL || e.link == TP_NONE || e.link >= nev || e.ph != 'X' ||
+            (e.flags & (TP_EV_DROPPED | TP_EV_DERIVED)) || e.track >= t->ntracks)
+            continue;
+        uint32_t proc = t->tracks[e.track].process;
+        if (has_derived[proc])
+            continue;
+        tp_annot a;
+        memset(&a, 0, sizeof a);
+        a.event = (uint32_t)i;
+        a.flags = TP_ANNOT_OP_SOURCE;
+        a.group = TP_DERIVE_NO_GROUP;
+        a.scope_inst = TP_NONE;
+        a.low_name = e.name;
+        /* the ancestors of the launch call, innermost first */
+        size_t nc = 0;
+        for (uint32_t p = parent[e.link]; p != TP_NONE; p = parent[p]) {
+            TP_GROW(chain, chain_cap, nc + 1);
+            chain[nc++] = p;
+        }
+        uint32_t top = TP_NONE; /* the outermost host op */
+        path.len = 0;
+        size_t scope_start = in.ninst;
+        for (size_t k = nc; k-- > 0;) { /* outermost first */
+            const tp_event *h = &t->events[chain[k]];
+            int64_t num;
+            if (is_step(t, h, &num)) {
+                if (a.group == TP_DERIVE_NO_GROUP) {
+                    a.group = num;
+                    bool named = false;
+                    for (size_t s = 0; s < in.nnames && !named; s++)
+                        named = in.names[s].group == num;
+                    if (!named) {
+                        TP_GROW(in.names, in.names_cap, in.nnames + 1);
+                        in.names[in.nnames].group = num;
+                        in.names[in.nnames++].name = h->name;
+                    }
+                }
+            } else if (h->kind == TP_KIND_HOST_OP) {
+                if (top == TP_NONE)
+                    top = chain[k];
+            } else if (h->kind == TP_KIND_ANNOTATION && top == TP_NONE) {
+                /* scopes above the top-level op (inside it they are its internals) */
+                if (path.len)
+                    tp_buf_putc(&path, TP_DERIVE_SEP);
+                tp_buf_puts(&path, tp_str_get(t, h->name));
+                TP_GROW(in.inst, in.inst_cap, in.ninst + 1);
+                in.inst[in.ninst++] = chain[k] + 1;
+            }
+        }
+        if (top == TP_NONE && t->events[e.link].kind == TP_KIND_HOST_OP)
+            top = e.link;
+        if (top != TP_NONE) {
+            a.op = t->events[top].name;
+            a.op_display = a.op;
+            a.op_inst = top + 1;
+        }
+        if (path.len) {
+            a.scopes = tp_intern(t, path.data, path.len);
+            a.scope_inst = (uint32_t)scope_start;
+        }
+        if (a.op || a.scopes || a.group != TP_DERIVE_NO_GROUP) {
+            if (!a.op) { /* scopes and steps without an op: name the op line by the launch */
+                a.op = t->events[e.link].name;
+                a.op_display = a.op;
+                a.op_inst = e.link + 1;
+            }
+            TP_GROW(in.annots, in.annots_cap, in.nannots + 1);
+            in.annots[in.nannots++] = a;
+        }
+    }
+    tp_derive_from(t, &in, o);
+    tp_buf_free(&path);
+    free(chain);
+    free(parent);
+    free(has_derived);
+    tp_derive_input_free(&in);
+    return 0;
+}
