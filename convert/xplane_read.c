@@ -733,6 +733,17 @@ static int read_line(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf)
     if (derived && r->o->rederive)
         return 0; /* rebuilt by the engine instead */
     r->plane_lines++;
+    /* a line without events (TPU "Overlay") gets no track: viewers skip them too */
+    {
+        tp_pb q = tp_pb_sub(plane, lf);
+        tp_pb_field g;
+        bool any = false;
+        int k2;
+        while (!any && (k2 = tp_pb_next(&q, &g, r->err)) == 1)
+            any = g.num == 4 && g.wt == TP_PB_LEN;
+        if (!any)
+            return r->err->set ? -1 : 0;
+    }
     uint32_t proc = plane_process(r);
     tp_trace *t = r->t;
     int64_t tid = (int64_t)(uint32_t)(uint64_t)(L.display_id ? L.display_id : L.id);
@@ -809,6 +820,7 @@ static int read_plane(xp_reader *r, const tp_pb_field *pf)
     tp_buf_puts(&r->planes_json, "{\"id\":");
     tp_buf_printf(&r->planes_json, "%lld,\"name\":", (long long)r->plane_id);
     tp_json_put_string(&r->planes_json, (const char *)r->plane_name, r->plane_name_len, NULL);
+    plane = tp_pb_sub(&r->top, pf);
     if (plane_stats_json(r, &plane) < 0)
         return -1;
 
