@@ -4,6 +4,7 @@
 #include "pipeline.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,18 +25,22 @@ static void print_counts(const tp_warning *w, size_t n)
 int tp_cmd_convert(int argc, char **argv)
 {
     tp_load_opts lo = {0};
-    const char *in = NULL, *out = NULL, *steps = NULL;
+    const char *in = NULL, *out = NULL, *steps = NULL, *line_names = NULL, *rule = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k;
         if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--output", &out)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--line-names", &line_names)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--derive-rule", &rule)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--strict"))
             lo.read.strict = true;
+        else if (tp_opt_flag(argv, i, "--rederive"))
+            lo.read.rederive = true;
         else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])
@@ -54,6 +59,12 @@ int tp_cmd_convert(int argc, char **argv)
             return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
+    if (line_names && strcmp(line_names, "framework") != 0 && strcmp(line_names, "tensorflow") != 0)
+        return tp_usage_error(argv[0], "--line-names takes tensorflow or framework (got '%s')", line_names);
+    lo.read.framework_names = line_names && strcmp(line_names, "framework") == 0;
+    if (rule && strcmp(rule, "2020") != 0 && strcmp(rule, "2022") != 0 && strcmp(rule, "2024") != 0)
+        return tp_usage_error(argv[0], "--derive-rule takes 2020, 2022 or 2024 (got '%s')", rule);
+    lo.read.derive_era = rule ? atoi(rule) : 0;
     lo.read.keep_args = true;
     double t0 = now_s();
     tp_out_install_signal_cleanup();

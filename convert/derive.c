@@ -330,7 +330,7 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, size_
                 e.name = d->name;
                 e.kind = TP_KIND_ANNOTATION;
                 e.flags = TP_EV_DERIVED;
-                if (li == L_STEPS && d->group != TP_DERIVE_NO_GROUP) {
+                if (li == L_STEPS && o->mark_steps && d->group != TP_DERIVE_NO_GROUP) {
                     e.flags |= TP_EV_STEP;
                     e.id = (uint64_t)d->group;
                 }

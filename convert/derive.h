@@ -33,7 +33,7 @@ typedef enum tp_derive_era {
 typedef struct tp_derive_opts {
     bool framework_names;  /* "Framework Ops"/"Framework Name Scope" instead of "TensorFlow ..." */
     tp_derive_era era;
-    bool replace;          /* drop derived tracks already in the trace before deriving */
+    bool mark_steps;       /* Steps events are the trace's steps (TP_EV_STEP, id = group): XPlane */
 } tp_derive_opts;
 
 enum {

@@ -75,6 +75,16 @@ static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
     return true;
 }
 
+static void add_name(tp_derive_input *in, int64_t group, tp_str name)
+{
+    for (size_t s = 0; s < in->nnames; s++)
+        if (in->names[s].group == group)
+            return;
+    TP_GROW(in->names, in->names_cap, in->nnames + 1);
+    in->names[in->nnames].group = group;
+    in->names[in->nnames++].name = name;
+}
+
 int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
 {
     /* devices that already have derived lines (read from the file) keep them */
@@ -83,6 +93,18 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
         if (t->tracks[i].role == TP_TRACK_DERIVED)
             has_derived[t->tracks[i].process] = true;
     uint32_t *parent = host_parents(t);
+    /* host step events (ProfilerStep#N), for launches outside their thread */
+    uint32_t *steps = NULL;
+    size_t nsteps = 0, steps_cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        int64_t num;
+        const tp_event *h = &t->events[i];
+        if (h->ph == 'X' && !(h->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && h->track < t->ntracks &&
+            t->tracks[h->track].role == TP_TRACK_HOST && is_step(t, h, &num)) {
+            TP_GROW(steps, steps_cap, nsteps + 1);
+            steps[nsteps++] = (uint32_t)i;
+        }
+    }
     tp_derive_input in;
     memset(&in, 0, sizeof in);
     uint32_t *chain = NULL;
@@ -119,14 +141,7 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
             if (is_step(t, h, &num)) {
                 if (a.group == TP_DERIVE_NO_GROUP) {
                     a.group = num;
-                    bool named = false;
-                    for (size_t s = 0; s < in.nnames && !named; s++)
-                        named = in.names[s].group == num;
-                    if (!named) {
-                        TP_GROW(in.names, in.names_cap, in.nnames + 1);
-                        in.names[in.nnames].group = num;
-                        in.names[in.nnames++].name = h->name;
-                    }
+                    add_name(&in, num, h->name);
                 }
             } else if (h->kind == TP_KIND_HOST_OP) {
                 if (top == TP_NONE)
@@ -142,6 +157,20 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
         }
         if (top == TP_NONE && t->events[e.link].kind == TP_KIND_HOST_OP)
             top = e.link;
+        if (a.group == TP_DERIVE_NO_GROUP) { /* launched from another thread (autograd): the step by time */
+            int64_t at = t->events[e.link].ts;
+            for (size_t s = 0; s < nsteps; s++) {
+                const tp_event *h = &t->events[steps[s]];
+                if (h->ts <= at && at < h->ts + h->dur) {
+                    int64_t num;
+                    if (is_step(t, h, &num)) {
+                        a.group = num;
+                        add_name(&in, num, h->name);
+                    }
+                    break;
+                }
+            }
+        }
         if (top != TP_NONE) {
             a.op = t->events[top].name;
             a.op_display = a.op;
@@ -164,6 +193,7 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
     tp_derive_from(t, &in, o);
     tp_buf_free(&path);
     free(chain);
+    free(steps);
     free(parent);
     free(has_derived);
     tp_derive_input_free(&in);

@@ -914,6 +914,7 @@ int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_o
     }
     r.din.nlaunches = nl;
     tp_derive_opts dopt = {.framework_names = o->framework_names,
+                           .mark_steps = true,
                            .era = o->derive_era == 2020   ? TP_DERIVE_2020
                                   : o->derive_era == 2022 ? TP_DERIVE_2022
                                                           : TP_DERIVE_2024};

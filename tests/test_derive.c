@@ -263,3 +263,84 @@ TEST(derive_pytorch_lines_follow_launch_links)
     CHECK_EQ_INT(t.nevents, n);
     tp_trace_free(&t);
 }
+
+/* ---- real PyTorch traces through the whole pipeline ---- */
+#include "pipeline.h"
+
+/* The derived event on `line` of the kernel's device that covers the kernel. */
+static const tp_event *covering(const tp_trace *t, const tp_event *k, const char *line)
+{
+    uint32_t proc = t->tracks[k->track].process;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *d = &t->events[i];
+        if (!(d->flags & TP_EV_DERIVED) || t->tracks[d->track].process != proc ||
+            strcmp(tp_str_get(t, t->tracks[d->track].name), line) != 0)
+            continue;
+        if (d->ts <= k->ts && k->ts + k->dur <= d->ts + d->dur)
+            return d;
+    }
+    return NULL;
+}
+
+static void check_pytorch_sample(const char *rel, size_t min_kernels, bool with_steps)
+{
+    tp_load_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.read.keep_args = false;
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_err err;
+    memset(&err, 0, sizeof err);
+    CHECK(tp_load(tp_test_shared(rel), &lo, &t, &err) == 0);
+    size_t checked = 0, stepped = 0;
+    for (size_t i = 0; i < t.nevents; i++) {
+        const tp_event *k = &t.events[i];
+        if (k->kind != TP_KIND_KERNEL || k->link == TP_NONE || (k->flags & TP_EV_DROPPED))
+            continue;
+        /* the outermost host op around the launch call, found by brute force */
+        const tp_event *launch = &t.events[k->link], *top = NULL, *step = NULL;
+        for (size_t j = 0; j < t.nevents; j++) {
+            const tp_event *h = &t.events[j];
+            if (h->ph != 'X' || (h->flags & TP_EV_DERIVED) || h->ts > launch->ts ||
+                h->ts + h->dur < launch->ts + launch->dur)
+                continue;
+            if ((h->flags & TP_EV_STEP) && t.tracks[h->track].role == TP_TRACK_HOST)
+                step = h;
+            if (h->track != launch->track || h->kind != TP_KIND_HOST_OP)
+                continue;
+            if (!top || h->ts < top->ts || (h->ts == top->ts && h->dur > top->dur))
+                top = h;
+        }
+        if (!top)
+            continue;
+        const tp_event *op = covering(&t, k, "Framework Ops");
+        CHECK(op != NULL);
+        if (op)
+            CHECK_STR(tp_str_get(&t, op->name), tp_str_get(&t, top->name));
+        checked++;
+        if (with_steps && step) {
+            const tp_event *s = covering(&t, k, "Steps");
+            CHECK(s != NULL);
+            if (s)
+                CHECK_STR(tp_str_get(&t, s->name), tp_str_get(&t, step->name));
+            stepped++;
+        }
+    }
+    CHECK(checked >= min_kernels);
+    if (with_steps)
+        CHECK(stepped > 0);
+    /* derived tracks sit beside a stream of their device */
+    for (size_t k = 0; k < t.ntracks; k++)
+        if (t.tracks[k].role == TP_TRACK_DERIVED) {
+            uint32_t of = t.tracks[k].derived_of;
+            CHECK(of != TP_NONE && t.tracks[of].process == t.tracks[k].process &&
+                  t.tracks[of].role == TP_TRACK_DEVICE);
+        }
+    tp_trace_free(&t);
+}
+
+TEST(derive_pytorch_samples_framework_ops_follow_launch_links)
+{
+    check_pytorch_sample("external/kineto/hta_critical_path_alexnet_2023.json.gz", 70, false);
+    check_pytorch_sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz", 10, true);
+}

@@ -524,3 +524,101 @@ TEST(xplane_truncated_planes_are_clean_errors)
     CHECK(errors > cuts / 2); /* most cuts land inside a field */
     free(buf);
 }
+
+/* ---- end to end, through the tracepress binary ---- */
+
+TEST(xplane_stats_json_kernel_totals_equal_direct_sum)
+{
+    const char *samples[] = {GPU_SAMPLE, AMD_SAMPLE};
+    for (int s = 0; s < 2; s++) {
+        size_t len, count;
+        char *buf = slurp(samples[s], &len);
+        CHECK(buf != NULL);
+        int64_t want = direct_kernel_sum(buf, len, &count);
+        free(buf);
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "%s stats --json '%s'", tp_test_bin(), tp_test_shared(samples[s])), 0);
+        long long total = 0, n = 0;
+        for (const char *p = out; p && (p = strstr(p, "\"kind\":\"kernel\",\"count\":")) != NULL;) {
+            long long c = 0, ns = 0;
+            CHECK(sscanf(p, "\"kind\":\"kernel\",\"count\":%lld,\"total_ns\":%lld", &c, &ns) == 2);
+            n += c;
+            total += ns;
+            p++;
+        }
+        CHECK_EQ_INT(n, count);
+        CHECK_EQ_INT(total, want);
+        free(out);
+    }
+}
+
+TEST(xplane_convert_loads_in_the_trace_engine)
+{
+    const char *samples[] = {GPU_SAMPLE, TPU_SAMPLE, AMD_SAMPLE};
+    const char *mods = getenv("TP_NODE_MODULES");
+    char def[1024];
+    if (!mods || !*mods) {
+        const char *np = getenv("NODE_PATH");
+        snprintf(def, sizeof def, "%s", np && *np ? np : "build/node/node_modules");
+        mods = def;
+    }
+    for (int s = 0; s < 3; s++) {
+        char *out = NULL;
+        const char *json = tp_test_tmp(s == 0 ? "gpu.json" : s == 1 ? "tpu.json" : "amd.json");
+        CHECK_EQ_INT(tp_test_run(&out, "%s convert -q '%s' -o '%s'", tp_test_bin(), tp_test_shared(samples[s]), json),
+                     0);
+        free(out);
+        if (!tp_test_have("node")) {
+            tp_test_fail(__FILE__, __LINE__, "node is not installed: cannot check the output in the trace engine");
+            continue;
+        }
+        out = NULL;
+        int rc = tp_test_run(&out, "TP_NODE_MODULES='%s' node tests/check_trace.mjs '%s'", mods, json);
+        if (rc != 0)
+            fprintf(stderr, "%s\n", out ? out : "");
+        CHECK_EQ_INT(rc, 0);
+        CHECK(out && strstr(out, "\"bad_nesting\":0") && strstr(out, "\"loaded\":true"));
+        free(out);
+    }
+}
+
+TEST(xplane_convert_of_a_truncated_file_exits_2_with_one_line)
+{
+    size_t len;
+    char *buf = slurp(GPU_SAMPLE, &len);
+    CHECK(buf != NULL);
+    const size_t cuts[] = {1, 2, 3, 100, 4096, len / 3, len / 2, len - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        const char *in = tp_test_tmp("cut.xplane.pb");
+        FILE *f = fopen(in, "wb");
+        CHECK(f != NULL);
+        fwrite(buf, 1, cuts[i], f);
+        fclose(f);
+        char *out = NULL;
+        int rc = tp_test_run(&out, "%s convert '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("cut.json"));
+        CHECK_EQ_INT(rc, 2);
+        CHECK(out && strstr(out, ": offset ") && strchr(out, '\n') == out + strlen(out) - 1);
+        CHECK(!tp_test_file_exists(tp_test_tmp("cut.json")));
+        free(out);
+    }
+    free(buf);
+}
+
+TEST(xplane_convert_rederive_and_line_name_options)
+{
+    char *out = NULL;
+    const char *json = tp_test_tmp("rederive.json");
+    CHECK_EQ_INT(tp_test_run(&out, "%s convert -q '%s' -o '%s' --rederive --derive-rule 2020 --line-names framework",
+                             tp_test_bin(), tp_test_shared(GPU_SAMPLE), json),
+                 0);
+    free(out);
+    size_t n;
+    char *text = tp_test_read_file(json, &n);
+    CHECK(text && strstr(text, "\"Framework Name Scope\"") && !strstr(text, "\"TensorFlow Name Scope\""));
+    free(text);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s convert '%s' -o '%s' --line-names pytorch", tp_test_bin(),
+                             tp_test_shared(GPU_SAMPLE), tp_test_tmp("bad.json")),
+                 1);
+    free(out);
+}
