@@ -37,6 +37,12 @@ typedef struct dline {
 typedef struct builder {
     tp_trace *t;
     const tp_derive_opts *o;
+    /* split paths: (prefix << 32 | path) -> offset in pool of [n, name1, key1, ...] */
+    tp_i64map paths;
+    tp_str *pool;
+    size_t npool, pool_cap;
+    int64_t last_group;
+    tp_str last_group_name;
     dline line[L_N];
     bool gap_rule; /* non-GPU device: ungrouped events merge only across small gaps (2025) */
 } builder;
@@ -145,44 +151,62 @@ static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t
         tp_i64map_put(&lv->seen, low, 1);
 }
 
-/* Levels of a TP_DERIVE_SEP-joined path; calls expand_or_add per level. */
-static size_t expand_path(builder *b, int li, tp_str path, tp_str prefix, const uint32_t *inst,
-                          const tp_event *src, int64_t group, tp_str low)
+/* The levels of a TP_DERIVE_SEP-joined path as (name, key) pairs, split and
+ * interned once per distinct path and prefix. */
+static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
 {
+    int64_t k = (int64_t)((uint64_t)prefix << 32 | path);
+    uint32_t off = tp_i64map_get(&b->paths, k);
+    if (off != TP_I64MAP_EMPTY)
+        return b->pool + off;
     tp_trace *t = b->t;
-    const char *s = tp_str_get(t, path);
-    size_t n = tp_str_len(t, path), level = 0, i = 0;
+    char *s = tp_xstrndup(tp_str_get(t, path), tp_str_len(t, path)); /* interning may move the pool */
+    size_t n = tp_str_len(t, path), at = b->npool;
+    TP_GROW(b->pool, b->pool_cap, b->npool + 1);
+    b->pool[b->npool++] = 0;
     tp_buf key = {0};
-    while (i <= n && n) {
+    for (size_t i = 0; i <= n && n;) {
         const char *q = memchr(s + i, TP_DERIVE_SEP, n - i);
         size_t j = q ? (size_t)(q - s) : n;
-        /* tp_str ids are stable, but the string pointer may move when interning: copy first */
-        size_t len = j - i;
-        char *piece = tp_xstrndup(s + i, len);
-        tp_str name = tp_intern(t, piece, len);
-        tp_str k = name;
+        tp_str name = tp_intern(t, s + i, j - i), kk = name;
         if (prefix) {
             key.len = 0;
             tp_buf_puts(&key, tp_str_get(t, prefix));
             tp_buf_putc(&key, '/');
-            tp_buf_put(&key, piece, len);
-            k = tp_intern(t, key.data, key.len);
+            tp_buf_put(&key, s + i, j - i);
+            kk = tp_intern(t, key.data, key.len);
         }
-        free(piece);
-        s = tp_str_get(t, path);
-        expand_or_add(b, li, level, k, inst ? inst[level] : 0, name, name, src, group, low);
-        level++;
+        TP_GROW(b->pool, b->pool_cap, b->npool + 2);
+        b->pool[b->npool++] = name;
+        b->pool[b->npool++] = kk;
+        b->pool[at]++;
         i = j + 1;
         if (!q)
             break;
     }
     tp_buf_free(&key);
-    if (b->o->era != TP_DERIVE_2020) /* 2020 kept deeper levels open for the next call */
-        reset_levels(b, li, level);
-    return level;
+    free(s);
+    tp_i64map_put(&b->paths, k, (uint32_t)at);
+    return b->pool + at;
 }
 
-static tp_str step_name(tp_trace *t, const tp_derive_input *in, int64_t group)
+/* Levels of a TP_DERIVE_SEP-joined path; calls expand_or_add per level. */
+static size_t expand_path(builder *b, int li, tp_str path, tp_str prefix, const uint32_t *inst,
+                          const tp_event *src, int64_t group, tp_str low)
+{
+    const tp_str *lv = split_path(b, path, prefix);
+    size_t n = lv[0];
+    for (size_t level = 0; level < n; level++) {
+        lv = split_path(b, path, prefix); /* the pool may have moved */
+        tp_str name = lv[1 + 2 * level], key = lv[2 + 2 * level];
+        expand_or_add(b, li, level, key, inst ? inst[level] : 0, name, name, src, group, low);
+    }
+    if (b->o->era != TP_DERIVE_2020) /* 2020 kept deeper levels open for the next call */
+        reset_levels(b, li, n);
+    return n;
+}
+
+static tp_str step_name_lookup(tp_trace *t, const tp_derive_input *in, int64_t group)
 {
     for (size_t i = 0; i < in->nnames; i++)
         if (in->names[i].group == group)
@@ -192,10 +216,45 @@ static tp_str step_name(tp_trace *t, const tp_derive_input *in, int64_t group)
     return tp_intern_cstr(t, b);
 }
 
-static int cmp_annot_time(const void *pa, const void *pb, void *ctx)
+static tp_str step_name(builder *b, const tp_derive_input *in, int64_t group)
 {
-    const tp_trace *t = ctx;
-    const tp_annot *a = pa, *b = pb;
+    if (b->last_group_name && b->last_group == group)
+        return b->last_group_name;
+    b->last_group = group;
+    b->last_group_name = step_name_lookup(b->t, in, group);
+    return b->last_group_name;
+}
+
+static int cmp_dev_start(const void *pa, const void *pb)
+{
+    const dev *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int cmp_launch(const void *pa, const void *pb)
+{
+    const tp_launch *a = pa, *b = pb;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->dur > b->dur) - (a->dur < b->dur);
+}
+
+typedef struct sort_ctx {
+    const tp_trace *t;
+    const tp_annot *an;
+} sort_ctx;
+
+static int cmp_annot_time(const void *pa, const void *pb, void *vctx)
+{
+    const sort_ctx *ctx = vctx;
+    const tp_trace *t = ctx->t;
+    const tp_annot *a = &ctx->an[*(const uint32_t *)pa], *b = &ctx->an[*(const uint32_t *)pb];
     const tp_event *x = &t->events[a->event], *y = &t->events[b->event];
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
@@ -218,7 +277,8 @@ static const char *line_name(const tp_derive_opts *o, int li)
 }
 
 /* Derived lines of one device from its annotations (sorted by time). */
-static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, size_t n, const tp_derive_input *in)
+static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, const uint32_t *idx, size_t n,
+                            const tp_derive_input *in)
 {
     tp_trace *t = b->t;
     const tp_derive_opts *o = b->o;
@@ -235,10 +295,10 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, size_
     b->gap_rule = strncmp(pname, "/device:", 8) == 0 && strncmp(pname, "/device:GPU:", 12) != 0;
 
     for (size_t i = 0; i < n; i++) {
-        const tp_annot *a = &an[i];
+        const tp_annot *a = &an[idx[i]];
         tp_event src = t->events[a->event]; /* a copy: interning below never moves events, but be safe */
         if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
-            tp_str g = step_name(t, in, a->group);
+            tp_str g = step_name(b, in, a->group);
             expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
         }
         if (!(a->flags & TP_ANNOT_OP_SOURCE))
@@ -260,38 +320,37 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, size_
     }
     if (o->era != TP_DERIVE_2020) /* Steps: a pass of its own over every grouped event */
         for (size_t i = 0; i < n; i++)
-            if (an[i].group != TP_DERIVE_NO_GROUP) {
-                tp_event src = t->events[an[i].event];
-                tp_str g = step_name(t, in, an[i].group);
-                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, an[i].group, 0);
+            if (an[idx[i]].group != TP_DERIVE_NO_GROUP) {
+                const tp_annot *a = &an[idx[i]];
+                tp_event src = t->events[a->event];
+                tp_str g = step_name(b, in, a->group);
+                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
             }
     for (int li = 0; li < L_N; li++)
         reset_levels(b, li, 0);
 
-    /* Launch Stats: one event per step over the launches to this device */
+    /* Launch Stats: one event per step over the launches to this device
+     * (launches arrive sorted by device, then group) */
     dline *LS = &b->line[L_LAUNCH];
-    for (size_t i = 0; i < in->nlaunches; i++) {
+    for (size_t i = 0; i < in->nlaunches;) {
         const tp_launch *la = &in->launches[i];
-        if (la->device != proc)
+        size_t j = i;
+        if (la->device != proc) {
+            i++;
             continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = in->launches[j].device == proc && in->launches[j].group == la->group;
-        if (seen)
-            continue;
+        }
         int64_t lo = la->ts, hi = la->ts + la->dur, mx = 0, sum = 0, cnt = 0;
-        for (size_t j = i; j < in->nlaunches; j++) {
+        for (; j < in->nlaunches && in->launches[j].device == proc && in->launches[j].group == la->group; j++) {
             const tp_launch *x = &in->launches[j];
-            if (x->device != proc || x->group != la->group)
-                continue;
             lo = x->ts < lo ? x->ts : lo;
             hi = x->ts + x->dur > hi ? x->ts + x->dur : hi;
             mx = x->dur > mx ? x->dur : mx;
             sum += x->dur;
             cnt++;
         }
+        i = j;
         tp_buf nb = {0};
-        tp_buf_printf(&nb, "Launch Stats for %s", tp_str_get(t, step_name(t, in, la->group)));
+        tp_buf_printf(&nb, "Launch Stats for %s", tp_str_get(t, step_name(b, in, la->group)));
         tp_argb ab = {0};
         tp_argb_int(&ab, "group_id", la->group);
         tp_argb_int(&ab, "num_launches", cnt);
@@ -308,6 +367,8 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, size_
         tp_argb_free(&ab);
         tp_buf_free(&nb);
     }
+    /* ordered by start like every other line */
+    qsort(LS->ev, LS->n, sizeof *LS->ev, cmp_dev_start);
 
     /* commit: tracks in the viewer's order, beside the device's first stream */
     uint32_t first = TP_NONE;
@@ -361,32 +422,49 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
 {
     if (in->nannots == 0 && in->nlaunches == 0)
         return 0;
-    tp_annot *an = tp_xmalloc((in->nannots + 1) * sizeof *an);
-    memcpy(an, in->annots, in->nannots * sizeof *an);
-    qsort_r(an, in->nannots, sizeof *an, cmp_annot_time, t);
+    /* time order as an index array: annotations are not copied (memory on big traces) */
+    const tp_annot *an = in->annots;
+    uint32_t *order = tp_xmalloc((in->nannots + 1) * sizeof *order);
+    for (size_t i = 0; i < in->nannots; i++)
+        order[i] = (uint32_t)i;
+    sort_ctx sc = {t, an};
+    qsort_r(order, in->nannots, sizeof *order, cmp_annot_time, &sc);
     builder b;
     memset(&b, 0, sizeof b);
     b.t = t;
     b.o = o;
-    /* device processes in index order: output is deterministic */
-    uint32_t *dev_of = tp_xmalloc((in->nannots + 1) * sizeof *dev_of);
+    tp_derive_input sorted = *in; /* launches sorted by device and group (a copy: `in` is const) */
+    sorted.launches = tp_xmalloc((in->nlaunches + 1) * sizeof *sorted.launches);
+    memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
+    qsort(sorted.launches, in->nlaunches, sizeof *sorted.launches, cmp_launch);
+    /* per device, in process index order (deterministic output); a stable
+     * counting partition keeps each device's annotations in time order */
+    size_t nproc = t->nprocesses, added = 0;
+    size_t *start = tp_xcalloc(nproc + 2, sizeof *start);
     for (size_t i = 0; i < in->nannots; i++)
-        dev_of[i] = t->tracks[t->events[an[i].event].track].process;
-    size_t added = 0, nproc = t->nprocesses;
-    tp_annot *sub = tp_xmalloc((in->nannots + 1) * sizeof *sub);
+        start[t->tracks[t->events[an[order[i]].event].track].process + 1]++;
+    for (size_t p = 0; p < nproc; p++)
+        start[p + 1] += start[p];
+    uint32_t *sub = tp_xmalloc((in->nannots + 1) * sizeof *sub);
+    size_t *fill = tp_xmalloc((nproc + 1) * sizeof *fill);
+    memcpy(fill, start, (nproc + 1) * sizeof *fill);
+    for (size_t i = 0; i < in->nannots; i++)
+        sub[fill[t->tracks[t->events[an[order[i]].event].track].process]++] = order[i];
+    size_t li = 0;
     for (uint32_t p = 0; p < nproc; p++) {
-        size_t n = 0;
-        for (size_t i = 0; i < in->nannots; i++)
-            if (dev_of[i] == p)
-                sub[n++] = an[i];
-        bool launches = false;
-        for (size_t i = 0; i < in->nlaunches && !launches; i++)
-            launches = in->launches[i].device == p;
+        size_t n = start[p + 1] - start[p];
+        while (li < sorted.nlaunches && sorted.launches[li].device < p)
+            li++;
+        bool launches = li < sorted.nlaunches && sorted.launches[li].device == p;
         if (n || launches)
-            added += derive_device(&b, p, sub, n, in);
+            added += derive_device(&b, p, an, sub + start[p], n, &sorted);
     }
+    free(fill);
+    free(start);
+    free(sorted.launches);
     free(sub);
-    free(dev_of);
-    free(an);
+    free(order);
+    tp_i64map_free(&b.paths);
+    free(b.pool);
     return added;
 }

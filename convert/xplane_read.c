@@ -80,6 +80,9 @@ typedef struct xp_reader {
     tp_argb ab;
     tp_buf planes_json;   /* per-plane summary for the top-level "xplane" object */
     tp_derive_input din;
+    tp_i64map opcache;    /* interned op full name -> parsed op (index into ops) */
+    tp_annot *ops;
+    size_t nops, ops_cap;
     int nhost, nother;
     size_t page;
     /* current plane */
@@ -475,6 +478,25 @@ static void emeta_intern(xp_reader *r, xp_emeta *m)
     }
 }
 
+/* tp_tfop_parse once per distinct op name. */
+static void parse_op(xp_reader *r, const char *s, size_t n, tp_annot *a)
+{
+    tp_str op = tp_intern(r->t, s, n);
+    uint32_t i = tp_i64map_get(&r->opcache, op);
+    if (i == TP_I64MAP_EMPTY) {
+        tp_annot p;
+        memset(&p, 0, sizeof p);
+        tp_tfop_parse(r->t, s, n, &p);
+        TP_GROW(r->ops, r->ops_cap, r->nops + 1);
+        r->ops[r->nops] = p;
+        i = (uint32_t)r->nops++;
+        tp_i64map_put(&r->opcache, op, i);
+    }
+    a->op = r->ops[i].op;
+    a->op_display = r->ops[i].op_display;
+    a->scopes = r->ops[i].scopes;
+}
+
 /* What the derivation engine needs from one device event. */
 static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, const xp_emeta *m)
 {
@@ -552,15 +574,15 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
     if (op && op->len == 10 && memcmp(op->s, "XlaModule:", 10) == 0)
         op = NULL;
     if (op) {
-        tp_tfop_parse(t, (const char *)op->s, op->len, &a);
+        parse_op(r, (const char *)op->s, op->len, &a);
     } else if (hlo && name && stat_text(name) && name->len) {
         if (memchr(name->s, ':', name->len)) {
-            tp_tfop_parse(t, (const char *)name->s, name->len, &a);
+            parse_op(r, (const char *)name->s, name->len, &a);
         } else { /* "jit(f)/dot_general" is an op path without a type: parse it as "path:" */
             tp_buf b = {0};
             tp_buf_put(&b, name->s, name->len);
             tp_buf_putc(&b, ':');
-            tp_tfop_parse(t, b.data, b.len, &a);
+            parse_op(r, b.data, b.len, &a);
             tp_buf_free(&b);
         }
     }
@@ -892,7 +914,11 @@ int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_o
         tp_fail(err, 0, "not an XSpace: no planes");
         goto out;
     }
-    /* Launch Stats: the launches' device ordinals become device processes */
+    /* Launch Stats: the launches' device ordinals become device processes
+     * (only devices whose lines we derive) */
+    bool *derived_dev = tp_xcalloc(t->nprocesses + 1, sizeof *derived_dev);
+    for (size_t a = 0; a < r.din.nannots; a++)
+        derived_dev[t->tracks[t->events[r.din.annots[a].event].track].process] = true;
     size_t nl = 0;
     for (size_t i = 0; i < r.din.nlaunches; i++) {
         tp_launch la = r.din.launches[i];
@@ -901,17 +927,12 @@ int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_o
             if (t->processes[p].is_device && t->processes[p].device == (int32_t)la.device &&
                 strncmp(tp_str_get(t, t->processes[p].name), "/device:GPU:", 12) == 0)
                 proc = (uint32_t)p;
-        if (proc == TP_NONE)
-            continue;
-        bool derive = false; /* only devices whose lines we derive */
-        for (size_t a = 0; a < r.din.nannots && !derive; a++)
-            if (t->tracks[t->events[r.din.annots[a].event].track].process == proc)
-                derive = true;
-        if (!derive)
+        if (proc == TP_NONE || !derived_dev[proc])
             continue;
         la.device = proc;
         r.din.launches[nl++] = la;
     }
+    free(derived_dev);
     r.din.nlaunches = nl;
     tp_derive_opts dopt = {.framework_names = o->framework_names,
                            .mark_steps = true,
@@ -940,6 +961,8 @@ out:
     tp_buf_free(&r.planes_json);
     tp_i64map_free(&r.emap);
     tp_i64map_free(&r.smap);
+    tp_i64map_free(&r.opcache);
+    free(r.ops);
     free(r.em);
     free(r.sm);
     free(r.st);
