@@ -368,7 +368,8 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, const
         tp_buf_free(&nb);
     }
     /* ordered by start like every other line */
-    qsort(LS->ev, LS->n, sizeof *LS->ev, cmp_dev_start);
+    if (LS->n)
+        qsort(LS->ev, LS->n, sizeof *LS->ev, cmp_dev_start);
 
     /* commit: tracks in the viewer's order, beside the device's first stream */
     uint32_t first = TP_NONE;
@@ -435,7 +436,8 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     b.o = o;
     tp_derive_input sorted = *in; /* launches sorted by device and group (a copy: `in` is const) */
     sorted.launches = tp_xmalloc((in->nlaunches + 1) * sizeof *sorted.launches);
-    memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
+    if (in->nlaunches)
+        memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
     qsort(sorted.launches, in->nlaunches, sizeof *sorted.launches, cmp_launch);
     /* per device, in process index order (deterministic output); a stable
      * counting partition keeps each device's annotations in time order */
