@@ -50,10 +50,75 @@ typedef struct builder {
 void tp_derive_input_free(tp_derive_input *in)
 {
     free(in->annots);
+    free(in->classes);
+    tp_i64map_free(&in->class_index);
     free(in->launches);
+    tp_i64map_free(&in->launch_index);
     free(in->names);
     free(in->inst);
     memset(in, 0, sizeof *in);
+}
+
+static bool same_class(const tp_annot *a, const tp_annot *b)
+{
+    return a->flags == b->flags && a->op == b->op && a->op_display == b->op_display && a->scopes == b->scopes &&
+           a->module == b->module && a->hlo_ops == b->hlo_ops && a->hlo_prefix == b->hlo_prefix &&
+           a->source == b->source && a->low_name == b->low_name;
+}
+
+void tp_derive_add(tp_derive_input *in, const tp_annot *a)
+{
+    const uint32_t f[9] = {a->flags, a->op, a->op_display, a->scopes, a->module, a->hlo_ops, a->hlo_prefix,
+                           a->source, a->low_name};
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < 9; i++)
+        h = (h ^ f[i]) * 1099511628211ull;
+    uint32_t c = tp_i64map_get(&in->class_index, (int64_t)h);
+    if (c == TP_I64MAP_EMPTY || !same_class(&in->classes[c], a)) {
+        bool fresh = c == TP_I64MAP_EMPTY; /* on a hash collision the class is just not shared */
+        TP_GROW(in->classes, in->classes_cap, in->nclasses + 1);
+        in->classes[in->nclasses] = *a;
+        c = (uint32_t)in->nclasses++;
+        if (fresh)
+            tp_i64map_put(&in->class_index, (int64_t)h, c);
+    }
+    TP_GROW(in->annots, in->annots_cap, in->nannots + 1);
+    tp_annot_item *it = &in->annots[in->nannots++];
+    it->event = a->event;
+    it->cls = c;
+    it->group = a->group;
+    it->op_inst = a->op_inst;
+    it->scope_inst = a->scope_inst;
+}
+
+void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur)
+{
+    /* small devices and groups share one map key; others are searched */
+    bool keyed = device < 256 && group >= 0 && group < (INT64_C(1) << 54);
+    int64_t key = group * 256 + (int64_t)device;
+    uint32_t i = keyed ? tp_i64map_get(&in->launch_index, key) : TP_I64MAP_EMPTY;
+    if (!keyed)
+        for (size_t j = 0; j < in->nlaunches && i == TP_I64MAP_EMPTY; j++)
+            if (in->launches[j].device == device && in->launches[j].group == group)
+                i = (uint32_t)j;
+    if (i == TP_I64MAP_EMPTY) {
+        TP_GROW(in->launches, in->launches_cap, in->nlaunches + 1);
+        tp_launch *la = &in->launches[in->nlaunches];
+        memset(la, 0, sizeof *la);
+        la->device = device;
+        la->group = group;
+        la->lo = ts;
+        la->hi = ts + dur;
+        i = (uint32_t)in->nlaunches++;
+        if (keyed)
+            tp_i64map_put(&in->launch_index, key, i);
+    }
+    tp_launch *la = &in->launches[i];
+    la->lo = ts < la->lo ? ts : la->lo;
+    la->hi = ts + dur > la->hi ? ts + dur : la->hi;
+    la->max_dur = dur > la->max_dur ? dur : la->max_dur;
+    la->sum_dur += dur;
+    la->count++;
 }
 
 static dlevel *level_at(dline *L, size_t level)
@@ -240,21 +305,19 @@ static int cmp_launch(const void *pa, const void *pb)
         return a->device < b->device ? -1 : 1;
     if (a->group != b->group)
         return a->group < b->group ? -1 : 1;
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    return (a->dur > b->dur) - (a->dur < b->dur);
+    return (a->lo > b->lo) - (a->lo < b->lo);
 }
 
 typedef struct sort_ctx {
     const tp_trace *t;
-    const tp_annot *an;
+    const tp_annot_item *an;
 } sort_ctx;
 
 static int cmp_annot_time(const void *pa, const void *pb, void *vctx)
 {
     const sort_ctx *ctx = vctx;
     const tp_trace *t = ctx->t;
-    const tp_annot *a = &ctx->an[*(const uint32_t *)pa], *b = &ctx->an[*(const uint32_t *)pb];
+    const tp_annot_item *a = &ctx->an[*(const uint32_t *)pa], *b = &ctx->an[*(const uint32_t *)pb];
     const tp_event *x = &t->events[a->event], *y = &t->events[b->event];
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
@@ -277,7 +340,7 @@ static const char *line_name(const tp_derive_opts *o, int li)
 }
 
 /* Derived lines of one device from its annotations (sorted by time). */
-static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, const uint32_t *idx, size_t n,
+static size_t derive_device(builder *b, uint32_t proc, const tp_annot_item *an, const uint32_t *idx, size_t n,
                             const tp_derive_input *in)
 {
     tp_trace *t = b->t;
@@ -295,7 +358,12 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, const
     b->gap_rule = strncmp(pname, "/device:", 8) == 0 && strncmp(pname, "/device:GPU:", 12) != 0;
 
     for (size_t i = 0; i < n; i++) {
-        const tp_annot *a = &an[idx[i]];
+        tp_annot full = in->classes[an[idx[i]].cls];
+        full.event = an[idx[i]].event;
+        full.group = an[idx[i]].group;
+        full.op_inst = an[idx[i]].op_inst;
+        full.scope_inst = an[idx[i]].scope_inst;
+        const tp_annot *a = &full;
         tp_event src = t->events[a->event]; /* a copy: interning below never moves events, but be safe */
         if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
             tp_str g = step_name(b, in, a->group);
@@ -321,7 +389,7 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, const
     if (o->era != TP_DERIVE_2020) /* Steps: a pass of its own over every grouped event */
         for (size_t i = 0; i < n; i++)
             if (an[idx[i]].group != TP_DERIVE_NO_GROUP) {
-                const tp_annot *a = &an[idx[i]];
+                const tp_annot_item *a = &an[idx[i]];
                 tp_event src = t->events[a->event];
                 tp_str g = step_name(b, in, a->group);
                 expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
@@ -332,23 +400,11 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot *an, const
     /* Launch Stats: one event per step over the launches to this device
      * (launches arrive sorted by device, then group) */
     dline *LS = &b->line[L_LAUNCH];
-    for (size_t i = 0; i < in->nlaunches;) {
+    for (size_t i = 0; i < in->nlaunches; i++) {
         const tp_launch *la = &in->launches[i];
-        size_t j = i;
-        if (la->device != proc) {
-            i++;
+        if (la->device != proc || la->count == 0)
             continue;
-        }
-        int64_t lo = la->ts, hi = la->ts + la->dur, mx = 0, sum = 0, cnt = 0;
-        for (; j < in->nlaunches && in->launches[j].device == proc && in->launches[j].group == la->group; j++) {
-            const tp_launch *x = &in->launches[j];
-            lo = x->ts < lo ? x->ts : lo;
-            hi = x->ts + x->dur > hi ? x->ts + x->dur : hi;
-            mx = x->dur > mx ? x->dur : mx;
-            sum += x->dur;
-            cnt++;
-        }
-        i = j;
+        int64_t lo = la->lo, hi = la->hi, mx = la->max_dur, sum = la->sum_dur, cnt = la->count;
         tp_buf nb = {0};
         tp_buf_printf(&nb, "Launch Stats for %s", tp_str_get(t, step_name(b, in, la->group)));
         tp_argb ab = {0};
@@ -424,7 +480,7 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     if (in->nannots == 0 && in->nlaunches == 0)
         return 0;
     /* time order as an index array: annotations are not copied (memory on big traces) */
-    const tp_annot *an = in->annots;
+    const tp_annot_item *an = in->annots;
     uint32_t *order = tp_xmalloc((in->nannots + 1) * sizeof *order);
     for (size_t i = 0; i < in->nannots; i++)
         order[i] = (uint32_t)i;

@@ -186,8 +186,7 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
                 a.op_display = a.op;
                 a.op_inst = e.link + 1;
             }
-            TP_GROW(in.annots, in.annots_cap, in.nannots + 1);
-            in.annots[in.nannots++] = a;
+            tp_derive_add(&in, &a);
         }
     }
     tp_derive_from(t, &in, o);

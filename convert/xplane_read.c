@@ -588,8 +588,7 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
     }
     if (src && stat_text(src) && src->len)
         a.source = tp_intern(t, (const char *)src->s, src->len);
-    TP_GROW(r->din.annots, r->din.annots_cap, r->din.nannots + 1);
-    r->din.annots[r->din.nannots++] = a;
+    tp_derive_add(&r->din, &a);
 }
 
 static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, const xp_line *L,
@@ -725,12 +724,7 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
         annotate(r, idx, group, kernel || graph || e.kind == TP_KIND_KERNEL, m);
     if (!r->plane_is_device && e.kind == TP_KIND_RUNTIME && group != TP_DERIVE_NO_GROUP && device_id >= 0 &&
         !(m && m->nlen >= 2 && memcmp(m->name, "cu", 2) == 0)) {
-        TP_GROW(r->din.launches, r->din.launches_cap, r->din.nlaunches + 1);
-        tp_launch *la = &r->din.launches[r->din.nlaunches++];
-        la->device = (uint32_t)device_id; /* an ordinal until the end of the file (resolved then) */
-        la->group = group;
-        la->ts = e.ts;
-        la->dur = e.dur;
+        tp_derive_add_launch(&r->din, (uint32_t)device_id, group, e.ts, e.dur); /* device: an ordinal until the end */
     }
     return 0;
 }
@@ -881,10 +875,13 @@ static void json_str_list(tp_buf *b, const char *key, const tp_buf *items)
     tp_buf_putc(b, ']');
 }
 
-int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_opts *o, tp_err *err)
+/* mapped: buf is a private file mapping whose finished lines may be dropped */
+static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     xp_reader r;
     memset(&r, 0, sizeof r);
+    if (mapped)
+        r.page = (size_t)sysconf(_SC_PAGESIZE);
     r.t = t;
     r.o = o;
     r.err = err;
@@ -971,6 +968,11 @@ out:
     return rc;
 }
 
+int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_opts *o, tp_err *err)
+{
+    return read_space(buf, len, false, t, o, err);
+}
+
 static int xplane_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     const char *path = tp_input_path(in);
@@ -984,7 +986,7 @@ static int xplane_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
             close(fd);
             if (map != MAP_FAILED) {
                 madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
-                int rc = tp_xplane_read_mem(map, (size_t)sb.st_size, t, o, err);
+                int rc = read_space(map, (size_t)sb.st_size, true, t, o, err);
                 munmap(map, (size_t)sb.st_size);
                 return rc;
             }

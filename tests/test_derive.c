@@ -69,7 +69,8 @@ static uint32_t add_kernel(tp_trace *t, uint32_t track, int64_t ts, int64_t dur,
     return tp_event_add(t, &e);
 }
 
-static void add_op_annot(tp_trace *t, tp_derive_input *in, uint32_t ev, const char *tf_op, int64_t group)
+static void add_op_annot_low(tp_trace *t, tp_derive_input *in, uint32_t ev, const char *tf_op, int64_t group,
+                             const char *low)
 {
     tp_annot a;
     memset(&a, 0, sizeof a);
@@ -78,8 +79,14 @@ static void add_op_annot(tp_trace *t, tp_derive_input *in, uint32_t ev, const ch
     a.group = group;
     a.scope_inst = TP_NONE;
     tp_tfop_parse(t, tf_op, strlen(tf_op), &a);
-    TP_GROW(in->annots, in->annots_cap, in->nannots + 1);
-    in->annots[in->nannots++] = a;
+    if (low)
+        a.low_name = tp_intern_cstr(t, low);
+    tp_derive_add(in, &a);
+}
+
+static void add_op_annot(tp_trace *t, tp_derive_input *in, uint32_t ev, const char *tf_op, int64_t group)
+{
+    add_op_annot_low(t, in, ev, tf_op, group, NULL);
 }
 
 static uint32_t derived_track(const tp_trace *t, const char *name)
@@ -159,10 +166,8 @@ TEST(derive_merges_same_op_and_group_and_splits_on_new_group)
     tp_trace u;
     device(&u, &s);
     memset(&in, 0, sizeof in);
-    add_op_annot(&u, &in, add_kernel(&u, s, 0, 10, "k"), "m/MatMul:MatMul", 1);
-    in.annots[0].low_name = tp_intern_cstr(&u, "k");
-    add_op_annot(&u, &in, add_kernel(&u, s, 12, 5, "k"), "m/MatMul:MatMul", 1);
-    in.annots[1].low_name = tp_intern_cstr(&u, "k");
+    add_op_annot_low(&u, &in, add_kernel(&u, s, 0, 10, "k"), "m/MatMul:MatMul", 1, "k");
+    add_op_annot_low(&u, &in, add_kernel(&u, s, 12, 5, "k"), "m/MatMul:MatMul", 1, "k");
     o.era = TP_DERIVE_2022;
     tp_derive_from(&u, &in, &o);
     line_text(&u, derived_track(&u, "TensorFlow Ops"), buf, sizeof buf);
@@ -191,8 +196,7 @@ TEST(derive_xla_modules_reset_ops_below_them)
         a.module = tp_intern_cstr(&t, mods[i]);
         a.hlo_ops = tp_intern_cstr(&t, ops[i]);
         a.hlo_prefix = tp_intern_cstr(&t, "1");
-        TP_GROW(in.annots, in.annots_cap, in.nannots + 1);
-        in.annots[in.nannots++] = a;
+        tp_derive_add(&in, &a);
     }
     tp_derive_opts o = {0};
     o.framework_names = true;
@@ -343,4 +347,35 @@ TEST(derive_pytorch_samples_framework_ops_follow_launch_links)
 {
     check_pytorch_sample("external/kineto/hta_critical_path_alexnet_2023.json.gz", 70, false);
     check_pytorch_sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz", 10, true);
+}
+
+TEST(derive_launch_stats_per_step)
+{
+    tp_trace t;
+    uint32_t s;
+    device(&t, &s);
+    tp_derive_input in;
+    memset(&in, 0, sizeof in);
+    uint32_t dev = t.tracks[s].process;
+    tp_derive_add_launch(&in, dev, 1, 100, 4000);
+    tp_derive_add_launch(&in, dev, 1, 5000, 2001);
+    tp_derive_add_launch(&in, dev, 2, 9000, 10);
+    tp_step_name sn = {1, tp_intern_cstr(&t, "train_step_1")};
+    in.names = &sn;
+    in.nnames = 1;
+    tp_derive_opts o = {0};
+    tp_derive_from(&t, &in, &o);
+    in.names = NULL;
+    char buf[512];
+    uint32_t k = derived_track(&t, "Launch Stats");
+    line_text(&t, k, buf, sizeof buf);
+    CHECK_STR(buf, "Launch Stats for train_step_1@100+6901 Launch Stats for 2@9000+10");
+    for (size_t i = 0; i < t.nevents; i++)
+        if (t.events[i].track == k && t.events[i].ts == 100) {
+            const char *a = tp_args_get(&t, t.events[i].args, NULL);
+            CHECK(a && strstr(a, "\"num_launches\":2") && strstr(a, "\"max_launch_time_us\":4.000") &&
+                  strstr(a, "\"avg_launch_time_us\":3.001"));
+        }
+    tp_derive_input_free(&in);
+    tp_trace_free(&t);
 }
