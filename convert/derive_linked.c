@@ -92,6 +92,16 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
     for (size_t i = 0; i < t->ntracks; i++)
         if (t->tracks[i].role == TP_TRACK_DERIVED)
             has_derived[t->tracks[i].process] = true;
+    bool any = false; /* no linked kernel on a device without derived lines: nothing to do */
+    for (size_t i = 0; i < t->nevents && !any; i++) {
+        const tp_event *e = &t->events[i];
+        any = e->kind == TP_KIND_KERNEL && e->link != TP_NONE && e->track < t->ntracks &&
+              !has_derived[t->tracks[e->track].process];
+    }
+    if (!any) {
+        free(has_derived);
+        return 0;
+    }
     uint32_t *parent = host_parents(t);
     /* host step events (ProfilerStep#N), for launches outside their thread */
     uint32_t *steps = NULL;

@@ -716,6 +716,11 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
             stat_arg(r, &r->st[i]);
         e.args = tp_argb_commit(r->t, &r->ab);
     }
+    if (r->plane_is_device && !is_device_line && group != TP_DERIVE_NO_GROUP && group >= 0 && L->nlen == 5 &&
+        memcmp(L->name, "Steps", 5) == 0) { /* a Steps line kept from the file: its events are the steps */
+        e.flags |= TP_EV_STEP;
+        e.id = (uint64_t)group;
+    }
     uint32_t idx = tp_event_add(r->t, &e);
     r->t->events_in++;
     r->plane_events++;
