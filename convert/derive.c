@@ -340,7 +340,8 @@ static const char *line_name(const tp_derive_opts *o, int li)
 }
 
 /* Derived lines of one device from its annotations (sorted by time). */
-static size_t derive_device(builder *b, uint32_t proc, const tp_annot_item *an, const uint32_t *idx, size_t n,
+/* anchor: the stream the lines sit beside (per-stream mode), or TP_NONE for the device's first stream */
+static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an, const uint32_t *idx, size_t n,
                             const tp_derive_input *in)
 {
     tp_trace *t = b->t;
@@ -428,12 +429,13 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot_item *an, 
         qsort(LS->ev, LS->n, sizeof *LS->ev, cmp_dev_start);
 
     /* commit: tracks in the viewer's order, beside the device's first stream */
-    uint32_t first = TP_NONE;
+    uint32_t first = anchor;
     for (size_t i = 0; i < t->ntracks && first == TP_NONE; i++)
         if (t->tracks[i].process == proc && t->tracks[i].role == TP_TRACK_DEVICE)
             first = (uint32_t)i;
     size_t added = 0;
     tp_argb ab = {0};
+    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
     for (int li = 0; li < L_N; li++) {
         dline *L = &b->line[li];
         if (L->n) {
@@ -447,6 +449,7 @@ static size_t derive_device(builder *b, uint32_t proc, const tp_annot_item *an, 
                 e.track = tr;
                 e.name = d->name;
                 e.kind = TP_KIND_ANNOTATION;
+                e.cat = cat;
                 e.flags = TP_EV_DERIVED;
                 if (li == L_STEPS && o->mark_steps && d->group != TP_DERIVE_NO_GROUP) {
                     e.flags |= TP_EV_STEP;
@@ -495,27 +498,34 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     if (in->nlaunches)
         memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
     qsort(sorted.launches, in->nlaunches, sizeof *sorted.launches, cmp_launch);
-    /* per device, in process index order (deterministic output); a stable
-     * counting partition keeps each device's annotations in time order */
-    size_t nproc = t->nprocesses, added = 0;
-    size_t *start = tp_xcalloc(nproc + 2, sizeof *start);
+    /* per device (or per stream), in index order (deterministic output); a
+     * stable counting partition keeps each one's annotations in time order */
+    bool per_stream = o->per_stream;
+    size_t ngroups = per_stream ? t->ntracks : t->nprocesses, added = 0;
+#define GROUP_OF(i) (per_stream ? t->events[an[i].event].track : t->tracks[t->events[an[i].event].track].process)
+    size_t *start = tp_xcalloc(ngroups + 2, sizeof *start);
     for (size_t i = 0; i < in->nannots; i++)
-        start[t->tracks[t->events[an[order[i]].event].track].process + 1]++;
-    for (size_t p = 0; p < nproc; p++)
+        start[GROUP_OF(order[i]) + 1]++;
+    for (size_t p = 0; p < ngroups; p++)
         start[p + 1] += start[p];
     uint32_t *sub = tp_xmalloc((in->nannots + 1) * sizeof *sub);
-    size_t *fill = tp_xmalloc((nproc + 1) * sizeof *fill);
-    memcpy(fill, start, (nproc + 1) * sizeof *fill);
+    size_t *fill = tp_xmalloc((ngroups + 1) * sizeof *fill);
+    memcpy(fill, start, (ngroups + 1) * sizeof *fill);
     for (size_t i = 0; i < in->nannots; i++)
-        sub[fill[t->tracks[t->events[an[order[i]].event].track].process]++] = order[i];
+        sub[fill[GROUP_OF(order[i])]++] = order[i];
+#undef GROUP_OF
     size_t li = 0;
-    for (uint32_t p = 0; p < nproc; p++) {
+    for (uint32_t p = 0; p < ngroups; p++) {
         size_t n = start[p + 1] - start[p];
-        while (li < sorted.nlaunches && sorted.launches[li].device < p)
-            li++;
-        bool launches = li < sorted.nlaunches && sorted.launches[li].device == p;
+        bool launches = false;
+        if (!per_stream) {
+            while (li < sorted.nlaunches && sorted.launches[li].device < p)
+                li++;
+            launches = li < sorted.nlaunches && sorted.launches[li].device == p;
+        }
         if (n || launches)
-            added += derive_device(&b, p, an, sub + start[p], n, &sorted);
+            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, sub + start[p], n, &sorted)
+                                : derive_device(&b, p, TP_NONE, an, sub + start[p], n, &sorted);
     }
     free(fill);
     free(start);

@@ -21,6 +21,10 @@
 #include "model.h"
 
 #define TP_DERIVE_NO_GROUP INT64_MIN
+/* Category of derived events in the output: a converted trace read again
+ * keeps its derived lines as derived lines (tp_derive_lines). */
+#define TP_DERIVED_CAT "derived"
+
 /* Separates levels inside tp_annot.scopes and tp_annot.hlo_ops. */
 #define TP_DERIVE_SEP '\x1f'
 
@@ -35,6 +39,7 @@ typedef struct tp_derive_opts {
     bool framework_names;  /* "Framework Ops"/"Framework Name Scope" instead of "TensorFlow ..." */
     tp_derive_era era;
     bool mark_steps;       /* Steps events are the trace's steps (TP_EV_STEP, id = group): XPlane */
+    bool per_stream;       /* lines per device stream, beside it (XProf 2025), not per device; no Launch Stats */
 } tp_derive_opts;
 
 enum {

@@ -88,6 +88,47 @@ static void add_name(tp_derive_input *in, int64_t group, tp_str name)
 int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
 {
     /* devices that already have derived lines (read from the file) keep them */
+    /* a converted trace read again: device tracks whose events are all
+     * "derived" are derived lines, beside the device's first stream */
+    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
+    uint32_t *nall = tp_xcalloc(t->ntracks + 1, sizeof *nall), *nder = tp_xcalloc(t->ntracks + 1, sizeof *nder);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->track >= t->ntracks || e->ph == 'M' || (e->flags & TP_EV_DROPPED))
+            continue;
+        nall[e->track]++;
+        nder[e->track] += e->cat == cat;
+    }
+    for (int pass = 0; pass < 2; pass++) /* derived lines, then the writer's "(overlap)" rows of them */
+        for (size_t k = 0; k < t->ntracks; k++) {
+            tp_track *tr = &t->tracks[k];
+            if (tr->role != TP_TRACK_DEVICE || nall[k] == 0 || nder[k] != nall[k])
+                continue;
+            const char *name = tp_str_get(t, tr->name);
+            size_t nl = strlen(name);
+            bool overlap = nl > 10 && strcmp(name + nl - 10, " (overlap)") == 0;
+            if (overlap != (pass == 1))
+                continue;
+            uint32_t anchor = TP_NONE;
+            if (!overlap) {
+                for (size_t j = 0; j < t->ntracks && anchor == TP_NONE; j++)
+                    if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DEVICE &&
+                        (nall[j] == 0 || nder[j] != nall[j]))
+                        anchor = (uint32_t)j;
+            } else { /* beside the last derived line of that name before it */
+                for (size_t j = 0; j < k; j++)
+                    if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DERIVED &&
+                        tp_str_len(t, t->tracks[j].name) == nl - 10 &&
+                        strncmp(tp_str_get(t, t->tracks[j].name), name, nl - 10) == 0)
+                        anchor = (uint32_t)j;
+            }
+            if (anchor != TP_NONE) {
+                tr->role = overlap ? TP_TRACK_OVERFLOW : TP_TRACK_DERIVED;
+                tr->derived_of = anchor;
+            }
+        }
+    free(nall);
+    free(nder);
     bool *has_derived = tp_xcalloc(t->nprocesses + 1, sizeof *has_derived);
     for (size_t i = 0; i < t->ntracks; i++)
         if (t->tracks[i].role == TP_TRACK_DERIVED)

@@ -339,7 +339,8 @@ static const char *stat_key(xp_reader *r, const xp_stat *s, char *tmp, size_t tm
 static void stat_arg(xp_reader *r, const xp_stat *s)
 {
     char tmp[40];
-    const char *key = stat_key(r, s, tmp, sizeof tmp);
+    /* correlation_id under Kineto's key: a converted trace read again keeps its launch links */
+    const char *key = stat_wk(r, s) == WK_CORRELATION_ID ? "correlation" : stat_key(r, s, tmp, sizeof tmp);
     switch (s->type) {
     case XS_DOUBLE:
         tp_argb_double(&r->ab, key, tp_pb_double(s->v));
@@ -701,6 +702,10 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
     } else {
         e.kind = corr >= 0 && (device_id >= 0 || kernel) ? TP_KIND_RUNTIME : TP_KIND_HOST_OP;
     }
+    /* categories: the kind names the converter's own output uses (so a
+     * converted trace reads back with the same kinds), "derived" for lines
+     * TensorFlow derived */
+    e.cat = tp_intern_cstr(r->t, r->plane_is_device && !is_device_line ? TP_DERIVED_CAT : tp_kind_name(e.kind));
     if (corr >= 0 && (is_device_line || e.kind == TP_KIND_RUNTIME)) {
         e.corr = (uint32_t)corr;
         e.flags |= TP_EV_HAS_CORR;

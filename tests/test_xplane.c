@@ -622,3 +622,24 @@ TEST(xplane_convert_rederive_and_line_name_options)
                  1);
     free(out);
 }
+
+TEST(xplane_converted_output_reconverts_identically)
+{
+    const char *samples[] = {GPU_SAMPLE, TPU_SAMPLE, AMD_SAMPLE};
+    for (int s = 0; s < 3; s++) {
+        char a[1024], b[1024];
+        snprintf(a, sizeof a, "%s", tp_test_tmp("x1.json"));
+        snprintf(b, sizeof b, "%s", tp_test_tmp("x2.json"));
+        CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), tp_test_shared(samples[s]), a), 0);
+        /* the derived lines come back as derived lines, launch links by "correlation" */
+        CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), a, b), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", a, b), 0);
+        char *k1 = NULL, *k2 = NULL;
+        tp_test_run(&k1, "%s stats --json '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(),
+                    tp_test_shared(samples[s]));
+        tp_test_run(&k2, "%s stats --json '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), a);
+        CHECK(k1 && k2 && strlen(k1) > 10 && strcmp(k1, k2) == 0);
+        free(k1);
+        free(k2);
+    }
+}
