@@ -91,7 +91,7 @@ typedef struct xp_reader {
     int64_t plane_id;
     const uint8_t *plane_name;
     size_t plane_name_len;
-    uint64_t plane_lines, plane_events;
+    uint64_t plane_events;
 } xp_reader;
 
 bool tp_xplane_is_derived_line_id(int64_t id)
@@ -758,7 +758,6 @@ static int read_line(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf)
     bool derived = tp_xplane_is_derived_line_id(L.id);
     if (derived && r->o->rederive)
         return 0; /* rebuilt by the engine instead */
-    r->plane_lines++;
     /* a line without events (TPU "Overlay") gets no track: viewers skip them too */
     {
         tp_pb q = tp_pb_sub(plane, lf);
@@ -811,7 +810,7 @@ static int read_plane(xp_reader *r, const tp_pb_field *pf)
     r->plane_id = 0;
     r->plane_name = (const uint8_t *)"";
     r->plane_name_len = 0;
-    r->plane_lines = r->plane_events = 0;
+    r->plane_events = 0;
     r->plane_has_derived = false;
     uint64_t nlines_raw = 0;
     /* pass 1: everything but the lines */
