@@ -85,6 +85,7 @@ typedef struct xp_reader {
     size_t nops, ops_cap;
     int nhost, nother;
     size_t page;
+    tp_str cat_kind[TP_KIND_COUNT], cat_derived; /* interned once */
     /* current plane */
     uint32_t process;     /* TP_NONE for planes without a process yet */
     bool plane_is_device, plane_is_gpu, plane_derive, plane_has_derived;
@@ -705,7 +706,12 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
     /* categories: the kind names the converter's own output uses (so a
      * converted trace reads back with the same kinds), "derived" for lines
      * TensorFlow derived */
-    e.cat = tp_intern_cstr(r->t, r->plane_is_device && !is_device_line ? TP_DERIVED_CAT : tp_kind_name(e.kind));
+    if (!r->cat_derived) {
+        r->cat_derived = tp_intern_cstr(r->t, TP_DERIVED_CAT);
+        for (int kk = 0; kk < TP_KIND_COUNT; kk++)
+            r->cat_kind[kk] = tp_intern_cstr(r->t, tp_kind_name((tp_kind)kk));
+    }
+    e.cat = r->plane_is_device && !is_device_line ? r->cat_derived : r->cat_kind[e.kind];
     if (corr >= 0 && (is_device_line || e.kind == TP_KIND_RUNTIME)) {
         e.corr = (uint32_t)corr;
         e.flags |= TP_EV_HAS_CORR;

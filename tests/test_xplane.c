@@ -686,3 +686,26 @@ TEST(xplane_corrupted_bytes_never_crash)
     corrupt_rounds(AMD_SAMPLE, 300);
     corrupt_rounds(GPU_SAMPLE, 40); /* with --rederive on every other round: the engine on bad data */
 }
+
+/* pbwire's one- and two-byte varint fast paths give the same answers and
+ * errors as the general loop. */
+TEST(pbwire_varint_fast_paths)
+{
+    const uint8_t one[] = {0x7f}, two[] = {0xac, 0x02}, cut[] = {0xac}, three[] = {0x80, 0x80, 0x01};
+    uint64_t v = 0;
+    tp_err err;
+    memset(&err, 0, sizeof err);
+    tp_pb r = tp_pb_init(one, 1);
+    CHECK_EQ_INT(tp_pb_varint(&r, &v, &err), 1);
+    CHECK_EQ_INT(v, 127);
+    r = tp_pb_init(two, 2);
+    CHECK_EQ_INT(tp_pb_varint(&r, &v, &err), 1);
+    CHECK_EQ_INT(v, 300);
+    CHECK(r.p == r.end);
+    r = tp_pb_init(three, 3);
+    CHECK_EQ_INT(tp_pb_varint(&r, &v, &err), 1);
+    CHECK_EQ_INT(v, 16384);
+    r = tp_pb_init(cut, 1);
+    CHECK_EQ_INT(tp_pb_varint(&r, &v, &err), -1);
+    CHECK(err.set);
+}
