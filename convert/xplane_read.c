@@ -828,11 +828,18 @@ static int read_plane(xp_reader *r, const tp_pb_field *pf)
             r->plane_name_len = f.len;
         } else if (f.num == 3 && f.wt == TP_PB_LEN) {
             nlines_raw++;
-            xp_line L;
-            if (line_header(r, &plane, &f, &L) < 0)
+            /* only the id (field 1, serialised first): a full scan happens in pass 2 */
+            tp_pb lp = tp_pb_sub(&plane, &f);
+            tp_pb_field g;
+            int k2;
+            while ((k2 = tp_pb_next(&lp, &g, r->err)) == 1)
+                if (g.num == 1 && g.wt == TP_PB_VARINT) {
+                    if (tp_xplane_is_derived_line_id((int64_t)g.v))
+                        r->plane_has_derived = true;
+                    break;
+                }
+            if (k2 < 0)
                 return -1;
-            if (tp_xplane_is_derived_line_id(L.id))
-                r->plane_has_derived = true;
         } else if (f.num == 4 && f.wt == TP_PB_LEN) {
             if (read_event_metadata(r, &plane, &f) < 0)
                 return -1;
