@@ -1059,7 +1059,7 @@ static int xplane_probe(const unsigned char *head, size_t n, const char *path)
 const tp_format tp_format_xplane = {
     "xplane",
     "TensorFlow / JAX / XLA profiler XSpace (XPlane protobuf)",
-    "*.xplane.pb",
+    ".xplane.pb",
     xplane_probe,
     xplane_read,
 };
