@@ -339,10 +339,11 @@ static const char *line_name(const tp_derive_opts *o, int li)
     }
 }
 
-/* Derived lines of one device from its annotations (sorted by time). */
-/* anchor: the stream the lines sit beside (per-stream mode), or TP_NONE for the device's first stream */
-static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an, const uint32_t *idx, size_t n,
-                            const tp_derive_input *in)
+/* Derived lines of one device (or one stream: anchor, in per-stream mode;
+ * TP_NONE places the lines beside the device's first stream) from its
+ * annotations an[idx[0..n)], in time order. */
+static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
+                            const uint32_t *idx, size_t n, const tp_derive_input *in)
 {
     tp_trace *t = b->t;
     const tp_derive_opts *o = b->o;
@@ -365,7 +366,7 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
         full.op_inst = an[idx[i]].op_inst;
         full.scope_inst = an[idx[i]].scope_inst;
         const tp_annot *a = &full;
-        tp_event src = t->events[a->event]; /* a copy: interning below never moves events, but be safe */
+        tp_event src = t->events[a->event]; /* a copy: the engine adds events only at the end, but be safe */
         if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
             tp_str g = step_name(b, in, a->group);
             expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
@@ -401,7 +402,7 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     /* Launch Stats: one event per step over the launches to this device
      * (launches arrive sorted by device, then group) */
     dline *LS = &b->line[L_LAUNCH];
-    for (size_t i = 0; i < in->nlaunches; i++) {
+    for (size_t i = 0; anchor == TP_NONE && i < in->nlaunches; i++) {
         const tp_launch *la = &in->launches[i];
         if (la->device != proc || la->count == 0)
             continue;
