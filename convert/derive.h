@@ -125,6 +125,12 @@ int tp_tfop_parse(tp_trace *t, const char *s, size_t n, tp_annot *a);
  * derived events added. */
 size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o);
 
+/* A converted trace read again: device tracks whose events all have
+ * category TP_DERIVED_CAT become derived lines again (their "(overlap)" rows
+ * overflow rows beside them) and their events TP_EV_DERIVED.  tp_load calls
+ * it for every format right after classification. */
+void tp_derived_lines_recognise(tp_trace *t);
+
 /* Derived lines for a trace whose device events are linked to their launches
  * (PyTorch/Kineto after the pipeline's linking): Framework Ops = the top-level
  * host op that launched each kernel, Name Scope = the enclosing annotation /

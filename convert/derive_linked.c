@@ -85,11 +85,10 @@ static void add_name(tp_derive_input *in, int64_t group, tp_str name)
     in->names[in->nnames++].name = name;
 }
 
-int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
+void tp_derived_lines_recognise(tp_trace *t)
 {
-    /* devices that already have derived lines (read from the file) keep them */
     /* a converted trace read again: device tracks whose events are all
-     * "derived" are derived lines, beside the device's first stream */
+     * "derived" are derived lines */
     tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
     uint32_t *nall = tp_xcalloc(t->ntracks + 1, sizeof *nall), *nder = tp_xcalloc(t->ntracks + 1, sizeof *nder);
     for (size_t i = 0; i < t->nevents; i++) {
@@ -110,8 +109,8 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
             if (overlap != (pass == 1))
                 continue;
             uint32_t anchor = TP_NONE;
-            if (!overlap) {
-                for (size_t j = 0; j < t->ntracks && anchor == TP_NONE; j++)
+            if (!overlap) { /* beside the stream before it (per-stream lines), else the first stream */
+                for (size_t j = 0; j < t->ntracks && (anchor == TP_NONE || j < k); j++)
                     if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DEVICE &&
                         (nall[j] == 0 || nder[j] != nall[j]))
                         anchor = (uint32_t)j;
@@ -129,6 +128,20 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
         }
     free(nall);
     free(nder);
+    /* their events are derived: not counted as the trace's own slices */
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->cat == cat && e->track < t->ntracks &&
+            (t->tracks[e->track].role == TP_TRACK_DERIVED ||
+             (t->tracks[e->track].role == TP_TRACK_OVERFLOW && t->tracks[e->track].derived_of != TP_NONE &&
+              t->tracks[t->tracks[e->track].derived_of].role == TP_TRACK_DERIVED)))
+            e->flags |= TP_EV_DERIVED;
+    }
+}
+
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
+{
+    /* devices that already have derived lines (read from the file) keep them */
     bool *has_derived = tp_xcalloc(t->nprocesses + 1, sizeof *has_derived);
     for (size_t i = 0; i < t->ntracks; i++)
         if (t->tracks[i].role == TP_TRACK_DERIVED)
