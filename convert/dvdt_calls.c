@@ -115,7 +115,7 @@ struct dv_run {
     bool any_host;
     uint32_t rep_event;        /* CK: the repetition's annotation slice, or TP_NONE */
     tp_argb ab;
-    tp_buf tmp;
+    tp_buf tmp, hb;
 };
 
 /* ---- small parsers ---------------------------------------------------- */
@@ -235,6 +235,29 @@ static int parse_ptr(const tp_jv *v, uint64_t *out)
     return 0;
 }
 
+/* printf-free integer output: args are built for every call of big traces */
+static void put_u64(tp_buf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    char out[24];
+    for (int i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    tp_buf_put(b, out, (size_t)n);
+}
+
+static void put_i64(tp_buf *b, int64_t v)
+{
+    if (v < 0) {
+        tp_buf_putc(b, '-');
+        put_u64(b, (uint64_t)0 - (uint64_t)v);
+    } else
+        put_u64(b, (uint64_t)v);
+}
+
 /* ---- run lifecycle ---------------------------------------------------- */
 
 dv_run *dv_run_begin(tp_trace *t, const tp_read_opts *o, int repetition)
@@ -288,6 +311,7 @@ void dv_run_abort(dv_run *r)
     map_free(&r->queue_map);
     tp_argb_free(&r->ab);
     tp_buf_free(&r->tmp);
+    tp_buf_free(&r->hb);
     free(r);
 }
 
@@ -366,7 +390,7 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
             tp_buf_printf(&b, "\"0x%llx\"", (unsigned long long)v); /* pointer-sized: shown as a pointer */
         else {
             a->is_int = true;
-            tp_buf_printf(&b, "%llu", (unsigned long long)v);
+            put_u64(&b, v);
         }
     } else {
         tp_buf_puts(&b, "\"0x");
@@ -413,21 +437,28 @@ static bool lws_is_null(const tp_jv *lws)
 }
 
 /* Args of the kernel at enqueue time: {"0": 224, "1": "cl_mem ..."} */
-static void put_kernel_args(dv_run *r, tp_argb *ab, const dv_kernel *k)
+static void put_kernel_args_json(tp_buf *b, const dv_kernel *k)
 {
-    if (!k || !k->nargs)
-        return;
-    tp_buf *b = &r->tmp;
-    b->len = 0;
     tp_buf_putc(b, '{');
     int n = 0;
     for (size_t i = 0; i < k->nargs; i++) {
         if (!k->args[i].set)
             continue;
-        tp_buf_printf(b, "%s\"%zu\":%s", n++ ? "," : "", i, k->args[i].json);
+        tp_buf_puts(b, n++ ? ",\"" : "\"");
+        put_u64(b, i);
+        tp_buf_puts(b, "\":");
+        tp_buf_puts(b, k->args[i].json);
     }
     tp_buf_putc(b, '}');
-    tp_argb_raw(ab, "kernel_args", b->data, b->len);
+}
+
+static void put_kernel_args(dv_run *r, tp_argb *ab, const dv_kernel *k)
+{
+    if (!k || !k->nargs)
+        return;
+    r->tmp.len = 0;
+    put_kernel_args_json(&r->tmp, k);
+    tp_argb_raw(ab, "kernel_args", r->tmp.data, r->tmp.len);
 }
 
 static void put_value(dv_run *r, tp_argb *ab, const char *key, size_t klen, const tp_jv *v)
@@ -475,31 +506,42 @@ static uint64_t device_args(dv_run *r, const tp_jv *rec, const char *name, const
     return tp_argb_commit(r->t, ab);
 }
 
-static void host_args(dv_run *r, const tp_jv *rec, const dv_kernel *k, bool enqueue)
+/* Every field of the call but "call" and "timestamp", written straight
+ * into the args arena's text (this runs for every call of big traces). */
+static uint64_t host_args(dv_run *r, const tp_jv *rec, const dv_kernel *k, bool enqueue)
 {
-    tp_argb *ab = &r->ab;
-    tp_argb_reset(ab);
-    tp_argb_int(ab, "call_index", r->call_index);
+    tp_buf *b = &r->hb;
+    b->len = 0;
+    tp_buf_puts(b, "{\"call_index\":");
+    put_i64(b, r->call_index);
     for (uint32_t i = 0; i < rec->n; i++) {
         const char *key = rec->keys[i];
         size_t kl = rec->key_lens[i];
+        const tp_jv *v = &rec->items[i];
         if ((kl == 4 && memcmp(key, "call", 4) == 0) || (kl == 9 && memcmp(key, "timestamp", 9) == 0))
             continue;
+        tp_buf_putc(b, ',');
+        tp_json_put_string(b, key, kl, NULL);
+        tp_buf_putc(b, ':');
         if (kl == 6 && memcmp(key, "source", 6) == 0 && !r->o->with_source) {
-            int64_t total = 0; /* program text is large; --with-source keeps it */
-            for (uint32_t j = 0; j < rec->items[i].n; j++)
-                total += (int64_t)rec->items[i].items[j].len;
-            tp_argb_int(ab, "source_bytes", total);
-            continue;
-        }
-        if (enqueue && kl == 3 && memcmp(key, "lws", 3) == 0 && lws_is_null(&rec->items[i])) {
-            tp_argb_cstr(ab, "lws", "NULL");
-            continue;
-        }
-        put_value(r, ab, key, kl, &rec->items[i]);
+            /* program text is large; --with-source keeps it */
+            b->len -= 9; /* replace the key: "source": -> "source_bytes": */
+            tp_buf_puts(b, "\"source_bytes\":");
+            int64_t total = 0;
+            for (uint32_t j = 0; j < v->n; j++)
+                total += (int64_t)v->items[j].len;
+            put_i64(b, total);
+        } else if (enqueue && kl == 3 && memcmp(key, "lws", 3) == 0 && lws_is_null(v))
+            tp_buf_puts(b, "\"NULL\"");
+        else
+            tp_jv_write(b, v);
     }
-    if (enqueue)
-        put_kernel_args(r, ab, k);
+    if (enqueue && k && k->nargs) {
+        tp_buf_puts(b, ",\"kernel_args\":");
+        put_kernel_args_json(b, k);
+    }
+    tp_buf_putc(b, '}');
+    return tp_args_add(r->t, b->data, b->len);
 }
 
 static int read_profiling(dv_run *r, const tp_jv *p, int64_t v[4])
@@ -569,10 +611,8 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
         e.name = tp_intern(t, call, cl);
         e.cat = tp_intern_cstr(t, "opencl_api");
         e.kind = TP_KIND_RUNTIME;
-        if (r->o->keep_args) {
-            host_args(r, rec, k, nd);
-            e.args = tp_argb_commit(t, &r->ab);
-        }
+        if (r->o->keep_args)
+            e.args = host_args(r, rec, k, nd);
         host_ev = tp_event_add(t, &e);
     } else if (s0 && l0 >= 10 && memcmp(s0, "1970-01-01", 10) == 0)
         tp_warn(t, "dvdt: no host clock in this build (WALLCLOCK=timeofday placeholder)", 1);
