@@ -496,3 +496,175 @@ TEST(dvdt_bad_records)
     CHECK(strstr(err.msg, "no dv/dt records") != NULL);
     tp_trace_free(&t);
 }
+
+/* ---- analysis (report/dvdt_analysis.c) through the pipeline -------------- */
+
+#include "dvdt_analysis.h"
+#include "pipeline.h"
+
+#include <math.h>
+
+static int pipeline_load(const char *path, tp_trace *t)
+{
+    tp_load_opts o;
+    memset(&o, 0, sizeof o);
+    tp_err err = {0};
+    tp_trace_init(t);
+    int rc = tp_load(path, &o, t, &err); /* keep_args off, as stats/report load */
+    if (rc)
+        fprintf(stderr, "  load %s: %s %s\n", path, err.where, err.msg);
+    return rc;
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-6 * (fabs(b) > 1 ? fabs(b) : 1); }
+
+TEST(dvdt_analysis_real_trace_describe)
+{
+    tp_trace t;
+    CHECK(pipeline_load(tp_test_shared(SAMPLE), &t) == 0);
+    tp_dvdt_analysis a;
+    tp_dvdt_analyse(&t, &a);
+    CHECK_EQ_INT(a.nkernels, 12);
+    CHECK_EQ_INT(a.nreps, 1);
+    CHECK_EQ_INT(a.reps[0].kernels, 100);
+    CHECK_EQ_INT(a.reps[0].exec_total_ns, 38604622);
+    CHECK_EQ_INT(a.reps[0].time_fw_ns, -1);
+    CHECK_EQ_INT(a.npositions, 100);
+    CHECK_EQ_INT(a.ngemms, 0);
+    CHECK_EQ_INT(a.nlayers, 0);
+    const tp_dvdt_kernel_row *k = &a.kernels[0]; /* largest total first */
+    CHECK_STR(tp_str_get(&t, k->name), "direct_convolution1x1_f32_bifrost_7");
+    CHECK_EQ_INT(k->exec.count, 7);
+    CHECK(near(k->exec.mean, 2425546.714285714));
+    CHECK(near(k->exec.std, 522792.85418022383));
+    CHECK(near(k->exec.min, 1304262) && near(k->exec.max, 2986458));
+    CHECK(near(k->exec.p25, 2502575) && near(k->exec.p50, 2549909) && near(k->exec.p75, 2566524));
+    CHECK(near(k->wait.mean, 243188) && near(k->wait.std, 13002.493594179028));
+    CHECK(near(k->wait.p75, 250491.5));
+    const tp_dvdt_kernel_row *bn = NULL;
+    for (size_t i = 0; i < a.nkernels; i++)
+        if (strcmp(tp_str_get(&t, a.kernels[i].name), "batchnormalization_layer") == 0)
+            bn = &a.kernels[i];
+    CHECK(bn && bn->exec.count == 27 && near(bn->exec.p25, 42561.5) && near(bn->exec.std, 59232.680741250195));
+    CHECK(bn && near(bn->wait.mean, 335852.037037037) && near(bn->wait.max, 1744417));
+    /* one repetition: each position is one execution, in time order */
+    CHECK_STR(tp_str_get(&t, a.positions[0].name), "fill_image_borders_constant");
+    CHECK_EQ_INT(a.positions[0].exec.count, 1);
+    CHECK(near(a.positions[0].exec.mean, 5208));
+    CHECK(isnan(a.positions[0].exec.std));
+    tp_dvdt_analysis_free(&a);
+    tp_trace_free(&t);
+}
+
+TEST(dvdt_analysis_ck_repetitions_positions_layers)
+{
+    tp_trace t;
+    CHECK(pipeline_load(write_ckp(3), &t) == 0);
+    tp_dvdt_analysis a;
+    tp_dvdt_analyse(&t, &a);
+    CHECK_EQ_INT(a.nreps, 3);
+    for (int r = 0; r < 3; r++) {
+        CHECK_EQ_INT(a.reps[r].kernels, 2);
+        CHECK_EQ_INT(a.reps[r].exec_total_ns, 30000 + 1000 * r);
+        CHECK_EQ_INT(a.reps[r].time_fw_ns, 12500000 + 1000000 * r);
+    }
+    CHECK(near(a.rep_exec.mean, 31000) && near(a.rep_exec.std, 1000));
+    CHECK(near(a.rep_time_fw.mean, 13500000) && near(a.rep_time_fw.std, 1000000));
+    CHECK_EQ_INT(a.npositions, 2);
+    CHECK_STR(tp_str_get(&t, a.positions[0].name), "kA");
+    CHECK(!a.positions[0].mixed);
+    CHECK_EQ_INT(a.positions[0].exec.count, 3);
+    CHECK(near(a.positions[0].exec.mean, 11000) && near(a.positions[0].exec.std, 1000));
+    CHECK(near(a.positions[0].exec.p25, 10500) && near(a.positions[0].exec.p75, 11500));
+    CHECK(near(a.positions[1].exec.mean, 20000) && near(a.positions[1].exec.std, 0));
+    /* layers: conv1 holds kA, relu1 holds kB, in every repetition */
+    CHECK_EQ_INT(a.nlayers, 6);
+    CHECK_EQ_INT(a.unassigned, 0);
+    for (size_t l = 0; l < a.nlayers; l++) {
+        const tp_dvdt_layer_row *L = &a.layers[l];
+        CHECK_EQ_INT(L->repetition, (int)(l / 2));
+        CHECK_EQ_INT(L->kernels, 1);
+        CHECK_EQ_INT(L->nparts, 1);
+        bool conv = l % 2 == 0;
+        CHECK_STR(tp_str_get(&t, L->label), conv ? "01: conv1" : "02: relu1");
+        CHECK_EQ_INT(L->time_ns, conv ? 500000 : 300000);
+        CHECK_EQ_INT(L->kernel_ns, conv ? 10000 + 1000 * (int64_t)(l / 2) : 20000);
+        CHECK_STR(tp_str_get(&t, a.parts[L->first_part].name), conv ? "kA" : "kB");
+    }
+    tp_dvdt_analysis_free(&a);
+    tp_trace_free(&t);
+}
+
+TEST(dvdt_analysis_gemm_gflops)
+{
+    tp_trace t;
+    /* the GEMM file of dvdt_gemm_sizes_and_args; written again here */
+    const char *text =
+        "[{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":0,\"arg_size\":4,\"arg_value\":\"80000000\"},"
+        "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":1,\"arg_size\":4,\"arg_value\":\"00010000\"},"
+        "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":2,\"arg_size\":4,\"arg_value\":\"40000000\"},"
+        ND("XgemmDirectNN", "0x9000", "1000", "1000", "2000", "2099152", "2020-01-01T00:00:00.000010",
+           "2020-01-01T00:00:00.003000") ","
+        ND("XgemmDirectNN", "0x9000", "3000000", "3000000", "3000000", "5097152", "2020-01-01T00:00:00.004000",
+           "2020-01-01T00:00:00.008000") "]";
+    CHECK(pipeline_load(write_tmp("gemm2.json", text), &t) == 0);
+    tp_dvdt_analysis a;
+    tp_dvdt_analyse(&t, &a);
+    CHECK_EQ_INT(a.ngemms, 1);
+    const tp_dvdt_gemm_row *g = &a.gemms[0];
+    CHECK_STR(tp_str_get(&t, g->name), "XgemmDirectNN");
+    CHECK(g->m == 128 && g->n == 256 && g->k == 64);
+    CHECK_EQ_INT(g->count, 2);
+    CHECK_EQ_INT(g->total_ns, 2097152 * 2);
+    CHECK(near(g->gflop, 2 * 4194304 / 1e9));
+    CHECK(near(g->gflops, 2.0));
+    tp_dvdt_analysis_free(&a);
+    tp_trace_free(&t);
+}
+
+/* ---- the command line: stats --json, convert + trace engine --------------- */
+
+TEST(dvdt_stats_json_real_trace)
+{
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s stats --json '%s'", tp_test_bin(), tp_test_shared(SAMPLE));
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "\"format\":\"dvdt\""));
+    CHECK(out && strstr(out, "\"kernel_total_ns\":38604622"));
+    CHECK(out && strstr(out, "\"kernel_instances\":100"));
+    CHECK(out && strstr(out, "{\"name\":\"softmax_layer_norm\",\"kind\":\"kernel\",\"count\":1,\"total_ns\":7780,"));
+    size_t rows = 0;
+    for (const char *p = out; p && (p = strstr(p, "{\"name\":")); p++)
+        rows++;
+    CHECK_EQ_INT(rows, 12);
+    free(out);
+}
+
+static void check_in_engine(const char *in, const char *name, const char *expect)
+{
+    char *out = NULL;
+    const char *conv = tp_test_tmp(name);
+    remove(conv);
+    int rc = tp_test_run(&out, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, conv);
+    CHECK_EQ_INT(rc, 0);
+    free(out);
+    out = NULL;
+    if (!tp_test_have("node")) {
+        fprintf(stderr, "  (node not found: trace-engine check of %s skipped)\n", name);
+        return;
+    }
+    rc = tp_test_run(&out, "node tests/check_trace.mjs '%s'", conv);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "\"bad_nesting\":0") && strstr(out, "\"problems\":[]"));
+    CHECK(out && strstr(out, expect));
+    if (rc)
+        fprintf(stderr, "%s\n", out ? out : "");
+    free(out);
+}
+
+TEST(dvdt_converted_output_loads_in_trace_engine)
+{
+    check_in_engine(tp_test_shared(SAMPLE), "real.json", "\"flows_bound\":100");
+    check_in_engine(write_ckp(3), "ckp.json", "\"flows_bound\":6");
+    check_in_engine(write_tmp("text2.log", TEXT_MODE), "text.json", "\"flows_bound\":1");
+}
