@@ -118,6 +118,10 @@ struct dv_run {
     tp_buf tmp, hb;
 };
 
+/* Lenient repairs (errors with --strict). */
+#define W_HEX "dvdt: kernel argument value is not arg_size bytes of hex (kept as text)"
+#define W_ORDER "dvdt: profiling counters out of order (clamped)"
+
 /* ---- small parsers ---------------------------------------------------- */
 
 int64_t dv_days_from_civil(int64_t y, unsigned m, unsigned d)
@@ -378,7 +382,7 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
         /* __local memory (NULL value) or a build without values */
         tp_buf_printf(&b, "\"%lld bytes (no value)\"", (long long)size);
     } else if (hl != 2 * (uint64_t)size || (size <= 8 && dv_hex_le(hex, hl, &v))) {
-        tp_warn(r->t, "dvdt: kernel argument value is not arg_size bytes of hex (kept as text)", 1);
+        tp_warn(r->t, W_HEX, 1);
         tp_json_put_string(&b, hex, hl, NULL);
     } else if (size <= 8) {
         a->val = v;
@@ -501,7 +505,7 @@ static uint64_t device_args(dv_run *r, const tp_jv *rec, const char *name, const
             tp_argb_uint(ab, "N", k->args[1].val);
             tp_argb_uint(ab, "K", k->args[2].val);
         } else
-            tp_warn(r->t, "dvdt: GEMM kernel without integer arguments 0-2 (no M, N, K)", 1);
+            tp_warn(r->t, "dvdt: GEMM-named kernel whose arguments 0-2 are not integers (no M, N, K)", 1);
     }
     return tp_argb_commit(r->t, ab);
 }
@@ -551,7 +555,7 @@ static int read_profiling(dv_run *r, const tp_jv *p, int64_t v[4])
         if (tp_jv_int(tp_jv_get(p, names[i]), &v[i]) && tp_jv_fixed(tp_jv_get(p, names[i]), 0, &v[i]))
             return -1;
     if (v[1] < v[0] || v[2] < v[1] || v[3] < v[2]) {
-        tp_warn(r->t, "dvdt: profiling counters out of order (clamped)", 1);
+        tp_warn(r->t, W_ORDER, 1);
         for (int i = 1; i < 4; i++)
             if (v[i] < v[i - 1])
                 v[i] = v[i - 1];
@@ -573,6 +577,7 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
     bool nd = cl == 22 && memcmp(call, "clEnqueueNDRangeKernel", 22) == 0;
     bool rw = (cl == 19 && memcmp(call, "clEnqueueReadBuffer", 19) == 0) ||
               (cl == 20 && memcmp(call, "clEnqueueWriteBuffer", 20) == 0);
+    uint64_t hex_before = tp_warning_count(t, W_HEX), order_before = tp_warning_count(t, W_ORDER);
     if (cl == 14 && memcmp(call, "clSetKernelArg", 14) == 0)
         set_kernel_arg(r, rec);
     else if (cl == 14 && memcmp(call, "clCreateBuffer", 14) == 0)
@@ -664,6 +669,12 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
             d->args = device_args(r, rec, namebuf, k, v[0], v[1], v[2], v[3]);
         }
     }
+    if (r->o->strict && tp_warning_count(t, W_HEX) != hex_before)
+        return tp_fail(err, off, "call record %lld: kernel argument value is not arg_size bytes of hex (rejected by --strict)",
+                       (long long)r->call_index);
+    if (r->o->strict && tp_warning_count(t, W_ORDER) != order_before)
+        return tp_fail(err, off, "call record %lld: profiling counters out of order (rejected by --strict)",
+                       (long long)r->call_index);
     r->call_index++;
     return 0;
 }

@@ -668,3 +668,16 @@ TEST(dvdt_converted_output_loads_in_trace_engine)
     check_in_engine(write_ckp(3), "ckp.json", "\"flows_bound\":6");
     check_in_engine(write_tmp("text2.log", TEXT_MODE), "text.json", "\"flows_bound\":1");
 }
+
+TEST(dvdt_strict_rejects_repairs)
+{
+    const char *path = write_tmp("badhex.json", "[{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9\",\"arg_index\":0,"
+                                                "\"arg_size\":4,\"arg_value\":\"zz000000\"}]");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' --strict", tp_test_bin(), path), 2);
+    CHECK(out && strstr(out, "badhex.json: offset 1: call record 0: kernel argument value is not arg_size bytes of hex"));
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s'", tp_test_bin(), path), 0);
+    free(out);
+}
