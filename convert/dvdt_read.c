@@ -6,12 +6,18 @@
  *   text (ostream)   [dv/dt] <call> <key> <values> lines (dvdt_text.c)
  *   CK point         {"characteristics_list": [{"run": {"dvdt_prof": [...]}}]}
  * The file is read whole (records are small; the array is parsed one record
- * at a time into a reused arena, so memory stays ~ the file size). */
+ * at a time into a reused arena, so memory stays ~ the file size).  A plain
+ * regular file is mapped instead of copied: at 100 MB the copy and the page
+ * clearing of a fresh buffer were ~15 % of the reading time. */
 #include "dvdt.h"
 #include "json_lex.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DVDT_MAX_BYTES ((uint64_t)16 << 30)
 
@@ -224,10 +230,35 @@ out:
     return rc;
 }
 
+/* The whole input: mapped (plain regular file) or read into memory. */
+static char *whole_input(tp_input *in, size_t *len, bool *mapped, tp_err *err)
+{
+    *mapped = false;
+    const char *path = tp_input_path(in);
+    if (!tp_input_is_gzip(in) && path && strcmp(path, "-") != 0) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+            (uint64_t)st.st_size <= DVDT_MAX_BYTES) {
+            void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            close(fd);
+            if (p != MAP_FAILED) {
+                madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+                *mapped = true;
+                *len = (size_t)st.st_size;
+                return p;
+            }
+        } else if (fd >= 0)
+            close(fd);
+    }
+    return tp_input_slurp(in, len, DVDT_MAX_BYTES, err);
+}
+
 static int dvdt_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     size_t len;
-    char *buf = tp_input_slurp(in, &len, DVDT_MAX_BYTES, err);
+    bool mapped;
+    char *buf = whole_input(in, &len, &mapped, err);
     if (!buf)
         return -1;
     t->format = "dvdt";
@@ -251,7 +282,10 @@ static int dvdt_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
             rc = dv_run_end(r, err);
     } else
         rc = tp_fail(err, 0, "no dv/dt records: neither a JSON call list, a CK point, nor '[dv/dt]' output lines");
-    free(buf);
+    if (mapped)
+        munmap(buf, len);
+    else
+        free(buf);
     return rc;
 }
 
