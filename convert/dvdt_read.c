@@ -291,8 +291,8 @@ static int dvdt_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
 
 const tp_format tp_format_dvdt = {
     "dvdt",
-    "dv/dt prof OpenCL API traces (cjson list, raw output, text mode) and CK experiment points",
-    "tmp-dvdt-prof.json, program stdout with [dv/dt] lines, ckp-*.0001.json",
+    "dv/dt prof OpenCL traces: cjson list, [dv/dt] program output (cjson or text mode), CK points",
+    "tmp-dvdt-prof.json ckp-*.json",
     dvdt_probe,
     dvdt_read,
 };

@@ -681,3 +681,44 @@ TEST(dvdt_strict_rejects_repairs)
     CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s'", tp_test_bin(), path), 0);
     free(out);
 }
+
+TEST(dvdt_two_queues_and_buffer_copies)
+{
+    /* queue 0xA: write (MEMCPY) then kernel; queue 0xB: kernel then read (MEMCPY) */
+#define CALL(call, extra, q, st, e, t0, t1)                                                                     \
+    "{\"call\":\"" call "\",\"queue\":\"" q "\"," extra "\"profiling\":{\"queued\":" st ",\"submit\":" st       \
+    ",\"start\":" st ",\"end\":" e "},\"timestamp\":{\"start\":\"2020-01-01T00:00:00." t0                       \
+    "\",\"end\":\"2020-01-01T00:00:00." t1 "\"}}"
+    const char *text =
+        "[" CALL("clEnqueueWriteBuffer", "\"buffer\":\"0x10\",\"blocking\":1,\"offset\":0,\"size\":4096,", "0xA",
+                 "1000", "2000", "000001", "000003") ","
+        CALL("clEnqueueNDRangeKernel", "\"name\":\"ka\",\"kernel\":\"0x20\",\"gws\":[1,1,1],\"lws\":[1,1,1],",
+             "0xA", "3000", "7000", "000003", "000008") ","
+        CALL("clEnqueueNDRangeKernel", "\"name\":\"kb\",\"kernel\":\"0x21\",\"gws\":[1,1,1],\"lws\":[1,1,1],",
+             "0xB", "9000", "10000", "000009", "000011") ","
+        CALL("clEnqueueReadBuffer", "\"buffer\":\"0x10\",\"blocking\":1,\"offset\":0,\"size\":4096,", "0xB",
+             "12000", "15000", "000012", "000016") "]";
+#undef CALL
+    tp_trace t;
+    tp_err err;
+    CHECK(load(write_tmp("queues.json", text), true, &t, &err, NULL) == 0);
+    const tp_event *ka = nth_of_kind(&t, TP_KIND_KERNEL, 0), *kb = nth_of_kind(&t, TP_KIND_KERNEL, 1);
+    const tp_event *w = nth_of_kind(&t, TP_KIND_MEMCPY, 0), *r = nth_of_kind(&t, TP_KIND_MEMCPY, 1);
+    CHECK(ka && kb && w && r);
+    if (!(ka && kb && w && r))
+        return;
+    CHECK_STR(tp_str_get(&t, w->name), "clEnqueueWriteBuffer");
+    CHECK_STR(tp_str_get(&t, r->name), "clEnqueueReadBuffer");
+    CHECK_EQ_INT(w->dur, 1000);
+    CHECK_EQ_INT(r->dur, 3000);
+    CHECK(args_has(&t, w, "\"size\":4096"));
+    CHECK_EQ_INT(w->track, ka->track);
+    CHECK_EQ_INT(kb->track, r->track);
+    CHECK(ka->track != kb->track);
+    CHECK_STR(tp_str_get(&t, t.tracks[ka->track].name), "queue 0xA");
+    CHECK_STR(tp_str_get(&t, t.tracks[kb->track].name), "queue 0xB");
+    CHECK_EQ_INT(t.tracks[kb->track].role, TP_TRACK_DEVICE);
+    /* the offset is host - device = 0 here: every t0 - queued is 0 */
+    CHECK_EQ_INT(kb->ts - 1577836800000000000LL, 9000);
+    tp_trace_free(&t);
+}
