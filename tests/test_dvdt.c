@@ -722,3 +722,25 @@ TEST(dvdt_two_queues_and_buffer_copies)
     CHECK_EQ_INT(kb->ts - 1577836800000000000LL, 9000);
     tp_trace_free(&t);
 }
+
+/* Converted output of the synthetic inputs, byte for byte (review changes with git diff). */
+static void golden_convert(const char *in, const char *name)
+{
+    const char *out_path = tp_test_tmp(name);
+    remove(out_path);
+    char *msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, out_path), 0);
+    free(msg);
+    size_t len = 0;
+    char *data = tp_test_read_file(out_path, &len);
+    CHECK(data != NULL);
+    if (data)
+        CHECK_GOLDEN(name, data, len);
+    free(data);
+}
+
+TEST(dvdt_golden_conversions)
+{
+    golden_convert(write_tmp("golden_text.log", TEXT_MODE), "dvdt_text.json");
+    golden_convert(write_ckp(2), "dvdt_ckp.json");
+}
