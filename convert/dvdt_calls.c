@@ -211,6 +211,14 @@ int dv_hex_le(const char *s, size_t len, uint64_t *out)
     return 0;
 }
 
+static bool all_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (hexv(s[i]) < 0)
+            return false;
+    return true;
+}
+
 /* "0x55a2b3dc00" / "0" / "(nil)" -> value; -1 if not a pointer. */
 static int parse_ptr(const tp_jv *v, uint64_t *out)
 {
@@ -381,7 +389,7 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
     if (!hex) {
         /* __local memory (NULL value) or a build without values */
         tp_buf_printf(&b, "\"%lld bytes (no value)\"", (long long)size);
-    } else if (hl != 2 * (uint64_t)size || (size <= 8 && dv_hex_le(hex, hl, &v))) {
+    } else if (hl != 2 * (uint64_t)size || !all_hex(hex, hl) || (size <= 8 && dv_hex_le(hex, hl, &v))) {
         tp_warn(r->t, W_HEX, 1);
         tp_json_put_string(&b, hex, hl, NULL);
     } else if (size <= 8) {

@@ -322,6 +322,8 @@ TEST(dvdt_gemm_sizes_and_args)
         "\"timestamp\":{\"start\":\"2020-01-01T00:00:00.000002\",\"end\":\"2020-01-01T00:00:00.000003\"}},"
         "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":5,\"arg_size\":2,\"arg_value\":\"zz00\","
         "\"timestamp\":{\"start\":\"2020-01-01T00:00:00.000002\",\"end\":\"2020-01-01T00:00:00.000003\"}},"
+        "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":6,\"arg_size\":12,\"arg_value\":\"0100000002000000030000xx\"},"
+        "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":7,\"arg_size\":12,\"arg_value\":\"010000000200000003000000\"},"
         ND("XgemmDirectNN", "0x9000", "1000", "1000", "2000", "2099152", "2020-01-01T00:00:00.000010",
            "2020-01-01T00:00:00.003000") "]";
     tp_trace t;
@@ -336,7 +338,9 @@ TEST(dvdt_gemm_sizes_and_args)
     CHECK(args_has(&t, k, "\"3\":\"cl_mem 0x7f00001000 (4096 bytes)\""));
     CHECK(args_has(&t, k, "\"4\":\"0xdeadbeef\""));
     CHECK(args_has(&t, k, "\"5\":\"zz00\""));
-    CHECK_EQ_INT(tp_warning_count(&t, "dvdt: kernel argument value is not arg_size bytes of hex (kept as text)"), 1);
+    CHECK(args_has(&t, k, "\"6\":\"0100000002000000030000xx\""));
+    CHECK(args_has(&t, k, "\"7\":\"0x010000000200000003000000\"")); /* a struct: bytes in memory order */
+    CHECK_EQ_INT(tp_warning_count(&t, "dvdt: kernel argument value is not arg_size bytes of hex (kept as text)"), 2);
     tp_trace_free(&t);
 }
 
