@@ -622,7 +622,7 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
         e.dur = t1 - t0;
         e.track = r->host_track;
         e.name = tp_intern(t, call, cl);
-        e.cat = tp_intern_cstr(t, "opencl_api");
+        e.cat = tp_intern_cstr(t, tp_kind_name(TP_KIND_RUNTIME)); /* kind names: re-reading the output keeps kinds */
         e.kind = TP_KIND_RUNTIME;
         if (r->o->keep_args)
             e.args = host_args(r, rec, k, nd);
@@ -708,7 +708,7 @@ int dv_run_ck(dv_run *r, const tp_jv *run, tp_err *err)
     tp_event_init(&e);
     e.track = r->host_track;
     e.kind = TP_KIND_ANNOTATION;
-    e.cat = tp_intern_cstr(t, "ck");
+    e.cat = tp_intern_cstr(t, tp_kind_name(TP_KIND_ANNOTATION));
     char name[64];
     snprintf(name, sizeof name, "repetition %d", r->repetition);
     e.name = tp_intern_cstr(t, name);
@@ -822,7 +822,7 @@ int dv_run_end(dv_run *r, tp_err *err)
     t->processes[r->dev_proc].label =
         tp_intern_cstr(t, aligned ? "device clock aligned to host (estimate)" : "device clock, not aligned");
     tp_str wait = tp_intern_cstr(t, "queue wait"), queued = tp_intern_cstr(t, "queued"),
-           submitted = tp_intern_cstr(t, "submitted"), cat = tp_intern_cstr(t, "opencl");
+           submitted = tp_intern_cstr(t, "submitted"), wait_cat = tp_intern_cstr(t, "queue_wait");
     uint32_t layer_of = TP_NONE; /* the queue track the Layers line sits beside */
     for (size_t i = 0; i < r->ndevs; i++) {
         const dv_dev *x = &r->devs[i];
@@ -831,7 +831,7 @@ int dv_run_end(dv_run *r, tp_err *err)
             layer_of = q->exec_track;
         tp_event e;
         tp_event_init(&e);
-        e.cat = cat;
+        e.cat = wait_cat;
         e.track = q->wait_track;
         e.kind = TP_KIND_OTHER;
         e.ts = x->q + off;
@@ -850,6 +850,7 @@ int dv_run_end(dv_run *r, tp_err *err)
         e.dur = x->e - x->st;
         e.name = x->name;
         e.kind = x->kind;
+        e.cat = tp_intern_cstr(t, tp_kind_name((tp_kind)x->kind));
         e.args = x->args;
         e.link = x->host_ev;
         tp_event_add(t, &e);
@@ -870,7 +871,7 @@ int dv_run_end(dv_run *r, tp_err *err)
                 while (dv_days_from_civil(y + 1, 1, 1) <= days)
                     y++;
             }
-            tp_str lcat = tp_intern_cstr(t, "layer");
+            tp_str lcat = tp_intern_cstr(t, tp_kind_name(TP_KIND_ANNOTATION));
             for (size_t i = 0; i < r->nlayers; i++) {
                 const dv_layer *L = &r->layers[i];
                 tp_event e;
