@@ -735,7 +735,7 @@ int dv_run_ck(dv_run *r, const tp_jv *run, tp_err *err)
         if (!ts || sl < 13 || ts[4] != ' ' || digits(ts, 2, &mo) || digits(ts + 2, 2, &dd) || mo < 1 || mo > 12 ||
             dd < 1 || dd > 31 || parse_clock(ts + 5, sl - 5, &tod) ||
             tp_jv_fixed(tp_jv_get(L, "time_ms"), 6, &dur_ns) || dur_ns < 0) {
-            tp_warn(t, "dvdt: per_layer_info entry without timestamp/time_ms (skipped)", 1);
+            tp_warn(t, "dvdt: per_layer_info entry with a missing or out-of-range timestamp/time_ms (skipped)", 1);
             continue;
         }
         if (!label) {

@@ -493,6 +493,15 @@ TEST(dvdt_bad_records)
     CHECK(load(write_tmp("nocall.json", "[{\"errcode\":0}]"), true, &t, &err, NULL) == -1);
     CHECK(strstr(err.msg, "no \"call\"") != NULL);
     tp_trace_free(&t);
+    /* a real ck-caffe point (firefly-rk3399, AlexNet/clBLAS) has time_ms values like 17796200000000.0 */
+    CHECK(load(write_tmp("ckp-layers.0001.json",
+                         "{\"characteristics_list\": [{\"run\": {\"time_fw_ms\": 9549.93, \"per_layer_info\": ["
+                         "{\"direction\": \"forward\", \"index\": 1, \"label\": \"01: conv1\", \"time_ms\": 17796200000000.0,"
+                         " \"timestamp\": \"0520 14:16:26.911214\"}]}}]}"),
+               true, &t, &err, NULL) == 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "dvdt: per_layer_info entry with a missing or out-of-range timestamp/time_ms (skipped)"), 1);
+    CHECK_EQ_INT(tp_warning_count(&t, "dvdt: CK repetition without dvdt_prof"), 1);
+    tp_trace_free(&t);
     CHECK(load(write_tmp("ckp-bad.0001.json", "{\"characteristics_list\": 3}"), true, &t, &err, NULL) == -1);
     CHECK(strstr(err.msg, "characteristics_list") != NULL);
     tp_trace_free(&t);
