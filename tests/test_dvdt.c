@@ -651,6 +651,15 @@ TEST(dvdt_stats_json_real_trace)
         rows++;
     CHECK_EQ_INT(rows, 12);
     free(out);
+    /* gzip'ed and on stdin: read, not mapped; same numbers */
+    const char *gz = tp_test_tmp("dvdt.json.gz");
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "gzip -c '%s' > '%s' && %s stats --json '%s' && cat '%s' | %s stats --json -",
+                             tp_test_shared(SAMPLE), gz, tp_test_bin(), gz, tp_test_shared(SAMPLE), tp_test_bin()),
+                 0);
+    const char *second = out ? strstr(out, "\"kernel_total_ns\":38604622,\"kernel_instances\":100") : NULL;
+    CHECK(second && strstr(second + 1, "\"kernel_total_ns\":38604622,\"kernel_instances\":100"));
+    free(out);
 }
 
 static void check_in_engine(const char *in, const char *name, const char *expect)
