@@ -118,6 +118,8 @@ struct dv_run {
     tp_buf tmp, hb;
 };
 
+#define DV_MAX_DEVICE_NS ((int64_t)1 << 53)
+
 /* Lenient repairs (errors with --strict). */
 #define W_HEX "dvdt: kernel argument value is not arg_size bytes of hex (kept as text)"
 #define W_ORDER "dvdt: profiling counters out of order (clamped)"
@@ -175,8 +177,9 @@ static int parse_clock(const char *s, size_t len, int64_t *ns)
 int dv_parse_iso(const char *s, size_t len, int64_t *ns)
 {
     int y, mo, d;
+    /* years limited so that every sum of times below stays inside int64 ns */
     if (len < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || digits(s, 4, &y) || digits(s + 5, 2, &mo) ||
-        digits(s + 8, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > 31)
+        digits(s + 8, 2, &d) || y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31)
         return -1;
     int64_t tod;
     if (parse_clock(s + 11, len - 11, &tod))
@@ -559,8 +562,10 @@ static uint64_t host_args(dv_run *r, const tp_jv *rec, const dv_kernel *k, bool 
 static int read_profiling(dv_run *r, const tp_jv *p, int64_t v[4])
 {
     static const char *const names[4] = {"queued", "submit", "start", "end"};
+    /* cJSON wrote doubles: beyond 2^53 they are not exact, and such values are not device uptimes */
     for (int i = 0; i < 4; i++)
-        if (tp_jv_int(tp_jv_get(p, names[i]), &v[i]) && tp_jv_fixed(tp_jv_get(p, names[i]), 0, &v[i]))
+        if ((tp_jv_int(tp_jv_get(p, names[i]), &v[i]) && tp_jv_fixed(tp_jv_get(p, names[i]), 0, &v[i])) ||
+            v[i] < 0 || v[i] > DV_MAX_DEVICE_NS)
             return -1;
     if (v[1] < v[0] || v[2] < v[1] || v[3] < v[2]) {
         tp_warn(r->t, W_ORDER, 1);
@@ -734,7 +739,7 @@ int dv_run_ck(dv_run *r, const tp_jv *run, tp_err *err)
         /* glog time "MMDD HH:MM:SS.ffffff": no year, taken from the dv/dt host times */
         if (!ts || sl < 13 || ts[4] != ' ' || digits(ts, 2, &mo) || digits(ts + 2, 2, &dd) || mo < 1 || mo > 12 ||
             dd < 1 || dd > 31 || parse_clock(ts + 5, sl - 5, &tod) ||
-            tp_jv_fixed(tp_jv_get(L, "time_ms"), 6, &dur_ns) || dur_ns < 0) {
+            tp_jv_fixed(tp_jv_get(L, "time_ms"), 6, &dur_ns) || dur_ns < 0 || dur_ns > DV_MAX_DEVICE_NS) {
             tp_warn(t, "dvdt: per_layer_info entry with a missing or out-of-range timestamp/time_ms (skipped)", 1);
             continue;
         }

@@ -16,6 +16,12 @@ typedef struct kx {
     bool mnk;
 } kx;
 
+/* Totals saturate instead of overflowing (durations are >= 0). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -157,7 +163,7 @@ static void kernel_rows(const tp_trace *t, kx *ks, size_t nk, tp_dvdt_analysis *
         r->name = s[i].name;
         for (; j < nk && s[j].name == s[i].name; j++) {
             x[nx++] = s[j].dur;
-            r->exec_total_ns += s[j].dur;
+            r->exec_total_ns = sat_add(r->exec_total_ns, s[j].dur);
             if (s[j].wait >= 0)
                 w[nw++] = s[j].wait;
         }
@@ -226,7 +232,7 @@ static void gemm_rows(const tp_trace *t, const kx *ks, size_t nk, tp_dvdt_analys
         size_t j = i;
         for (; j < n && s[j].name == g->name && s[j].m == g->m && s[j].n == g->n && s[j].k == g->k; j++) {
             g->count++;
-            g->total_ns += s[j].dur;
+            g->total_ns = sat_add(g->total_ns, s[j].dur);
         }
         g->gflop = 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->count / 1e9;
         g->gflops = g->total_ns > 0 ? g->gflop / ((double)g->total_ns * 1e-9) : 0;
@@ -288,7 +294,7 @@ static void layer_rows(const tp_trace *t, const kx *ks, size_t nk, const uint32_
             if (owner[i] != l)
                 continue;
             L->kernels++;
-            L->kernel_ns += ks[i].dur;
+            L->kernel_ns = sat_add(L->kernel_ns, ks[i].dur);
             size_t p = L->first_part;
             while (p < a->nparts && a->parts[p].name != ks[i].name)
                 p++;
@@ -297,7 +303,7 @@ static void layer_rows(const tp_trace *t, const kx *ks, size_t nk, const uint32_
                 a->parts[a->nparts++] = (tp_dvdt_layer_part){ks[i].name, 0, 0};
             }
             a->parts[p].count++;
-            a->parts[p].total_ns += ks[i].dur;
+            a->parts[p].total_ns = sat_add(a->parts[p].total_ns, ks[i].dur);
         }
         L->nparts = a->nparts - L->first_part;
         qsort_r(a->parts + L->first_part, L->nparts, sizeof *a->parts, cmp_part, (void *)t);
@@ -359,7 +365,7 @@ void tp_dvdt_analyse(const tp_trace *t, tp_dvdt_analysis *a)
             k->k = (uint64_t)kk;
         }
         a->reps[rep].kernels++;
-        a->reps[rep].exec_total_ns += e->dur;
+        a->reps[rep].exec_total_ns = sat_add(a->reps[rep].exec_total_ns, e->dur);
     }
     kernel_rows(t, ks, nk, a);
     qsort(ks, nk, sizeof *ks, cmp_kx_rep_time);

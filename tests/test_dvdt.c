@@ -485,6 +485,18 @@ TEST(dvdt_bad_records)
     const tp_event *k = nth_of_kind(&t, TP_KIND_KERNEL, 0);
     CHECK(k && k->ts == 60 - 50 && k->dur == 10); /* no host clock: device timeline from the first queued */
     tp_trace_free(&t);
+    /* values that would overflow int64 sums: counters outside 0..2^53, host years outside 1970..2200 */
+    CHECK(load(write_tmp("huge.json",
+                         "[{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"k\",\"queue\":\"0x1\",\"kernel\":\"0x2\","
+                         "\"timestamp\":{\"start\":\"9999-01-01T00:00:00.000000\",\"end\":\"9999-01-01T00:00:00.000000\"},"
+                         "\"profiling\":{\"queued\":-9223372036854775808,\"submit\":1,\"start\":2,\"end\":3}},"
+                         "{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"k\",\"queue\":\"0x1\",\"kernel\":\"0x2\","
+                         "\"profiling\":{\"queued\":0,\"submit\":1,\"start\":2,\"end\":9.2e18}}]"),
+               true, &t, &err, NULL) == 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "dvdt: enqueue with unreadable profiling counters (no device slice)"), 2);
+    CHECK_EQ_INT(tp_warning_count(&t, "dvdt: call without a valid host timestamp (no host slice)"), 2);
+    CHECK_EQ_INT(t.nevents, 0);
+    tp_trace_free(&t);
     /* structural errors */
     CHECK(load(write_tmp("notobj.json", "[{\"call\":\"clFinish\"}, 42]"), true, &t, &err, NULL) == -1);
     CHECK_STR(err.where, "offset 22");
