@@ -16,6 +16,20 @@ typedef struct kx {
     bool mnk;
 } kx;
 
+/* qsort with empty arrays (a NULL base) is undefined: skip those. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
+
+static void sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+                   const tp_trace *t)
+{
+    if (n > 1)
+        qsort_r(base, n, size, cmp, (void *)t);
+}
+
 /* Totals saturate instead of overflowing (durations are >= 0). */
 static int64_t sat_add(int64_t a, int64_t b)
 {
@@ -45,7 +59,7 @@ void tp_describe_values(int64_t *v, size_t n, tp_describe *d)
         d->mean = d->std = d->min = d->p25 = d->p50 = d->p75 = d->max = NAN;
         return;
     }
-    qsort(v, n, sizeof *v, cmp_i64);
+    sort(v, n, sizeof *v, cmp_i64);
     __int128 sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
@@ -153,8 +167,9 @@ static int cmp_part(const void *a, const void *b, void *ctx)
 static void kernel_rows(const tp_trace *t, kx *ks, size_t nk, tp_dvdt_analysis *a)
 {
     kx *s = tp_xmalloc((nk + 1) * sizeof *s);
-    memcpy(s, ks, nk * sizeof *s);
-    qsort(s, nk, sizeof *s, cmp_kx_name);
+    if (nk)
+        memcpy(s, ks, nk * sizeof *s);
+    sort(s, nk, sizeof *s, cmp_kx_name);
     int64_t *w = tp_xmalloc((nk + 1) * sizeof *w), *x = tp_xmalloc((nk + 1) * sizeof *x);
     a->kernels = tp_xcalloc(nk + 1, sizeof *a->kernels);
     for (size_t i = 0; i < nk;) {
@@ -171,7 +186,7 @@ static void kernel_rows(const tp_trace *t, kx *ks, size_t nk, tp_dvdt_analysis *
         tp_describe_values(w, nw, &r->wait);
         i = j;
     }
-    qsort_r(a->kernels, a->nkernels, sizeof *a->kernels, cmp_krow, (void *)t);
+    sort_r(a->kernels, a->nkernels, sizeof *a->kernels, cmp_krow, t);
     free(w);
     free(x);
     free(s);
@@ -221,7 +236,7 @@ static void gemm_rows(const tp_trace *t, const kx *ks, size_t nk, tp_dvdt_analys
     for (size_t i = 0; i < nk; i++)
         if (ks[i].mnk)
             s[n++] = ks[i];
-    qsort(s, n, sizeof *s, cmp_kx_gemm);
+    sort(s, n, sizeof *s, cmp_kx_gemm);
     a->gemms = tp_xcalloc(n + 1, sizeof *a->gemms);
     for (size_t i = 0; i < n;) {
         tp_dvdt_gemm_row *g = &a->gemms[a->ngemms++];
@@ -238,7 +253,7 @@ static void gemm_rows(const tp_trace *t, const kx *ks, size_t nk, tp_dvdt_analys
         g->gflops = g->total_ns > 0 ? g->gflop / ((double)g->total_ns * 1e-9) : 0;
         i = j;
     }
-    qsort_r(a->gemms, a->ngemms, sizeof *a->gemms, cmp_grow, (void *)t);
+    sort_r(a->gemms, a->ngemms, sizeof *a->gemms, cmp_grow, t);
     free(s);
 }
 
@@ -306,7 +321,8 @@ static void layer_rows(const tp_trace *t, const kx *ks, size_t nk, const uint32_
             a->parts[p].total_ns = sat_add(a->parts[p].total_ns, ks[i].dur);
         }
         L->nparts = a->nparts - L->first_part;
-        qsort_r(a->parts + L->first_part, L->nparts, sizeof *a->parts, cmp_part, (void *)t);
+        if (L->nparts)
+            sort_r(a->parts + L->first_part, L->nparts, sizeof *a->parts, cmp_part, t);
     }
     free(owner);
     free(rep_has_layers);
@@ -368,7 +384,7 @@ void tp_dvdt_analyse(const tp_trace *t, tp_dvdt_analysis *a)
         a->reps[rep].exec_total_ns = sat_add(a->reps[rep].exec_total_ns, e->dur);
     }
     kernel_rows(t, ks, nk, a);
-    qsort(ks, nk, sizeof *ks, cmp_kx_rep_time);
+    sort(ks, nk, sizeof *ks, cmp_kx_rep_time);
     position_rows(ks, nk, a);
     gemm_rows(t, ks, nk, a);
     layer_rows(t, ks, nk, rep_of_proc, a, &d);
