@@ -785,3 +785,35 @@ TEST(dvdt_golden_conversions)
     golden_convert(write_tmp("golden_text.log", TEXT_MODE), "dvdt_text.json");
     golden_convert(write_ckp(2), "dvdt_ckp.json");
 }
+
+TEST(dvdt_analysis_of_empty_and_foreign_traces)
+{
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_dvdt_analysis a;
+    tp_dvdt_analyse(&t, &a); /* nothing at all */
+    CHECK(a.nkernels == 0 && a.npositions == 0 && a.ngemms == 0 && a.nreps == 0 && a.nlayers == 0);
+    CHECK_EQ_INT(a.rep_exec.count, 0);
+    CHECK(isnan(a.rep_exec.mean));
+    tp_dvdt_analysis_free(&a);
+    /* a device with one kernel but no dv/dt args: no wait statistics, no GEMM rows */
+    uint32_t p = tp_process_get(&t, 7);
+    t.processes[p].is_device = true;
+    tp_event e;
+    tp_event_init(&e);
+    e.track = tp_track_get(&t, p, 1);
+    e.kind = TP_KIND_KERNEL;
+    e.name = tp_intern_cstr(&t, "k");
+    e.ts = 100;
+    e.dur = 50;
+    tp_event_add(&t, &e);
+    tp_dvdt_analyse(&t, &a);
+    CHECK_EQ_INT(a.nkernels, 1);
+    CHECK_EQ_INT(a.kernels[0].exec.count, 1);
+    CHECK_EQ_INT(a.kernels[0].wait.count, 0);
+    CHECK_EQ_INT(a.ngemms, 0);
+    CHECK_EQ_INT(a.nreps, 1);
+    CHECK_EQ_INT(a.reps[0].exec_total_ns, 50);
+    tp_dvdt_analysis_free(&a);
+    tp_trace_free(&t);
+}
