@@ -423,3 +423,16 @@ TEST(cli_help_for_every_command)
     CHECK(v && strncmp(v, "tracepress ", 11) == 0);
     free(v);
 }
+
+TEST(convert_never_writes_invalid_json_from_bad_args)
+{
+    const char *in = write_tmp("badargs.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
+                                               "\"args\":{\"x\":bogus, \"y\":[1,2]}}]");
+    const char *out = tp_test_tmp("badargs.out.json");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert %s -o %s", tp_test_bin(), in, out), 0);
+    CHECK(log && strstr(log, "args that are not valid JSON (kept as a string): 1"));
+    free(log);
+    CHECK_EQ_INT(tp_test_run(NULL, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", out), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert --strict %s -o %s", tp_test_bin(), in, out), 2);
+}
