@@ -422,13 +422,16 @@ static uint32_t track_for_slow(reader *r, const raw_event *ev);
 
 static uint32_t track_for(reader *r, const raw_event *ev)
 {
-    uint8_t flags = (uint8_t)(1 | (ev->pid.str ? 2 : 0) | (ev->tid.str ? 4 : 0) | (ev->tid.p ? 8 : 0));
+    uint8_t flags = (uint8_t)(1 | (ev->pid.str ? 2 : 0) | (ev->tid.str ? 4 : 0) | (ev->tid.p ? 8 : 0) |
+                              (ev->pid.p ? 16 : 0));
     if (r->last_flags == flags && ev->pid.n == r->last_pid_n && ev->tid.n == r->last_tid_n &&
-        memcmp(ev->pid.p, r->last_pid, ev->pid.n) == 0 && (!ev->tid.p || memcmp(ev->tid.p, r->last_tid, ev->tid.n) == 0))
+        (!ev->pid.p || memcmp(ev->pid.p, r->last_pid, ev->pid.n) == 0) &&
+        (!ev->tid.p || memcmp(ev->tid.p, r->last_tid, ev->tid.n) == 0))
         return r->last_track;
     uint32_t k = track_for_slow(r, ev);
     if (ev->pid.n <= sizeof r->last_pid && ev->tid.n <= sizeof r->last_tid) {
-        memcpy(r->last_pid, ev->pid.p, ev->pid.n);
+        if (ev->pid.p)
+            memcpy(r->last_pid, ev->pid.p, ev->pid.n);
         if (ev->tid.p)
             memcpy(r->last_tid, ev->tid.p, ev->tid.n);
         r->last_pid_n = ev->pid.n;
