@@ -273,6 +273,19 @@ static void put_i64(tp_buf *b, int64_t v)
         put_u64(b, (uint64_t)v);
 }
 
+static void put_hex(tp_buf *b, uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char out[18];
+    int n = 18;
+    do
+        out[--n] = hex[v & 15];
+    while ((v >>= 4) != 0);
+    out[--n] = 'x';
+    out[--n] = '0';
+    tp_buf_put(b, out + n, (size_t)(18 - n));
+}
+
 /* ---- run lifecycle ---------------------------------------------------- */
 
 dv_run *dv_run_begin(tp_trace *t, const tp_read_opts *o, int repetition)
@@ -398,12 +411,17 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
     } else if (size <= 8) {
         a->val = v;
         uint32_t *bslot = size == 8 ? map_slot(&r->buffer_map, v, false) : NULL;
-        if (bslot)
-            tp_buf_printf(&b, "\"cl_mem 0x%llx (%lld bytes)\"", (unsigned long long)v,
-                          (long long)r->buffer_sizes[*bslot]);
-        else if (size == 8)
-            tp_buf_printf(&b, "\"0x%llx\"", (unsigned long long)v); /* pointer-sized: shown as a pointer */
-        else {
+        if (bslot) {
+            tp_buf_puts(&b, "\"cl_mem ");
+            put_hex(&b, v);
+            tp_buf_puts(&b, " (");
+            put_i64(&b, r->buffer_sizes[*bslot]);
+            tp_buf_puts(&b, " bytes)\"");
+        } else if (size == 8) {
+            tp_buf_putc(&b, '"'); /* pointer-sized: shown as a pointer */
+            put_hex(&b, v);
+            tp_buf_putc(&b, '"');
+        } else {
             a->is_int = true;
             put_u64(&b, v);
         }
