@@ -38,6 +38,11 @@ int tp_cmd_convert(int argc, char **argv)
             lo.read.strict = true;
         else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
+        else if ((k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
+                 (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
+            if (k < 0) /* ETDump options */
+                return TP_EXIT_USAGE;
+        }
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (in)

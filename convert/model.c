@@ -35,6 +35,8 @@ void tp_trace_free(tp_trace *t)
     free(t->tracks);
     free(t->processes);
     tp_buf_free(&t->toplevel);
+    if (t->format_data_free)
+        t->format_data_free(t->format_data);
     memset(t, 0, sizeof *t);
 }
 
