@@ -28,9 +28,17 @@ static int load(const char *path, bool keep_args, tp_trace *t, tp_err *err, cons
     return rc;
 }
 
+/* The tmpdir is shared by every test of the run: our files are "dvdt-*". */
+static const char *dv_tmp(const char *name)
+{
+    char n[256];
+    snprintf(n, sizeof n, "dvdt-%s", name);
+    return tp_test_tmp(n);
+}
+
 static const char *write_tmp(const char *name, const char *text)
 {
-    const char *path = tp_test_tmp(name);
+    const char *path = dv_tmp(name);
     FILE *f = fopen(path, "wb");
     fputs(text, f);
     fclose(f);
@@ -430,7 +438,7 @@ TEST(dvdt_every_truncation_is_a_clean_error)
     CHECK(all != NULL);
     if (!all)
         return;
-    const char *path = tp_test_tmp("cut.json");
+    const char *path = dv_tmp("cut.json");
     size_t cuts[64], n = 0;
     for (size_t c = 1; c < 1200; c += 37) /* inside the first records, strings, numbers */
         cuts[n++] = c;
@@ -664,7 +672,7 @@ TEST(dvdt_stats_json_real_trace)
     CHECK_EQ_INT(rows, 12);
     free(out);
     /* gzip'ed and on stdin: read, not mapped; same numbers */
-    const char *gz = tp_test_tmp("dvdt.json.gz");
+    const char *gz = dv_tmp("sample.json.gz");
     out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "gzip -c '%s' > '%s' && %s stats --json '%s' && cat '%s' | %s stats --json -",
                              tp_test_shared(SAMPLE), gz, tp_test_bin(), gz, tp_test_shared(SAMPLE), tp_test_bin()),
@@ -677,7 +685,7 @@ TEST(dvdt_stats_json_real_trace)
 static void check_in_engine(const char *in, const char *name, const char *expect)
 {
     char *out = NULL;
-    const char *conv = tp_test_tmp(name);
+    const char *conv = dv_tmp(name);
     remove(conv);
     int rc = tp_test_run(&out, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, conv);
     CHECK_EQ_INT(rc, 0);
@@ -767,7 +775,7 @@ TEST(dvdt_two_queues_and_buffer_copies)
 /* Converted output of the synthetic inputs, byte for byte (review changes with git diff). */
 static void golden_convert(const char *in, const char *name)
 {
-    const char *out_path = tp_test_tmp(name);
+    const char *out_path = dv_tmp(name);
     remove(out_path);
     char *msg = NULL;
     CHECK_EQ_INT(tp_test_run(&msg, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, out_path), 0);
