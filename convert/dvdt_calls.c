@@ -12,52 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* u64 -> u32 map (pointer handles -> indexes).  Open addressing. */
-typedef struct u64map {
-    uint64_t *keys;
-    uint32_t *vals; /* UINT32_MAX = empty */
-    size_t cap, n;
-} u64map;
-
-static size_t mix(uint64_t k) { return (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 17); }
-
-static uint32_t *map_slot(u64map *m, uint64_t key, bool insert)
-{
-    if (insert && (m->n + 1) * 2 > m->cap) {
-        u64map o = *m;
-        m->cap = o.cap ? o.cap * 2 : 64;
-        m->keys = tp_xcalloc(m->cap, sizeof *m->keys);
-        m->vals = tp_xmalloc(m->cap * sizeof *m->vals);
-        memset(m->vals, 0xff, m->cap * sizeof *m->vals);
-        m->n = 0;
-        for (size_t i = 0; i < o.cap; i++)
-            if (o.vals[i] != UINT32_MAX) {
-                *map_slot(m, o.keys[i], true) = o.vals[i];
-            }
-        free(o.keys);
-        free(o.vals);
-    }
-    if (!m->cap)
-        return NULL;
-    for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->vals[i] == UINT32_MAX) {
-            if (!insert)
-                return NULL;
-            m->keys[i] = key;
-            m->n++;
-            return &m->vals[i];
-        }
-        if (m->keys[i] == key)
-            return &m->vals[i];
-    }
-}
-
-static void map_free(u64map *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
-
 typedef struct dv_karg {
     bool set, is_int;
     uint64_t val;     /* little-endian value when the arg is <= 8 bytes of hex */
@@ -99,7 +53,7 @@ struct dv_run {
     const tp_read_opts *o;
     int repetition;
     uint32_t host_proc, dev_proc, host_track;
-    u64map kernel_map, buffer_map, queue_map;
+    dv_map kernel_map, buffer_map, queue_map;
     dv_kernel *kernels;
     size_t nkernels, kernels_cap;
     int64_t *buffer_sizes;
@@ -123,168 +77,6 @@ struct dv_run {
 /* Lenient repairs (errors with --strict). */
 #define W_HEX "dvdt: kernel argument value is not arg_size bytes of hex (kept as text)"
 #define W_ORDER "dvdt: profiling counters out of order (clamped)"
-
-/* ---- small parsers ---------------------------------------------------- */
-
-int64_t dv_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    /* Howard Hinnant's days_from_civil, proleptic Gregorian */
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-static int digits(const char *s, int n, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
-/* "HH:MM:SS[.f{1,9}]" at s, exactly len chars -> ns of the day */
-static int parse_clock(const char *s, size_t len, int64_t *ns)
-{
-    int hh, mm, ss;
-    if (len < 8 || s[2] != ':' || s[5] != ':' || digits(s, 2, &hh) || digits(s + 3, 2, &mm) ||
-        digits(s + 6, 2, &ss) || hh > 23 || mm > 59 || ss > 60)
-        return -1;
-    int64_t frac = 0;
-    size_t i = 8;
-    if (i < len) {
-        if (s[i] != '.' || len - i - 1 < 1 || len - i - 1 > 9)
-            return -1;
-        int nd = 0;
-        for (i++; i < len; i++, nd++) {
-            if (s[i] < '0' || s[i] > '9')
-                return -1;
-            frac = frac * 10 + (s[i] - '0');
-        }
-        for (; nd < 9; nd++)
-            frac *= 10;
-    }
-    *ns = ((int64_t)hh * 3600 + mm * 60 + ss) * 1000000000LL + frac;
-    return 0;
-}
-
-int dv_parse_iso(const char *s, size_t len, int64_t *ns)
-{
-    int y, mo, d;
-    /* years limited so that every sum of times below stays inside int64 ns */
-    if (len < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || digits(s, 4, &y) || digits(s + 5, 2, &mo) ||
-        digits(s + 8, 2, &d) || y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31)
-        return -1;
-    int64_t tod;
-    if (parse_clock(s + 11, len - 11, &tod))
-        return -1;
-    *ns = dv_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400000000000LL + tod;
-    return 0;
-}
-
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-int dv_hex_le(const char *s, size_t len, uint64_t *out)
-{
-    if (len % 2 || len > 16)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i += 2) {
-        int hi = hexv(s[i]), lo = hexv(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        v |= (uint64_t)(hi * 16 + lo) << (4 * i); /* byte i/2 is bits 8*(i/2) */
-    }
-    *out = v;
-    return 0;
-}
-
-static bool all_hex(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (hexv(s[i]) < 0)
-            return false;
-    return true;
-}
-
-/* "0x55a2b3dc00" / "0" / "(nil)" -> value; -1 if not a pointer. */
-static int parse_ptr(const tp_jv *v, uint64_t *out)
-{
-    size_t n;
-    const char *s = tp_jv_str(v, &n);
-    if (!s)
-        return -1;
-    if (n == 5 && memcmp(s, "(nil)", 5) == 0) {
-        *out = 0;
-        return 0;
-    }
-    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        s += 2;
-        n -= 2;
-    }
-    if (n == 0 || n > 16)
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        int h = hexv(s[i]);
-        if (h < 0)
-            return -1;
-        x = x * 16 + (unsigned)h;
-    }
-    *out = x;
-    return 0;
-}
-
-/* printf-free integer output: args are built for every call of big traces */
-static void put_u64(tp_buf *b, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do
-        tmp[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    char out[24];
-    for (int i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    tp_buf_put(b, out, (size_t)n);
-}
-
-static void put_i64(tp_buf *b, int64_t v)
-{
-    if (v < 0) {
-        tp_buf_putc(b, '-');
-        put_u64(b, (uint64_t)0 - (uint64_t)v);
-    } else
-        put_u64(b, (uint64_t)v);
-}
-
-static void put_hex(tp_buf *b, uint64_t v)
-{
-    static const char hex[] = "0123456789abcdef";
-    char out[18];
-    int n = 18;
-    do
-        out[--n] = hex[v & 15];
-    while ((v >>= 4) != 0);
-    out[--n] = 'x';
-    out[--n] = '0';
-    tp_buf_put(b, out + n, (size_t)(18 - n));
-}
 
 /* ---- run lifecycle ---------------------------------------------------- */
 
@@ -334,9 +126,9 @@ void dv_run_abort(dv_run *r)
     free(r->queues);
     free(r->devs);
     free(r->layers);
-    map_free(&r->kernel_map);
-    map_free(&r->buffer_map);
-    map_free(&r->queue_map);
+    dv_map_free(&r->kernel_map);
+    dv_map_free(&r->buffer_map);
+    dv_map_free(&r->queue_map);
     tp_argb_free(&r->ab);
     tp_buf_free(&r->tmp);
     tp_buf_free(&r->hb);
@@ -345,7 +137,7 @@ void dv_run_abort(dv_run *r)
 
 static dv_kernel *kernel_of(dv_run *r, uint64_t ptr)
 {
-    uint32_t *slot = map_slot(&r->kernel_map, ptr, true);
+    uint32_t *slot = dv_map_slot(&r->kernel_map, ptr, true);
     if (*slot == UINT32_MAX) {
         TP_GROW(r->kernels, r->kernels_cap, r->nkernels + 1);
         memset(&r->kernels[r->nkernels], 0, sizeof r->kernels[0]);
@@ -356,7 +148,7 @@ static dv_kernel *kernel_of(dv_run *r, uint64_t ptr)
 
 static uint32_t queue_of(dv_run *r, uint64_t ptr, const char *text, size_t len)
 {
-    uint32_t *slot = map_slot(&r->queue_map, ptr, true);
+    uint32_t *slot = dv_map_slot(&r->queue_map, ptr, true);
     if (*slot != UINT32_MAX)
         return *slot;
     TP_GROW(r->queues, r->queues_cap, r->nqueues + 1);
@@ -383,7 +175,7 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
 {
     uint64_t kptr;
     int64_t idx, size;
-    if (parse_ptr(tp_jv_get(rec, "kernel"), &kptr) || tp_jv_int(tp_jv_get(rec, "arg_index"), &idx) ||
+    if (dv_parse_ptr(tp_jv_get(rec, "kernel"), &kptr) || tp_jv_int(tp_jv_get(rec, "arg_index"), &idx) ||
         tp_jv_int(tp_jv_get(rec, "arg_size"), &size) || idx < 0 || idx > 4096 || size < 0) {
         tp_warn(r->t, "dvdt: clSetKernelArg without kernel/arg_index/arg_size (ignored)", 1);
         return;
@@ -405,25 +197,25 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
     if (!hex) {
         /* __local memory (NULL value) or a build without values */
         tp_buf_printf(&b, "\"%lld bytes (no value)\"", (long long)size);
-    } else if (hl != 2 * (uint64_t)size || !all_hex(hex, hl) || (size <= 8 && dv_hex_le(hex, hl, &v))) {
+    } else if (hl != 2 * (uint64_t)size || !dv_all_hex(hex, hl) || (size <= 8 && dv_hex_le(hex, hl, &v))) {
         tp_warn(r->t, W_HEX, 1);
         tp_json_put_string(&b, hex, hl, NULL);
     } else if (size <= 8) {
         a->val = v;
-        uint32_t *bslot = size == 8 ? map_slot(&r->buffer_map, v, false) : NULL;
+        uint32_t *bslot = size == 8 ? dv_map_slot(&r->buffer_map, v, false) : NULL;
         if (bslot) {
             tp_buf_puts(&b, "\"cl_mem ");
-            put_hex(&b, v);
+            dv_put_hex(&b, v);
             tp_buf_puts(&b, " (");
-            put_i64(&b, r->buffer_sizes[*bslot]);
+            dv_put_i64(&b, r->buffer_sizes[*bslot]);
             tp_buf_puts(&b, " bytes)\"");
         } else if (size == 8) {
             tp_buf_putc(&b, '"'); /* pointer-sized: shown as a pointer */
-            put_hex(&b, v);
+            dv_put_hex(&b, v);
             tp_buf_putc(&b, '"');
         } else {
             a->is_int = true;
-            put_u64(&b, v);
+            dv_put_u64(&b, v);
         }
     } else {
         tp_buf_puts(&b, "\"0x");
@@ -442,9 +234,9 @@ static void create_buffer(dv_run *r, const tp_jv *rec)
     const tp_jv *h = tp_jv_get(rec, "buffer");
     if (!h)
         h = tp_jv_get(rec, "queue");
-    if (parse_ptr(h, &ptr) || tp_jv_int(tp_jv_get(rec, "size"), &size))
+    if (dv_parse_ptr(h, &ptr) || tp_jv_int(tp_jv_get(rec, "size"), &size))
         return;
-    uint32_t *slot = map_slot(&r->buffer_map, ptr, true);
+    uint32_t *slot = dv_map_slot(&r->buffer_map, ptr, true);
     if (*slot == UINT32_MAX) {
         TP_GROW(r->buffer_sizes, r->buffers_cap, r->nbuffers + 1);
         *slot = (uint32_t)r->nbuffers++;
@@ -478,7 +270,7 @@ static void put_kernel_args_json(tp_buf *b, const dv_kernel *k)
         if (!k->args[i].set)
             continue;
         tp_buf_puts(b, n++ ? ",\"" : "\"");
-        put_u64(b, i);
+        dv_put_u64(b, i);
         tp_buf_puts(b, "\":");
         tp_buf_puts(b, k->args[i].json);
     }
@@ -546,7 +338,7 @@ static uint64_t host_args(dv_run *r, const tp_jv *rec, const dv_kernel *k, bool 
     tp_buf *b = &r->hb;
     b->len = 0;
     tp_buf_puts(b, "{\"call_index\":");
-    put_i64(b, r->call_index);
+    dv_put_i64(b, r->call_index);
     for (uint32_t i = 0; i < rec->n; i++) {
         const char *key = rec->keys[i];
         size_t kl = rec->key_lens[i];
@@ -563,7 +355,7 @@ static uint64_t host_args(dv_run *r, const tp_jv *rec, const dv_kernel *k, bool 
             int64_t total = 0;
             for (uint32_t j = 0; j < v->n; j++)
                 total += (int64_t)v->items[j].len;
-            put_i64(b, total);
+            dv_put_i64(b, total);
         } else if (enqueue && kl == 3 && memcmp(key, "lws", 3) == 0 && lws_is_null(v))
             tp_buf_puts(b, "\"NULL\"");
         else
@@ -616,8 +408,8 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
 
     dv_kernel *k = NULL;
     uint64_t kptr;
-    if (nd && parse_ptr(tp_jv_get(rec, "kernel"), &kptr) == 0) {
-        uint32_t *slot = map_slot(&r->kernel_map, kptr, false);
+    if (nd && dv_parse_ptr(tp_jv_get(rec, "kernel"), &kptr) == 0) {
+        uint32_t *slot = dv_map_slot(&r->kernel_map, kptr, false);
         if (slot)
             k = &r->kernels[*slot];
     }
@@ -667,7 +459,7 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
             size_t ql = 0;
             const char *qs = tp_jv_str(tp_jv_get(rec, "queue"), &ql);
             uint64_t qptr = 0;
-            if (!qs || parse_ptr(tp_jv_get(rec, "queue"), &qptr)) {
+            if (!qs || dv_parse_ptr(tp_jv_get(rec, "queue"), &qptr)) {
                 qs = "?";
                 ql = 1;
                 tp_warn(t, "dvdt: enqueue without a queue handle (put on queue ?)", 1);
@@ -755,8 +547,8 @@ int dv_run_ck(dv_run *r, const tp_jv *run, tp_err *err)
         int64_t dur_ns, tod;
         int mo, dd;
         /* glog time "MMDD HH:MM:SS.ffffff": no year, taken from the dv/dt host times */
-        if (!ts || sl < 13 || ts[4] != ' ' || digits(ts, 2, &mo) || digits(ts + 2, 2, &dd) || mo < 1 || mo > 12 ||
-            dd < 1 || dd > 31 || parse_clock(ts + 5, sl - 5, &tod) ||
+        if (!ts || sl < 13 || ts[4] != ' ' || dv_digits(ts, 2, &mo) || dv_digits(ts + 2, 2, &dd) || mo < 1 || mo > 12 ||
+            dd < 1 || dd > 31 || dv_parse_clock(ts + 5, sl - 5, &tod) ||
             tp_jv_fixed(tp_jv_get(L, "time_ms"), 6, &dur_ns) || dur_ns < 0 || dur_ns > DV_MAX_DEVICE_NS) {
             tp_warn(t, "dvdt: per_layer_info entry with a missing or out-of-range timestamp/time_ms (skipped)", 1);
             continue;
