@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iconvert -Ireport -Irender
-PKGS    := cairo libzip
+PKGS    := cairo libzip freetype2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread
@@ -71,7 +71,9 @@ golden: $(BUILD)/tracepress $(BUILD)/tp_tests
 demo: $(BUILD)/tracepress
 	@mkdir -p out
 	$(BUILD)/tracepress convert golden/example.pt.trace.json -o out/example.perfetto.json.gz
+	$(BUILD)/tracepress report golden/example.pt.trace.json -o out/example.report --batch-size 64
 	@echo "converted trace: $(CURDIR)/out/example.perfetto.json.gz (open it in https://ui.perfetto.dev)"
+	@echo "report:          $(CURDIR)/out/example.report/report.pdf (and summary.md, summary.json, png/)"
 
 bench: $(BUILD)/tracepress
 	@scripts/bench
