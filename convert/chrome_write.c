@@ -28,7 +28,13 @@ typedef struct writer {
     uint64_t flows;
     uint64_t invalid_args;
     bool first;
+    int64_t lo, hi; /* the time window written: [lo, hi) */
 } writer;
+
+static bool in_window(const writer *w, const tp_event *e)
+{
+    return !(e->flags & TP_EV_DROPPED) && (e->ph == 'M' || (e->ts >= w->lo && e->ts < w->hi));
+}
 
 /* Events are separated by ",\n" written before each one, so a flush between
  * events never leaves a separator that would have to be taken back. */
@@ -75,46 +81,121 @@ static void put_str(writer *w, tp_str s)
     tp_json_put_string(w->b, tp_str_get(w->t, s), tp_str_len(w->t, s), &w->bad_utf8);
 }
 
-/* Copy JSON text without insignificant whitespace, escaping raw control
- * characters and repairing invalid UTF-8 inside strings.  Returns false (and
- * leaves the buffer as it was) when a character outside strings cannot be
- * JSON: one pass validates and copies. */
-static bool put_json_min(writer *w, const char *s, size_t n)
+/* What put_json_min copies: a whole value, or object members without their
+ * braces (the event-level extras ",\"k\":v..." and the top-level keys). */
+enum { MIN_VALUE, MIN_MEMBERS_AFTER_COMMA, MIN_MEMBERS };
+
+/* Copy JSON text without insignificant whitespace, checking it against the
+ * JSON grammar as it goes (a small state machine with a bracket stack):
+ * raw control characters in strings are escaped and invalid UTF-8 repaired;
+ * anything else that is not JSON makes it return false and leave the buffer
+ * as it was, so broken input is never written as broken output.  One pass. */
+static bool put_json_min(writer *w, const char *s, size_t n, int mode)
 {
+    enum { S_VALUE, S_VALUE_OR_CLOSE, S_KEY, S_KEY_OR_CLOSE, S_COLON, S_COMMA_OR_CLOSE, S_END };
     tp_buf *b = w->b;
     size_t mark = b->len;
     uint64_t bad_before = w->bad_utf8;
+    char stack[TP_JSON_MAX_DEPTH + 1];
+    int depth = 0, st = S_VALUE;
+    if (mode != MIN_VALUE) {
+        stack[depth++] = '}'; /* the braces the members live in */
+        st = mode == MIN_MEMBERS ? S_KEY : S_COMMA_OR_CLOSE;
+    }
     TP_GROW(b->data, b->cap, b->len + n * 3 + 8);
     char *o = b->data + b->len;
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
+#define FAIL()                                                                                                   \
+    do {                                                                                                         \
+        b->len = mark;                                                                                           \
+        w->bad_utf8 = bad_before;                                                                                \
+        return false;                                                                                            \
+    } while (0)
     while (p < end) {
-        /* outside a string */
         unsigned c = *p;
         if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
             p++;
             continue;
         }
-        if (c != '"') {
-            if (!tp_json_char_ok(c)) {
-                b->len = mark;
-                w->bad_utf8 = bad_before;
-                return false;
-            }
-            *o++ = (char)c;
+        bool value_done = false;
+        switch (st) {
+        case S_VALUE:
+        case S_VALUE_OR_CLOSE:
+            if (c == ']' && st == S_VALUE_OR_CLOSE) {
+                depth--;
+                *o++ = ']';
+                p++;
+                value_done = true;
+            } else if (c == '{' || c == '[') {
+                if (depth >= TP_JSON_MAX_DEPTH)
+                    FAIL();
+                stack[depth++] = c == '{' ? '}' : ']';
+                *o++ = (char)c;
+                p++;
+                st = c == '{' ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
+            } else if (c == '"')
+                goto string; /* a string value */
+            else if (tp_json_char_ok(c)) {
+                const unsigned char *t0 = p;
+                while (p < end && tp_json_char_ok(*p) && *p != ',' && *p != ':' && *p != '"' && *p != '{' &&
+                       *p != '[' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+                    p++;
+                if (!tp_json_token_ok((const char *)t0, (size_t)(p - t0)))
+                    FAIL();
+                memcpy(o, t0, (size_t)(p - t0));
+                o += p - t0;
+                value_done = true;
+            } else
+                FAIL();
+            break;
+        case S_KEY:
+        case S_KEY_OR_CLOSE:
+            if (c == '}' && st == S_KEY_OR_CLOSE) {
+                depth--;
+                *o++ = '}';
+                p++;
+                value_done = true;
+            } else if (c == '"')
+                goto string; /* a key */
+            else
+                FAIL();
+            break;
+        case S_COLON:
+            if (c != ':')
+                FAIL();
+            *o++ = ':';
             p++;
-            continue;
+            st = S_VALUE;
+            break;
+        case S_COMMA_OR_CLOSE:
+            if (c == ',') {
+                *o++ = ',';
+                p++;
+                st = stack[depth - 1] == '}' ? S_KEY : S_VALUE;
+            } else if ((c == '}' || c == ']') && depth > (mode != MIN_VALUE) && stack[depth - 1] == (char)c) {
+                depth--;
+                *o++ = (char)c;
+                p++;
+                value_done = true;
+            } else
+                FAIL();
+            break;
+        default: /* S_END: nothing may follow the value */
+            FAIL();
         }
+        if (value_done)
+            st = depth == 0 ? S_END : S_COMMA_OR_CLOSE;
+        continue;
+    string: {
+        bool is_key = st == S_KEY || st == S_KEY_OR_CLOSE;
         *o++ = '"';
         p++;
-        /* inside a string: plain ASCII is copied in a tight loop */
         for (;;) {
+            /* plain ASCII is copied in a tight loop */
             while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
                 *o++ = (char)*p++;
-            if (p >= end) {
-                b->len = mark; /* unterminated string */
-                w->bad_utf8 = bad_before;
-                return false;
-            }
+            if (p >= end)
+                FAIL(); /* unterminated string */
             c = *p;
             if (c == '"') {
                 *o++ = '"';
@@ -122,9 +203,10 @@ static bool put_json_min(writer *w, const char *s, size_t n)
                 break;
             }
             if (c == '\\') {
+                if (p + 1 >= end)
+                    FAIL();
                 *o++ = '\\';
-                if (p + 1 < end)
-                    *o++ = (char)p[1];
+                *o++ = (char)p[1];
                 p += 2;
             } else if (c < 0x20) {
                 static const char hex[] = "0123456789abcdef";
@@ -153,6 +235,18 @@ static bool put_json_min(writer *w, const char *s, size_t n)
                 }
             }
         }
+        if (is_key)
+            st = S_COLON;
+        else
+            st = depth == 0 ? S_END : S_COMMA_OR_CLOSE;
+    }
+    }
+#undef FAIL
+    bool complete = mode == MIN_VALUE ? st == S_END : (st == S_COMMA_OR_CLOSE && depth == 1) || (mode == MIN_MEMBERS && n == 0);
+    if (!complete) {
+        b->len = mark;
+        w->bad_utf8 = bad_before;
+        return false;
     }
     b->len = (size_t)(o - b->data);
     b->data[b->len] = 0;
@@ -211,7 +305,7 @@ static void write_metadata(writer *w, const uint32_t *porder, const uint32_t *to
      * would come back as a different track when the output is read again */
     bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
     for (size_t i = 0; i < t->nevents; i++)
-        if (!(t->events[i].flags & TP_EV_DROPPED))
+        if (in_window(w, &t->events[i]))
             live[t->events[i].track] = true;
     size_t rank = 0;
     uint32_t last_proc = TP_NONE;
@@ -294,7 +388,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     tp_args_split(t, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        if (!tp_json_valid(args, alen) || !put_json_min(w, args, alen)) {
+        if (!put_json_min(w, args, alen, MIN_VALUE)) {
             /* never write broken JSON: keep the text, as a string */
             tp_buf_puts(b, "{\"invalid_args\":");
             tp_json_put_string(b, args, alen, &w->bad_utf8);
@@ -302,13 +396,13 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
             w->invalid_args++;
         }
     }
-    if (elen && (!tp_json_valid_members(extra, elen) || !put_json_min(w, extra, elen)))
+    if (elen && !put_json_min(w, extra, elen, MIN_MEMBERS_AFTER_COMMA))
         w->invalid_args++;
     tp_buf_putc(b, '}');
     /* a second, third ... device event of one launch: a v1 flow pair */
     if (e->link != TP_NONE && !fp->bind[i] && e->ph == 'X') {
         const tp_event *l = &t->events[e->link];
-        if (!(l->flags & TP_EV_DROPPED)) {
+        if (in_window(w, l) && l->ph == 'X') {
             uint64_t id = (*v1_next)++;
             begin_event(w);
             tp_buf_puts(b, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\"");
@@ -331,102 +425,144 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     }
 }
 
-int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
+/* What every window of one trace shares: computed once. */
+struct tp_chrome_writer {
+    tp_trace *t;
+    uint32_t *porder, *torder;
+    tp_track_index ix;
+    uint32_t *pos;          /* event -> output position */
+    flow_plan fp;           /* per-window scratch, all zero/TP_NONE between windows */
+    uint64_t repaired;
+};
+
+tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
 {
-    memset(st, 0, sizeof *st);
-    st->repaired = tp_nest_repair(t);
+    tp_chrome_writer *cw = tp_xcalloc(1, sizeof *cw);
+    cw->t = t;
+    cw->repaired = tp_nest_repair(t);
     tp_assign_ids(t);
+    cw->porder = tp_process_order(t);
+    cw->torder = tp_track_order(t);
+    tp_track_index_build(t, &cw->ix);
+    cw->pos = tp_xmalloc((t->nevents + 1) * sizeof *cw->pos);
+    uint32_t n = 0;
+    for (size_t j = 0; j < t->ntracks; j++)
+        for (size_t q = cw->ix.start[cw->torder[j]]; q < cw->ix.start[cw->torder[j] + 1]; q++)
+            cw->pos[cw->ix.ev[q]] = n++;
+    cw->fp.bind = tp_xcalloc(t->nevents + 1, sizeof *cw->fp.bind);
+    cw->fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *cw->fp.first_target);
+    for (size_t i = 0; i < t->nevents; i++)
+        cw->fp.first_target[i] = TP_NONE;
+    return cw;
+}
+
+void tp_chrome_writer_free(tp_chrome_writer *cw)
+{
+    if (!cw)
+        return;
+    tp_track_index_free(&cw->ix);
+    free(cw->porder);
+    free(cw->torder);
+    free(cw->pos);
+    free(cw->fp.bind);
+    free(cw->fp.first_target);
+    free(cw);
+}
+
+int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st)
+{
+    tp_trace *t = cw->t;
+    memset(st, 0, sizeof *st);
+    st->repaired = cw->repaired;
     writer w = {0};
     w.t = t;
     w.o = o;
     w.b = tp_out_buf(o);
     w.start = INT64_MAX;
     w.first = true;
+    w.lo = lo;
+    w.hi = hi;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (!(e->flags & TP_EV_DROPPED) && e->ph != 'M' && e->ts < w.start)
+        if (in_window(&w, e) && e->ph != 'M' && e->ts < w.start)
             w.start = e->ts;
     }
     if (w.start == INT64_MAX)
         w.start = 0;
 
-    uint32_t *porder = tp_process_order(t);
-    uint32_t *torder = tp_track_order(t);
-    tp_track_index ix;
-    tp_track_index_build(t, &ix);
-
     /* Plan flows so that ids depend only on the output, never on the input's
      * event order (re-converting gives the same bytes): each launch call gets
      * a v2 flow to its earliest device event; ids are numbered in the order
-     * the launches are written. */
-    flow_plan fp;
-    fp.bind = tp_xcalloc(t->nevents + 1, sizeof *fp.bind);
-    fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *fp.first_target);
-    uint32_t *pos = tp_xmalloc((t->nevents + 1) * sizeof *pos); /* output position */
-    {
-        uint32_t n = 0;
-        for (size_t j = 0; j < t->ntracks; j++)
-            for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++)
-                pos[ix.ev[q]] = n++;
-    }
-    for (size_t i = 0; i < t->nevents; i++)
-        fp.first_target[i] = TP_NONE;
+     * the launches are written.  Both ends must be in the window. */
+    flow_plan *fp = &cw->fp;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->link == TP_NONE || (e->flags & TP_EV_DROPPED) || e->ph != 'X')
+        if (e->link == TP_NONE || e->ph != 'X' || !in_window(&w, e))
             continue;
         const tp_event *l = &t->events[e->link];
-        if ((l->flags & TP_EV_DROPPED) || l->ph != 'X')
+        if (!in_window(&w, l) || l->ph != 'X')
             continue;
-        uint32_t cur = fp.first_target[e->link];
-        if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && pos[i] < pos[cur]))
-            fp.first_target[e->link] = (uint32_t)i;
+        uint32_t cur = fp->first_target[e->link];
+        if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && cw->pos[i] < cw->pos[cur]))
+            fp->first_target[e->link] = (uint32_t)i;
     }
     uint64_t next_bind = 1;
+    const uint32_t *torder = cw->torder;
+    const tp_track_index *ix = &cw->ix;
     for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++) {
-            uint32_t i = ix.ev[q];
-            if (fp.first_target[i] != TP_NONE) {
-                fp.bind[i] = next_bind;
-                fp.bind[fp.first_target[i]] = next_bind;
+        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
+            uint32_t i = ix->ev[q];
+            if (fp->first_target[i] != TP_NONE) {
+                fp->bind[i] = next_bind;
+                fp->bind[fp->first_target[i]] = next_bind;
                 next_bind++;
                 w.flows++;
             }
         }
-    free(pos);
     uint64_t v1_next = next_bind;
 
     tp_buf_puts(w.b, "{\"traceEvents\":[\n");
-    write_metadata(&w, porder, torder);
+    write_metadata(&w, cw->porder, torder);
     for (size_t j = 0; j < t->ntracks; j++) {
         uint32_t k = torder[j];
-        for (size_t q = ix.start[k]; q < ix.start[k + 1]; q++) {
-            write_event(&w, ix.ev[q], &fp, &v1_next);
+        for (size_t q = ix->start[k]; q < ix->start[k + 1]; q++) {
+            if (!in_window(&w, &t->events[ix->ev[q]]))
+                continue;
+            write_event(&w, ix->ev[q], fp, &v1_next);
             tp_out_maybe_flush(o);
         }
     }
-    tp_track_index_free(&ix);
+    /* reset the scratch for the next window */
+    for (size_t i = 0; i < t->nevents; i++)
+        if (fp->first_target[i] != TP_NONE) {
+            fp->bind[fp->first_target[i]] = 0;
+            fp->bind[i] = 0;
+            fp->first_target[i] = TP_NONE;
+        }
     tp_buf_puts(w.b, "\n]");
     if (t->toplevel.len) {
         size_t mark = w.b->len;
         tp_buf_puts(w.b, ",\n");
-        if (!tp_json_valid_members(t->toplevel.data, t->toplevel.len) ||
-            !put_json_min(&w, t->toplevel.data, t->toplevel.len)) {
-            w.b->len = mark; /* and drop the ",\n" written before it */
+        if (!put_json_min(&w, t->toplevel.data, t->toplevel.len, MIN_MEMBERS)) {
+            w.b->len = mark; /* no dangling comma */
             w.invalid_args++;
         }
     }
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
     put_int(w.b, t->base_ns + w.start);
     tp_buf_puts(w.b, "}\n");
-    free(porder);
-    free(torder);
-    free(fp.bind);
-    free(fp.first_target);
     st->events_out = w.events_out;
     st->bad_utf8 = w.bad_utf8;
     st->flows = w.flows;
     st->invalid_args = w.invalid_args;
     st->start_ns = w.start;
     return 0;
+}
+
+int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
+{
+    tp_chrome_writer *cw = tp_chrome_writer_new(t);
+    int rc = tp_chrome_writer_write(cw, o, INT64_MIN, INT64_MAX, st);
+    tp_chrome_writer_free(cw);
+    return rc;
 }
