@@ -56,14 +56,11 @@ static int fill(tp_pbstream *s, size_t need, tp_err *err)
         s->len -= s->pos;
         s->pos = 0;
     }
-    if (need > s->cap) {
-        size_t cap = s->cap;
-        while (cap < need)
-            cap *= 2;
-        s->buf = tp_xrealloc(s->buf, cap);
-        s->cap = cap;
-    }
     while (s->len < need && !s->eof) {
+        if (s->len == s->cap) { /* grow as the bytes arrive, not by a length read from the file */
+            s->cap *= 2;
+            s->buf = tp_xrealloc(s->buf, s->cap);
+        }
         long r = tp_input_read(s->in, s->buf + s->len, s->cap - s->len, err);
         if (r < 0)
             return relabel(s, err);
