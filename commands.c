@@ -36,7 +36,7 @@ const tp_command tp_commands[] = {
      "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n",
      tp_cmd_convert},
     {"stats", "print events, tracks, steps and the kernel table of a trace",
-     "usage: tracepress stats INPUT [--json] [--format NAME] [--steps A:B] [--strict]\n"
+     "usage: tracepress stats INPUT [--json|--csv] [--format NAME] [--steps A:B] [--strict]\n"
      "\n"
      "Prints the number of events, tracks and steps, and a table of device kernels\n"
      "(memcpy and memset marked as such) sorted by total time, with count, total,\n"
@@ -46,7 +46,8 @@ const tp_command tp_commands[] = {
      "options:\n"
      "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
      "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
-     "                      p10_ns, p50_ns, p90_ns)\n"
+     "                      p10_ns, p50_ns, p90_ns, stddev_ns)\n"
+     "  --csv               the kernel table as CSV (same columns as --json)\n"
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         only iterations A..B\n"
      "  --etrecord FILE     ETDump: ExecuTorch ETRecord (op types, modules, time per module)\n"
@@ -55,6 +56,26 @@ const tp_command tp_commands[] = {
      "  --strict            lenient repairs become errors\n" TP_EXIT_CODES_HELP
      "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
      tp_cmd_stats},
+    {"report", "write a PDF report, PNG charts, summary.json and summary.md for a trace",
+     "usage: tracepress report INPUT [-o DIR] [options]\n"
+     "\n"
+     "Writes DIR/report.pdf (summary, top kernels, op breakdown, timeline of the\n"
+     "median step, statistics, CPU overheads), DIR/png/<chart>.png, DIR/summary.json\n"
+     "(schema tracepress.summary/1: headline numbers and tables for dashboards) and\n"
+     "DIR/summary.md (Markdown for a pull-request comment).  Every number is\n"
+     "defined in docs/REPORT.md.  Outputs are byte-identical for the same input;\n"
+     "dates come from SOURCE_DATE_EPOCH or the trace, never the clock.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output DIR    output folder (default: <input base name>.report)\n"
+     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
+     "  --steps A:B         only iterations A..B (ProfilerStep#A..#B)\n"
+     "  --paper a4|letter   PDF page size (default a4)\n"
+     "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
+     "  --format NAME       input format instead of detecting it\n"
+     "  --strict            lenient repairs become errors\n" TP_EXIT_CODES_HELP
+     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
+     tp_cmd_report},
     {"formats", "list the input formats tracepress reads",
      "usage: tracepress formats\n\nLists every input format: its name (for --format), typical file names,\n"
      "and what it is.  Formats are detected from the file's first bytes.\n",

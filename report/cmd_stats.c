@@ -1,6 +1,7 @@
 /* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
 #include "cli.h"
 #include "json_write.h"
+#include "kernel_json.h"
 #include "kernel_table.h"
 #include "pipeline.h"
 #include "stats_sections.h"
@@ -45,15 +46,10 @@ static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *
                   (unsigned long long)kt->instances);
     tp_buf_puts(&b, ",\"kernels\":[");
     for (size_t i = 0; i < kt->n; i++) {
-        const tp_kernel_row *r = &kt->rows[i];
-        tp_buf_puts(&b, i ? ",\n{\"name\":" : "\n{\"name\":");
-        tp_json_put_string(&b, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
-        tp_buf_printf(&b,
-                      ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%lld,\"min_ns\":%lld,"
-                      "\"max_ns\":%lld,\"p10_ns\":%lld,\"p50_ns\":%lld,\"p90_ns\":%lld,\"stddev_ns\":%lld}",
-                      tp_kind_name((tp_kind)r->kind), (unsigned long long)r->count, (long long)r->total_ns,
-                      (long long)r->mean_ns, (long long)r->min_ns, (long long)r->max_ns, (long long)r->p10_ns,
-                      (long long)r->p50_ns, (long long)r->p90_ns, (long long)r->stddev_ns);
+        tp_buf_putc(&b, i ? ',' : '\n');
+        if (i)
+            tp_buf_putc(&b, '\n');
+        tp_kernel_row_json(&b, t, &kt->rows[i]);
     }
     tp_buf_puts(&b, "]}\n");
     b.len -= 2; /* format-specific sections (stats_sections.c) go inside the object */
