@@ -34,7 +34,11 @@ static int row_cmp(const void *a, const void *b)
 {
     return strcmp(((const tp_batch_row *)a)->path, ((const tp_batch_row *)b)->path);
 }
-void tp_batch_rows_sort(tp_batch_rows *rs) { qsort(rs->v, rs->n, sizeof *rs->v, row_cmp); }
+void tp_batch_rows_sort(tp_batch_rows *rs)
+{
+    if (rs->n > 1)
+        qsort(rs->v, rs->n, sizeof *rs->v, row_cmp);
+}
 
 static void jstr(tp_buf *b, const char *s)
 {

@@ -138,7 +138,8 @@ int tp_batch_inputs(char **args, int nargs, const char *exclude, tp_strlist *out
     for (int i = 0; i < nargs; i++)
         if (add_one(args[i], 0, out, err) < 0)
             return -1;
-    qsort(out->v, out->n, sizeof *out->v, cmp_str);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_str);
     size_t k = 0;
     for (size_t i = 0; i < out->n; i++) {
         if (k && strcmp(out->v[k - 1], out->v[i]) == 0) {
