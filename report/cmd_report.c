@@ -26,8 +26,7 @@ int tp_cmd_report(int argc, char **argv)
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
     for (int i = 1; i < argc; i++) {
         int k = 0;
-        if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
+        if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
             (k = tp_opt_value(argc, argv, &i, "-o", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
@@ -35,9 +34,10 @@ int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if (tp_opt_flag(argv, i, "--strict"))
-            lo.read.strict = true;
-        else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
+        } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
             return tp_print_help(argv[0]);
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);

@@ -116,24 +116,17 @@ int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     lo.no_links = true;
-    const char *path = NULL, *steps = NULL;
+    const char *path = NULL;
     bool json = false, csv = false;
     for (int i = 1; i < argc; i++) {
         int k;
-        if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0) {
-            if (k < 0)
-                return TP_EXIT_USAGE;
-        } else if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
-                   (k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
-                   (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
+        if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--json"))
             json = true;
         else if (tp_opt_flag(argv, i, "--csv"))
             csv = true;
-        else if (tp_opt_flag(argv, i, "--strict"))
-            lo.read.strict = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (path)
@@ -145,11 +138,6 @@ int tp_cmd_stats(int argc, char **argv)
         return tp_usage_error(argv[0], "no input file");
     if (json && csv)
         return tp_usage_error(argv[0], "--json and --csv exclude each other");
-    if (steps) {
-        if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
-            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
-        lo.has_steps = true;
-    }
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
