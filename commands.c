@@ -93,10 +93,9 @@ const tp_command tp_commands[] = {
      "                                than PCT% (kernels under --kernel-min-share ignored)\n"
      "  --kernel-min-share PCT        smallest share of device time a kernel needs to be\n"
      "                                gated (default 1)\n"
-     "  --steps A:B                   only iterations A..B of both traces\n"
      "  --scale S                     PNG resolution factor (default 1)\n"
-     "  --strict                      lenient repairs become errors\n"
-     "  -q, --quiet                   no summary line on stderr\n" TP_EXIT_CODES_HELP
+     "  -q, --quiet                   no summary line on stderr\n"
+     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
      "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
      tp_cmd_diff},
     {"batch", "convert and report many traces in parallel, incrementally, with an index",
@@ -121,8 +120,8 @@ const tp_command tp_commands[] = {
      "                      the index is DIR/index-K-of-N.*\n"
      "  --merge DIR...      join the shard indexes found in the folders into\n"
      "                      OUT/index.* (OUT: -o, default the first folder)\n"
-     "  --steps A:B         only iterations A..B\n"
      "  --batch-size N      samples per step, for throughput in the reports\n"
+     "load options (applied to every trace; part of the options hash):\n" TP_LOAD_OPTIONS_HELP
      "\n"
      "Exit codes: 0 every trace ok, 1 usage error, 2 at least one trace failed (or\n"
      "an output could not be written).\n"

@@ -81,9 +81,11 @@ bool tp_batch_in_shard(const char *path, int k, int n);
 
 /* Work on one trace (in a forked worker): the converted trace and the
  * report folder under DIR/<name>; fills the row's result fields. */
+struct tp_load_opts;
 typedef struct tp_batch_opts {
     const char *steps;
     int64_t batch_size;
+    const struct tp_load_opts *load; /* load options (--format, --drop-cat, ...), or NULL */
 } tp_batch_opts;
 void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r);
 

@@ -39,6 +39,8 @@ static void fail(tp_batch_row *r, const char *file, const tp_err *err)
 void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r)
 {
     tp_load_opts lo = {0};
+    if (o->load)
+        lo = *o->load;
     lo.read.keep_args = true;
     if (o->steps && tp_parse_steps(o->steps, &lo.step_first, &lo.step_last) == 0)
         lo.has_steps = true;

@@ -270,6 +270,8 @@ int tp_cmd_batch(int argc, char **argv)
 {
     const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL;
     bool force = false, merging = false;
+    tp_load_opts lo = {0};
+    tp_buf loadtext = {0}; /* the load options as given, for the options hash */
     char **ins = tp_xcalloc((size_t)argc + 1, sizeof *ins);
     int nin = 0;
     for (int i = 1; i < argc; i++) {
@@ -285,6 +287,16 @@ int tp_cmd_batch(int argc, char **argv)
                 free(ins);
                 return TP_EXIT_USAGE;
             }
+        } else if ((k = tp_parse_load_option(argc, argv, &(int){i}, &(tp_load_opts){0})) != 0) {
+            /* checked on a scratch copy first, so the text recorded is exactly what is applied */
+            int i0 = i;
+            if (k < 0 || tp_parse_load_option(argc, argv, &i, &lo) < 0) {
+                free(ins);
+                tp_buf_free(&loadtext);
+                return TP_EXIT_USAGE;
+            }
+            for (int a = i0; a <= i; a++)
+                tp_buf_printf(&loadtext, ";%s", argv[a]);
         } else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9')
             jobs = argv[i] + 2; /* -j4 */
         else if (tp_opt_flag(argv, i, "--force"))
@@ -300,6 +312,11 @@ int tp_cmd_batch(int argc, char **argv)
         } else
             ins[nin++] = argv[i];
     }
+    /* the options that change outputs (as given), and the version that made them */
+    tp_buf_printf(&loadtext, ";tracepress %s;steps=%s;batch-size=%s", TP_VERSION, steps ? steps : "",
+                  batch ? batch : "");
+    uint64_t opthash = tp_hash64_bytes(loadtext.data, loadtext.len);
+    tp_buf_free(&loadtext);
     int rc = TP_EXIT_OK;
     if (merging) {
         if (!nin)
@@ -332,7 +349,7 @@ int tp_cmd_batch(int argc, char **argv)
             return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
         }
     }
-    tp_batch_opts bo = {steps, 0};
+    tp_batch_opts bo = {steps, 0, &lo};
     if (steps) {
         int64_t a, b;
         if (tp_parse_steps(steps, &a, &b) != 0) {
@@ -349,11 +366,6 @@ int tp_cmd_batch(int argc, char **argv)
         }
         bo.batch_size = v;
     }
-    /* the options that change outputs, and the version that made them */
-    char optstr[256];
-    snprintf(optstr, sizeof optstr, "tracepress %s;steps=%s;batch-size=%lld", TP_VERSION, steps ? steps : "",
-             (long long)bo.batch_size);
-    uint64_t opthash = tp_hash64_bytes(optstr, strlen(optstr));
 
     tp_err err = {0};
     if (tp_mkdirs(dir, &err) < 0) {
@@ -409,15 +421,15 @@ int tp_cmd_batch(int argc, char **argv)
             continue;
         }
         tp_batch_row *old = NULL;
-        for (size_t lo = 0, hi = prev.n; lo < hi;) {
-            size_t mid = (lo + hi) / 2;
+        for (size_t a = 0, hi = prev.n; a < hi;) {
+            size_t mid = (a + hi) / 2;
             int c = strcmp(prev.v[mid].path, r->path);
             if (c == 0) {
                 old = &prev.v[mid];
                 break;
             }
             if (c < 0)
-                lo = mid + 1;
+                a = mid + 1;
             else
                 hi = mid;
         }

@@ -60,9 +60,10 @@ int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if (tp_opt_flag(argv, i, "--strict"))
-            lo.read.strict = true;
-        else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
+        } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
         else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
             return tp_print_help(argv[0]);
