@@ -169,10 +169,23 @@ void tp_batch_names(const tp_strlist *paths, tp_strlist *names)
     }
     /* names that repeat get a suffix from the path's hash */
     bool *dup = tp_xcalloc(names->n + 1, sizeof *dup);
-    for (size_t i = 0; i < names->n; i++)
-        for (size_t j = i + 1; j < names->n; j++)
-            if (strcmp(names->v[i], names->v[j]) == 0)
-                dup[i] = dup[j] = true;
+    char **sorted = tp_xcalloc(names->n + 1, sizeof *sorted);
+    memcpy(sorted, names->v, names->n * sizeof *sorted);
+    if (names->n > 1)
+        qsort(sorted, names->n, sizeof *sorted, cmp_str);
+    for (size_t i = 0; i < names->n; i++) {
+        /* binary search: is this name's neighbour in sorted order the same? */
+        size_t lo = 0, hi = names->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (strcmp(sorted[mid], names->v[i]) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        dup[i] = lo + 1 < names->n && strcmp(sorted[lo + 1], names->v[i]) == 0;
+    }
+    free(sorted);
     for (size_t i = 0; i < names->n; i++)
         if (dup[i]) {
             char b[300];

@@ -6,6 +6,7 @@
 #include "diff.h"
 #include "legend.h"
 #include "palette.h"
+#include "textfit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,8 +187,10 @@ static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *md_verdict)
     double y = DP_MARGIN;
     char line[600];
     snprintf(line, sizeof line, "tracepress diff: %s -> %s", d->s[0]->name, d->s[1]->name);
+    char *fit = tp_fit_middle(TP_FONT_BOLD, 14, line, w - 2 * DP_MARGIN);
     tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_BOLD, 14), TP_FONT_BOLD, 14, TP_COLOR_TEXT, TP_ALIGN_LEFT,
-               0, line);
+               0, fit);
+    free(fit);
     y += 22;
     tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_REGULAR, 10), TP_FONT_REGULAR, 10, TP_COLOR_TEXT,
                TP_ALIGN_LEFT, 0, md_verdict);

@@ -240,3 +240,29 @@ TEST(batch_usage)
     CHECK(out && strstr(out, "no file matches"));
     free(out);
 }
+
+TEST(batch_names_unique_and_shards_partition)
+{
+    tp_strlist paths = {0}, names = {0};
+    tp_strlist_add(&paths, "a/run.pt.trace.json.gz");
+    tp_strlist_add(&paths, "b/run.json");
+    tp_strlist_add(&paths, "c/other trace.json");
+    tp_strlist_add(&paths, "d/.hidden");
+    tp_batch_names(&paths, &names);
+    CHECK_EQ_INT(names.n, 4);
+    /* the two "run" get a path-hash suffix, the others keep their name (cleaned) */
+    CHECK(strncmp(names.v[0], "run-", 4) == 0 && strlen(names.v[0]) == 12);
+    CHECK(strncmp(names.v[1], "run-", 4) == 0 && strcmp(names.v[0], names.v[1]) != 0);
+    CHECK_STR(names.v[2], "other_trace");
+    CHECK_STR(names.v[3], "_hidden");
+    /* every path is in exactly one of N shards */
+    for (int n = 1; n <= 5; n++)
+        for (size_t i = 0; i < paths.n; i++) {
+            int in = 0;
+            for (int k = 1; k <= n; k++)
+                in += tp_batch_in_shard(paths.v[i], k, n);
+            CHECK_EQ_INT(in, 1);
+        }
+    tp_strlist_free(&paths);
+    tp_strlist_free(&names);
+}

@@ -248,6 +248,13 @@ TEST(diff_across_formats)
     free(js);
     snprintf(p, sizeof p, "%s/diff.pdf", dir2);
     CHECK(tp_test_file_exists(p));
+    if (tp_test_have("qpdf") && tp_test_have("pdftotext")) {
+        CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", p), 0);
+        free(out);
+        CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s' - 2>/dev/null", p), 0);
+        CHECK(out && strstr(out, "Largest kernel changes") && strstr(out, "Kernels"));
+        free(out);
+    }
 }
 
 TEST(diff_usage_and_input_errors)
