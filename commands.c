@@ -12,7 +12,7 @@
 
 const tp_command tp_commands[] = {
     {"convert", "convert a trace to normalised Chrome Trace Event JSON (Perfetto-ready)",
-     "usage: tracepress convert INPUT -o OUTPUT[.json|.json.gz] [options]\n"
+     "usage: tracepress convert INPUT -o OUTPUT[.json|.json.gz|.pftrace|.pftrace.gz] [options]\n"
      "\n"
      "Reads any supported trace (see `tracepress formats`) and writes one Chrome\n"
      "Trace Event JSON file that loads in Perfetto and chrome://tracing: numeric\n"
@@ -20,6 +20,13 @@ const tp_command tp_commands[] = {
      "kept in baseTimeNanoseconds), properly nested slices, launch flows bound to\n"
      "their slices.  An output name ending in .gz is written gzip'ed.  The output\n"
      "is written to a temporary file and renamed when complete.\n"
+     "\n"
+     "An output name ending in .pftrace (or .perfetto-trace, each optionally .gz)\n"
+     "is written as a Perfetto protobuf trace instead: the same tracks, slices,\n"
+     "instants, counters and launch flows, absolute timestamps in ns; Perfetto's\n"
+     "UI loads it with far less memory than JSON (use it for traces over ~1 GB of\n"
+     "JSON).  Async and input flow events are not written there (counted in the\n"
+     "summary line).  See docs/PFTRACE.md.\n"
      "\n"
      "options:\n"
      "  -o, --output FILE   output file (required; '-' for stdout)\n"
@@ -33,7 +40,8 @@ const tp_command tp_commands[] = {
      "\n"
      "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
      "reasons), and the time taken.\n" TP_EXIT_CODES_HELP
-     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n",
+     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n"
+     "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n",
      tp_cmd_convert},
     {"stats", "print events, tracks, steps and the kernel table of a trace",
      "usage: tracepress stats INPUT [--json] [--format NAME] [--steps A:B] [--strict]\n"

@@ -1,6 +1,7 @@
 /* cmd_convert.c: `tracepress convert`. */
 #include "chrome_write.h"
 #include "cli.h"
+#include "pftrace_write.h"
 #include "pipeline.h"
 
 #include <stdio.h>
@@ -77,7 +78,21 @@ int tp_cmd_convert(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     tp_write_stats st;
-    tp_write_chrome(&t, o, &st);
+    if (tp_pftrace_wanted(out)) { /* Perfetto protobuf: chosen by the output name */
+        tp_pftrace_stats ps;
+        tp_write_pftrace(&t, o, &ps);
+        memset(&st, 0, sizeof st);
+        st.events_out = ps.slices + ps.instants + ps.counter_values;
+        st.repaired = ps.repaired;
+        st.bad_utf8 = ps.bad_utf8;
+        st.flows = ps.flows;
+        st.invalid_args = ps.invalid_args;
+        if (ps.not_written)
+            tp_warn(&t, "async, flow and other events a .pftrace does not hold (not written)", ps.not_written);
+        if (ps.clipped)
+            tp_warn(&t, "slices cut at their parent's end (nesting)", ps.clipped);
+    } else
+        tp_write_chrome(&t, o, &st);
     if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
         tp_out_abort(o);
         fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n", in,
