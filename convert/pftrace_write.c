@@ -10,13 +10,14 @@
  *   track's packets are in time order and properly nested;
  * - names, categories and annotation names interned on the one packet
  *   sequence (incremental state cleared on the first packet);
- * - launch flows as flow_ids: one id per device event, on the device slice
- *   and on its launch slice (which carries the ids of all its device events);
+ * - launch flows and the input's own flows as flow_ids on their slices
+ *   (pftrace_flows.c);
  * - absolute timestamps in ns (base_ns + ts) on the default (boot time) clock.
  * Same bytes for the same input: every id is numbered in output order. */
 #include "pftrace_write.h"
 #include "pbwrite.h"
 #include "pftrace_args.h"
+#include "pftrace_flows.h"
 #include "tracks.h"
 
 #include <stdio.h>
@@ -108,9 +109,7 @@ typedef struct pfw {
     uint64_t *tuuid;      /* track index -> track uuid (0: not written) */
     uint64_t counter_base; /* uuid of counter 0 */
     uint64_t global_uuid; /* track of global instants */
-    uint32_t *dev_flow;   /* event -> its flow id (device side), 0 none */
-    uint32_t *lstart;     /* launch event -> its flow ids: lids[lstart[i] .. lstart[i+1]) */
-    uint32_t *lids;
+    tp_pf_flows flows;
     /* the counter event being written (callback context) */
     uint32_t cur_process;
     int64_t cur_ts;
@@ -386,10 +385,8 @@ static void put_event(pfw *w, uint32_t i, int type, int64_t ts, uint64_t track)
             w->st->invalid_args++;
         }
         if (type == TYPE_BEGIN) {
-            if (w->dev_flow[i])
-                tp_pbw_fixed64(w->b, TE_FLOW_IDS, w->dev_flow[i]);
-            for (uint32_t q = w->lstart[i]; q < w->lstart[i + 1]; q++)
-                tp_pbw_fixed64(w->b, TE_FLOW_IDS, w->lids[q]);
+            for (uint32_t q = w->flows.start[i]; q < w->flows.start[i + 1]; q++)
+                tp_pbw_fixed64(w->b, TE_FLOW_IDS, w->flows.ids[q]);
         }
     }
     tp_pbw_end(w->b, te);
@@ -442,46 +439,6 @@ static void write_track(pfw *w, const uint32_t *ev, size_t n, uint64_t uuid, uin
     }
 }
 
-/* ---- plan: flows and the timestamp shift ---- */
-
-static bool flow_source_ok(const tp_trace *t, const tp_event *e)
-{
-    if (e->link == TP_NONE || (e->flags & TP_EV_DROPPED) || e->ph != 'X')
-        return false;
-    const tp_event *l = &t->events[e->link];
-    return !(l->flags & TP_EV_DROPPED) && l->ph == 'X';
-}
-
-static void plan_flows(pfw *w, const tp_track_index *ix, const uint32_t *torder)
-{
-    tp_trace *t = w->t;
-    w->dev_flow = tp_xcalloc(t->nevents + 1, sizeof *w->dev_flow);
-    w->lstart = tp_xcalloc(t->nevents + 2, sizeof *w->lstart);
-    uint32_t next = 1;
-    /* ids in output order of the device events */
-    for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
-            uint32_t i = ix->ev[q];
-            if (flow_source_ok(t, &t->events[i])) {
-                w->dev_flow[i] = next++;
-                w->lstart[t->events[i].link + 1]++;
-            }
-        }
-    for (size_t i = 0; i < t->nevents; i++)
-        w->lstart[i + 1] += w->lstart[i];
-    w->lids = tp_xmalloc((size_t)next * sizeof *w->lids);
-    uint32_t *fill = tp_xmalloc((t->nevents + 1) * sizeof *fill);
-    memcpy(fill, w->lstart, (t->nevents + 1) * sizeof *fill);
-    for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
-            uint32_t i = ix->ev[q];
-            if (w->dev_flow[i])
-                w->lids[fill[t->events[i].link]++] = w->dev_flow[i];
-        }
-    free(fill);
-    w->st->flows = next - 1;
-}
-
 int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -507,7 +464,10 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     uint32_t *torder = tp_track_order(t);
     tp_track_index ix;
     tp_track_index_build(t, &ix);
-    plan_flows(&w, &ix, torder);
+    tp_pf_flows_plan(t, &ix, torder, &w.flows);
+    st->flows = w.flows.launch;
+    st->input_flows = w.flows.input;
+    st->not_written += w.flows.unbound;
 
     /* which tracks hold slices or thread instants; what else there is */
     bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
@@ -520,7 +480,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
             live[e->track] = true;
         else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_GLOBAL))
             has_global = true;
-        else if (e->ph != 'i' && e->ph != 'C')
+        else if (e->ph != 'i' && e->ph != 'C' && e->ph != 's' && e->ph != 't' && e->ph != 'f')
             st->not_written++;
     }
     /* counter series, numbered in output order */
@@ -587,9 +547,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     tp_track_index_free(&ix);
     free(w.puuid);
     free(w.tuuid);
-    free(w.dev_flow);
-    free(w.lstart);
-    free(w.lids);
+    tp_pf_flows_free(&w.flows);
     free(w.cm.keys);
     free(w.cm.vals);
     free(w.cm.process);

@@ -13,8 +13,9 @@ typedef struct tp_pftrace_stats {
     uint64_t instants;
     uint64_t counter_values; /* TYPE_COUNTER packets (one per numeric arg of a 'C' event) */
     uint64_t flows;        /* launch -> device flows (one id per device event) */
+    uint64_t input_flows;  /* the input's own flows ('s'/'t'/'f', e.g. fwdbwd) bound to two or more slices */
     uint64_t tracks;       /* TrackDescriptors: processes, threads, named and counter tracks */
-    uint64_t not_written;  /* events this format does not hold here (async, input flows, unknown phases) */
+    uint64_t not_written;  /* events this format does not hold here (async, unbound flow events, unknown phases) */
     uint64_t repaired;     /* slices moved to overlap tracks to keep nesting */
     uint64_t clipped;      /* slices cut at their parent's end (only if nesting repair gave up) */
     uint64_t bad_utf8;     /* invalid UTF-8 sequences replaced */
