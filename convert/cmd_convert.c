@@ -126,10 +126,13 @@ int tp_cmd_convert(int argc, char **argv)
             print_counts(t.warnings, t.nwarnings);
         }
         fprintf(stderr, ", %.1f MB, %.2f s\n", (double)bytes / 1e6, now_s() - t0);
-        if (bytes > 500u * 1000 * 1000 || st.events_out > 1000000)
+        /* protobuf loads with far less memory than JSON: warn much later */
+        bool pf = tp_pftrace_wanted(out);
+        if (pf ? bytes > 2000ull * 1000 * 1000 : (bytes > 500u * 1000 * 1000 || st.events_out > 1000000))
             fprintf(stderr, TP_PROG ": %s: warning: large output (%.0f MB, %llu events): Perfetto's web UI may run "
-                            "out of memory; consider --steps or writing .json.gz\n",
-                    out, (double)bytes / 1e6, (unsigned long long)st.events_out);
+                            "out of memory; consider --steps%s\n",
+                    out, (double)bytes / 1e6, (unsigned long long)st.events_out,
+                    pf ? "" : " or writing .pftrace (Perfetto's protobuf format)");
     }
     tp_trace_free(&t);
     return TP_EXIT_OK;

@@ -25,11 +25,16 @@ static void put_varint_at(char *p, uint64_t v)
 
 void tp_pbw_varint(tp_buf *b, uint64_t v)
 {
-    size_t n = varint_len(v);
-    TP_GROW(b->data, b->cap, b->len + n + 1);
-    put_varint_at(b->data + b->len, v);
-    b->len += n;
-    b->data[b->len] = 0;
+    if (b->len + 11 > b->cap) /* the longest varint and the NUL */
+        TP_GROW(b->data, b->cap, b->len + 11);
+    char *p = b->data + b->len, *start = p;
+    while (v >= 0x80) {
+        *p++ = (char)(0x80 | (v & 0x7f));
+        v >>= 7;
+    }
+    *p++ = (char)v;
+    *p = 0;
+    b->len += (size_t)(p - start);
 }
 
 void tp_pbw_tag(tp_buf *b, uint32_t field, unsigned wire_type)
@@ -107,7 +112,8 @@ void tp_pbw_end(tp_buf *b, size_t mark)
 {
     uint64_t len = b->len - mark;
     size_t n = varint_len(len);
-    TP_GROW(b->data, b->cap, b->len + n + 1);
+    if (b->len + n + 1 > b->cap)
+        TP_GROW(b->data, b->cap, b->len + n + 1);
     memmove(b->data + mark + n, b->data + mark, (size_t)len);
     put_varint_at(b->data + mark, len);
     b->len += n;

@@ -100,21 +100,27 @@ static double to_double(const char *s, size_t n)
 /* JSON text without whitespace outside strings. */
 static void minify(tp_buf *out, const char *s, const char *end)
 {
+    size_t n = (size_t)(end - s);
+    if (out->len + n + 1 > out->cap)
+        TP_GROW(out->data, out->cap, out->len + n + 1);
+    char *o = out->data + out->len;
     bool in_str = false;
     for (const char *p = s; p < end; p++) {
         char c = *p;
         if (in_str) {
-            tp_buf_putc(out, c);
+            *o++ = c;
             if (c == '\\' && p + 1 < end)
-                tp_buf_putc(out, *++p);
+                *o++ = *++p;
             else if (c == '"')
                 in_str = false;
         } else if (c == '"') {
             in_str = true;
-            tp_buf_putc(out, c);
+            *o++ = c;
         } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            tp_buf_putc(out, c);
+            *o++ = c;
     }
+    *o = 0;
+    out->len = (size_t)(o - out->data);
 }
 
 int tp_pf_put_args(tp_buf *b, const char *json, size_t n, tp_pf_name_fn name_iid, void *ctx, tp_buf *scratch,
