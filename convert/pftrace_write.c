@@ -18,6 +18,7 @@
 #include "pbwrite.h"
 #include "pftrace_args.h"
 #include "pftrace_flows.h"
+#include "strset.h"
 #include "tracks.h"
 
 #include <stdio.h>
@@ -75,8 +76,9 @@ enum {
 
 #define SEQ_ID 1
 
-/* Interned strings of one kind: tp_str -> iid (0 = not yet), and the ones
- * first used by the packet being written. */
+/* Interned strings of one kind: string id (a tp_str, or an id in the
+ * writer's own strset for annotation names) -> iid (0 = not yet), and the
+ * ones first used by the packet being written. */
 typedef struct interner {
     uint32_t *iid;
     size_t cap;
@@ -91,7 +93,7 @@ typedef struct counter_map {
     uint32_t *vals;
     size_t cap, n;
     uint32_t *process; /* per counter: process index */
-    tp_str *name;      /* per counter: track name */
+    uint32_t *name;    /* per counter: track name (id in pfw.own) */
     size_t list_cap;
 } counter_map;
 
@@ -100,7 +102,8 @@ typedef struct pfw {
     tp_out *o;
     tp_buf *b;
     tp_pftrace_stats *st;
-    interner names, cats, anns;
+    interner names, cats, anns; /* names, cats: tp_str ids; anns: ids in `own` */
+    tp_strset own; /* annotation and counter names: the trace's pools do not grow while writing */
     counter_map cm;
     tp_buf scratch, key;
     int64_t shift;        /* added to base_ns + ts so no timestamp is negative */
@@ -143,16 +146,19 @@ static void interner_free(interner *in)
 static uint64_t ann_name_iid(void *ctx, const char *key, size_t len)
 {
     pfw *w = ctx;
-    return intern_id(&w->anns, tp_intern(w->t, key, len));
+    return intern_id(&w->anns, tp_strset_add(&w->own, key, len));
 }
 
-static void put_pending(pfw *w, interner *in, uint32_t field)
+static void put_pending(pfw *w, interner *in, uint32_t field, bool own)
 {
     for (size_t i = 0; i < in->npending; i++) {
         size_t m = tp_pbw_begin(w->b, field);
         tp_pbw_uint(w->b, ENTRY_IID, in->iid[in->pending[i]]);
-        tp_pbw_utf8(w->b, ENTRY_NAME, tp_str_get(w->t, in->pending[i]), tp_str_len(w->t, in->pending[i]),
-                    &w->st->bad_utf8);
+        size_t len;
+        const char *str = own ? tp_strset_get(&w->own, in->pending[i], &len) : tp_str_get(w->t, in->pending[i]);
+        if (!own)
+            len = tp_str_len(w->t, in->pending[i]);
+        tp_pbw_utf8(w->b, ENTRY_NAME, str, len, &w->st->bad_utf8);
         tp_pbw_end(w->b, m);
     }
     in->npending = 0;
@@ -174,9 +180,9 @@ static void packet_end(pfw *w, size_t mark, bool uses_state)
 {
     if (w->names.npending || w->cats.npending || w->anns.npending) {
         size_t m = tp_pbw_begin(w->b, TP_INTERNED);
-        put_pending(w, &w->cats, ID_CATEGORIES);
-        put_pending(w, &w->names, ID_NAMES);
-        put_pending(w, &w->anns, ID_ANNOTATION_NAMES);
+        put_pending(w, &w->cats, ID_CATEGORIES, false);
+        put_pending(w, &w->names, ID_NAMES, false);
+        put_pending(w, &w->anns, ID_ANNOTATION_NAMES, true);
         tp_pbw_end(w->b, m);
     }
     tp_pbw_uint(w->b, TP_SEQ_ID, SEQ_ID);
@@ -279,7 +285,7 @@ static void put_named_desc(pfw *w, uint64_t uuid, uint64_t parent, const char *n
 
 /* ---- counters ---- */
 
-static uint32_t *counter_slot(counter_map *cm, uint32_t process, tp_str name, bool *found)
+static uint32_t *counter_slot(counter_map *cm, uint32_t process, uint32_t name, bool *found)
 {
     if (cm->n * 2 + 2 > cm->cap) {
         size_t ncap = cm->cap ? cm->cap * 2 : 64;
@@ -319,7 +325,7 @@ static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
     tp_buf_put(&w->key, tp_str_get(w->t, w->cur_name), tp_str_len(w->t, w->cur_name));
     tp_buf_putc(&w->key, ' ');
     tp_buf_put(&w->key, key, klen);
-    tp_str s = tp_intern(w->t, w->key.data, w->key.len);
+    uint32_t s = tp_strset_add(&w->own, w->key.data, w->key.len);
     bool found;
     uint32_t *slot = counter_slot(&w->cm, w->cur_process, s, &found);
     if (!found) {
@@ -513,9 +519,12 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     for (size_t j = 0; j < t->ntracks; j++)
         if (live[torder[j]])
             put_track_desc(&w, torder[j], rank[t->tracks[torder[j]].process]++);
-    for (size_t c = 0; c < w.cm.n; c++)
-        put_named_desc(&w, w.counter_base + c, w.puuid[w.cm.process[c]], tp_str_get(t, w.cm.name[c]),
-                       tp_str_len(t, w.cm.name[c]), true, rank[w.cm.process[c]]++);
+    for (size_t c = 0; c < w.cm.n; c++) {
+        size_t len;
+        const char *name = tp_strset_get(&w.own, w.cm.name[c], &len);
+        put_named_desc(&w, w.counter_base + c, w.puuid[w.cm.process[c]], name, len, true,
+                       rank[w.cm.process[c]]++);
+    }
     free(rank);
 
     /* events, track by track */
@@ -555,6 +564,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     interner_free(&w.names);
     interner_free(&w.cats);
     interner_free(&w.anns);
+    tp_strset_free(&w.own);
     tp_buf_free(&w.scratch);
     tp_buf_free(&w.key);
     return 0;
