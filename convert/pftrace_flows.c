@@ -169,7 +169,8 @@ void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_
     free(fl);
 
     /* per slice, ascending; one id once per slice */
-    qsort(ps.p, ps.n, sizeof *ps.p, cmp_pair);
+    if (ps.n)
+        qsort(ps.p, ps.n, sizeof *ps.p, cmp_pair);
     f->start = tp_xcalloc(t->nevents + 2, sizeof *f->start);
     f->ids = tp_xmalloc((ps.n + 1) * sizeof *f->ids);
     size_t n = 0;

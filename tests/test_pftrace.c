@@ -559,6 +559,9 @@ TEST(pftrace_cli_decodes_with_protoc_is_deterministic_and_gzips)
                      0);
     } else
         printf("  note: protoc not installed: skipped the protoc --decode_raw check\n");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q --split steps '%s' -o %s", tp_test_bin(), in,
+                             tp_test_tmp("cli_split.pftrace")),
+                 1); /* --split writes JSON only */
     char *help = NULL;
     CHECK_EQ_INT(tp_test_run(&help, "%s help convert", tp_test_bin()), 0);
     CHECK(help && strstr(help, ".pftrace"));
