@@ -197,7 +197,10 @@ static void packet_end(pfw *w, size_t mark, bool uses_state)
 
 /* ---- track descriptors ---- */
 
-static bool fits_i32(int64_t v) { return v >= 0 && v <= INT32_MAX; }
+/* A pid or tid Perfetto can take as a real process or thread: int32, and not
+ * 0 (in a protobuf trace pid/tid 0 is the kernel's idle "swapper": threads
+ * get that name).  Kineto puts GPUs at pid 0, 1, ... and spans at tid 0. */
+static bool real_id(int64_t v) { return v > 0 && v <= INT32_MAX; }
 
 static void put_str_field(pfw *w, uint32_t field, tp_str s)
 {
@@ -211,20 +214,21 @@ static void put_process_desc(pfw *w, uint32_t p, int rank)
     size_t pk = packet_begin(w);
     size_t td = tp_pbw_begin(w->b, TP_TRACK_DESC);
     tp_pbw_uint(w->b, TD_UUID, w->puuid[p]);
-    if (fits_i32(pr->pid)) {
+    if (real_id(pr->pid)) {
         size_t pd = tp_pbw_begin(w->b, TD_PROCESS);
         tp_pbw_int(w->b, PD_PID, pr->pid);
         if (name)
             put_str_field(w, PD_NAME, name);
         tp_pbw_end(w->b, pd);
     } else {
-        char tmp[48];
-        if (name)
-            put_str_field(w, TD_NAME, name);
-        else {
-            snprintf(tmp, sizeof tmp, "Process %lld", (long long)pr->pid);
-            tp_pbw_bytes(w->b, TD_NAME, tmp, strlen(tmp));
-        }
+        /* a plain track that groups the process's tracks: "<name> (pid N)" */
+        w->key.len = 0;
+        if (name) {
+            tp_buf_put(&w->key, tp_str_get(w->t, name), tp_str_len(w->t, name));
+            tp_buf_printf(&w->key, " (pid %lld)", (long long)pr->pid);
+        } else
+            tp_buf_printf(&w->key, "Process %lld", (long long)pr->pid);
+        tp_pbw_utf8(w->b, TD_NAME, w->key.data, w->key.len, &w->st->bad_utf8);
     }
     tp_pbw_uint(w->b, TD_CHILD_ORDERING, ORDER_EXPLICIT);
     tp_pbw_int(w->b, TD_SIBLING_RANK, rank);
@@ -238,8 +242,9 @@ static void put_track_desc(pfw *w, uint32_t k, int rank)
     const tp_track *tk = &w->t->tracks[k];
     const tp_process *pr = &w->t->processes[tk->process];
     tp_str name = tk->name ? tk->name : tk->key;
-    bool thread = (tk->role == TP_TRACK_HOST || tk->role == TP_TRACK_DEVICE) && fits_i32(pr->pid) &&
-                  fits_i32(tk->tid);
+    /* host threads only: device streams repeat tids across GPUs (stream 7 on
+     * every device), and Perfetto keys threads by tid */
+    bool thread = tk->role == TP_TRACK_HOST && real_id(pr->pid) && real_id(tk->tid);
     size_t pk = packet_begin(w);
     size_t td = tp_pbw_begin(w->b, TP_TRACK_DESC);
     tp_pbw_uint(w->b, TD_UUID, w->tuuid[k]);
