@@ -22,6 +22,13 @@ const tp_command tp_commands[] = {
      "their slices.  An output name ending in .gz is written gzip'ed.  The output\n"
      "is written to a temporary file and renamed when complete.\n"
      "\n"
+     "An output name ending in .pftrace (or .perfetto-trace, each optionally .gz)\n"
+     "is written as a Perfetto protobuf trace instead: the same tracks, slices,\n"
+     "instants, counters and flows, absolute timestamps in ns; Perfetto's UI loads\n"
+     "it with far less memory than JSON (use it for traces over ~1 GB of JSON).\n"
+     "Async events are not written there (counted in the summary line); --split\n"
+     "writes JSON only.  See docs/PFTRACE.md.\n"
+     "\n"
      "options:\n"
      "  -o, --output FILE   output file (required)\n"
      "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
@@ -31,10 +38,12 @@ const tp_command tp_commands[] = {
      "\n"
      "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
      "reasons), warnings, size and time; a warning follows when an output passes\n"
-     "500 MB or a million events (Perfetto's web UI runs out of memory around 1-2 GB\n"
-     "of JSON).  An existing OUTPUT is replaced; the input is never overwritten.\n"
+     "500 MB or a million events, 2 GB for .pftrace (Perfetto's web UI runs out of\n"
+     "memory around 1-2 GB of JSON).  An existing OUTPUT is replaced; the input is\n"
+     "never overwritten.  "
      "With --split, either every part is written or none is.\n" TP_EXIT_CODES_HELP
-     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n",
+     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n"
+     "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n",
      tp_cmd_convert},
     {"stats", "print events, tracks, steps and the kernel table of a trace",
      "usage: tracepress stats INPUT [--json|--csv] [options]\n"
