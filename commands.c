@@ -64,6 +64,8 @@ const tp_command tp_commands[] = {
      "DIR/summary.md (Markdown for a pull-request comment).  Every number is\n"
      "defined in docs/REPORT.md.  Outputs are byte-identical for the same input;\n"
      "dates come from SOURCE_DATE_EPOCH or the trace, never the clock.\n"
+     "Some formats add their own pages after the summary (ETDump: the ExecuTorch\n"
+     "Inspector's event blocks, top operators, time per module with --etrecord).\n"
      "\n"
      "options:\n"
      "  -o, --output DIR    output folder (default: <input base name>.report)\n"

@@ -1,5 +1,6 @@
 /* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
 #include "cli.h"
+#include "format_pages.h"
 #include "output.h"
 #include "pages.h"
 #include "pipeline.h"
@@ -24,6 +25,8 @@ int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
+    const char *invocation = NULL; /* format-specific options (format_pages.h) */
+    bool with_source = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -31,13 +34,16 @@ int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--invocation", &invocation)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
+        } else if (tp_opt_flag(argv, i, "--with-source"))
+            with_source = true;
+        else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
             return tp_print_help(argv[0]);
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
@@ -74,6 +80,14 @@ int tp_cmd_report(int argc, char **argv)
             return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
+    tp_fp_opts fo = {lo.read, 0, with_source};
+    if (invocation) {
+        char *end;
+        long long v = strtoll(invocation, &end, 10);
+        if (*invocation == 0 || *end || v <= 0 || v > 1000000000LL)
+            return tp_usage_error(argv[0], "--invocation takes a positive whole number (got '%s')", invocation);
+        fo.invocation = (size_t)v;
+    }
     char defdir[300];
     if (!dir) {
         char base[256];
@@ -93,6 +107,12 @@ int tp_cmd_report(int argc, char **argv)
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     int rc = TP_EXIT_OK;
+    if (tp_format_pages_build(&s, &fo, &err) < 0) {
+        tp_report_error(path, &err);
+        tp_summary_free(&s);
+        tp_trace_free(&t);
+        return TP_EXIT_INPUT;
+    }
     const char **pngs = NULL;
     tp_buf json = {0}, md = {0};
     char pngdir[4096];
