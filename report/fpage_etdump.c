@@ -169,8 +169,12 @@ static void chart_ops(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     tp_color *cols = tp_xmalloc((n + 1) * sizeof *cols);
     bool any_del = false, any_cpu = false;
     const tp_color cpu = tp_palette(0), del = tp_palette(1);
+    tp_strs S = {0};
     for (size_t i = 0; i < n; i++) {
-        labels[i] = st->ops[i].name;
+        /* delegated events are named by their delegate id: say whose */
+        labels[i] = st->ops[i].delegated && st->ops[i].backend
+                        ? tp_strs_add(&S, "%s [%s]", st->ops[i].name, st->ops[i].backend)
+                        : st->ops[i].name;
         vals[i] = st->ops[i].total_ns;
         cols[i] = st->ops[i].delegated ? del : cpu;
         any_del = any_del || st->ops[i].delegated;
@@ -179,10 +183,9 @@ static void chart_ops(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     tp_legend_item leg[2];
     size_t nleg = 0;
     if (any_cpu)
-        leg[nleg++] = (tp_legend_item){"not delegated (portable/CPU kernels)", cpu};
+        leg[nleg++] = (tp_legend_item){"not delegated", cpu};
     if (any_del)
-        leg[nleg++] = (tp_legend_item){"delegated (backend)", del};
-    tp_strs S = {0};
+        leg[nleg++] = (tp_legend_item){"delegated (run inside a backend)", del};
     const char *title = tp_strs_add(&S, "Top %zu operators by total time (of %zu; all runs, framework events left out)",
                                     n, st->nops);
     tp_barchart c = {.title = title,
@@ -239,9 +242,10 @@ static void page_overview(tp_canvas *cv, const tp_pagectx *pc)
     double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 14, TP_COLOR_TEXT, "ExecuTorch Inspector");
     y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 9, TP_COLOR_MUTED,
                      tp_strs_add(&S,
-                                 "%llu runs, %llu profile events, %llu debug events, %llu program outputs; "
+                                 "%llu run%s, %llu profile events, %llu debug events, %llu program outputs; "
                                  "%zu event blocks; times in the ETDump are %s, shown in ms",
-                                 (unsigned long long)in->nruns, (unsigned long long)in->nprofile,
+                                 (unsigned long long)in->nruns, in->nruns == 1 ? "" : "s",
+                                 (unsigned long long)in->nprofile,
                                  (unsigned long long)in->ndebug, (unsigned long long)in->noutputs, in->nblocks,
                                  in->unit));
     if (in->nalloc_skipped || in->nwraparound || in->nbad_time)

@@ -1,0 +1,308 @@
+/* test_format_pages.c: format-specific report content (report/format_pages.c
+ * and report/fpage_*.c) through `tracepress report`: the PDF passes qpdf,
+ * pdftotext finds the headings and exact numbers, summary.json/summary.md
+ * carry the format's member and section, the PNG charts exist. */
+#pragma GCC diagnostic ignored "-Woverride-init" /* XPROF(...) defaults, then the test's fields */
+#include "etdump_build.h"
+#include "format_pages.h"
+#include "harness.h"
+#include "pipeline.h"
+#include "summary.h"
+
+#include <stdlib.h>
+#include <zip.h>
+
+#define ED_SAMPLE "external/etdump/executorch_tutorial_etdump.etdp"
+#define ED_RECORD "external/etdump/executorch_sample_etrecord.bin"
+
+static bool have_pdf_tools(void)
+{
+    if (tp_test_have("qpdf") && tp_test_have("pdftotext"))
+        return true;
+    fprintf(stderr, "  (skipping: qpdf/pdftotext not installed)\n");
+    return false;
+}
+
+/* `report` into dir, qpdf --check, and the PDF's text (malloc'ed) or NULL. */
+static char *report_text(const char *in, const char *dir, const char *opts)
+{
+    char *out = NULL;
+    int rc = tp_test_run(&out, "'%s' report '%s' -o '%s' %s", tp_test_bin(), in, dir, opts);
+    if (rc != 0)
+        tp_test_fail(__FILE__, __LINE__, "report %s failed (%d): %s", in, rc, out ? out : "");
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s/report.pdf'", dir), 0);
+    free(out);
+    out = NULL;
+    if (tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static void want_all(const char *what, const char *text, const char *const *want, int line)
+{
+    for (int i = 0; want[i]; i++)
+        if (!text || !strstr(text, want[i]))
+            tp_test_fail(__FILE__, line, "%s lacks \"%s\"", what, want[i]);
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tp_test_read_file(p, NULL);
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tp_test_file_exists(p);
+}
+
+/* The text of the JSON value after "key": up to the end of its object. */
+static char *member(const char *json, const char *key)
+{
+    char k[128];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *p = json ? strstr(json, k) : NULL;
+    if (!p)
+        return NULL;
+    p += strlen(k);
+    int depth = 0;
+    bool str = false;
+    const char *q = p;
+    for (; *q; q++) {
+        if (str) {
+            if (*q == '\\')
+                q++;
+            else if (*q == '"')
+                str = false;
+        } else if (*q == '"')
+            str = true;
+        else if (*q == '{' || *q == '[')
+            depth++;
+        else if ((*q == '}' || *q == ']') && --depth == 0) {
+            q++;
+            break;
+        }
+    }
+    return strndup(p, (size_t)(q - p));
+}
+
+TEST(fpages_table_rows)
+{
+    CHECK(tp_format_pages_find("etdump") == &tp_fpages_etdump);
+    CHECK(tp_format_pages_find("kineto") == NULL);
+    CHECK(tp_format_pages_find(NULL) == NULL);
+}
+
+TEST(fpages_etdump_real_sample_report)
+{
+    if (!have_pdf_tools())
+        return;
+    const char *dir = tp_test_tmp("fp_ed");
+    char rec[4096];
+    snprintf(rec, sizeof rec, "--etrecord '%s'", tp_test_shared(ED_RECORD));
+    char *txt = report_text(tp_test_shared(ED_SAMPLE), dir, rec);
+    static const char *const want[] = {"ExecuTorch Inspector", "Inspector: event block \"Default\"",
+                                       "Inspector: event block \"Execute\"", "Top 5 operators by total time",
+                                       "native_call_convolution.out", "1.031719", /* instruction 3 */
+                                       "0.544783",                               /* instruction 0 */
+                                       "Method::execute", "1.898821", "0.002745", /* framework tax */
+                                       "14 OPERATOR_CALL events hidden",
+                                       "Time per module", "maps no event of this ETDump to a module", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+    /* summary.json: the same Inspector object as stats --json */
+    char *js = read_in(dir, "summary.json"), *st = NULL;
+    CHECK_EQ_INT(tp_test_run(&st, "'%s' stats --json '%s' %s", tp_test_bin(), tp_test_shared(ED_SAMPLE), rec), 0);
+    char *a = member(js, "etdump_inspector"), *b = member(st, "etdump_inspector");
+    CHECK(a && b && strlen(a) > 100);
+    CHECK(a && b && strcmp(a, b) == 0);
+    CHECK(a && strstr(a, "\"avg_ms\":1.031719") && strstr(a, "\"avg_ms\":1.898821"));
+    free(a);
+    free(b);
+    free(st);
+    free(js);
+    char *md = read_in(dir, "summary.md");
+    static const char *const wmd[] = {"#### ExecuTorch Inspector", "**Execute** (run 1), framework tax 0.002745 ms",
+                                      "| `native_call_convolution.out` | 3 | 1 | 1.031719 |",
+                                      "png/etdump_operators.png", NULL};
+    want_all("summary.md", md, wmd, __LINE__);
+    free(md);
+    CHECK(exists_in(dir, "png/etdump_operators.png"));
+    CHECK(!exists_in(dir, "png/etdump_modules.png")); /* no module known */
+}
+
+/* Kineto traces get no format member, section or page. */
+TEST(fpages_other_formats_unchanged)
+{
+    const char *dir = tp_test_tmp("fp_kineto");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report golden/example.pt.trace.json -o '%s'", tp_test_bin(), dir), 0);
+    free(out);
+    char *js = read_in(dir, "summary.json"), *md = read_in(dir, "summary.md");
+    CHECK(js && !strstr(js, "etdump_inspector") && md && !strstr(md, "Inspector"));
+    CHECK(!exists_in(dir, "png/etdump_operators.png"));
+    free(js);
+    free(md);
+}
+
+static void zip_put(zip_t *z, const char *name, const char *text)
+{
+    zip_source_t *s = zip_source_buffer(z, text, strlen(text), 0);
+    CHECK(s && zip_file_add(z, name, s, ZIP_FL_OVERWRITE) >= 0);
+}
+
+/* Instruction 0 -> aten.mul.Tensor in module "head"; delegate 2's id 5 ->
+ * aten.add.Tensor in "body.conv" (XnnpackBackend). */
+static const char *write_etrecord(void)
+{
+    const char *path = tp_test_tmp("fp_etrecord.bin");
+    int ze;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    CHECK(z != NULL);
+    if (!z)
+        return path;
+    zip_put(z, "ETRECORD_V0", "");
+    zip_put(z, "debug_handle_map", "{\"forward\": {\"0\": [2]}}");
+    zip_put(z, "delegate_map", "{\"forward\": {\"2\": {\"name\": \"XnnpackBackend\", \"delegate_map\": {\"5\": [3]}}}}");
+    zip_put(z, "edge_dialect_exported_program/forward",
+            "{\"graph_module\": {\"graph\": {\"nodes\": ["
+            "{\"target\": \"aten.mul.Tensor\", \"metadata\": {\"debug_handle\": 2, \"nn_module_stack\": "
+            "\"L__self__,,Net;L__self___head,head,torch.nn.Linear\"}},"
+            "{\"target\": \"aten.add.Tensor\", \"metadata\": {\"debug_handle\": 3, \"nn_module_stack\": "
+            "\"L__self___body,body,Body;L__self___body_conv,body.conv,torch.nn.Conv2d\"}}]}}}");
+    CHECK(zip_close(z) == 0);
+    return path;
+}
+
+static const char *write_bytes(const char *name, const uint8_t *p, size_t n)
+{
+    const char *path = tp_test_tmp(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(p, 1, n, f);
+        fclose(f);
+    }
+    return path;
+}
+
+/* Two identical runs (merged into one block with two samples), a delegated
+ * event, modules from an ETRecord.  Expected: mul 300 and 500 ns -> p50
+ * 0.0004 ms, avg 0.0004, min 0.0003, max 0.0005; delegate 5: 100 and 300 ns;
+ * head 800 ns, body.conv 400 ns. */
+TEST(fpages_etdump_synthetic_merged_runs_delegates_modules)
+{
+    if (!have_pdf_tools())
+        return;
+    const xev r1[] = {
+        XPROF(.name = "native_call_mul.out", .instr = 0, .start = 100, .end = 400),
+        XPROF(.name = "OPERATOR_CALL", .instr = 0, .start = 90, .end = 410),
+        XPROF(.instr = 2, .dint = 5, .start = 500, .end = 600),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 450, .end = 950),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 50, .end = 1000),
+    };
+    const xev r2[] = {
+        XPROF(.name = "native_call_mul.out", .instr = 0, .start = 2100, .end = 2600),
+        XPROF(.name = "OPERATOR_CALL", .instr = 0, .start = 2090, .end = 2610),
+        XPROF(.instr = 2, .dint = 5, .start = 2700, .end = 3000),
+        XPROF(.name = "DELEGATE_CALL", .instr = 2, .start = 2650, .end = 3050),
+        XPROF(.name = "Method::execute", .chain = -1, .instr = 0, .start = 2050, .end = 3100),
+    };
+    const xrun runs[] = {{"Execute", -1, 5, r1, 0}, {"Execute", -1, 5, r2, 0}};
+    size_t n;
+    uint8_t *buf = etdump_build(runs, 2, 1, &n);
+    const char *in = write_bytes("fp_two_runs.etdp", buf, n);
+    free(buf);
+    char opts[4096];
+    snprintf(opts, sizeof opts, "--etrecord '%s'", write_etrecord());
+    const char *dir = tp_test_tmp("fp_ed_syn");
+    char *txt = report_text(in, dir, opts);
+    static const char *const want[] = {"2 identical runs merged (0..1)", "yes (XnnpackBackend)", "aten.mul.Tensor",
+                                       "aten.add.Tensor", "Time per module", "body.conv", "0.0008", "0.0004",
+                                       "0.0003", "0.0005", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+    char *js = read_in(dir, "summary.json");
+    char *a = member(js, "etdump_inspector");
+    CHECK(a && strstr(a, "\"module\":\"head\",\"total_ms\":0.0008,\"events\":1"));
+    CHECK(a && strstr(a, "\"module\":\"body.conv\",\"total_ms\":0.0004,\"events\":1"));
+    CHECK(a && strstr(a, "\"raw_ms\":[0.0003,0.0005],\"p10_ms\":0.00032,\"p50_ms\":0.0004"));
+    free(a);
+    free(js);
+    CHECK(exists_in(dir, "png/etdump_modules.png"));
+    char *md = read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "png/etdump_modules.png") && strstr(md, "2 identical runs merged"));
+    free(md);
+}
+
+/* A run without events: the report still builds and says so. */
+TEST(fpages_etdump_empty_run)
+{
+    if (!have_pdf_tools())
+        return;
+    const xrun run = {"Execute", -1, 0, NULL, 0};
+    size_t n;
+    uint8_t *buf = etdump_build(&run, 1, 1, &n);
+    const char *in = write_bytes("fp_empty.etdp", buf, n);
+    free(buf);
+    const char *dir = tp_test_tmp("fp_ed_empty");
+    char *txt = report_text(in, dir, "");
+    static const char *const want[] = {"ExecuTorch Inspector", "no operator events to chart", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+}
+
+TEST(fpages_report_option_errors)
+{
+    const char *dir = tp_test_tmp("fp_err");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --etrecord /nonexistent/rec.bin", tp_test_bin(),
+                             tp_test_shared(ED_SAMPLE), dir),
+                 2);
+    CHECK(out && strstr(out, "rec.bin"));
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --time-scale furlongs", tp_test_bin(),
+                             tp_test_shared(ED_SAMPLE), dir),
+                 2);
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --invocation 0", tp_test_bin(),
+                             tp_test_shared(ED_SAMPLE), dir),
+                 1);
+    CHECK(out && strstr(out, "--invocation"));
+    free(out);
+}
+
+/* The ETDump pages through the recording backend (the real sample, no ETRecord). */
+TEST(fpages_etdump_golden_pages)
+{
+    tp_load_opts lo = {0};
+    tp_err err = {0};
+    tp_trace t;
+    tp_trace_init(&t);
+    CHECK_EQ_INT(tp_load(tp_test_shared(ED_SAMPLE), &lo, &t, &err), 0);
+    tp_report_opts ro = {"executorch_tutorial_etdump.etdp", NULL, 0};
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    tp_fp_opts fo = {lo.read, 0, false};
+    CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
+    CHECK(s.fp == &tp_fpages_etdump);
+    tp_buf rec = {0};
+    tp_canvas *cv = tp_canvas_rec(&rec);
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
+    tp_format_pages_draw(cv, &pc);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    CHECK(rec.len > 1000);
+    CHECK_GOLDEN("fpages_etdump.rec", rec.data, rec.len);
+    tp_buf_free(&rec);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+}
