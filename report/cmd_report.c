@@ -26,7 +26,6 @@ int tp_cmd_report(int argc, char **argv)
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
     const char *invocation = NULL; /* format-specific options (format_pages.h) */
-    bool with_source = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -41,9 +40,7 @@ int tp_cmd_report(int argc, char **argv)
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if (tp_opt_flag(argv, i, "--with-source"))
-            with_source = true;
-        else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
+        } else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
             return tp_print_help(argv[0]);
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
@@ -80,7 +77,7 @@ int tp_cmd_report(int argc, char **argv)
             return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
-    tp_fp_opts fo = {lo.read, 0, with_source};
+    tp_fp_opts fo = {lo.read, 0};
     if (invocation) {
         char *end;
         long long v = strtoll(invocation, &end, 10);

@@ -9,6 +9,7 @@
 /* One row per format with its own report content. */
 static const tp_format_pages *const rows[] = {
     &tp_fpages_etdump,
+    &tp_fpages_plaidml,
 };
 
 const tp_format_pages *tp_format_pages_find(const char *format)

@@ -14,9 +14,8 @@
 
 /* The report options only some formats look at. */
 typedef struct tp_fp_opts {
-    tp_read_opts read;  /* --etrecord, --time-scale (ETDump) */
+    tp_read_opts read;  /* --etrecord, --time-scale (ETDump), --with-source (PlaidML) */
     size_t invocation;  /* --invocation N (PlaidML; 0 = the format's default) */
-    bool with_source;   /* --with-source (PlaidML) */
 } tp_fp_opts;
 
 /* One PNG chart: png/<file>, 800x480 pt like the generic charts. */
@@ -42,6 +41,7 @@ typedef struct tp_format_pages {
 } tp_format_pages;
 
 extern const tp_format_pages tp_fpages_etdump;
+extern const tp_format_pages tp_fpages_plaidml;
 
 /* The row for t->format, or NULL. */
 const tp_format_pages *tp_format_pages_find(const char *format);

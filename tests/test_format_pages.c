@@ -292,7 +292,7 @@ TEST(fpages_etdump_golden_pages)
     tp_report_opts ro = {"executorch_tutorial_etdump.etdp", NULL, 0};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
-    tp_fp_opts fo = {lo.read, 0, false};
+    tp_fp_opts fo = {lo.read, 0};
     CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
     CHECK(s.fp == &tp_fpages_etdump);
     tp_buf rec = {0};
