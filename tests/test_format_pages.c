@@ -415,3 +415,29 @@ TEST(fpages_plaidml_golden_pages)
     tp_summary_free(&s);
     tp_trace_free(&t);
 }
+
+/* 150 events in one block: the table runs over several pages, header repeated. */
+TEST(fpages_etdump_long_block_paginates)
+{
+    if (!have_pdf_tools())
+        return;
+    enum { N = 150 };
+    static xev ev[N];
+    static char names[N][16];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "op_%03d", i);
+        ev[i] = XPROF(.name = names[i], .instr = i, .start = 1000 * (uint64_t)i, .end = 1000 * (uint64_t)i + 10 + i);
+    }
+    const xrun run = {"Execute", -1, N, ev, 0};
+    size_t n;
+    uint8_t *buf = etdump_build(&run, 1, 1, &n);
+    const char *in = write_bytes("fp_long.etdp", buf, n);
+    free(buf);
+    const char *dir = tp_test_tmp("fp_ed_long");
+    char *txt = report_text(in, dir, "");
+    static const char *const want[] = {"Events of block \"Execute\" (times in ms) (continued)", "op_000", "op_149",
+                                       "0.000159", /* op_149: 10 + 149 ns */
+                                       "Top 80 operators by total time (of 150", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+}
