@@ -8,6 +8,7 @@ const tp_format *const tp_formats[] = {
     &tp_format_xplane,
     &tp_format_etdump,
     &tp_format_plaidml,
+    &tp_format_dvdt,
     NULL,
 };
 

@@ -35,6 +35,7 @@ extern const tp_format tp_format_chrome; /* Chrome trace JSON, PyTorch profiler 
 extern const tp_format tp_format_xplane; /* TensorFlow / JAX XSpace (convert/xplane_read.c) */
 extern const tp_format tp_format_etdump; /* ExecuTorch ETDump (convert/etdump_read.c) */
 extern const tp_format tp_format_plaidml; /* PlaidML / Vertex.AI event log (eventlog.gz) */
+extern const tp_format tp_format_dvdt;   /* dv/dt prof OpenCL traces and CK experiment points */
 
 /* NULL-terminated list of all formats, in `tracepress formats` order. */
 extern const tp_format *const tp_formats[];
