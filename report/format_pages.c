@@ -10,6 +10,7 @@
 static const tp_format_pages *const rows[] = {
     &tp_fpages_etdump,
     &tp_fpages_plaidml,
+    &tp_fpages_dvdt,
 };
 
 const tp_format_pages *tp_format_pages_find(const char *format)

@@ -97,6 +97,7 @@ TEST(fpages_table_rows)
 {
     CHECK(tp_format_pages_find("etdump") == &tp_fpages_etdump);
     CHECK(tp_format_pages_find("plaidml") == &tp_fpages_plaidml);
+    CHECK(tp_format_pages_find("dvdt") == &tp_fpages_dvdt);
     CHECK(tp_format_pages_find("kineto") == NULL);
     CHECK(tp_format_pages_find(NULL) == NULL);
 }
@@ -440,4 +441,159 @@ TEST(fpages_etdump_long_block_paginates)
                                        "Top 80 operators by total time (of 150", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
+
+/* ---- dv/dt ---- */
+
+#define DVDT_REAL "external/dvdt/dvdt_prof_armcl_tmp-dvdt-prof.json"
+
+static const char *write_text(const char *name, const char *text)
+{
+    return write_bytes(name, (const uint8_t *)text, strlen(text));
+}
+
+/* Expected numbers computed independently (Python statistics over the raw
+ * file's profiling end - start and start - queued). */
+TEST(fpages_dvdt_real_trace_report)
+{
+    if (!have_pdf_tools())
+        return;
+    const char *dir = tp_test_tmp("fp_dvdt");
+    char *txt = report_text(tp_test_shared(DVDT_REAL), dir, "");
+    static const char *const want[] = {"dv/dt: execution time per kernel", "dv/dt: queue wait per kernel",
+                                       "dv/dt: per position", "100 kernel executions of 12 kernels",
+                                       "38604.622 us in all", "batchnormalization_layer",
+                                       "1962.768", /* total of its 27 executions */
+                                       "72.695",   /* mean 72695.111 ns */
+                                       "59.233",   /* std (ddof=1) 59232.681 ns */
+                                       "335.852",  /* mean queue wait */
+                                       "16978.827", "2425.547", "522.793", /* direct_convolution1x1_f32_bifrost_7 */
+                                       NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    CHECK(txt && !strstr(txt, "GEMM sizes") && !strstr(txt, "CK repetitions"));
+    free(txt);
+    char *js = read_in(dir, "summary.json");
+    char *a = member(js, "dvdt");
+    CHECK(a && strstr(a, "{\"name\":\"batchnormalization_layer\",\"exec_total_ns\":1962768,\"exec\":{\"count\":27,"
+                         "\"mean_ns\":72695.111,\"std_ns\":59232.681,\"min_ns\":22918.000,"));
+    CHECK(a && strstr(a, "\"queue_wait\":{\"count\":27,\"mean_ns\":335852.037,"));
+    CHECK(a && strstr(a, "\"gemms\":[]"));
+    free(a);
+    free(js);
+    char *md = read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "#### dv/dt (OpenCL)") && strstr(md, "execution time 38604.622 us"));
+    free(md);
+    CHECK(!exists_in(dir, "png/dvdt_repetitions.png"));
+}
+
+static void ck_rep(tp_buf *b, int rep)
+{
+    /* kA: exec 10000 + 1000*rep ns; kB: exec 20000 ns; time_fw_ms 12.5 + rep */
+    tp_buf_printf(b,
+                  "%s{\"compile\":{},\"run\":{\"run_success\":\"yes\",\"time_fw_ms\":%d.5,\"dvdt_prof\":["
+                  "{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"kA\",\"queue\":\"0x3000\",\"kernel\":\"0x5000\","
+                  "\"gws\":[8,1,1],\"lws\":[8,1,1],\"gwo\":[0,0,0],\"profiling\":{\"queued\":5000000,\"submit\":5001000,"
+                  "\"start\":5002000,\"end\":%d},\"timestamp\":{\"start\":\"2018-05-20T12:40:04.000000\","
+                  "\"end\":\"2018-05-20T12:40:04.000050\"}},"
+                  "{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"kB\",\"queue\":\"0x3000\",\"kernel\":\"0x6000\","
+                  "\"gws\":[8,1,1],\"lws\":[8,1,1],\"gwo\":[0,0,0],\"profiling\":{\"queued\":6000000,\"submit\":6001000,"
+                  "\"start\":6002000,\"end\":6022000},\"timestamp\":{\"start\":\"2018-05-20T12:40:04.001000\","
+                  "\"end\":\"2018-05-20T12:40:04.001050\"}}],"
+                  "\"per_layer_info\":[{\"direction\":\"forward\",\"index\":1,\"label\":\"01: conv1\",\"time_ms\":0.5,"
+                  "\"time_s\":0.0005,\"timestamp\":\"0520 12:40:04.000000\"},"
+                  "{\"direction\":\"forward\",\"index\":2,\"label\":\"02: relu1\",\"time_ms\":0.3,"
+                  "\"time_s\":0.0003,\"timestamp\":\"0520 12:40:04.000900\"}]}}",
+                  rep ? "," : "", 12 + rep, 5002000 + 10000 + 1000 * rep);
+}
+
+/* CK point, 3 repetitions: kernel execution per repetition 30, 31, 32 us
+ * (mean 31, std 1); time_fw 12.5, 13.5, 14.5 ms; layers conv1 (kA) and relu1 (kB). */
+TEST(fpages_dvdt_ck_point_repetitions_and_layers)
+{
+    if (!have_pdf_tools())
+        return;
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\n  \"characteristics_list\": [");
+    for (int r = 0; r < 3; r++)
+        ck_rep(&b, r);
+    tp_buf_puts(&b, "]}\n");
+    tp_buf_putc(&b, 0);
+    const char *in = write_text("ckp-fedcba9876543210.0001.json", b.data);
+    tp_buf_free(&b);
+    const char *dir = tp_test_tmp("fp_dvdt_ck");
+    char *txt = report_text(in, dir, "");
+    static const char *const want[] = {"dv/dt: CK repetitions", "Kernel execution per repetition (n=3)",
+                                       "CK time_fw_ms (n=3)", "kernel execution: mean 31.000 us, std 1.000 us",
+                                       "time_fw: mean 13500.000 us, std 1000.000 us", "dv/dt: per-layer timing",
+                                       "01: conv1", "kA x1 10.000", "kB x1 20.000", "14500.000", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+    char *js = read_in(dir, "summary.json");
+    char *a = member(js, "dvdt");
+    CHECK(a && strstr(a, "\"repetitions\":[{\"repetition\":0,\"kernels\":2,\"exec_total_ns\":30000,\"time_fw_ns\":12500000},"));
+    CHECK(a && strstr(a, "\"repetition_exec\":{\"count\":3,\"mean_ns\":31000.000,\"std_ns\":1000.000,"));
+    CHECK(a && strstr(a, "{\"repetition\":2,\"label\":\"02: relu1\",\"time_ns\":300000,\"kernels\":1,\"kernel_ns\":20000,"
+                         "\"parts\":[{\"name\":\"kB\",\"count\":1,\"total_ns\":20000}]}"));
+    free(a);
+    free(js);
+    CHECK(exists_in(dir, "png/dvdt_repetitions.png"));
+}
+
+#define ND(name, kernel, q, s, st, e, t0, t1)                                                                  \
+    "{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"" name "\",\"queue\":\"0x3000\",\"kernel\":\"" kernel    \
+    "\",\"gwo\":[0,0,0],\"gws\":[64,1,1],\"lws\":[0,0,0],\"event_wait_list\":[],\"event\":\"0\","             \
+    "\"profiling\":{\"queued\":" q ",\"submit\":" s ",\"start\":" st ",\"end\":" e "},"                       \
+    "\"timestamp\":{\"start\":\"" t0 "\",\"end\":\"" t1 "\"},\"errcode\":0}"
+
+/* A GEMM with M=128, N=256, K=64 run twice in 2,097,152 ns each: 2 GFLOP/s. */
+TEST(fpages_dvdt_gemm_sizes)
+{
+    if (!have_pdf_tools())
+        return;
+    const char *in = write_text(
+        "fp_gemm.json",
+        "[{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":0,\"arg_size\":4,\"arg_value\":\"80000000\"},"
+        "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":1,\"arg_size\":4,\"arg_value\":\"00010000\"},"
+        "{\"call\":\"clSetKernelArg\",\"kernel\":\"0x9000\",\"arg_index\":2,\"arg_size\":4,\"arg_value\":\"40000000\"},"
+        ND("XgemmDirectNN", "0x9000", "1000", "1000", "2000", "2099152", "2020-01-01T00:00:00.000010",
+           "2020-01-01T00:00:00.003000") ","
+        ND("XgemmDirectNN", "0x9000", "3000000", "3000000", "3000000", "5097152", "2020-01-01T00:00:00.004000",
+           "2020-01-01T00:00:00.008000") "]");
+    const char *dir = tp_test_tmp("fp_dvdt_gemm");
+    char *txt = report_text(in, dir, "");
+    static const char *const want[] = {"dv/dt: GEMM sizes and GFLOP/s", "XgemmDirectNN", "4194.304", "0.008389",
+                                       "2.000", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+    char *js = read_in(dir, "summary.json");
+    char *a = member(js, "dvdt");
+    CHECK(a && strstr(a, "\"gemms\":[{\"name\":\"XgemmDirectNN\",\"M\":128,\"N\":256,\"K\":64,\"count\":2,"
+                         "\"total_ns\":4194304,\"gflop\":0.008389,\"gflops\":2.000}]"));
+    free(a);
+    free(js);
+}
+
+/* The dv/dt pages of the real trace through the recording backend. */
+TEST(fpages_dvdt_golden_pages)
+{
+    tp_load_opts lo = {0};
+    tp_err err = {0};
+    tp_trace t;
+    tp_trace_init(&t);
+    CHECK_EQ_INT(tp_load(tp_test_shared(DVDT_REAL), &lo, &t, &err), 0);
+    tp_report_opts ro = {"dvdt_prof_armcl_tmp-dvdt-prof.json", NULL, 0};
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    tp_fp_opts fo = {lo.read, 0};
+    CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
+    CHECK(s.fp == &tp_fpages_dvdt);
+    tp_buf rec = {0};
+    tp_canvas *cv = tp_canvas_rec(&rec);
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
+    tp_format_pages_draw(cv, &pc);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    CHECK(rec.len > 1000);
+    CHECK_GOLDEN("fpages_dvdt.rec", rec.data, rec.len);
+    tp_buf_free(&rec);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
 }
