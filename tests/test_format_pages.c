@@ -597,3 +597,21 @@ TEST(fpages_dvdt_golden_pages)
     tp_summary_free(&s);
     tp_trace_free(&t);
 }
+
+/* API calls but no kernel execution: a report that says so. */
+TEST(fpages_dvdt_no_kernels)
+{
+    if (!have_pdf_tools())
+        return;
+    const char *in = write_text("fp_dvdt_nok.json",
+                                "[{\"call\":\"clFinish\",\"queue\":\"0x3000\",\"timestamp\":{\"start\":"
+                                "\"2020-01-01T00:00:00.000010\",\"end\":\"2020-01-01T00:00:00.000020\"},\"errcode\":0}]");
+    const char *dir = tp_test_tmp("fp_dvdt_nok");
+    char *txt = report_text(in, dir, "");
+    static const char *const want[] = {"dv/dt: nothing to show", "no kernel executions", NULL};
+    want_all("pdftotext", txt, want, __LINE__);
+    free(txt);
+    char *js = read_in(dir, "summary.json");
+    CHECK(js && strstr(js, "\"dvdt\":{\"kernels\":[],"));
+    free(js);
+}
