@@ -441,6 +441,7 @@ TEST(fpages_etdump_long_block_paginates)
                                        "Top 80 operators by total time (of 150", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
+}
 
 /* ---- dv/dt ---- */
 
