@@ -3,6 +3,7 @@
 #include "format_pages.h"
 #include "output.h"
 #include "pages.h"
+#include "report_write.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -10,16 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tp_out *o = tp_out_open(path, NULL, err);
-    if (!o)
-        return -1;
-    tp_out_write(o, b->data, b->len);
-    return tp_out_commit(o, err);
-}
 
 int tp_cmd_report(int argc, char **argv)
 {
@@ -104,31 +95,10 @@ int tp_cmd_report(int argc, char **argv)
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     int rc = TP_EXIT_OK;
-    if (tp_format_pages_build(&s, &fo, &err) < 0) {
-        tp_report_error(path, &err);
-        tp_summary_free(&s);
-        tp_trace_free(&t);
-        return TP_EXIT_INPUT;
-    }
-    const char **pngs = NULL;
-    tp_buf json = {0}, md = {0};
-    char pngdir[4096];
-    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
-    if (tp_mkdirs(pngdir, &err) < 0 || tp_report_pages(&s, dir, &po, &pngs, &err) < 0) {
-        tp_report_error(dir, &err);
-        rc = TP_EXIT_INPUT;
-        goto done;
-    }
-    tp_summary_json(&s, &json);
-    tp_summary_md(&s, pngs, &md);
-    if (write_file(dir, "summary.json", &json, &err) < 0 || write_file(dir, "summary.md", &md, &err) < 0) {
-        tp_report_error(dir, &err);
+    if (tp_report_write(&s, &fo, &po, dir, &err) < 0) {
+        tp_report_error(err.where[0] || !err.msg[0] ? dir : path, &err);
         rc = TP_EXIT_INPUT;
     }
-done:
-    free(pngs);
-    tp_buf_free(&json);
-    tp_buf_free(&md);
     tp_summary_free(&s);
     tp_trace_free(&t);
     return rc;
