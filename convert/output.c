@@ -213,6 +213,20 @@ void tp_out_abort(tp_out *o)
     release(o);
 }
 
+int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err)
+{
+    char path[4096];
+    if (dir)
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    tp_out *o = tp_out_open(path, NULL, err);
+    if (!o)
+        return -1;
+    tp_out_write(o, data, len);
+    return tp_out_commit(o, err);
+}
+
 int tp_mkdirs(const char *path, tp_err *err)
 {
     char *p = tp_xstrdup(path);
