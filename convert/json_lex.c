@@ -9,6 +9,7 @@ int tp_json_string(const char *p, const char *end, const char **s, size_t *len, 
 {
     const char *q = p + 1;
     bool esc = false;
+    *escaped = false;
     for (;;) {
         /* fast scan: memchr for the quote, then look for backslashes before it */
         const char *quote = memchr(q, '"', (size_t)(end - q));

@@ -150,6 +150,25 @@ const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
     return t->args_data + handle - 1 + 4;
 }
 
+void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t *alen, const char **extra,
+                   size_t *elen)
+{
+    size_t len;
+    const char *s = tp_args_get(t, handle, &len);
+    *args = s;
+    *alen = len;
+    *extra = NULL;
+    *elen = 0;
+    if (!s)
+        return;
+    const char *sep = memchr(s, '\x1f', len);
+    if (sep) {
+        *alen = (size_t)(sep - s);
+        *extra = sep + 1;
+        *elen = len - *alen - 1;
+    }
+}
+
 /* ---- args builder ---- */
 
 void tp_argb_reset(tp_argb *b)
@@ -339,18 +358,11 @@ uint32_t tp_event_add(tp_trace *t, const tp_event *e)
 
 /* ---- warnings ---- */
 
+static void count_in(tp_warning *list, size_t *n, size_t cap, const char *what, uint64_t k);
+
 void tp_warn(tp_trace *t, const char *what, uint64_t n)
 {
-    for (size_t i = 0; i < t->nwarnings; i++)
-        if (strcmp(t->warnings[i].what, what) == 0) {
-            t->warnings[i].count += n;
-            return;
-        }
-    if (t->nwarnings < sizeof t->warnings / sizeof t->warnings[0]) {
-        t->warnings[t->nwarnings].what = what;
-        t->warnings[t->nwarnings].count = n;
-        t->nwarnings++;
-    }
+    count_in(t->warnings, &t->nwarnings, sizeof t->warnings / sizeof t->warnings[0], what, n);
 }
 
 uint64_t tp_warning_count(const tp_trace *t, const char *what)
@@ -359,6 +371,36 @@ uint64_t tp_warning_count(const tp_trace *t, const char *what)
         if (strcmp(t->warnings[i].what, what) == 0)
             return t->warnings[i].count;
     return 0;
+}
+
+static void count_in(tp_warning *list, size_t *n, size_t cap, const char *what, uint64_t k)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(list[i].what, what) == 0) {
+            list[i].count += k;
+            return;
+        }
+    if (*n < cap) {
+        list[*n].what = what;
+        list[*n].count = k;
+        ++*n;
+    }
+}
+
+void tp_drop(tp_trace *t, uint32_t i, const char *why)
+{
+    if (t->events[i].flags & TP_EV_DROPPED)
+        return;
+    t->events[i].flags |= TP_EV_DROPPED;
+    count_in(t->drops, &t->ndrops, sizeof t->drops / sizeof t->drops[0], why, 1);
+}
+
+uint64_t tp_dropped_total(const tp_trace *t)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->ndrops; i++)
+        n += t->drops[i].count;
+    return n;
 }
 
 /* ---- categories ---- */

@@ -13,8 +13,9 @@
  *   Anything an analysis allocates for itself (tables, sorted copies) is owned
  *   by the struct it returns and released by that struct's own _free().
  *
- * Times are int64 nanoseconds on the trace's own clock (for Chrome input: the
- * absolute time, baseTimeNanoseconds included).  Writers rebase.
+ * Times are int64 nanoseconds on the trace's own clock; the absolute time of
+ * an event is trace->base_ns + event.ts (Chrome input keeps its
+ * baseTimeNanoseconds there).  Writers rebase on the earliest event.
  *
  * Adding an input format: see docs/ARCHITECTURE.md "Adding a reader". */
 #ifndef TP_MODEL_H
@@ -146,6 +147,8 @@ typedef struct tp_trace {
 
     tp_warning warnings[32];
     size_t nwarnings;
+    tp_warning drops[16];  /* events removed on purpose, by reason */
+    size_t ndrops;
     uint64_t events_in;    /* events read from the input, before any repair */
 } tp_trace;
 
@@ -162,6 +165,11 @@ size_t tp_str_len(const tp_trace *t, tp_str id);
  * and returns a handle (0 for empty input). */
 uint64_t tp_args_add(tp_trace *t, const char *json, size_t len);
 const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len);
+/* A record may carry event-level keys the Chrome reader did not interpret
+ * ("tts", "cname", ...) after a 0x1F byte: "{args}\x1f,\"tts\":12".  This
+ * splits a record into the args object (may be empty) and those extras. */
+void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t *alen, const char **extra,
+                   size_t *elen);
 
 /* Builder for args made by non-JSON readers.  Values are escaped correctly. */
 typedef struct tp_argb {
@@ -198,6 +206,9 @@ void tp_event_init(tp_event *e);                       /* zero, link/op = TP_NON
 /* Warnings: counted by name; `what` must be a string literal. */
 void tp_warn(tp_trace *t, const char *what, uint64_t n);
 uint64_t tp_warning_count(const tp_trace *t, const char *what);
+/* Mark event i dropped (not written, not analysed) and count the reason. */
+void tp_drop(tp_trace *t, uint32_t i, const char *why);
+uint64_t tp_dropped_total(const tp_trace *t);
 
 /* Kind of a Chrome/Kineto category name (both vocabularies). */
 tp_kind tp_kind_from_cat(const char *cat, size_t len);

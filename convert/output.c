@@ -137,6 +137,7 @@ static void push(tp_out *o, const unsigned char *p, size_t n, int flush)
 
 static void flush_buf(tp_out *o, int zflush)
 {
+    o->bytes += o->buf.len;
     push(o, (unsigned char *)o->buf.data, o->buf.len, zflush);
     o->buf.len = 0;
 }
@@ -144,7 +145,6 @@ static void flush_buf(tp_out *o, int zflush)
 void tp_out_write(tp_out *o, const void *p, size_t n)
 {
     tp_buf_put(&o->buf, p, n);
-    o->bytes += n;
     tp_out_maybe_flush(o);
 }
 
@@ -158,7 +158,7 @@ void tp_out_maybe_flush(tp_out *o)
         flush_buf(o, Z_NO_FLUSH);
 }
 
-uint64_t tp_out_bytes(const tp_out *o) { return o->bytes; }
+uint64_t tp_out_bytes(const tp_out *o) { return o->bytes + o->buf.len; }
 
 static void release(tp_out *o)
 {
@@ -176,6 +176,7 @@ static void release(tp_out *o)
 int tp_out_commit(tp_out *o, tp_err *err)
 {
     if (o->gzip) {
+        o->bytes += o->buf.len;
         push(o, (unsigned char *)o->buf.data, o->buf.len, Z_FINISH);
         o->buf.len = 0;
     } else {

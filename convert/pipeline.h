@@ -16,6 +16,7 @@
 typedef struct tp_load_opts {
     tp_read_opts read;
     const char *format;      /* force a format by name, or NULL to detect */
+    bool no_links;           /* skip linking (stats without --steps does not need it) */
     bool has_steps;          /* --steps A:B given */
     int64_t step_first, step_last;
 } tp_load_opts;

@@ -1,0 +1,971 @@
+/* chrome_read.c: streaming reader for Chrome Trace Event JSON, including
+ * PyTorch profiler / Kineto traces (spec: shared/specs/KINETO.md §1, §4).
+ *
+ * Streaming without a document tree: the input is read in chunks into one
+ * buffer; the parser handles one *unit* at a time (one event, or one
+ * top-level key and its value).  Parsing a unit has no side effects until it
+ * is complete, so when a unit runs past the end of the buffer the reader
+ * keeps the unit's bytes, refills, and parses it again from its start.
+ * Memory therefore grows with the events kept, not with the document.
+ *
+ * Times: `ts`/`dur` are microseconds as decimal text; they are converted to
+ * integer nanoseconds exactly (tp_parse_fixed), never through a double. */
+#include "formats.h"
+#include "json_lex.h"
+#include "json_write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK (4u << 20)
+
+/* A token's text inside the buffer. */
+typedef struct span {
+    const char *p;
+    size_t n;
+    bool str;     /* was a JSON string */
+    bool escaped; /* string with backslash escapes */
+} span;
+
+/* One event as parsed, pointing into the buffer; committed all at once. */
+typedef struct raw_event {
+    span ph, name, cat, ts, dur, pid, tid, id, bp, scope;
+    const char *args;
+    size_t args_n;
+    tp_buf *extra; /* other keys, as "\"key\":value" pieces */
+    bool has_corr;
+    int64_t corr;
+    /* 'M' args we interpret */
+    span m_name, m_labels, m_sort;
+} raw_event;
+
+/* (pid text, tid text) -> track cache: events repeat a handful of pairs. */
+typedef struct track_slot {
+    tp_str pid, tid; /* interned raw texts; pid==0 && tid==0 means empty */
+    bool pid_str, tid_str;
+    uint32_t track;
+    bool used;
+} track_slot;
+
+typedef struct reader {
+    tp_input *in;
+    tp_trace *t;
+    const tp_read_opts *o;
+    tp_err *err;
+    char *buf;
+    size_t cap, len, pos;
+    uint64_t buf_off; /* input offset of buf[0] */
+    bool eof;
+    tp_buf extra;     /* scratch for extra keys */
+    tp_buf scratch;   /* scratch for unescaping */
+    track_slot *slots;
+    size_t nslots;
+    /* open B events per track: stack of event indexes */
+    uint32_t **bstack;
+    size_t *bdepth, *bcap;
+    size_t bstack_tracks;
+    uint64_t bad_utf8;
+    bool top_is_array;
+    bool saw_events_key;
+} reader;
+
+/* ---- buffer management ---- */
+
+static int refill(reader *r, size_t keep_from)
+{
+    /* move the unfinished unit to the front and read more after it */
+    size_t keep = r->len - keep_from;
+    if (keep_from > 0) {
+        memmove(r->buf, r->buf + keep_from, keep);
+        r->buf_off += keep_from;
+        r->pos -= keep_from;
+    }
+    r->len = keep;
+    if (r->cap - r->len < CHUNK / 2) {
+        /* a unit larger than half the buffer: grow */
+        r->cap = r->cap * 2;
+        r->buf = tp_xrealloc(r->buf, r->cap + 1);
+    }
+    long n = tp_input_read(r->in, r->buf + r->len, r->cap - r->len, r->err);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        r->eof = true;
+    r->len += (size_t)n;
+    r->buf[r->len] = 0;
+    return 0;
+}
+
+static uint64_t off_of(const reader *r, const char *p) { return r->buf_off + (uint64_t)(p - r->buf); }
+
+/* ---- value helpers ---- */
+
+static int scan_scalar(const char *p, const char *end, span *s, const char **next, const char **why)
+{
+    if (p >= end)
+        return TP_JL_MORE;
+    if (*p == '"') {
+        bool esc;
+        int k = tp_json_string(p, end, &s->p, &s->n, &esc, next, why);
+        s->str = true;
+        s->escaped = esc;
+        return k;
+    }
+    const char *start = p;
+    int k = tp_json_skip(p, end, next, why);
+    if (k)
+        return k;
+    /* trim trailing whitespace that skip consumed */
+    const char *e = *next;
+    while (e > start && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\r' || e[-1] == '\t'))
+        e--;
+    s->p = start;
+    s->n = (size_t)(e - start);
+    s->str = false;
+    s->escaped = false;
+    return TP_JL_OK;
+}
+
+static bool key_is(const char *k, size_t n, const char *lit)
+{
+    size_t l = strlen(lit);
+    return n == l && memcmp(k, lit, l) == 0;
+}
+
+/* Scan an args object: find its end and pick out the keys analyses need. */
+static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, bool meta, const char **next,
+                     const char **why)
+{
+    const char *start = p;
+    if (*p != '{') {
+        /* args that are not an object are not valid Trace Event Format: dropped */
+        ev->args = NULL;
+        ev->args_n = 0;
+        return tp_json_skip(p, end, next, why);
+    }
+    p = tp_json_ws(p + 1, end);
+    if (p >= end)
+        return TP_JL_MORE;
+    if (*p != '}') {
+        for (;;) {
+            if (p >= end)
+                return TP_JL_MORE;
+            if (*p != '"') {
+                *why = "expected a key in args";
+                return TP_JL_BAD;
+            }
+            const char *k;
+            size_t kn;
+            bool kesc;
+            int rc = tp_json_string(p, end, &k, &kn, &kesc, &p, why);
+            if (rc)
+                return rc;
+            p = tp_json_ws(p, end);
+            if (p >= end)
+                return TP_JL_MORE;
+            if (*p != ':') {
+                *why = "expected ':' in args";
+                return TP_JL_BAD;
+            }
+            p = tp_json_ws(p + 1, end);
+            span v;
+            rc = scan_scalar(p, end, &v, &p, why);
+            if (rc)
+                return rc;
+            if (!v.str && (key_is(k, kn, "correlation") || key_is(k, kn, "correlationId"))) {
+                int64_t c;
+                if (tp_parse_int(v.p, v.n, &c) == 0) {
+                    ev->has_corr = true;
+                    ev->corr = c;
+                }
+            } else if (meta) {
+                if (key_is(k, kn, "name"))
+                    ev->m_name = v;
+                else if (key_is(k, kn, "labels"))
+                    ev->m_labels = v;
+                else if (key_is(k, kn, "sort_index"))
+                    ev->m_sort = v;
+            }
+            p = tp_json_ws(p, end);
+            if (p >= end)
+                return TP_JL_MORE;
+            if (*p == ',') {
+                p = tp_json_ws(p + 1, end);
+                continue;
+            }
+            if (*p == '}')
+                break;
+            *why = "expected ',' or '}' in args";
+            return TP_JL_BAD;
+        }
+    }
+    p++;
+    ev->args = start;
+    ev->args_n = (size_t)(p - start);
+    *next = p;
+    (void)r;
+    return TP_JL_OK;
+}
+
+/* Parse one event object at p.  No side effects on the trace. */
+static int parse_event(reader *r, const char *p, const char *end, raw_event *ev, const char **next,
+                       const char **why)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->extra = &r->extra;
+    r->extra.len = 0;
+    /* p at '{' */
+    p = tp_json_ws(p + 1, end);
+    if (p >= end)
+        return TP_JL_MORE;
+    if (*p == '}') {
+        *next = p + 1;
+        return TP_JL_OK;
+    }
+    bool is_meta_hint = false;
+    for (;;) {
+        if (p >= end)
+            return TP_JL_MORE;
+        if (*p != '"') {
+            *why = "expected a key in event";
+            return TP_JL_BAD;
+        }
+        const char *k;
+        size_t kn;
+        bool kesc;
+        const char *key_start = p;
+        int rc = tp_json_string(p, end, &k, &kn, &kesc, &p, why);
+        if (rc)
+            return rc;
+        p = tp_json_ws(p, end);
+        if (p >= end)
+            return TP_JL_MORE;
+        if (*p != ':') {
+            *why = "expected ':' after key";
+            return TP_JL_BAD;
+        }
+        p = tp_json_ws(p + 1, end);
+        if (p >= end)
+            return TP_JL_MORE;
+        span *dst = NULL;
+        switch (kn) {
+        case 2:
+            if (k[0] == 'p' && k[1] == 'h')
+                dst = &ev->ph;
+            else if (k[0] == 't' && k[1] == 's')
+                dst = &ev->ts;
+            else if (k[0] == 'i' && k[1] == 'd')
+                dst = &ev->id;
+            else if (k[0] == 'b' && k[1] == 'p')
+                dst = &ev->bp;
+            break;
+        case 1:
+            if (k[0] == 's')
+                dst = &ev->scope;
+            break;
+        case 3:
+            if (!memcmp(k, "cat", 3))
+                dst = &ev->cat;
+            else if (!memcmp(k, "dur", 3))
+                dst = &ev->dur;
+            else if (!memcmp(k, "pid", 3))
+                dst = &ev->pid;
+            else if (!memcmp(k, "tid", 3))
+                dst = &ev->tid;
+            break;
+        case 4:
+            if (!memcmp(k, "name", 4))
+                dst = &ev->name;
+            else if (!memcmp(k, "args", 4)) {
+                if (ev->ph.n == 1 && ev->ph.p[0] == 'M')
+                    is_meta_hint = true;
+                rc = scan_args(r, p, end, ev, is_meta_hint, &p, why);
+                if (rc)
+                    return rc;
+                goto after_value;
+            }
+            break;
+        }
+        if (dst) {
+            rc = scan_scalar(p, end, dst, &p, why);
+            if (rc)
+                return rc;
+        } else {
+            /* keys we regenerate are dropped; everything else is kept verbatim */
+            const char *vstart = p;
+            rc = tp_json_skip(p, end, &p, why);
+            if (rc)
+                return rc;
+            bool regenerated = key_is(k, kn, "bind_id") || key_is(k, kn, "flow_in") || key_is(k, kn, "flow_out");
+            if (!regenerated) {
+                const char *vend = p;
+                while (vend > vstart && (vend[-1] == ' ' || vend[-1] == '\n' || vend[-1] == '\r' || vend[-1] == '\t'))
+                    vend--;
+                tp_buf_putc(&r->extra, ',');
+                tp_buf_put(&r->extra, key_start, (size_t)(k + kn + 1 - key_start));
+                tp_buf_putc(&r->extra, ':');
+                tp_buf_put(&r->extra, vstart, (size_t)(vend - vstart));
+            }
+        }
+    after_value:
+        p = tp_json_ws(p, end);
+        if (p >= end)
+            return TP_JL_MORE;
+        if (*p == ',') {
+            p = tp_json_ws(p + 1, end);
+            continue;
+        }
+        if (*p == '}') {
+            *next = p + 1;
+            break;
+        }
+        *why = "expected ',' or '}' in event";
+        return TP_JL_BAD;
+    }
+    /* 'M' args may come before "ph": rescan them now that we know */
+    if (ev->ph.n == 1 && ev->ph.p[0] == 'M' && !is_meta_hint && ev->args) {
+        const char *dummy;
+        scan_args(r, ev->args, ev->args + ev->args_n, ev, true, &dummy, why);
+    }
+    return TP_JL_OK;
+}
+
+/* ---- committing an event into the model ---- */
+
+static tp_str intern_span(reader *r, const span *s)
+{
+    if (!s->escaped)
+        return tp_intern(r->t, s->p, s->n);
+    r->scratch.len = 0;
+    tp_json_unescape(&r->scratch, s->p, s->n, &r->bad_utf8);
+    return tp_intern(r->t, r->scratch.data ? r->scratch.data : "", r->scratch.len);
+}
+
+/* A pid/tid: integer, integer-valued string, "stream N", or any string. */
+typedef struct ident {
+    bool is_str;
+    int64_t num;
+    tp_str key;
+} ident;
+
+static int ident_of(reader *r, const span *s, ident *id)
+{
+    memset(id, 0, sizeof *id);
+    if (s->n == 0 && !s->str)
+        return 0; /* missing: 0 */
+    if (!s->str) {
+        if (tp_parse_int(s->p, s->n, &id->num) == 0)
+            return 0;
+        int64_t v;
+        const char *why;
+        if (tp_parse_fixed(s->p, s->n, 0, &v, &why) == 0) { /* 7.0 */
+            id->num = v;
+            return 0;
+        }
+        tp_warn(r->t, "pid/tid beyond int64 (kept as text)", 1);
+        id->is_str = true;
+        id->key = tp_intern(r->t, s->p, s->n);
+        return 0;
+    }
+    if (tp_parse_int(s->p, s->n, &id->num) == 0)
+        return 0;
+    if (s->n > 7 && memcmp(s->p, "stream ", 7) == 0 && tp_parse_int(s->p + 7, s->n - 7, &id->num) == 0)
+        return 1; /* label kept as the thread name */
+    id->is_str = true;
+    id->key = intern_span(r, s);
+    return 0;
+}
+
+static uint32_t track_for(reader *r, const raw_event *ev)
+{
+    tp_trace *t = r->t;
+    tp_str pk = tp_intern(t, ev->pid.p ? ev->pid.p : "", ev->pid.n);
+    tp_str tk = ev->tid.p ? tp_intern(t, ev->tid.p, ev->tid.n) : pk; /* missing tid = pid */
+    bool pstr = ev->pid.str, tstr = ev->tid.p ? ev->tid.str : ev->pid.str;
+    size_t h = ((size_t)pk * 0x9E3779B1u + (size_t)tk * 31u + (pstr ? 7u : 0u) + (tstr ? 13u : 0u));
+    if (r->nslots == 0) {
+        r->nslots = 1024;
+        r->slots = tp_xcalloc(r->nslots, sizeof *r->slots);
+    }
+    for (size_t probe = 0; probe < r->nslots; probe++) {
+        track_slot *s = &r->slots[(h + probe) & (r->nslots - 1)];
+        if (!s->used)
+            break;
+        if (s->pid == pk && s->tid == tk && s->pid_str == pstr && s->tid_str == tstr)
+            return s->track;
+    }
+    /* slow path: resolve ids, find or create */
+    ident pid, tid;
+    ident_of(r, &ev->pid, &pid);
+    int stream = 0;
+    if (ev->tid.p)
+        stream = ident_of(r, &ev->tid, &tid);
+    else
+        tid = pid;
+    uint32_t proc = pid.is_str ? tp_process_get_key(t, pid.key) : tp_process_get(t, pid.num);
+    uint32_t track = tid.is_str ? tp_track_get_key(t, proc, tid.key) : tp_track_get(t, proc, tid.num);
+    if (stream && t->tracks[track].name == 0)
+        t->tracks[track].name = intern_span(r, &ev->tid);
+    /* insert (grow the table when half full) */
+    size_t used = 0;
+    for (size_t i = 0; i < r->nslots; i++)
+        used += r->slots[i].used;
+    if ((used + 1) * 2 > r->nslots) {
+        size_t ncap = r->nslots * 2;
+        track_slot *ns = tp_xcalloc(ncap, sizeof *ns);
+        for (size_t i = 0; i < r->nslots; i++) {
+            track_slot *s = &r->slots[i];
+            if (!s->used)
+                continue;
+            size_t hh = ((size_t)s->pid * 0x9E3779B1u + (size_t)s->tid * 31u + (s->pid_str ? 7u : 0u) +
+                         (s->tid_str ? 13u : 0u));
+            size_t j = hh & (ncap - 1);
+            while (ns[j].used)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = *s;
+        }
+        free(r->slots);
+        r->slots = ns;
+        r->nslots = ncap;
+    }
+    size_t j = h & (r->nslots - 1);
+    while (r->slots[j].used)
+        j = (j + 1) & (r->nslots - 1);
+    r->slots[j] = (track_slot){pk, tk, pstr, tstr, track, true};
+    return track;
+}
+
+static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at)
+{
+    const char *why;
+    if (tp_parse_fixed(s->p, s->n, 3, out, &why) == 0)
+        return 0;
+    if (r->o->strict)
+        return tp_fail(r->err, at, "bad time value '%.*s': %s", (int)(s->n > 40 ? 40 : s->n), s->p, why);
+    tp_warn(r->t, "bad or out-of-range ts/dur (event dropped)", 1);
+    return 1;
+}
+
+static void bstack_push(reader *r, uint32_t track, uint32_t ev)
+{
+    if (track >= r->bstack_tracks) {
+        size_t n = track + 16;
+        r->bstack = tp_xrealloc(r->bstack, n * sizeof *r->bstack);
+        r->bdepth = tp_xrealloc(r->bdepth, n * sizeof *r->bdepth);
+        r->bcap = tp_xrealloc(r->bcap, n * sizeof *r->bcap);
+        for (size_t i = r->bstack_tracks; i < n; i++) {
+            r->bstack[i] = NULL;
+            r->bdepth[i] = r->bcap[i] = 0;
+        }
+        r->bstack_tracks = n;
+    }
+    TP_GROW(r->bstack[track], r->bcap[track], r->bdepth[track] + 1);
+    r->bstack[track][r->bdepth[track]++] = ev;
+}
+
+/* Merge E's args into B's: "{a}" + "{b}" -> "{a,b}". */
+static void merge_args(reader *r, tp_event *b, const raw_event *ev)
+{
+    if (!r->o->keep_args || !ev->args || ev->args_n <= 2)
+        return;
+    size_t blen;
+    const char *bargs = tp_args_get(r->t, b->args, &blen);
+    if (!bargs || blen <= 2) {
+        b->args = tp_args_add(r->t, ev->args, ev->args_n);
+        return;
+    }
+    tp_buf m = {0};
+    tp_buf_put(&m, bargs, blen - 1); /* without '}' */
+    const char *inner = tp_json_ws(ev->args + 1, ev->args + ev->args_n);
+    if (*inner != '}') {
+        tp_buf_putc(&m, ',');
+        tp_buf_put(&m, inner, (size_t)(ev->args + ev->args_n - inner));
+    } else
+        tp_buf_putc(&m, '}');
+    b->args = tp_args_add(r->t, m.data, m.len);
+    tp_buf_free(&m);
+}
+
+static uint64_t args_handle(reader *r, const raw_event *ev)
+{
+    tp_trace *t = r->t;
+    bool keep = r->o->keep_args;
+    if (!keep && !(ev->ph.n == 1 && ev->ph.p[0] == 'C'))
+        return 0;
+    if (ev->extra->len == 0)
+        return ev->args ? tp_args_add(t, ev->args, ev->args_n) : 0;
+    /* extra event keys travel with the args as "{args}\x1f,extra" so the
+     * writer can put them back at event level */
+    tp_buf *s = &r->scratch;
+    s->len = 0;
+    if (ev->args)
+        tp_buf_put(s, ev->args, ev->args_n);
+    tp_buf_putc(s, '\x1f');
+    tp_buf_put(s, ev->extra->data, ev->extra->len);
+    return tp_args_add(t, s->data, s->len);
+}
+
+static int commit_event(reader *r, raw_event *ev, uint64_t at)
+{
+    tp_trace *t = r->t;
+    if (!ev->ph.p) {
+        if (!ev->name.p && !ev->ts.p && !ev->pid.p) {
+            tp_warn(t, "empty {} events (skipped)", 1);
+            return 0;
+        }
+        if (r->o->strict)
+            return tp_fail(r->err, at, "event without \"ph\"");
+        tp_warn(t, "events without \"ph\" (dropped)", 1);
+        return 0;
+    }
+    t->events_in++;
+    char ph = ev->ph.n ? ev->ph.p[0] : '?';
+    if (ph == 'M' && ev->name.n > 8 && memcmp(ev->name.p, "process_", 8) == 0) {
+        /* process metadata names no thread: resolve the process only */
+        ident pid;
+        ident_of(r, &ev->pid, &pid);
+        uint32_t pi = pid.is_str ? tp_process_get_key(t, pid.key) : tp_process_get(t, pid.num);
+        tp_process *pr = &t->processes[pi]; /* after the call: it may grow the array */
+        int64_t v;
+        if (key_is(ev->name.p, ev->name.n, "process_name") && ev->m_name.str) {
+            pr->name = intern_span(r, &ev->m_name);
+            return 0;
+        }
+        if (key_is(ev->name.p, ev->name.n, "process_labels") && ev->m_labels.str) {
+            pr->label = intern_span(r, &ev->m_labels);
+            return 0;
+        }
+        if (key_is(ev->name.p, ev->name.n, "process_sort_index") && ev->m_sort.p &&
+            tp_parse_int(ev->m_sort.p, ev->m_sort.n, &v) == 0) {
+            pr->sort_index = v;
+            pr->has_sort = true;
+            return 0;
+        }
+    }
+    uint32_t track = track_for(r, ev);
+    if (ph == 'M') {
+        tp_track *tk = &t->tracks[track];
+        int64_t v;
+        if (key_is(ev->name.p, ev->name.n, "thread_name") && ev->m_name.str) {
+            tk->name = intern_span(r, &ev->m_name);
+            return 0;
+        }
+        if (key_is(ev->name.p, ev->name.n, "thread_sort_index") && ev->m_sort.p &&
+            tp_parse_int(ev->m_sort.p, ev->m_sort.n, &v) == 0) {
+            tk->sort_index = v;
+            tk->has_sort = true;
+            return 0;
+        }
+        /* other metadata: kept as an event and written back */
+    }
+    tp_event e;
+    tp_event_init(&e);
+    e.ph = ph;
+    e.track = track;
+    if (ev->name.p)
+        e.name = intern_span(r, &ev->name);
+    if (ev->cat.p)
+        e.cat = intern_span(r, &ev->cat);
+    if (ev->ts.p) {
+        int k = parse_time(r, &ev->ts, &e.ts, at);
+        if (k)
+            return k < 0 ? -1 : 0;
+    } else if (ph != 'M') {
+        if (r->o->strict)
+            return tp_fail(r->err, at, "event without \"ts\"");
+        tp_warn(t, "events without \"ts\" (dropped)", 1);
+        return 0;
+    }
+    if (ev->dur.p) {
+        int k = parse_time(r, &ev->dur, &e.dur, at);
+        if (k)
+            return k < 0 ? -1 : 0;
+        if (e.dur < 0) {
+            if (r->o->strict)
+                return tp_fail(r->err, at, "negative duration");
+            tp_warn(t, "negative durations (set to 0)", 1);
+            e.dur = 0;
+        }
+    } else if (ph == 'X') {
+        tp_warn(t, "X events without \"dur\" (dur 0)", 1);
+    }
+    if (ev->has_corr && ev->corr >= 0 && ev->corr <= UINT32_MAX) {
+        e.corr = (uint32_t)ev->corr;
+        e.flags |= TP_EV_HAS_CORR;
+    }
+    if (ev->id.p) {
+        e.flags |= TP_EV_HAS_ID;
+        int64_t v;
+        if (!ev->id.str && tp_parse_int(ev->id.p, ev->id.n, &v) == 0)
+            e.id = (uint64_t)v;
+        else {
+            /* string ids ("0x1f") and numbers beyond int64 are kept as text */
+            e.flags |= TP_EV_ID_STRING;
+            e.id = ev->id.str ? intern_span(r, &ev->id) : tp_intern(t, ev->id.p, ev->id.n);
+        }
+    }
+    if (ev->bp.p && ev->bp.n == 1 && ev->bp.p[0] == 'e')
+        e.flags |= TP_EV_BP_ENCLOSING;
+    if (ev->scope.p && ev->scope.n == 1) {
+        if (ev->scope.p[0] == 'g')
+            e.flags |= TP_EV_INSTANT_GLOBAL;
+        else if (ev->scope.p[0] == 'p')
+            e.flags |= TP_EV_INSTANT_PROCESS;
+    }
+    switch (ph) {
+    case 'X':
+        break;
+    case 'B':
+        e.args = args_handle(r, ev);
+        bstack_push(r, track, tp_event_add(t, &e));
+        return 0;
+    case 'E': {
+        if (track >= r->bstack_tracks || r->bdepth[track] == 0) {
+            if (r->o->strict)
+                return tp_fail(r->err, at, "'E' event without a matching 'B'");
+            tp_warn(t, "unmatched E events (dropped)", 1);
+            return 0;
+        }
+        tp_event *b = &t->events[r->bstack[track][--r->bdepth[track]]];
+        b->ph = 'X';
+        b->dur = e.ts >= b->ts ? e.ts - b->ts : 0;
+        b->flags |= TP_EV_FROM_BE;
+        merge_args(r, b, ev);
+        return 0;
+    }
+    case 'I':
+        e.ph = 'i';
+        break;
+    case 'i': case 'C': case 'b': case 'e': case 'n': case 's': case 't': case 'f': case 'M':
+    case 'R': case 'N': case 'O': case 'D': case 'P': case 'S': case 'T': case 'F': case 'c':
+    case 'V': case 'v': case '(': case ')':
+        break;
+    default:
+        if (r->o->strict)
+            return tp_fail(r->err, at, "unknown phase '%.*s'", (int)(ev->ph.n > 8 ? 8 : ev->ph.n), ev->ph.p);
+        tp_warn(t, "unknown phases (kept)", 1);
+    }
+    e.args = args_handle(r, ev);
+    e.kind = (uint8_t)tp_kind_from_cat(tp_str_get(t, e.cat), tp_str_len(t, e.cat));
+    tp_event_add(t, &e);
+    return 0;
+}
+
+/* ---- top level ---- */
+
+/* Parse the traceEvents array body, event by event, refilling as needed.
+ * On entry r->pos is just after '['.  Returns 0 or -1. */
+static int read_events(reader *r)
+{
+    raw_event ev;
+    bool first = true;
+    for (;;) {
+        const char *p = tp_json_ws(r->buf + r->pos, r->buf + r->len);
+        r->pos = (size_t)(p - r->buf);
+        const char *end = r->buf + r->len;
+        if (p >= end) {
+            if (r->eof)
+                return tp_fail(r->err, off_of(r, p), "file ends inside the traceEvents array (truncated?)");
+            if (refill(r, r->pos) < 0)
+                return -1;
+            continue;
+        }
+        if (*p == ']') {
+            r->pos++;
+            return 0;
+        }
+        if (!first) { /* an event was read: a comma (or the end) must follow */
+            if (*p != ',')
+                return tp_fail(r->err, off_of(r, p), "expected ',' or ']' between events");
+            const char *q = tp_json_ws(p + 1, end);
+            if (q >= end && !r->eof) {
+                if (refill(r, r->pos) < 0)
+                    return -1;
+                continue;
+            }
+            first = true; /* the comma is consumed: an event comes next */
+            if (q < end && *q == ']') {
+                if (r->o->strict)
+                    return tp_fail(r->err, off_of(r, p), "trailing comma in traceEvents");
+                tp_warn(r->t, "trailing commas", 1);
+                r->pos = (size_t)(q - r->buf) + 1;
+                return 0;
+            }
+            p = q;
+            r->pos = (size_t)(p - r->buf);
+        }
+        if (p >= end) {
+            if (r->eof)
+                return tp_fail(r->err, off_of(r, p), "file ends inside the traceEvents array (truncated?)");
+            continue;
+        }
+        if (*p != '{')
+            return tp_fail(r->err, off_of(r, p), "expected an event object");
+        const char *next = p, *why = "malformed event";
+        int k = parse_event(r, p, end, &ev, &next, &why);
+        if (k == TP_JL_MORE) {
+            if (r->eof)
+                return tp_fail(r->err, off_of(r, p), "file ends inside an event (truncated?)");
+            if (refill(r, r->pos) < 0)
+                return -1;
+            continue;
+        }
+        if (k == TP_JL_BAD) {
+            /* find the failing position roughly: report the event start */
+            return tp_fail(r->err, off_of(r, p), "%s", why);
+        }
+        if (commit_event(r, &ev, off_of(r, p)) < 0)
+            return -1;
+        r->pos = (size_t)(next - r->buf);
+        first = false;
+    }
+}
+
+static int read_top_object(reader *r)
+{
+    bool first = true;
+    for (;;) {
+        const char *p = tp_json_ws(r->buf + r->pos, r->buf + r->len);
+        r->pos = (size_t)(p - r->buf);
+        const char *end = r->buf + r->len;
+        if (p >= end) {
+            if (r->eof)
+                return tp_fail(r->err, off_of(r, p), "file ends inside the top-level object (truncated?)");
+            if (refill(r, r->pos) < 0)
+                return -1;
+            continue;
+        }
+        if (*p == '}') {
+            r->pos++;
+            return 0;
+        }
+        const char *unit = p;
+        if (!first) {
+            if (*p != ',')
+                return tp_fail(r->err, off_of(r, p), "expected ',' or '}' in the top-level object");
+            p = tp_json_ws(p + 1, end);
+            if (p < end && *p == '}') {
+                if (r->o->strict)
+                    return tp_fail(r->err, off_of(r, p), "trailing comma in the top-level object");
+                tp_warn(r->t, "trailing commas", 1);
+                r->pos = (size_t)(p - r->buf) + 1;
+                return 0;
+            }
+        }
+        /* key */
+        const char *k, *why = "malformed top-level key";
+        size_t kn;
+        bool kesc;
+        const char *q;
+        int rc = p < end ? (*p == '"' ? tp_json_string(p, end, &k, &kn, &kesc, &q, &why) : TP_JL_BAD)
+                         : TP_JL_MORE;
+        if (rc == TP_JL_OK) {
+            q = tp_json_ws(q, end);
+            if (q >= end)
+                rc = TP_JL_MORE;
+            else if (*q != ':') {
+                rc = TP_JL_BAD;
+                why = "expected ':' after a top-level key";
+            } else
+                q = tp_json_ws(q + 1, end);
+            if (rc == TP_JL_OK && q >= end)
+                rc = TP_JL_MORE;
+        }
+        if (rc == TP_JL_MORE) {
+            if (r->eof)
+                return tp_fail(r->err, off_of(r, unit), "file ends inside the top-level object (truncated?)");
+            if (refill(r, r->pos) < 0)
+                return -1;
+            continue;
+        }
+        if (rc == TP_JL_BAD)
+            return tp_fail(r->err, off_of(r, p), "%s", why);
+        if (key_is(k, kn, "traceEvents") || key_is(k, kn, "systemTraceEvents")) {
+            if (key_is(k, kn, "traceEvents")) {
+                if (*q != '[')
+                    return tp_fail(r->err, off_of(r, q), "traceEvents is not an array");
+                r->saw_events_key = true;
+                r->pos = (size_t)(q - r->buf) + 1;
+                if (read_events(r) < 0)
+                    return -1;
+                first = false;
+                continue;
+            }
+        }
+        const char *vend;
+        rc = tp_json_skip(q, end, &vend, &why);
+        if (rc == TP_JL_MORE) {
+            if (r->eof)
+                return tp_fail(r->err, off_of(r, unit), "file ends inside the top-level object (truncated?)");
+            if (refill(r, r->pos) < 0)
+                return -1;
+            continue;
+        }
+        if (rc == TP_JL_BAD)
+            return tp_fail(r->err, off_of(r, q), "%s", why);
+        const char *ve = vend;
+        while (ve > q && (ve[-1] == ' ' || ve[-1] == '\n' || ve[-1] == '\r' || ve[-1] == '\t'))
+            ve--;
+        if (key_is(k, kn, "baseTimeNanoseconds")) {
+            int64_t base;
+            if (tp_parse_fixed(q, (size_t)(ve - q), 0, &base, &why) == 0)
+                r->t->base_ns = base;
+            else
+                tp_warn(r->t, "bad baseTimeNanoseconds (ignored)", 1);
+        } else {
+            tp_buf *tl = &r->t->toplevel;
+            if (tl->len)
+                tp_buf_putc(tl, ',');
+            tp_buf_put(tl, k - 1, kn + 2);
+            tp_buf_putc(tl, ':');
+            tp_buf_put(tl, q, (size_t)(ve - q));
+        }
+        r->pos = (size_t)(vend - r->buf);
+        first = false;
+    }
+}
+
+static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
+{
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.in = in;
+    r.t = t;
+    r.o = o;
+    r.err = err;
+    r.cap = CHUNK;
+    r.buf = tp_xmalloc(r.cap + 1);
+    t->format = "chrome";
+    int rc = 0;
+    if (refill(&r, 0) < 0) {
+        rc = -1;
+        goto done;
+    }
+    /* skip a UTF-8 byte order mark */
+    if (r.len >= 3 && memcmp(r.buf, "\xEF\xBB\xBF", 3) == 0)
+        r.pos = 3;
+    const char *p = tp_json_ws(r.buf + r.pos, r.buf + r.len);
+    while (p >= r.buf + r.len && !r.eof) {
+        r.pos = (size_t)(p - r.buf);
+        if (refill(&r, r.pos) < 0) {
+            rc = -1;
+            goto done;
+        }
+        p = tp_json_ws(r.buf + r.pos, r.buf + r.len);
+    }
+    if (p >= r.buf + r.len) {
+        rc = tp_fail(err, off_of(&r, p), "empty input (no JSON value)");
+        goto done;
+    }
+    r.pos = (size_t)(p - r.buf) + 1;
+    if (*p == '[') {
+        r.top_is_array = true;
+        rc = read_events(&r);
+    } else if (*p == '{') {
+        rc = read_top_object(&r);
+        if (rc == 0 && !r.saw_events_key)
+            tp_warn(t, "no traceEvents array", 1);
+    } else {
+        rc = tp_fail(err, off_of(&r, p), "not JSON: expected '[' or '{'");
+    }
+    if (rc == 0) {
+        /* anything after the top-level value other than whitespace */
+        for (;;) {
+            const char *q = tp_json_ws(r.buf + r.pos, r.buf + r.len);
+            r.pos = (size_t)(q - r.buf);
+            if (q < r.buf + r.len) {
+                if (o->strict) {
+                    rc = tp_fail(err, off_of(&r, q), "data after the end of the JSON document");
+                    break;
+                }
+                tp_warn(t, "data after the end of the JSON document (ignored)", 1);
+                break;
+            }
+            if (r.eof)
+                break;
+            if (refill(&r, r.pos) < 0) {
+                rc = -1;
+                break;
+            }
+        }
+    }
+    if (rc == 0) {
+        /* B events never closed: close them at the last time seen on their track */
+        uint64_t open = 0;
+        for (size_t k = 0; k < r.bstack_tracks; k++)
+            open += r.bdepth[k];
+        if (open) {
+            if (o->strict)
+                rc = tp_fail(err, off_of(&r, r.buf + r.pos), "%llu 'B' events never ended",
+                             (unsigned long long)open);
+            else {
+                int64_t last = 0;
+                for (size_t i = 0; i < t->nevents; i++)
+                    if (t->events[i].ts + t->events[i].dur > last)
+                        last = t->events[i].ts + t->events[i].dur;
+                for (size_t k = 0; k < r.bstack_tracks; k++)
+                    for (size_t d = 0; d < r.bdepth[k]; d++) {
+                        tp_event *b = &t->events[r.bstack[k][d]];
+                        b->ph = 'X';
+                        b->dur = last > b->ts ? last - b->ts : 0;
+                        b->flags |= TP_EV_FROM_BE;
+                    }
+                tp_warn(t, "B events never ended (closed at trace end)", open);
+            }
+        }
+    }
+    if (rc == 0 && r.bad_utf8) {
+        if (o->strict)
+            rc = tp_fail(err, 0, "invalid escapes or UTF-8 in %llu strings", (unsigned long long)r.bad_utf8);
+        else
+            tp_warn(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8);
+    }
+    if (rc == 0 && o->strict && t->nwarnings) {
+        rc = tp_fail_at(err, "", "%s (%llu), rejected by --strict", t->warnings[0].what,
+                        (unsigned long long)t->warnings[0].count);
+    }
+done:
+    for (size_t k = 0; k < r.bstack_tracks; k++)
+        free(r.bstack[k]);
+    free(r.bstack);
+    free(r.bdepth);
+    free(r.bcap);
+    free(r.slots);
+    free(r.buf);
+    tp_buf_free(&r.extra);
+    tp_buf_free(&r.scratch);
+    return rc;
+}
+
+static int chrome_probe(const unsigned char *head, size_t n, const char *path)
+{
+    size_t i = 0;
+    if (n >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    if (i >= n)
+        return 0;
+    if (head[i] == '{') {
+        /* a JSON object: likely ours; other JSON formats probe higher on their own keys */
+        return 40;
+    }
+    if (head[i] == '[') {
+        /* array of events: '{' next; dv/dt cjson arrays hold call records and probe higher */
+        size_t j = i + 1;
+        while (j < n && (head[j] == ' ' || head[j] == '\n' || head[j] == '\r' || head[j] == '\t'))
+            j++;
+        if (j >= n || head[j] == '{' || head[j] == ']')
+            return 30;
+    }
+    (void)path;
+    return 0;
+}
+
+const tp_format tp_format_chrome = {
+    "chrome",
+    "Chrome Trace Event JSON: PyTorch profiler / Kineto traces, chrome://tracing, Perfetto JSON",
+    ".json .json.gz .pt.trace.json",
+    chrome_probe,
+    chrome_read,
+};

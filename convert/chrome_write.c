@@ -1,0 +1,399 @@
+/* chrome_write.c: the Chrome Trace Event JSON writer (Perfetto-ready).
+ *
+ * - numeric pid/tid only; 'M' names and sort indexes first, in display order;
+ * - ts/dur in microseconds with exactly 3 decimals, printed from the integer
+ *   nanoseconds and rebased on the earliest event (offset kept in
+ *   baseTimeNanoseconds), so values stay far below 2^53;
+ * - slices properly nested on every track (tp_nest_repair before writing);
+ * - launch flows bound to their slices: flow v2 (bind_id + flow_out/flow_in)
+ *   from each launch call to its first device event, v1 's'/'f' for further
+ *   device events of the same call;
+ * - args copied minified, with UTF-8 repaired and counted;
+ * - one event per line, same bytes for the same input. */
+#include "chrome_write.h"
+#include "json_write.h"
+#include "tracks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct writer {
+    tp_trace *t;
+    tp_out *o;
+    tp_buf *b;
+    int64_t start;
+    uint64_t bad_utf8;
+    uint64_t events_out;
+    uint64_t flows;
+    bool first;
+} writer;
+
+/* Events are separated by ",\n" written before each one, so a flush between
+ * events never leaves a separator that would have to be taken back. */
+static void begin_event(writer *w)
+{
+    if (!w->first)
+        tp_buf_puts(w->b, ",\n");
+    w->first = false;
+    w->events_out++;
+}
+
+static void put_uint(tp_buf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
+    while (n)
+        b->data[b->len++] = tmp[--n];
+    b->data[b->len] = 0;
+}
+
+static void put_int(tp_buf *b, int64_t v)
+{
+    if (v < 0) {
+        tp_buf_putc(b, '-');
+        put_uint(b, (uint64_t)0 - (uint64_t)v);
+    } else
+        put_uint(b, (uint64_t)v);
+}
+
+static void put_us(tp_buf *b, int64_t ns)
+{
+    char tmp[48];
+    size_t n = tp_format_fixed(tmp, ns, 3);
+    tp_buf_put(b, tmp, n);
+}
+
+static void put_str(writer *w, tp_str s)
+{
+    tp_json_put_string(w->b, tp_str_get(w->t, s), tp_str_len(w->t, s), &w->bad_utf8);
+}
+
+/* Copy JSON text without insignificant whitespace, escaping raw control
+ * characters and repairing invalid UTF-8 inside strings. */
+static void put_json_min(writer *w, const char *s, size_t n)
+{
+    tp_buf *b = w->b;
+    TP_GROW(b->data, b->cap, b->len + n * 3 + 8);
+    char *o = b->data + b->len;
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    bool in_str = false;
+    while (p < end) {
+        unsigned c = *p;
+        if (!in_str) {
+            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                p++;
+                continue;
+            }
+            if (c == '"')
+                in_str = true;
+            *o++ = (char)c;
+            p++;
+            continue;
+        }
+        if (c == '"') {
+            in_str = false;
+            *o++ = '"';
+            p++;
+        } else if (c == '\\') {
+            *o++ = '\\';
+            if (p + 1 < end)
+                *o++ = (char)p[1];
+            p += 2;
+        } else if (c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            size_t at = (size_t)(o - b->data);
+            b->len = at;
+            TP_GROW(b->data, b->cap, b->len + (size_t)(end - p) * 6 + 8);
+            o = b->data + at;
+            *o++ = '\\';
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+            p++;
+        } else if (c < 0x80) {
+            *o++ = (char)c;
+            p++;
+        } else {
+            size_t k = tp_utf8_seq_len(p, (size_t)(end - p));
+            if (k) {
+                memcpy(o, p, k);
+                o += k;
+                p += k;
+            } else {
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                o += 3;
+                p++;
+                w->bad_utf8++;
+            }
+        }
+    }
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = 0;
+}
+
+static void put_pid_tid(writer *w, const tp_track *tk)
+{
+    const tp_process *p = &w->t->processes[tk->process];
+    tp_buf_puts(w->b, ",\"pid\":");
+    put_int(w->b, p->pid);
+    tp_buf_puts(w->b, ",\"tid\":");
+    put_int(w->b, tk->tid);
+}
+
+static void put_meta(writer *w, const char *what, const tp_track *tk, bool thread, tp_str sval, int64_t ival,
+                     bool is_int)
+{
+    begin_event(w);
+    tp_buf_puts(w->b, "{\"ph\":\"M\",\"name\":\"");
+    tp_buf_puts(w->b, what);
+    tp_buf_putc(w->b, '"');
+    const tp_process *p = &w->t->processes[tk->process];
+    tp_buf_puts(w->b, ",\"pid\":");
+    put_int(w->b, p->pid);
+    if (thread) {
+        tp_buf_puts(w->b, ",\"tid\":");
+        put_int(w->b, tk->tid);
+    }
+    if (is_int) {
+        tp_buf_puts(w->b, ",\"args\":{\"sort_index\":");
+        put_int(w->b, ival);
+    } else {
+        tp_buf_puts(w->b, strcmp(what, "process_labels") == 0 ? ",\"args\":{\"labels\":" : ",\"args\":{\"name\":");
+        put_str(w, sval);
+    }
+    tp_buf_puts(w->b, "}}");
+}
+
+static void write_metadata(writer *w, const uint32_t *porder, const uint32_t *torder)
+{
+    tp_trace *t = w->t;
+    for (size_t pi = 0; pi < t->nprocesses; pi++) {
+        const tp_process *p = &t->processes[porder[pi]];
+        /* a representative track for the pid field */
+        tp_track fake = {0};
+        fake.process = porder[pi];
+        tp_str name = p->name ? p->name : p->key;
+        if (name)
+            put_meta(w, "process_name", &fake, false, name, 0, false);
+        if (p->label)
+            put_meta(w, "process_labels", &fake, false, p->label, 0, false);
+        put_meta(w, "process_sort_index", &fake, false, 0, (int64_t)pi, true);
+    }
+    /* thread metadata only for tracks that have events: an empty thread
+     * would come back as a different track when the output is read again */
+    bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (!(t->events[i].flags & TP_EV_DROPPED))
+            live[t->events[i].track] = true;
+    size_t rank = 0;
+    uint32_t last_proc = TP_NONE;
+    for (size_t j = 0; j < t->ntracks; j++) {
+        const tp_track *tk = &t->tracks[torder[j]];
+        if (!live[torder[j]])
+            continue;
+        if (tk->process != last_proc) {
+            rank = 0;
+            last_proc = tk->process;
+        }
+        tp_str name = tk->name ? tk->name : tk->key;
+        if (name)
+            put_meta(w, "thread_name", tk, true, name, 0, false);
+        put_meta(w, "thread_sort_index", tk, true, 0, (int64_t)rank++, true);
+        tp_out_maybe_flush(w->o);
+    }
+    free(live);
+}
+
+static void put_id(writer *w, const tp_event *e)
+{
+    tp_buf_puts(w->b, ",\"id\":");
+    if (e->flags & TP_EV_ID_STRING)
+        put_str(w, (tp_str)e->id);
+    else
+        put_uint(w->b, e->id);
+}
+
+/* Flow bookkeeping: per launch event, the bind id of its v2 flow (0 = none). */
+typedef struct flow_plan {
+    uint32_t *first_target;  /* launch event -> first device event linked to it */
+    uint64_t *bind;          /* event -> bind id (0 none), for launch and first target */
+} flow_plan;
+
+static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1_next)
+{
+    tp_trace *t = w->t;
+    const tp_event *e = &t->events[i];
+    const tp_track *tk = &t->tracks[e->track];
+    tp_buf *b = w->b;
+    begin_event(w);
+    tp_buf_puts(b, "{\"ph\":\"");
+    tp_buf_putc(b, e->ph == '"' || e->ph == '\\' || (unsigned char)e->ph < 0x20 ? '?' : e->ph);
+    tp_buf_putc(b, '"');
+    if (e->cat) {
+        tp_buf_puts(b, ",\"cat\":");
+        put_str(w, e->cat);
+    }
+    tp_buf_puts(b, ",\"name\":");
+    put_str(w, e->name);
+    put_pid_tid(w, tk);
+    if (e->ph != 'M') {
+        tp_buf_puts(b, ",\"ts\":");
+        put_us(b, e->ts - w->start);
+    }
+    if (e->ph == 'X') {
+        tp_buf_puts(b, ",\"dur\":");
+        put_us(b, e->dur);
+    }
+    if (e->ph == 'i') {
+        if (e->flags & TP_EV_INSTANT_GLOBAL)
+            tp_buf_puts(b, ",\"s\":\"g\"");
+        else if (e->flags & TP_EV_INSTANT_PROCESS)
+            tp_buf_puts(b, ",\"s\":\"p\"");
+        else
+            tp_buf_puts(b, ",\"s\":\"t\"");
+    }
+    if ((e->flags & TP_EV_HAS_ID) && e->ph != 'X')
+        put_id(w, e);
+    if (e->flags & TP_EV_BP_ENCLOSING)
+        tp_buf_puts(b, ",\"bp\":\"e\"");
+    if (fp->bind[i]) {
+        tp_buf_puts(b, ",\"bind_id\":");
+        put_uint(b, fp->bind[i]);
+        tp_buf_puts(b, e->link != TP_NONE ? ",\"flow_in\":true" : ",\"flow_out\":true");
+    }
+    const char *args, *extra;
+    size_t alen, elen;
+    tp_args_split(t, e->args, &args, &alen, &extra, &elen);
+    if (alen) {
+        tp_buf_puts(b, ",\"args\":");
+        put_json_min(w, args, alen);
+    }
+    if (elen)
+        put_json_min(w, extra, elen);
+    tp_buf_putc(b, '}');
+    /* a second, third ... device event of one launch: a v1 flow pair */
+    if (e->link != TP_NONE && !fp->bind[i] && e->ph == 'X') {
+        const tp_event *l = &t->events[e->link];
+        if (!(l->flags & TP_EV_DROPPED)) {
+            uint64_t id = (*v1_next)++;
+            begin_event(w);
+            tp_buf_puts(b, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\"");
+            put_pid_tid(w, &t->tracks[l->track]);
+            tp_buf_puts(b, ",\"ts\":");
+            put_us(b, l->ts - w->start);
+            tp_buf_puts(b, ",\"id\":");
+            put_uint(b, id);
+            tp_buf_putc(b, '}');
+            begin_event(w);
+            tp_buf_puts(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\"");
+            put_pid_tid(w, tk);
+            tp_buf_puts(b, ",\"ts\":");
+            put_us(b, e->ts - w->start);
+            tp_buf_puts(b, ",\"id\":");
+            put_uint(b, id);
+            tp_buf_putc(b, '}');
+            w->flows++;
+        }
+    }
+}
+
+int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->repaired = tp_nest_repair(t);
+    tp_assign_ids(t);
+    writer w = {0};
+    w.t = t;
+    w.o = o;
+    w.b = tp_out_buf(o);
+    w.start = INT64_MAX;
+    w.first = true;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!(e->flags & TP_EV_DROPPED) && e->ph != 'M' && e->ts < w.start)
+            w.start = e->ts;
+    }
+    if (w.start == INT64_MAX)
+        w.start = 0;
+
+    uint32_t *porder = tp_process_order(t);
+    uint32_t *torder = tp_track_order(t);
+    tp_track_index ix;
+    tp_track_index_build(t, &ix);
+
+    /* Plan flows so that ids depend only on the output, never on the input's
+     * event order (re-converting gives the same bytes): each launch call gets
+     * a v2 flow to its earliest device event; ids are numbered in the order
+     * the launches are written. */
+    flow_plan fp;
+    fp.bind = tp_xcalloc(t->nevents + 1, sizeof *fp.bind);
+    fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *fp.first_target);
+    uint32_t *pos = tp_xmalloc((t->nevents + 1) * sizeof *pos); /* output position */
+    {
+        uint32_t n = 0;
+        for (size_t j = 0; j < t->ntracks; j++)
+            for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++)
+                pos[ix.ev[q]] = n++;
+    }
+    for (size_t i = 0; i < t->nevents; i++)
+        fp.first_target[i] = TP_NONE;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->link == TP_NONE || (e->flags & TP_EV_DROPPED) || e->ph != 'X')
+            continue;
+        const tp_event *l = &t->events[e->link];
+        if ((l->flags & TP_EV_DROPPED) || l->ph != 'X')
+            continue;
+        uint32_t cur = fp.first_target[e->link];
+        if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && pos[i] < pos[cur]))
+            fp.first_target[e->link] = (uint32_t)i;
+    }
+    uint64_t next_bind = 1;
+    for (size_t j = 0; j < t->ntracks; j++)
+        for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++) {
+            uint32_t i = ix.ev[q];
+            if (fp.first_target[i] != TP_NONE) {
+                fp.bind[i] = next_bind;
+                fp.bind[fp.first_target[i]] = next_bind;
+                next_bind++;
+                w.flows++;
+            }
+        }
+    free(pos);
+    uint64_t v1_next = next_bind;
+
+    tp_buf_puts(w.b, "{\"traceEvents\":[\n");
+    write_metadata(&w, porder, torder);
+    for (size_t j = 0; j < t->ntracks; j++) {
+        uint32_t k = torder[j];
+        for (size_t q = ix.start[k]; q < ix.start[k + 1]; q++) {
+            write_event(&w, ix.ev[q], &fp, &v1_next);
+            tp_out_maybe_flush(o);
+        }
+    }
+    tp_track_index_free(&ix);
+    tp_buf_puts(w.b, "\n]");
+    if (t->toplevel.len) {
+        tp_buf_puts(w.b, ",\n");
+        put_json_min(&w, t->toplevel.data, t->toplevel.len);
+    }
+    tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
+    put_int(w.b, t->base_ns + w.start);
+    tp_buf_puts(w.b, "}\n");
+    free(porder);
+    free(torder);
+    free(fp.bind);
+    free(fp.first_target);
+    st->events_out = w.events_out;
+    st->bad_utf8 = w.bad_utf8;
+    st->flows = w.flows;
+    st->start_ns = w.start;
+    return 0;
+}

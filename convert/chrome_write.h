@@ -1,0 +1,20 @@
+/* chrome_write.h: write a trace as Chrome Trace Event JSON for Perfetto. */
+#ifndef TP_CHROME_WRITE_H
+#define TP_CHROME_WRITE_H
+
+#include "model.h"
+#include "output.h"
+
+typedef struct tp_write_stats {
+    uint64_t events_out; /* JSON events written, metadata included */
+    uint64_t repaired;   /* slices moved to overlap tracks to keep nesting */
+    uint64_t bad_utf8;   /* invalid UTF-8 sequences replaced */
+    uint64_t flows;      /* launch -> device flows written */
+    int64_t start_ns;    /* the rebase offset (trace time of ts 0) */
+} tp_write_stats;
+
+/* Repairs nesting (moves overlapping slices, see tracks.h), assigns output
+ * ids, and writes.  The caller commits or aborts `o`. */
+int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st);
+
+#endif

@@ -1,0 +1,296 @@
+/* pipeline.c: load a trace and apply the format-independent steps every
+ * command relies on (see pipeline.h for the order and why). */
+#include "pipeline.h"
+#include "json_lex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tp_parse_steps(const char *s, int64_t *first, int64_t *last)
+{
+    const char *colon = strchr(s, ':');
+    *first = INT64_MIN;
+    *last = INT64_MAX;
+    if (!colon) {
+        if (tp_parse_int(s, strlen(s), first) != 0)
+            return -1;
+        *last = *first;
+        return 0;
+    }
+    if (colon > s && tp_parse_int(s, (size_t)(colon - s), first) != 0)
+        return -1;
+    if (colon[1] && tp_parse_int(colon + 1, strlen(colon + 1), last) != 0)
+        return -1;
+    return *first <= *last ? 0 : -1;
+}
+
+static bool is_device_kind(uint8_t k)
+{
+    return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET || k == TP_KIND_SYNC;
+}
+
+/* Device processes, track roles, legacy no-category events, steps. */
+static void classify(tp_trace *t)
+{
+    tp_str cuda_fn = tp_intern_cstr(t, "CUDA functions");
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        tp_process *p = &t->processes[t->tracks[e->track].process];
+        if (e->kind == TP_KIND_OTHER && e->cat == 0 && e->ph == 'X')
+            e->kind = p->key == cuda_fn ? TP_KIND_KERNEL : TP_KIND_HOST_OP; /* legacy autograd profiler */
+        if (is_device_kind(e->kind))
+            p->is_device = true;
+    }
+    for (size_t i = 0; i < t->nprocesses; i++) {
+        tp_process *p = &t->processes[i];
+        if (p->is_device && p->device < 0 && p->key == 0 && p->pid >= 0 && p->pid < (1 << 20))
+            p->device = (int32_t)p->pid;
+    }
+    for (size_t i = 0; i < t->ntracks; i++) {
+        tp_track *k = &t->tracks[i];
+        if (k->role == TP_TRACK_HOST && t->processes[k->process].is_device)
+            k->role = TP_TRACK_DEVICE;
+    }
+    /* ProfilerStep#N on host threads are steps */
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->ph != 'X' || e->kind != TP_KIND_ANNOTATION || t->tracks[e->track].role != TP_TRACK_HOST)
+            continue;
+        const char *n = tp_str_get(t, e->name);
+        if (strncmp(n, "ProfilerStep#", 13) != 0)
+            continue;
+        int64_t step;
+        if (tp_parse_int(n + 13, strlen(n + 13), &step) == 0 && step >= 0) {
+            e->flags |= TP_EV_STEP;
+            e->id = (uint64_t)step;
+        }
+    }
+}
+
+/* ---- linking ---- */
+
+typedef struct corr_map {
+    uint32_t *keys; /* corr + 1 (0 = empty) */
+    uint32_t *vals;
+    size_t cap;
+} corr_map;
+
+static size_t corr_slot(const corr_map *m, uint32_t corr)
+{
+    size_t i = ((uint64_t)corr * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != corr + 1u)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static int cmp_by_time(const void *a, const void *b, void *ctx)
+{
+    const tp_trace *t = ctx;
+    const tp_event *x = &t->events[*(const uint32_t *)a], *y = &t->events[*(const uint32_t *)b];
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1; /* longer first: parents before children */
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    return ia < ib ? -1 : ia > ib;
+}
+
+/* device event -> launch call by correlation id; launch call -> innermost
+ * enclosing host op on the same thread (by time containment). */
+static void link_events(tp_trace *t)
+{
+    size_t nrt = 0;
+    for (size_t i = 0; i < t->nevents; i++)
+        if (t->events[i].kind == TP_KIND_RUNTIME && (t->events[i].flags & TP_EV_HAS_CORR))
+            nrt++;
+    size_t linked = 0;
+    if (nrt) {
+        corr_map m;
+        m.cap = 64;
+        while (m.cap < nrt * 2)
+            m.cap *= 2;
+        m.keys = tp_xcalloc(m.cap, sizeof *m.keys);
+        m.vals = tp_xmalloc(m.cap * sizeof *m.vals);
+        for (size_t i = 0; i < t->nevents; i++) {
+            tp_event *e = &t->events[i];
+            if (e->kind != TP_KIND_RUNTIME || !(e->flags & TP_EV_HAS_CORR) || e->ph != 'X' ||
+                (e->flags & TP_EV_DROPPED) || e->corr == UINT32_MAX)
+                continue;
+            size_t s = corr_slot(&m, e->corr);
+            if (m.keys[s]) {
+                tp_warn(t, "duplicate correlation ids on launch calls (first kept)", 1);
+                continue;
+            }
+            m.keys[s] = e->corr + 1u;
+            m.vals[s] = (uint32_t)i;
+        }
+        for (size_t i = 0; i < t->nevents; i++) {
+            tp_event *e = &t->events[i];
+            if (!is_device_kind(e->kind) || !(e->flags & TP_EV_HAS_CORR) || e->link != TP_NONE || e->ph != 'X' ||
+                e->corr == UINT32_MAX)
+                continue;
+            size_t s = corr_slot(&m, e->corr);
+            if (m.keys[s]) {
+                e->link = m.vals[s];
+                linked++;
+            }
+        }
+        free(m.keys);
+        free(m.vals);
+    }
+    /* launch -> op: sweep each host thread's slices in time order */
+    uint32_t *idx = tp_xmalloc((t->nevents + 1) * sizeof *idx);
+    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST)
+            start[e->track + 1]++;
+    }
+    for (size_t k = 0; k < t->ntracks; k++)
+        start[k + 1] += start[k];
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST)
+            idx[fill[e->track]++] = (uint32_t)i;
+    }
+    uint32_t *stack = NULL;
+    size_t scap = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        size_t n = start[k + 1] - start[k];
+        if (n == 0)
+            continue;
+        uint32_t *list = idx + start[k];
+        qsort_r(list, n, sizeof *list, cmp_by_time, t);
+        size_t depth = 0;
+        for (size_t j = 0; j < n; j++) {
+            tp_event *e = &t->events[list[j]];
+            while (depth && t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur <= e->ts &&
+                   !(t->events[stack[depth - 1]].dur == 0 && t->events[stack[depth - 1]].ts == e->ts))
+                depth--;
+            if (e->kind == TP_KIND_RUNTIME) {
+                for (size_t d = depth; d > 0; d--)
+                    if (t->events[stack[d - 1]].kind == TP_KIND_HOST_OP) {
+                        e->op = stack[d - 1];
+                        break;
+                    }
+            }
+            TP_GROW(stack, scap, depth + 1);
+            stack[depth++] = list[j];
+        }
+    }
+    free(stack);
+    free(fill);
+    free(start);
+    free(idx);
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->link != TP_NONE && e->op == TP_NONE)
+            e->op = t->events[e->link].op;
+    }
+    /* the input's own launch flows are replaced by flows bound to the slices */
+    if (linked) {
+        static const char *const launch_cats[] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu", NULL};
+        tp_str cats[4];
+        for (int c = 0; launch_cats[c]; c++)
+            cats[c] = tp_intern_cstr(t, launch_cats[c]);
+        for (size_t i = 0; i < t->nevents; i++) {
+            tp_event *e = &t->events[i];
+            if (e->ph != 's' && e->ph != 't' && e->ph != 'f')
+                continue;
+            for (int c = 0; c < 4; c++)
+                if (e->cat == cats[c]) {
+                    tp_drop(t, (uint32_t)i, "launch flows (replaced by flows bound to the slices)");
+                    break;
+                }
+        }
+    }
+}
+
+/* ---- --steps ---- */
+
+static int filter_steps(tp_trace *t, int64_t first, int64_t last, tp_err *err)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int64_t seen_lo = INT64_MAX, seen_hi = INT64_MIN;
+    size_t nsteps = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!(e->flags & TP_EV_STEP))
+            continue;
+        int64_t n = (int64_t)e->id;
+        if (n < seen_lo)
+            seen_lo = n;
+        if (n > seen_hi)
+            seen_hi = n;
+        if (n < first || n > last)
+            continue;
+        nsteps++;
+        if (e->ts < lo)
+            lo = e->ts;
+        if (e->ts + e->dur > hi)
+            hi = e->ts + e->dur;
+    }
+    if (nsteps == 0) {
+        if (seen_lo == INT64_MAX)
+            return tp_fail_at(err, "", "--steps: the trace has no steps (no ProfilerStep#N annotations)");
+        return tp_fail_at(err, "", "--steps: no step in the range given (steps present: %lld..%lld)",
+                          (long long)seen_lo, (long long)seen_hi);
+    }
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->ph == 'M')
+            continue;
+        bool keep;
+        if (e->flags & TP_EV_STEP)
+            keep = (int64_t)e->id >= first && (int64_t)e->id <= last;
+        else if (e->link != TP_NONE)
+            keep = t->events[e->link].ts >= lo && t->events[e->link].ts < hi;
+        else
+            keep = e->ts >= lo && e->ts < hi;
+        if (!keep)
+            tp_drop(t, (uint32_t)i, "outside the --steps window");
+    }
+    /* device events launched from dropped calls go too (their launch is gone) */
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->link != TP_NONE && (t->events[e->link].flags & TP_EV_DROPPED))
+            tp_drop(t, (uint32_t)i, "outside the --steps window");
+    }
+    return 0;
+}
+
+int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
+{
+    tp_input *in = tp_input_open(path, err);
+    if (!in)
+        return -1;
+    const tp_format *f;
+    if (o->format) {
+        f = tp_format_find(o->format);
+        if (!f) {
+            tp_input_close(in);
+            return tp_fail_at(err, "", "unknown format '%s' (see `tracepress formats`)", o->format);
+        }
+    } else {
+        f = tp_format_detect(in, err);
+        if (!f) {
+            tp_input_close(in);
+            return -1;
+        }
+    }
+    t->strict = o->read.strict;
+    t->keep_args = o->read.keep_args;
+    t->format = f->name;
+    int rc = f->read(in, t, &o->read, err);
+    tp_input_close(in);
+    if (rc < 0)
+        return -1;
+    classify(t);
+    if (!o->no_links || o->has_steps)
+        link_events(t);
+    if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* tracks.c: per-track ordering, id assignment, nesting repair. */
+#include "tracks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_events(const void *a, const void *b, void *ctx)
+{
+    const tp_trace *t = ctx;
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    const tp_event *x = &t->events[ia], *y = &t->events[ib];
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return ia < ib ? -1 : ia > ib;
+}
+
+void tp_track_index_build(const tp_trace *t, tp_track_index *ix)
+{
+    ix->ntracks = t->ntracks;
+    ix->start = tp_xcalloc(t->ntracks + 1, sizeof *ix->start);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (!(t->events[i].flags & TP_EV_DROPPED))
+            ix->start[t->events[i].track + 1]++;
+    for (size_t k = 0; k < t->ntracks; k++)
+        ix->start[k + 1] += ix->start[k];
+    ix->ev = tp_xmalloc((ix->start[t->ntracks] + 1) * sizeof *ix->ev);
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, ix->start, (t->ntracks + 1) * sizeof *fill);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (!(t->events[i].flags & TP_EV_DROPPED))
+            ix->ev[fill[t->events[i].track]++] = (uint32_t)i;
+    free(fill);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        size_t n = ix->start[k + 1] - ix->start[k];
+        /* most tracks are already in time order: check before sorting */
+        bool sorted = true;
+        for (size_t j = 1; j < n && sorted; j++)
+            sorted = cmp_events(&ix->ev[ix->start[k] + j - 1], &ix->ev[ix->start[k] + j], (void *)t) < 0;
+        if (!sorted)
+            qsort_r(ix->ev + ix->start[k], n, sizeof *ix->ev, cmp_events, (void *)t);
+    }
+}
+
+void tp_track_index_free(tp_track_index *ix)
+{
+    free(ix->ev);
+    free(ix->start);
+    memset(ix, 0, sizeof *ix);
+}
+
+void tp_assign_ids(tp_trace *t)
+{
+    int64_t maxpid = -1;
+    for (size_t i = 0; i < t->nprocesses; i++)
+        if (t->processes[i].key == 0 && t->processes[i].pid > maxpid)
+            maxpid = t->processes[i].pid;
+    for (size_t i = 0; i < t->nprocesses; i++)
+        if (t->processes[i].key != 0 && t->processes[i].pid < 0)
+            t->processes[i].pid = ++maxpid;
+    for (size_t p = 0; p < t->nprocesses; p++) {
+        int64_t maxtid = -1;
+        for (size_t k = 0; k < t->ntracks; k++) {
+            const tp_track *tk = &t->tracks[k];
+            if (tk->process == p && tk->tid >= 0 && tk->tid > maxtid && (tk->key == 0 || tk->tid >= 0))
+                maxtid = tk->tid;
+        }
+        for (size_t k = 0; k < t->ntracks; k++) {
+            tp_track *tk = &t->tracks[k];
+            if (tk->process == p && tk->tid < 0 && (tk->key != 0 || tk->role == TP_TRACK_DERIVED ||
+                                                    tk->role == TP_TRACK_OVERFLOW))
+                tk->tid = ++maxtid;
+        }
+    }
+}
+
+static int process_group(const tp_trace *t, const tp_process *p)
+{
+    (void)t;
+    if (p->is_device)
+        return 1;
+    return p->key ? 2 : 0;
+}
+
+static int cmp_process(const void *a, const void *b, void *ctx)
+{
+    const tp_trace *t = ctx;
+    const tp_process *x = &t->processes[*(const uint32_t *)a], *y = &t->processes[*(const uint32_t *)b];
+    /* input sort indexes win (they make re-conversion stable), then the group */
+    if (x->has_sort != y->has_sort)
+        return x->has_sort ? -1 : 1;
+    if (x->has_sort && x->sort_index != y->sort_index)
+        return x->sort_index < y->sort_index ? -1 : 1;
+    int gx = process_group(t, x), gy = process_group(t, y);
+    if (gx != gy)
+        return gx - gy;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+uint32_t *tp_process_order(const tp_trace *t)
+{
+    uint32_t *o = tp_xmalloc((t->nprocesses + 1) * sizeof *o);
+    for (size_t i = 0; i < t->nprocesses; i++)
+        o[i] = (uint32_t)i;
+    qsort_r(o, t->nprocesses, sizeof *o, cmp_process, (void *)t);
+    return o;
+}
+
+static int cmp_track(const void *a, const void *b, void *ctx)
+{
+    const tp_trace *t = ctx;
+    const tp_track *x = &t->tracks[*(const uint32_t *)a], *y = &t->tracks[*(const uint32_t *)b];
+    if (x->has_sort != y->has_sort)
+        return x->has_sort ? -1 : 1;
+    if (x->has_sort && x->sort_index != y->sort_index)
+        return x->sort_index < y->sort_index ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+uint32_t *tp_track_order(const tp_trace *t)
+{
+    uint32_t *porder = tp_process_order(t);
+    uint32_t *out = tp_xmalloc((t->ntracks + 1) * sizeof *out);
+    uint32_t *tmp = tp_xmalloc((t->ntracks + 1) * sizeof *tmp);
+    size_t n = 0;
+    for (size_t pi = 0; pi < t->nprocesses; pi++) {
+        uint32_t p = porder[pi];
+        /* base tracks: everything that is not placed beside another track */
+        size_t m = 0;
+        for (size_t k = 0; k < t->ntracks; k++) {
+            const tp_track *tk = &t->tracks[k];
+            if (tk->process == p && (tk->derived_of == TP_NONE || tk->has_sort))
+                tmp[m++] = (uint32_t)k;
+        }
+        qsort_r(tmp, m, sizeof *tmp, cmp_track, (void *)t);
+        for (size_t j = 0; j < m; j++) {
+            out[n++] = tmp[j];
+            /* its overflow and derived tracks, in creation order, right after it */
+            for (size_t k = 0; k < t->ntracks; k++) {
+                const tp_track *tk = &t->tracks[k];
+                if (tk->derived_of == tmp[j] && !tk->has_sort && tk->process == p)
+                    out[n++] = (uint32_t)k;
+            }
+        }
+    }
+    /* tracks placed beside a track of another process, or chains: append */
+    if (n < t->ntracks) {
+        bool *seen = tp_xcalloc(t->ntracks, sizeof *seen);
+        for (size_t j = 0; j < n; j++)
+            seen[out[j]] = true;
+        for (size_t k = 0; k < t->ntracks; k++)
+            if (!seen[k])
+                out[n++] = (uint32_t)k;
+        free(seen);
+    }
+    free(tmp);
+    free(porder);
+    return out;
+}
+
+static uint32_t overflow_track(tp_trace *t, uint32_t base, uint32_t *cache)
+{
+    if (cache[base] != TP_NONE)
+        return cache[base];
+    const tp_track *b = &t->tracks[base];
+    char name[512];
+    const char *bn = tp_str_get(t, b->name);
+    if (!*bn)
+        snprintf(name, sizeof name, "%lld (overlap)", (long long)b->tid);
+    else
+        snprintf(name, sizeof name, "%s (overlap)", bn);
+    uint32_t anchor = b->role == TP_TRACK_OVERFLOW && b->derived_of != TP_NONE ? b->derived_of : base;
+    uint32_t k = tp_track_add(t, b->process, tp_intern_cstr(t, name), TP_TRACK_OVERFLOW, anchor);
+    cache[base] = k;
+    return k;
+}
+
+uint64_t tp_nest_repair(tp_trace *t)
+{
+    uint64_t moved_total = 0;
+    for (int round = 0; round < 16; round++) {
+        tp_track_index ix;
+        tp_track_index_build(t, &ix);
+        size_t ntr = t->ntracks;
+        uint32_t *cache = tp_xmalloc((ntr + 1) * sizeof *cache);
+        for (size_t k = 0; k < ntr; k++)
+            cache[k] = TP_NONE;
+        uint32_t *stack = NULL;
+        size_t scap = 0;
+        uint64_t moved = 0;
+        for (size_t k = 0; k < ntr; k++) {
+            size_t depth = 0;
+            for (size_t j = ix.start[k]; j < ix.start[k + 1]; j++) {
+                uint32_t i = ix.ev[j];
+                tp_event *e = &t->events[i];
+                if (e->ph != 'X')
+                    continue;
+                while (depth && t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur <= e->ts &&
+                       !(t->events[stack[depth - 1]].dur == 0 && e->dur == 0 &&
+                         t->events[stack[depth - 1]].ts == e->ts))
+                    depth--;
+                if (depth && e->ts + e->dur > t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur) {
+                    uint32_t ov = overflow_track(t, (uint32_t)k, cache);
+                    t->events[i].track = ov; /* re-fetch: overflow_track may grow arrays */
+                    moved++;
+                    continue;
+                }
+                e->depth = (uint32_t)depth;
+                TP_GROW(stack, scap, depth + 1);
+                stack[depth++] = i;
+            }
+        }
+        free(stack);
+        free(cache);
+        tp_track_index_free(&ix);
+        moved_total += moved;
+        if (!moved)
+            break;
+    }
+    return moved_total;
+}

@@ -1,0 +1,167 @@
+/* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
+#include "cli.h"
+#include "json_write.h"
+#include "kernel_table.h"
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t count_steps(const tp_trace *t)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++)
+        n += (t->events[i].flags & TP_EV_STEP) && !(t->events[i].flags & TP_EV_DROPPED);
+    return n;
+}
+
+static uint64_t count_tracks(const tp_trace *t)
+{
+    bool *used = tp_xcalloc(t->ntracks + 1, sizeof *used);
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!(e->flags & TP_EV_DROPPED) && e->ph != 'M' && !used[e->track]) {
+            used[e->track] = true;
+            n++;
+        }
+    }
+    free(used);
+    return n;
+}
+
+static void print_json(const tp_trace *t, const tp_kernel_table *kt, const char *path)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"format\":");
+    tp_json_put_string(&b, t->format, strlen(t->format), NULL);
+    tp_buf_puts(&b, ",\"file\":");
+    tp_json_put_string(&b, path, strlen(path), NULL);
+    tp_buf_printf(&b, ",\"events\":%llu,\"tracks\":%llu,\"steps\":%llu", (unsigned long long)t->events_in,
+                  (unsigned long long)count_tracks(t), (unsigned long long)count_steps(t));
+    tp_buf_printf(&b, ",\"kernel_total_ns\":%lld,\"kernel_instances\":%llu", (long long)kt->total_ns,
+                  (unsigned long long)kt->instances);
+    tp_buf_puts(&b, ",\"kernels\":[");
+    for (size_t i = 0; i < kt->n; i++) {
+        const tp_kernel_row *r = &kt->rows[i];
+        tp_buf_puts(&b, i ? ",\n{\"name\":" : "\n{\"name\":");
+        tp_json_put_string(&b, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
+        tp_buf_printf(&b,
+                      ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%lld,\"min_ns\":%lld,"
+                      "\"max_ns\":%lld,\"p10_ns\":%lld,\"p50_ns\":%lld,\"p90_ns\":%lld,\"stddev_ns\":%lld}",
+                      tp_kind_name((tp_kind)r->kind), (unsigned long long)r->count, (long long)r->total_ns,
+                      (long long)r->mean_ns, (long long)r->min_ns, (long long)r->max_ns, (long long)r->p10_ns,
+                      (long long)r->p50_ns, (long long)r->p90_ns, (long long)r->stddev_ns);
+    }
+    tp_buf_puts(&b, "]}\n");
+    fwrite(b.data, 1, b.len, stdout);
+    tp_buf_free(&b);
+}
+
+static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char *path)
+{
+    printf("%s: %s trace, %llu events, %llu tracks, %llu steps\n", path, t->format,
+           (unsigned long long)t->events_in, (unsigned long long)count_tracks(t),
+           (unsigned long long)count_steps(t));
+    printf("%llu kernel/memcpy/memset instances of %zu names, %lld ns in total\n\n",
+           (unsigned long long)kt->instances, kt->n, (long long)kt->total_ns);
+    if (kt->n == 0) {
+        printf("(no device kernels)\n");
+        return;
+    }
+    /* the layout of `nsys stats` so CI logs read the same */
+    printf(" Time (%%)  Total Time (ns)  Instances   Avg (ns)     Med (ns)     Min (ns)     Max (ns)    StdDev (ns)  "
+           "Name\n");
+    printf(" --------  ---------------  ---------  -----------  -----------  -----------  -----------  -----------  "
+           "----\n");
+    for (size_t i = 0; i < kt->n; i++) {
+        const tp_kernel_row *r = &kt->rows[i];
+        double pct = kt->total_ns ? 100.0 * (double)r->total_ns / (double)kt->total_ns : 0.0;
+        const char *tag = r->kind == TP_KIND_MEMCPY ? "[memcpy] " : r->kind == TP_KIND_MEMSET ? "[memset] " : "";
+        printf(" %8.1f  %15lld  %9llu  %11lld  %11lld  %11lld  %11lld  %11lld  %s%s\n", pct, (long long)r->total_ns,
+               (unsigned long long)r->count, (long long)r->mean_ns, (long long)r->p50_ns, (long long)r->min_ns,
+               (long long)r->max_ns, (long long)r->stddev_ns, tag, tp_str_get(t, r->name));
+    }
+}
+
+static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "name,kind,count,total_ns,mean_ns,min_ns,max_ns,p10_ns,p50_ns,p90_ns,stddev_ns\n");
+    for (size_t i = 0; i < kt->n; i++) {
+        const tp_kernel_row *r = &kt->rows[i];
+        /* RFC 4180 quoting */
+        const char *n = tp_str_get(t, r->name);
+        tp_buf_putc(&b, '"');
+        for (const char *c = n; *c; c++) {
+            if (*c == '"')
+                tp_buf_putc(&b, '"');
+            tp_buf_putc(&b, *c);
+        }
+        tp_buf_printf(&b, "\",%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", tp_kind_name((tp_kind)r->kind),
+                      (unsigned long long)r->count, (long long)r->total_ns, (long long)r->mean_ns,
+                      (long long)r->min_ns, (long long)r->max_ns, (long long)r->p10_ns, (long long)r->p50_ns,
+                      (long long)r->p90_ns, (long long)r->stddev_ns);
+    }
+    fwrite(b.data, 1, b.len, stdout);
+    tp_buf_free(&b);
+}
+
+int tp_cmd_stats(int argc, char **argv)
+{
+    tp_load_opts lo = {0};
+    lo.no_links = true;
+    const char *path = NULL, *steps = NULL;
+    bool json = false, csv = false;
+    for (int i = 1; i < argc; i++) {
+        int k;
+        if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if (tp_opt_flag(argv, i, "--json"))
+            json = true;
+        else if (tp_opt_flag(argv, i, "--csv"))
+            csv = true;
+        else if (tp_opt_flag(argv, i, "--strict"))
+            lo.read.strict = true;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return tp_usage_error(argv[0], "unknown option %s", argv[i]);
+        else if (path)
+            return tp_usage_error(argv[0], "one input file at a time");
+        else
+            path = argv[i];
+    }
+    if (!path)
+        return tp_usage_error(argv[0], "no input file");
+    if (json && csv)
+        return tp_usage_error(argv[0], "--json and --csv exclude each other");
+    if (steps) {
+        if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
+            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
+        lo.has_steps = true;
+    }
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_err err = {0};
+    lo.read.keep_args = false; /* stats needs no args: keeps memory well below the input size */
+    if (tp_load(path, &lo, &t, &err) < 0) {
+        tp_report_error(path, &err);
+        tp_trace_free(&t);
+        return TP_EXIT_INPUT;
+    }
+    tp_kernel_table kt;
+    tp_kernel_table_build(&t, &kt);
+    if (json)
+        print_json(&t, &kt, path);
+    else if (csv)
+        print_csv(&t, &kt);
+    else
+        print_text(&t, &kt, path);
+    tp_kernel_table_free(&kt);
+    tp_trace_free(&t);
+    return TP_EXIT_OK;
+}
