@@ -1120,6 +1120,10 @@ static void write_host_event(const ev *e)
             "       \"Device\": 0, \"External id\": ");
         put_i64(e->ext);
         LIT(", \"Extra arguments\": [],\n       \"Trace name\": \"PyTorch Profiler\", \"Trace iteration\": 0\n    }\n  }");
+        if (annot)
+            n_annot++;
+        else
+            n_ops++;
         return;
     }
     LIT("    \"ph\": \"X\", \"cat\": \"");
