@@ -62,6 +62,12 @@ test: $(BUILD)/tracepress $(BUILD)/tp_tests $(ASAN)/tracepress $(ASAN)/tp_tests 
 golden: $(BUILD)/tracepress $(BUILD)/tp_tests
 	@TP_GOLDEN_UPDATE=1 $(BUILD)/tp_tests golden
 
+# The README's first command ends here: convert the bundled example.
+demo: $(BUILD)/tracepress
+	@mkdir -p out
+	$(BUILD)/tracepress convert golden/example.pt.trace.json -o out/example.perfetto.json.gz
+	@echo "converted trace: $(CURDIR)/out/example.perfetto.json.gz (open it in https://ui.perfetto.dev)"
+
 bench: $(BUILD)/tracepress
 	@scripts/bench
 
@@ -72,6 +78,6 @@ install: $(BUILD)/tracepress
 clean:
 	rm -rf build
 
-.PHONY: all test golden bench install clean
+.PHONY: all test golden bench install clean demo
 
 -include $(shell find build -name '*.d' 2>/dev/null)

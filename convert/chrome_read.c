@@ -174,7 +174,7 @@ static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, b
                 return rc;
             if (!v.str && (key_is(k, kn, "correlation") || key_is(k, kn, "correlationId"))) {
                 int64_t c;
-                if (tp_parse_int(v.p, v.n, &c) == 0) {
+                if (tp_parse_int(v.p, v.n, &c) == 0 && c > 0) { /* 0 = no correlation */
                     ev->has_corr = true;
                     ev->corr = c;
                 }

@@ -76,29 +76,43 @@ void tp_assign_ids(tp_trace *t)
     }
 }
 
-static int process_group(const tp_trace *t, const tp_process *p)
+/* Groups come from what a process holds, so they are the same when a
+ * converted trace is read again: 0 host activity, 1 device, 2 the rest
+ * (profiler spans, processes with metadata only). */
+static int *process_groups(const tp_trace *t)
 {
-    (void)t;
-    if (p->is_device)
-        return 1;
-    return p->key ? 2 : 0;
+    int *g = tp_xmalloc((t->nprocesses + 1) * sizeof *g);
+    for (size_t i = 0; i < t->nprocesses; i++)
+        g[i] = t->processes[i].is_device ? 1 : 2;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        uint32_t p = t->tracks[e->track].process;
+        if (g[p] == 2 && !t->processes[p].is_device && e->kind != TP_KIND_OTHER)
+            g[p] = 0;
+    }
+    return g;
 }
 
-static int cmp_process(const void *a, const void *b, void *ctx)
+typedef struct porder_ctx {
+    const tp_trace *t;
+    const int *group;
+} porder_ctx;
+
+static int cmp_process(const void *a, const void *b, void *vctx)
 {
-    const tp_trace *t = ctx;
-    const tp_process *x = &t->processes[*(const uint32_t *)a], *y = &t->processes[*(const uint32_t *)b];
-    /* input sort indexes win (they make re-conversion stable), then the group */
+    const porder_ctx *ctx = vctx;
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    const tp_process *x = &ctx->t->processes[ia], *y = &ctx->t->processes[ib];
+    if (ctx->group[ia] != ctx->group[ib])
+        return ctx->group[ia] - ctx->group[ib];
+    /* within a group, input sort indexes first (they make re-conversion stable) */
     if (x->has_sort != y->has_sort)
         return x->has_sort ? -1 : 1;
     if (x->has_sort && x->sort_index != y->sort_index)
         return x->sort_index < y->sort_index ? -1 : 1;
-    int gx = process_group(t, x), gy = process_group(t, y);
-    if (gx != gy)
-        return gx - gy;
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+    return ia < ib ? -1 : 1;
 }
 
 uint32_t *tp_process_order(const tp_trace *t)
@@ -106,7 +120,9 @@ uint32_t *tp_process_order(const tp_trace *t)
     uint32_t *o = tp_xmalloc((t->nprocesses + 1) * sizeof *o);
     for (size_t i = 0; i < t->nprocesses; i++)
         o[i] = (uint32_t)i;
-    qsort_r(o, t->nprocesses, sizeof *o, cmp_process, (void *)t);
+    porder_ctx ctx = {t, process_groups(t)};
+    qsort_r(o, t->nprocesses, sizeof *o, cmp_process, &ctx);
+    free((void *)ctx.group);
     return o;
 }
 

@@ -1,0 +1,425 @@
+/* test_chrome.c: the Chrome/Kineto JSON reader, pipeline, nesting repair and
+ * writer: every construct and error on small inputs, then the real samples. */
+#include "chrome_write.h"
+#include "harness.h"
+#include "kernel_table.h"
+#include "pipeline.h"
+#include "tracks.h"
+
+#include <stdlib.h>
+
+static const char *write_tmp(const char *name, const char *text)
+{
+    const char *p = tp_test_tmp(name);
+    FILE *f = fopen(p, "wb");
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+/* Load JSON text; returns 0 or -1 with err. */
+static int load_text(const char *text, tp_trace *t, tp_err *err, bool strict)
+{
+    const char *p = write_tmp("in.json", text);
+    tp_trace_init(t);
+    tp_load_opts o = {0};
+    o.read.keep_args = true;
+    o.read.strict = strict;
+    memset(err, 0, sizeof *err);
+    return tp_load(p, &o, t, err);
+}
+
+static const tp_event *find(const tp_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->nevents; i++)
+        if (strcmp(tp_str_get(t, t->events[i].name), name) == 0)
+            return &t->events[i];
+    return NULL;
+}
+
+TEST(chrome_object_and_array_forms)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1.5,\"dur\":2}],"
+                    "\"deviceProperties\":[{\"id\":0}]}",
+                    &t, &err, false) == 0);
+    CHECK_EQ_INT(t.nevents, 1);
+    CHECK_EQ_INT(t.events[0].ts, 1500);
+    CHECK_EQ_INT(t.events[0].dur, 2000);
+    CHECK(strstr(t.toplevel.data, "\"deviceProperties\":[{\"id\":0}]") != NULL);
+    tp_trace_free(&t);
+    CHECK(load_text("  [ {\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":1} ]", &t, &err, false) == 0);
+    CHECK_EQ_INT(t.nevents, 1);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_epoch_timestamps_are_exact)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1712195495519689.047,\"dur\":0.001},"
+                    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":1712195495519689.048,\"dur\":0}]",
+                    &t, &err, false) == 0);
+    CHECK_EQ_INT(find(&t, "a")->ts, 1712195495519689047LL);
+    CHECK_EQ_INT(find(&t, "a")->dur, 1);
+    CHECK_EQ_INT(find(&t, "b")->ts - find(&t, "a")->ts, 1);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_base_time_nanoseconds_after_events)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":5.5,\"dur\":1}],"
+                    "\"baseTimeNanoseconds\":1711964646000000000}",
+                    &t, &err, false) == 0);
+    CHECK_EQ_INT(t.base_ns, 1711964646000000000LL);
+    CHECK_EQ_INT(t.events[0].ts, 5500);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_begin_end_pairs_per_thread_and_merges_args)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"B\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":0,\"args\":{\"a\":1}},"
+                    "{\"ph\":\"B\",\"name\":\"other\",\"pid\":1,\"tid\":2,\"ts\":1},"
+                    "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":2},"
+                    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":3},"
+                    "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":4},"
+                    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":10,\"args\":{\"b\":2}},"
+                    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":11}]",
+                    &t, &err, false) == 0);
+    CHECK_EQ_INT(find(&t, "outer")->dur, 10000);
+    CHECK_EQ_INT(find(&t, "inner")->dur, 1000);
+    CHECK_EQ_INT(find(&t, "other")->dur, 3000);
+    CHECK(find(&t, "outer")->ph == 'X');
+    size_t len;
+    const char *a = tp_args_get(&t, find(&t, "outer")->args, &len);
+    CHECK_STR(a, "{\"a\":1,\"b\":2}");
+    CHECK_EQ_INT(tp_warning_count(&t, "unmatched E events (dropped)"), 1);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_string_pids_and_tids_map_to_numbers_with_labels)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"op\",\"pid\":5,\"tid\":\"4093687616\",\"ts\":0,"
+                    "\"dur\":9},"
+                    "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":1,\"dur\":1},"
+                    "{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"span\",\"pid\":\"Spans\",\"tid\":\"PyTorch Profiler\","
+                    "\"ts\":0,\"dur\":9},"
+                    "{\"ph\":\"s\",\"cat\":\"async\",\"name\":\"launch\",\"id\":1,\"pid\":5,\"tid\":4093687616,\"ts\":1}]",
+                    &t, &err, false) == 0);
+    const tp_event *op = find(&t, "op"), *k = find(&t, "k"), *span = find(&t, "span");
+    CHECK_EQ_INT(t.tracks[op->track].tid, 4093687616LL);
+    /* the numeric-string tid and the number are the same thread (PyTorch 1.8 flows bind) */
+    CHECK_EQ_INT(t.events[3].track, op->track);
+    CHECK_EQ_INT(t.tracks[k->track].tid, 7);
+    CHECK_STR(tp_str_get(&t, t.tracks[k->track].name), "stream 7");
+    CHECK(t.processes[t.tracks[k->track].process].is_device);
+    CHECK_STR(tp_str_get(&t, t.processes[t.tracks[span->track].process].key), "Spans");
+    tp_assign_ids(&t);
+    CHECK(t.processes[t.tracks[span->track].process].pid > 5);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_lenient_problems_are_counted_and_strict_rejects_them)
+{
+    const char *text = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\\ud800\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+                       "{\"ph\":\"Q\",\"name\":\"q\",\"pid\":1,\"tid\":1,\"ts\":0},{},],}";
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text(text, &t, &err, false) == 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "trailing commas"), 2);
+    CHECK_EQ_INT(tp_warning_count(&t, "empty {} events (skipped)"), 1);
+    CHECK_EQ_INT(tp_warning_count(&t, "unknown phases (kept)"), 1);
+    CHECK_EQ_INT(tp_warning_count(&t, "invalid UTF-8 or escapes (replaced)"), 1);
+    CHECK(find(&t, "q") != NULL);
+    tp_trace_free(&t);
+    CHECK(load_text(text, &t, &err, true) == -1);
+    CHECK(err.set);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_integers_beyond_int64)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":99999999999999999999,\"ts\":0,\"dur\":1,"
+                    "\"args\":{\"big\":123456789012345678901234567890}}]",
+                    &t, &err, false) == 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "pid/tid beyond int64 (kept as text)"), 1);
+    size_t len;
+    CHECK(strstr(tp_args_get(&t, t.events[0].args, &len), "123456789012345678901234567890") != NULL);
+    tp_trace_free(&t);
+    CHECK(load_text("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":99999999999999999999,\"dur\":1}]", &t,
+                    &err, false) == 0);
+    CHECK_EQ_INT(t.nevents, 0);
+    CHECK_EQ_INT(tp_warning_count(&t, "bad or out-of-range ts/dur (event dropped)"), 1);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_errors_name_the_offset)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1", &t, &err, false) == -1);
+    CHECK(strstr(err.msg, "truncated") != NULL);
+    CHECK_STR(err.where, "offset 16");
+    tp_trace_free(&t);
+    CHECK(load_text("[{\"ph\":\"X\" \"name\":1}]", &t, &err, false) == -1);
+    CHECK_STR(err.where, "offset 1");
+    tp_trace_free(&t);
+    CHECK(load_text("[{\"ph\":\"X\"} {\"ph\":\"X\"}]", &t, &err, false) == -1);
+    CHECK_STR(err.where, "offset 12");
+    CHECK(strstr(err.msg, "expected ','") != NULL);
+    tp_trace_free(&t);
+    CHECK(load_text("", &t, &err, false) == -1);
+    CHECK(strstr(err.msg, "empty") != NULL);
+    tp_trace_free(&t);
+    CHECK(load_text("hello", &t, &err, false) == -1);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_units_larger_than_the_read_buffer)
+{
+    /* one event with a 9 MB string arg, then 100k events: crosses many buffer refills */
+    size_t big = 9u << 20;
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"args\":{\"s\":\"");
+    for (size_t i = 0; i < big; i++)
+        tp_buf_putc(&b, (char)('a' + i % 26));
+    tp_buf_puts(&b, "\"}}");
+    for (int i = 0; i < 100000; i++)
+        tp_buf_printf(&b, ",\n  {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d.%03d,\"dur\":1}",
+                      i % 10, i, i % 1000);
+    tp_buf_puts(&b, "]}");
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text(b.data, &t, &err, false) == 0);
+    CHECK_EQ_INT(t.nevents, 100001);
+    size_t len;
+    tp_args_get(&t, find(&t, "big")->args, &len);
+    CHECK_EQ_INT(len, big + 8);
+    CHECK_EQ_INT(t.events[100000].ts, 99999999);
+    tp_trace_free(&t);
+    tp_buf_free(&b);
+}
+
+TEST(chrome_links_kernels_to_launches_and_ops)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
+                    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":2,"
+                    "\"dur\":3,\"args\":{\"correlation\":77}},"
+                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":6,\"dur\":4,"
+                    "\"args\":{\"correlation\":77}},"
+                    "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":77,\"pid\":1,\"tid\":1,\"ts\":2},"
+                    "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":77,\"pid\":0,\"tid\":7,\"ts\":6,\"bp\":\"e\"}]",
+                    &t, &err, false) == 0);
+    const tp_event *k = find(&t, "gemm");
+    CHECK(k->link != TP_NONE);
+    CHECK_STR(tp_str_get(&t, t.events[k->link].name), "cudaLaunchKernel");
+    CHECK(k->op != TP_NONE);
+    CHECK_STR(tp_str_get(&t, t.events[k->op].name), "aten::mm");
+    CHECK_EQ_INT(tp_dropped_total(&t), 2); /* the ac2g pair, replaced by a bound flow */
+    tp_trace_free(&t);
+}
+
+TEST(chrome_nesting_repair_moves_partial_overlaps)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"copy\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10},"
+                    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"sync\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":10},"
+                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"inner\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]",
+                    &t, &err, false) == 0);
+    CHECK_EQ_INT(tp_nest_repair(&t), 1);
+    const tp_event *s = find(&t, "sync");
+    CHECK_EQ_INT(t.tracks[s->track].role, TP_TRACK_OVERFLOW);
+    CHECK_STR(tp_str_get(&t, t.tracks[s->track].name), "7 (overlap)");
+    CHECK_EQ_INT(find(&t, "inner")->depth, 1);
+    CHECK_EQ_INT(tp_nest_repair(&t), 0);
+    tp_trace_free(&t);
+}
+
+TEST(chrome_steps_filter)
+{
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_load_opts o = {0};
+    o.has_steps = true;
+    tp_parse_steps("2:2", &o.step_first, &o.step_last);
+    tp_err err = {0};
+    CHECK(tp_load("golden/example.pt.trace.json", &o, &t, &err) == 0);
+    tp_kernel_table kt;
+    tp_kernel_table_build(&t, &kt);
+    CHECK_EQ_INT(kt.instances, 7); /* one step: memcpy, 3 gemm, 2 relu, memset */
+    tp_kernel_table_free(&kt);
+    tp_trace_free(&t);
+    tp_trace_init(&t);
+    tp_parse_steps("7:9", &o.step_first, &o.step_last);
+    memset(&err, 0, sizeof err);
+    CHECK(tp_load("golden/example.pt.trace.json", &o, &t, &err) == -1);
+    CHECK(strstr(err.msg, "1..3") != NULL);
+    tp_trace_free(&t);
+    int64_t a, b2;
+    CHECK(tp_parse_steps("3:", &a, &b2) == 0 && a == 3 && b2 == INT64_MAX);
+    CHECK(tp_parse_steps(":4", &a, &b2) == 0 && a == INT64_MIN && b2 == 4);
+    CHECK(tp_parse_steps("5:4", &a, &b2) == -1);
+    CHECK(tp_parse_steps("x", &a, &b2) == -1);
+}
+
+TEST(percentiles_match_numpy_linear)
+{
+    int64_t v[] = {1, 2, 3, 4, 10};
+    CHECK_EQ_INT(tp_percentile(v, 5, 50), 3);
+    CHECK_EQ_INT(tp_percentile(v, 5, 90), 8); /* numpy: 7.6 -> 8 */
+    CHECK_EQ_INT(tp_percentile(v, 5, 10), 1); /* 1.4 -> 1 */
+    int64_t w[] = {100, 200};
+    CHECK_EQ_INT(tp_percentile(w, 2, 50), 150);
+    CHECK_EQ_INT(tp_percentile(w, 2, 10), 110);
+    CHECK_EQ_INT(tp_percentile(w, 1, 90), 100);
+    int64_t x[] = {0, 1};
+    CHECK_EQ_INT(tp_percentile(x, 2, 50), 1); /* 0.5 rounds half away from zero */
+}
+
+/* ---- command-level tests ---- */
+
+static const char *const samples[] = {
+    "hta_amd_mi250_rocm6_2.json.gz",
+    "hta_critical_path_alexnet_2023.json.gz",
+    "hta_df_index_resolver_large.json.gz",
+    "hta_inference_rank1_2022_capcats.json.gz",
+    "hta_nccl_data_2024.json.gz",
+    "hta_ns_resolution_rank0_v100_2024.pt.trace.json.gz",
+    "hta_triton_example.json.gz",
+    "kineto_plugin_resnet50_array_2020-12.pt.trace.json.gz",
+    "kineto_tbplugin_resnet50_pt1.8_2021-01.pt.trace.json.gz",
+    "kineto_tbplugin_resnet50_pt1.9_2021-06.pt.trace.json.gz",
+};
+
+/* kernel + memcpy + memset instances per SOURCES.md's X cats */
+static const int sample_device_events[] = {16, 98, 22290, 4, 3774, 6095, 1, 9927, 10015, 9096};
+
+static bool node_ready(void)
+{
+    if (getenv("TP_SKIP_NODE"))
+        return false;
+    return true; /* required: scripts/setup installs it; a missing client fails the test */
+}
+
+TEST(samples_convert_load_in_trace_engine_and_reconvert_identically)
+{
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        const char *in = tp_test_shared(samples[i]);
+        char rel[256];
+        snprintf(rel, sizeof rel, "external/kineto/%s", samples[i]);
+        in = tp_test_shared(rel);
+        char out1[1024], out2[1024];
+        snprintf(out1, sizeof out1, "%s", tp_test_tmp("s1.json"));
+        snprintf(out2, sizeof out2, "%s", tp_test_tmp("s2.json"));
+        char *log = NULL;
+        int rc = tp_test_run(&log, "%s convert '%s' -o '%s'", tp_test_bin(), in, out1);
+        CHECK_EQ_INT(rc, 0);
+        if (rc)
+            fprintf(stderr, "%s: %s\n", samples[i], log);
+        free(log);
+        CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), out1, out2), 0);
+        CHECK(tp_test_run(NULL, "cmp -s '%s' '%s'", out1, out2) == 0);
+        /* same kernel numbers before and after conversion */
+        char *s_in = NULL, *s_out = NULL;
+        tp_test_run(&s_in, "%s stats --json '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), in);
+        tp_test_run(&s_out, "%s stats --json '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), out1);
+        CHECK(s_in && s_out && strlen(s_in) > 10 && strcmp(s_in, s_out) == 0);
+        free(s_in);
+        free(s_out);
+        char *st = NULL;
+        tp_test_run(&st, "%s stats --json '%s'", tp_test_bin(), in);
+        char want[64];
+        snprintf(want, sizeof want, "\"kernel_instances\":%d,", sample_device_events[i]);
+        CHECK(st && strstr(st, want) != NULL);
+        if (st && !strstr(st, want))
+            fprintf(stderr, "  %s: expected %s\n", samples[i], want);
+        free(st);
+        if (node_ready()) {
+            char *chk = NULL;
+            rc = tp_test_run(&chk, "node tests/check_trace.mjs '%s'", out1);
+            CHECK_EQ_INT(rc, 0);
+            CHECK(chk && strstr(chk, "\"problems\":[]") && strstr(chk, "\"bad_nesting\":0"));
+            if (rc)
+                fprintf(stderr, "  %s: %s\n", samples[i], chk ? chk : "");
+            free(chk);
+        }
+    }
+}
+
+TEST(pytorch18_flows_are_drawable)
+{
+    /* the 1.8 sample's own flows bind to nothing in Perfetto (int vs string tid) */
+    const char *in = tp_test_shared("external/kineto/kineto_tbplugin_resnet50_pt1.8_2021-01.pt.trace.json.gz");
+    const char *out = tp_test_tmp("pt18.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, out), 0);
+    char *chk = NULL;
+    tp_test_run(&chk, "node tests/check_trace.mjs '%s'", out);
+    CHECK(chk && strstr(chk, "\"flows\":9282,\"flows_bound\":9282"));
+    free(chk);
+}
+
+TEST(convert_gzip_output_and_determinism)
+{
+    const char *a = tp_test_tmp("ex.json"), *b = tp_test_tmp("ex.json.gz"), *c = tp_test_tmp("ex2.json.gz");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q golden/example.pt.trace.json -o %s", tp_test_bin(), a), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q golden/example.pt.trace.json -o %s", tp_test_bin(), b), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q golden/example.pt.trace.json -o %s", tp_test_bin(), c), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp -s %s %s", b, c), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "gzip -dc %s | cmp -s - %s", b, a), 0);
+    size_t len;
+    char *text = tp_test_read_file(a, &len);
+    CHECK(text != NULL);
+    if (text)
+        CHECK_GOLDEN("example.perfetto.json", text, len);
+    free(text);
+}
+
+TEST(convert_errors_are_one_line_and_leave_no_output)
+{
+    char *log = NULL;
+    const char *out = tp_test_tmp("never.json");
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert /nonexistent.json -o %s", tp_test_bin(), out), 2);
+    CHECK(log && strncmp(log, "tracepress: /nonexistent.json: cannot open", 42) == 0);
+    free(log);
+    const char *bad = write_tmp("trunc.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\"");
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert %s -o %s", tp_test_bin(), bad, out), 2);
+    CHECK(log && strstr(log, ": offset 16: file ends inside an event (truncated?)\n") != NULL);
+    CHECK(log && strchr(log, '\n') == log + strlen(log) - 1); /* exactly one line */
+    free(log);
+    CHECK(!tp_test_file_exists(out));
+    CHECK_EQ_INT(tp_test_run(NULL, "ls %s | grep -c tmp", tp_test_tmpdir()), 1); /* grep found none */
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert golden/example.pt.trace.json", tp_test_bin()), 1);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert %s -o %s", tp_test_bin(), bad, bad), 2);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s nosuchcommand", tp_test_bin()), 1);
+    free(log);
+}
+
+TEST(cli_help_for_every_command)
+{
+    const char *cmds[] = {"convert", "stats", "formats", "help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "%s help %s", tp_test_bin(), cmds[i]), 0);
+        CHECK(out && strstr(out, "usage: tracepress") != NULL);
+        free(out);
+        CHECK_EQ_INT(tp_test_run(NULL, "%s %s --help", tp_test_bin(), cmds[i]), 0);
+    }
+    char *v = NULL;
+    CHECK_EQ_INT(tp_test_run(&v, "%s --version", tp_test_bin()), 0);
+    CHECK(v && strncmp(v, "tracepress ", 11) == 0);
+    free(v);
+}
