@@ -53,6 +53,11 @@ $(BUILD)/gen/%: scripts/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o $@ $< -lz -lm
 
+# Measures Debian's JSON libraries against our tokenizer (docs/JSON_READER.md).
+$(BUILD)/json_lib_compare: scripts/json_lib_compare.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $< -lyajl -ljson-c
+
 # The whole suite: unit, golden and end-to-end tests, then again under
 # ASan+UBSan.  Ends with "N passed, N failed".
 test: $(BUILD)/tracepress $(BUILD)/tp_tests $(ASAN)/tracepress $(ASAN)/tp_tests $(BUILD)/gen/gen_kineto

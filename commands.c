@@ -25,6 +25,8 @@ const tp_command tp_commands[] = {
      "  -o, --output FILE   output file (required; '-' for stdout)\n"
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         keep only iterations A..B (ProfilerStep#A..#B); A: or :B open-ended\n"
+     "  --etrecord FILE     ETDump: ExecuTorch ETRecord for op types, modules, stack traces\n"
+     "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
      "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n"
      "  --force             overwrite OUTPUT if it exists\n"
      "  -q, --quiet         no summary line on stderr\n"
@@ -47,6 +49,9 @@ const tp_command tp_commands[] = {
      "                      p10_ns, p50_ns, p90_ns)\n"
      "  --format NAME       input format instead of detecting it\n"
      "  --steps A:B         only iterations A..B\n"
+     "  --etrecord FILE     ETDump: ExecuTorch ETRecord (op types, modules, time per module)\n"
+     "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
+     "  (ETDump input: --json adds etdump_inspector, the ExecuTorch Inspector's event blocks)\n"
      "  --strict            lenient repairs become errors\n" TP_EXIT_CODES_HELP
      "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
      tp_cmd_stats},

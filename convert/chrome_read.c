@@ -65,6 +65,13 @@ typedef struct reader {
     size_t *bdepth, *bcap;
     size_t bstack_tracks;
     uint64_t bad_utf8;
+    /* the last (pid, tid) texts and their track: consecutive events mostly share them */
+    char last_pid[24], last_tid[24];
+    size_t last_pid_n, last_tid_n;
+    uint8_t last_flags; /* 1 valid, 2 pid string, 4 tid string, 8 tid present */
+    uint32_t last_track;
+    uint8_t *cat_kind;   /* cat string id -> tp_kind + 1 (0 = not looked up yet) */
+    size_t cat_kind_cap;
     bool top_is_array;
     bool saw_events_key;
 } reader;
@@ -137,6 +144,41 @@ static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, b
                      const char **why)
 {
     const char *start = p;
+    if (!meta && *p == '{') {
+        /* Fast path: find the end with the table-driven skipper, then look
+         * for the one key analyses need.  A match counts only where a key
+         * can stand (after '{' or ',', followed by ':'). */
+        int rc = tp_json_skip(p, end, next, why);
+        if (rc)
+            return rc;
+        const char *e = *next;
+        while (e > start && e[-1] != '}')
+            e--;
+        ev->args = start;
+        ev->args_n = (size_t)(e - start);
+        const char *k = start;
+        static const char key[] = "\"correlation\"";
+        while ((k = memmem(k, (size_t)(e - k), key, sizeof key - 1)) != NULL) {
+            const char *b = k;
+            while (b > start && (b[-1] == ' ' || b[-1] == '\n' || b[-1] == '\r' || b[-1] == '\t'))
+                b--;
+            const char *a = tp_json_ws(k + sizeof key - 1, e);
+            if (b > start && (b[-1] == '{' || b[-1] == ',') && a < e && *a == ':') {
+                a = tp_json_ws(a + 1, e);
+                const char *d = a;
+                while (d < e && *d >= '0' && *d <= '9')
+                    d++;
+                int64_t c;
+                if (d > a && tp_parse_int(a, (size_t)(d - a), &c) == 0 && c > 0) { /* 0 = no correlation */
+                    ev->has_corr = true;
+                    ev->corr = c;
+                }
+                break;
+            }
+            k += sizeof key - 1;
+        }
+        return TP_JL_OK;
+    }
     if (*p != '{') {
         /* args that are not an object are not valid Trace Event Format: dropped */
         ev->args = NULL;
@@ -376,7 +418,32 @@ static int ident_of(reader *r, const span *s, ident *id)
     return 0;
 }
 
+static uint32_t track_for_slow(reader *r, const raw_event *ev);
+
 static uint32_t track_for(reader *r, const raw_event *ev)
+{
+    uint8_t flags = (uint8_t)(1 | (ev->pid.str ? 2 : 0) | (ev->tid.str ? 4 : 0) | (ev->tid.p ? 8 : 0) |
+                              (ev->pid.p ? 16 : 0));
+    if (r->last_flags == flags && ev->pid.n == r->last_pid_n && ev->tid.n == r->last_tid_n &&
+        (!ev->pid.p || memcmp(ev->pid.p, r->last_pid, ev->pid.n) == 0) &&
+        (!ev->tid.p || memcmp(ev->tid.p, r->last_tid, ev->tid.n) == 0))
+        return r->last_track;
+    uint32_t k = track_for_slow(r, ev);
+    if (ev->pid.n <= sizeof r->last_pid && ev->tid.n <= sizeof r->last_tid) {
+        if (ev->pid.p)
+            memcpy(r->last_pid, ev->pid.p, ev->pid.n);
+        if (ev->tid.p)
+            memcpy(r->last_tid, ev->tid.p, ev->tid.n);
+        r->last_pid_n = ev->pid.n;
+        r->last_tid_n = ev->tid.n;
+        r->last_flags = flags;
+        r->last_track = k;
+    } else
+        r->last_flags = 0;
+    return k;
+}
+
+static uint32_t track_for_slow(reader *r, const raw_event *ev)
 {
     tp_trace *t = r->t;
     tp_str pk = tp_intern(t, ev->pid.p ? ev->pid.p : "", ev->pid.n);
@@ -646,7 +713,14 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         tp_warn(t, "unknown phases (kept)", 1);
     }
     e.args = args_handle(r, ev);
-    e.kind = (uint8_t)tp_kind_from_cat(tp_str_get(t, e.cat), tp_str_len(t, e.cat));
+    if (e.cat >= r->cat_kind_cap) {
+        size_t old = r->cat_kind_cap;
+        TP_GROW(r->cat_kind, r->cat_kind_cap, (size_t)e.cat + 1);
+        memset(r->cat_kind + old, 0, r->cat_kind_cap - old);
+    }
+    if (!r->cat_kind[e.cat])
+        r->cat_kind[e.cat] = (uint8_t)(1 + tp_kind_from_cat(tp_str_get(t, e.cat), tp_str_len(t, e.cat)));
+    e.kind = (uint8_t)(r->cat_kind[e.cat] - 1);
     tp_event_add(t, &e);
     return 0;
 }
@@ -931,6 +1005,7 @@ done:
     free(r.bdepth);
     free(r.bcap);
     free(r.slots);
+    free(r.cat_kind);
     free(r.buf);
     tp_buf_free(&r.extra);
     tp_buf_free(&r.scratch);

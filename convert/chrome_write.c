@@ -11,6 +11,7 @@
  * - args copied minified, with UTF-8 repaired and counted;
  * - one event per line, same bytes for the same input. */
 #include "chrome_write.h"
+#include "json_lex.h"
 #include "json_write.h"
 #include "tracks.h"
 
@@ -25,6 +26,7 @@ typedef struct writer {
     uint64_t bad_utf8;
     uint64_t events_out;
     uint64_t flows;
+    uint64_t invalid_args;
     bool first;
 } writer;
 
@@ -74,68 +76,87 @@ static void put_str(writer *w, tp_str s)
 }
 
 /* Copy JSON text without insignificant whitespace, escaping raw control
- * characters and repairing invalid UTF-8 inside strings. */
-static void put_json_min(writer *w, const char *s, size_t n)
+ * characters and repairing invalid UTF-8 inside strings.  Returns false (and
+ * leaves the buffer as it was) when a character outside strings cannot be
+ * JSON: one pass validates and copies. */
+static bool put_json_min(writer *w, const char *s, size_t n)
 {
     tp_buf *b = w->b;
+    size_t mark = b->len;
+    uint64_t bad_before = w->bad_utf8;
     TP_GROW(b->data, b->cap, b->len + n * 3 + 8);
     char *o = b->data + b->len;
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    bool in_str = false;
     while (p < end) {
+        /* outside a string */
         unsigned c = *p;
-        if (!in_str) {
-            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-                p++;
-                continue;
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            p++;
+            continue;
+        }
+        if (c != '"') {
+            if (!tp_json_char_ok(c)) {
+                b->len = mark;
+                w->bad_utf8 = bad_before;
+                return false;
             }
-            if (c == '"')
-                in_str = true;
             *o++ = (char)c;
             p++;
             continue;
         }
-        if (c == '"') {
-            in_str = false;
-            *o++ = '"';
-            p++;
-        } else if (c == '\\') {
-            *o++ = '\\';
-            if (p + 1 < end)
-                *o++ = (char)p[1];
-            p += 2;
-        } else if (c < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            size_t at = (size_t)(o - b->data);
-            b->len = at;
-            TP_GROW(b->data, b->cap, b->len + (size_t)(end - p) * 6 + 8);
-            o = b->data + at;
-            *o++ = '\\';
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-            p++;
-        } else if (c < 0x80) {
-            *o++ = (char)c;
-            p++;
-        } else {
-            size_t k = tp_utf8_seq_len(p, (size_t)(end - p));
-            if (k) {
-                memcpy(o, p, k);
-                o += k;
-                p += k;
-            } else {
-                memcpy(o, "\xEF\xBF\xBD", 3);
-                o += 3;
+        *o++ = '"';
+        p++;
+        /* inside a string: plain ASCII is copied in a tight loop */
+        for (;;) {
+            while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+                *o++ = (char)*p++;
+            if (p >= end) {
+                b->len = mark; /* unterminated string */
+                w->bad_utf8 = bad_before;
+                return false;
+            }
+            c = *p;
+            if (c == '"') {
+                *o++ = '"';
                 p++;
-                w->bad_utf8++;
+                break;
+            }
+            if (c == '\\') {
+                *o++ = '\\';
+                if (p + 1 < end)
+                    *o++ = (char)p[1];
+                p += 2;
+            } else if (c < 0x20) {
+                static const char hex[] = "0123456789abcdef";
+                size_t at = (size_t)(o - b->data);
+                b->len = at;
+                TP_GROW(b->data, b->cap, b->len + (size_t)(end - p) * 6 + 8);
+                o = b->data + at;
+                *o++ = '\\';
+                *o++ = 'u';
+                *o++ = '0';
+                *o++ = '0';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+                p++;
+            } else {
+                size_t k = tp_utf8_seq_len(p, (size_t)(end - p));
+                if (k) {
+                    memcpy(o, p, k);
+                    o += k;
+                    p += k;
+                } else {
+                    memcpy(o, "\xEF\xBF\xBD", 3);
+                    o += 3;
+                    p++;
+                    w->bad_utf8++;
+                }
             }
         }
     }
     b->len = (size_t)(o - b->data);
     b->data[b->len] = 0;
+    return true;
 }
 
 static void put_pid_tid(writer *w, const tp_track *tk)
@@ -273,10 +294,16 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     tp_args_split(t, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        put_json_min(w, args, alen);
+        if (!put_json_min(w, args, alen)) {
+            /* never write broken JSON: keep the text, as a string */
+            tp_buf_puts(b, "{\"invalid_args\":");
+            tp_json_put_string(b, args, alen, &w->bad_utf8);
+            tp_buf_putc(b, '}');
+            w->invalid_args++;
+        }
     }
-    if (elen)
-        put_json_min(w, extra, elen);
+    if (elen && !put_json_min(w, extra, elen))
+        w->invalid_args++;
     tp_buf_putc(b, '}');
     /* a second, third ... device event of one launch: a v1 flow pair */
     if (e->link != TP_NONE && !fp->bind[i] && e->ph == 'X') {
@@ -382,7 +409,8 @@ int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
     tp_buf_puts(w.b, "\n]");
     if (t->toplevel.len) {
         tp_buf_puts(w.b, ",\n");
-        put_json_min(&w, t->toplevel.data, t->toplevel.len);
+        if (!put_json_min(&w, t->toplevel.data, t->toplevel.len))
+            w.invalid_args++;
     }
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
     put_int(w.b, t->base_ns + w.start);
@@ -394,6 +422,7 @@ int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
     st->events_out = w.events_out;
     st->bad_utf8 = w.bad_utf8;
     st->flows = w.flows;
+    st->invalid_args = w.invalid_args;
     st->start_ns = w.start;
     return 0;
 }

@@ -38,6 +38,11 @@ int tp_cmd_convert(int argc, char **argv)
             lo.read.strict = true;
         else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
+        else if ((k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
+                 (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
+            if (k < 0) /* ETDump options */
+                return TP_EXIT_USAGE;
+        }
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (in)
@@ -73,10 +78,10 @@ int tp_cmd_convert(int argc, char **argv)
     }
     tp_write_stats st;
     tp_write_chrome(&t, o, &st);
-    if (st.bad_utf8 && lo.read.strict) {
+    if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
         tp_out_abort(o);
-        fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences (rejected by --strict)\n", in,
-                (unsigned long long)st.bad_utf8);
+        fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n", in,
+                (unsigned long long)st.bad_utf8, (unsigned long long)st.invalid_args);
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
     }
@@ -88,6 +93,8 @@ int tp_cmd_convert(int argc, char **argv)
     }
     if (st.bad_utf8)
         tp_warn(&t, "invalid UTF-8 (replaced)", st.bad_utf8);
+    if (st.invalid_args)
+        tp_warn(&t, "args that are not valid JSON (kept as a string)", st.invalid_args);
     if (!quiet) {
         fprintf(stderr, TP_PROG ": %s: %llu events in, %llu out, %llu repaired (moved to overlap tracks), "
                         "%llu dropped",

@@ -5,6 +5,7 @@
 
 const tp_format *const tp_formats[] = {
     &tp_format_chrome,
+    &tp_format_etdump,
     NULL,
 };
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,15 @@
 #include <zlib.h>
 
 #define RAW_CHUNK (1u << 20)
+/* Read-ahead: a second thread reads (and inflates) up to RING chunks ahead of
+ * the parser, so decompression and parsing overlap on two cores. */
+#define RING 4
+#define RING_CHUNK (4u << 20)
+
+typedef struct ring_chunk {
+    unsigned char *data;
+    size_t len, pos;
+} ring_chunk;
 
 struct tp_input {
     const char *path;
@@ -26,7 +36,102 @@ struct tp_input {
     uint64_t consumed;       /* decompressed bytes returned */
     unsigned char head[64];  /* peeked decompressed bytes not yet returned */
     size_t head_len, head_pos;
+    /* read-ahead thread (when `threaded`) */
+    bool threaded;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ring_chunk ring[RING];
+    size_t ring_head, ring_count; /* consumer takes ring[ring_head]; producer fills after */
+    bool producer_done, producer_failed, stop;
+    tp_err thread_err;
 };
+
+static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err *err);
+
+static void *producer(void *arg)
+{
+    tp_input *in = arg;
+    for (;;) {
+        pthread_mutex_lock(&in->mu);
+        while (in->ring_count == RING && !in->stop)
+            pthread_cond_wait(&in->cv, &in->mu);
+        if (in->stop) {
+            pthread_mutex_unlock(&in->mu);
+            return NULL;
+        }
+        ring_chunk *c = &in->ring[(in->ring_head + in->ring_count) % RING];
+        pthread_mutex_unlock(&in->mu);
+        /* fill outside the lock: only this thread touches this slot now */
+        size_t len = 0;
+        long r = 1;
+        while (len < RING_CHUNK && (r = read_decompressed(in, c->data + len, RING_CHUNK - len, &in->thread_err)) > 0)
+            len += (size_t)r;
+        pthread_mutex_lock(&in->mu);
+        c->len = len;
+        c->pos = 0;
+        if (len)
+            in->ring_count++;
+        if (r <= 0) {
+            in->producer_done = true;
+            in->producer_failed = r < 0;
+        }
+        pthread_cond_broadcast(&in->cv);
+        bool done = in->producer_done;
+        pthread_mutex_unlock(&in->mu);
+        if (done)
+            return NULL;
+    }
+}
+
+static void start_thread(tp_input *in)
+{
+    pthread_mutex_init(&in->mu, NULL);
+    pthread_cond_init(&in->cv, NULL);
+    for (int i = 0; i < RING; i++)
+        in->ring[i].data = tp_xmalloc(RING_CHUNK);
+    if (pthread_create(&in->thread, NULL, producer, in) == 0)
+        in->threaded = true;
+    else {
+        for (int i = 0; i < RING; i++)
+            free(in->ring[i].data);
+        pthread_mutex_destroy(&in->mu);
+        pthread_cond_destroy(&in->cv);
+    }
+}
+
+/* Consumer side: copy from the ring. */
+static long read_threaded(tp_input *in, unsigned char *buf, size_t n, tp_err *err)
+{
+    pthread_mutex_lock(&in->mu);
+    while (in->ring_count == 0 && !in->producer_done)
+        pthread_cond_wait(&in->cv, &in->mu);
+    if (in->ring_count == 0) {
+        bool failed = in->producer_failed;
+        pthread_mutex_unlock(&in->mu);
+        if (failed) {
+            if (err && !err->set)
+                *err = in->thread_err;
+            return -1;
+        }
+        return 0;
+    }
+    ring_chunk *c = &in->ring[in->ring_head];
+    pthread_mutex_unlock(&in->mu);
+    size_t k = c->len - c->pos;
+    if (k > n)
+        k = n;
+    memcpy(buf, c->data + c->pos, k);
+    c->pos += k;
+    if (c->pos == c->len) {
+        pthread_mutex_lock(&in->mu);
+        in->ring_head = (in->ring_head + 1) % RING;
+        in->ring_count--;
+        pthread_cond_broadcast(&in->cv);
+        pthread_mutex_unlock(&in->mu);
+    }
+    return (long)k;
+}
 
 static long read_fd(tp_input *in, void *buf, size_t n, tp_err *err)
 {
@@ -150,6 +255,8 @@ tp_input *tp_input_open(const char *path, tp_err *err)
             break;
         in->head_len += (size_t)n;
     }
+    if (in->gzip) /* inflating is the expensive part; plain reads are cheap */
+        start_thread(in);
     return in;
 }
 
@@ -157,6 +264,17 @@ void tp_input_close(tp_input *in)
 {
     if (!in)
         return;
+    if (in->threaded) {
+        pthread_mutex_lock(&in->mu);
+        in->stop = true;
+        pthread_cond_broadcast(&in->cv);
+        pthread_mutex_unlock(&in->mu);
+        pthread_join(in->thread, NULL);
+        for (int i = 0; i < RING; i++)
+            free(in->ring[i].data);
+        pthread_mutex_destroy(&in->mu);
+        pthread_cond_destroy(&in->cv);
+    }
     if (in->gzip)
         inflateEnd(&in->z);
     if (in->fd > 0)
@@ -178,7 +296,7 @@ long tp_input_read(tp_input *in, void *buf, size_t n, tp_err *err)
         in->consumed += k;
         return (long)k;
     }
-    long r = read_decompressed(in, buf, n, err);
+    long r = in->threaded ? read_threaded(in, buf, n, err) : read_decompressed(in, buf, n, err);
     if (r > 0)
         in->consumed += (uint64_t)r;
     return r;

@@ -3,6 +3,28 @@
 #include "json_write.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Next '"' or '\\' at or after p, or NULL. */
+static inline const char *next_quote_or_backslash(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)));
+        if (mask)
+            return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#endif
+    for (; p < end; p++)
+        if (*p == '"' || *p == '\\')
+            return p;
+    return NULL;
+}
 
 int tp_json_string(const char *p, const char *end, const char **s, size_t *len, bool *escaped,
                    const char **next, const char **why)
@@ -10,29 +32,24 @@ int tp_json_string(const char *p, const char *end, const char **s, size_t *len, 
     const char *q = p + 1;
     bool esc = false;
     *escaped = false;
+    (void)why;
     for (;;) {
-        /* fast scan: memchr for the quote, then look for backslashes before it */
-        const char *quote = memchr(q, '"', (size_t)(end - q));
-        if (!quote)
+        const char *c = next_quote_or_backslash(q, end);
+        if (!c)
             return TP_JL_MORE;
-        const char *bs = memchr(q, '\\', (size_t)(quote - q));
-        if (!bs) {
+        if (*c == '"') {
             /* control characters inside strings are invalid JSON but common in
              * broken traces; we accept them (the writer escapes them). */
             *s = p + 1;
-            *len = (size_t)(quote - (p + 1));
+            *len = (size_t)(c - (p + 1));
             *escaped = esc;
-            *next = quote + 1;
+            *next = c + 1;
             return TP_JL_OK;
         }
         esc = true;
-        /* skip the escape: \x (and \uXXXX's digits are plain) */
-        if (bs + 1 >= end)
+        if (c + 1 >= end)
             return TP_JL_MORE;
-        q = bs + 2;
-        if (q > end)
-            return TP_JL_MORE;
-        (void)why;
+        q = c + 2; /* the escaped character (\uXXXX's digits are plain) */
     }
 }
 
@@ -169,75 +186,143 @@ int tp_json_number(const char *p, const char *end, size_t *len, const char **why
     return TP_JL_OK;
 }
 
-static int skip_literal(const char *p, const char *end, const char *lit, const char **next, const char **why)
+/* Character classes for skipping values quickly: one table lookup per byte
+ * outside strings.  Only characters that can appear in JSON tokens are
+ * accepted, brackets must match, and strings are skipped with memchr. */
+enum { C_BAD = 0, C_TOK, C_QUOTE, C_OPEN_OBJ, C_OPEN_ARR, C_CLOSE_OBJ, C_CLOSE_ARR, C_WS, C_SEP };
+#define TOKS(x) [x] = C_TOK
+static const unsigned char cls[256] = {
+    TOKS('0'), TOKS('1'), TOKS('2'), TOKS('3'), TOKS('4'), TOKS('5'), TOKS('6'), TOKS('7'), TOKS('8'),
+    TOKS('9'), TOKS('-'), TOKS('+'), TOKS('.'), TOKS('e'), TOKS('E'), TOKS('t'), TOKS('r'), TOKS('u'),
+    TOKS('f'), TOKS('a'), TOKS('l'), TOKS('s'), TOKS('n'),
+    ['"'] = C_QUOTE, ['{'] = C_OPEN_OBJ, ['['] = C_OPEN_ARR, ['}'] = C_CLOSE_OBJ, [']'] = C_CLOSE_ARR,
+    [' '] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS, ['\t'] = C_WS, [','] = C_SEP, [':'] = C_SEP,
+};
+#undef TOKS
+
+/* End of the string whose opening quote is at p, or NULL if not in range. */
+static const char *string_end(const char *p, const char *end)
 {
-    size_t n = strlen(lit);
-    size_t have = (size_t)(end - p);
-    if (have < n)
-        return memcmp(p, lit, have) == 0 ? TP_JL_MORE : (*why = "invalid literal", TP_JL_BAD);
-    if (memcmp(p, lit, n) != 0) {
-        *why = "unexpected character";
-        return TP_JL_BAD;
+    const char *q = p + 1;
+    for (;;) {
+        const char *c = next_quote_or_backslash(q, end);
+        if (!c)
+            return NULL;
+        if (*c == '"')
+            return c + 1;
+        if (c + 1 >= end)
+            return NULL;
+        q = c + 2;
     }
-    *next = p + n;
-    return TP_JL_OK;
+}
+
+/* Next '"', '{', '}', '[' or ']' at or after p, or NULL.  SSE2 (baseline on
+ * x86-64) looks at 16 bytes at a time: '[' | 0x20 == '{' and ']' | 0x20 == '}'. */
+static const char *next_structural(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'),
+                  lower = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i l = _mm_or_si128(v, lower);
+        __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                 _mm_or_si128(_mm_cmpeq_epi8(l, open), _mm_cmpeq_epi8(l, close)));
+        int mask = _mm_movemask_epi8(m);
+        if (mask)
+            return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#endif
+    for (; p < end; p++) {
+        unsigned c = cls[(unsigned char)*p];
+        if (c == C_QUOTE || c == C_OPEN_OBJ || c == C_OPEN_ARR || c == C_CLOSE_OBJ || c == C_CLOSE_ARR)
+            return p;
+    }
+    return NULL;
 }
 
 int tp_json_skip(const char *p, const char *end, const char **next, const char **why)
 {
-    /* iterative, with an explicit depth counter: deep nesting is an error, not a stack overflow */
+    char stack[TP_JSON_MAX_DEPTH];
     int depth = 0;
     p = tp_json_ws(p, end);
+    if (p >= end)
+        return TP_JL_MORE;
+    unsigned c0 = cls[(unsigned char)*p];
+    if (c0 == C_TOK || c0 == C_QUOTE) {
+        /* a scalar */
+        if (c0 == C_QUOTE) {
+            const char *e = string_end(p, end);
+            if (!e)
+                return TP_JL_MORE;
+            p = e;
+        } else {
+            while (p < end && cls[(unsigned char)*p] == C_TOK)
+                p++;
+            if (p >= end)
+                return TP_JL_MORE;
+        }
+        *next = tp_json_ws(p, end);
+        return TP_JL_OK;
+    }
+    if (c0 != C_OPEN_OBJ && c0 != C_OPEN_ARR) {
+        *why = c0 == C_SEP ? "unexpected separator" : c0 == C_BAD ? "unexpected character" : "unexpected closing bracket";
+        return TP_JL_BAD;
+    }
+    /* A compound value: only strings and brackets matter for finding its
+     * end.  What lies between them is checked where it is used (the writer
+     * validates every args byte it copies). */
     for (;;) {
-        if (p >= end)
+        p = next_structural(p, end);
+        if (!p)
             return TP_JL_MORE;
-        char c = *p;
-        if (c == '{' || c == '[') {
-            if (++depth > TP_JSON_MAX_DEPTH) {
+        unsigned c = cls[(unsigned char)*p];
+        if (c == C_QUOTE) {
+            const char *e = string_end(p, end);
+            if (!e)
+                return TP_JL_MORE;
+            p = e;
+        } else if (c == C_OPEN_OBJ || c == C_OPEN_ARR) {
+            if (depth >= TP_JSON_MAX_DEPTH) {
                 *why = "nesting deeper than 512 levels";
                 return TP_JL_BAD;
             }
-            p++;
-        } else if (c == '}' || c == ']') {
-            if (depth == 0) {
-                *why = "unexpected closing bracket";
-                return TP_JL_BAD;
-            }
-            depth--;
-            p++;
-        } else if (c == '"') {
-            const char *s;
-            size_t len;
-            bool esc;
-            int r = tp_json_string(p, end, &s, &len, &esc, &p, why);
-            if (r)
-                return r;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            size_t len;
-            int r = tp_json_number(p, end, &len, why);
-            if (r)
-                return r;
-            p += len;
-        } else if (c == 't' || c == 'f' || c == 'n') {
-            int r = skip_literal(p, end, c == 't' ? "true" : c == 'f' ? "false" : "null", &p, why);
-            if (r)
-                return r;
-        } else if (c == ',' || c == ':') {
-            if (depth == 0) {
-                *why = "unexpected separator";
-                return TP_JL_BAD;
-            }
+            stack[depth++] = c == C_OPEN_OBJ ? '}' : ']';
             p++;
         } else {
-            *why = "unexpected character";
-            return TP_JL_BAD;
-        }
-        p = tp_json_ws(p, end);
-        if (depth == 0) {
-            *next = p;
-            return TP_JL_OK;
+            if (depth == 0 || stack[depth - 1] != *p) {
+                *why = depth ? "mismatched bracket" : "unexpected closing bracket";
+                return TP_JL_BAD;
+            }
+            p++;
+            if (--depth == 0) {
+                *next = tp_json_ws(p, end);
+                return TP_JL_OK;
+            }
         }
     }
+}
+
+bool tp_json_char_ok(unsigned c) { return c < 256 && cls[c] != C_BAD; }
+
+/* Is s[0..n) valid JSON outside its strings, as far as characters go? */
+bool tp_json_chars_ok(const char *s, size_t n)
+{
+    bool in_str = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"')
+            in_str = true;
+        else if (cls[c] == C_BAD)
+            return false;
+    }
+    return !in_str;
 }
 
 int tp_parse_int(const char *s, size_t len, int64_t *out)
@@ -271,6 +356,35 @@ int tp_parse_int(const char *s, size_t len, int64_t *out)
 
 int tp_parse_fixed(const char *s, size_t len, int decimals, int64_t *out, const char **why)
 {
+    /* fast path: [-]digits[.digits] with at most `decimals` fraction digits
+     * and at most 19 digits once scaled (fits in uint64, checked for int64):
+     * every Kineto timestamp, epoch microseconds with 3 decimals included */
+    if (len > 0 && len <= 21) {
+        size_t i = s[0] == '-';
+        uint64_t v = 0;
+        int nd = 0, frac = -1;
+        for (; i < len; i++) {
+            unsigned d = (unsigned)(s[i] - '0');
+            if (d < 10) {
+                v = v * 10 + d;
+                nd++;
+                if (frac >= 0)
+                    frac++;
+            } else if (s[i] == '.' && frac < 0)
+                frac = 0;
+            else
+                break;
+        }
+        int have = frac < 0 ? 0 : frac;
+        if (i == len && nd > 0 && frac != 0 && have <= decimals && nd + (decimals - have) <= 19) {
+            for (int k = have; k < decimals; k++)
+                v *= 10;
+            if (v <= (uint64_t)INT64_MAX) {
+                *out = s[0] == '-' ? -(int64_t)v : (int64_t)v;
+                return 0;
+            }
+        }
+    }
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+'))

@@ -35,6 +35,8 @@ void tp_trace_free(tp_trace *t)
     free(t->tracks);
     free(t->processes);
     tp_buf_free(&t->toplevel);
+    if (t->format_data_free)
+        t->format_data_free(t->format_data);
     memset(t, 0, sizeof *t);
 }
 
@@ -42,13 +44,20 @@ void tp_trace_free(tp_trace *t)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    /* FNV-1a, 64 bit: simple, and good enough for names */
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    /* eight bytes at a time: kernel names are long (200+ characters) */
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
     }
-    return h;
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    return h ^ (h >> 29);
 }
 
 static void rehash(tp_trace *t, size_t cap)

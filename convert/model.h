@@ -150,6 +150,13 @@ typedef struct tp_trace {
     tp_warning drops[16];  /* events removed on purpose, by reason */
     size_t ndrops;
     uint64_t events_in;    /* events read from the input, before any repair */
+
+    /* What a reader keeps of its input for format-specific analyses (ETDump:
+     * the decoded file, for the Inspector section of `stats --json`, which
+     * needs the file's own signatures and should not read the file twice).
+     * Owned by the trace: tp_trace_free calls format_data_free(format_data). */
+    void *format_data;
+    void (*format_data_free)(void *);
 } tp_trace;
 
 void tp_trace_init(tp_trace *t);

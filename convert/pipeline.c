@@ -2,6 +2,7 @@
  * command relies on (see pipeline.h for the order and why). */
 #include "pipeline.h"
 #include "json_lex.h"
+#include "tracks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,18 +84,6 @@ static size_t corr_slot(const corr_map *m, uint32_t corr)
     return i;
 }
 
-static int cmp_by_time(const void *a, const void *b, void *ctx)
-{
-    const tp_trace *t = ctx;
-    const tp_event *x = &t->events[*(const uint32_t *)a], *y = &t->events[*(const uint32_t *)b];
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1; /* longer first: parents before children */
-    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-    return ia < ib ? -1 : ia > ib;
-}
-
 /* device event -> launch call by correlation id; launch call -> innermost
  * enclosing host op on the same thread (by time containment). */
 static void link_events(tp_trace *t)
@@ -162,7 +151,7 @@ static void link_events(tp_trace *t)
         if (n == 0)
             continue;
         uint32_t *list = idx + start[k];
-        qsort_r(list, n, sizeof *list, cmp_by_time, t);
+        tp_sort_by_time(t, list, n);
         size_t depth = 0;
         for (size_t j = 0; j < n; j++) {
             tp_event *e = &t->events[list[j]];

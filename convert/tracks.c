@@ -5,16 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_events(const void *a, const void *b, void *ctx)
+/* Sort keys extracted from the events: comparing them touches no event. */
+typedef struct sort_key {
+    int64_t ts;
+    int64_t negdur;
+    uint32_t idx;
+} sort_key;
+
+static int cmp_keys(const void *a, const void *b)
 {
-    const tp_trace *t = ctx;
-    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-    const tp_event *x = &t->events[ia], *y = &t->events[ib];
+    const sort_key *x = a, *y = b;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return ia < ib ? -1 : ia > ib;
+    if (x->negdur != y->negdur)
+        return x->negdur < y->negdur ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
+{
+    bool sorted = true;
+    for (size_t j = 1; j < n && sorted; j++) {
+        const tp_event *x = &t->events[ev[j - 1]], *y = &t->events[ev[j]];
+        sorted = x->ts < y->ts || (x->ts == y->ts && (x->dur > y->dur || (x->dur == y->dur && ev[j - 1] < ev[j])));
+    }
+    if (sorted)
+        return;
+    sort_key *k = tp_xmalloc((n + 1) * sizeof *k);
+    for (size_t j = 0; j < n; j++) {
+        const tp_event *e = &t->events[ev[j]];
+        k[j] = (sort_key){e->ts, -e->dur, ev[j]};
+    }
+    qsort(k, n, sizeof *k, cmp_keys);
+    for (size_t j = 0; j < n; j++)
+        ev[j] = k[j].idx;
+    free(k);
 }
 
 void tp_track_index_build(const tp_trace *t, tp_track_index *ix)
@@ -33,15 +58,8 @@ void tp_track_index_build(const tp_trace *t, tp_track_index *ix)
         if (!(t->events[i].flags & TP_EV_DROPPED))
             ix->ev[fill[t->events[i].track]++] = (uint32_t)i;
     free(fill);
-    for (size_t k = 0; k < t->ntracks; k++) {
-        size_t n = ix->start[k + 1] - ix->start[k];
-        /* most tracks are already in time order: check before sorting */
-        bool sorted = true;
-        for (size_t j = 1; j < n && sorted; j++)
-            sorted = cmp_events(&ix->ev[ix->start[k] + j - 1], &ix->ev[ix->start[k] + j], (void *)t) < 0;
-        if (!sorted)
-            qsort_r(ix->ev + ix->start[k], n, sizeof *ix->ev, cmp_events, (void *)t);
-    }
+    for (size_t k = 0; k < t->ntracks; k++)
+        tp_sort_by_time(t, ix->ev + ix->start[k], ix->start[k + 1] - ix->start[k]);
 }
 
 void tp_track_index_free(tp_track_index *ix)

@@ -17,6 +17,8 @@ typedef struct tp_track_index {
 
 void tp_track_index_build(const tp_trace *t, tp_track_index *ix);
 void tp_track_index_free(tp_track_index *ix);
+/* Sort event indexes by (ts, longer first, index): the nesting order. */
+void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n);
 
 /* Give numbers to string-keyed processes and tracks and to derived and
  * overflow tracks (after the largest number already used). */

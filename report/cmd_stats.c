@@ -3,6 +3,7 @@
 #include "json_write.h"
 #include "kernel_table.h"
 #include "pipeline.h"
+#include "stats_sections.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static uint64_t count_tracks(const tp_trace *t)
     return n;
 }
 
-static void print_json(const tp_trace *t, const tp_kernel_table *kt, const char *path)
+static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *path, const tp_read_opts *ro, tp_err *err)
 {
     tp_buf b = {0};
     tp_buf_puts(&b, "{\"format\":");
@@ -55,8 +56,15 @@ static void print_json(const tp_trace *t, const tp_kernel_table *kt, const char 
                       (long long)r->p50_ns, (long long)r->p90_ns, (long long)r->stddev_ns);
     }
     tp_buf_puts(&b, "]}\n");
+    b.len -= 2; /* format-specific sections (stats_sections.c) go inside the object */
+    if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
+        tp_buf_free(&b);
+        return -1;
+    }
+    tp_buf_puts(&b, "}\n");
     fwrite(b.data, 1, b.len, stdout);
     tp_buf_free(&b);
+    return 0;
 }
 
 static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char *path)
@@ -119,7 +127,9 @@ int tp_cmd_stats(int argc, char **argv)
         if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0) {
+        } else if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
+                   (k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
+                   (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--json"))
@@ -155,13 +165,17 @@ int tp_cmd_stats(int argc, char **argv)
     }
     tp_kernel_table kt;
     tp_kernel_table_build(&t, &kt);
-    if (json)
-        print_json(&t, &kt, path);
-    else if (csv)
+    int rc = TP_EXIT_OK;
+    if (json) {
+        if (print_json(&t, &kt, path, &lo.read, &err) < 0) {
+            tp_report_error(path, &err);
+            rc = TP_EXIT_INPUT;
+        }
+    } else if (csv)
         print_csv(&t, &kt);
     else
         print_text(&t, &kt, path);
     tp_kernel_table_free(&kt);
     tp_trace_free(&t);
-    return TP_EXIT_OK;
+    return rc;
 }

@@ -423,3 +423,52 @@ TEST(cli_help_for_every_command)
     CHECK(v && strncmp(v, "tracepress ", 11) == 0);
     free(v);
 }
+
+TEST(convert_never_writes_invalid_json_from_bad_args)
+{
+    const char *in = write_tmp("badargs.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
+                                               "\"args\":{\"x\":bogus, \"y\":[1,2]}}]");
+    const char *out = tp_test_tmp("badargs.out.json");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert %s -o %s", tp_test_bin(), in, out), 0);
+    CHECK(log && strstr(log, "args that are not valid JSON (kept as a string): 1"));
+    free(log);
+    CHECK_EQ_INT(tp_test_run(NULL, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", out), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert --strict %s -o %s", tp_test_bin(), in, out), 2);
+}
+
+TEST(legacy_autograd_profiler_export)
+{
+    /* torch.autograd.profiler export_chrome_trace (PyTorch <= 1.7), per KINETO.md §1.6:
+     * bare array, no cat, pid "CPU functions" / "CUDA functions", cpu_to_cuda flows */
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 10.5, \"dur\": 20.25, \"tid\": 1, "
+                    "\"pid\": \"CPU functions\", \"args\": {}},"
+                    "{\"name\": \"aten::mm\", \"ph\": \"s\", \"ts\": 10.5, \"tid\": 1, \"pid\": \"CPU functions\", "
+                    "\"id\": 0, \"cat\": \"cpu_to_cuda\", \"args\": {}},"
+                    "{\"name\": \"aten::mm\", \"ph\": \"f\", \"ts\": 15, \"tid\": 0, \"pid\": \"CUDA functions\", "
+                    "\"id\": 0, \"cat\": \"cpu_to_cuda\", \"args\": {}},"
+                    "{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 15, \"dur\": 8, \"tid\": 0, "
+                    "\"pid\": \"CUDA functions\", \"args\": {}}]",
+                    &t, &err, false) == 0);
+    tp_kernel_table kt;
+    tp_kernel_table_build(&t, &kt);
+    CHECK_EQ_INT(kt.n, 1);
+    CHECK_EQ_INT(kt.rows[0].total_ns, 8000);
+    tp_kernel_table_free(&kt);
+    CHECK_EQ_INT(t.events[0].kind, TP_KIND_HOST_OP);
+    CHECK(t.processes[t.tracks[t.events[3].track].process].is_device);
+    CHECK_EQ_INT(tp_dropped_total(&t), 0); /* its flows are not launch flows: kept */
+    tp_trace_free(&t);
+}
+
+TEST(python_function_and_annotations_are_annotations)
+{
+    CHECK_EQ_INT(tp_kind_from_cat("python_function", 15), TP_KIND_ANNOTATION);
+    CHECK_EQ_INT(tp_kind_from_cat("gpu_user_annotation", 19), TP_KIND_ANNOTATION);
+    CHECK_EQ_INT(tp_kind_from_cat("cuda_driver", 11), TP_KIND_RUNTIME);
+    CHECK_EQ_INT(tp_kind_from_cat("Memset", 6), TP_KIND_MEMSET);
+    CHECK_EQ_INT(tp_kind_from_cat("cuda_sync", 9), TP_KIND_SYNC);
+    CHECK_EQ_INT(tp_kind_from_cat("whatever", 8), TP_KIND_OTHER);
+}

@@ -97,6 +97,10 @@ TEST(json_skip_handles_nesting_and_reports_depth)
     char deep[2000];
     memset(deep, '[', sizeof deep);
     CHECK_EQ_INT(tp_json_skip(deep, deep + sizeof deep, &next, &why), TP_JL_BAD);
+    const char *mism = "[1,{\"a\":2]]";
+    CHECK_EQ_INT(tp_json_skip(mism, mism + strlen(mism), &next, &why), TP_JL_BAD);
+    CHECK(tp_json_chars_ok("{\"a b\":[1,true,null]}", 20));
+    CHECK(!tp_json_chars_ok("{\"a\":bogus}", 12));
 }
 
 TEST(args_builder_makes_valid_json)
