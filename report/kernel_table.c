@@ -36,6 +36,39 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Sort non-negative durations: LSD radix, 11 bits a pass, passes stop at the
+ * highest bit in use (durations rarely need more than 3 passes). */
+static void sort_durations(int64_t *v, size_t n, int64_t *tmp)
+{
+    if (n < 64) {
+        qsort(v, n, sizeof *v, cmp_i64);
+        return;
+    }
+    uint64_t max = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((uint64_t)v[i] > max)
+            max = (uint64_t)v[i];
+    int64_t *src = v, *dst = tmp;
+    for (int shift = 0; shift < 64 && (max >> shift); shift += 11) {
+        size_t count[2048] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((uint64_t)src[i] >> shift) & 2047]++;
+        size_t sum = 0;
+        for (int b = 0; b < 2048; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[((uint64_t)src[i] >> shift) & 2047]++] = src[i];
+        int64_t *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+}
+
 static bool counted(const tp_event *e)
 {
     return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) &&
@@ -131,10 +164,11 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
     }
     kt->rows = tp_xcalloc(ngroups + 1, sizeof *kt->rows);
     kt->n = ngroups;
+    int64_t *tmp = tp_xmalloc((nev + 1) * sizeof *tmp);
     for (size_t g = 0; g < ngroups; g++) {
         int64_t *v = durs + start[g];
         size_t n = start[g + 1] - start[g];
-        qsort(v, n, sizeof *v, cmp_i64);
+        sort_durations(v, n, tmp);
         tp_kernel_row *r = &kt->rows[g];
         r->name = (tp_str)(gkey[g] >> 8);
         r->kind = (uint8_t)(gkey[g] & 0xff);
@@ -161,6 +195,7 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
     }
     rows_ctx ctx = {t};
     qsort_r(kt->rows, kt->n, sizeof *kt->rows, cmp_rows, &ctx);
+    free(tmp);
     free(fill);
     free(durs);
     free(start);

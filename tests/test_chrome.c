@@ -472,3 +472,45 @@ TEST(python_function_and_annotations_are_annotations)
     CHECK_EQ_INT(tp_kind_from_cat("cuda_sync", 9), TP_KIND_SYNC);
     CHECK_EQ_INT(tp_kind_from_cat("whatever", 8), TP_KIND_OTHER);
 }
+
+TEST(kernel_table_sorts_large_groups_exactly)
+{
+    /* 5000 instances of one kernel with scrambled durations (radix path) */
+    tp_buf b = {0};
+    tp_buf_puts(&b, "[");
+    uint64_t x = 12345;
+    int64_t sum = 0;
+    for (int i = 0; i < 5000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t d = (int64_t)((x >> 33) % 5000000); /* ns */
+        sum += d;
+        tp_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%lld.%03lld}",
+                      i ? "," : "", i * 10, (long long)(d / 1000), (long long)(d % 1000));
+    }
+    tp_buf_puts(&b, "]");
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text(b.data, &t, &err, false) == 0);
+    tp_kernel_table kt;
+    tp_kernel_table_build(&t, &kt);
+    CHECK_EQ_INT(kt.rows[0].count, 5000);
+    CHECK_EQ_INT(kt.rows[0].total_ns, sum);
+    /* recompute percentiles from a qsort'ed copy */
+    int64_t *v = malloc(5000 * sizeof *v);
+    for (int i = 0; i < 5000; i++)
+        v[i] = t.events[i].dur;
+    for (int i = 1; i < 5000; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int64_t s = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = s;
+        }
+    CHECK_EQ_INT(kt.rows[0].min_ns, v[0]);
+    CHECK_EQ_INT(kt.rows[0].max_ns, v[4999]);
+    CHECK_EQ_INT(kt.rows[0].p50_ns, tp_percentile(v, 5000, 50));
+    CHECK_EQ_INT(kt.rows[0].p90_ns, tp_percentile(v, 5000, 90));
+    free(v);
+    tp_kernel_table_free(&kt);
+    tp_trace_free(&t);
+    tp_buf_free(&b);
+}

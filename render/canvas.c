@@ -1,0 +1,223 @@
+/* canvas.c: the backend-independent front end: checks call order, cleans
+ * text, resolves alignment, then forwards to the backend. */
+#include "canvas.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tp_canvas {
+    const tp_canvas_ops *ops;
+    void *impl;
+    int pages;
+    int in_page;
+    int depth; /* save/restore nesting inside the page */
+};
+
+tp_canvas *tp_canvas_new(const tp_canvas_ops *ops, void *impl)
+{
+    tp_canvas *cv = tp_xcalloc(1, sizeof *cv);
+    cv->ops = ops;
+    cv->impl = impl;
+    return cv;
+}
+
+void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen)
+{
+    if (page <= 1) {
+        snprintf(buf, buflen, "%s", path);
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        snprintf(buf, buflen, "%s-%d", path, page);
+    else
+        snprintf(buf, buflen, "%.*s-%d%s", (int)(dot - path), path, page, dot);
+}
+
+int tp_canvas_pages(const tp_canvas *cv) { return cv->pages; }
+
+int tp_canvas_close(tp_canvas *cv, tp_err *err)
+{
+    if (cv->in_page)
+        tp_cv_end_page(cv);
+    int rc = cv->ops->close(cv->impl, err);
+    free(cv);
+    return rc;
+}
+
+void tp_canvas_abort(tp_canvas *cv)
+{
+    if (!cv)
+        return;
+    cv->ops->abort(cv->impl);
+    free(cv);
+}
+
+void tp_cv_begin_page(tp_canvas *cv, double w, double h, const char *title)
+{
+    if (cv->in_page)
+        tp_cv_end_page(cv);
+    if (!(w >= 1) || !(h >= 1)) /* also catches NaN */
+        w = 1, h = 1;
+    cv->in_page = 1;
+    cv->depth = 0;
+    cv->pages++;
+    cv->ops->begin_page(cv->impl, w, h, title);
+}
+
+void tp_cv_end_page(tp_canvas *cv)
+{
+    if (!cv->in_page)
+        return;
+    while (cv->depth > 0) /* unbalanced saves would leak into the next page */
+        tp_cv_restore(cv);
+    cv->ops->end_page(cv->impl);
+    cv->in_page = 0;
+}
+
+/* Drawing outside a page is a programming error; ignore it rather than
+ * crash a nightly job. */
+#define NEED_PAGE(cv)                                                                                                  \
+    do {                                                                                                               \
+        if (!(cv)->in_page)                                                                                            \
+            return;                                                                                                    \
+    } while (0)
+
+/* Non-finite coordinates would poison a PDF; clamp them to 0. */
+static double fin(double v) { return isfinite(v) ? v : 0; }
+
+void tp_cv_move_to(tp_canvas *cv, double x, double y)
+{
+    NEED_PAGE(cv);
+    cv->ops->move_to(cv->impl, fin(x), fin(y));
+}
+void tp_cv_line_to(tp_canvas *cv, double x, double y)
+{
+    NEED_PAGE(cv);
+    cv->ops->line_to(cv->impl, fin(x), fin(y));
+}
+void tp_cv_close_path(tp_canvas *cv)
+{
+    NEED_PAGE(cv);
+    cv->ops->close_path(cv->impl);
+}
+void tp_cv_rect(tp_canvas *cv, double x, double y, double w, double h)
+{
+    NEED_PAGE(cv);
+    cv->ops->rect(cv->impl, fin(x), fin(y), fin(w), fin(h));
+}
+void tp_cv_fill(tp_canvas *cv, tp_color c)
+{
+    NEED_PAGE(cv);
+    cv->ops->fill(cv->impl, c & 0xFFFFFF);
+}
+void tp_cv_stroke(tp_canvas *cv, tp_color c, double width)
+{
+    NEED_PAGE(cv);
+    cv->ops->stroke(cv->impl, c & 0xFFFFFF, width > 0 && isfinite(width) ? width : 1);
+}
+
+void tp_cv_fill_rect(tp_canvas *cv, double x, double y, double w, double h, tp_color c)
+{
+    tp_cv_rect(cv, x, y, w, h);
+    tp_cv_fill(cv, c);
+}
+void tp_cv_stroke_rect(tp_canvas *cv, double x, double y, double w, double h, tp_color c, double width)
+{
+    tp_cv_rect(cv, x, y, w, h);
+    tp_cv_stroke(cv, c, width);
+}
+void tp_cv_line(tp_canvas *cv, double x0, double y0, double x1, double y1, tp_color c, double width)
+{
+    tp_cv_move_to(cv, x0, y0);
+    tp_cv_line_to(cv, x1, y1);
+    tp_cv_stroke(cv, c, width);
+}
+
+/* Valid UTF-8 with control characters as spaces: cairo refuses invalid
+ * UTF-8 (and then stops drawing altogether), libharu would emit garbage. */
+static char *clean_text(const char *s, size_t n)
+{
+    tp_buf b = {0};
+    size_t i = 0;
+    while (i < n) {
+        uint32_t c = tp_utf8_next(s, n, &i);
+        if (c < 0x20 || c == 0x7F)
+            c = ' ';
+        else if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+            c = 0xFFFD;
+        /* re-encode: also turns overlong forms into the shortest one */
+        char e[4];
+        size_t k;
+        if (c < 0x80)
+            e[0] = (char)c, k = 1;
+        else if (c < 0x800)
+            e[0] = (char)(0xC0 | c >> 6), e[1] = (char)(0x80 | (c & 0x3F)), k = 2;
+        else if (c < 0x10000)
+            e[0] = (char)(0xE0 | c >> 12), e[1] = (char)(0x80 | (c >> 6 & 0x3F)), e[2] = (char)(0x80 | (c & 0x3F)),
+            k = 3;
+        else
+            e[0] = (char)(0xF0 | c >> 18), e[1] = (char)(0x80 | (c >> 12 & 0x3F)),
+            e[2] = (char)(0x80 | (c >> 6 & 0x3F)), e[3] = (char)(0x80 | (c & 0x3F)), k = 4;
+        tp_buf_put(&b, e, k);
+    }
+    tp_buf_putc(&b, 0);
+    return b.data;
+}
+
+void tp_cv_text(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, tp_align align, double angle,
+                const char *s)
+{
+    NEED_PAGE(cv);
+    if (!s || !*s || !(size > 0) || !isfinite(angle))
+        return;
+    char *t = clean_text(s, strlen(s));
+    if (align != TP_ALIGN_LEFT) {
+        double w = tp_text_width(f, size, t) * (align == TP_ALIGN_CENTER ? 0.5 : 1.0);
+        double r = angle * M_PI / 180.0;
+        x -= w * cos(r);
+        y -= w * sin(r);
+    }
+    cv->ops->text(cv->impl, fin(x), fin(y), f, size, angle, c & 0xFFFFFF, t);
+    free(t);
+}
+
+double tp_text_baseline_mid(tp_font f, double size, double mid_y)
+{
+    return mid_y + (tp_font_ascent(f, size) - tp_font_descent(f, size)) / 2;
+}
+
+void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h)
+{
+    NEED_PAGE(cv);
+    cv->ops->clip_rect(cv->impl, fin(x), fin(y), fin(w), fin(h));
+}
+void tp_cv_save(tp_canvas *cv)
+{
+    NEED_PAGE(cv);
+    cv->depth++;
+    cv->ops->save(cv->impl);
+}
+void tp_cv_restore(tp_canvas *cv)
+{
+    NEED_PAGE(cv);
+    if (cv->depth == 0)
+        return;
+    cv->depth--;
+    cv->ops->restore(cv->impl);
+}
+void tp_cv_translate(tp_canvas *cv, double dx, double dy)
+{
+    NEED_PAGE(cv);
+    cv->ops->translate(cv->impl, fin(dx), fin(dy));
+}
+void tp_cv_scale(tp_canvas *cv, double sx, double sy)
+{
+    NEED_PAGE(cv);
+    if (!(sx != 0 && isfinite(sx) && sy != 0 && isfinite(sy)))
+        return;
+    cv->ops->scale(cv->impl, sx, sy);
+}
