@@ -71,7 +71,9 @@ golden: $(BUILD)/tracepress $(BUILD)/tp_tests
 demo: $(BUILD)/tracepress
 	@mkdir -p out
 	$(BUILD)/tracepress convert golden/example.pt.trace.json -o out/example.perfetto.json.gz
+	$(BUILD)/tracepress report golden/example.pt.trace.json -o out/example.report --batch-size 64
 	@echo "converted trace: $(CURDIR)/out/example.perfetto.json.gz (open it in https://ui.perfetto.dev)"
+	@echo "report:          $(CURDIR)/out/example.report/report.pdf (and summary.md, summary.json, png/)"
 
 bench: $(BUILD)/tracepress
 	@scripts/bench

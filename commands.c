@@ -3,6 +3,7 @@
  * convert/cli.h, add a row here with its help text, and a line to the
  * README's command table. */
 #include "cli.h"
+#include "pipeline.h"
 
 #include <stdio.h>
 
@@ -22,39 +23,56 @@ const tp_command tp_commands[] = {
      "is written to a temporary file and renamed when complete.\n"
      "\n"
      "options:\n"
-     "  -o, --output FILE   output file (required; '-' for stdout)\n"
-     "  --format NAME       input format instead of detecting it\n"
-     "  --steps A:B         keep only iterations A..B (ProfilerStep#A..#B); A: or :B open-ended\n"
-     "  --etrecord FILE     ETDump: ExecuTorch ETRecord for op types, modules, stack traces\n"
-     "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
-     "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n"
-     "  --force             overwrite OUTPUT if it exists\n"
+     "  -o, --output FILE   output file (required)\n"
+     "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
+     "  --split size=SIZE   files of about SIZE each (500MB, 1GB): OUTPUT.part-NNN.json[.gz]\n"
      "  -q, --quiet         no summary line on stderr\n"
+     TP_LOAD_OPTIONS_HELP
      "\n"
      "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
-     "reasons), and the time taken.\n" TP_EXIT_CODES_HELP
+     "reasons), warnings, size and time; a warning follows when an output passes\n"
+     "500 MB or a million events (Perfetto's web UI runs out of memory around 1-2 GB\n"
+     "of JSON).  An existing OUTPUT is replaced; the input is never overwritten.\n"
+     "With --split, either every part is written or none is.\n" TP_EXIT_CODES_HELP
      "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n",
      tp_cmd_convert},
     {"stats", "print events, tracks, steps and the kernel table of a trace",
-     "usage: tracepress stats INPUT [--json] [--format NAME] [--steps A:B] [--strict]\n"
+     "usage: tracepress stats INPUT [--json|--csv] [options]\n"
      "\n"
      "Prints the number of events, tracks and steps, and a table of device kernels\n"
      "(memcpy and memset marked as such) sorted by total time, with count, total,\n"
-     "mean, min, max, p10, p50 and p90 in nanoseconds.  Percentiles interpolate\n"
-     "linearly between closest ranks (numpy's default).\n"
+     "mean, min, max, p10, p50, p90 and standard deviation in nanoseconds, in the\n"
+     "layout of `nsys stats`.  Means and percentiles are rounded half away from zero\n"
+     "to whole ns; percentiles interpolate linearly between closest ranks (numpy's\n"
+     "default); the standard deviation is the population one (numpy's default).\n"
      "\n"
      "options:\n"
      "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
      "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
-     "                      p10_ns, p50_ns, p90_ns)\n"
-     "  --format NAME       input format instead of detecting it\n"
-     "  --steps A:B         only iterations A..B\n"
-     "  --etrecord FILE     ETDump: ExecuTorch ETRecord (op types, modules, time per module)\n"
-     "  --time-scale UNIT   ETDump: tick unit ns (default), us, ms, s or cycles:HZ\n"
-     "  (ETDump input: --json adds etdump_inspector, the ExecuTorch Inspector's event blocks)\n"
-     "  --strict            lenient repairs become errors\n" TP_EXIT_CODES_HELP
+     "                      p10_ns, p50_ns, p90_ns, stddev_ns); ETDump input adds\n"
+     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
+     "  --csv               the kernel table as CSV (same columns as --json)\n"
+     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
      "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
      tp_cmd_stats},
+    {"report", "write a PDF report, PNG charts, summary.json and summary.md for a trace",
+     "usage: tracepress report INPUT [-o DIR] [options]\n"
+     "\n"
+     "Writes DIR/report.pdf (summary, top kernels, op breakdown, timeline of the\n"
+     "median step, statistics, CPU overheads), DIR/png/<chart>.png, DIR/summary.json\n"
+     "(schema tracepress.summary/1: headline numbers and tables for dashboards) and\n"
+     "DIR/summary.md (Markdown for a pull-request comment).  Every number is\n"
+     "defined in docs/REPORT.md.  Outputs are byte-identical for the same input;\n"
+     "dates come from SOURCE_DATE_EPOCH or the trace, never the clock.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output DIR    output folder (default: <input base name>.report)\n"
+     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
+     "  --paper a4|letter   PDF page size (default a4)\n"
+     "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
+     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
+     tp_cmd_report},
     {"formats", "list the input formats tracepress reads",
      "usage: tracepress formats\n\nLists every input format: its name (for --format), typical file names,\n"
      "and what it is.  Formats are detected from the file's first bytes.\n",

@@ -28,7 +28,13 @@ typedef struct writer {
     uint64_t flows;
     uint64_t invalid_args;
     bool first;
+    int64_t lo, hi; /* the time window written: [lo, hi) */
 } writer;
+
+static bool in_window(const writer *w, const tp_event *e)
+{
+    return !(e->flags & TP_EV_DROPPED) && (e->ph == 'M' || (e->ts >= w->lo && e->ts < w->hi));
+}
 
 /* Events are separated by ",\n" written before each one, so a flush between
  * events never leaves a separator that would have to be taken back. */
@@ -211,7 +217,7 @@ static void write_metadata(writer *w, const uint32_t *porder, const uint32_t *to
      * would come back as a different track when the output is read again */
     bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
     for (size_t i = 0; i < t->nevents; i++)
-        if (!(t->events[i].flags & TP_EV_DROPPED))
+        if (in_window(w, &t->events[i]))
             live[t->events[i].track] = true;
     size_t rank = 0;
     uint32_t last_proc = TP_NONE;
@@ -308,7 +314,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     /* a second, third ... device event of one launch: a v1 flow pair */
     if (e->link != TP_NONE && !fp->bind[i] && e->ph == 'X') {
         const tp_event *l = &t->events[e->link];
-        if (!(l->flags & TP_EV_DROPPED)) {
+        if (in_window(w, l) && l->ph == 'X') {
             uint64_t id = (*v1_next)++;
             begin_event(w);
             tp_buf_puts(b, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\"");
@@ -331,81 +337,120 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     }
 }
 
-int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
+/* What every window of one trace shares: computed once. */
+struct tp_chrome_writer {
+    tp_trace *t;
+    uint32_t *porder, *torder;
+    tp_track_index ix;
+    uint32_t *pos;          /* event -> output position */
+    flow_plan fp;           /* per-window scratch, all zero/TP_NONE between windows */
+    uint64_t repaired;
+};
+
+tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
 {
-    memset(st, 0, sizeof *st);
-    st->repaired = tp_nest_repair(t);
+    tp_chrome_writer *cw = tp_xcalloc(1, sizeof *cw);
+    cw->t = t;
+    cw->repaired = tp_nest_repair(t);
     tp_assign_ids(t);
+    cw->porder = tp_process_order(t);
+    cw->torder = tp_track_order(t);
+    tp_track_index_build(t, &cw->ix);
+    cw->pos = tp_xmalloc((t->nevents + 1) * sizeof *cw->pos);
+    uint32_t n = 0;
+    for (size_t j = 0; j < t->ntracks; j++)
+        for (size_t q = cw->ix.start[cw->torder[j]]; q < cw->ix.start[cw->torder[j] + 1]; q++)
+            cw->pos[cw->ix.ev[q]] = n++;
+    cw->fp.bind = tp_xcalloc(t->nevents + 1, sizeof *cw->fp.bind);
+    cw->fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *cw->fp.first_target);
+    for (size_t i = 0; i < t->nevents; i++)
+        cw->fp.first_target[i] = TP_NONE;
+    return cw;
+}
+
+void tp_chrome_writer_free(tp_chrome_writer *cw)
+{
+    if (!cw)
+        return;
+    tp_track_index_free(&cw->ix);
+    free(cw->porder);
+    free(cw->torder);
+    free(cw->pos);
+    free(cw->fp.bind);
+    free(cw->fp.first_target);
+    free(cw);
+}
+
+int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st)
+{
+    tp_trace *t = cw->t;
+    memset(st, 0, sizeof *st);
+    st->repaired = cw->repaired;
     writer w = {0};
     w.t = t;
     w.o = o;
     w.b = tp_out_buf(o);
     w.start = INT64_MAX;
     w.first = true;
+    w.lo = lo;
+    w.hi = hi;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (!(e->flags & TP_EV_DROPPED) && e->ph != 'M' && e->ts < w.start)
+        if (in_window(&w, e) && e->ph != 'M' && e->ts < w.start)
             w.start = e->ts;
     }
     if (w.start == INT64_MAX)
         w.start = 0;
 
-    uint32_t *porder = tp_process_order(t);
-    uint32_t *torder = tp_track_order(t);
-    tp_track_index ix;
-    tp_track_index_build(t, &ix);
-
     /* Plan flows so that ids depend only on the output, never on the input's
      * event order (re-converting gives the same bytes): each launch call gets
      * a v2 flow to its earliest device event; ids are numbered in the order
-     * the launches are written. */
-    flow_plan fp;
-    fp.bind = tp_xcalloc(t->nevents + 1, sizeof *fp.bind);
-    fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *fp.first_target);
-    uint32_t *pos = tp_xmalloc((t->nevents + 1) * sizeof *pos); /* output position */
-    {
-        uint32_t n = 0;
-        for (size_t j = 0; j < t->ntracks; j++)
-            for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++)
-                pos[ix.ev[q]] = n++;
-    }
-    for (size_t i = 0; i < t->nevents; i++)
-        fp.first_target[i] = TP_NONE;
+     * the launches are written.  Both ends must be in the window. */
+    flow_plan *fp = &cw->fp;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->link == TP_NONE || (e->flags & TP_EV_DROPPED) || e->ph != 'X')
+        if (e->link == TP_NONE || e->ph != 'X' || !in_window(&w, e))
             continue;
         const tp_event *l = &t->events[e->link];
-        if ((l->flags & TP_EV_DROPPED) || l->ph != 'X')
+        if (!in_window(&w, l) || l->ph != 'X')
             continue;
-        uint32_t cur = fp.first_target[e->link];
-        if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && pos[i] < pos[cur]))
-            fp.first_target[e->link] = (uint32_t)i;
+        uint32_t cur = fp->first_target[e->link];
+        if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && cw->pos[i] < cw->pos[cur]))
+            fp->first_target[e->link] = (uint32_t)i;
     }
     uint64_t next_bind = 1;
+    const uint32_t *torder = cw->torder;
+    const tp_track_index *ix = &cw->ix;
     for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++) {
-            uint32_t i = ix.ev[q];
-            if (fp.first_target[i] != TP_NONE) {
-                fp.bind[i] = next_bind;
-                fp.bind[fp.first_target[i]] = next_bind;
+        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
+            uint32_t i = ix->ev[q];
+            if (fp->first_target[i] != TP_NONE) {
+                fp->bind[i] = next_bind;
+                fp->bind[fp->first_target[i]] = next_bind;
                 next_bind++;
                 w.flows++;
             }
         }
-    free(pos);
     uint64_t v1_next = next_bind;
 
     tp_buf_puts(w.b, "{\"traceEvents\":[\n");
-    write_metadata(&w, porder, torder);
+    write_metadata(&w, cw->porder, torder);
     for (size_t j = 0; j < t->ntracks; j++) {
         uint32_t k = torder[j];
-        for (size_t q = ix.start[k]; q < ix.start[k + 1]; q++) {
-            write_event(&w, ix.ev[q], &fp, &v1_next);
+        for (size_t q = ix->start[k]; q < ix->start[k + 1]; q++) {
+            if (!in_window(&w, &t->events[ix->ev[q]]))
+                continue;
+            write_event(&w, ix->ev[q], fp, &v1_next);
             tp_out_maybe_flush(o);
         }
     }
-    tp_track_index_free(&ix);
+    /* reset the scratch for the next window */
+    for (size_t i = 0; i < t->nevents; i++)
+        if (fp->first_target[i] != TP_NONE) {
+            fp->bind[fp->first_target[i]] = 0;
+            fp->bind[i] = 0;
+            fp->first_target[i] = TP_NONE;
+        }
     tp_buf_puts(w.b, "\n]");
     if (t->toplevel.len) {
         tp_buf_puts(w.b, ",\n");
@@ -415,14 +460,18 @@ int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
     put_int(w.b, t->base_ns + w.start);
     tp_buf_puts(w.b, "}\n");
-    free(porder);
-    free(torder);
-    free(fp.bind);
-    free(fp.first_target);
     st->events_out = w.events_out;
     st->bad_utf8 = w.bad_utf8;
     st->flows = w.flows;
     st->invalid_args = w.invalid_args;
     st->start_ns = w.start;
     return 0;
+}
+
+int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st)
+{
+    tp_chrome_writer *cw = tp_chrome_writer_new(t);
+    int rc = tp_chrome_writer_write(cw, o, INT64_MIN, INT64_MAX, st);
+    tp_chrome_writer_free(cw);
+    return rc;
 }

@@ -18,4 +18,13 @@ typedef struct tp_write_stats {
  * ids, and writes.  The caller commits or aborts `o`. */
 int tp_write_chrome(tp_trace *t, tp_out *o, tp_write_stats *st);
 
+/* Several outputs of one trace (--split): prepare once, then write the
+ * events whose start lies in [lo, hi) to each output.  Each output is a
+ * complete trace on its own: metadata of its tracks, flows whose both ends
+ * it holds, its own baseTimeNanoseconds. */
+typedef struct tp_chrome_writer tp_chrome_writer;
+tp_chrome_writer *tp_chrome_writer_new(tp_trace *t);
+int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st);
+void tp_chrome_writer_free(tp_chrome_writer *cw);
+
 #endif

@@ -35,6 +35,7 @@ void tp_print_usage(FILE *f);
 /* Subcommands (each in its own file). */
 int tp_cmd_convert(int argc, char **argv); /* convert/cmd_convert.c */
 int tp_cmd_stats(int argc, char **argv);   /* report/cmd_stats.c */
+int tp_cmd_report(int argc, char **argv);  /* report/cmd_report.c */
 int tp_cmd_formats(int argc, char **argv); /* convert/cmd_formats.c */
 int tp_cmd_help(int argc, char **argv);    /* commands.c */
 

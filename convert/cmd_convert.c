@@ -4,8 +4,11 @@
 #include "pipeline.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -21,28 +24,129 @@ static void print_counts(const tp_warning *w, size_t n)
         fprintf(stderr, "%s%s: %llu", i ? ", " : "", w[i].what, (unsigned long long)w[i].count);
 }
 
+/* --split: where each output's time window starts (sorted; first is INT64_MIN). */
+typedef struct split_plan {
+    int64_t *lo;
+    int64_t *label; /* step number for --split steps, part number otherwise */
+    size_t n;
+    bool by_steps;
+} split_plan;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int plan_steps(const tp_trace *t, split_plan *sp, tp_err *err)
+{
+    /* (start, step) pairs, sorted by start */
+    int64_t *pairs = tp_xmalloc((t->nevents + 1) * 2 * sizeof *pairs);
+    size_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if ((e->flags & TP_EV_STEP) && !(e->flags & TP_EV_DROPPED)) {
+            pairs[2 * n] = e->ts;
+            pairs[2 * n + 1] = (int64_t)e->id;
+            n++;
+        }
+    }
+    if (n == 0) {
+        free(pairs);
+        return tp_fail_at(err, "", "--split steps: the trace has no steps");
+    }
+    qsort(pairs, n, 2 * sizeof *pairs, cmp_i64);
+    sp->lo = tp_xmalloc(n * sizeof *sp->lo);
+    sp->label = tp_xmalloc(n * sizeof *sp->label);
+    for (size_t k = 0; k < n; k++) {
+        sp->lo[k] = k == 0 ? INT64_MIN : pairs[2 * k];
+        sp->label[k] = pairs[2 * k + 1];
+    }
+    sp->n = n;
+    sp->by_steps = true;
+    free(pairs);
+    return 0;
+}
+
+/* Cut the time line so that each part's estimated JSON size stays under
+ * `limit` bytes (estimate: a fixed cost per event plus its name and args). */
+static void plan_size(const tp_trace *t, uint64_t limit, split_plan *sp)
+{
+    int64_t *keys = tp_xmalloc((t->nevents + 1) * 2 * sizeof *keys);
+    size_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if ((e->flags & TP_EV_DROPPED) || e->ph == 'M')
+            continue;
+        size_t alen = 0;
+        tp_args_get(t, e->args, &alen);
+        keys[2 * n] = e->ts;
+        keys[2 * n + 1] = (int64_t)(120 + tp_str_len(t, e->name) + alen);
+        n++;
+    }
+    qsort(keys, n, 2 * sizeof *keys, cmp_i64);
+    size_t cap = 16;
+    sp->lo = tp_xmalloc(cap * sizeof *sp->lo);
+    sp->label = tp_xmalloc(cap * sizeof *sp->label);
+    sp->lo[0] = INT64_MIN;
+    sp->label[0] = 1;
+    sp->n = 1;
+    uint64_t acc = 0, budget = limit - limit / 10; /* 10% for metadata and estimate error */
+    for (size_t k = 0; k < n; k++) {
+        acc += (uint64_t)keys[2 * k + 1];
+        if (acc > budget && k + 1 < n && keys[2 * (k + 1)] > sp->lo[sp->n - 1] && keys[2 * (k + 1)] != keys[2 * k]) {
+            TP_GROW(sp->lo, cap, sp->n + 1);
+            sp->label = tp_xrealloc(sp->label, cap * sizeof *sp->label);
+            sp->lo[sp->n] = keys[2 * (k + 1)];
+            sp->label[sp->n] = (int64_t)sp->n + 1;
+            sp->n++;
+            acc = 0;
+        }
+    }
+    sp->by_steps = false;
+    free(keys);
+}
+
+/* OUT "a/trace.json.gz" -> "a/trace.step-12.json.gz" / "a/trace.part-003.json.gz" */
+static char *part_name(const char *out, const split_plan *sp, size_t k)
+{
+    static const char *const exts[] = {".json.gz", ".json", ".gz", NULL};
+    size_t n = strlen(out), stem = n;
+    const char *ext = "";
+    for (int e = 0; exts[e]; e++) {
+        size_t l = strlen(exts[e]);
+        if (n > l && strcmp(out + n - l, exts[e]) == 0) {
+            stem = n - l;
+            ext = exts[e];
+            break;
+        }
+    }
+    tp_buf b = {0};
+    tp_buf_put(&b, out, stem);
+    if (sp->by_steps)
+        tp_buf_printf(&b, ".step-%lld%s", (long long)sp->label[k], ext);
+    else
+        tp_buf_printf(&b, ".part-%03lld%s", (long long)sp->label[k], ext);
+    return b.data;
+}
+
 int tp_cmd_convert(int argc, char **argv)
 {
     tp_load_opts lo = {0};
-    const char *in = NULL, *out = NULL, *steps = NULL;
+    const char *in = NULL, *out = NULL, *split = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k;
-        if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--output", &out)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0) {
+        if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if (tp_opt_flag(argv, i, "--strict"))
-            lo.read.strict = true;
-        else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
-            quiet = true;
-        else if ((k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
-                 (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
-            if (k < 0) /* ETDump options */
+        } else if ((k = tp_opt_value(argc, argv, &i, "--output", &out)) != 0 ||
+                   (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
+                   (k = tp_opt_value(argc, argv, &i, "--split", &split)) != 0) {
+            if (k < 0)
                 return TP_EXIT_USAGE;
-        }
+        } else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
+            quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (in)
@@ -54,10 +158,26 @@ int tp_cmd_convert(int argc, char **argv)
         return tp_usage_error(argv[0], "no input file");
     if (!out)
         return tp_usage_error(argv[0], "no output file (-o OUTPUT)");
-    if (steps) {
-        if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
-            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
-        lo.has_steps = true;
+    uint64_t split_size = 0;
+    if (split) {
+        if (strncmp(split, "size=", 5) == 0) {
+            const char *v = split + 5;
+            char *endp;
+            double x = strtod(v, &endp);
+            uint64_t mul = 1;
+            if (!strcasecmp(endp, "k") || !strcasecmp(endp, "kb"))
+                mul = 1000;
+            else if (!strcasecmp(endp, "m") || !strcasecmp(endp, "mb"))
+                mul = 1000 * 1000;
+            else if (!strcasecmp(endp, "g") || !strcasecmp(endp, "gb"))
+                mul = 1000ull * 1000 * 1000;
+            else if (*endp)
+                x = -1;
+            if (!(x >= 1))
+                return tp_usage_error(argv[0], "--split size=N takes a size such as 500MB (got '%s')", v);
+            split_size = (uint64_t)(x * (double)mul);
+        } else if (strcmp(split, "steps") != 0)
+            return tp_usage_error(argv[0], "--split takes steps or size=N (got '%s')", split);
     }
     lo.read.keep_args = true;
     double t0 = now_s();
@@ -70,52 +190,99 @@ int tp_cmd_convert(int argc, char **argv)
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
     }
-    tp_out *o = tp_out_open(out, in, &err);
-    if (!o) {
-        tp_report_error(out, &err);
-        tp_trace_free(&t);
-        return TP_EXIT_INPUT;
+    split_plan sp = {0};
+    if (split && strcmp(split, "steps") == 0) {
+        if (plan_steps(&t, &sp, &err) < 0) {
+            tp_report_error(in, &err);
+            tp_trace_free(&t);
+            return TP_EXIT_INPUT;
+        }
+    } else if (split)
+        plan_size(&t, split_size, &sp);
+    else {
+        sp.n = 1;
+        sp.lo = tp_xmalloc(sizeof *sp.lo);
+        sp.lo[0] = INT64_MIN;
     }
-    tp_write_stats st;
-    tp_write_chrome(&t, o, &st);
-    if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
-        tp_out_abort(o);
-        fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n", in,
-                (unsigned long long)st.bad_utf8, (unsigned long long)st.invalid_args);
-        tp_trace_free(&t);
-        return TP_EXIT_INPUT;
+
+    tp_chrome_writer *cw = tp_chrome_writer_new(&t);
+    tp_write_stats total = {0};
+    uint64_t bytes = 0;
+    char **written = tp_xcalloc(sp.n + 1, sizeof *written);
+    int rc = TP_EXIT_OK;
+    for (size_t k = 0; k < sp.n && rc == TP_EXIT_OK; k++) {
+        char *name = split ? part_name(out, &sp, k) : tp_xstrdup(out);
+        tp_out *o = tp_out_open(name, in, &err);
+        if (!o) {
+            tp_report_error(name, &err);
+            free(name);
+            rc = TP_EXIT_INPUT;
+            break;
+        }
+        tp_write_stats st;
+        tp_chrome_writer_write(cw, o, sp.lo[k], k + 1 < sp.n ? sp.lo[k + 1] : INT64_MAX, &st);
+        if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
+            tp_out_abort(o);
+            fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n",
+                    in, (unsigned long long)st.bad_utf8, (unsigned long long)st.invalid_args);
+            free(name);
+            rc = TP_EXIT_INPUT;
+            break;
+        }
+        bytes += tp_out_bytes(o);
+        if (tp_out_commit(o, &err) < 0) {
+            tp_report_error(name, &err);
+            free(name);
+            rc = TP_EXIT_INPUT;
+            break;
+        }
+        written[k] = name;
+        total.events_out += st.events_out;
+        total.flows += st.flows;
+        total.bad_utf8 += st.bad_utf8;
+        total.invalid_args += st.invalid_args;
+        total.repaired = st.repaired;
     }
-    uint64_t bytes = tp_out_bytes(o);
-    if (tp_out_commit(o, &err) < 0) {
-        tp_report_error(out, &err);
-        tp_trace_free(&t);
-        return TP_EXIT_INPUT;
-    }
-    if (st.bad_utf8)
-        tp_warn(&t, "invalid UTF-8 (replaced)", st.bad_utf8);
-    if (st.invalid_args)
-        tp_warn(&t, "args that are not valid JSON (kept as a string)", st.invalid_args);
-    if (!quiet) {
-        fprintf(stderr, TP_PROG ": %s: %llu events in, %llu out, %llu repaired (moved to overlap tracks), "
+    if (rc != TP_EXIT_OK) /* all or nothing: remove the parts already written */
+        for (size_t k = 0; k < sp.n; k++)
+            if (written[k])
+                unlink(written[k]);
+    tp_chrome_writer_free(cw);
+    if (rc == TP_EXIT_OK && !quiet) {
+        if (total.bad_utf8)
+            tp_warn(&t, "invalid UTF-8 (replaced)", total.bad_utf8);
+        if (total.invalid_args)
+            tp_warn(&t, "args that are not valid JSON (kept as a string)", total.invalid_args);
+        const char *shown = split ? written[0] : out;
+        fprintf(stderr, TP_PROG ": %s%s: %llu events in, %llu out, %llu repaired (moved to overlap tracks), "
                         "%llu dropped",
-                out, (unsigned long long)t.events_in, (unsigned long long)st.events_out,
-                (unsigned long long)st.repaired, (unsigned long long)tp_dropped_total(&t));
+                shown, split ? (sp.n > 1 ? " ..." : "") : "", (unsigned long long)t.events_in,
+                (unsigned long long)total.events_out, (unsigned long long)total.repaired,
+                (unsigned long long)tp_dropped_total(&t));
         if (t.ndrops) {
             fputs(" (", stderr);
             print_counts(t.drops, t.ndrops);
             fputs(")", stderr);
         }
-        fprintf(stderr, ", %llu launch flows", (unsigned long long)st.flows);
+        fprintf(stderr, ", %llu launch flows", (unsigned long long)total.flows);
         if (t.nwarnings) {
             fputs(", warnings: ", stderr);
             print_counts(t.warnings, t.nwarnings);
         }
+        if (split)
+            fprintf(stderr, ", %zu files", sp.n);
         fprintf(stderr, ", %.1f MB, %.2f s\n", (double)bytes / 1e6, now_s() - t0);
-        if (bytes > 500u * 1000 * 1000 || st.events_out > 1000000)
-            fprintf(stderr, TP_PROG ": %s: warning: large output (%.0f MB, %llu events): Perfetto's web UI may run "
-                            "out of memory; consider --steps or writing .json.gz\n",
-                    out, (double)bytes / 1e6, (unsigned long long)st.events_out);
+        uint64_t per_file = bytes / (sp.n ? sp.n : 1);
+        if (per_file > 500u * 1000 * 1000 || total.events_out / (sp.n ? sp.n : 1) > 1000000)
+            fprintf(stderr, TP_PROG ": %s: warning: large output (%.0f MB, %llu events per file): Perfetto's web UI "
+                            "may run out of memory; consider --split size=500MB, --steps, --min-dur or .json.gz\n",
+                    out, (double)per_file / 1e6, (unsigned long long)(total.events_out / (sp.n ? sp.n : 1)));
     }
+    for (size_t k = 0; k < sp.n; k++)
+        free(written[k]);
+    free(written);
+    free(sp.lo);
+    free(sp.label);
     tp_trace_free(&t);
-    return TP_EXIT_OK;
+    return rc;
 }

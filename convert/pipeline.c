@@ -25,6 +25,43 @@ int tp_parse_steps(const char *s, int64_t *first, int64_t *last)
     return *first <= *last ? 0 : -1;
 }
 
+int tp_parse_duration(const char *s, int64_t *ns)
+{
+    static const struct {
+        const char *unit;
+        int decimals;
+    } units[] = {{"ns", 0}, {"us", 3}, {"ms", 6}, {"s", 9}};
+    size_t n = strlen(s);
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t ul = strlen(units[u].unit);
+        if (n > ul && strcmp(s + n - ul, units[u].unit) == 0 && (ul == 2 || (s[n - 2] >= '0' && s[n - 2] <= '9'))) {
+            const char *why;
+            return tp_parse_fixed(s, n - ul, units[u].decimals, ns, &why) == 0 && *ns >= 0 ? 0 : -1;
+        }
+    }
+    const char *why;
+    return tp_parse_fixed(s, n, 0, ns, &why) == 0 && *ns >= 0 ? 0 : -1;
+}
+
+/* --drop-cat and --min-dur */
+static void filter_events(tp_trace *t, const tp_load_opts *o)
+{
+    tp_str cats[16];
+    size_t nc = 0;
+    for (size_t c = 0; c < o->ndrop_cats && c < 16; c++)
+        cats[nc++] = tp_intern_cstr(t, o->drop_cats[c]);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        for (size_t c = 0; c < nc; c++)
+            if (e->cat == cats[c]) {
+                tp_drop(t, (uint32_t)i, "--drop-cat");
+                break;
+            }
+        if (o->min_dur_ns > 0 && e->ph == 'X' && e->dur < o->min_dur_ns)
+            tp_drop(t, (uint32_t)i, "shorter than --min-dur");
+    }
+}
+
 static bool is_device_kind(uint8_t k)
 {
     return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET || k == TP_KIND_SYNC;
@@ -55,7 +92,9 @@ static void classify(tp_trace *t)
     /* ProfilerStep#N on host threads are steps */
     for (size_t i = 0; i < t->nevents; i++) {
         tp_event *e = &t->events[i];
-        if (e->ph != 'X' || e->kind != TP_KIND_ANNOTATION || t->tracks[e->track].role != TP_TRACK_HOST)
+        /* PyTorch 1.8/1.9 record the step as an Operator, later versions as a user annotation */
+        if (e->ph != 'X' || (e->kind != TP_KIND_ANNOTATION && e->kind != TP_KIND_HOST_OP) ||
+            t->tracks[e->track].role != TP_TRACK_HOST)
             continue;
         const char *n = tp_str_get(t, e->name);
         if (strncmp(n, "ProfilerStep#", 13) != 0)
@@ -63,6 +102,7 @@ static void classify(tp_trace *t)
         int64_t step;
         if (tp_parse_int(n + 13, strlen(n + 13), &step) == 0 && step >= 0) {
             e->flags |= TP_EV_STEP;
+            e->kind = TP_KIND_ANNOTATION; /* a step is not an operator, whatever its category */
             e->id = (uint64_t)step;
         }
     }
@@ -281,5 +321,7 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         link_events(t);
     if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
         return -1;
+    if (o->ndrop_cats || o->min_dur_ns > 0)
+        filter_events(t, o);
     return 0;
 }

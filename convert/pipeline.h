@@ -19,7 +19,27 @@ typedef struct tp_load_opts {
     bool no_links;           /* skip linking (stats without --steps does not need it) */
     bool has_steps;          /* --steps A:B given */
     int64_t step_first, step_last;
+    const char *drop_cats[16]; /* --drop-cat CAT (repeatable): events of these categories go */
+    size_t ndrop_cats;
+    int64_t min_dur_ns;      /* --min-dur: slices shorter than this go (0 = keep all) */
 } tp_load_opts;
+
+/* If argv[*i] is one of the load options below, apply it, advance *i past
+ * its value and return 1; -1 on a bad value (message printed); 0 otherwise. */
+int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
+
+/* Help text for those options, shared by every command's help. */
+#define TP_LOAD_OPTIONS_HELP                                                                  \
+    "  --format NAME       input format instead of detecting it (see `tracepress formats`)\n" \
+    "  --steps A:B         keep only iterations A..B (ProfilerStep#A..#B); A: or :B open-ended\n" \
+    "  --drop-cat CAT      leave out events of category CAT (repeatable)\n"                 \
+    "  --min-dur DUR       leave out slices shorter than DUR (1us, 500ns, 2ms)\n"            \
+    "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
+    "  --etrecord FILE     ExecuTorch: the ETRecord of the program (op types, modules)\n"    \
+    "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n"
+
+/* "1us", "250ns", "1.5ms", "2s" (a bare number is ns) to ns; -1 if malformed. */
+int tp_parse_duration(const char *s, int64_t *ns);
 
 /* Parse "A:B", "A:", ":B" or "N" into first/last (INT64_MIN/MAX for open ends). */
 int tp_parse_steps(const char *s, int64_t *first, int64_t *last);

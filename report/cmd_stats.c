@@ -1,6 +1,7 @@
 /* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
 #include "cli.h"
 #include "json_write.h"
+#include "kernel_json.h"
 #include "kernel_table.h"
 #include "pipeline.h"
 #include "stats_sections.h"
@@ -45,15 +46,10 @@ static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *
                   (unsigned long long)kt->instances);
     tp_buf_puts(&b, ",\"kernels\":[");
     for (size_t i = 0; i < kt->n; i++) {
-        const tp_kernel_row *r = &kt->rows[i];
-        tp_buf_puts(&b, i ? ",\n{\"name\":" : "\n{\"name\":");
-        tp_json_put_string(&b, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
-        tp_buf_printf(&b,
-                      ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%lld,\"min_ns\":%lld,"
-                      "\"max_ns\":%lld,\"p10_ns\":%lld,\"p50_ns\":%lld,\"p90_ns\":%lld,\"stddev_ns\":%lld}",
-                      tp_kind_name((tp_kind)r->kind), (unsigned long long)r->count, (long long)r->total_ns,
-                      (long long)r->mean_ns, (long long)r->min_ns, (long long)r->max_ns, (long long)r->p10_ns,
-                      (long long)r->p50_ns, (long long)r->p90_ns, (long long)r->stddev_ns);
+        tp_buf_putc(&b, i ? ',' : '\n');
+        if (i)
+            tp_buf_putc(&b, '\n');
+        tp_kernel_row_json(&b, t, &kt->rows[i]);
     }
     tp_buf_puts(&b, "]}\n");
     b.len -= 2; /* format-specific sections (stats_sections.c) go inside the object */
@@ -120,24 +116,17 @@ int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     lo.no_links = true;
-    const char *path = NULL, *steps = NULL;
+    const char *path = NULL;
     bool json = false, csv = false;
     for (int i = 1; i < argc; i++) {
         int k;
-        if ((k = tp_opt_value(argc, argv, &i, "--format", &lo.format)) != 0) {
-            if (k < 0)
-                return TP_EXIT_USAGE;
-        } else if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
-                   (k = tp_opt_value(argc, argv, &i, "--etrecord", &lo.read.etrecord)) != 0 ||
-                   (k = tp_opt_value(argc, argv, &i, "--time-scale", &lo.read.time_scale)) != 0) {
+        if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--json"))
             json = true;
         else if (tp_opt_flag(argv, i, "--csv"))
             csv = true;
-        else if (tp_opt_flag(argv, i, "--strict"))
-            lo.read.strict = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (path)
@@ -149,11 +138,6 @@ int tp_cmd_stats(int argc, char **argv)
         return tp_usage_error(argv[0], "no input file");
     if (json && csv)
         return tp_usage_error(argv[0], "--json and --csv exclude each other");
-    if (steps) {
-        if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
-            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
-        lo.has_steps = true;
-    }
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};

@@ -514,3 +514,64 @@ TEST(kernel_table_sorts_large_groups_exactly)
     tp_trace_free(&t);
     tp_buf_free(&b);
 }
+
+TEST(old_pytorch_steps_are_operators)
+{
+    char *out = NULL;
+    tp_test_run(&out, "%s stats --json '%s'", tp_test_bin(),
+                tp_test_shared("external/kineto/kineto_tbplugin_resnet50_pt1.8_2021-01.pt.trace.json.gz"));
+    CHECK(out && strstr(out, "\"steps\":6,") != NULL); /* ProfilerStep#5..#10 */
+    free(out);
+}
+
+TEST(convert_split_by_steps_and_size_and_filters)
+{
+    const char *in = tp_test_shared("external/kineto/hta_ns_resolution_rank0_v100_2024.pt.trace.json.gz");
+    char base[1024];
+    snprintf(base, sizeof base, "%s/split.json.gz", tp_test_tmpdir());
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert '%s' -o '%s' --split steps", tp_test_bin(), in, base), 0);
+    CHECK(log && strstr(log, "5 files") != NULL);
+    free(log);
+    for (int step = 101; step <= 105; step++) {
+        char part[1100];
+        snprintf(part, sizeof part, "%s/split.step-%d.json.gz", tp_test_tmpdir(), step);
+        CHECK(tp_test_file_exists(part));
+        char *chk = NULL;
+        CHECK_EQ_INT(tp_test_run(&chk, "node tests/check_trace.mjs '%s'", part), 0);
+        free(chk);
+    }
+    /* the parts hold every kernel exactly once */
+    char *sum = NULL;
+    tp_test_run(&sum, "for f in %s/split.step-*.json.gz; do %s stats --json $f; done | "
+                      "sed -n 's/.*\"kernel_instances\":\\([0-9]*\\).*/\\1/p' | paste -sd+ | bc",
+                tp_test_tmpdir(), tp_test_bin());
+    CHECK(sum && atoi(sum) == 6095);
+    free(sum);
+    snprintf(base, sizeof base, "%s/sized.json", tp_test_tmpdir());
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert '%s' -o '%s' --split size=4MB", tp_test_bin(), in, base), 0);
+    free(log);
+    char *sizes = NULL;
+    tp_test_run(&sizes, "ls %s/sized.part-*.json | wc -l; stat -c %%s %s/sized.part-*.json | sort -n | tail -1",
+                tp_test_tmpdir(), tp_test_tmpdir());
+    int nparts = 0;
+    long biggest = 0;
+    CHECK(sizes && sscanf(sizes, "%d %ld", &nparts, &biggest) == 2);
+    CHECK(nparts >= 3);
+    CHECK(biggest <= 4000000);
+    free(sizes);
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert '%s' -o %s/f.json --min-dur 10us --drop-cat cuda_runtime", tp_test_bin(),
+                             in, tp_test_tmpdir()),
+                 0);
+    CHECK(log && strstr(log, "--drop-cat: 15329") && strstr(log, "shorter than --min-dur"));
+    free(log);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o %s/x.json --split bogus", tp_test_bin(), in, tp_test_tmpdir()), 1);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o %s/x.json --min-dur 5parsecs", tp_test_bin(), in,
+                             tp_test_tmpdir()),
+                 1);
+    int64_t ns;
+    CHECK(tp_parse_duration("1.5us", &ns) == 0 && ns == 1500);
+    CHECK(tp_parse_duration("2s", &ns) == 0 && ns == 2000000000);
+    CHECK(tp_parse_duration("250", &ns) == 0 && ns == 250);
+    CHECK(tp_parse_duration("-1us", &ns) == -1);
+}

@@ -1,0 +1,51 @@
+/* load_options.c: the options every command that loads a trace accepts,
+ * parsed in one place so `convert`, `stats`, `report`, `diff` and `batch`
+ * agree (documented once: LOAD_OPTIONS_HELP in pipeline.h). */
+#include "cli.h"
+#include "pipeline.h"
+
+#include <stdio.h>
+
+int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
+{
+    const char *v;
+    int k;
+    if ((k = tp_opt_value(argc, argv, i, "--format", &lo->format)) != 0 ||
+        (k = tp_opt_value(argc, argv, i, "--etrecord", &lo->read.etrecord)) != 0 ||
+        (k = tp_opt_value(argc, argv, i, "--time-scale", &lo->read.time_scale)) != 0)
+        return k;
+    if (tp_opt_flag(argv, *i, "--strict")) {
+        lo->read.strict = true;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--steps", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (tp_parse_steps(v, &lo->step_first, &lo->step_last) != 0) {
+            tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", v);
+            return -1;
+        }
+        lo->has_steps = true;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--drop-cat", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (lo->ndrop_cats >= sizeof lo->drop_cats / sizeof lo->drop_cats[0]) {
+            tp_usage_error(argv[0], "at most 16 --drop-cat options");
+            return -1;
+        }
+        lo->drop_cats[lo->ndrop_cats++] = v;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--min-dur", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (tp_parse_duration(v, &lo->min_dur_ns) != 0) {
+            tp_usage_error(argv[0], "--min-dur takes a duration such as 1us, 500ns, 2ms (got '%s')", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}

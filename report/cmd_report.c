@@ -1,0 +1,118 @@
+/* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
+#include "cli.h"
+#include "output.h"
+#include "pages.h"
+#include "pipeline.h"
+#include "summary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    tp_out *o = tp_out_open(path, NULL, err);
+    if (!o)
+        return -1;
+    tp_out_write(o, b->data, b->len);
+    return tp_out_commit(o, err);
+}
+
+int tp_cmd_report(int argc, char **argv)
+{
+    tp_load_opts lo = {0};
+    const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
+    for (int i = 1; i < argc; i++) {
+        int k = 0;
+        if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
+            (k = tp_opt_value(argc, argv, &i, "-o", &dir)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
+            return tp_print_help(argv[0]);
+        else if (argv[i][0] == '-' && argv[i][1])
+            return tp_usage_error(argv[0], "unknown option %s", argv[i]);
+        else if (path)
+            return tp_usage_error(argv[0], "one input file at a time");
+        else
+            path = argv[i];
+    }
+    if (!path)
+        return tp_usage_error(argv[0], "no input file");
+    tp_report_opts ro = {path, steps, 0};
+    if (batch) {
+        char *end;
+        long long v = strtoll(batch, &end, 10);
+        if (*batch == 0 || *end || v <= 0 || v > 1000000000LL)
+            return tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
+        ro.batch_size = v;
+    }
+    tp_page_opts po = {595, 842, 2};
+    if (strcmp(paper, "letter") == 0) {
+        po.page_w = 612;
+        po.page_h = 792;
+    } else if (strcmp(paper, "a4") != 0)
+        return tp_usage_error(argv[0], "--paper takes a4 or letter (got '%s')", paper);
+    if (scale) {
+        char *end;
+        double v = strtod(scale, &end);
+        if (*scale == 0 || *end || !(v >= 0.5 && v <= 8))
+            return tp_usage_error(argv[0], "--scale takes a number from 0.5 to 8 (got '%s')", scale);
+        po.png_scale = 2 * v; /* --scale 1 = about 1600 px wide charts, 2 = twice that */
+    }
+    if (steps) {
+        if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
+            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
+        lo.has_steps = true;
+    }
+    char defdir[300];
+    if (!dir) {
+        char base[256];
+        tp_trace_basename(path, base, sizeof base);
+        snprintf(defdir, sizeof defdir, "%s.report", base);
+        dir = defdir;
+    }
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_err err = {0};
+    lo.read.keep_args = false;
+    if (tp_load(path, &lo, &t, &err) < 0) {
+        tp_report_error(path, &err);
+        tp_trace_free(&t);
+        return TP_EXIT_INPUT;
+    }
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    int rc = TP_EXIT_OK;
+    const char **pngs = NULL;
+    tp_buf json = {0}, md = {0};
+    char pngdir[4096];
+    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
+    if (tp_mkdirs(pngdir, &err) < 0 || tp_report_pages(&s, dir, &po, &pngs, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+        goto done;
+    }
+    tp_summary_json(&s, &json);
+    tp_summary_md(&s, pngs, &md);
+    if (write_file(dir, "summary.json", &json, &err) < 0 || write_file(dir, "summary.md", &md, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+    }
+done:
+    free(pngs);
+    tp_buf_free(&json);
+    tp_buf_free(&md);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+    return rc;
+}

@@ -1,0 +1,249 @@
+/* op_breakdown.c: group device time by top-level op and kernel mix. */
+#include "op_breakdown.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct item {
+    uint32_t top; /* top-level op event or TP_NONE */
+    uint32_t ev;  /* the device event */
+} item;
+
+typedef struct ctx {
+    const tp_trace *t;
+} ctx;
+
+static const char *opname(const tp_trace *t, uint32_t top)
+{
+    return top == TP_NONE ? "" : tp_str_get(t, t->events[top].name);
+}
+
+static int cmp_items(const void *a, const void *b, void *vc)
+{
+    const tp_trace *t = ((const ctx *)vc)->t;
+    const item *x = a, *y = b;
+    if ((x->top == TP_NONE) != (y->top == TP_NONE))
+        return x->top == TP_NONE ? 1 : -1;
+    int c = strcmp(opname(t, x->top), opname(t, y->top));
+    if (c)
+        return c;
+    if (x->top != y->top) { /* occurrences of one op in time order */
+        const tp_event *p = &t->events[x->top], *q = &t->events[y->top];
+        if (p->ts != q->ts)
+            return p->ts < q->ts ? -1 : 1;
+        return x->top < y->top ? -1 : 1;
+    }
+    const tp_event *p = &t->events[x->ev], *q = &t->events[y->ev];
+    c = strcmp(tp_str_get(t, p->name), tp_str_get(t, q->name));
+    if (c)
+        return c;
+    return (int)p->kind - (int)q->kind;
+}
+
+/* one occurrence: its op and its kernels (sorted by name) */
+typedef struct occ {
+    uint32_t top;
+    size_t first, n; /* into the occurrence kernel array */
+    int64_t total_ns;
+    uint64_t instances;
+} occ;
+
+typedef struct occ_ctx {
+    const tp_trace *t;
+    const tp_opk_kernel *k;
+} occ_ctx;
+
+static int cmp_kname(const tp_trace *t, const tp_opk_kernel *a, const tp_opk_kernel *b)
+{
+    int c = strcmp(tp_str_get(t, a->name), tp_str_get(t, b->name));
+    return c ? c : (int)a->kind - (int)b->kind;
+}
+
+static int cmp_mix(const occ_ctx *c, const occ *x, const occ *y)
+{
+    for (size_t i = 0; i < x->n && i < y->n; i++) {
+        int r = cmp_kname(c->t, &c->k[x->first + i], &c->k[y->first + i]);
+        if (r)
+            return r;
+    }
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int cmp_occ(const void *a, const void *b, void *vc)
+{
+    const occ_ctx *c = vc;
+    const occ *x = a, *y = b;
+    if ((x->top == TP_NONE) != (y->top == TP_NONE))
+        return x->top == TP_NONE ? 1 : -1;
+    int r = strcmp(opname(c->t, x->top), opname(c->t, y->top));
+    if (r)
+        return r;
+    r = cmp_mix(c, x, y);
+    if (r)
+        return r;
+    return x->top < y->top ? -1 : x->top > y->top; /* only equal mixes: order does not matter */
+}
+
+static int cmp_kernel_total(const void *a, const void *b, void *vc)
+{
+    const tp_trace *t = vc;
+    const tp_opk_kernel *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    return cmp_kname(t, x, y);
+}
+
+typedef struct var_ctx {
+    const tp_trace *t;
+    const tp_opk_kernel *k;
+} var_ctx;
+
+static int cmp_variant(const void *a, const void *b, void *vc)
+{
+    const var_ctx *c = vc;
+    const tp_opk_variant *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    /* same total: compare the kernel names in name order (first = largest share; use it) */
+    for (size_t i = 0; i < x->n && i < y->n; i++) {
+        int r = cmp_kname(c->t, &c->k[x->first + i], &c->k[y->first + i]);
+        if (r)
+            return r;
+    }
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int cmp_ops(const void *a, const void *b, void *vc)
+{
+    const tp_trace *t = vc;
+    const tp_opk_op *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    if (x->no_op != y->no_op)
+        return x->no_op ? 1 : -1;
+    return strcmp(tp_opk_op_name(t, x), tp_opk_op_name(t, y));
+}
+
+const char *tp_opk_op_name(const tp_trace *t, const tp_opk_op *op)
+{
+    return op->no_op ? "(no host op)" : tp_str_get(t, op->name);
+}
+
+static bool counted(const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) &&
+           (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
+}
+
+void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob)
+{
+    memset(ob, 0, sizeof *ob);
+    size_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++)
+        n += counted(&t->events[i]);
+    item *it = tp_xmalloc((n + 1) * sizeof *it);
+    n = 0;
+    for (size_t i = 0; i < t->nevents; i++)
+        if (counted(&t->events[i])) {
+            it[n].ev = (uint32_t)i;
+            it[n].top = tp_top_op_of(t, ht, (uint32_t)i);
+            n++;
+        }
+    ctx c = {t};
+    qsort_r(it, n, sizeof *it, cmp_items, &c);
+
+    /* occurrences with their (name-sorted, merged) kernels */
+    tp_opk_kernel *ok = tp_xmalloc((n + 1) * sizeof *ok);
+    occ *oc = tp_xmalloc((n + 1) * sizeof *oc);
+    size_t nok = 0, noc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tp_event *e = &t->events[it[i].ev];
+        if (i == 0 || it[i].top != it[i - 1].top) {
+            oc[noc].top = it[i].top;
+            oc[noc].first = nok;
+            oc[noc].n = 0;
+            oc[noc].total_ns = 0;
+            oc[noc].instances = 0;
+            noc++;
+        }
+        occ *o = &oc[noc - 1];
+        if (o->n && ok[nok - 1].name == e->name && ok[nok - 1].kind == e->kind) {
+            ok[nok - 1].count++;
+            ok[nok - 1].total_ns += e->dur;
+        } else {
+            ok[nok].name = e->name;
+            ok[nok].kind = e->kind;
+            ok[nok].count = 1;
+            ok[nok].total_ns = e->dur;
+            nok++;
+            o->n++;
+        }
+        o->total_ns += e->dur;
+        o->instances++;
+    }
+    occ_ctx oct = {t, ok};
+    qsort_r(oc, noc, sizeof *oc, cmp_occ, &oct);
+
+    /* variants and ops */
+    ob->kernels = tp_xmalloc((nok + 1) * sizeof *ob->kernels);
+    ob->variants = tp_xmalloc((noc + 1) * sizeof *ob->variants);
+    ob->ops = tp_xmalloc((noc + 1) * sizeof *ob->ops);
+    for (size_t i = 0; i < noc; i++) {
+        const occ *o = &oc[i];
+        bool new_op = i == 0 || (o->top == TP_NONE) != (oc[i - 1].top == TP_NONE) ||
+                      strcmp(opname(t, o->top), opname(t, oc[i - 1].top)) != 0;
+        bool new_var = new_op || cmp_mix(&oct, o, &oc[i - 1]) != 0;
+        if (new_op) {
+            tp_opk_op *op = &ob->ops[ob->nops++];
+            memset(op, 0, sizeof *op);
+            op->no_op = o->top == TP_NONE;
+            op->name = op->no_op ? 0 : t->events[o->top].name;
+            op->first = ob->nvariants;
+        }
+        tp_opk_op *op = &ob->ops[ob->nops - 1];
+        if (new_var) {
+            tp_opk_variant *v = &ob->variants[ob->nvariants++];
+            v->occurrences = 0;
+            v->total_ns = 0;
+            v->first = ob->nkernels;
+            v->n = o->n;
+            memcpy(&ob->kernels[ob->nkernels], &ok[o->first], o->n * sizeof *ok);
+            for (size_t k = 0; k < o->n; k++) {
+                ob->kernels[ob->nkernels + k].count = 0;
+                ob->kernels[ob->nkernels + k].total_ns = 0;
+            }
+            ob->nkernels += o->n;
+            op->n++;
+        }
+        tp_opk_variant *v = &ob->variants[ob->nvariants - 1];
+        for (size_t k = 0; k < o->n; k++) {
+            ob->kernels[v->first + k].count += ok[o->first + k].count;
+            ob->kernels[v->first + k].total_ns += ok[o->first + k].total_ns;
+        }
+        v->occurrences++;
+        v->total_ns += o->total_ns;
+        op->occurrences++;
+        op->instances += o->instances;
+        op->total_ns += o->total_ns;
+        ob->total_ns += o->total_ns;
+    }
+    /* orders: variants by total, kernels in a variant by total, ops by total */
+    var_ctx vc = {t, ob->kernels};
+    for (size_t i = 0; i < ob->nops; i++)
+        qsort_r(&ob->variants[ob->ops[i].first], ob->ops[i].n, sizeof *ob->variants, cmp_variant, &vc);
+    for (size_t i = 0; i < ob->nvariants; i++)
+        qsort_r(&ob->kernels[ob->variants[i].first], ob->variants[i].n, sizeof *ob->kernels, cmp_kernel_total,
+                (void *)t);
+    qsort_r(ob->ops, ob->nops, sizeof *ob->ops, cmp_ops, (void *)t);
+    free(oc);
+    free(ok);
+    free(it);
+}
+
+void tp_op_kernels_free(tp_op_kernels *ob)
+{
+    free(ob->ops);
+    free(ob->variants);
+    free(ob->kernels);
+    memset(ob, 0, sizeof *ob);
+}

@@ -1,0 +1,79 @@
+/* page_breakdown.c: the dominating-op breakdown grid (KINETO.md §2.4): for
+ * the ops with the most device time, each kernel mix as a 100% bar of
+ * kernel-family shares. */
+#include "chart_grid.h"
+#include "kernel_family.h"
+#include "pages_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_PARTS 64 /* kernels of a mix classified by family; the rest is "other" */
+
+size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h)
+{
+    const tp_summary *s = pc->s;
+    const tp_op_kernels *ob = &s->ob;
+    size_t nops = ob->nops < TP_GRID_MAX_OPS ? ob->nops : TP_GRID_MAX_OPS;
+    tp_op_breakdown *ops = tp_xcalloc(nops + 1, sizeof *ops);
+    size_t nmix = 0, nparts = 0;
+    for (size_t i = 0; i < nops; i++) {
+        size_t m = ob->ops[i].n < TP_GRID_MAX_MIXES ? ob->ops[i].n : TP_GRID_MAX_MIXES;
+        nmix += m;
+        for (size_t v = 0; v < m; v++)
+            nparts += ob->variants[ob->ops[i].first + v].n < MAX_PARTS ? ob->variants[ob->ops[i].first + v].n
+                                                                       : MAX_PARTS + 1;
+    }
+    tp_kernel_mix *mixes = tp_xcalloc(nmix + 1, sizeof *mixes);
+    tp_mix_part *parts = tp_xcalloc(nparts + 1, sizeof *parts);
+    size_t jm = 0, jp = 0;
+    for (size_t i = 0; i < nops; i++) {
+        const tp_opk_op *op = &ob->ops[i];
+        size_t m = op->n < TP_GRID_MAX_MIXES ? op->n : TP_GRID_MAX_MIXES;
+        ops[i].op = tp_opk_op_name(s->t, op);
+        ops[i].mixes = &mixes[jm];
+        ops[i].nmixes = m;
+        for (size_t v = 0; v < m; v++) {
+            const tp_opk_variant *va = &ob->variants[op->first + v];
+            mixes[jm].parts = &parts[jp];
+            size_t np = 0;
+            int64_t rest = 0;
+            for (size_t k = 0; k < va->n; k++) {
+                const tp_opk_kernel *kk = &ob->kernels[va->first + k];
+                if (k >= MAX_PARTS) { /* kernels are by time: the small tail counts as "other" */
+                    rest += kk->total_ns;
+                    continue;
+                }
+                parts[jp + np].family = tp_kernel_family(tp_str_get(s->t, kk->name));
+                parts[jp + np].ns = kk->total_ns;
+                np++;
+            }
+            if (rest) {
+                parts[jp + np].family = "other";
+                parts[jp + np].ns = rest;
+                np++;
+            }
+            mixes[jm].nparts = np;
+            jp += np;
+            jm++;
+        }
+    }
+    char title[160];
+    snprintf(title, sizeof title, "Dominating ops: kernel mix by family (top %zu of %zu ops by device time)", nops,
+             ob->nops);
+    tp_grid_chart g = {title, ops, nops};
+    double m = w > TP_PNG_W ? TP_PAGE_MARGIN : 16;
+    tp_rect r = {m, m, w - 2 * m, h - 2 * m};
+    tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
+    size_t pages = tp_grid_pages(L);
+    for (size_t p = 0; p < pages; p++) {
+        tp_cv_begin_page(cv, w, h, p == 0 ? "Dominating ops" : NULL);
+        tp_grid_draw_page(cv, &g, L, p, r);
+        tp_cv_end_page(cv);
+    }
+    tp_grid_layout_free(L);
+    free(parts);
+    free(mixes);
+    free(ops);
+    return pages;
+}

@@ -1,0 +1,79 @@
+/* page_steps.c: per-step figures: a chart of the mean over steps with
+ * min..max error bars, and the table of every step. */
+#include "chart_errbar.h"
+#include "chart_table.h"
+#include "pages_int.h"
+#include "palette.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+{
+    const tp_step_figures *sf = &pc->s->sf;
+    size_t n = sf->nsteps;
+    int64_t *v = tp_xmalloc((4 * n + 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = sf->steps[i].host_ns;
+        v[n + i] = sf->steps[i].busy_ns;
+        v[2 * n + i] = sf->steps[i].idle_ns;
+        v[3 * n + i] = sf->steps[i].overlap_ns;
+    }
+    tp_rep_series s[4] = {{"step time (host)", v, n},
+                          {"device busy", v + n, n},
+                          {"device idle", v + 2 * n, n},
+                          {"stream overlap", v + 3 * n, n}};
+    char title[128];
+    snprintf(title, sizeof title, "Per-step times: mean over %zu steps, bars from min to max", n);
+    tp_errbar_draw(cv, title, "time", s, pc->s->sf.nstreams > 1 ? 4 : 3, TP_ERR_MINMAX, r);
+    free(v);
+}
+
+void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
+{
+    const tp_summary *s = pc->s;
+    const tp_step_figures *sf = &s->sf;
+    double m = TP_PAGE_MARGIN, w = pc->lw - 2 * m, h = pc->lh - 2 * m;
+    tp_cv_begin_page(cv, pc->lw, pc->lh, "Steps");
+    double y = m;
+    if (sf->nsteps) {
+        tp_chart_steps(cv, pc, (tp_rect){m, y, w * 0.6, h * 0.45});
+        y += h * 0.45 + 10;
+    }
+    /* table: steps then the whole trace; stream busy columns for the first streams */
+    size_t ns = sf->nstreams < 4 ? sf->nstreams : 4;
+    size_t nc = 6 + ns, nr = sf->nsteps + 1;
+    size_t maxr = (size_t)((m + h - y - 40) / 12);
+    if (nr > maxr)
+        nr = maxr; /* the rest is in summary.json */
+    tp_strs st = {0};
+    const char **cells = tp_xcalloc(nr * nc + 1, sizeof *cells);
+    tp_table_col *cols = tp_xcalloc(nc, sizeof *cols);
+    const char *heads[] = {"step", "host (us)", "device busy (us)", "idle (us)", "overlap (us)", "device events"};
+    for (size_t c = 0; c < 6; c++)
+        cols[c] = (tp_table_col){heads[c], c > 0, TP_FIT_END, 0};
+    for (size_t k = 0; k < ns; k++) {
+        char lab[256];
+        tp_stream_label(s->t, sf->streams[k], lab, sizeof lab);
+        cols[6 + k] = (tp_table_col){tp_strs_add(&st, "%s busy (us)", lab), 1, TP_FIT_END, 0};
+    }
+    for (size_t i = 0; i < nr; i++) {
+        const tp_step_row *r = i < nr - 1 && i < sf->nsteps ? &sf->steps[i] : &sf->whole;
+        const char **c = cells + i * nc;
+        c[0] = r->step >= 0 ? tp_strs_add(&st, "#%lld", (long long)r->step) : "whole trace";
+        c[1] = tp_strs_us(&st, r->host_ns);
+        c[2] = tp_strs_us(&st, r->busy_ns);
+        c[3] = tp_strs_us(&st, r->idle_ns);
+        c[4] = tp_strs_us(&st, r->overlap_ns);
+        c[5] = tp_strs_add(&st, "%llu", (unsigned long long)r->device_events);
+        for (size_t k = 0; k < ns; k++)
+            c[6 + k] = tp_strs_us(&st, r->stream_busy[k]);
+    }
+    const char *title = sf->nsteps ? "Steps (device work belongs to the step that launched it)"
+                                   : "Whole trace (no steps in this trace)";
+    tp_draw_small_table(cv, title, cols, nc, cells, nr, (tp_rect){m, y, w, m + h - y});
+    free(cols);
+    free(cells);
+    tp_strs_free(&st);
+    tp_cv_end_page(cv);
+}
