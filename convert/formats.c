@@ -6,6 +6,7 @@
 const tp_format *const tp_formats[] = {
     &tp_format_chrome,
     &tp_format_etdump,
+    &tp_format_plaidml,
     NULL,
 };
 

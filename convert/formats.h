@@ -31,6 +31,7 @@ typedef struct tp_format {
 
 extern const tp_format tp_format_chrome; /* Chrome trace JSON, PyTorch profiler / Kineto */
 extern const tp_format tp_format_etdump; /* ExecuTorch ETDump (convert/etdump_read.c) */
+extern const tp_format tp_format_plaidml; /* PlaidML / Vertex.AI event log (eventlog.gz) */
 
 /* NULL-terminated list of all formats, in `tracepress formats` order. */
 extern const tp_format *const tp_formats[];

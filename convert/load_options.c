@@ -18,6 +18,10 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
         lo->read.strict = true;
         return 1;
     }
+    if (tp_opt_flag(argv, *i, "--with-source")) {
+        lo->read.with_source = true;
+        return 1;
+    }
     if ((k = tp_opt_value(argc, argv, i, "--steps", &v)) != 0) {
         if (k < 0)
             return -1;

@@ -6,10 +6,11 @@
  *   tp_intern), args text, events, tracks, processes and the top-level extras.
  *   Readers and analyses copy what they keep into the trace through the
  *   functions below and never free any part of it; everything is released at
- *   once by tp_trace_free().  Pointers returned by tp_str_get() and
- *   tp_args_get() stay valid until tp_trace_free(); pointers into the event,
- *   track and process arrays are invalidated by adding more of them, so keep
- *   indexes (uint32_t), not pointers, across additions.
+ *   once by tp_trace_free().  Keep ids and indexes (tp_str, args handles,
+ *   uint32_t event/track/process indexes), not pointers: the pools grow by
+ *   reallocation, so a pointer from tp_str_get() or tp_args_get() is valid
+ *   only until the next tp_intern*() or tp_args_add(), and a pointer into the
+ *   event, track or process arrays only until the next addition.
  *   Anything an analysis allocates for itself (tables, sorted copies) is owned
  *   by the struct it returns and released by that struct's own _free().
  *

@@ -7,6 +7,10 @@ int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err)
 {
     if (r->p >= r->end)
         return 0;
+    if (*r->p < 0x80) { /* most keys and small values are one byte */
+        *v = *r->p++;
+        return 1;
+    }
     uint64_t x = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (r->p >= r->end)
@@ -27,9 +31,13 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err)
 {
     uint64_t key;
     uint64_t at = tp_pb_offset(r);
-    int k = tp_pb_varint(r, &key, err);
-    if (k <= 0)
-        return k;
+    if (r->p < r->end && *r->p < 0x80) { /* one-byte key: fields 1..15, the common case */
+        key = *r->p++;
+    } else {
+        int k = tp_pb_varint(r, &key, err);
+        if (k <= 0)
+            return k;
+    }
     f->num = (uint32_t)(key >> 3);
     f->wt = (uint8_t)(key & 7);
     f->data = NULL;
@@ -39,6 +47,10 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err)
         return tp_fail(err, at, "protobuf field number %llu is invalid", (unsigned long long)(key >> 3));
     switch (f->wt) {
     case TP_PB_VARINT:
+        if (r->p < r->end && *r->p < 0x80) {
+            f->v = *r->p++;
+            return 1;
+        }
         if (tp_pb_varint(r, &f->v, err) != 1)
             return tp_fail(err, tp_pb_offset(r), "protobuf field %u: missing varint value", f->num);
         return 1;
@@ -58,7 +70,9 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err)
         return 1;
     case TP_PB_LEN: {
         uint64_t len;
-        if (tp_pb_varint(r, &len, err) != 1)
+        if (r->p < r->end && *r->p < 0x80)
+            len = *r->p++;
+        else if (tp_pb_varint(r, &len, err) != 1)
             return tp_fail(err, tp_pb_offset(r), "protobuf field %u: missing length", f->num);
         if (len > (uint64_t)(r->end - r->p))
             return tp_fail(err, tp_pb_offset(r),

@@ -43,6 +43,43 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err);
 /* A bare varint (used for length prefixes and packed arrays): 1, 0 at end, -1. */
 int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err);
 
+/* tp_pb_next with the common shapes decoded inline: a one-byte key (fields
+ * 1..15) followed by a varint value, or by a length below 128.  Anything
+ * else, and every malformed case, goes to tp_pb_next (same results, same
+ * errors).  For hot loops over many small messages. */
+__attribute__((always_inline)) static inline int tp_pb_next_fast(tp_pb *r, tp_pb_field *f, tp_err *err)
+{
+    const uint8_t *p = r->p, *end = r->end;
+    if (end - p >= 2 && p[0] < 0x80 && p[0] >= 8) {
+        uint8_t wt = p[0] & 7;
+        if (wt == TP_PB_VARINT) {
+            uint64_t v = 0;
+            const uint8_t *q = p + 1;
+            for (int shift = 0; q < end && shift < 63; shift += 7, q++) {
+                v |= (uint64_t)(*q & 0x7f) << shift;
+                if (*q < 0x80) {
+                    f->num = p[0] >> 3;
+                    f->wt = wt;
+                    f->v = v;
+                    f->data = NULL;
+                    f->len = 0;
+                    r->p = q + 1;
+                    return 1;
+                }
+            }
+        } else if (wt == TP_PB_LEN && p[1] < 0x80 && (size_t)(end - p - 2) >= p[1]) {
+            f->num = p[0] >> 3;
+            f->wt = wt;
+            f->v = 0;
+            f->data = p + 2;
+            f->len = p[1];
+            r->p = p + 2 + p[1];
+            return 1;
+        }
+    }
+    return tp_pb_next(r, f, err); /* 10-byte varints (shift 63) and all errors too */
+}
+
 static inline int64_t tp_pb_zigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 double tp_pb_double(uint64_t bits);
 float tp_pb_float(uint32_t bits);

@@ -198,7 +198,7 @@ static void link_events(tp_trace *t)
             while (depth && t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur <= e->ts &&
                    !(t->events[stack[depth - 1]].dur == 0 && t->events[stack[depth - 1]].ts == e->ts))
                 depth--;
-            if (e->kind == TP_KIND_RUNTIME) {
+            if (e->kind == TP_KIND_RUNTIME && e->op == TP_NONE) { /* a reader's own op is kept */
                 for (size_t d = depth; d > 0; d--)
                     if (t->events[stack[d - 1]].kind == TP_KIND_HOST_OP) {
                         e->op = stack[d - 1];

@@ -36,7 +36,8 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
     "  --min-dur DUR       leave out slices shorter than DUR (1us, 500ns, 2ms)\n"            \
     "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
     "  --etrecord FILE     ExecuTorch: the ETRecord of the program (op types, modules)\n"    \
-    "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n"
+    "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n" \
+    "  --with-source       PlaidML: keep kernel sources and program text in the args\n"
 
 /* "1us", "250ns", "1.5ms", "2s" (a bare number is ns) to ns; -1 if malformed. */
 int tp_parse_duration(const char *s, int64_t *ns);
