@@ -81,46 +81,121 @@ static void put_str(writer *w, tp_str s)
     tp_json_put_string(w->b, tp_str_get(w->t, s), tp_str_len(w->t, s), &w->bad_utf8);
 }
 
-/* Copy JSON text without insignificant whitespace, escaping raw control
- * characters and repairing invalid UTF-8 inside strings.  Returns false (and
- * leaves the buffer as it was) when a character outside strings cannot be
- * JSON: one pass validates and copies. */
-static bool put_json_min(writer *w, const char *s, size_t n)
+/* What put_json_min copies: a whole value, or object members without their
+ * braces (the event-level extras ",\"k\":v..." and the top-level keys). */
+enum { MIN_VALUE, MIN_MEMBERS_AFTER_COMMA, MIN_MEMBERS };
+
+/* Copy JSON text without insignificant whitespace, checking it against the
+ * JSON grammar as it goes (a small state machine with a bracket stack):
+ * raw control characters in strings are escaped and invalid UTF-8 repaired;
+ * anything else that is not JSON makes it return false and leave the buffer
+ * as it was, so broken input is never written as broken output.  One pass. */
+static bool put_json_min(writer *w, const char *s, size_t n, int mode)
 {
+    enum { S_VALUE, S_VALUE_OR_CLOSE, S_KEY, S_KEY_OR_CLOSE, S_COLON, S_COMMA_OR_CLOSE, S_END };
     tp_buf *b = w->b;
     size_t mark = b->len;
     uint64_t bad_before = w->bad_utf8;
+    char stack[TP_JSON_MAX_DEPTH + 1];
+    int depth = 0, st = S_VALUE;
+    if (mode != MIN_VALUE) {
+        stack[depth++] = '}'; /* the braces the members live in */
+        st = mode == MIN_MEMBERS ? S_KEY : S_COMMA_OR_CLOSE;
+    }
     TP_GROW(b->data, b->cap, b->len + n * 3 + 8);
     char *o = b->data + b->len;
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
+#define FAIL()                                                                                                   \
+    do {                                                                                                         \
+        b->len = mark;                                                                                           \
+        w->bad_utf8 = bad_before;                                                                                \
+        return false;                                                                                            \
+    } while (0)
     while (p < end) {
-        /* outside a string */
         unsigned c = *p;
         if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
             p++;
             continue;
         }
-        if (c != '"') {
-            if (!tp_json_char_ok(c)) {
-                b->len = mark;
-                w->bad_utf8 = bad_before;
-                return false;
-            }
-            *o++ = (char)c;
+        bool value_done = false;
+        switch (st) {
+        case S_VALUE:
+        case S_VALUE_OR_CLOSE:
+            if (c == ']' && st == S_VALUE_OR_CLOSE) {
+                depth--;
+                *o++ = ']';
+                p++;
+                value_done = true;
+            } else if (c == '{' || c == '[') {
+                if (depth >= TP_JSON_MAX_DEPTH)
+                    FAIL();
+                stack[depth++] = c == '{' ? '}' : ']';
+                *o++ = (char)c;
+                p++;
+                st = c == '{' ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
+            } else if (c == '"')
+                goto string; /* a string value */
+            else if (tp_json_char_ok(c)) {
+                const unsigned char *t0 = p;
+                while (p < end && tp_json_char_ok(*p) && *p != ',' && *p != ':' && *p != '"' && *p != '{' &&
+                       *p != '[' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+                    p++;
+                if (!tp_json_token_ok((const char *)t0, (size_t)(p - t0)))
+                    FAIL();
+                memcpy(o, t0, (size_t)(p - t0));
+                o += p - t0;
+                value_done = true;
+            } else
+                FAIL();
+            break;
+        case S_KEY:
+        case S_KEY_OR_CLOSE:
+            if (c == '}' && st == S_KEY_OR_CLOSE) {
+                depth--;
+                *o++ = '}';
+                p++;
+                value_done = true;
+            } else if (c == '"')
+                goto string; /* a key */
+            else
+                FAIL();
+            break;
+        case S_COLON:
+            if (c != ':')
+                FAIL();
+            *o++ = ':';
             p++;
-            continue;
+            st = S_VALUE;
+            break;
+        case S_COMMA_OR_CLOSE:
+            if (c == ',') {
+                *o++ = ',';
+                p++;
+                st = stack[depth - 1] == '}' ? S_KEY : S_VALUE;
+            } else if ((c == '}' || c == ']') && depth > (mode != MIN_VALUE) && stack[depth - 1] == (char)c) {
+                depth--;
+                *o++ = (char)c;
+                p++;
+                value_done = true;
+            } else
+                FAIL();
+            break;
+        default: /* S_END: nothing may follow the value */
+            FAIL();
         }
+        if (value_done)
+            st = depth == 0 ? S_END : S_COMMA_OR_CLOSE;
+        continue;
+    string: {
+        bool is_key = st == S_KEY || st == S_KEY_OR_CLOSE;
         *o++ = '"';
         p++;
-        /* inside a string: plain ASCII is copied in a tight loop */
         for (;;) {
+            /* plain ASCII is copied in a tight loop */
             while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
                 *o++ = (char)*p++;
-            if (p >= end) {
-                b->len = mark; /* unterminated string */
-                w->bad_utf8 = bad_before;
-                return false;
-            }
+            if (p >= end)
+                FAIL(); /* unterminated string */
             c = *p;
             if (c == '"') {
                 *o++ = '"';
@@ -128,9 +203,10 @@ static bool put_json_min(writer *w, const char *s, size_t n)
                 break;
             }
             if (c == '\\') {
+                if (p + 1 >= end)
+                    FAIL();
                 *o++ = '\\';
-                if (p + 1 < end)
-                    *o++ = (char)p[1];
+                *o++ = (char)p[1];
                 p += 2;
             } else if (c < 0x20) {
                 static const char hex[] = "0123456789abcdef";
@@ -159,6 +235,18 @@ static bool put_json_min(writer *w, const char *s, size_t n)
                 }
             }
         }
+        if (is_key)
+            st = S_COLON;
+        else
+            st = depth == 0 ? S_END : S_COMMA_OR_CLOSE;
+    }
+    }
+#undef FAIL
+    bool complete = mode == MIN_VALUE ? st == S_END : (st == S_COMMA_OR_CLOSE && depth == 1) || (mode == MIN_MEMBERS && n == 0);
+    if (!complete) {
+        b->len = mark;
+        w->bad_utf8 = bad_before;
+        return false;
     }
     b->len = (size_t)(o - b->data);
     b->data[b->len] = 0;
@@ -300,7 +388,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     tp_args_split(t, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        if (!put_json_min(w, args, alen)) {
+        if (!put_json_min(w, args, alen, MIN_VALUE)) {
             /* never write broken JSON: keep the text, as a string */
             tp_buf_puts(b, "{\"invalid_args\":");
             tp_json_put_string(b, args, alen, &w->bad_utf8);
@@ -308,7 +396,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
             w->invalid_args++;
         }
     }
-    if (elen && !put_json_min(w, extra, elen))
+    if (elen && !put_json_min(w, extra, elen, MIN_MEMBERS_AFTER_COMMA))
         w->invalid_args++;
     tp_buf_putc(b, '}');
     /* a second, third ... device event of one launch: a v1 flow pair */
@@ -453,9 +541,12 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
         }
     tp_buf_puts(w.b, "\n]");
     if (t->toplevel.len) {
+        size_t mark = w.b->len;
         tp_buf_puts(w.b, ",\n");
-        if (!put_json_min(&w, t->toplevel.data, t->toplevel.len))
+        if (!put_json_min(&w, t->toplevel.data, t->toplevel.len, MIN_MEMBERS)) {
+            w.b->len = mark; /* no dangling comma */
             w.invalid_args++;
+        }
     }
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
     put_int(w.b, t->base_ns + w.start);

@@ -5,8 +5,10 @@
 
 const tp_format *const tp_formats[] = {
     &tp_format_chrome,
+    &tp_format_xplane,
     &tp_format_etdump,
     &tp_format_plaidml,
+    &tp_format_dvdt,
     NULL,
 };
 

@@ -14,6 +14,8 @@ typedef struct tp_read_opts {
     bool strict;             /* lenient problems (bad UTF-8, trailing commas...) become errors */
     bool keep_args;          /* keep event args (convert) or skip them (stats, report) */
     bool rederive;           /* rebuild derived lines even when the file has them (XPlane) */
+    bool framework_names;    /* derived lines named "Framework Ops"/"Framework Name Scope" (--line-names framework) */
+    int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool with_source;        /* keep kernel sources (PlaidML) */
     const char *etrecord;    /* ETDump: optional ETRecord side-car */
     const char *time_scale;  /* ETDump: source time unit ("ns", "us", "ms", "s", "cycles:HZ") */
@@ -30,8 +32,10 @@ typedef struct tp_format {
 } tp_format;
 
 extern const tp_format tp_format_chrome; /* Chrome trace JSON, PyTorch profiler / Kineto */
+extern const tp_format tp_format_xplane; /* TensorFlow / JAX XSpace (convert/xplane_read.c) */
 extern const tp_format tp_format_etdump; /* ExecuTorch ETDump (convert/etdump_read.c) */
 extern const tp_format tp_format_plaidml; /* PlaidML / Vertex.AI event log (eventlog.gz) */
+extern const tp_format tp_format_dvdt;   /* dv/dt prof OpenCL traces and CK experiment points */
 
 /* NULL-terminated list of all formats, in `tracepress formats` order. */
 extern const tp_format *const tp_formats[];

@@ -313,6 +313,15 @@ char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err)
     size_t n = 0;
     for (;;) {
         if (n + 1 >= cap) {
+            /* full: is there more at all?  (a plain file fits exactly: no doubling at its end) */
+            unsigned char probe;
+            long r1 = tp_input_read(in, &probe, 1, err);
+            if (r1 < 0) {
+                free(buf);
+                return NULL;
+            }
+            if (r1 == 0)
+                break;
             if (limit && n >= limit) {
                 tp_fail(err, n, "input expands beyond %llu bytes", (unsigned long long)limit);
                 free(buf);
@@ -323,6 +332,7 @@ char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err)
                 ncap = (size_t)limit + 1;
             buf = tp_xrealloc(buf, ncap);
             cap = ncap;
+            buf[n++] = (char)probe;
         }
         long r = tp_input_read(in, buf + n, cap - n - 1, err);
         if (r < 0) {

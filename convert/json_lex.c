@@ -258,10 +258,15 @@ int tp_json_skip(const char *p, const char *end, const char **next, const char *
                 return TP_JL_MORE;
             p = e;
         } else {
+            const char *t0 = p;
             while (p < end && cls[(unsigned char)*p] == C_TOK)
                 p++;
             if (p >= end)
                 return TP_JL_MORE;
+            if (!tp_json_token_ok(t0, (size_t)(p - t0))) {
+                *why = "invalid number or literal";
+                return TP_JL_BAD;
+            }
         }
         *next = tp_json_ws(p, end);
         return TP_JL_OK;
@@ -306,24 +311,44 @@ int tp_json_skip(const char *p, const char *end, const char **next, const char *
 
 bool tp_json_char_ok(unsigned c) { return c < 256 && cls[c] != C_BAD; }
 
-/* Is s[0..n) valid JSON outside its strings, as far as characters go? */
-bool tp_json_chars_ok(const char *s, size_t n)
+bool tp_json_token_ok(const char *s, size_t n)
 {
-    bool in_str = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-        } else if (c == '"')
-            in_str = true;
-        else if (cls[c] == C_BAD)
+    if ((n == 4 && !memcmp(s, "true", 4)) || (n == 5 && !memcmp(s, "false", 5)) || (n == 4 && !memcmp(s, "null", 4)))
+        return true;
+    /* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+    size_t i = 0;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i >= n)
+        return false;
+    if (s[i] == '0')
+        i++;
+    else if (s[i] >= '1' && s[i] <= '9')
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    else
+        return false;
+    if (i < n && s[i] == '.') {
+        i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
             return false;
     }
-    return !in_str;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    return i == n;
 }
+
 
 int tp_parse_int(const char *s, size_t len, int64_t *out)
 {

@@ -34,11 +34,10 @@ int tp_json_number(const char *p, const char *end, size_t *len, const char **why
 /* Skip any value starting at p (after whitespace).  *next is past it. */
 int tp_json_skip(const char *p, const char *end, const char **next, const char **why);
 
-/* Characters outside strings are all JSON token characters, and strings
- * are closed.  (tp_json_skip checks brackets and strings only.) */
-bool tp_json_chars_ok(const char *s, size_t n);
 /* Can byte c stand outside a string in JSON (token, bracket, separator, space)? */
 bool tp_json_char_ok(unsigned c);
+/* Is s[0..n) exactly a JSON number, true, false or null? */
+bool tp_json_token_ok(const char *s, size_t n);
 
 /* Decimal text (JSON number, or the body of a numeric string) to an integer
  * scaled by 10^decimals, exactly: "1712195495519689.047" with 3 -> ns.

@@ -5,6 +5,7 @@
 #include "pipeline.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
 {
@@ -16,6 +17,30 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
         return k;
     if (tp_opt_flag(argv, *i, "--strict")) {
         lo->read.strict = true;
+        return 1;
+    }
+    if (tp_opt_flag(argv, *i, "--rederive")) { /* derived lines (convert/derive.h) */
+        lo->read.rederive = true;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--line-names", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (strcmp(v, "framework") != 0 && strcmp(v, "tensorflow") != 0) {
+            tp_usage_error(argv[0], "--line-names takes tensorflow or framework (got '%s')", v);
+            return -1;
+        }
+        lo->read.framework_names = strcmp(v, "framework") == 0;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--derive-rule", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (strcmp(v, "2020") != 0 && strcmp(v, "2022") != 0 && strcmp(v, "2024") != 0) {
+            tp_usage_error(argv[0], "--derive-rule takes 2020, 2022 or 2024 (got '%s')", v);
+            return -1;
+        }
+        lo->read.derive_era = strcmp(v, "2024") == 0 ? 0 : (v[3] == '0' ? 2020 : 2022);
         return 1;
     }
     if (tp_opt_flag(argv, *i, "--with-source")) {

@@ -7,8 +7,13 @@ int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err)
 {
     if (r->p >= r->end)
         return 0;
-    if (*r->p < 0x80) { /* most keys and small values are one byte */
+    if (*r->p < 0x80) { /* one byte: most keys, lengths and small values (half the time of XPlane reading) */
         *v = *r->p++;
+        return 1;
+    }
+    if (r->end - r->p >= 2 && r->p[1] < 0x80) {
+        *v = (uint64_t)(r->p[0] & 0x7f) | (uint64_t)r->p[1] << 7;
+        r->p += 2;
         return 1;
     }
     uint64_t x = 0;

@@ -1,6 +1,7 @@
 /* pipeline.c: load a trace and apply the format-independent steps every
  * command relies on (see pipeline.h for the order and why). */
 #include "pipeline.h"
+#include "derive.h"
 #include "json_lex.h"
 #include "tracks.h"
 
@@ -317,11 +318,20 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     if (rc < 0)
         return -1;
     classify(t);
+    tp_derived_lines_recognise(t); /* derived lines of a converted trace stay derived lines */
     if (!o->no_links || o->has_steps)
         link_events(t);
     if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
         return -1;
     if (o->ndrop_cats || o->min_dur_ns > 0)
         filter_events(t, o);
+    if (!o->no_links && strcmp(f->name, "xplane") != 0) { /* XPlane derives from its own stats while reading */
+        tp_derive_opts d = {.framework_names = true, /* "TensorFlow Ops" would mislead on PyTorch */
+                            .per_stream = true,      /* compute and NCCL streams overlap: lines per stream nest */
+                            .era = o->read.derive_era == 2020   ? TP_DERIVE_2020
+                                   : o->read.derive_era == 2022 ? TP_DERIVE_2022
+                                                                : TP_DERIVE_2024};
+        tp_derive_lines(t, &d);
+    }
     return 0;
 }

@@ -37,6 +37,9 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
     "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
     "  --etrecord FILE     ExecuTorch: the ETRecord of the program (op types, modules)\n"    \
     "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n" \
+    "  --line-names NAME   derived lines: tensorflow (\"TensorFlow Ops\", default) or framework\n" \
+    "  --rederive          XPlane: rebuild the derived lines the file already has\n"          \
+    "  --derive-rule YEAR  merge rule of derived lines: 2024 (default), 2022, 2020 (TF 2.4's)\n" \
     "  --with-source       PlaidML: keep kernel sources and program text in the args\n"
 
 /* "1us", "250ns", "1.5ms", "2s" (a bare number is ns) to ns; -1 if malformed. */

@@ -10,12 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct step numbers: XPlane marks a step on every device it ran on. */
 static uint64_t count_steps(const tp_trace *t)
 {
-    uint64_t n = 0;
+    uint64_t *ids = tp_xmalloc((t->nevents + 1) * sizeof *ids);
+    size_t n = 0;
     for (size_t i = 0; i < t->nevents; i++)
-        n += (t->events[i].flags & TP_EV_STEP) && !(t->events[i].flags & TP_EV_DROPPED);
-    return n;
+        if ((t->events[i].flags & TP_EV_STEP) && !(t->events[i].flags & TP_EV_DROPPED))
+            ids[n++] = t->events[i].id;
+    qsort(ids, n, sizeof *ids, cmp_u64);
+    uint64_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += i == 0 || ids[i] != ids[i - 1];
+    free(ids);
+    return distinct;
 }
 
 static uint64_t count_tracks(const tp_trace *t)

@@ -176,7 +176,7 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
         __int128 sum = 0;
         for (size_t q = 0; q < n; q++)
             sum += v[q];
-        r->total_ns = (int64_t)sum;
+        r->total_ns = sum > INT64_MAX ? INT64_MAX : (int64_t)sum; /* saturate: corrupt durations */
         r->mean_ns = div_round(sum, (int64_t)n);
         r->min_ns = v[0];
         r->max_ns = v[n - 1];
@@ -190,7 +190,7 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
             ss += d * d;
         }
         r->stddev_ns = (int64_t)llroundl(sqrtl(ss / (long double)n));
-        kt->total_ns += r->total_ns;
+        kt->total_ns = r->total_ns > INT64_MAX - kt->total_ns ? INT64_MAX : kt->total_ns + r->total_ns;
         kt->instances += n;
     }
     rows_ctx ctx = {t};

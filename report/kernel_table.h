@@ -7,7 +7,8 @@
  * - percentile p = linear interpolation between closest ranks, as numpy's
  *   default: position (n-1)*p/100 in the sorted durations, rounded half away
  *   from zero to whole ns;
- * - stddev = population standard deviation (numpy's default ddof=0), rounded. */
+ * - stddev = population standard deviation (numpy's default ddof=0), rounded;
+ * - totals saturate at INT64_MAX (only corrupt inputs get there: 292 years). */
 #ifndef TP_KERNEL_TABLE_H
 #define TP_KERNEL_TABLE_H
 

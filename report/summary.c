@@ -126,7 +126,8 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     s->opts = *o;
     tp_trace_basename(o->path, s->name, sizeof s->name);
     for (size_t i = 0; i < t->nevents; i++)
-        s->slices += t->events[i].ph == 'X' && !(t->events[i].flags & TP_EV_DROPPED);
+        s->slices += t->events[i].ph == 'X' &&
+                     !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     tp_kernel_table_build(t, &s->kt);
     tp_host_tree_build(t, &s->ht);
     tp_op_kernels_build(t, &s->ht, &s->ob);

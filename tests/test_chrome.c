@@ -426,6 +426,24 @@ TEST(cli_help_for_every_command)
 
 TEST(convert_never_writes_invalid_json_from_bad_args)
 {
+    /* each of these args is broken JSON; the output must still parse and keep the text */
+    const char *cases[] = {"{\"x\":[1 2]}", "{\"x\":tru}", "{\"x\" 1}", "{\"x\":1,}", "{\"x\":{\"y\":1]}",
+                           "{\"x\":01}", "{,}", "{\"x\":1}}"};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[256];
+        snprintf(text, sizeof text, "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"args\":%s}]",
+                 cases[c]);
+        const char *in = write_tmp("badargs-case.json", text);
+        const char *out = tp_test_tmp("badargs-case.out.json");
+        int rc = tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, out);
+        if (rc == 0) {
+            CHECK_EQ_INT(tp_test_run(NULL, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", out), 0);
+            char *o = tp_test_read_file(out, NULL);
+            CHECK(o && strstr(o, "invalid_args") != NULL); /* kept, as a string */
+            free(o);
+        } else
+            CHECK_EQ_INT(rc, 2); /* or rejected with a clear error, never written broken */
+    }
     const char *in = write_tmp("badargs.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
                                                "\"args\":{\"x\":bogus, \"y\":[1,2]}}]");
     const char *out = tp_test_tmp("badargs.out.json");

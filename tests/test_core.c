@@ -99,8 +99,14 @@ TEST(json_skip_handles_nesting_and_reports_depth)
     CHECK_EQ_INT(tp_json_skip(deep, deep + sizeof deep, &next, &why), TP_JL_BAD);
     const char *mism = "[1,{\"a\":2]]";
     CHECK_EQ_INT(tp_json_skip(mism, mism + strlen(mism), &next, &why), TP_JL_BAD);
-    CHECK(tp_json_chars_ok("{\"a b\":[1,true,null]}", 20));
-    CHECK(!tp_json_chars_ok("{\"a\":bogus}", 12));
+    CHECK(tp_json_token_ok("-0.5e+3", 7));
+    CHECK(tp_json_token_ok("null", 4));
+    CHECK(!tp_json_token_ok("tru", 3));
+    CHECK(!tp_json_token_ok("01", 2));
+    CHECK(!tp_json_token_ok("1.", 2));
+    CHECK(!tp_json_token_ok("--1", 3));
+    const char *lit = "tru ]";
+    CHECK_EQ_INT(tp_json_skip(lit, lit + 5, &next, &why), TP_JL_BAD);
 }
 
 TEST(args_builder_makes_valid_json)

@@ -1,0 +1,539 @@
+/* derive.c: the derivation engine (see derive.h, XPLANE.md §5). */
+#include "derive.h"
+#include "i64map.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { L_STEPS, L_LAUNCH, L_SCOPE, L_OPS, L_MODULES, L_HLO, L_SOURCE, L_N };
+
+/* A derived event while its line is being built. */
+typedef struct dev {
+    int64_t ts, end;
+    int64_t group;
+    tp_str name, long_name;
+    uint64_t args; /* prebuilt args (Launch Stats), else 0 */
+} dev;
+
+/* The last event of one level, and (2022 rule) the low-level names it covers. */
+typedef struct dlevel {
+    int64_t ev; /* index into the line's events, -1 = none */
+    tp_str key;
+    uint32_t inst;
+    int64_t group;
+    tp_i64map seen;
+} dlevel;
+
+typedef struct dline {
+    dev *ev;
+    size_t n, cap;
+    dlevel *lv;
+    size_t nlv, lvcap;
+    int deps[3];
+    int ndeps;
+} dline;
+
+typedef struct builder {
+    tp_trace *t;
+    const tp_derive_opts *o;
+    /* split paths: (prefix << 32 | path) -> offset in pool of [n, name1, key1, ...] */
+    tp_i64map paths;
+    tp_str *pool;
+    size_t npool, pool_cap;
+    int64_t last_group;
+    tp_str last_group_name;
+    dline line[L_N];
+    bool gap_rule; /* non-GPU device: ungrouped events merge only across small gaps (2025) */
+} builder;
+
+void tp_derive_input_free(tp_derive_input *in)
+{
+    free(in->annots);
+    free(in->classes);
+    tp_i64map_free(&in->class_index);
+    free(in->launches);
+    tp_i64map_free(&in->launch_index);
+    free(in->names);
+    free(in->inst);
+    memset(in, 0, sizeof *in);
+}
+
+static bool same_class(const tp_annot *a, const tp_annot *b)
+{
+    return a->flags == b->flags && a->op == b->op && a->op_display == b->op_display && a->scopes == b->scopes &&
+           a->module == b->module && a->hlo_ops == b->hlo_ops && a->hlo_prefix == b->hlo_prefix &&
+           a->source == b->source && a->low_name == b->low_name;
+}
+
+void tp_derive_add(tp_derive_input *in, const tp_annot *a)
+{
+    const uint32_t f[9] = {a->flags, a->op, a->op_display, a->scopes, a->module, a->hlo_ops, a->hlo_prefix,
+                           a->source, a->low_name};
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < 9; i++)
+        h = (h ^ f[i]) * 1099511628211ull;
+    uint32_t c = tp_i64map_get(&in->class_index, (int64_t)h);
+    if (c == TP_I64MAP_EMPTY || !same_class(&in->classes[c], a)) {
+        bool fresh = c == TP_I64MAP_EMPTY; /* on a hash collision the class is just not shared */
+        TP_GROW(in->classes, in->classes_cap, in->nclasses + 1);
+        in->classes[in->nclasses] = *a;
+        c = (uint32_t)in->nclasses++;
+        if (fresh)
+            tp_i64map_put(&in->class_index, (int64_t)h, c);
+    }
+    TP_GROW(in->annots, in->annots_cap, in->nannots + 1);
+    tp_annot_item *it = &in->annots[in->nannots++];
+    it->event = a->event;
+    it->cls = c;
+    it->group = a->group;
+    it->op_inst = a->op_inst;
+    it->scope_inst = a->scope_inst;
+}
+
+void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur)
+{
+    /* small devices and groups share one map key; others are searched */
+    bool keyed = device < 256 && group >= 0 && group < (INT64_C(1) << 54);
+    int64_t key = group * 256 + (int64_t)device;
+    uint32_t i = keyed ? tp_i64map_get(&in->launch_index, key) : TP_I64MAP_EMPTY;
+    if (!keyed)
+        for (size_t j = 0; j < in->nlaunches && i == TP_I64MAP_EMPTY; j++)
+            if (in->launches[j].device == device && in->launches[j].group == group)
+                i = (uint32_t)j;
+    if (i == TP_I64MAP_EMPTY) {
+        TP_GROW(in->launches, in->launches_cap, in->nlaunches + 1);
+        tp_launch *la = &in->launches[in->nlaunches];
+        memset(la, 0, sizeof *la);
+        la->device = device;
+        la->group = group;
+        la->lo = ts;
+        la->hi = ts + dur;
+        i = (uint32_t)in->nlaunches++;
+        if (keyed)
+            tp_i64map_put(&in->launch_index, key, i);
+    }
+    tp_launch *la = &in->launches[i];
+    la->lo = ts < la->lo ? ts : la->lo;
+    la->hi = ts + dur > la->hi ? ts + dur : la->hi;
+    la->max_dur = dur > la->max_dur ? dur : la->max_dur;
+    la->sum_dur += dur;
+    la->count++;
+}
+
+static dlevel *level_at(dline *L, size_t level)
+{
+    while (L->nlv <= level) {
+        TP_GROW(L->lv, L->lvcap, L->nlv + 1);
+        memset(&L->lv[L->nlv], 0, sizeof L->lv[0]);
+        L->lv[L->nlv].ev = -1;
+        L->nlv++;
+    }
+    return &L->lv[level];
+}
+
+/* Make each deeper level of a stack of identical spans 1 ns shorter, so
+ * viewers nest them deterministically (AdjustDurationForTraceViewer). */
+static void adjust_for_viewer(dline *L, size_t level)
+{
+    if (level >= L->nlv || L->lv[level].ev < 0)
+        return;
+    size_t max = level;
+    while (max + 1 < L->nlv && L->lv[max + 1].ev >= 0)
+        max++;
+    if (max == level)
+        return;
+    dev *top = &L->ev[L->lv[max].ev];
+    int64_t max_shrink = top->end - top->ts - 1, shrink = 0;
+    bool have_prev = false;
+    int64_t pts = 0, pend = 0;
+    for (size_t i = level; i <= max; i++) {
+        dev *e = &L->ev[L->lv[i].ev];
+        if (shrink < max_shrink && have_prev && pts == e->ts && pend == e->end)
+            shrink++;
+        have_prev = true;
+        pts = e->ts;
+        pend = e->end;
+        if (shrink)
+            e->end -= shrink;
+    }
+}
+
+static void reset_levels(builder *b, int li, size_t level)
+{
+    dline *L = &b->line[li];
+    if (b->o->era == TP_DERIVE_2024)
+        adjust_for_viewer(L, level);
+    for (size_t i = level; i < L->nlv; i++) {
+        L->lv[i].ev = -1;
+        tp_i64map_clear(&L->lv[i].seen);
+    }
+    if (level == 0)
+        for (int d = 0; d < L->ndeps; d++)
+            reset_levels(b, L->deps[d], 0);
+}
+
+static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t inst, tp_str name,
+                          tp_str long_name, const tp_event *src, int64_t group, tp_str low)
+{
+    dline *L = &b->line[li];
+    dlevel *lv = level_at(L, level);
+    int64_t end = src->ts + src->dur;
+    if (lv->ev >= 0) {
+        dev *last = &L->ev[lv->ev];
+        bool same = lv->key == key && lv->inst == inst;
+        if (b->o->era != TP_DERIVE_2020)
+            same = same && lv->group == group;
+        if (b->o->era == TP_DERIVE_2020 && li == L_MODULES)
+            same = false; /* 2020: one module event per kernel */
+        if (same && b->o->era == TP_DERIVE_2022 && low && tp_i64map_get(&lv->seen, low) != TP_I64MAP_EMPTY)
+            same = false; /* a repeated kernel is a new invocation of the op */
+        if (same && b->gap_rule && group == TP_DERIVE_NO_GROUP && last->end + 2 * (last->end - last->ts) < src->ts)
+            same = false;
+        if (same) {
+            if (end > last->end || b->o->era == TP_DERIVE_2020) /* 2020 set the end, even backwards */
+                last->end = end;
+            if (b->o->era == TP_DERIVE_2022 && low)
+                tp_i64map_put(&lv->seen, low, 1);
+            return;
+        }
+    }
+    reset_levels(b, li, level);
+    lv = level_at(L, level);
+    TP_GROW(L->ev, L->cap, L->n + 1);
+    dev *e = &L->ev[L->n];
+    e->ts = src->ts;
+    e->end = end;
+    e->group = group;
+    e->name = name;
+    e->long_name = long_name != name ? long_name : 0;
+    e->args = 0;
+    lv->ev = (int64_t)L->n++;
+    lv->key = key;
+    lv->inst = inst;
+    lv->group = group;
+    if (b->o->era == TP_DERIVE_2022 && low)
+        tp_i64map_put(&lv->seen, low, 1);
+}
+
+/* The levels of a TP_DERIVE_SEP-joined path as (name, key) pairs, split and
+ * interned once per distinct path and prefix. */
+static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
+{
+    int64_t k = (int64_t)((uint64_t)prefix << 32 | path);
+    uint32_t off = tp_i64map_get(&b->paths, k);
+    if (off != TP_I64MAP_EMPTY)
+        return b->pool + off;
+    tp_trace *t = b->t;
+    char *s = tp_xstrndup(tp_str_get(t, path), tp_str_len(t, path)); /* interning may move the pool */
+    size_t n = tp_str_len(t, path), at = b->npool;
+    TP_GROW(b->pool, b->pool_cap, b->npool + 1);
+    b->pool[b->npool++] = 0;
+    tp_buf key = {0};
+    for (size_t i = 0; i <= n && n;) {
+        const char *q = memchr(s + i, TP_DERIVE_SEP, n - i);
+        size_t j = q ? (size_t)(q - s) : n;
+        tp_str name = tp_intern(t, s + i, j - i), kk = name;
+        if (prefix) {
+            key.len = 0;
+            tp_buf_puts(&key, tp_str_get(t, prefix));
+            tp_buf_putc(&key, '/');
+            tp_buf_put(&key, s + i, j - i);
+            kk = tp_intern(t, key.data, key.len);
+        }
+        TP_GROW(b->pool, b->pool_cap, b->npool + 2);
+        b->pool[b->npool++] = name;
+        b->pool[b->npool++] = kk;
+        b->pool[at]++;
+        i = j + 1;
+        if (!q)
+            break;
+    }
+    tp_buf_free(&key);
+    free(s);
+    tp_i64map_put(&b->paths, k, (uint32_t)at);
+    return b->pool + at;
+}
+
+/* Levels of a TP_DERIVE_SEP-joined path; calls expand_or_add per level. */
+static size_t expand_path(builder *b, int li, tp_str path, tp_str prefix, const uint32_t *inst,
+                          const tp_event *src, int64_t group, tp_str low)
+{
+    const tp_str *lv = split_path(b, path, prefix);
+    size_t n = lv[0];
+    for (size_t level = 0; level < n; level++) {
+        lv = split_path(b, path, prefix); /* the pool may have moved */
+        tp_str name = lv[1 + 2 * level], key = lv[2 + 2 * level];
+        expand_or_add(b, li, level, key, inst ? inst[level] : 0, name, name, src, group, low);
+    }
+    if (b->o->era != TP_DERIVE_2020) /* 2020 kept deeper levels open for the next call */
+        reset_levels(b, li, n);
+    return n;
+}
+
+static tp_str step_name_lookup(tp_trace *t, const tp_derive_input *in, int64_t group)
+{
+    for (size_t i = 0; i < in->nnames; i++)
+        if (in->names[i].group == group)
+            return in->names[i].name;
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)group);
+    return tp_intern_cstr(t, b);
+}
+
+static tp_str step_name(builder *b, const tp_derive_input *in, int64_t group)
+{
+    if (b->last_group_name && b->last_group == group)
+        return b->last_group_name;
+    b->last_group = group;
+    b->last_group_name = step_name_lookup(b->t, in, group);
+    return b->last_group_name;
+}
+
+static int cmp_dev_start(const void *pa, const void *pb)
+{
+    const dev *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int cmp_launch(const void *pa, const void *pb)
+{
+    const tp_launch *a = pa, *b = pb;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+typedef struct sort_ctx {
+    const tp_trace *t;
+    const tp_annot_item *an;
+} sort_ctx;
+
+static int cmp_annot_time(const void *pa, const void *pb, void *vctx)
+{
+    const sort_ctx *ctx = vctx;
+    const tp_trace *t = ctx->t;
+    const tp_annot_item *a = &ctx->an[*(const uint32_t *)pa], *b = &ctx->an[*(const uint32_t *)pb];
+    const tp_event *x = &t->events[a->event], *y = &t->events[b->event];
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return a->event < b->event ? -1 : a->event > b->event;
+}
+
+static const char *line_name(const tp_derive_opts *o, int li)
+{
+    switch (li) {
+    case L_STEPS: return "Steps";
+    case L_LAUNCH: return "Launch Stats";
+    case L_SCOPE: return o->framework_names ? "Framework Name Scope" : "TensorFlow Name Scope";
+    case L_OPS: return o->framework_names ? "Framework Ops" : "TensorFlow Ops";
+    case L_MODULES: return "XLA Modules";
+    case L_HLO: return "XLA Ops";
+    default: return "Source code";
+    }
+}
+
+/* Derived lines of one device (or one stream: anchor, in per-stream mode;
+ * TP_NONE places the lines beside the device's first stream) from its
+ * annotations an[idx[0..n)], in time order. */
+static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
+                            const uint32_t *idx, size_t n, const tp_derive_input *in)
+{
+    tp_trace *t = b->t;
+    const tp_derive_opts *o = b->o;
+    memset(b->line, 0, sizeof b->line);
+    b->line[L_SCOPE].deps[b->line[L_SCOPE].ndeps++] = L_OPS;
+    b->line[L_MODULES].deps[b->line[L_MODULES].ndeps++] = L_SCOPE;
+    b->line[L_MODULES].deps[b->line[L_MODULES].ndeps++] = L_HLO;
+    if (o->era == TP_DERIVE_2020) {
+        b->line[L_STEPS].deps[b->line[L_STEPS].ndeps++] = L_OPS;
+        b->line[L_STEPS].deps[b->line[L_STEPS].ndeps++] = L_SCOPE;
+        b->line[L_STEPS].deps[b->line[L_STEPS].ndeps++] = L_HLO;
+    }
+    const char *pname = tp_str_get(t, t->processes[proc].name);
+    b->gap_rule = strncmp(pname, "/device:", 8) == 0 && strncmp(pname, "/device:GPU:", 12) != 0;
+
+    for (size_t i = 0; i < n; i++) {
+        tp_annot full = in->classes[an[idx[i]].cls];
+        full.event = an[idx[i]].event;
+        full.group = an[idx[i]].group;
+        full.op_inst = an[idx[i]].op_inst;
+        full.scope_inst = an[idx[i]].scope_inst;
+        const tp_annot *a = &full;
+        tp_event src = t->events[a->event]; /* a copy: the engine adds events only at the end, but be safe */
+        if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
+            tp_str g = step_name(b, in, a->group);
+            expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
+        }
+        if (!(a->flags & TP_ANNOT_OP_SOURCE))
+            continue;
+        if (a->module)
+            expand_or_add(b, L_MODULES, 0, a->module, 0, a->module, a->module, &src, a->group, a->low_name);
+        if (a->hlo_ops)
+            expand_path(b, L_HLO, a->hlo_ops, a->hlo_prefix, NULL, &src, a->group, a->low_name);
+        if (a->op) {
+            if (a->scopes)
+                expand_path(b, L_SCOPE, a->scopes, 0, a->scope_inst == TP_NONE ? NULL : in->inst + a->scope_inst, &src,
+                            a->group, a->low_name);
+            else if (o->era != TP_DERIVE_2020)
+                reset_levels(b, L_SCOPE, 0);
+            expand_or_add(b, L_OPS, 0, a->op, a->op_inst, a->op_display, a->op, &src, a->group, a->low_name);
+        }
+        if (a->source)
+            expand_or_add(b, L_SOURCE, 0, a->source, 0, a->source, a->source, &src, a->group, 0);
+    }
+    if (o->era != TP_DERIVE_2020) /* Steps: a pass of its own over every grouped event */
+        for (size_t i = 0; i < n; i++)
+            if (an[idx[i]].group != TP_DERIVE_NO_GROUP) {
+                const tp_annot_item *a = &an[idx[i]];
+                tp_event src = t->events[a->event];
+                tp_str g = step_name(b, in, a->group);
+                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
+            }
+    for (int li = 0; li < L_N; li++)
+        reset_levels(b, li, 0);
+
+    /* Launch Stats: one event per step over the launches to this device
+     * (launches arrive sorted by device, then group) */
+    dline *LS = &b->line[L_LAUNCH];
+    for (size_t i = 0; anchor == TP_NONE && i < in->nlaunches; i++) {
+        const tp_launch *la = &in->launches[i];
+        if (la->device != proc || la->count == 0)
+            continue;
+        int64_t lo = la->lo, hi = la->hi, mx = la->max_dur, sum = la->sum_dur, cnt = la->count;
+        tp_buf nb = {0};
+        tp_buf_printf(&nb, "Launch Stats for %s", tp_str_get(t, step_name(b, in, la->group)));
+        tp_argb ab = {0};
+        tp_argb_int(&ab, "group_id", la->group);
+        tp_argb_int(&ab, "num_launches", cnt);
+        tp_argb_fixed(&ab, "max_launch_time_us", mx, 3);
+        tp_argb_fixed(&ab, "avg_launch_time_us", (sum + cnt / 2) / cnt, 3);
+        TP_GROW(LS->ev, LS->cap, LS->n + 1);
+        dev *e = &LS->ev[LS->n++];
+        memset(e, 0, sizeof *e);
+        e->ts = lo;
+        e->end = hi;
+        e->group = la->group;
+        e->name = tp_intern(t, nb.data, nb.len);
+        e->args = tp_argb_commit(t, &ab);
+        tp_argb_free(&ab);
+        tp_buf_free(&nb);
+    }
+    /* ordered by start like every other line */
+    if (LS->n)
+        qsort(LS->ev, LS->n, sizeof *LS->ev, cmp_dev_start);
+
+    /* commit: tracks in the viewer's order, beside the device's first stream */
+    uint32_t first = anchor;
+    for (size_t i = 0; i < t->ntracks && first == TP_NONE; i++)
+        if (t->tracks[i].process == proc && t->tracks[i].role == TP_TRACK_DEVICE)
+            first = (uint32_t)i;
+    size_t added = 0;
+    tp_argb ab = {0};
+    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
+    for (int li = 0; li < L_N; li++) {
+        dline *L = &b->line[li];
+        if (L->n) {
+            uint32_t tr = tp_track_add(t, proc, tp_intern_cstr(t, line_name(o, li)), TP_TRACK_DERIVED, first);
+            for (size_t i = 0; i < L->n; i++) {
+                dev *d = &L->ev[i];
+                tp_event e;
+                tp_event_init(&e);
+                e.ts = d->ts;
+                e.dur = d->end - d->ts;
+                e.track = tr;
+                e.name = d->name;
+                e.kind = TP_KIND_ANNOTATION;
+                e.cat = cat;
+                e.flags = TP_EV_DERIVED;
+                if (li == L_STEPS && o->mark_steps && d->group != TP_DERIVE_NO_GROUP) {
+                    e.flags |= TP_EV_STEP;
+                    e.id = (uint64_t)d->group;
+                }
+                if (d->args) {
+                    e.args = d->args;
+                } else {
+                    if (d->long_name)
+                        tp_argb_str(&ab, "long_name", tp_str_get(t, d->long_name), tp_str_len(t, d->long_name));
+                    if (d->group != TP_DERIVE_NO_GROUP)
+                        tp_argb_int(&ab, "group_id", d->group);
+                    e.args = tp_argb_commit(t, &ab);
+                }
+                tp_event_add(t, &e);
+                added++;
+            }
+        }
+        for (size_t i = 0; i < L->nlv; i++)
+            tp_i64map_free(&L->lv[i].seen);
+        free(L->lv);
+        free(L->ev);
+    }
+    tp_argb_free(&ab);
+    memset(b->line, 0, sizeof b->line);
+    return added;
+}
+
+size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o)
+{
+    if (in->nannots == 0 && in->nlaunches == 0)
+        return 0;
+    /* time order as an index array: annotations are not copied (memory on big traces) */
+    const tp_annot_item *an = in->annots;
+    uint32_t *order = tp_xmalloc((in->nannots + 1) * sizeof *order);
+    for (size_t i = 0; i < in->nannots; i++)
+        order[i] = (uint32_t)i;
+    sort_ctx sc = {t, an};
+    qsort_r(order, in->nannots, sizeof *order, cmp_annot_time, &sc);
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.t = t;
+    b.o = o;
+    tp_derive_input sorted = *in; /* launches sorted by device and group (a copy: `in` is const) */
+    sorted.launches = tp_xmalloc((in->nlaunches + 1) * sizeof *sorted.launches);
+    if (in->nlaunches)
+        memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
+    qsort(sorted.launches, in->nlaunches, sizeof *sorted.launches, cmp_launch);
+    /* per device (or per stream), in index order (deterministic output); a
+     * stable counting partition keeps each one's annotations in time order */
+    bool per_stream = o->per_stream;
+    size_t ngroups = per_stream ? t->ntracks : t->nprocesses, added = 0;
+#define GROUP_OF(i) (per_stream ? t->events[an[i].event].track : t->tracks[t->events[an[i].event].track].process)
+    size_t *start = tp_xcalloc(ngroups + 2, sizeof *start);
+    for (size_t i = 0; i < in->nannots; i++)
+        start[GROUP_OF(order[i]) + 1]++;
+    for (size_t p = 0; p < ngroups; p++)
+        start[p + 1] += start[p];
+    uint32_t *sub = tp_xmalloc((in->nannots + 1) * sizeof *sub);
+    size_t *fill = tp_xmalloc((ngroups + 1) * sizeof *fill);
+    memcpy(fill, start, (ngroups + 1) * sizeof *fill);
+    for (size_t i = 0; i < in->nannots; i++)
+        sub[fill[GROUP_OF(order[i])]++] = order[i];
+#undef GROUP_OF
+    size_t li = 0;
+    for (uint32_t p = 0; p < ngroups; p++) {
+        size_t n = start[p + 1] - start[p];
+        bool launches = false;
+        if (!per_stream) {
+            while (li < sorted.nlaunches && sorted.launches[li].device < p)
+                li++;
+            launches = li < sorted.nlaunches && sorted.launches[li].device == p;
+        }
+        if (n || launches)
+            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, sub + start[p], n, &sorted)
+                                : derive_device(&b, p, TP_NONE, an, sub + start[p], n, &sorted);
+    }
+    free(fill);
+    free(start);
+    free(sorted.launches);
+    free(sub);
+    free(order);
+    tp_i64map_free(&b.paths);
+    free(b.pool);
+    return added;
+}

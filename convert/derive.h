@@ -1,0 +1,141 @@
+/* derive.h: the derivation engine.  From a per-event annotation list it
+ * builds, for every device, the derived timelines TensorBoard/XProf show
+ * beside the device streams: Steps, Launch Stats, TensorFlow (Framework)
+ * Name Scope, TensorFlow (Framework) Ops, XLA Modules, XLA Ops and Source.
+ *
+ * Every format feeds the same engine: the XPlane reader fills annotations
+ * from kernel stats (tf_op, hlo_op, ...); tp_derive_lines() fills them for
+ * any other trace from the launch links the pipeline made (PyTorch: the
+ * top-level CPU op, the enclosing module/annotation scopes, the step).
+ *
+ * Merge semantics follow XPLANE.md §5: per line, the last event of every
+ * level is extended while the next annotation has the same key and the same
+ * group; a new event at a level forgets deeper levels and, at level 0, the
+ * lines that depend on this one.  Derived events are tp_events with
+ * TP_EV_DERIVED on TP_TRACK_DERIVED tracks whose derived_of is the first
+ * stream of their device. */
+#ifndef TP_DERIVE_H
+#define TP_DERIVE_H
+
+#include "i64map.h"
+#include "model.h"
+
+#define TP_DERIVE_NO_GROUP INT64_MIN
+/* Category of derived events in the output: a converted trace read again
+ * keeps its derived lines as derived lines (tp_derive_lines). */
+#define TP_DERIVED_CAT "derived"
+
+/* Separates levels inside tp_annot.scopes and tp_annot.hlo_ops. */
+#define TP_DERIVE_SEP '\x1f'
+
+/* Which upstream generation of the merge rule to follow (XPLANE.md §5.3). */
+typedef enum tp_derive_era {
+    TP_DERIVE_2024 = 0, /* same key + same group; 1 ns shrink of identical nested spans (default) */
+    TP_DERIVE_2022,     /* same key + same group + the low-level-name rule; no shrink */
+    TP_DERIVE_2020,     /* same key only; XLA Modules never merge; Steps reset op lines */
+} tp_derive_era;
+
+typedef struct tp_derive_opts {
+    bool framework_names;  /* "Framework Ops"/"Framework Name Scope" instead of "TensorFlow ..." */
+    tp_derive_era era;
+    bool mark_steps;       /* Steps events are the trace's steps (TP_EV_STEP, id = group): XPlane */
+    bool per_stream;       /* lines per device stream, beside it (XProf 2025), not per device; no Launch Stats */
+} tp_derive_opts;
+
+enum {
+    TP_ANNOT_OP_SOURCE = 1u << 0, /* feeds the op lines (a kernel, not a memcpy) */
+};
+
+/* One device event and what it belongs to.  Strings are interned in the trace;
+ * 0 means "none". */
+typedef struct tp_annot {
+    uint32_t event;      /* the device event: its span and its device (the track's process) */
+    uint32_t flags;      /* TP_ANNOT_* */
+    int64_t group;       /* step / group id, or TP_DERIVE_NO_GROUP */
+    tp_str op;           /* framework op key (full name) */
+    tp_str op_display;   /* framework op as shown (op type, or the name) */
+    tp_str scopes;       /* name-scope levels, outermost first, joined by TP_DERIVE_SEP */
+    tp_str module;       /* XLA module as shown ("jit_f(123)") */
+    tp_str hlo_ops;      /* HLO op levels joined by TP_DERIVE_SEP */
+    tp_str hlo_prefix;   /* program id or module: XLA Ops keys are "<prefix>/<hlo op>" */
+    tp_str source;       /* source location */
+    tp_str low_name;     /* kernel name or innermost HLO op (2022 low-level-name rule) */
+    /* Invocation identity, for formats where two calls of one op must stay
+     * apart (PyTorch): 0 = none (merge by name, as XPlane does). */
+    uint32_t op_inst;    /* host event index + 1 of this op call */
+    uint32_t scope_inst; /* offset in tp_derive_input.inst of one id per scope level, or TP_NONE */
+} tp_annot;
+
+/* The host launches of one step to one device, for the Launch Stats line
+ * (aggregated as they are read: one record per device and group). */
+typedef struct tp_launch {
+    uint32_t device;     /* process index of the device */
+    int64_t group;
+    int64_t lo, hi;      /* span covering the launches */
+    int64_t count, max_dur, sum_dur;
+} tp_launch;
+
+/* Step names by group id (a group without an entry is shown as its number). */
+typedef struct tp_step_name {
+    int64_t group;
+    tp_str name;
+} tp_step_name;
+
+/* How an annotation is stored: the per-event part, and the rest shared by
+ * every event with the same op, module, kernel... (tp_derive_input.classes):
+ * 24 bytes per kernel instead of 64 on multi-GB traces. */
+typedef struct tp_annot_item {
+    uint32_t event;
+    uint32_t cls;        /* index into tp_derive_input.classes */
+    int64_t group;
+    uint32_t op_inst, scope_inst;
+} tp_annot_item;
+
+typedef struct tp_derive_input {
+    tp_annot_item *annots;
+    size_t nannots, annots_cap;
+    tp_annot *classes;   /* event, group, op_inst, scope_inst unused here */
+    size_t nclasses, classes_cap;
+    tp_i64map class_index;
+    tp_launch *launches;
+    size_t nlaunches, launches_cap;
+    tp_i64map launch_index; /* (group, device) -> launches[] (tp_derive_add_launch) */
+    tp_step_name *names;
+    size_t nnames, names_cap;
+    uint32_t *inst;      /* pool of per-level invocation ids (tp_annot.scope_inst) */
+    size_t ninst, inst_cap;
+} tp_derive_input;
+
+void tp_derive_input_free(tp_derive_input *in);
+
+/* Add one annotation (copied; classes shared between events are stored once). */
+void tp_derive_add(tp_derive_input *in, const tp_annot *a);
+
+/* Count one host launch of `group` to `device` (any device key the caller
+ * resolves later, e.g. an ordinal) lasting [ts, ts + dur). */
+void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur);
+
+/* Parse a TensorFlow/JAX op full name (XPLANE.md §4) into the annotation's
+ * op, op_display and scopes.  Returns the category: 0 unknown, 1 TensorFlow,
+ * 2 JAX, 3 tf.data, 4 memcpy. */
+enum { TP_TFOP_UNKNOWN = 0, TP_TFOP_TF, TP_TFOP_JAX, TP_TFOP_TFDATA, TP_TFOP_MEMCPY };
+int tp_tfop_parse(tp_trace *t, const char *s, size_t n, tp_annot *a);
+
+/* Build the derived lines from an annotation list.  Returns the number of
+ * derived events added. */
+size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o);
+
+/* A converted trace read again: device tracks whose events all have
+ * category TP_DERIVED_CAT become derived lines again (their "(overlap)" rows
+ * overflow rows beside them) and their events TP_EV_DERIVED.  tp_load calls
+ * it for every format right after classification. */
+void tp_derived_lines_recognise(tp_trace *t);
+
+/* Derived lines for a trace whose device events are linked to their launches
+ * (PyTorch/Kineto after the pipeline's linking): Framework Ops = the top-level
+ * host op that launched each kernel, Name Scope = the enclosing annotation /
+ * module / python_function hierarchy, Steps = the enclosing step.  Devices
+ * that already have derived tracks are left alone.  Returns 0. */
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o);
+
+#endif

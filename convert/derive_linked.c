@@ -1,0 +1,264 @@
+/* derive_linked.c: derived lines for traces whose device events are linked
+ * to the host calls that launched them (PyTorch / Kineto after tp_link):
+ *   Framework Ops  = the top-level host op around the launch call,
+ *   Name Scope     = the annotations (modules, user_annotation,
+ *                    python_function) around the launch, outermost first,
+ *   Steps          = the step (ProfilerStep#N) around the launch.
+ * Annotations carry the host event of each op call and scope so that two
+ * calls of one op stay two events; the engine in derive.c does the rest. */
+#include "derive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_by_time(const void *pa, const void *pb, void *ctx)
+{
+    const tp_trace *t = ctx;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const tp_event *x = &t->events[a], *y = &t->events[b];
+    if (x->track != y->track)
+        return x->track < y->track ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* parent[i]: the innermost complete event on the same host track enclosing i. */
+static uint32_t *host_parents(const tp_trace *t)
+{
+    uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
+    uint32_t *order = tp_xmalloc((t->nevents + 1) * sizeof *order);
+    size_t n = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        parent[i] = TP_NONE;
+        const tp_event *e = &t->events[i];
+        if (e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && e->track < t->ntracks &&
+            t->tracks[e->track].role == TP_TRACK_HOST)
+            order[n++] = (uint32_t)i;
+    }
+    qsort_r(order, n, sizeof *order, cmp_by_time, (void *)t);
+    uint32_t *stack = tp_xmalloc((n + 1) * sizeof *stack);
+    size_t sp = 0;
+    uint32_t track = TP_NONE;
+    for (size_t k = 0; k < n; k++) {
+        const tp_event *e = &t->events[order[k]];
+        if (e->track != track) {
+            sp = 0;
+            track = e->track;
+        }
+        while (sp && t->events[stack[sp - 1]].ts + t->events[stack[sp - 1]].dur < e->ts + e->dur)
+            sp--; /* the top ends before e ends: not an ancestor */
+        parent[order[k]] = sp ? stack[sp - 1] : TP_NONE;
+        stack[sp++] = order[k];
+    }
+    free(stack);
+    free(order);
+    return parent;
+}
+
+static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
+{
+    if (e->flags & TP_EV_STEP) {
+        *num = (int64_t)e->id;
+        return true;
+    }
+    const char *s = tp_str_get(t, e->name);
+    if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
+        return false;
+    char *end;
+    long long v = strtoll(s + 13, &end, 10);
+    if (*end)
+        return false;
+    *num = v;
+    return true;
+}
+
+static void add_name(tp_derive_input *in, int64_t group, tp_str name)
+{
+    for (size_t s = 0; s < in->nnames; s++)
+        if (in->names[s].group == group)
+            return;
+    TP_GROW(in->names, in->names_cap, in->nnames + 1);
+    in->names[in->nnames].group = group;
+    in->names[in->nnames++].name = name;
+}
+
+void tp_derived_lines_recognise(tp_trace *t)
+{
+    /* a converted trace read again: device tracks whose events are all
+     * "derived" are derived lines */
+    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
+    uint32_t *nall = tp_xcalloc(t->ntracks + 1, sizeof *nall), *nder = tp_xcalloc(t->ntracks + 1, sizeof *nder);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->track >= t->ntracks || e->ph == 'M' || (e->flags & TP_EV_DROPPED))
+            continue;
+        nall[e->track]++;
+        nder[e->track] += e->cat == cat;
+    }
+    for (int pass = 0; pass < 2; pass++) /* derived lines, then the writer's "(overlap)" rows of them */
+        for (size_t k = 0; k < t->ntracks; k++) {
+            tp_track *tr = &t->tracks[k];
+            if (tr->role != TP_TRACK_DEVICE || nall[k] == 0 || nder[k] != nall[k])
+                continue;
+            const char *name = tp_str_get(t, tr->name);
+            size_t nl = strlen(name);
+            bool overlap = nl > 10 && strcmp(name + nl - 10, " (overlap)") == 0;
+            if (overlap != (pass == 1))
+                continue;
+            uint32_t anchor = TP_NONE;
+            if (!overlap) { /* beside the stream before it (per-stream lines), else the first stream */
+                for (size_t j = 0; j < t->ntracks && (anchor == TP_NONE || j < k); j++)
+                    if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DEVICE &&
+                        (nall[j] == 0 || nder[j] != nall[j]))
+                        anchor = (uint32_t)j;
+            } else { /* beside the last derived line of that name before it */
+                for (size_t j = 0; j < k; j++)
+                    if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DERIVED &&
+                        tp_str_len(t, t->tracks[j].name) == nl - 10 &&
+                        strncmp(tp_str_get(t, t->tracks[j].name), name, nl - 10) == 0)
+                        anchor = (uint32_t)j;
+            }
+            if (anchor != TP_NONE) {
+                tr->role = overlap ? TP_TRACK_OVERFLOW : TP_TRACK_DERIVED;
+                tr->derived_of = anchor;
+            }
+        }
+    free(nall);
+    free(nder);
+    /* their events are derived: not counted as the trace's own slices */
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->cat == cat && e->track < t->ntracks &&
+            (t->tracks[e->track].role == TP_TRACK_DERIVED ||
+             (t->tracks[e->track].role == TP_TRACK_OVERFLOW && t->tracks[e->track].derived_of != TP_NONE &&
+              t->tracks[t->tracks[e->track].derived_of].role == TP_TRACK_DERIVED)))
+            e->flags |= TP_EV_DERIVED;
+    }
+}
+
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
+{
+    /* devices that already have derived lines (read from the file) keep them */
+    bool *has_derived = tp_xcalloc(t->nprocesses + 1, sizeof *has_derived);
+    for (size_t i = 0; i < t->ntracks; i++)
+        if (t->tracks[i].role == TP_TRACK_DERIVED)
+            has_derived[t->tracks[i].process] = true;
+    bool any = false; /* no linked kernel on a device without derived lines: nothing to do */
+    for (size_t i = 0; i < t->nevents && !any; i++) {
+        const tp_event *e = &t->events[i];
+        any = e->kind == TP_KIND_KERNEL && e->link != TP_NONE && e->track < t->ntracks &&
+              !has_derived[t->tracks[e->track].process];
+    }
+    if (!any) {
+        free(has_derived);
+        return 0;
+    }
+    uint32_t *parent = host_parents(t);
+    /* host step events (ProfilerStep#N), for launches outside their thread */
+    uint32_t *steps = NULL;
+    size_t nsteps = 0, steps_cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        int64_t num;
+        const tp_event *h = &t->events[i];
+        if (h->ph == 'X' && !(h->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && h->track < t->ntracks &&
+            t->tracks[h->track].role == TP_TRACK_HOST && is_step(t, h, &num)) {
+            TP_GROW(steps, steps_cap, nsteps + 1);
+            steps[nsteps++] = (uint32_t)i;
+        }
+    }
+    tp_derive_input in;
+    memset(&in, 0, sizeof in);
+    uint32_t *chain = NULL;
+    size_t chain_cap = 0;
+    tp_buf path = {0};
+    size_t nev = t->nevents;
+    for (size_t i = 0; i < nev; i++) {
+        const tp_event e = t->events[i];
+        if (e.kind != TP_KIND_KERNEL || e.link == TP_NONE || e.link >= nev || e.ph != 'X' ||
+            (e.flags & (TP_EV_DROPPED | TP_EV_DERIVED)) || e.track >= t->ntracks)
+            continue;
+        uint32_t proc = t->tracks[e.track].process;
+        if (has_derived[proc])
+            continue;
+        tp_annot a;
+        memset(&a, 0, sizeof a);
+        a.event = (uint32_t)i;
+        a.flags = TP_ANNOT_OP_SOURCE;
+        a.group = TP_DERIVE_NO_GROUP;
+        a.scope_inst = TP_NONE;
+        a.low_name = e.name;
+        /* the ancestors of the launch call, innermost first */
+        size_t nc = 0;
+        for (uint32_t p = parent[e.link]; p != TP_NONE; p = parent[p]) {
+            TP_GROW(chain, chain_cap, nc + 1);
+            chain[nc++] = p;
+        }
+        uint32_t top = TP_NONE; /* the outermost host op */
+        path.len = 0;
+        size_t scope_start = in.ninst;
+        for (size_t k = nc; k-- > 0;) { /* outermost first */
+            const tp_event *h = &t->events[chain[k]];
+            int64_t num;
+            if (is_step(t, h, &num)) {
+                if (a.group == TP_DERIVE_NO_GROUP) {
+                    a.group = num;
+                    add_name(&in, num, h->name);
+                }
+            } else if (h->kind == TP_KIND_HOST_OP) {
+                if (top == TP_NONE)
+                    top = chain[k];
+            } else if (h->kind == TP_KIND_ANNOTATION && top == TP_NONE) {
+                /* scopes above the top-level op (inside it they are its internals) */
+                if (path.len)
+                    tp_buf_putc(&path, TP_DERIVE_SEP);
+                tp_buf_puts(&path, tp_str_get(t, h->name));
+                TP_GROW(in.inst, in.inst_cap, in.ninst + 1);
+                in.inst[in.ninst++] = chain[k] + 1;
+            }
+        }
+        if (top == TP_NONE && t->events[e.link].kind == TP_KIND_HOST_OP)
+            top = e.link;
+        if (a.group == TP_DERIVE_NO_GROUP) { /* launched from another thread (autograd): the step by time */
+            int64_t at = t->events[e.link].ts;
+            for (size_t s = 0; s < nsteps; s++) {
+                const tp_event *h = &t->events[steps[s]];
+                if (h->ts <= at && at < h->ts + h->dur) {
+                    int64_t num;
+                    if (is_step(t, h, &num)) {
+                        a.group = num;
+                        add_name(&in, num, h->name);
+                    }
+                    break;
+                }
+            }
+        }
+        if (top != TP_NONE) {
+            a.op = t->events[top].name;
+            a.op_display = a.op;
+            a.op_inst = top + 1;
+        }
+        if (path.len) {
+            a.scopes = tp_intern(t, path.data, path.len);
+            a.scope_inst = (uint32_t)scope_start;
+        }
+        if (a.op || a.scopes || a.group != TP_DERIVE_NO_GROUP) {
+            if (!a.op) { /* scopes and steps without an op: name the op line by the launch */
+                a.op = t->events[e.link].name;
+                a.op_display = a.op;
+                a.op_inst = e.link + 1;
+            }
+            tp_derive_add(&in, &a);
+        }
+    }
+    tp_derive_from(t, &in, o);
+    tp_buf_free(&path);
+    free(chain);
+    free(steps);
+    free(parent);
+    free(has_derived);
+    tp_derive_input_free(&in);
+    return 0;
+}
