@@ -134,6 +134,7 @@ TEST(gen_kineto_gzip_and_old_layouts_read_back)
     CHECK_EQ_INT(tp_test_run(&out, "%s stats %s --json", tp_test_bin(), path), 0);
     CHECK_EQ_INT(json_int(out, "kernel_instances"),
                  json_int(summary, "kernels") + json_int(summary, "memcpy") + json_int(summary, "memset"));
+    CHECK_EQ_INT(json_int(out, "steps"), json_int(summary, "steps")); /* ProfilerStep#N as Operator */
     free(out);
     free(summary);
     free(path);
