@@ -22,6 +22,13 @@ const tp_command tp_commands[] = {
      "their slices.  An output name ending in .gz is written gzip'ed.  The output\n"
      "is written to a temporary file and renamed when complete.\n"
      "\n"
+     "An output name ending in .pftrace (or .perfetto-trace, each optionally .gz)\n"
+     "is written as a Perfetto protobuf trace instead: the same tracks, slices,\n"
+     "instants, counters and flows, absolute timestamps in ns; Perfetto's UI loads\n"
+     "it with far less memory than JSON (use it for traces over ~1 GB of JSON).\n"
+     "Async events are not written there (counted in the summary line); --split\n"
+     "writes JSON only.  See docs/PFTRACE.md.\n"
+     "\n"
      "options:\n"
      "  -o, --output FILE   output file (required)\n"
      "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
@@ -31,10 +38,12 @@ const tp_command tp_commands[] = {
      "\n"
      "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
      "reasons), warnings, size and time; a warning follows when an output passes\n"
-     "500 MB or a million events (Perfetto's web UI runs out of memory around 1-2 GB\n"
-     "of JSON).  An existing OUTPUT is replaced; the input is never overwritten.\n"
+     "500 MB or a million events, 2 GB for .pftrace (Perfetto's web UI runs out of\n"
+     "memory around 1-2 GB of JSON).  An existing OUTPUT is replaced; the input is\n"
+     "never overwritten.  "
      "With --split, either every part is written or none is.\n" TP_EXIT_CODES_HELP
-     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n",
+     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n"
+     "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n",
      tp_cmd_convert},
     {"stats", "print events, tracks, steps and the kernel table of a trace",
      "usage: tracepress stats INPUT [--json|--csv] [options]\n"
@@ -73,6 +82,60 @@ const tp_command tp_commands[] = {
      TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
      "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
      tp_cmd_report},
+    {"diff", "compare two traces: what got slower, with a regression gate for CI",
+     "usage: tracepress diff BASE CANDIDATE [-o DIR] [options]\n"
+     "\n"
+     "Compares two traces of any supported formats: kernels, top-level ops and\n"
+     "steps are matched by name (then by shortened kernel name), with count,\n"
+     "total and mean in both, the change and the share of the net change each\n"
+     "explains; step times with their spread and whether the change of the\n"
+     "median is larger than the step-to-step noise.  Writes DIR/diff.md (a\n"
+     "pull-request comment), DIR/diff.json (schema tracepress.diff/1),\n"
+     "DIR/diff.pdf and DIR/png/changes.png, DIR/png/steps.png.  Definitions:\n"
+     "docs/DIFF.md.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output DIR              output folder (default: diff)\n"
+     "  --fail-if-slower PCT          exit 3 when the median step time (total device\n"
+     "                                time without steps) grew by more than PCT%\n"
+     "  --fail-if-kernel-slower PCT   exit 3 when any kernel's total time grew by more\n"
+     "                                than PCT% (kernels under --kernel-min-share ignored)\n"
+     "  --kernel-min-share PCT        smallest share of device time a kernel needs to be\n"
+     "                                gated (default 1)\n"
+     "  --scale S                     PNG resolution factor (default 1)\n"
+     "  -q, --quiet                   no summary line on stderr\n"
+     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+     "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
+     tp_cmd_diff},
+    {"batch", "convert and report many traces in parallel, incrementally, with an index",
+     "usage: tracepress batch INPUT... -o DIR [-j N] [--force] [--shard K/N] [options]\n"
+     "       tracepress batch --merge DIR... [-o OUT]\n"
+     "\n"
+     "INPUT is a file, a folder (walked recursively; files no reader recognises\n"
+     "are ignored), a glob pattern or @list.txt (one input per line).  For each\n"
+     "trace: DIR/<name>/trace.json.gz (as `convert`) and DIR/<name>/report/ (as\n"
+     "`report`).  DIR/index.md, index.pdf and index.json (schema tracepress.batch/1)\n"
+     "list every trace with its format, steps, median step, device time, status and\n"
+     "links.  A bad trace becomes an error row; the others go on.  Re-runs skip a\n"
+     "trace whose content hash and options are unchanged.  Every file is written to\n"
+     "a temporary name and renamed; the index is written last.  docs/SCALING.md has\n"
+     "recipes for GNU parallel, Slurm and Kubernetes.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output DIR    output folder (required)\n"
+     "  -j, --jobs N        traces at once, one worker process each (default: cores)\n"
+     "  --force             redo every trace\n"
+     "  --shard K/N         only the K-th of N deterministic parts of the inputs;\n"
+     "                      the index is DIR/index-K-of-N.*\n"
+     "  --merge DIR...      join the shard indexes found in the folders into\n"
+     "                      OUT/index.* (OUT: -o, default the first folder)\n"
+     "  --batch-size N      samples per step, for throughput in the reports\n"
+     "load options (applied to every trace; part of the options hash):\n" TP_LOAD_OPTIONS_HELP
+     "\n"
+     "Exit codes: 0 every trace ok, 1 usage error, 2 at least one trace failed (or\n"
+     "an output could not be written).\n"
+     "\nexample: tracepress batch nightly/ -o site -j 8\n",
+     tp_cmd_batch},
     {"formats", "list the input formats tracepress reads",
      "usage: tracepress formats\n\nLists every input format: its name (for --format), typical file names,\n"
      "and what it is.  Formats are detected from the file's first bytes.\n",

@@ -36,6 +36,8 @@ void tp_print_usage(FILE *f);
 int tp_cmd_convert(int argc, char **argv); /* convert/cmd_convert.c */
 int tp_cmd_stats(int argc, char **argv);   /* report/cmd_stats.c */
 int tp_cmd_report(int argc, char **argv);  /* report/cmd_report.c */
+int tp_cmd_diff(int argc, char **argv);    /* report/cmd_diff.c */
+int tp_cmd_batch(int argc, char **argv);   /* report/cmd_batch.c */
 int tp_cmd_formats(int argc, char **argv); /* convert/cmd_formats.c */
 int tp_cmd_help(int argc, char **argv);    /* commands.c */
 

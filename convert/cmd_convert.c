@@ -1,6 +1,7 @@
 /* cmd_convert.c: `tracepress convert`. */
 #include "chrome_write.h"
 #include "cli.h"
+#include "pftrace_write.h"
 #include "pipeline.h"
 
 #include <stdio.h>
@@ -130,6 +131,24 @@ static char *part_name(const char *out, const split_plan *sp, size_t k)
     return b.data;
 }
 
+/* The Perfetto protobuf writer, with its counts in the JSON writer's terms
+ * for the summary line. */
+static void write_pftrace(tp_trace *t, tp_out *o, tp_write_stats *st)
+{
+    tp_pftrace_stats ps;
+    tp_write_pftrace(t, o, &ps);
+    memset(st, 0, sizeof *st);
+    st->events_out = ps.slices + ps.instants + ps.counter_values;
+    st->repaired = ps.repaired;
+    st->bad_utf8 = ps.bad_utf8;
+    st->flows = ps.flows;
+    st->invalid_args = ps.invalid_args;
+    if (ps.not_written)
+        tp_warn(t, "async, flow and other events a .pftrace does not hold (not written)", ps.not_written);
+    if (ps.clipped)
+        tp_warn(t, "slices cut at their parent's end (nesting)", ps.clipped);
+}
+
 int tp_cmd_convert(int argc, char **argv)
 {
     tp_load_opts lo = {0};
@@ -158,6 +177,9 @@ int tp_cmd_convert(int argc, char **argv)
         return tp_usage_error(argv[0], "no input file");
     if (!out)
         return tp_usage_error(argv[0], "no output file (-o OUTPUT)");
+    bool pf = tp_pftrace_wanted(out); /* Perfetto protobuf: chosen by the output name */
+    if (pf && split)
+        return tp_usage_error(argv[0], "--split writes JSON only (not .pftrace)");
     uint64_t split_size = 0;
     if (split) {
         if (strncmp(split, "size=", 5) == 0) {
@@ -205,7 +227,7 @@ int tp_cmd_convert(int argc, char **argv)
         sp.lo[0] = INT64_MIN;
     }
 
-    tp_chrome_writer *cw = tp_chrome_writer_new(&t);
+    tp_chrome_writer *cw = pf ? NULL : tp_chrome_writer_new(&t);
     tp_write_stats total = {0};
     uint64_t bytes = 0;
     char **written = tp_xcalloc(sp.n + 1, sizeof *written);
@@ -220,7 +242,10 @@ int tp_cmd_convert(int argc, char **argv)
             break;
         }
         tp_write_stats st;
-        tp_chrome_writer_write(cw, o, sp.lo[k], k + 1 < sp.n ? sp.lo[k + 1] : INT64_MAX, &st);
+        if (pf)
+            write_pftrace(&t, o, &st);
+        else
+            tp_chrome_writer_write(cw, o, sp.lo[k], k + 1 < sp.n ? sp.lo[k + 1] : INT64_MAX, &st);
         if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
             tp_out_abort(o);
             fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n",
@@ -247,7 +272,8 @@ int tp_cmd_convert(int argc, char **argv)
         for (size_t k = 0; k < sp.n; k++)
             if (written[k])
                 unlink(written[k]);
-    tp_chrome_writer_free(cw);
+    if (cw)
+        tp_chrome_writer_free(cw);
     if (rc == TP_EXIT_OK && !quiet) {
         if (total.bad_utf8)
             tp_warn(&t, "invalid UTF-8 (replaced)", total.bad_utf8);
@@ -273,10 +299,14 @@ int tp_cmd_convert(int argc, char **argv)
             fprintf(stderr, ", %zu files", sp.n);
         fprintf(stderr, ", %.1f MB, %.2f s\n", (double)bytes / 1e6, now_s() - t0);
         uint64_t per_file = bytes / (sp.n ? sp.n : 1);
-        if (per_file > 500u * 1000 * 1000 || total.events_out / (sp.n ? sp.n : 1) > 1000000)
+        /* protobuf loads with far less memory than JSON: warn much later */
+        if (pf ? per_file > 2000ull * 1000 * 1000
+               : (per_file > 500u * 1000 * 1000 || total.events_out / (sp.n ? sp.n : 1) > 1000000))
             fprintf(stderr, TP_PROG ": %s: warning: large output (%.0f MB, %llu events per file): Perfetto's web UI "
-                            "may run out of memory; consider --split size=500MB, --steps, --min-dur or .json.gz\n",
-                    out, (double)per_file / 1e6, (unsigned long long)(total.events_out / (sp.n ? sp.n : 1)));
+                            "may run out of memory; consider %s\n",
+                    out, (double)per_file / 1e6, (unsigned long long)(total.events_out / (sp.n ? sp.n : 1)),
+                    pf ? "--steps or --min-dur"
+                       : "--split size=500MB, --steps, --min-dur, .json.gz or .pftrace (Perfetto's protobuf format)");
     }
     for (size_t k = 0; k < sp.n; k++)
         free(written[k]);

@@ -1,0 +1,26 @@
+/* pbwrite.h: a small protocol-buffers wire-format encoder into a tp_buf (the
+ * counterpart of pbwire.h).  Nested messages are written in place:
+ * tp_pbw_begin() notes where the payload starts, tp_pbw_end() inserts the
+ * minimal length varint in front of it, so output is canonical and the same
+ * bytes every time.  No generated code, no allocation beyond the buffer. */
+#ifndef TP_PBWRITE_H
+#define TP_PBWRITE_H
+
+#include "common.h"
+
+void tp_pbw_varint(tp_buf *b, uint64_t v);
+void tp_pbw_tag(tp_buf *b, uint32_t field, unsigned wire_type);
+/* VARINT fields: unsigned, and signed as two's complement (int32/int64, not sint). */
+void tp_pbw_uint(tp_buf *b, uint32_t field, uint64_t v);
+void tp_pbw_int(tp_buf *b, uint32_t field, int64_t v);
+void tp_pbw_fixed64(tp_buf *b, uint32_t field, uint64_t v);
+void tp_pbw_double(tp_buf *b, uint32_t field, double v);
+void tp_pbw_bytes(tp_buf *b, uint32_t field, const void *p, size_t n);
+/* A string with invalid UTF-8 sequences replaced by U+FFFD (counted in *bad). */
+void tp_pbw_utf8(tp_buf *b, uint32_t field, const char *s, size_t n, uint64_t *bad);
+
+/* Nested message: mark = tp_pbw_begin(b, field); ...fields...; tp_pbw_end(b, mark). */
+size_t tp_pbw_begin(tp_buf *b, uint32_t field);
+void tp_pbw_end(tp_buf *b, size_t mark);
+
+#endif

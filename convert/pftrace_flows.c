@@ -1,0 +1,193 @@
+/* pftrace_flows.c: flow ids of a .pftrace (see pftrace_flows.h). */
+#include "pftrace_flows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pair {
+    uint32_t ev, id;
+} pair;
+
+typedef struct pairs {
+    pair *p;
+    size_t n, cap;
+} pairs;
+
+static void add_pair(pairs *ps, uint32_t ev, uint32_t id)
+{
+    TP_GROW(ps->p, ps->cap, ps->n + 1);
+    ps->p[ps->n++] = (pair){ev, id};
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    if (x->ev != y->ev)
+        return x->ev < y->ev ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool is_flow(const tp_event *e) { return e->ph == 's' || e->ph == 't' || e->ph == 'f'; }
+
+static bool launch_ok(const tp_trace *t, const tp_event *e)
+{
+    if (e->link == TP_NONE || e->ph != 'X')
+        return false;
+    const tp_event *l = &t->events[e->link];
+    return !(l->flags & TP_EV_DROPPED) && l->ph == 'X';
+}
+
+/* the rule of tp_nest_repair: is slice s still open at event e? */
+static bool still_open(const tp_event *s, const tp_event *e)
+{
+    return s->ts + s->dur > e->ts || (s->dur == 0 && e->dur == 0 && s->ts == e->ts);
+}
+
+/* Bind every input flow event to a slice: bound[k] for flow event fl[k]. */
+static void bind_flows(const tp_trace *t, const tp_track_index *ix, uint32_t *slice_of)
+{
+    uint32_t *stack = NULL, *pending = NULL;
+    size_t scap = 0, pcap = 0;
+    for (size_t k = 0; k < ix->ntracks; k++) {
+        size_t depth = 0, np = 0;
+        for (size_t q = ix->start[k]; q < ix->start[k + 1]; q++) {
+            uint32_t i = ix->ev[q];
+            const tp_event *e = &t->events[i];
+            if (e->ph != 'X' && !is_flow(e))
+                continue;
+            while (depth && !still_open(&t->events[stack[depth - 1]], e))
+                depth--;
+            if (e->ph == 'X') {
+                for (size_t j = 0; j < np; j++)
+                    slice_of[pending[j]] = i;
+                np = 0;
+                TP_GROW(stack, scap, depth + 1);
+                stack[depth++] = i;
+                continue;
+            }
+            uint32_t top = depth ? stack[depth - 1] : TP_NONE;
+            if (e->ph != 'f' || (e->flags & TP_EV_BP_ENCLOSING))
+                slice_of[i] = top;
+            else if (top != TP_NONE && t->events[top].ts == e->ts)
+                slice_of[i] = top; /* a slice starting right here is the next one */
+            else {
+                TP_GROW(pending, pcap, np + 1);
+                pending[np++] = i;
+            }
+        }
+    }
+    free(stack);
+    free(pending);
+}
+
+typedef struct fctx {
+    const tp_trace *t;
+} fctx;
+
+/* chain order: (cat, string id?, id, ts, s before t before f, index) */
+static int cmp_flow(const void *a, const void *b, void *vctx)
+{
+    const tp_trace *t = ((const fctx *)vctx)->t;
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    const tp_event *x = &t->events[ia], *y = &t->events[ib];
+    if (x->cat != y->cat)
+        return x->cat < y->cat ? -1 : 1;
+    int sx = !!(x->flags & TP_EV_ID_STRING), sy = !!(y->flags & TP_EV_ID_STRING);
+    if (sx != sy)
+        return sx - sy;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    int px = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, py = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
+    if (px != py)
+        return px - py;
+    return ia < ib ? -1 : ia > ib;
+}
+
+void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f)
+{
+    memset(f, 0, sizeof *f);
+    pairs ps = {0};
+    uint32_t next = 1;
+    /* launch flows, numbered in output order of the device events */
+    for (size_t j = 0; j < t->ntracks; j++)
+        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
+            uint32_t i = ix->ev[q];
+            if (launch_ok(t, &t->events[i])) {
+                add_pair(&ps, i, next);
+                add_pair(&ps, t->events[i].link, next);
+                next++;
+            }
+        }
+    f->launch = next - 1;
+
+    /* input flows */
+    uint32_t *fl = NULL;
+    size_t nfl = 0, flcap = 0;
+    for (size_t j = 0; j < t->ntracks; j++)
+        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++)
+            if (is_flow(&t->events[ix->ev[q]])) {
+                TP_GROW(fl, flcap, nfl + 1);
+                fl[nfl++] = ix->ev[q];
+            }
+    if (nfl) {
+        uint32_t *slice_of = tp_xmalloc(t->nevents * sizeof *slice_of);
+        for (size_t k = 0; k < nfl; k++)
+            slice_of[fl[k]] = TP_NONE;
+        bind_flows(t, ix, slice_of);
+        fctx ctx = {t};
+        qsort_r(fl, nfl, sizeof *fl, cmp_flow, &ctx);
+        uint32_t cur = 0, bound = 0;
+        for (size_t k = 0; k < nfl; k++) {
+            const tp_event *e = &t->events[fl[k]];
+            const tp_event *p = k ? &t->events[fl[k - 1]] : NULL;
+            bool new_key = !p || p->cat != e->cat || p->id != e->id ||
+                           (p->flags & TP_EV_ID_STRING) != (e->flags & TP_EV_ID_STRING);
+            if (cur && (new_key || e->ph == 's')) { /* the chain ends */
+                f->input += bound >= 2;
+                cur = 0;
+            }
+            if (!cur) {
+                cur = next++;
+                bound = 0;
+            }
+            if (slice_of[fl[k]] != TP_NONE) {
+                add_pair(&ps, slice_of[fl[k]], cur);
+                bound++;
+            } else
+                f->unbound++;
+            if (e->ph == 'f') {
+                f->input += bound >= 2;
+                cur = 0;
+            }
+        }
+        if (cur)
+            f->input += bound >= 2;
+        free(slice_of);
+    }
+    free(fl);
+
+    /* per slice, ascending; one id once per slice */
+    if (ps.n)
+        qsort(ps.p, ps.n, sizeof *ps.p, cmp_pair);
+    f->start = tp_xcalloc(t->nevents + 2, sizeof *f->start);
+    f->ids = tp_xmalloc((ps.n + 1) * sizeof *f->ids);
+    size_t n = 0;
+    for (size_t k = 0; k < ps.n; k++) {
+        if (k && ps.p[k].ev == ps.p[k - 1].ev && ps.p[k].id == ps.p[k - 1].id)
+            continue;
+        f->ids[n++] = ps.p[k].id;
+        f->start[ps.p[k].ev + 1]++;
+    }
+    for (size_t i = 0; i < t->nevents; i++)
+        f->start[i + 1] += f->start[i];
+    free(ps.p);
+}
+
+void tp_pf_flows_free(tp_pf_flows *f)
+{
+    free(f->start);
+    free(f->ids);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,534 @@
+/* cmd_batch.c: `tracepress batch`: many traces in parallel forked workers,
+ * incremental by content hash, shards and --merge (batch.h,
+ * docs/SCALING.md). */
+#include "batch.h"
+#include "cli.h"
+#include "output.h"
+#include "pipeline.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TP_VERSION
+#define TP_VERSION "0.0.0"
+#endif
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static char *clean(const char *s)
+{
+    char *c = tp_xstrdup(s ? s : "");
+    for (char *p = c; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            *p = ' ';
+    return c;
+}
+
+/* ---- worker result over a pipe: one tab-separated line -------------------- */
+
+static void send_row(int fd, const tp_batch_row *r)
+{
+    char *f = clean(r->format), *e = clean(r->error);
+    char *line = NULL;
+    int n = asprintf(&line, "%s\t%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%s\n", r->status ? r->status : "error", f,
+                     (long long)r->events, (long long)r->steps, (long long)r->median_step_ns, (long long)r->device_ns,
+                     (long long)r->span_ns, e);
+    for (int off = 0; n > 0 && off < n;) {
+        ssize_t k = write(fd, line + off, (size_t)(n - off));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        off += (int)k;
+    }
+    free(line);
+    free(f);
+    free(e);
+}
+
+static void recv_row(int fd, tp_batch_row *r, int status)
+{
+    tp_buf b = {0};
+    char chunk[4096];
+    ssize_t k;
+    while ((k = read(fd, chunk, sizeof chunk)) != 0) {
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            break;
+        tp_buf_put(&b, chunk, (size_t)k);
+    }
+    tp_buf_putc(&b, 0);
+    char *fld[8] = {0};
+    size_t nf = 0;
+    char *p = b.data;
+    while (nf < 8 && p) {
+        fld[nf++] = p;
+        char *t = strpbrk(p, "\t\n");
+        if (!t)
+            break;
+        bool last = *t == '\n';
+        *t = 0;
+        p = last ? NULL : t + 1;
+    }
+    free(r->status);
+    free(r->format);
+    free(r->error);
+    r->error = NULL;
+    if (nf < 8) {
+        r->status = tp_xstrdup("error");
+        r->format = tp_xstrdup("");
+        char msg[600];
+        if (WIFSIGNALED(status))
+            snprintf(msg, sizeof msg, "%s: the worker died (signal %d: %s)", r->path, WTERMSIG(status),
+                     strsignal(WTERMSIG(status)));
+        else
+            snprintf(msg, sizeof msg, "%s: the worker ended without a result (exit %d)", r->path,
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        r->error = tp_xstrdup(msg);
+        r->median_step_ns = -1;
+    } else {
+        r->status = tp_xstrdup(fld[0]);
+        r->format = tp_xstrdup(fld[1]);
+        r->events = strtoll(fld[2], NULL, 10);
+        r->steps = strtoll(fld[3], NULL, 10);
+        r->median_step_ns = strtoll(fld[4], NULL, 10);
+        r->device_ns = strtoll(fld[5], NULL, 10);
+        r->span_ns = strtoll(fld[6], NULL, 10);
+        if (strcmp(r->status, "ok") != 0)
+            r->error = tp_xstrdup(fld[7]);
+    }
+    tp_buf_free(&b);
+}
+
+/* ---- progress --------------------------------------------------------------- */
+
+typedef struct progress {
+    bool tty;
+    double t0;
+    size_t done, total;
+    uint64_t bytes_done, bytes_total;
+} progress;
+
+static void progress_show(progress *pg, const tp_batch_row *r, bool last)
+{
+    double el = now_s() - pg->t0;
+    double rate = el > 0 ? (double)pg->bytes_done / el : 0;
+    if (pg->tty) {
+        char eta[32] = "-";
+        if (rate > 0 && pg->bytes_done < pg->bytes_total) {
+            double s = (double)(pg->bytes_total - pg->bytes_done) / rate;
+            snprintf(eta, sizeof eta, "%d:%02d", (int)(s / 60), (int)s % 60);
+        } else if (pg->done == pg->total)
+            snprintf(eta, sizeof eta, "0:00");
+        fprintf(stderr, "\r\033[K[%zu/%zu] %.1f MB read, %.1f MB/s, ETA %s", pg->done, pg->total,
+                (double)pg->bytes_done / 1e6, rate / 1e6, eta);
+        if (r && strcmp(r->status, "ok") != 0)
+            fprintf(stderr, "\r\033[Ktracepress: %s\n", r->error ? r->error : r->path);
+        if (last)
+            fputc('\n', stderr);
+    } else if (r) {
+        if (strcmp(r->status, "ok") == 0)
+            fprintf(stderr, "tracepress batch: [%zu/%zu] ok %s (%s, %.1f MB)\n", pg->done, pg->total, r->name,
+                    r->format, (double)r->bytes / 1e6);
+        else
+            fprintf(stderr, "tracepress batch: [%zu/%zu] error: %s\n", pg->done, pg->total,
+                    r->error ? r->error : r->path);
+    }
+}
+
+/* ---- merge ---------------------------------------------------------------- */
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The relative folder from `out` to `dir`: "" when the same, else a suffix or an absolute path. */
+static char *rel_dir(const char *out, const char *dir)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    if (!realpath(out, a) || !realpath(dir, b))
+        return tp_xstrdup(dir);
+    size_t la = strlen(a);
+    if (strcmp(a, b) == 0)
+        return tp_xstrdup("");
+    if (strncmp(a, b, la) == 0 && b[la] == '/')
+        return tp_xstrdup(b + la + 1);
+    return tp_xstrdup(b);
+}
+
+static int merge(char **dirs, int ndirs, const char *out)
+{
+    tp_batch_rows all = {0};
+    tp_err err = {0};
+    if (tp_mkdirs(out, &err) < 0) {
+        tp_report_error(out, &err);
+        return TP_EXIT_INPUT;
+    }
+    for (int d = 0; d < ndirs; d++) {
+        DIR *dp = opendir(dirs[d]);
+        if (!dp) {
+            fprintf(stderr, TP_PROG ": %s: %s\n", dirs[d], strerror(errno));
+            tp_batch_rows_free(&all);
+            return TP_EXIT_INPUT;
+        }
+        tp_strlist files = {0};
+        struct dirent *de;
+        while ((de = readdir(dp)))
+            if (strncmp(de->d_name, "index-", 6) == 0 && strstr(de->d_name, "-of-") &&
+                strlen(de->d_name) > 5 && strcmp(de->d_name + strlen(de->d_name) - 5, ".json") == 0)
+                tp_strlist_add(&files, de->d_name);
+        closedir(dp);
+        if (!files.n)
+            tp_strlist_add(&files, "index.json");
+        qsort(files.v, files.n, sizeof *files.v, cmp_cstr);
+        char *prefix = rel_dir(out, dirs[d]);
+        for (size_t f = 0; f < files.n; f++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], files.v[f]);
+            size_t before = all.n;
+            struct stat st;
+            if (stat(path, &st) != 0 || tp_batch_index_read(path, &all, &err) < 0) {
+                if (!err.set)
+                    tp_fail_at(&err, "", "no batch index here (index.json or index-K-of-N.json)");
+                tp_report_error(path, &err);
+                free(prefix);
+                tp_strlist_free(&files);
+                tp_batch_rows_free(&all);
+                return TP_EXIT_INPUT;
+            }
+            for (size_t i = before; i < all.n; i++)
+                if (prefix[0]) {
+                    char *nd = NULL;
+                    if (asprintf(&nd, "%s/%s", prefix, all.v[i].dir) < 0)
+                        nd = tp_xstrdup(all.v[i].dir);
+                    free(all.v[i].dir);
+                    all.v[i].dir = nd;
+                }
+        }
+        free(prefix);
+        tp_strlist_free(&files);
+    }
+    tp_batch_rows_sort(&all);
+    size_t k = 0, failed = 0;
+    for (size_t i = 0; i < all.n; i++) {
+        if (k && strcmp(all.v[k - 1].path, all.v[i].path) == 0) {
+            fprintf(stderr, TP_PROG ": %s: in more than one index; keeping %s\n", all.v[i].path, all.v[k - 1].dir);
+            tp_batch_row_free(&all.v[i]);
+            continue;
+        }
+        all.v[k++] = all.v[i];
+    }
+    all.n = k;
+    for (size_t i = 0; i < all.n; i++)
+        failed += strcmp(all.v[i].status, "ok") != 0;
+    int rc = TP_EXIT_OK;
+    if (tp_batch_index_write(&all, out, "index", &err) < 0) {
+        tp_report_error(out, &err);
+        rc = TP_EXIT_INPUT;
+    } else {
+        fprintf(stderr, "tracepress batch: merged %zu traces (%zu failed) into %s/index.json\n", all.n, failed, out);
+        if (failed)
+            rc = TP_EXIT_INPUT;
+    }
+    tp_batch_rows_free(&all);
+    return rc;
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+static bool outputs_exist(const char *dir, const char *name)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s/trace.json.gz", dir, name);
+    if (stat(p, &st) != 0)
+        return false;
+    snprintf(p, sizeof p, "%s/%s/report/summary.json", dir, name);
+    return stat(p, &st) == 0;
+}
+
+static void set_str(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = s ? tp_xstrdup(s) : NULL;
+}
+
+int tp_cmd_batch(int argc, char **argv)
+{
+    const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL;
+    bool force = false, merging = false;
+    tp_load_opts lo = {0};
+    tp_buf loadtext = {0}; /* the load options as given, for the options hash */
+    char **ins = tp_xcalloc((size_t)argc + 1, sizeof *ins);
+    int nin = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = 0;
+        if ((k = tp_opt_value(argc, argv, &i, "-o", &dir)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "-j", &jobs)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--jobs", &jobs)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0) {
+            if (k < 0) {
+                free(ins);
+                return TP_EXIT_USAGE;
+            }
+        } else if ((k = tp_parse_load_option(argc, argv, &(int){i}, &(tp_load_opts){0})) != 0) {
+            /* checked on a scratch copy first, so the text recorded is exactly what is applied */
+            int i0 = i;
+            if (k < 0 || tp_parse_load_option(argc, argv, &i, &lo) < 0) {
+                free(ins);
+                tp_buf_free(&loadtext);
+                return TP_EXIT_USAGE;
+            }
+            for (int a = i0; a <= i; a++)
+                tp_buf_printf(&loadtext, ";%s", argv[a]);
+        } else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9')
+            jobs = argv[i] + 2; /* -j4 */
+        else if (tp_opt_flag(argv, i, "--force"))
+            force = true;
+        else if (tp_opt_flag(argv, i, "--merge"))
+            merging = true;
+        else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h")) {
+            free(ins);
+            return tp_print_help(argv[0]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            free(ins);
+            return tp_usage_error(argv[0], "unknown option %s", argv[i]);
+        } else
+            ins[nin++] = argv[i];
+    }
+    /* the options that change outputs (as given), and the version that made them */
+    tp_buf_printf(&loadtext, ";tracepress %s;steps=%s;batch-size=%s", TP_VERSION, steps ? steps : "",
+                  batch ? batch : "");
+    uint64_t opthash = tp_hash64_bytes(loadtext.data, loadtext.len);
+    tp_buf_free(&loadtext);
+    int rc = TP_EXIT_OK;
+    if (merging) {
+        if (!nin)
+            rc = tp_usage_error(argv[0], "--merge needs the shard folders");
+        else
+            rc = merge(ins, nin, dir ? dir : ins[0]);
+        free(ins);
+        return rc;
+    }
+    if (!nin || !dir) {
+        free(ins);
+        return tp_usage_error(argv[0], !nin ? "no inputs" : "-o DIR is required");
+    }
+    long njobs = sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs) {
+        char *end;
+        njobs = strtol(jobs, &end, 10);
+        if (!*jobs || *end || njobs < 1 || njobs > 1024) {
+            free(ins);
+            return tp_usage_error(argv[0], "-j takes a number from 1 to 1024 (got '%s')", jobs);
+        }
+    }
+    if (njobs < 1)
+        njobs = 1;
+    int sk = 1, sn = 1;
+    if (shard) {
+        char extra;
+        if (sscanf(shard, "%d/%d%c", &sk, &sn, &extra) != 2 || sn < 1 || sk < 1 || sk > sn) {
+            free(ins);
+            return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
+        }
+    }
+    tp_batch_opts bo = {steps, 0, &lo};
+    if (steps) {
+        int64_t a, b;
+        if (tp_parse_steps(steps, &a, &b) != 0) {
+            free(ins);
+            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
+        }
+    }
+    if (batch) {
+        char *end;
+        long long v = strtoll(batch, &end, 10);
+        if (!*batch || *end || v <= 0 || v > 1000000000LL) {
+            free(ins);
+            return tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
+        }
+        bo.batch_size = v;
+    }
+
+    tp_err err = {0};
+    if (tp_mkdirs(dir, &err) < 0) {
+        tp_report_error(dir, &err);
+        free(ins);
+        return TP_EXIT_INPUT;
+    }
+    tp_out_install_signal_cleanup();
+    tp_strlist paths = {0}, names = {0};
+    size_t not_traces = 0;
+    if (tp_batch_inputs(ins, nin, dir, &paths, &not_traces, &err) < 0) {
+        fprintf(stderr, TP_PROG ": %s\n", err.msg);
+        free(ins);
+        tp_strlist_free(&paths);
+        return TP_EXIT_INPUT;
+    }
+    free(ins);
+    tp_batch_names(&paths, &names);
+    char stem[64] = "index";
+    if (shard)
+        snprintf(stem, sizeof stem, "index-%d-of-%d", sk, sn);
+    char ipath[4096];
+    snprintf(ipath, sizeof ipath, "%s/%s.json", dir, stem);
+    tp_batch_rows prev = {0}, rows = {0};
+    if (tp_batch_index_read(ipath, &prev, &err) < 0) {
+        fprintf(stderr, TP_PROG ": %s: %s (ignored: everything is redone)\n", ipath, err.msg);
+        tp_batch_rows_free(&prev);
+        memset(&err, 0, sizeof err);
+    }
+    tp_batch_rows_sort(&prev);
+
+    /* rows for this shard; reuse what has not changed */
+    size_t *todo = tp_xcalloc(paths.n + 1, sizeof *todo), ntodo = 0, skipped = 0;
+    progress pg = {isatty(STDERR_FILENO) == 1, now_s(), 0, 0, 0, 0};
+    for (size_t i = 0; i < paths.n; i++) {
+        if (!tp_batch_in_shard(paths.v[i], sk, sn))
+            continue;
+        TP_GROW(rows.v, rows.cap, rows.n + 1);
+        tp_batch_row *r = &rows.v[rows.n++];
+        memset(r, 0, sizeof *r);
+        r->path = tp_xstrdup(paths.v[i]);
+        r->name = tp_xstrdup(names.v[i]);
+        r->dir = tp_xstrdup(names.v[i]);
+        r->format = tp_xstrdup("");
+        r->options = opthash;
+        r->median_step_ns = -1;
+        tp_err herr = {0};
+        if (tp_hash64_file(r->path, &r->hash, &r->bytes, &herr) < 0) {
+            r->status = tp_xstrdup("error");
+            char m[600];
+            snprintf(m, sizeof m, "%s: %s", r->path, herr.msg);
+            r->error = tp_xstrdup(m);
+            continue;
+        }
+        tp_batch_row *old = NULL;
+        for (size_t a = 0, hi = prev.n; a < hi;) {
+            size_t mid = (a + hi) / 2;
+            int c = strcmp(prev.v[mid].path, r->path);
+            if (c == 0) {
+                old = &prev.v[mid];
+                break;
+            }
+            if (c < 0)
+                a = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!force && old && old->hash == r->hash && old->options == r->options && old->bytes == r->bytes &&
+            strcmp(old->name, r->name) == 0 &&
+            (strcmp(old->status, "ok") != 0 || outputs_exist(dir, r->name))) {
+            set_str(&r->format, old->format);
+            r->status = tp_xstrdup(old->status);
+            set_str(&r->error, old->error);
+            r->events = old->events;
+            r->steps = old->steps;
+            r->median_step_ns = old->median_step_ns;
+            r->device_ns = old->device_ns;
+            r->span_ns = old->span_ns;
+            skipped++;
+            continue;
+        }
+        todo[ntodo++] = rows.n - 1;
+        pg.bytes_total += r->bytes;
+    }
+    tp_batch_rows_free(&prev);
+    pg.total = ntodo;
+    fprintf(stderr, "tracepress batch: %zu traces%s, %zu unchanged (skipped), %zu to do with %ld workers\n",
+            rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
+    if (not_traces)
+        fprintf(stderr, "tracepress batch: %zu files in the folders given are not traces (ignored)\n", not_traces);
+
+    /* the workers: one forked process per trace, at most njobs at once */
+    typedef struct job {
+        pid_t pid;
+        int fd;
+        size_t row;
+    } job;
+    job *run = tp_xcalloc((size_t)njobs, sizeof *run);
+    size_t next = 0, nrun = 0;
+    while (next < ntodo || nrun) {
+        while (nrun < (size_t)njobs && next < ntodo) {
+            size_t ri = todo[next++];
+            int p[2];
+            if (pipe(p) != 0) {
+                fprintf(stderr, TP_PROG ": pipe: %s\n", strerror(errno));
+                exit(TP_EXIT_INPUT);
+            }
+            fflush(NULL);
+            pid_t pid = fork();
+            if (pid < 0) {
+                fprintf(stderr, TP_PROG ": fork: %s\n", strerror(errno));
+                exit(TP_EXIT_INPUT);
+            }
+            if (pid == 0) {
+                close(p[0]);
+                tp_batch_row *r = &rows.v[ri];
+                tp_batch_work(r->path, dir, r->name, &bo, r);
+                send_row(p[1], r);
+                close(p[1]);
+                _exit(0);
+            }
+            close(p[1]);
+            run[nrun++] = (job){pid, p[0], ri};
+        }
+        int st = 0;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (size_t j = 0; j < nrun; j++)
+            if (run[j].pid == pid) {
+                tp_batch_row *r = &rows.v[run[j].row];
+                recv_row(run[j].fd, r, st);
+                close(run[j].fd);
+                run[j] = run[--nrun];
+                pg.done++;
+                pg.bytes_done += r->bytes;
+                progress_show(&pg, r, false);
+                break;
+            }
+    }
+    if (pg.tty && ntodo)
+        progress_show(&pg, NULL, true);
+    free(run);
+    free(todo);
+
+    size_t failed = 0;
+    for (size_t i = 0; i < rows.n; i++)
+        failed += strcmp(rows.v[i].status, "ok") != 0;
+    tp_batch_rows_sort(&rows);
+    if (tp_batch_index_write(&rows, dir, stem, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+    } else {
+        fprintf(stderr, "tracepress batch: %zu ok, %zu failed; index: %s/%s.md\n", rows.n - failed, failed, dir,
+                stem);
+        if (failed)
+            rc = TP_EXIT_INPUT;
+    }
+    tp_batch_rows_free(&rows);
+    tp_strlist_free(&paths);
+    tp_strlist_free(&names);
+    return rc;
+}

@@ -1,0 +1,174 @@
+/* cmd_diff.c: `tracepress diff BASE CANDIDATE`: diff.md, diff.json, diff.pdf,
+ * png/<chart>.png, and the regression gates (exit code 3). */
+#include "cli.h"
+#include "diff.h"
+#include "output.h"
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    tp_out *o = tp_out_open(path, NULL, err);
+    if (!o)
+        return -1;
+    tp_out_write(o, b->data, b->len);
+    return tp_out_commit(o, err);
+}
+
+static int parse_pct(const char *cmd, const char *opt, const char *s, double *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (*s == 0 || (*end && strcmp(end, "%") != 0) || !(x >= 0 && x <= 1e6)) {
+        tp_usage_error(cmd, "%s takes a percentage, e.g. 5 or 2.5 (got '%s')", opt, s);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+static int load(const char *path, const tp_load_opts *lo, tp_trace *t)
+{
+    tp_err err = {0};
+    tp_trace_init(t);
+    if (tp_load(path, lo, t, &err) < 0) {
+        tp_report_error(path, &err);
+        return -1;
+    }
+    return 0;
+}
+
+int tp_cmd_diff(int argc, char **argv)
+{
+    tp_load_opts lo = {0};
+    const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
+               *minshare = NULL, *scale = NULL;
+    bool quiet = false;
+    for (int i = 1; i < argc; i++) {
+        int k = 0;
+        if ((k = tp_opt_value(argc, argv, &i, "-o", &dir)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--fail-if-slower", &slower)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--fail-if-kernel-slower", &kslower)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--kernel-min-share", &minshare)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
+            if (k < 0)
+                return TP_EXIT_USAGE;
+        } else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
+            quiet = true;
+        else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
+            return tp_print_help(argv[0]);
+        else if (argv[i][0] == '-' && argv[i][1])
+            return tp_usage_error(argv[0], "unknown option %s", argv[i]);
+        else if (!paths[0])
+            paths[0] = argv[i];
+        else if (!paths[1])
+            paths[1] = argv[i];
+        else
+            return tp_usage_error(argv[0], "two input files: BASE and CANDIDATE");
+    }
+    if (!paths[1])
+        return tp_usage_error(argv[0], "needs two input files: BASE and CANDIDATE");
+    tp_diff_gates g = {0};
+    g.kernel_min_share_pct = 1.0;
+    if (slower) {
+        if (parse_pct(argv[0], "--fail-if-slower", slower, &g.slower_pct) < 0)
+            return TP_EXIT_USAGE;
+        g.slower = true;
+    }
+    if (kslower) {
+        if (parse_pct(argv[0], "--fail-if-kernel-slower", kslower, &g.kernel_pct) < 0)
+            return TP_EXIT_USAGE;
+        g.kernel_slower = true;
+    }
+    if (minshare && parse_pct(argv[0], "--kernel-min-share", minshare, &g.kernel_min_share_pct) < 0)
+        return TP_EXIT_USAGE;
+    double png_scale = 2;
+    if (scale) {
+        char *end;
+        double v = strtod(scale, &end);
+        if (*scale == 0 || *end || !(v >= 0.5 && v <= 8))
+            return tp_usage_error(argv[0], "--scale takes a number from 0.5 to 8 (got '%s')", scale);
+        png_scale = 2 * v;
+    }
+    if (steps) {
+        if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
+            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
+        lo.has_steps = true;
+    }
+    tp_trace t[2];
+    if (load(paths[0], &lo, &t[0]) < 0) {
+        tp_trace_free(&t[0]);
+        return TP_EXIT_INPUT;
+    }
+    if (load(paths[1], &lo, &t[1]) < 0) {
+        tp_trace_free(&t[0]);
+        tp_trace_free(&t[1]);
+        return TP_EXIT_INPUT;
+    }
+    tp_summary s[2];
+    for (int k = 0; k < 2; k++) {
+        tp_report_opts ro = {paths[k], steps, 0};
+        tp_summary_build(&t[k], &ro, &s[k]);
+    }
+    tp_diff d;
+    tp_diff_build(&s[0], &s[1], &d);
+    tp_buf why = {0}, json = {0}, md = {0};
+    int tripped = tp_diff_check(&d, &g, &why);
+    int rc = TP_EXIT_OK;
+    tp_err err = {0};
+    const char **pngs = NULL;
+    char pngdir[4096];
+    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
+    if (tp_mkdirs(pngdir, &err) < 0 || tp_diff_pages(&d, dir, png_scale, &pngs, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+        goto done;
+    }
+    tp_diff_json(&d, &g, &why, tripped, &json);
+    tp_diff_md(&d, &g, &why, tripped, pngs, &md);
+    if (write_file(dir, "diff.json", &json, &err) < 0 || write_file(dir, "diff.md", &md, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+        goto done;
+    }
+    if (!quiet) {
+        char a[48], b[48];
+        tp_fmt_us(a, sizeof a, d.head[0]);
+        tp_fmt_us(b, sizeof b, d.head[1]);
+        fprintf(stderr, "tracepress diff: %s %s -> %s", strcmp(d.headline, "median_step_time") == 0 ?
+                "median step time" : "total device time", a, b);
+        if (d.head_has_rel)
+            fprintf(stderr, " (%+.1f%%)", d.head_rel * 100.0 + 0.0);
+        fprintf(stderr, "; wrote %s/diff.md\n", dir);
+    }
+    if (tripped) {
+        size_t start = 0;
+        for (size_t i = 0; i < why.len; i++)
+            if (why.data[i] == '\n') {
+                fprintf(stderr, "tracepress: %s: gate: %.*s\n", paths[1], (int)(i - start), why.data + start);
+                start = i + 1;
+            }
+        rc = TP_EXIT_GATE;
+    }
+done:
+    free(pngs);
+    tp_buf_free(&why);
+    tp_buf_free(&json);
+    tp_buf_free(&md);
+    tp_diff_free(&d);
+    for (int k = 0; k < 2; k++) {
+        tp_summary_free(&s[k]);
+        tp_trace_free(&t[k]);
+    }
+    return rc;
+}
