@@ -5,6 +5,7 @@
 #include "chrome_write.h"
 #include "output.h"
 #include "pages.h"
+#include "report_write.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -12,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tp_out *o = tp_out_open(path, NULL, err);
-    if (!o)
-        return -1;
-    tp_out_write(o, b->data, b->len);
-    return tp_out_commit(o, err);
-}
 
 static void fail(tp_batch_row *r, const char *file, const tp_err *err)
 {
@@ -76,20 +67,10 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     r->device_ns = s.kt.total_ns;
     r->span_ns = s.sf.whole.host_ns;
     tp_page_opts po = {595, 842, 2};
-    const char **pngs = NULL;
-    tp_buf json = {0}, md = {0};
-    int rc = 0;
-    if (tp_mkdirs(pngdir, &err) < 0 || tp_report_pages(&s, rdir, &po, &pngs, &err) < 0)
-        rc = -1;
-    if (rc == 0) {
-        tp_summary_json(&s, &json);
-        tp_summary_md(&s, pngs, &md);
-        if (write_file(rdir, "summary.json", &json, &err) < 0 || write_file(rdir, "summary.md", &md, &err) < 0)
-            rc = -1;
-    }
-    free(pngs);
-    tp_buf_free(&json);
-    tp_buf_free(&md);
+    tp_fp_opts fo = {0};
+    if (o->load)
+        fo.read = o->load->read;
+    int rc = tp_report_write(&s, &fo, &po, rdir, &err);
     tp_summary_free(&s);
     if (rc < 0) {
         fail(r, rdir, &err);

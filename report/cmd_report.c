@@ -1,7 +1,9 @@
 /* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
 #include "cli.h"
+#include "format_pages.h"
 #include "output.h"
 #include "pages.h"
+#include "report_write.h"
 #include "pipeline.h"
 #include "summary.h"
 
@@ -9,21 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tp_out *o = tp_out_open(path, NULL, err);
-    if (!o)
-        return -1;
-    tp_out_write(o, b->data, b->len);
-    return tp_out_commit(o, err);
-}
 
 int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
+    const char *invocation = NULL; /* format-specific options (format_pages.h) */
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -31,7 +24,8 @@ int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--invocation", &invocation)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -74,6 +68,14 @@ int tp_cmd_report(int argc, char **argv)
             return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
+    tp_fp_opts fo = {lo.read, 0};
+    if (invocation) {
+        char *end;
+        long long v = strtoll(invocation, &end, 10);
+        if (*invocation == 0 || *end || v <= 0 || v > 1000000000LL)
+            return tp_usage_error(argv[0], "--invocation takes a positive whole number (got '%s')", invocation);
+        fo.invocation = (size_t)v;
+    }
     char defdir[300];
     if (!dir) {
         char base[256];
@@ -93,25 +95,10 @@ int tp_cmd_report(int argc, char **argv)
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     int rc = TP_EXIT_OK;
-    const char **pngs = NULL;
-    tp_buf json = {0}, md = {0};
-    char pngdir[4096];
-    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
-    if (tp_mkdirs(pngdir, &err) < 0 || tp_report_pages(&s, dir, &po, &pngs, &err) < 0) {
-        tp_report_error(dir, &err);
-        rc = TP_EXIT_INPUT;
-        goto done;
-    }
-    tp_summary_json(&s, &json);
-    tp_summary_md(&s, pngs, &md);
-    if (write_file(dir, "summary.json", &json, &err) < 0 || write_file(dir, "summary.md", &md, &err) < 0) {
-        tp_report_error(dir, &err);
+    if (tp_report_write(&s, &fo, &po, dir, &err) < 0) {
+        tp_report_error(err.where[0] || !err.msg[0] ? dir : path, &err);
         rc = TP_EXIT_INPUT;
     }
-done:
-    free(pngs);
-    tp_buf_free(&json);
-    tp_buf_free(&md);
     tp_summary_free(&s);
     tp_trace_free(&t);
     return rc;

@@ -1,5 +1,6 @@
 /* pages.c: the report's page table: which pages the PDF has, in order, and
  * which charts are also written as PNG files. */
+#include "format_pages.h"
 #include "json_write.h"
 #include "pages_int.h"
 #include "chart_table.h"
@@ -54,6 +55,8 @@ double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, t
     return base + tp_font_descent(f, size) + size * 0.35;
 }
 
+#define TP_MAX_PNGS 40 /* generic charts (at most 8) and format charts */
+
 /* One PNG file holding one chart page. */
 typedef void (*png_fn)(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 
@@ -87,6 +90,7 @@ static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
     const tp_pagectx pc = *pcp;
     tp_canvas *pdf = cv;
     tp_page_summary(pdf, &pc);
+    tp_format_pages_draw(pdf, &pc); /* the format's own pages, when it has a row */
     tp_rect lr = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc.lw - 2 * TP_PAGE_MARGIN, pc.lh - 2 * TP_PAGE_MARGIN};
     tp_cv_begin_page(pdf, pc.lw, pc.lh, "Top kernels by total time");
     tp_chart_kernels(pdf, &pc, 0, lr);
@@ -129,7 +133,7 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
     ctx_init(&pc, s, o);
     static const char *grid_names[] = {"png/breakdown.png", "png/breakdown-2.png", "png/breakdown-3.png",
                                        "png/breakdown-4.png"};
-    const char **names = tp_xcalloc(16, sizeof *names);
+    const char **names = tp_xcalloc(TP_MAX_PNGS + 1, sizeof *names);
     size_t nn = 0;
     int rc = -1;
 
@@ -160,6 +164,8 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
         goto out;
     for (size_t p = 0; p < gp && p < 4; p++)
         names[nn++] = grid_names[p];
+    if (tp_format_pages_png(dir, &pc, scale, &names, &nn, TP_MAX_PNGS, err) < 0)
+        goto out;
     rc = 0;
 out:
     tp_kname_free(pc.knames, pc.nknames);

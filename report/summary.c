@@ -1,5 +1,6 @@
 /* summary.c: build all analyses; write summary.json and summary.md. */
 #include "summary.h"
+#include "format_pages.h"
 #include "json_write.h"
 #include "kernel_json.h"
 #include "kname.h"
@@ -139,6 +140,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
 
 void tp_summary_free(tp_summary *s)
 {
+    tp_format_pages_free(s);
     tp_kernel_table_free(&s->kt);
     tp_op_kernels_free(&s->ob);
     tp_step_figures_free(&s->sf);
@@ -297,7 +299,9 @@ void tp_summary_json(const tp_summary *s, tp_buf *b)
                       (unsigned long long)r->count, (unsigned long long)r->kept, (long long)r->mean_ns,
                       (long long)r->stddev_ns, (long long)r->min_ns, (long long)r->max_ns);
     }
-    tp_buf_puts(b, "]}}\n");
+    tp_buf_puts(b, "]}");
+    tp_format_pages_json(s, b);
+    tp_buf_puts(b, "}\n");
 }
 
 /* Markdown table cell: no pipes, backticks or newlines. */
@@ -393,6 +397,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_buf *b)
         tp_kname_free(shorts, n);
         free(names);
     }
+    tp_format_pages_md(s, b);
     if (png_names && png_names[0]) {
         tp_buf_puts(b, "\n#### Charts\n\n");
         for (size_t i = 0; png_names[i]; i++)

@@ -34,6 +34,10 @@ typedef struct tp_summary {
     tp_op_kernels ob;
     tp_step_figures sf;
     tp_overheads ov;
+    /* Format-specific content (format_pages.h): the row for t->format and
+     * its analysis, set by tp_format_pages_build; NULL for other formats. */
+    const struct tp_format_pages *fp;
+    void *fp_state;
 } tp_summary;
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s);

@@ -1,0 +1,40 @@
+/* report_write.c: a report folder from a summary (see report_write.h). */
+#include "report_write.h"
+#include "output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    tp_out *o = tp_out_open(path, NULL, err);
+    if (!o)
+        return -1;
+    tp_out_write(o, b->data, b->len);
+    return tp_out_commit(o, err);
+}
+
+int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po, const char *dir, tp_err *err)
+{
+    if (tp_format_pages_build(s, fo, err) < 0)
+        return -1;
+    const char **pngs = NULL;
+    tp_buf json = {0}, md = {0};
+    char pngdir[4096];
+    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
+    int rc = 0;
+    if (tp_mkdirs(pngdir, err) < 0 || tp_report_pages(s, dir, po, &pngs, err) < 0)
+        rc = -1;
+    if (rc == 0) {
+        tp_summary_json(s, &json);
+        tp_summary_md(s, pngs, &md);
+        if (write_file(dir, "summary.json", &json, err) < 0 || write_file(dir, "summary.md", &md, err) < 0)
+            rc = -1;
+    }
+    free(pngs);
+    tp_buf_free(&json);
+    tp_buf_free(&md);
+    return rc;
+}
