@@ -30,7 +30,7 @@ const tp_command tp_commands[] = {
      "writes JSON only.  See docs/PFTRACE.md.\n"
      "\n"
      "options:\n"
-     "  -o, --output FILE   output file (required)\n"
+     "  -o, --output FILE   output file (required; '-' writes the JSON to standard output)\n"
      "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
      "  --split size=SIZE   files of about SIZE each (500MB, 1GB): OUTPUT.part-NNN.json[.gz]\n"
      "  -q, --quiet         no summary line on stderr\n"

@@ -70,6 +70,13 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
     }
     tp_out *o = tp_xcalloc(1, sizeof *o);
     o->path = tp_xstrdup(path);
+    if (strcmp(path, "-") == 0) {
+        /* standard output: streamed as is (no rename possible; a failure is
+         * still reported, and the reader of the pipe sees it end early) */
+        o->fd = 1;
+        o->slot = -1;
+        return o;
+    }
     size_t n = strlen(path);
     o->tmp = tp_xmalloc(n + 16);
     snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
@@ -182,16 +189,21 @@ int tp_out_commit(tp_out *o, tp_err *err)
     } else {
         flush_buf(o, Z_NO_FLUSH);
     }
-    if (close(o->fd) != 0 && !o->failed) {
+    if (o->fd != 1 && close(o->fd) != 0 && !o->failed) {
         o->failed = true;
         o->saved_errno = errno;
     }
     o->fd = -1;
     if (o->failed) {
         tp_fail_at(err, "", "cannot write %s: %s", o->path, strerror(o->saved_errno));
-        unlink(o->tmp);
+        if (o->tmp)
+            unlink(o->tmp);
         release(o);
         return -1;
+    }
+    if (!o->tmp) {
+        release(o);
+        return 0;
     }
     if (rename(o->tmp, o->path) != 0) {
         tp_fail_at(err, "", "cannot rename to %s: %s", o->path, strerror(errno));
@@ -207,10 +219,25 @@ void tp_out_abort(tp_out *o)
 {
     if (!o)
         return;
-    if (o->fd >= 0)
+    if (o->fd >= 0 && o->fd != 1)
         close(o->fd);
-    unlink(o->tmp);
+    if (o->tmp)
+        unlink(o->tmp);
     release(o);
+}
+
+int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err)
+{
+    char path[4096];
+    if (dir)
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    tp_out *o = tp_out_open(path, NULL, err);
+    if (!o)
+        return -1;
+    tp_out_write(o, data, len);
+    return tp_out_commit(o, err);
 }
 
 int tp_mkdirs(const char *path, tp_err *err)

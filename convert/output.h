@@ -28,6 +28,10 @@ uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
 /* Install SIGINT/SIGTERM handlers that remove open temporary files. */
 void tp_out_install_signal_cleanup(void);
 
+/* Write a whole small file (JSON, Markdown) atomically: DIR/NAME, or PATH
+ * when dir is NULL.  0 or -1 with err. */
+int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err);
+
 /* Create a directory and its parents (mkdir -p).  0 or -1 with err. */
 int tp_mkdirs(const char *path, tp_err *err);
 

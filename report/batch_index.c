@@ -314,14 +314,6 @@ static void pdf_draw(tp_canvas *cv, const tp_batch_rows *rs)
     free(cells);
 }
 
-static int write_buf(const char *path, const tp_buf *b, tp_err *err)
-{
-    tp_out *o = tp_out_open(path, NULL, err);
-    if (!o)
-        return -1;
-    tp_out_write(o, b->data, b->len);
-    return tp_out_commit(o, err);
-}
 
 int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *stem, tp_err *err)
 {
@@ -337,10 +329,10 @@ int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *s
     tp_batch_index_md(rs, &md);
     tp_batch_index_json(rs, &js);
     snprintf(path, sizeof path, "%s/%s.md", dir, stem);
-    int rc = write_buf(path, &md, err);
+    int rc = tp_out_write_file(NULL, path, md.data, md.len, err);
     snprintf(path, sizeof path, "%s/%s.json", dir, stem);
     if (rc == 0)
-        rc = write_buf(path, &js, err);
+        rc = tp_out_write_file(NULL, path, js.data, js.len, err);
     tp_buf_free(&md);
     tp_buf_free(&js);
     return rc;

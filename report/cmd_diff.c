@@ -9,16 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tp_out *o = tp_out_open(path, NULL, err);
-    if (!o)
-        return -1;
-    tp_out_write(o, b->data, b->len);
-    return tp_out_commit(o, err);
-}
 
 static int parse_pct(const char *cmd, const char *opt, const char *s, double *v)
 {
@@ -136,7 +126,8 @@ int tp_cmd_diff(int argc, char **argv)
     }
     tp_diff_json(&d, &g, &why, tripped, &json);
     tp_diff_md(&d, &g, &why, tripped, pngs, &md);
-    if (write_file(dir, "diff.json", &json, &err) < 0 || write_file(dir, "diff.md", &md, &err) < 0) {
+    if (tp_out_write_file(dir, "diff.json", json.data, json.len, &err) < 0 ||
+        tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0) {
         tp_report_error(dir, &err);
         rc = TP_EXIT_INPUT;
         goto done;

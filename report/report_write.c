@@ -5,16 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int write_file(const char *dir, const char *name, const tp_buf *b, tp_err *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tp_out *o = tp_out_open(path, NULL, err);
-    if (!o)
-        return -1;
-    tp_out_write(o, b->data, b->len);
-    return tp_out_commit(o, err);
-}
 
 int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po, const char *dir, tp_err *err)
 {
@@ -30,7 +20,8 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     if (rc == 0) {
         tp_summary_json(s, &json);
         tp_summary_md(s, pngs, &md);
-        if (write_file(dir, "summary.json", &json, err) < 0 || write_file(dir, "summary.md", &md, err) < 0)
+        if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
+            tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
             rc = -1;
     }
     free(pngs);

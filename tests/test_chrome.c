@@ -378,6 +378,8 @@ TEST(convert_gzip_output_and_determinism)
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q golden/example.pt.trace.json -o %s", tp_test_bin(), c), 0);
     CHECK_EQ_INT(tp_test_run(NULL, "cmp -s %s %s", b, c), 0);
     CHECK_EQ_INT(tp_test_run(NULL, "gzip -dc %s | cmp -s - %s", b, a), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q golden/example.pt.trace.json -o - | cmp -s - %s", tp_test_bin(), a), 0);
+    CHECK(!tp_test_file_exists("-"));
     size_t len;
     char *text = tp_test_read_file(a, &len);
     CHECK(text != NULL);
