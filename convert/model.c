@@ -34,6 +34,8 @@ void tp_trace_free(tp_trace *t)
     free(t->events);
     free(t->tracks);
     free(t->processes);
+    tp_i64map_free(&t->track_index);
+    tp_i64map_free(&t->process_index);
     tp_buf_free(&t->toplevel);
     if (t->format_data_free)
         t->format_data_free(t->format_data);
@@ -260,8 +262,14 @@ uint64_t tp_argb_commit(tp_trace *t, tp_argb *b)
 void tp_argb_free(tp_argb *b) { tp_buf_free(&b->buf); }
 
 /* ---- processes and tracks ---- */
-/* Lookups are linear: traces have tens to a few thousand tracks, and readers
- * cache the last index they used. */
+/* Found through hash maps keyed by a mix of the identifying fields; a hit is
+ * verified, and only a hash collision falls back to a linear scan. */
+
+static int64_t mix(uint64_t a, uint64_t b, uint64_t tag)
+{
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^ tag;
+    return (int64_t)(h ^ (h >> 31));
+}
 
 static uint32_t process_new(tp_trace *t)
 {
@@ -272,13 +280,34 @@ static uint32_t process_new(tp_trace *t)
     return (uint32_t)t->nprocesses++;
 }
 
+static bool process_is(const tp_process *p, int64_t pid, tp_str key)
+{
+    return key ? p->key == key : (p->key == 0 && p->pid == pid);
+}
+
+static uint32_t process_find(tp_trace *t, int64_t pid, tp_str key, int64_t hkey)
+{
+    uint32_t c = tp_i64map_get(&t->process_index, hkey);
+    if (c == TP_I64MAP_EMPTY)
+        return TP_NONE;
+    if (process_is(&t->processes[c], pid, key))
+        return c;
+    for (size_t i = 0; i < t->nprocesses; i++) /* hash collision */
+        if (process_is(&t->processes[i], pid, key))
+            return (uint32_t)i;
+    return TP_NONE;
+}
+
 uint32_t tp_process_get(tp_trace *t, int64_t pid)
 {
-    for (size_t i = 0; i < t->nprocesses; i++)
-        if (t->processes[i].key == 0 && t->processes[i].pid == pid)
-            return (uint32_t)i;
-    uint32_t i = process_new(t);
+    int64_t h = mix((uint64_t)pid, 0, 1);
+    uint32_t i = process_find(t, pid, 0, h);
+    if (i != TP_NONE)
+        return i;
+    i = process_new(t);
     t->processes[i].pid = pid;
+    if (tp_i64map_get(&t->process_index, h) == TP_I64MAP_EMPTY)
+        tp_i64map_put(&t->process_index, h, i);
     return i;
 }
 
@@ -286,12 +315,15 @@ uint32_t tp_process_get_key(tp_trace *t, tp_str key)
 {
     if (key == 0)
         return tp_process_get(t, 0);
-    for (size_t i = 0; i < t->nprocesses; i++)
-        if (t->processes[i].key == key)
-            return (uint32_t)i;
-    uint32_t i = process_new(t);
+    int64_t h = mix(key, 0, 2);
+    uint32_t i = process_find(t, 0, key, h);
+    if (i != TP_NONE)
+        return i;
+    i = process_new(t);
     t->processes[i].key = key;
     t->processes[i].pid = -1; /* assigned by tp_assign_ids before writing */
+    if (tp_i64map_get(&t->process_index, h) == TP_I64MAP_EMPTY)
+        tp_i64map_put(&t->process_index, h, i);
     return i;
 }
 
@@ -306,32 +338,42 @@ static uint32_t track_new(tp_trace *t, uint32_t process)
     return (uint32_t)t->ntracks++;
 }
 
-uint32_t tp_track_get(tp_trace *t, uint32_t process, int64_t tid)
+static bool track_is(const tp_track *k, uint32_t process, int64_t tid, tp_str key)
 {
-    for (size_t i = 0; i < t->ntracks; i++) {
-        tp_track *k = &t->tracks[i];
-        if (k->process == process && k->key == 0 && k->tid == tid &&
-            (k->role == TP_TRACK_HOST || k->role == TP_TRACK_DEVICE))
-            return (uint32_t)i;
+    if (k->process != process)
+        return false;
+    if (key)
+        return k->key == key;
+    return k->key == 0 && k->tid == tid && (k->role == TP_TRACK_HOST || k->role == TP_TRACK_DEVICE);
+}
+
+static uint32_t track_lookup(tp_trace *t, uint32_t process, int64_t tid, tp_str key)
+{
+    int64_t h = key ? mix(key, process, 4) : mix((uint64_t)tid, process, 3);
+    uint32_t c = tp_i64map_get(&t->track_index, h);
+    if (c != TP_I64MAP_EMPTY) {
+        if (track_is(&t->tracks[c], process, tid, key))
+            return c;
+        for (size_t i = 0; i < t->ntracks; i++) /* hash collision */
+            if (track_is(&t->tracks[i], process, tid, key))
+                return (uint32_t)i;
     }
     uint32_t i = track_new(t, process);
-    t->tracks[i].tid = tid;
+    if (key) {
+        t->tracks[i].key = key;
+        t->tracks[i].tid = -1; /* assigned by tp_assign_ids */
+    } else
+        t->tracks[i].tid = tid;
+    if (c == TP_I64MAP_EMPTY)
+        tp_i64map_put(&t->track_index, h, i);
     return i;
 }
 
+uint32_t tp_track_get(tp_trace *t, uint32_t process, int64_t tid) { return track_lookup(t, process, tid, 0); }
+
 uint32_t tp_track_get_key(tp_trace *t, uint32_t process, tp_str key)
 {
-    if (key == 0)
-        return tp_track_get(t, process, 0);
-    for (size_t i = 0; i < t->ntracks; i++) {
-        tp_track *k = &t->tracks[i];
-        if (k->process == process && k->key == key)
-            return (uint32_t)i;
-    }
-    uint32_t i = track_new(t, process);
-    t->tracks[i].key = key;
-    t->tracks[i].tid = -1; /* assigned by tp_assign_ids */
-    return i;
+    return key ? track_lookup(t, process, 0, key) : tp_track_get(t, process, 0);
 }
 
 uint32_t tp_track_add(tp_trace *t, uint32_t process, tp_str name, uint8_t role, uint32_t derived_of)

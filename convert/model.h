@@ -23,6 +23,7 @@
 #define TP_MODEL_H
 
 #include "common.h"
+#include "i64map.h"
 
 #define TP_NONE UINT32_MAX /* "no event / no track" in index fields */
 
@@ -132,6 +133,8 @@ typedef struct tp_trace {
 
     tp_event *events;
     size_t nevents, events_cap;
+    /* lookups by (process, tid) and by pid: a trace may have many thousands */
+    tp_i64map track_index, process_index;
     tp_track *tracks;
     size_t ntracks, tracks_cap;
     tp_process *processes;

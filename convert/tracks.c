@@ -78,20 +78,21 @@ void tp_assign_ids(tp_trace *t)
     for (size_t i = 0; i < t->nprocesses; i++)
         if (t->processes[i].key != 0 && t->processes[i].pid < 0)
             t->processes[i].pid = ++maxpid;
-    for (size_t p = 0; p < t->nprocesses; p++) {
-        int64_t maxtid = -1;
-        for (size_t k = 0; k < t->ntracks; k++) {
-            const tp_track *tk = &t->tracks[k];
-            if (tk->process == p && tk->tid >= 0 && tk->tid > maxtid && (tk->key == 0 || tk->tid >= 0))
-                maxtid = tk->tid;
-        }
-        for (size_t k = 0; k < t->ntracks; k++) {
-            tp_track *tk = &t->tracks[k];
-            if (tk->process == p && tk->tid < 0 && (tk->key != 0 || tk->role == TP_TRACK_DERIVED ||
-                                                    tk->role == TP_TRACK_OVERFLOW))
-                tk->tid = ++maxtid;
-        }
+    /* per process: the largest tid in use, then numbers after it in track order */
+    int64_t *maxtid = tp_xmalloc((t->nprocesses + 1) * sizeof *maxtid);
+    for (size_t p = 0; p < t->nprocesses; p++)
+        maxtid[p] = -1;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const tp_track *tk = &t->tracks[k];
+        if (tk->tid > maxtid[tk->process])
+            maxtid[tk->process] = tk->tid;
     }
+    for (size_t k = 0; k < t->ntracks; k++) {
+        tp_track *tk = &t->tracks[k];
+        if (tk->tid < 0 && (tk->key != 0 || tk->role == TP_TRACK_DERIVED || tk->role == TP_TRACK_OVERFLOW))
+            tk->tid = ++maxtid[tk->process];
+    }
+    free(maxtid);
 }
 
 /* Groups come from what a process holds, so they are the same when a
@@ -159,41 +160,68 @@ static int cmp_track(const void *a, const void *b, void *ctx)
 
 uint32_t *tp_track_order(const tp_trace *t)
 {
+    size_t nt = t->ntracks;
     uint32_t *porder = tp_process_order(t);
-    uint32_t *out = tp_xmalloc((t->ntracks + 1) * sizeof *out);
-    uint32_t *tmp = tp_xmalloc((t->ntracks + 1) * sizeof *tmp);
+    uint32_t *out = tp_xmalloc((nt + 1) * sizeof *out);
+    /* tracks bucketed by process, and each track's beside-tracks in creation
+     * order (a linked list), so ordering is linear in the number of tracks */
+    size_t *pstart = tp_xcalloc(t->nprocesses + 1, sizeof *pstart);
+    uint32_t *byproc = tp_xmalloc((nt + 1) * sizeof *byproc);
+    uint32_t *child_head = tp_xmalloc((nt + 1) * sizeof *child_head);
+    uint32_t *child_tail = tp_xmalloc((nt + 1) * sizeof *child_tail);
+    uint32_t *child_next = tp_xmalloc((nt + 1) * sizeof *child_next);
+    for (size_t k = 0; k < nt; k++) {
+        child_head[k] = child_tail[k] = child_next[k] = TP_NONE;
+        const tp_track *tk = &t->tracks[k];
+        if (tk->derived_of == TP_NONE || tk->has_sort)
+            pstart[tk->process + 1]++;
+    }
+    for (size_t p = 0; p < t->nprocesses; p++)
+        pstart[p + 1] += pstart[p];
+    size_t *fill = tp_xmalloc((t->nprocesses + 1) * sizeof *fill);
+    memcpy(fill, pstart, (t->nprocesses + 1) * sizeof *fill);
+    for (size_t k = 0; k < nt; k++) {
+        const tp_track *tk = &t->tracks[k];
+        if (tk->derived_of == TP_NONE || tk->has_sort)
+            byproc[fill[tk->process]++] = (uint32_t)k;
+        else if (tk->derived_of < nt && t->tracks[tk->derived_of].process == tk->process) {
+            uint32_t base = tk->derived_of;
+            if (child_tail[base] == TP_NONE)
+                child_head[base] = (uint32_t)k;
+            else
+                child_next[child_tail[base]] = (uint32_t)k;
+            child_tail[base] = (uint32_t)k;
+        }
+    }
     size_t n = 0;
     for (size_t pi = 0; pi < t->nprocesses; pi++) {
         uint32_t p = porder[pi];
-        /* base tracks: everything that is not placed beside another track */
-        size_t m = 0;
-        for (size_t k = 0; k < t->ntracks; k++) {
-            const tp_track *tk = &t->tracks[k];
-            if (tk->process == p && (tk->derived_of == TP_NONE || tk->has_sort))
-                tmp[m++] = (uint32_t)k;
-        }
-        qsort_r(tmp, m, sizeof *tmp, cmp_track, (void *)t);
+        uint32_t *list = byproc + pstart[p];
+        size_t m = pstart[p + 1] - pstart[p];
+        qsort_r(list, m, sizeof *list, cmp_track, (void *)t);
         for (size_t j = 0; j < m; j++) {
-            out[n++] = tmp[j];
+            out[n++] = list[j];
             /* its overflow and derived tracks, in creation order, right after it */
-            for (size_t k = 0; k < t->ntracks; k++) {
-                const tp_track *tk = &t->tracks[k];
-                if (tk->derived_of == tmp[j] && !tk->has_sort && tk->process == p)
-                    out[n++] = (uint32_t)k;
-            }
+            for (uint32_t c = child_head[list[j]]; c != TP_NONE; c = child_next[c])
+                out[n++] = c;
         }
     }
     /* tracks placed beside a track of another process, or chains: append */
-    if (n < t->ntracks) {
-        bool *seen = tp_xcalloc(t->ntracks, sizeof *seen);
+    if (n < nt) {
+        bool *seen = tp_xcalloc(nt, sizeof *seen);
         for (size_t j = 0; j < n; j++)
             seen[out[j]] = true;
-        for (size_t k = 0; k < t->ntracks; k++)
+        for (size_t k = 0; k < nt; k++)
             if (!seen[k])
                 out[n++] = (uint32_t)k;
         free(seen);
     }
-    free(tmp);
+    free(fill);
+    free(child_next);
+    free(child_tail);
+    free(child_head);
+    free(byproc);
+    free(pstart);
     free(porder);
     return out;
 }
