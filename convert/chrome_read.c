@@ -114,6 +114,16 @@ static int refill(reader *r, size_t keep_from)
 
 static uint64_t off_of(const reader *r, const char *p) { return r->buf_off + (uint64_t)(p - r->buf); }
 
+/* The unit starting at `at` runs past the buffer: read more and have the
+ * caller parse it again (0), or, at the end of the input, fail naming what
+ * the file ends inside (-1). */
+static int more_or_truncated(reader *r, const char *at, const char *inside)
+{
+    if (r->eof)
+        return tp_fail(r->err, off_of(r, at), "file ends inside %s (truncated?)", inside);
+    return refill(r, r->pos);
+}
+
 /* ---- value helpers ---- */
 
 static int scan_scalar(const char *p, const char *end, span *s, const char **next, const char **why)
@@ -755,9 +765,7 @@ static int read_events(reader *r)
         r->pos = (size_t)(p - r->buf);
         const char *end = r->buf + r->len;
         if (p >= end) {
-            if (r->eof)
-                return tp_fail(r->err, off_of(r, p), "file ends inside the traceEvents array (truncated?)");
-            if (refill(r, r->pos) < 0)
+            if (more_or_truncated(r, p, "the traceEvents array") < 0)
                 return -1;
             continue;
         }
@@ -795,9 +803,7 @@ static int read_events(reader *r)
         const char *next = p, *why = "malformed event";
         int k = parse_event(r, p, end, &ev, &next, &why);
         if (k == TP_JL_MORE) {
-            if (r->eof)
-                return tp_fail(r->err, off_of(r, p), "file ends inside an event (truncated?)");
-            if (refill(r, r->pos) < 0)
+            if (more_or_truncated(r, p, "an event") < 0)
                 return -1;
             continue;
         }
@@ -820,9 +826,7 @@ static int read_top_object(reader *r)
         r->pos = (size_t)(p - r->buf);
         const char *end = r->buf + r->len;
         if (p >= end) {
-            if (r->eof)
-                return tp_fail(r->err, off_of(r, p), "file ends inside the top-level object (truncated?)");
-            if (refill(r, r->pos) < 0)
+            if (more_or_truncated(r, p, "the top-level object") < 0)
                 return -1;
             continue;
         }
@@ -863,9 +867,7 @@ static int read_top_object(reader *r)
                 rc = TP_JL_MORE;
         }
         if (rc == TP_JL_MORE) {
-            if (r->eof)
-                return tp_fail(r->err, off_of(r, unit), "file ends inside the top-level object (truncated?)");
-            if (refill(r, r->pos) < 0)
+            if (more_or_truncated(r, unit, "the top-level object") < 0)
                 return -1;
             continue;
         }
@@ -886,9 +888,7 @@ static int read_top_object(reader *r)
         const char *vend;
         rc = tp_json_skip(q, end, &vend, &why);
         if (rc == TP_JL_MORE) {
-            if (r->eof)
-                return tp_fail(r->err, off_of(r, unit), "file ends inside the top-level object (truncated?)");
-            if (refill(r, r->pos) < 0)
+            if (more_or_truncated(r, unit, "the top-level object") < 0)
                 return -1;
             continue;
         }
