@@ -439,11 +439,10 @@ tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
 {
     tp_chrome_writer *cw = tp_xcalloc(1, sizeof *cw);
     cw->t = t;
-    cw->repaired = tp_nest_repair(t);
+    cw->repaired = tp_nest_repair(t, &cw->ix);
     tp_assign_ids(t);
     cw->porder = tp_process_order(t);
     cw->torder = tp_track_order(t);
-    tp_track_index_build(t, &cw->ix);
     cw->pos = tp_xmalloc((t->nevents + 1) * sizeof *cw->pos);
     uint32_t n = 0;
     for (size_t j = 0; j < t->ntracks; j++)

@@ -453,7 +453,8 @@ static void write_track(pfw *w, const uint32_t *ev, size_t n, uint64_t uuid, uin
 int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
 {
     memset(st, 0, sizeof *st);
-    st->repaired = tp_nest_repair(t);
+    tp_track_index ix;
+    st->repaired = tp_nest_repair(t, &ix);
     tp_assign_ids(t);
     pfw w = {0};
     w.t = t;
@@ -473,8 +474,6 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
 
     uint32_t *porder = tp_process_order(t);
     uint32_t *torder = tp_track_order(t);
-    tp_track_index ix;
-    tp_track_index_build(t, &ix);
     tp_pf_flows_plan(t, &ix, torder, &w.flows);
     st->flows = w.flows.launch;
     st->input_flows = w.flows.input;

@@ -243,7 +243,7 @@ static uint32_t overflow_track(tp_trace *t, uint32_t base, uint32_t *cache)
     return k;
 }
 
-uint64_t tp_nest_repair(tp_trace *t)
+uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
 {
     uint64_t moved_total = 0;
     for (int round = 0; round < 16; round++) {
@@ -280,10 +280,16 @@ uint64_t tp_nest_repair(tp_trace *t)
         }
         free(stack);
         free(cache);
-        tp_track_index_free(&ix);
         moved_total += moved;
+        if (!moved && out) {
+            *out = ix; /* nothing moved this round: it is the final index */
+            return moved_total;
+        }
+        tp_track_index_free(&ix);
         if (!moved)
-            break;
+            return moved_total;
     }
+    if (out) /* gave up after 16 rounds of moves: index what is there */
+        tp_track_index_build(t, out);
     return moved_total;
 }

@@ -32,7 +32,9 @@ uint32_t *tp_track_order(const tp_trace *t); /* within each process, grouped by 
 
 /* Make slices on every track properly nested: a slice that partially
  * overlaps an enclosing one moves to an overflow track "<name> (overlap)"
- * beside it.  Fills tp_event.depth.  Returns the number of slices moved. */
-uint64_t tp_nest_repair(tp_trace *t);
+ * beside it.  Fills tp_event.depth.  Returns the number of slices moved.
+ * When `out` is not NULL it receives the track index of the repaired trace
+ * (built anyway; writers need it), to be freed with tp_track_index_free. */
+uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out);
 
 #endif

@@ -238,12 +238,12 @@ TEST(chrome_nesting_repair_moves_partial_overlaps)
                     "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"sync\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":10},"
                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"inner\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]",
                     &t, &err, false) == 0);
-    CHECK_EQ_INT(tp_nest_repair(&t), 1);
+    CHECK_EQ_INT(tp_nest_repair(&t, NULL), 1);
     const tp_event *s = find(&t, "sync");
     CHECK_EQ_INT(t.tracks[s->track].role, TP_TRACK_OVERFLOW);
     CHECK_STR(tp_str_get(&t, t.tracks[s->track].name), "7 (overlap)");
     CHECK_EQ_INT(find(&t, "inner")->depth, 1);
-    CHECK_EQ_INT(tp_nest_repair(&t), 0);
+    CHECK_EQ_INT(tp_nest_repair(&t, NULL), 0);
     tp_trace_free(&t);
 }
 
