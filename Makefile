@@ -80,7 +80,8 @@ bench: $(BUILD)/tracepress
 
 # Fuzzing (docs/ERRORS.md): libFuzzer targets in tests/fuzz/, built with clang
 # under ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS with a seed corpus
-# cut from the shared samples; `make fuzz-smoke` is the short CI run.
+# cut from the shared samples; `make fuzz-smoke` is the short, deterministic
+# CI run (regression inputs in tests/fuzz/regress/, then fixed-seed runs).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ         := build/fuzz
@@ -101,7 +102,7 @@ fuzz: $(FUZZ_TARGETS)
 	@scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 fuzz-smoke: $(FUZZ_TARGETS)
-	@scripts/fuzz 20 $(FUZZ_TARGETS)
+	@scripts/fuzz --smoke $(FUZZ_TARGETS)
 
 .PHONY: fuzz fuzz-smoke memcheck
 

@@ -203,11 +203,12 @@ static bool put_json_min(writer *w, const char *s, size_t n, int mode)
                 break;
             }
             if (c == '\\') {
-                if (p + 1 >= end)
-                    FAIL();
-                *o++ = '\\';
-                *o++ = (char)p[1];
-                p += 2;
+                size_t k = tp_json_escape_len((const char *)p, (size_t)(end - p));
+                if (!k)
+                    FAIL(); /* not one of JSON's escapes */
+                memcpy(o, p, k);
+                o += k;
+                p += k;
             } else if (c < 0x20) {
                 static const char hex[] = "0123456789abcdef";
                 size_t at = (size_t)(o - b->data);

@@ -381,6 +381,25 @@ static const char *valid_number(const char *p, const char *end)
     return p;
 }
 
+size_t tp_json_escape_len(const char *c, size_t avail)
+{
+    if (avail < 2)
+        return 0;
+    switch (c[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 2;
+    case 'u':
+        if (avail < 6)
+            return 0;
+        for (int i = 2; i < 6; i++)
+            if (hexval(c[i]) < 0)
+                return 0;
+        return 6;
+    default:
+        return 0;
+    }
+}
+
 /* A string starting at its opening quote; returns past the closing quote. */
 static const char *valid_string(const char *p, const char *end)
 {
@@ -391,23 +410,10 @@ static const char *valid_string(const char *p, const char *end)
             return NULL;
         if (*c == '"')
             return c + 1;
-        if (c + 1 >= end)
+        size_t k = tp_json_escape_len(c, (size_t)(end - c));
+        if (!k)
             return NULL;
-        switch (c[1]) {
-        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-            p = c + 2;
-            break;
-        case 'u':
-            if (end - c < 6)
-                return NULL;
-            for (int i = 2; i < 6; i++)
-                if (hexval(c[i]) < 0)
-                    return NULL;
-            p = c + 6;
-            break;
-        default:
-            return NULL;
-        }
+        p = c + k;
     }
 }
 

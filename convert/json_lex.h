@@ -38,6 +38,9 @@ int tp_json_skip(const char *p, const char *end, const char **next, const char *
 bool tp_json_char_ok(unsigned c);
 /* Is s[0..n) exactly a JSON number, true, false or null? */
 bool tp_json_token_ok(const char *s, size_t n);
+/* The length of the valid JSON escape at c (c[0] is the backslash): 2, or 6
+ * for \uXXXX; 0 when it is not one of JSON's escapes. */
+size_t tp_json_escape_len(const char *c, size_t avail);
 
 /* Full grammar checks (RFC 8259, iterative, nesting up to TP_JSON_MAX_DEPTH)
  * for text that is copied to an output verbatim: s[0..n) is exactly one

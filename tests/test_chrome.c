@@ -430,7 +430,8 @@ TEST(convert_never_writes_invalid_json_from_bad_args)
 {
     /* each of these args is broken JSON; the output must still parse and keep the text */
     const char *cases[] = {"{\"x\":[1 2]}", "{\"x\":tru}", "{\"x\" 1}", "{\"x\":1,}", "{\"x\":{\"y\":1]}",
-                           "{\"x\":01}", "{,}", "{\"x\":1}}"};
+                           "{\"x\":01}", "{,}", "{\"x\":1}}", "{\"x\":\"\\q\"}", "{\"x\":\"\\u12g4\"}",
+                           "{\"x\":\"a\\\x88\"}", "{\"x\":\"\\u12\"}"};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char text[256];
         snprintf(text, sizeof text, "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"args\":%s}]",
@@ -446,6 +447,13 @@ TEST(convert_never_writes_invalid_json_from_bad_args)
         } else
             CHECK_EQ_INT(rc, 2); /* or rejected with a clear error, never written broken */
     }
+    /* an unknown event field is copied too: a bad escape there (found by the fuzzer: a
+     * backslash before invalid UTF-8) must not reach the output either */
+    const char *in2 = write_tmp("badescape.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,"
+                                                  "\"dur\":1,\"extra\":\"bad \\\x88\\u00\"}]");
+    const char *out2 = tp_test_tmp("badescape.out.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in2, out2), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", out2), 0);
     const char *in = write_tmp("badargs.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
                                                "\"args\":{\"x\":bogus, \"y\":[1,2]}}]");
     const char *out = tp_test_tmp("badargs.out.json");
