@@ -17,6 +17,7 @@ typedef struct tp_load_opts {
     tp_read_opts read;
     const char *format;      /* force a format by name, or NULL to detect */
     bool no_links;           /* skip linking (stats without --steps does not need it) */
+    bool no_derive;          /* skip step 5: the report reads no derived line it did not load */
     bool has_steps;          /* --steps A:B given */
     int64_t step_first, step_last;
     const char *drop_cats[16]; /* --drop-cat CAT (repeatable): events of these categories go */

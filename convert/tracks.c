@@ -1,4 +1,5 @@
 /* tracks.c: per-track ordering, id assignment, nesting repair. */
+#include "sort.h"
 #include "tracks.h"
 
 #include <stdio.h>
@@ -12,15 +13,9 @@ typedef struct sort_key {
     uint32_t idx;
 } sort_key;
 
-static int cmp_keys(const void *a, const void *b)
-{
-    const sort_key *x = a, *y = b;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->negdur != y->negdur)
-        return x->negdur < y->negdur ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
+#define KEY_LESS(x, y, c)                                                                                       \
+    ((x)->ts != (y)->ts ? (x)->ts < (y)->ts : (x)->negdur != (y)->negdur ? (x)->negdur < (y)->negdur : (x)->idx < (y)->idx)
+TP_SORT_DEFINE(sort_keys, sort_key, int, KEY_LESS)
 
 void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
 {
@@ -36,7 +31,7 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
         const tp_event *e = &t->events[ev[j]];
         k[j] = (sort_key){e->ts, -e->dur, ev[j]};
     }
-    qsort(k, n, sizeof *k, cmp_keys);
+    sort_keys(k, n, 0);
     for (size_t j = 0; j < n; j++)
         ev[j] = k[j].idx;
     free(k);

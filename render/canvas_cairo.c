@@ -1,11 +1,13 @@
 /* canvas_cairo.c: PNG and SVG backends on cairo.  One file per page,
- * written through tp_out (temporary name, renamed when complete).
+ * written through tp_out (temporary name, renamed when complete); PNG
+ * pages are encoded by png_encode.c, not cairo's slower libpng path.
  *
  * Fonts are the same DejaVu TTF files that font.c measures, loaded through
  * FreeType (not fontconfig, which could pick another file), with hinting
  * and hinted metrics off so glyph advances equal the hmtx widths. */
 #include "canvas.h"
 #include "output.h"
+#include "png_encode.h"
 
 #include <cairo-ft.h>
 #include <cairo-svg.h>
@@ -142,8 +144,11 @@ static void c_end_page(void *p)
     } else {
         c->svgbuf.len = 0;
         cairo_surface_flush(c->surf);
-        if (st == CAIRO_STATUS_SUCCESS)
-            st = cairo_surface_write_to_png_stream(c->surf, to_buf, &c->svgbuf);
+        if (st == CAIRO_STATUS_SUCCESS &&
+            tp_png_encode_rgb24(cairo_image_surface_get_data(c->surf), cairo_image_surface_get_width(c->surf),
+                                cairo_image_surface_get_height(c->surf), cairo_image_surface_get_stride(c->surf),
+                                &c->svgbuf) != 0)
+            st = CAIRO_STATUS_NO_MEMORY;
     }
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(c->surf);

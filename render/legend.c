@@ -4,6 +4,7 @@
 
 #include "kernel_family.h"
 #include "palette.h"
+#include "sort.h"
 #include "textfit.h"
 
 #include <stdlib.h>
@@ -45,25 +46,27 @@ double tp_legend_draw(tp_canvas *cv, const tp_legend_item *it, size_t n, tp_rect
     return flow(cv, it, n, r, font_size);
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-    int rx = tp_kernel_family_rank(x), ry = tp_kernel_family_rank(y);
-    return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x, y);
-}
+/* a key with its family rank, computed once rather than per comparison */
+typedef struct ranked_key {
+    int rank;
+    const char *key;
+} ranked_key;
+#define KEY_LESS(x, y, c) ((x)->rank != (y)->rank ? (x)->rank < (y)->rank : strcmp((x)->key, (y)->key) < 0)
+TP_SORT_DEFINE(sort_keys, ranked_key, int, KEY_LESS)
 
 tp_legend_item *tp_legend_for_keys(const char *const *keys, size_t n, size_t *nout)
 {
-    const char **k = tp_xmalloc((n ? n : 1) * sizeof *k);
-    for (size_t i = 0; i < n; i++)
-        k[i] = keys[i] ? keys[i] : "other";
-    if (n > 1)
-        qsort(k, n, sizeof *k, cmp_key);
+    ranked_key *k = tp_xmalloc((n ? n : 1) * sizeof *k);
+    for (size_t i = 0; i < n; i++) {
+        k[i].key = keys[i] ? keys[i] : "other";
+        k[i].rank = tp_kernel_family_rank(k[i].key);
+    }
+    sort_keys(k, n, 0);
     tp_legend_item *it = tp_xmalloc((n ? n : 1) * sizeof *it);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (m == 0 || strcmp(it[m - 1].label, k[i]) != 0)
-            it[m++] = (tp_legend_item){k[i], tp_palette_key(k[i])};
+        if (m == 0 || strcmp(it[m - 1].label, k[i].key) != 0)
+            it[m++] = (tp_legend_item){k[i].key, tp_palette_key(k[i].key)};
     free(k);
     *nout = m;
     return it;

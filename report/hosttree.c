@@ -1,5 +1,6 @@
 /* hosttree.c: parent links, preorder and top-level ops of host slices. */
 #include "hosttree.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,28 +63,27 @@ uint32_t *tp_logical_tracks(const tp_trace *t)
     return lg;
 }
 
-typedef struct sort_ctx {
-    const tp_trace *t;
-    const uint32_t *logical;
-} sort_ctx;
+/* The sort key of a host slice, copied out of the event so the sort reads
+ * contiguous memory; ties in (track, start, longer first) are rare and go
+ * to the names, then the event index. */
+typedef struct host_key {
+    uint32_t track, idx;
+    int64_t ts, dur;
+} host_key;
 
-static int cmp_host(const void *a, const void *b, void *vctx)
+static inline bool host_less(const host_key *x, const host_key *y, const tp_trace *t)
 {
-    const sort_ctx *c = vctx;
-    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-    const tp_event *x = &c->t->events[ia], *y = &c->t->events[ib];
-    uint32_t tx = c->logical[x->track], ty = c->logical[y->track];
-    if (tx != ty)
-        return tx < ty ? -1 : 1;
+    if (x->track != y->track)
+        return x->track < y->track;
     if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
+        return x->ts < y->ts;
     if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    int s = strcmp(tp_str_get(c->t, x->name), tp_str_get(c->t, y->name));
-    if (s)
-        return s;
-    return ia < ib ? -1 : ia > ib;
+        return x->dur > y->dur;
+    int s = strcmp(tp_str_get(t, t->events[x->idx].name), tp_str_get(t, t->events[y->idx].name));
+    return s ? s < 0 : x->idx < y->idx;
 }
+#define HOST_LESS(x, y, t) host_less((x), (y), (t))
+TP_SORT_DEFINE(sort_host_keys, host_key, const tp_trace *, HOST_LESS)
 
 static bool host_slice(const tp_trace *t, const tp_event *e, const uint32_t *logical)
 {
@@ -106,12 +106,17 @@ void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
     ht->order = tp_xmalloc((n + 1) * sizeof *ht->order);
     ht->sub_end = tp_xmalloc((n + 1) * sizeof *ht->sub_end);
     ht->n = n;
+    host_key *keys = tp_xmalloc((n + 1) * sizeof *keys);
     size_t j = 0;
-    for (size_t i = 0; i < ne; i++)
-        if (host_slice(t, &t->events[i], ht->logical))
-            ht->order[j++] = (uint32_t)i;
-    sort_ctx ctx = {t, ht->logical};
-    qsort_r(ht->order, n, sizeof *ht->order, cmp_host, &ctx);
+    for (size_t i = 0; i < ne; i++) {
+        const tp_event *e = &t->events[i];
+        if (host_slice(t, e, ht->logical))
+            keys[j++] = (host_key){ht->logical[e->track], (uint32_t)i, e->ts, e->dur};
+    }
+    sort_host_keys(keys, n, t);
+    for (size_t p = 0; p < n; p++)
+        ht->order[p] = keys[p].idx;
+    free(keys);
     uint32_t *stack = tp_xmalloc((n + 1) * sizeof *stack); /* positions */
     size_t depth = 0;
     uint32_t cur_track = TP_NONE;

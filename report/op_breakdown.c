@@ -1,47 +1,37 @@
 /* op_breakdown.c: group device time by top-level op and kernel mix. */
 #include "op_breakdown.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A device event with its sort key: op name (as a text rank; no op last),
+ * the op's occurrence (start, then event), kernel name (rank) and kind. */
 typedef struct item {
-    uint32_t top; /* top-level op event or TP_NONE */
-    uint32_t ev;  /* the device event */
+    uint32_t op_rank; /* UINT32_MAX: no host op */
+    uint32_t top;     /* top-level op event or TP_NONE */
+    int64_t top_ts;
+    uint32_t kname_rank;
+    uint32_t ev;      /* the device event */
+    uint8_t kind;
 } item;
 
-typedef struct ctx {
-    const tp_trace *t;
-} ctx;
-
-static const char *opname(const tp_trace *t, uint32_t top)
+static inline bool item_less(const item *x, const item *y)
 {
-    return top == TP_NONE ? "" : tp_str_get(t, t->events[top].name);
+    if (x->op_rank != y->op_rank)
+        return x->op_rank < y->op_rank;
+    if (x->top != y->top) /* occurrences of one op in time order */
+        return x->top_ts != y->top_ts ? x->top_ts < y->top_ts : x->top < y->top;
+    if (x->kname_rank != y->kname_rank)
+        return x->kname_rank < y->kname_rank;
+    return x->kind < y->kind;
 }
-
-static int cmp_items(const void *a, const void *b, void *vc)
-{
-    const tp_trace *t = ((const ctx *)vc)->t;
-    const item *x = a, *y = b;
-    if ((x->top == TP_NONE) != (y->top == TP_NONE))
-        return x->top == TP_NONE ? 1 : -1;
-    int c = strcmp(opname(t, x->top), opname(t, y->top));
-    if (c)
-        return c;
-    if (x->top != y->top) { /* occurrences of one op in time order */
-        const tp_event *p = &t->events[x->top], *q = &t->events[y->top];
-        if (p->ts != q->ts)
-            return p->ts < q->ts ? -1 : 1;
-        return x->top < y->top ? -1 : 1;
-    }
-    const tp_event *p = &t->events[x->ev], *q = &t->events[y->ev];
-    c = strcmp(tp_str_get(t, p->name), tp_str_get(t, q->name));
-    if (c)
-        return c;
-    return (int)p->kind - (int)q->kind;
-}
+#define ITEM_LESS(x, y, c) item_less((x), (y))
+TP_SORT_DEFINE(sort_items, item, int, ITEM_LESS)
 
 /* one occurrence: its op and its kernels (sorted by name) */
 typedef struct occ {
+    uint32_t op_rank; /* as in item */
     uint32_t top;
     size_t first, n; /* into the occurrence kernel array */
     int64_t total_ns;
@@ -49,52 +39,48 @@ typedef struct occ {
 } occ;
 
 typedef struct occ_ctx {
-    const tp_trace *t;
+    const uint32_t *rank; /* tp_str_ranks */
     const tp_opk_kernel *k;
 } occ_ctx;
 
-static int cmp_kname(const tp_trace *t, const tp_opk_kernel *a, const tp_opk_kernel *b)
+/* kernel name order (text, through its rank), then kind */
+static int cmp_kname(const uint32_t *rank, const tp_opk_kernel *a, const tp_opk_kernel *b)
 {
-    int c = strcmp(tp_str_get(t, a->name), tp_str_get(t, b->name));
-    return c ? c : (int)a->kind - (int)b->kind;
+    if (rank[a->name] != rank[b->name])
+        return rank[a->name] < rank[b->name] ? -1 : 1;
+    return (int)a->kind - (int)b->kind;
 }
 
 static int cmp_mix(const occ_ctx *c, const occ *x, const occ *y)
 {
     for (size_t i = 0; i < x->n && i < y->n; i++) {
-        int r = cmp_kname(c->t, &c->k[x->first + i], &c->k[y->first + i]);
+        int r = cmp_kname(c->rank, &c->k[x->first + i], &c->k[y->first + i]);
         if (r)
             return r;
     }
     return x->n < y->n ? -1 : x->n > y->n;
 }
 
-static int cmp_occ(const void *a, const void *b, void *vc)
+/* by op (no op last), then kernel mix; equal mixes keep their time order */
+static inline bool occ_less(const occ *x, const occ *y, const occ_ctx *c)
 {
-    const occ_ctx *c = vc;
-    const occ *x = a, *y = b;
-    if ((x->top == TP_NONE) != (y->top == TP_NONE))
-        return x->top == TP_NONE ? 1 : -1;
-    int r = strcmp(opname(c->t, x->top), opname(c->t, y->top));
-    if (r)
-        return r;
-    r = cmp_mix(c, x, y);
-    if (r)
-        return r;
-    return x->top < y->top ? -1 : x->top > y->top; /* only equal mixes: order does not matter */
+    if (x->op_rank != y->op_rank)
+        return x->op_rank < y->op_rank;
+    return cmp_mix(c, x, y) < 0;
 }
+#define OCC_LESS(x, y, c) occ_less((x), (y), (c))
+TP_SORT_DEFINE(sort_occs, occ, const occ_ctx *, OCC_LESS)
 
-static int cmp_kernel_total(const void *a, const void *b, void *vc)
+static int cmp_kernel_total(const void *a, const void *b, void *vrank)
 {
-    const tp_trace *t = vc;
     const tp_opk_kernel *x = a, *y = b;
     if (x->total_ns != y->total_ns)
         return x->total_ns > y->total_ns ? -1 : 1;
-    return cmp_kname(t, x, y);
+    return cmp_kname(vrank, x, y);
 }
 
 typedef struct var_ctx {
-    const tp_trace *t;
+    const uint32_t *rank;
     const tp_opk_kernel *k;
 } var_ctx;
 
@@ -106,7 +92,7 @@ static int cmp_variant(const void *a, const void *b, void *vc)
         return x->total_ns > y->total_ns ? -1 : 1;
     /* same total: compare the kernel names in name order (first = largest share; use it) */
     for (size_t i = 0; i < x->n && i < y->n; i++) {
-        int r = cmp_kname(c->t, &c->k[x->first + i], &c->k[y->first + i]);
+        int r = cmp_kname(c->rank, &c->k[x->first + i], &c->k[y->first + i]);
         if (r)
             return r;
     }
@@ -142,15 +128,17 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     for (size_t i = 0; i < t->nevents; i++)
         n += counted(&t->events[i]);
     item *it = tp_xmalloc((n + 1) * sizeof *it);
+    uint32_t *rank = tp_str_ranks(t);
     n = 0;
-    for (size_t i = 0; i < t->nevents; i++)
-        if (counted(&t->events[i])) {
-            it[n].ev = (uint32_t)i;
-            it[n].top = tp_top_op_of(t, ht, (uint32_t)i);
-            n++;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (counted(e)) {
+            uint32_t top = tp_top_op_of(t, ht, (uint32_t)i);
+            it[n++] = (item){top == TP_NONE ? UINT32_MAX : rank[t->events[top].name], top,
+                             top == TP_NONE ? 0 : t->events[top].ts, rank[e->name], (uint32_t)i, e->kind};
         }
-    ctx c = {t};
-    qsort_r(it, n, sizeof *it, cmp_items, &c);
+    }
+    sort_items(it, n, 0);
 
     /* occurrences with their (name-sorted, merged) kernels */
     tp_opk_kernel *ok = tp_xmalloc((n + 1) * sizeof *ok);
@@ -159,6 +147,7 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[it[i].ev];
         if (i == 0 || it[i].top != it[i - 1].top) {
+            oc[noc].op_rank = it[i].op_rank;
             oc[noc].top = it[i].top;
             oc[noc].first = nok;
             oc[noc].n = 0;
@@ -181,8 +170,8 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
         o->total_ns += e->dur;
         o->instances++;
     }
-    occ_ctx oct = {t, ok};
-    qsort_r(oc, noc, sizeof *oc, cmp_occ, &oct);
+    occ_ctx oct = {rank, ok};
+    sort_occs(oc, noc, &oct);
 
     /* variants and ops */
     ob->kernels = tp_xmalloc((nok + 1) * sizeof *ob->kernels);
@@ -190,8 +179,7 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     ob->ops = tp_xmalloc((noc + 1) * sizeof *ob->ops);
     for (size_t i = 0; i < noc; i++) {
         const occ *o = &oc[i];
-        bool new_op = i == 0 || (o->top == TP_NONE) != (oc[i - 1].top == TP_NONE) ||
-                      strcmp(opname(t, o->top), opname(t, oc[i - 1].top)) != 0;
+        bool new_op = i == 0 || o->op_rank != oc[i - 1].op_rank;
         bool new_var = new_op || cmp_mix(&oct, o, &oc[i - 1]) != 0;
         if (new_op) {
             tp_opk_op *op = &ob->ops[ob->nops++];
@@ -228,16 +216,17 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
         ob->total_ns += o->total_ns;
     }
     /* orders: variants by total, kernels in a variant by total, ops by total */
-    var_ctx vc = {t, ob->kernels};
+    var_ctx vc = {rank, ob->kernels};
     for (size_t i = 0; i < ob->nops; i++)
         qsort_r(&ob->variants[ob->ops[i].first], ob->ops[i].n, sizeof *ob->variants, cmp_variant, &vc);
     for (size_t i = 0; i < ob->nvariants; i++)
         qsort_r(&ob->kernels[ob->variants[i].first], ob->variants[i].n, sizeof *ob->kernels, cmp_kernel_total,
-                (void *)t);
+                (void *)rank);
     qsort_r(ob->ops, ob->nops, sizeof *ob->ops, cmp_ops, (void *)t);
     free(oc);
     free(ok);
     free(it);
+    free(rank);
 }
 
 void tp_op_kernels_free(tp_op_kernels *ob)

@@ -1,6 +1,7 @@
 /* overheads.c: T1-T5 from the host tree. */
 #include "overheads.h"
 #include "kernel_table.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,19 +42,17 @@ static void add(vals *vs, uint8_t type, tp_str name, int64_t v)
     vs->v[vs->n++] = (val){type, name, v};
 }
 
-static int cmp_vals(const void *a, const void *b, void *vc)
+/* by type, then name (text order, through its rank), then value */
+static inline bool val_less(const val *x, const val *y, const uint32_t *rank)
 {
-    const tp_trace *t = vc;
-    const val *x = a, *y = b;
     if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    if (x->name != y->name) {
-        int c = strcmp(tp_str_get(t, x->name), tp_str_get(t, y->name));
-        if (c)
-            return c;
-    }
-    return (x->v > y->v) - (x->v < y->v);
+        return x->type < y->type;
+    if (rank[x->name] != rank[y->name])
+        return rank[x->name] < rank[y->name];
+    return x->v < y->v;
 }
+#define VAL_LESS(x, y, rank) val_less((x), (y), (rank))
+TP_SORT_DEFINE(sort_vals, val, const uint32_t *, VAL_LESS)
 
 static int cmp_rows(const void *a, const void *b, void *vc)
 {
@@ -166,8 +165,9 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
             add(&vs, 5, op->name, op->dur - S * c);
     }
     ov->applicable = ov->ops > 0 && any_launch;
-    if (vs.n) /* qsort of NULL is undefined even for 0 items */
-        qsort_r(vs.v, vs.n, sizeof *vs.v, cmp_vals, (void *)t);
+    uint32_t *rank = tp_str_ranks(t);
+    sort_vals(vs.v, vs.n, rank);
+    free(rank);
     ov->rows = tp_xmalloc((vs.n + 1) * sizeof *ov->rows);
     int64_t *tmp = tp_xmalloc((vs.n + 1) * sizeof *tmp);
     for (size_t i = 0; i < vs.n;) {

@@ -1,5 +1,6 @@
 /* steps.c: per-step host time, device busy time, overlap and idle time. */
 #include "steps.h"
+#include "sort.h"
 #include "tracks.h"
 
 #include <stdio.h>
@@ -18,30 +19,25 @@ typedef struct ival {
     int64_t s, e;
 } ival;
 
-static int cmp_ival(const void *a, const void *b)
+static inline bool ival_less(const ival *x, const ival *y)
 {
-    const ival *x = a, *y = b;
     if (x->bucket != y->bucket)
-        return x->bucket < y->bucket ? -1 : 1;
+        return x->bucket < y->bucket;
     if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return (x->e > y->e) - (x->e < y->e);
+        return x->stream < y->stream;
+    return x->s != y->s ? x->s < y->s : x->e < y->e;
 }
+#define IVAL_LESS(x, y, c) ival_less((x), (y))
+TP_SORT_DEFINE(sort_ivals, ival, int, IVAL_LESS)
 
 typedef struct edge {
     int64_t at;
     int d; /* +1 start, -1 end */
 } edge;
 
-static int cmp_edge(const void *a, const void *b)
-{
-    const edge *x = a, *y = b;
-    if (x->at != y->at)
-        return x->at < y->at ? -1 : 1;
-    return x->d - y->d; /* ends before starts at the same time */
-}
+/* ends before starts at the same time */
+#define EDGE_LESS(x, y, c) ((x)->at != (y)->at ? (x)->at < (y)->at : (x)->d < (y)->d)
+TP_SORT_DEFINE(sort_edges, edge, int, EDGE_LESS)
 
 static int cmp_step_num(const void *a, const void *b)
 {
@@ -195,7 +191,7 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     }
     free(by_ts);
     free(stream_of);
-    qsort(iv, niv, sizeof *iv, cmp_ival);
+    sort_ivals(iv, niv, 0);
     /* merge per (bucket, stream) in place */
     size_t nm = 0;
     for (size_t i = 0; i < niv; i++) {
@@ -216,7 +212,7 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
             ed[ne++] = (edge){iv[j].s, +1};
             ed[ne++] = (edge){iv[j].e, -1};
         }
-        qsort(ed, ne, sizeof *ed, cmp_edge);
+        sort_edges(ed, ne, 0);
         int level = 0;
         for (size_t k = 0; k < ne; k++) {
             if (k && ed[k].at > ed[k - 1].at) {

@@ -1,0 +1,73 @@
+/* sort.h: typed, stable merge sort with the comparison inlined, and string
+ * ranks, for the hot sorts of the pipeline and the report.
+ *
+ * glibc's qsort_r calls its comparator through a pointer and most of ours
+ * compared names with strcmp: on a 200 MB Kineto trace the report spent 29%
+ * of its instructions in qsort.  TP_SORT_DEFINE generates a sort for one
+ * element type whose "less" is a macro expression, and tp_str_ranks turns
+ * a name comparison into an integer one.
+ *
+ *     #define HOST_LESS(x, y, c) ((x)->ts < (y)->ts || ...)
+ *     TP_SORT_DEFINE(sort_hosts, host_key, const tp_trace *, HOST_LESS)
+ *     sort_hosts(keys, n, t);
+ *
+ * LESS(x, y, c) gets two `const T *` and the context; it must be a strict
+ * weak order.  The sort is stable (equal elements keep their order), so
+ * results are deterministic whatever LESS leaves tied.  Sorted runs cost
+ * one comparison per merge. */
+#ifndef TP_SORT_H
+#define TP_SORT_H
+
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TP_SORT_RUN 16
+
+#define TP_SORT_DEFINE(fn, T, CTX, LESS)                                                                         \
+    static void fn(T *a, size_t n, CTX c)                                                                        \
+    {                                                                                                            \
+        (void)c;                                                                                                 \
+        if (n < 2)                                                                                               \
+            return;                                                                                              \
+        for (size_t lo = 0; lo < n; lo += TP_SORT_RUN) { /* insertion sort of short runs */                     \
+            size_t hi = lo + TP_SORT_RUN < n ? lo + TP_SORT_RUN : n;                                             \
+            for (size_t i = lo + 1; i < hi; i++) {                                                               \
+                T v = a[i];                                                                                      \
+                size_t j = i;                                                                                    \
+                for (; j > lo && LESS((&v), (&a[j - 1]), c); j--)                                                \
+                    a[j] = a[j - 1];                                                                             \
+                a[j] = v;                                                                                        \
+            }                                                                                                    \
+        }                                                                                                        \
+        if (n <= TP_SORT_RUN)                                                                                    \
+            return;                                                                                              \
+        T *buf = tp_xmalloc(n * sizeof *buf), *src = a, *dst = buf;                                              \
+        for (size_t w = TP_SORT_RUN; w < n; w *= 2) { /* bottom-up merges, ping-pong between the arrays */     \
+            for (size_t lo = 0; lo < n; lo += 2 * w) {                                                           \
+                size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                      \
+                size_t i = lo, j = mid, k = lo;                                                                  \
+                if (mid < hi && LESS((&src[mid]), (&src[mid - 1]), c))                                           \
+                    while (i < mid && j < hi)                                                                    \
+                        dst[k++] = LESS((&src[j]), (&src[i]), c) ? src[j++] : src[i++];                          \
+                memcpy(dst + k, src + i, (mid - i) * sizeof *src);                                               \
+                k += mid - i;                                                                                    \
+                memcpy(dst + k, src + j, (hi - j) * sizeof *src);                                                \
+            }                                                                                                    \
+            T *s = src;                                                                                          \
+            src = dst;                                                                                           \
+            dst = s;                                                                                             \
+        }                                                                                                        \
+        if (src != a)                                                                                            \
+            memcpy(a, src, n * sizeof *a);                                                                       \
+        free(buf);                                                                                               \
+    }
+
+/* rank[id] for every interned string: the strcmp order of the strings
+ * (equal strings share a rank), so `strcmp(name(x), name(y)) < 0` is
+ * `rank[x] < rank[y]`.  The caller frees the array.  O(S log S) in the
+ * number of distinct strings, which is small next to the events. */
+uint32_t *tp_str_ranks(const tp_trace *t);
+
+#endif
