@@ -137,8 +137,7 @@ static bool put_json_min(writer *w, const char *s, size_t n, int mode)
                 goto string; /* a string value */
             else if (tp_json_char_ok(c)) {
                 const unsigned char *t0 = p;
-                while (p < end && tp_json_char_ok(*p) && *p != ',' && *p != ':' && *p != '"' && *p != '{' &&
-                       *p != '[' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+                while (p < end && tp_json_token_char(*p))
                     p++;
                 if (!tp_json_token_ok((const char *)t0, (size_t)(p - t0)))
                     FAIL();
@@ -192,8 +191,10 @@ static bool put_json_min(writer *w, const char *s, size_t n, int mode)
         p++;
         for (;;) {
             /* plain ASCII is copied in a tight loop */
-            while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-                *o++ = (char)*p++;
+            const unsigned char *q = (const unsigned char *)tp_json_plain_end((const char *)p, (const char *)end);
+            memcpy(o, p, (size_t)(q - p));
+            o += q - p;
+            p = q;
             if (p >= end)
                 FAIL(); /* unterminated string */
             c = *p;

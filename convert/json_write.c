@@ -1,5 +1,6 @@
 /* json_write.c: JSON string escaping and exact decimal formatting. */
 #include "json_write.h"
+#include "json_lex.h"
 
 #include <string.h>
 
@@ -43,11 +44,14 @@ void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8
     *o++ = '"';
     const unsigned char *p = (const unsigned char *)s, *end = p + len;
     while (p < end) {
+        const unsigned char *q = (const unsigned char *)tp_json_plain_end((const char *)p, (const char *)end);
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        p = q;
+        if (p >= end)
+            break;
         unsigned c = *p;
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            *o++ = (char)c;
-            p++;
-        } else if (c < 0x80) {
+        if (c < 0x80) {
             *o++ = '\\';
             switch (c) {
             case '"': *o++ = '"'; break;
