@@ -10,7 +10,10 @@
  * skipped and counted (the Inspector cannot read them either).
  * Kinds: operator and delegate events KERNEL (the compute); OPERATOR_CALL
  * and DELEGATE_CALL HOST_OP (call + framework overhead, not counted twice);
- * reserved framework events ANNOTATION + TP_EV_FRAMEWORK. */
+ * reserved framework events ANNOTATION + TP_EV_FRAMEWORK.
+ * With an ETRecord, kernels linked to graph nodes also feed the derivation
+ * engine: "Framework Name Scope" (module paths) and "Framework Ops" (op
+ * types) lines beside Method, one group per run (docs/formats/etdump.md). */
 #include "derive.h"
 #include "etdump.h"
 #include "etrecord.h"
