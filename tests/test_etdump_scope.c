@@ -22,11 +22,13 @@
 
 static void zip_put(zip_t *z, const char *name, const char *text)
 {
-    /* the text is copied: zip_close reads the sources after this returns */
+    /* the text is copied: zip_close reads the sources after this returns
+     * (libzip does not free an empty buffer: that one is not copied) */
     size_t n = strlen(text);
-    char *copy = malloc(n + 1);
-    memcpy(copy, text, n + 1);
-    zip_source_t *s = zip_source_buffer(z, copy, n, 1);
+    char *copy = n ? malloc(n) : NULL;
+    if (n)
+        memcpy(copy, text, n);
+    zip_source_t *s = zip_source_buffer(z, n ? copy : "", n, n ? 1 : 0);
     CHECK(s && zip_file_add(z, name, s, ZIP_FL_OVERWRITE) >= 0);
 }
 
