@@ -47,6 +47,11 @@ typedef struct builder {
     bool gap_rule; /* non-GPU device: ungrouped events merge only across small gaps (2025) */
 } builder;
 
+tp_derive_era tp_derive_era_of(int rule)
+{
+    return rule == 2020 ? TP_DERIVE_2020 : rule == 2022 ? TP_DERIVE_2022 : TP_DERIVE_2024;
+}
+
 void tp_derive_input_free(tp_derive_input *in)
 {
     free(in->annots);
@@ -439,7 +444,7 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
     for (int li = 0; li < L_N; li++) {
         dline *L = &b->line[li];
-        if (L->n) {
+        if (L->n && !(li == L_STEPS && o->no_steps_line)) {
             uint32_t tr = tp_track_add(t, proc, tp_intern_cstr(t, line_name(o, li)), TP_TRACK_DERIVED, first);
             for (size_t i = 0; i < L->n; i++) {
                 dev *d = &L->ev[i];

@@ -40,7 +40,12 @@ typedef struct tp_derive_opts {
     tp_derive_era era;
     bool mark_steps;       /* Steps events are the trace's steps (TP_EV_STEP, id = group): XPlane */
     bool per_stream;       /* lines per device stream, beside it (XProf 2025), not per device; no Launch Stats */
+    bool no_steps_line;    /* the trace has its own step track (ETDump Runs): groups still keep steps
+                            * apart, but no Steps line is written */
 } tp_derive_opts;
+
+/* The merge rule of a --derive-rule value (tp_read_opts.derive_era: 0 = current, 2022, 2020). */
+tp_derive_era tp_derive_era_of(int rule);
 
 enum {
     TP_ANNOT_OP_SOURCE = 1u << 0, /* feeds the op lines (a kernel, not a memcpy) */

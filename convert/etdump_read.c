@@ -10,7 +10,11 @@
  * skipped and counted (the Inspector cannot read them either).
  * Kinds: operator and delegate events KERNEL (the compute); OPERATOR_CALL
  * and DELEGATE_CALL HOST_OP (call + framework overhead, not counted twice);
- * reserved framework events ANNOTATION + TP_EV_FRAMEWORK. */
+ * reserved framework events ANNOTATION + TP_EV_FRAMEWORK.
+ * With an ETRecord, kernels linked to graph nodes also feed the derivation
+ * engine: "Framework Name Scope" (module paths) and "Framework Ops" (op
+ * types) lines beside Method, one group per run (docs/formats/etdump.md). */
+#include "derive.h"
 #include "etdump.h"
 #include "etrecord.h"
 #include "formats.h"
@@ -100,8 +104,18 @@ static void put_value(tp_buf *b, const tp_etdump *d, const tp_ed_event *e)
     tp_buf_putc(b, '}');
 }
 
-static void put_link_args(tp_argb *a, const tp_etrecord *rec, const tp_etdump *d, const tp_ed_event *e)
+/* The graph nodes of one profile event (ETRecord), looked up once for its
+ * args and its derived-line annotation. */
+typedef struct linked {
+    const tp_etr_node *nodes[TP_ETR_MAX_NODES];
+    size_t n;
+    const char *backend; /* delegate backend of the instruction, or NULL */
+} linked;
+
+static void link_event(linked *l, const tp_etrecord *rec, const tp_etdump *d, const tp_ed_event *e)
 {
+    l->n = 0;
+    l->backend = NULL;
     if (!rec || e->instruction_id < 0 || (e->has_name && tp_ed_is_framework(tp_ed_text(d, e->name), e->name.len)))
         return;
     char idb[16];
@@ -114,31 +128,32 @@ static void put_link_args(tp_argb *a, const tp_etrecord *rec, const tp_etdump *d
         idlen = (size_t)snprintf(idb, sizeof idb, "%d", e->delegate_int);
         id = idb;
     }
-    const tp_etr_node *nodes[16];
-    const char *backend = NULL;
-    size_t n = tp_etrecord_nodes(rec, e->instruction_id, id, idlen, nodes, 16, &backend);
-    if (backend)
-        tp_argb_cstr(a, "delegate_backend_name", backend);
-    if (n == 0)
+    l->n = tp_etrecord_nodes(rec, e->instruction_id, id, idlen, l->nodes, TP_ETR_MAX_NODES, &l->backend);
+}
+
+static void put_link_args(tp_argb *a, const linked *l)
+{
+    if (l->backend)
+        tp_argb_cstr(a, "delegate_backend_name", l->backend);
+    if (l->n == 0)
         return;
     tp_buf j = {0};
     tp_buf_putc(&j, '[');
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < l->n; i++) {
         if (i)
             tp_buf_putc(&j, ',');
-        tp_json_put_string(&j, nodes[i]->target, strlen(nodes[i]->target), NULL);
+        tp_json_put_string(&j, l->nodes[i]->target, strlen(l->nodes[i]->target), NULL);
     }
     tp_buf_putc(&j, ']');
     tp_argb_raw(a, "op_types", j.data, j.len);
-    for (size_t i = 0; i < n; i++)
-        if (nodes[i]->modules) {
-            tp_argb_cstr(a, "module_hierarchy", nodes[i]->modules);
-            tp_argb_cstr(a, "module", nodes[i]->module);
-            break;
-        }
-    for (size_t i = 0; i < n; i++)
-        if (nodes[i]->stack_trace) {
-            tp_argb_cstr(a, "stack_trace", nodes[i]->stack_trace);
+    const tp_etr_node *mn = tp_etr_module_node(l->nodes, l->n);
+    if (mn) {
+        tp_argb_cstr(a, "module_hierarchy", mn->modules);
+        tp_argb_cstr(a, "module", mn->module);
+    }
+    for (size_t i = 0; i < l->n; i++)
+        if (l->nodes[i]->stack_trace) {
+            tp_argb_cstr(a, "stack_trace", l->nodes[i]->stack_trace);
             break;
         }
     tp_buf_free(&j);
@@ -217,7 +232,56 @@ typedef struct mapper {
     tp_buf tmp;
     int64_t prev_end;
     bool have_prev;
+    /* with an ETRecord: the derived lines' annotations, and per graph node its
+     * op and scope path, interned once (0 = not yet) */
+    linked link;
+    tp_derive_input din;
+    tp_str *node_op, *node_scopes;
 } mapper;
+
+/* The node's module paths as name-scope levels (TP_DERIVE_SEP-joined). */
+static tp_str node_scopes(mapper *m, const tp_etr_node *n)
+{
+    if (!m->node_scopes[n->index]) {
+        tp_buf b = {0};
+        for (uint32_t k = 0; k < n->npaths; k++) {
+            if (k)
+                tp_buf_putc(&b, TP_DERIVE_SEP);
+            tp_buf_puts(&b, n->paths[k]);
+        }
+        m->node_scopes[n->index] = tp_intern(m->t, b.data, b.len);
+        tp_buf_free(&b);
+    }
+    return m->node_scopes[n->index];
+}
+
+/* A kernel linked to graph nodes, for the Framework Ops / Name Scope lines:
+ * op = the first node's op type, scopes = the module paths of the node the
+ * args name as `module`; one op call per profiled event (an instruction is
+ * one call: two adjacent calls of one op type stay two events); the group
+ * is the run, so runs never merge. */
+static void annotate(mapper *m, uint32_t ev, size_t run)
+{
+    const linked *l = &m->link;
+    tp_annot a;
+    memset(&a, 0, sizeof a);
+    a.event = ev;
+    a.flags = TP_ANNOT_OP_SOURCE;
+    a.group = (int64_t)run;
+    a.op_inst = ev + 1;
+    a.scope_inst = TP_NONE;
+    const tp_etr_node *first = l->nodes[0];
+    if (!m->node_op[first->index])
+        m->node_op[first->index] = tp_intern_cstr(m->t, first->target);
+    a.op = m->node_op[first->index];
+    if (!a.op) /* a node without a target: the event's own name */
+        a.op = m->t->events[ev].name;
+    a.op_display = a.op;
+    const tp_etr_node *mn = tp_etr_module_node(l->nodes, l->n);
+    if (mn)
+        a.scopes = node_scopes(m, mn);
+    tp_derive_add(&m->din, &a);
+}
 
 /* One RunData: its events on the Method thread (after the previous run),
  * delegate events tied to their DELEGATE_CALL, the framework tax on
@@ -289,6 +353,7 @@ static void map_run(mapper *m, size_t ri)
                 ev.kind = TP_KIND_KERNEL;
                 ev.cat = delegated(e) ? m->cat_delegate : m->cat_kernel;
             }
+            link_event(&m->link, m->rec, d, e);
             if (m->o->keep_args) {
                 put_common_args(&m->a, d, e, ri);
                 if (e->start <= INT64_MAX && e->end <= INT64_MAX) {
@@ -301,12 +366,14 @@ static void map_run(mapper *m, size_t ri)
                 if (wrapped)
                     tp_argb_bool(&m->a, "uint32_wraparound", true);
                 put_metadata(&m->a, d, e);
-                put_link_args(&m->a, m->rec, d, e);
+                put_link_args(&m->a, &m->link);
             }
             if (ev.ts + ev.dur > last_end) /* both below TIME_MAX */
                 last_end = ev.ts + ev.dur;
             ev.args = tp_argb_commit(t, &m->a);
             m->ev_index[i] = tp_event_add(t, &ev);
+            if (ev.kind == TP_KIND_KERNEL && m->link.n)
+                annotate(m, m->ev_index[i], ri);
             if (fw && name_is(d, e->name, "Method::execute")) {
                 exec_ev = m->ev_index[i];
                 exec_dur = ev.dur;
@@ -432,8 +499,25 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
     uint64_t args_est = (d->nprofile + d->ndebug) * 112 + 4096;
     if (o->keep_args && args_est <= 2 * (uint64_t)d->len + 4096)
         TP_GROW(t->args_data, t->args_cap, t->args_len + (size_t)args_est);
+    if (rec) {
+        size_t nn = tp_etrecord_node_count(rec);
+        m.node_op = tp_xcalloc(nn + 1, sizeof *m.node_op);
+        m.node_scopes = tp_xcalloc(nn + 1, sizeof *m.node_scopes);
+    }
     for (size_t r = 0; r < d->nruns; r++)
         map_run(&m, r);
+    if (m.din.nannots) {
+        /* Framework Ops / Framework Name Scope beside the Method thread; the
+         * Runs thread already is the steps line */
+        tp_derive_opts dopt = {.framework_names = true,
+                               .per_stream = true,
+                               .no_steps_line = true,
+                               .era = tp_derive_era_of(o->derive_era)};
+        tp_derive_from(t, &m.din, &dopt);
+    }
+    tp_derive_input_free(&m.din);
+    free(m.node_op);
+    free(m.node_scopes);
     if (d->nalloc)
         tp_warn(t, ALLOC_SKIPPED, d->nalloc);
     if (d->ncut)

@@ -287,12 +287,57 @@ static void read_delegate_map(tp_etrecord *r, const char *doc, const char *end)
     tp_buf_free(&dkey);
 }
 
-/* nn_module_stack as torch.export serialises it: "key,path,type;key,path,type". */
+/* A dynamo-era path ("L['self'].layer1[0]", torch < 2.3) as torch >= 2.3
+ * writes it ("layer1.0"; the root "L['self']" becomes ""); any other text
+ * is kept as it is. */
+static void normalise_path(tp_buf *out, const char *p, size_t n)
+{
+    static const char root[] = "L['self']";
+    const size_t rl = sizeof root - 1;
+    size_t at = out->len;
+    if (n < rl || memcmp(p, root, rl) != 0) {
+        tp_buf_put(out, p, n);
+        return;
+    }
+    for (size_t i = rl; i < n;) {
+        size_t j = i + 1, from, to;
+        if (p[i] == '.') { /* .name */
+            while (j < n && p[j] != '.' && p[j] != '[')
+                j++;
+            from = i + 1, to = j;
+        } else if (p[i] == '[' && j < n && p[j] == '\'') { /* ['key'] */
+            const char *q = j + 1 < n ? memchr(p + j + 1, '\'', n - j - 1) : NULL;
+            if (!q || q + 1 >= p + n || q[1] != ']')
+                goto keep;
+            from = j + 1, to = (size_t)(q - p), j = to + 2;
+        } else if (p[i] == '[') { /* [index] */
+            while (j < n && p[j] >= '0' && p[j] <= '9')
+                j++;
+            if (j == i + 1 || j >= n || p[j] != ']')
+                goto keep;
+            from = i + 1, to = j++;
+        } else {
+            goto keep;
+        }
+        if (to == from)
+            goto keep;
+        if (out->len > at)
+            tp_buf_putc(out, '.');
+        tp_buf_put(out, p + from, to - from);
+        i = j;
+    }
+    return;
+keep:
+    out->len = at;
+    tp_buf_put(out, p, n);
+}
+
+/* nn_module_stack as torch.export serialises it: "key,path,type;key,path,type"
+ * (the key and the type have no comma; the path might). */
 static void module_stack(tp_etr_node *n, const char *s)
 {
-    tp_buf all = {0};
-    const char *last = NULL;
-    size_t last_len = 0;
+    tp_buf all = {0}, one = {0};
+    size_t cap = 0;
     while (*s) {
         const char *e = strchr(s, ';');
         size_t len = e ? (size_t)(e - s) : strlen(s);
@@ -303,22 +348,23 @@ static void module_stack(tp_etr_node *n, const char *s)
                 break;
             }
         if (c1 && c2 && c2 > c1) {
-            const char *path = c1 + 1;
-            size_t plen = (size_t)(c2 - path);
-            if (plen) {
+            one.len = 0;
+            normalise_path(&one, c1 + 1, (size_t)(c2 - c1 - 1));
+            if (one.len) {
                 if (all.len)
                     tp_buf_putc(&all, '/');
-                tp_buf_put(&all, path, plen);
-                last = path;
-                last_len = plen;
+                tp_buf_put(&all, one.data, one.len);
+                TP_GROW(n->paths, cap, n->npaths + 1);
+                n->paths[n->npaths++] = tp_xstrndup(one.data, one.len);
             }
         }
         s += len + (e ? 1 : 0);
     }
-    if (last) {
+    tp_buf_free(&one);
+    if (n->npaths) {
         tp_buf_putc(&all, 0);
         n->modules = all.data;
-        n->module = tp_xstrndup(last, last_len);
+        n->module = tp_xstrdup(n->paths[n->npaths - 1]);
     } else {
         tp_buf_free(&all);
     }
@@ -435,6 +481,8 @@ tp_etrecord *tp_etrecord_load(const char *path, tp_err *err)
     zip_close(z);
     if (r->nnodes) /* qsort's pointer must not be NULL, even for 0 items */
         qsort(r->nodes, r->nnodes, sizeof *r->nodes, cmp_node);
+    for (size_t i = 0; i < r->nnodes; i++)
+        r->nodes[i].index = (uint32_t)i;
     if (r->niids)
         qsort(r->iids, r->niids, sizeof *r->iids, cmp_iid);
     merge_iids(r);
@@ -459,6 +507,9 @@ void tp_etrecord_free(tp_etrecord *r)
         free(r->nodes[i].stack_trace);
         free(r->nodes[i].module);
         free(r->nodes[i].modules);
+        for (uint32_t k = 0; k < r->nodes[i].npaths; k++)
+            free(r->nodes[i].paths[k]);
+        free(r->nodes[i].paths);
     }
     free(r->nodes);
     for (size_t i = 0; i < r->niids; i++)
@@ -526,3 +577,11 @@ size_t tp_etrecord_nodes(const tp_etrecord *r, int32_t iid, const char *delegate
 
 size_t tp_etrecord_node_count(const tp_etrecord *r) { return r ? r->nnodes : 0; }
 const tp_etr_node *tp_etrecord_node(const tp_etrecord *r, size_t i) { return r && i < r->nnodes ? &r->nodes[i] : NULL; }
+
+const tp_etr_node *tp_etr_module_node(const tp_etr_node *const *nodes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i]->module)
+            return nodes[i];
+    return NULL;
+}

@@ -325,12 +325,11 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         return -1;
     if (o->ndrop_cats || o->min_dur_ns > 0)
         filter_events(t, o);
-    if (!o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0) { /* XPlane derives from its own stats while reading */
+    /* XPlane (and ETDump with an ETRecord) derive while reading */
+    if (!o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0) {
         tp_derive_opts d = {.framework_names = true, /* "TensorFlow Ops" would mislead on PyTorch */
                             .per_stream = true,      /* compute and NCCL streams overlap: lines per stream nest */
-                            .era = o->read.derive_era == 2020   ? TP_DERIVE_2020
-                                   : o->read.derive_era == 2022 ? TP_DERIVE_2022
-                                                                : TP_DERIVE_2024};
+                            .era = tp_derive_era_of(o->read.derive_era)};
         tp_derive_lines(t, &d);
     }
     return 0;

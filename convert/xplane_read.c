@@ -955,9 +955,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     r.din.nlaunches = nl;
     tp_derive_opts dopt = {.framework_names = o->framework_names,
                            .mark_steps = true,
-                           .era = o->derive_era == 2020   ? TP_DERIVE_2020
-                                  : o->derive_era == 2022 ? TP_DERIVE_2022
-                                                          : TP_DERIVE_2024};
+                           .era = tp_derive_era_of(o->derive_era)};
     tp_derive_from(t, &r.din, &dopt);
 
     tp_buf top = {0};

@@ -449,10 +449,10 @@ static void link_etrecord(const struct tp_etrecord *rec, tp_insp_event *ev)
 {
     if (!rec || ev->instruction_id < 0 || ev->framework)
         return;
-    const tp_etr_node *nodes[64];
+    const tp_etr_node *nodes[TP_ETR_MAX_NODES];
     const char *backend = NULL;
     size_t n = tp_etrecord_nodes(rec, ev->instruction_id, ev->delegate_id, ev->delegate_id ? strlen(ev->delegate_id) : 0,
-                                 nodes, 64, &backend);
+                                 nodes, TP_ETR_MAX_NODES, &backend);
     if (backend)
         ev->backend = tp_xstrdup(backend);
     if (!n)
@@ -467,12 +467,11 @@ static void link_etrecord(const struct tp_etrecord *rec, tp_insp_event *ev)
     tp_buf_putc(&b, ']');
     ev->op_types = tp_xstrndup(b.data, b.len);
     tp_buf_free(&b);
-    for (size_t i = 0; i < n; i++)
-        if (nodes[i]->module) {
-            ev->module = tp_xstrdup(nodes[i]->module);
-            ev->module_hierarchy = tp_xstrdup(nodes[i]->modules);
-            break;
-        }
+    const tp_etr_node *mn = tp_etr_module_node(nodes, n); /* the module the derived Name Scope line shows */
+    if (mn) {
+        ev->module = tp_xstrdup(mn->module);
+        ev->module_hierarchy = tp_xstrdup(mn->modules);
+    }
 }
 
 static void finish_block(work *w, block_work *bw, tp_insp_block *ob, const struct tp_etrecord *rec)
