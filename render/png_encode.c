@@ -85,13 +85,23 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     z.avail_out = (uInt)idat.cap;
     for (int y = 0; rc == 0 && y < h; y++) {
         unpack_row(px + (size_t)y * (size_t)stride, w, cur);
-        sub[0] = 1;
-        up[0] = 2;
-        for (size_t i = 0; i < rowb; i++) {
-            sub[i + 1] = (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
-            up[i + 1] = (unsigned char)(cur[i] - prev[i]);
+        const unsigned char *f;
+        if (y > 0 && memcmp(cur, prev, rowb) == 0) {
+            /* a row like the one above (margins, bar interiors): Up is all zeros */
+            memset(up, 0, rowb + 1);
+            up[0] = 2;
+            f = up;
+        } else {
+            sub[0] = 1;
+            up[0] = 2;
+            for (size_t i = 0; i < rowb && i < 3; i++)
+                sub[i + 1] = cur[i];
+            for (size_t i = 3; i < rowb; i++)
+                sub[i + 1] = (unsigned char)(cur[i] - cur[i - 3]);
+            for (size_t i = 0; i < rowb; i++)
+                up[i + 1] = (unsigned char)(cur[i] - prev[i]);
+            f = residual_sum(up + 1, rowb) <= residual_sum(sub + 1, rowb) ? up : sub;
         }
-        const unsigned char *f = residual_sum(up + 1, rowb) <= residual_sum(sub + 1, rowb) ? up : sub;
         z.next_in = (Bytef *)f;
         z.avail_in = (uInt)(rowb + 1);
         if (deflate(&z, y + 1 == h ? Z_FINISH : Z_NO_FLUSH) == Z_STREAM_ERROR || z.avail_in)
