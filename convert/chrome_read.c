@@ -175,6 +175,8 @@ static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, b
             e--;
         ev->args = start;
         ev->args_n = (size_t)(e - start);
+        if (r->o->no_corr)
+            return TP_JL_OK;
         const char *k = start;
         static const char key[] = "\"correlation\"";
         while ((k = memmem(k, (size_t)(e - k), key, sizeof key - 1)) != NULL) {

@@ -13,6 +13,7 @@
 typedef struct tp_read_opts {
     bool strict;             /* lenient problems (bad UTF-8, trailing commas...) become errors */
     bool keep_args;          /* keep event args (convert) or skip them (stats, report) */
+    bool no_corr;            /* correlation ids are not needed (nothing will be linked): may skip them */
     bool rederive;           /* rebuild derived lines even when the file has them (XPlane) */
     bool framework_names;    /* derived lines named "Framework Ops"/"Framework Name Scope" (--line-names framework) */
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */

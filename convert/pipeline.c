@@ -313,7 +313,9 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     t->strict = o->read.strict;
     t->keep_args = o->read.keep_args;
     t->format = f->name;
-    int rc = f->read(in, t, &o->read, err);
+    tp_read_opts ro = o->read;
+    ro.no_corr = o->no_links && !o->has_steps;
+    int rc = f->read(in, t, &ro, err);
     tp_input_close(in);
     if (rc < 0)
         return -1;
