@@ -64,7 +64,7 @@ static void round_trip(cairo_surface_t *s)
 
 TEST(png_encode_round_trips_through_libpng)
 {
-    /* a chart-like page: flat fills, anti-aliased diagonal lines and text */
+    /* a chart-like page: flat fills, anti-aliased lines and curves */
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 333, 217);
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -79,9 +79,12 @@ TEST(png_encode_round_trips_through_libpng)
     cairo_move_to(cr, 0, 0);
     cairo_line_to(cr, 333, 217);
     cairo_stroke(cr);
-    cairo_move_to(cr, 20, 40);
-    cairo_set_font_size(cr, 17);
-    cairo_show_text(cr, "cudaLaunchKernel 12.5 ms");
+    /* anti-aliased curves stand in for text (cairo's toy text API would
+     * bring in fontconfig, whose caches LeakSanitizer reports) */
+    for (int i = 0; i < 8; i++) {
+        cairo_arc(cr, 30 + i * 9.5, 40, 3.7, 0, 6.2832);
+        cairo_stroke(cr);
+    }
     cairo_destroy(cr);
     round_trip(s);
     cairo_surface_destroy(s);
