@@ -89,30 +89,65 @@ void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8
     b->data[b->len] = 0;
 }
 
+/* "00" "01" ... "99": two digits per division (writers format every ts and dur) */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* Write the decimal digits of v backwards ending at p: exactly `width`
+ * digits (zero-padded) when width > 0, else as many as v needs (at least
+ * one).  Returns the new start. */
+static char *put_digits_back(char *p, uint64_t v, int width)
+{
+    int n = 0;
+    while (v >= 100 || (width && n + 2 <= width && v)) {
+        unsigned k = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--p = digit_pairs[k + 1];
+        *--p = digit_pairs[k];
+        n += 2;
+    }
+    if (v >= 10) {
+        unsigned k = (unsigned)v * 2;
+        *--p = digit_pairs[k + 1];
+        *--p = digit_pairs[k];
+        n += 2;
+    } else if (v || n == 0 || (width && n < width)) {
+        *--p = (char)('0' + v);
+        n++;
+    }
+    while (n < width) {
+        *--p = '0';
+        n++;
+    }
+    return p;
+}
+
 size_t tp_format_fixed(char *out, int64_t value, int decimals)
 {
-    char tmp[48];
-    size_t n = 0;
-    bool neg = value < 0;
-    /* work in unsigned to handle INT64_MIN */
-    uint64_t v = neg ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                       100000000000ull, 1000000000000ull, 10000000000000ull,
+                                       100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                       100000000000000000ull, 1000000000000000000ull};
     if (decimals < 0)
         decimals = 0;
     if (decimals > 18)
         decimals = 18;
-    int d = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-        d++;
-        if (d == decimals)
-            tmp[n++] = '.';
-    } while (v || d <= decimals);
-    size_t w = 0;
+    bool neg = value < 0;
+    /* work in unsigned to handle INT64_MIN */
+    uint64_t v = neg ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    char tmp[48], *end = tmp + sizeof tmp, *p = end;
+    if (decimals) {
+        p = put_digits_back(p, v % pow10[decimals], decimals);
+        *--p = '.';
+        v /= pow10[decimals];
+    }
+    p = put_digits_back(p, v, 0);
     if (neg)
-        out[w++] = '-';
-    while (n)
-        out[w++] = tmp[--n];
+        *--p = '-';
+    size_t w = (size_t)(end - p);
+    memcpy(out, p, w);
     out[w] = 0;
     return w;
 }

@@ -46,6 +46,40 @@ TEST(format_fixed_is_exact)
     CHECK_STR(b, "-9223372036854775.808");
 }
 
+/* tp_format_fixed (two digits per step) against printf on the integer and
+ * fractional parts, for every number of decimals and values of every size */
+TEST(format_fixed_matches_printf_on_random_values)
+{
+    uint64_t x = 88172645463325252ull;
+    int bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t v = (int64_t)(x >> (x % 64));
+        if (x & 1)
+            v = -v;
+        int d = (int)((x >> 3) % 19);
+        if (i < 19 * 4) { /* the edges first */
+            static const int64_t edge[4] = {0, 99, INT64_MAX, INT64_MIN};
+            v = edge[i / 19];
+            d = i % 19;
+        }
+        uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, p = 1;
+        for (int k = 0; k < d; k++)
+            p *= 10;
+        char want[64], got[64];
+        if (d)
+            snprintf(want, sizeof want, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(u / p), d,
+                     (unsigned long long)(u % p));
+        else
+            snprintf(want, sizeof want, "%s%llu", v < 0 ? "-" : "", (unsigned long long)u);
+        size_t n = tp_format_fixed(got, v, d);
+        bad += strcmp(got, want) != 0 || n != strlen(want);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 TEST(parse_fixed_reads_microseconds_to_ns_exactly)
 {
     int64_t v;
