@@ -1,38 +1,37 @@
 /* op_breakdown.c: group device time by top-level op and kernel mix. */
 #include "op_breakdown.h"
+#include "json_write.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A key of 0 is "no key" (the none group); occurrences are (key, occ). */
 typedef struct item {
-    uint32_t top; /* top-level op event or TP_NONE */
-    uint32_t ev;  /* the device event */
+    tp_str key;
+    uint32_t occ;
+    uint32_t ev; /* the device event */
 } item;
 
 typedef struct ctx {
     const tp_trace *t;
 } ctx;
 
-static const char *opname(const tp_trace *t, uint32_t top)
+static const char *opname(const tp_trace *t, tp_str key)
 {
-    return top == TP_NONE ? "" : tp_str_get(t, t->events[top].name);
+    return key ? tp_str_get(t, key) : "";
 }
 
 static int cmp_items(const void *a, const void *b, void *vc)
 {
     const tp_trace *t = ((const ctx *)vc)->t;
     const item *x = a, *y = b;
-    if ((x->top == TP_NONE) != (y->top == TP_NONE))
-        return x->top == TP_NONE ? 1 : -1;
-    int c = strcmp(opname(t, x->top), opname(t, y->top));
+    if ((x->key == 0) != (y->key == 0))
+        return x->key == 0 ? 1 : -1;
+    int c = x->key == y->key ? 0 : strcmp(opname(t, x->key), opname(t, y->key));
     if (c)
         return c;
-    if (x->top != y->top) { /* occurrences of one op in time order */
-        const tp_event *p = &t->events[x->top], *q = &t->events[y->top];
-        if (p->ts != q->ts)
-            return p->ts < q->ts ? -1 : 1;
-        return x->top < y->top ? -1 : 1;
-    }
+    if (x->occ != y->occ) /* occurrences of one op together (their order does not matter) */
+        return x->occ < y->occ ? -1 : 1;
     const tp_event *p = &t->events[x->ev], *q = &t->events[y->ev];
     c = strcmp(tp_str_get(t, p->name), tp_str_get(t, q->name));
     if (c)
@@ -42,7 +41,8 @@ static int cmp_items(const void *a, const void *b, void *vc)
 
 /* one occurrence: its op and its kernels (sorted by name) */
 typedef struct occ {
-    uint32_t top;
+    tp_str key;
+    uint32_t id;
     size_t first, n; /* into the occurrence kernel array */
     int64_t total_ns;
     uint64_t instances;
@@ -73,15 +73,15 @@ static int cmp_occ(const void *a, const void *b, void *vc)
 {
     const occ_ctx *c = vc;
     const occ *x = a, *y = b;
-    if ((x->top == TP_NONE) != (y->top == TP_NONE))
-        return x->top == TP_NONE ? 1 : -1;
-    int r = strcmp(opname(c->t, x->top), opname(c->t, y->top));
+    if ((x->key == 0) != (y->key == 0))
+        return x->key == 0 ? 1 : -1;
+    int r = x->key == y->key ? 0 : strcmp(opname(c->t, x->key), opname(c->t, y->key));
     if (r)
         return r;
     r = cmp_mix(c, x, y);
     if (r)
         return r;
-    return x->top < y->top ? -1 : x->top > y->top; /* only equal mixes: order does not matter */
+    return x->id < y->id ? -1 : x->id > y->id; /* only equal mixes: order does not matter */
 }
 
 static int cmp_kernel_total(const void *a, const void *b, void *vc)
@@ -126,7 +126,7 @@ static int cmp_ops(const void *a, const void *b, void *vc)
 
 const char *tp_opk_op_name(const tp_trace *t, const tp_opk_op *op)
 {
-    return op->no_op ? "(no host op)" : tp_str_get(t, op->name);
+    return op->no_op ? (op->none ? op->none : "(no key)") : tp_str_get(t, op->name);
 }
 
 static bool counted(const tp_event *e)
@@ -137,6 +137,20 @@ static bool counted(const tp_event *e)
 
 void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob)
 {
+    /* key: the top-level op's name; occurrence: that op event */
+    tp_opk_key *keys = tp_xcalloc(t->nevents + 1, sizeof *keys);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (counted(&t->events[i])) {
+            uint32_t top = tp_top_op_of(t, ht, (uint32_t)i);
+            if (top != TP_NONE) /* (an op without a name counts as none) */
+                keys[i] = (tp_opk_key){t->events[top].name, top};
+        }
+    tp_op_kernels_build_keyed(t, keys, "(no host op)", ob);
+    free(keys);
+}
+
+void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const char *none, tp_op_kernels *ob)
+{
     memset(ob, 0, sizeof *ob);
     size_t n = 0;
     for (size_t i = 0; i < t->nevents; i++)
@@ -146,7 +160,8 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     for (size_t i = 0; i < t->nevents; i++)
         if (counted(&t->events[i])) {
             it[n].ev = (uint32_t)i;
-            it[n].top = tp_top_op_of(t, ht, (uint32_t)i);
+            it[n].key = keys[i].name;
+            it[n].occ = keys[i].occ;
             n++;
         }
     ctx c = {t};
@@ -158,8 +173,9 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     size_t nok = 0, noc = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[it[i].ev];
-        if (i == 0 || it[i].top != it[i - 1].top) {
-            oc[noc].top = it[i].top;
+        if (i == 0 || it[i].key != it[i - 1].key || it[i].occ != it[i - 1].occ) {
+            oc[noc].key = it[i].key;
+            oc[noc].id = it[i].occ;
             oc[noc].first = nok;
             oc[noc].n = 0;
             oc[noc].total_ns = 0;
@@ -190,14 +206,15 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     ob->ops = tp_xmalloc((noc + 1) * sizeof *ob->ops);
     for (size_t i = 0; i < noc; i++) {
         const occ *o = &oc[i];
-        bool new_op = i == 0 || (o->top == TP_NONE) != (oc[i - 1].top == TP_NONE) ||
-                      strcmp(opname(t, o->top), opname(t, oc[i - 1].top)) != 0;
+        bool new_op = i == 0 || (o->key == 0) != (oc[i - 1].key == 0) ||
+                      strcmp(opname(t, o->key), opname(t, oc[i - 1].key)) != 0;
         bool new_var = new_op || cmp_mix(&oct, o, &oc[i - 1]) != 0;
         if (new_op) {
             tp_opk_op *op = &ob->ops[ob->nops++];
             memset(op, 0, sizeof *op);
-            op->no_op = o->top == TP_NONE;
-            op->name = op->no_op ? 0 : t->events[o->top].name;
+            op->no_op = o->key == 0;
+            op->name = op->no_op ? 0 : o->key;
+            op->none = none;
             op->first = ob->nvariants;
         }
         tp_opk_op *op = &ob->ops[ob->nops - 1];
@@ -246,4 +263,34 @@ void tp_op_kernels_free(tp_op_kernels *ob)
     free(ob->variants);
     free(ob->kernels);
     memset(ob, 0, sizeof *ob);
+}
+
+void tp_op_kernels_json(const tp_trace *t, const tp_op_kernels *ob, const char *none_key, tp_buf *b)
+{
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < ob->nops; i++) {
+        const tp_opk_op *op = &ob->ops[i];
+        tp_buf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
+        const char *name = tp_opk_op_name(t, op);
+        tp_json_put_string(b, name, strlen(name), NULL);
+        tp_buf_printf(b, ",\"%s\":%s,\"total_ns\":%lld,\"occurrences\":%llu,\"instances\":%llu,\"variants\":[",
+                      none_key, op->no_op ? "true" : "false", (long long)op->total_ns,
+                      (unsigned long long)op->occurrences, (unsigned long long)op->instances);
+        for (size_t v = 0; v < op->n; v++) {
+            const tp_opk_variant *va = &ob->variants[op->first + v];
+            tp_buf_printf(b, "%s{\"occurrences\":%llu,\"total_ns\":%lld,\"kernels\":[", v ? "," : "",
+                          (unsigned long long)va->occurrences, (long long)va->total_ns);
+            for (size_t k = 0; k < va->n; k++) {
+                const tp_opk_kernel *kk = &ob->kernels[va->first + k];
+                tp_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
+                const char *kn = tp_str_get(t, kk->name);
+                tp_json_put_string(b, kn, strlen(kn), NULL);
+                tp_buf_printf(b, ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld}", tp_kind_name((tp_kind)kk->kind),
+                              (unsigned long long)kk->count, (long long)kk->total_ns);
+            }
+            tp_buf_puts(b, "]}");
+        }
+        tp_buf_puts(b, "]}");
+    }
+    tp_buf_putc(b, ']');
 }
