@@ -142,7 +142,7 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         TP_GROW(items, icap, nitems + 1);
         items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e)};
     }
-    tp_timeline tl = {title, nrows, labels, nitems, items};
+    tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams always shown */
     tp_timeline_draw(cv, &tl, r);
     free(srow);
     free(labels);
