@@ -332,7 +332,9 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_buf *b)
                   sf->nsteps);
     if (sf->median != SIZE_MAX) {
         tp_fmt_us(u, sizeof u, sf->steps[sf->median].host_ns);
-        tp_buf_printf(b, "| median step | #%lld, %s |\n", (long long)sf->steps[sf->median].step, u);
+        char lab[160];
+        tp_step_label(t, sf, &sf->steps[sf->median], lab, sizeof lab);
+        tp_buf_printf(b, "| median step | %s, %s |\n", lab, u);
     }
     tp_fmt_us(u, sizeof u, sf->whole.busy_ns);
     tp_fmt_pct(v, sizeof v, sf->whole.busy_ns, sf->whole.host_ns);
