@@ -87,6 +87,7 @@ int tp_cmd_report(int argc, char **argv)
     tp_trace_init(&t);
     tp_err err = {0};
     lo.read.keep_args = false;
+    lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
         tp_trace_free(&t);
