@@ -267,6 +267,22 @@ TEST(render_timeline_golden)
     CHECK(strstr(r, "more tracks not shown") != NULL);
     CHECK(anchors_inside(r, 10, 10, 490, 390));
     free(r);
+    /* keep_last: the last two tracks (device streams) are drawn all the same */
+    many[498] = "device stream A";
+    many[499] = "device stream B";
+    big.keep_last = 2;
+    cv = rec_begin(500, 400);
+    tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
+    r = rec_end(cv);
+    CHECK(strstr(r, "\"device stream A\"") && strstr(r, "\"device stream B\"") && strstr(r, "more tracks not shown"));
+    CHECK(anchors_inside(r, 10, 10, 490, 390));
+    free(r);
+    big.keep_last = 0;
+    cv = rec_begin(500, 400);
+    tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
+    r = rec_end(cv);
+    CHECK(strstr(r, "device stream") == NULL);
+    free(r);
     free(many);
     free(it);
 

@@ -6,6 +6,7 @@
 #include "format_pages.h"
 #include "harness.h"
 #include "json_value.h"
+#include "pages_int.h"
 #include "pbenc.h"
 #include "pipeline.h"
 #include "summary.h"
@@ -282,6 +283,8 @@ TEST(xplane_report_launch_stats_equal_direct_count_on_samples)
             CHECK_EQ_INT(jint(tp_jv_get(s.xp, "launch_stats"), "device_from_link"), 1556);
             CHECK(txt && strstr(txt, "Launches per step") && strstr(txt, "#0 GPU:4") && strstr(txt, "#0 GPU:6"));
             CHECK(exists_in(dir, "png/xplane_launch_stats.png"));
+            /* the generic steps page: one step per device, the busiest streams keyed under short headers */
+            CHECK(txt && strstr(txt, "Steps (one per device") && strstr(txt, "stream 3: device 4 Stream #134(Compute)"));
         } else if (i == 1) {
             /* JAX: no groups (one "no step" row), device_id 768 names no plane */
             CHECK_EQ_INT(n, 1);
@@ -290,6 +293,7 @@ TEST(xplane_report_launch_stats_equal_direct_count_on_samples)
         } else {
             CHECK(txt && strstr(txt, "Launch Stats: no launch calls"));
             CHECK(!exists_in(dir, "png/xplane_launch_stats.png"));
+
         }
         char *md = read_in(dir, "summary.md");
         CHECK(md && strstr(md, "#### XPlane: Launch Stats") && strstr(md, "#### XPlane: dominating TF ops"));
@@ -760,6 +764,78 @@ TEST(xplane_report_pdf_checks_and_golden_pages)
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
     CHECK(rec.len > 1000);
     CHECK_GOLDEN("fpages_xplane.rec", rec.data, rec.len);
+    tp_buf_free(&rec);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+}
+
+/* XPlane steps are per device (the TF sample: step 0 on GPU:4 and on
+ * GPU:6): each holds exactly its own device's work inside its span,
+ * counted here directly, and is labelled with its device. */
+TEST(xplane_report_device_steps_hold_their_own_devices_work)
+{
+    tp_load_opts lo = {0};
+    tp_err err = {0};
+    tp_trace t;
+    tp_trace_init(&t);
+    CHECK_EQ_INT(tp_load(tp_test_shared(GPU_SAMPLE), &lo, &t, &err), 0);
+    tp_report_opts ro = {"gpu.xplane.pb", NULL, 0};
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    CHECK_EQ_INT(s.sf.nsteps, 2);
+    static const char *const labels[] = {"#0 GPU:4", "#0 GPU:6"};
+    for (size_t k = 0; k < s.sf.nsteps && k < 2; k++) {
+        const tp_step_row *r = &s.sf.steps[k];
+        uint32_t proc = t.tracks[t.events[r->event].track].process;
+        uint64_t n = 0, kernels = 0;
+        for (size_t i = 0; i < t.nevents; i++) {
+            const tp_event *e = &t.events[i];
+            bool act = e->ph == 'X' &&
+                       (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
+            if (act && t.tracks[e->track].process == proc && e->ts >= r->ts && e->ts < r->ts + r->host_ns) {
+                n++;
+                kernels += e->kind == TP_KIND_KERNEL;
+            }
+        }
+        CHECK_EQ_INT(r->device_events, n);
+        CHECK_EQ_INT(kernels, 665); /* SOURCES.md: 665 kernels on each of GPU:4 and GPU:6 */
+        char lab[64];
+        tp_step_label(&t, &s.sf, r, lab, sizeof lab);
+        CHECK_STR(lab, labels[k]);
+    }
+    char lab[64];
+    tp_step_label(&t, &s.sf, &s.sf.whole, lab, sizeof lab);
+    CHECK_STR(lab, "whole trace");
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+}
+
+/* 122 host threads (4 levels each) do not push the four TPUs off the timeline. */
+TEST(xplane_report_tpu_timeline_keeps_its_devices)
+{
+    tp_load_opts lo = {0};
+    tp_err err = {0};
+    tp_trace t;
+    tp_trace_init(&t);
+    CHECK_EQ_INT(tp_load(tp_test_shared(TPU_SAMPLE), &lo, &t, &err), 0);
+    tp_report_opts ro = {"tpu.xplane.pb", NULL, 0};
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    tp_buf rec = {0};
+    tp_canvas *cv = tp_canvas_rec(&rec);
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
+    tp_cv_begin_page(cv, 842, 595, "Timeline");
+    tp_chart_timeline(cv, &pc, (tp_rect){36, 36, 770, 523});
+    tp_cv_end_page(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    tp_buf_putc(&rec, 0);
+    CHECK(strstr(rec.data, "more tracks not shown"));
+    for (int d = 0; d < 4; d++) {
+        char want[64];
+        snprintf(want, sizeof want, "\"device %d XLA Ops\"", d);
+        if (!strstr(rec.data, want))
+            tp_test_fail(__FILE__, __LINE__, "the timeline lacks the row %s", want);
+    }
     tp_buf_free(&rec);
     tp_summary_free(&s);
     tp_trace_free(&t);
