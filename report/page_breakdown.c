@@ -19,9 +19,10 @@ typedef struct grid_mem {
     char title[200];
 } grid_mem;
 
-static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const char *what, grid_mem *mem)
+static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const char *what, size_t max_ops,
+                             grid_mem *mem)
 {
-    size_t nops = ob->nops < TP_GRID_MAX_OPS ? ob->nops : TP_GRID_MAX_OPS;
+    size_t nops = ob->nops < max_ops ? ob->nops : max_ops;
     tp_op_breakdown *ops = tp_xcalloc(nops + 1, sizeof *ops);
     size_t nmix = 0, nparts = 0;
     for (size_t i = 0; i < nops; i++) {
@@ -84,7 +85,7 @@ size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_ke
                              double w, double h)
 {
     grid_mem mem;
-    tp_grid_chart g = grid_of(pc->s->t, ob, what, &mem);
+    tp_grid_chart g = grid_of(pc->s->t, ob, what, TP_GRID_MAX_OPS, &mem);
     char bookmark[120];
     snprintf(bookmark, sizeof bookmark, "Dominating %s", what);
     double m = w > TP_PNG_W ? TP_PAGE_MARGIN : 16;
@@ -108,10 +109,17 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
 
 void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r)
 {
-    grid_mem mem;
-    tp_grid_chart g = grid_of(pc->s->t, ob, what, &mem);
-    tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
-    tp_grid_draw_page(cv, &g, L, 0, r);
-    tp_grid_layout_free(L);
-    grid_free(&mem);
+    /* one picture: as many of the top ops as fit on one page */
+    for (size_t max = TP_GRID_MAX_OPS;; max--) {
+        grid_mem mem;
+        tp_grid_chart g = grid_of(pc->s->t, ob, what, max, &mem);
+        tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
+        bool done = tp_grid_pages(L) == 1 || max <= 1;
+        if (done)
+            tp_grid_draw_page(cv, &g, L, 0, r);
+        tp_grid_layout_free(L);
+        grid_free(&mem);
+        if (done)
+            break;
+    }
 }

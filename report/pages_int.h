@@ -44,7 +44,7 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
  * ("TF ops"): title "Dominating <what>: ...", bookmark "Dominating <what>". */
 size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
                              double w, double h);
-/* Its first page drawn in r (a PNG chart). */
+/* The same in r as one picture (a PNG chart): the top ops that fit on one page. */
 void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r);
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
