@@ -74,7 +74,8 @@ static int xp_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_e
     xp_state *st = tp_xcalloc(1, sizeof *st);
     tp_launch_stats_build(t, xd, &st->ls);
 
-    tp_str *tf_full = tp_xcalloc(t->nevents + 1, sizeof *tf_full), *tf_type = tp_xcalloc(t->nevents + 1, sizeof *tf_type);
+    tp_str *tf_full = tp_xcalloc(t->nevents + 1, sizeof *tf_full);
+    tp_str *tf_type = tp_xcalloc(t->nevents + 1, sizeof *tf_type);
     tp_str *hlo = tp_xcalloc(t->nevents + 1, sizeof *hlo);
     for (size_t i = 0; xd && i < xd->nops; i++) {
         const tp_xplane_opkey *k = &xd->ops[i];
@@ -377,10 +378,10 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
         c[6] = tp_strs_us(&S, r->sum_ns);
         c[7] = tp_strs_us(&S, r->end - r->start);
     }
-    static const tp_table_col cols[NC] = {{"step", 0, TP_FIT_END, 0},          {"device", 0, TP_FIT_END, 0},
-                                          {"launches", 1, TP_FIT_END, 0},      {"max (us)", 1, TP_FIT_END, 0},
-                                          {"avg (us)", 1, TP_FIT_END, 0},      {"min (us)", 1, TP_FIT_END, 0},
-                                          {"total (us)", 1, TP_FIT_END, 0},    {"first to last (us)", 1, TP_FIT_END, 0}};
+    static const tp_table_col cols[NC] = {
+        {"step", 0, TP_FIT_END, 0},     {"device", 0, TP_FIT_END, 0},   {"launches", 1, TP_FIT_END, 0},
+        {"max (us)", 1, TP_FIT_END, 0}, {"avg (us)", 1, TP_FIT_END, 0}, {"min (us)", 1, TP_FIT_END, 0},
+        {"total (us)", 1, TP_FIT_END, 0}, {"first to last (us)", 1, TP_FIT_END, 0}};
     tp_table tb = {"Launches per step and device", NC, cols, ls->n, cells, 8, 2};
     tp_rect tr = {m, y, w, pc->lh - m - y};
     tp_table_layout *L = tp_table_layout_new(&tb, tr.w, tr.h);
