@@ -96,6 +96,11 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a)
     it->scope_inst = a->scope_inst;
 }
 
+bool tp_launch_counted(const char *name, size_t len)
+{
+    return !(len >= 2 && name[0] == 'c' && name[1] == 'u');
+}
+
 void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur)
 {
     /* small devices and groups share one map key; others are searched */

@@ -116,6 +116,15 @@ void tp_derive_input_free(tp_derive_input *in);
 /* Add one annotation (copied; classes shared between events are stored once). */
 void tp_derive_add(tp_derive_input *in, const tp_annot *a);
 
+/* Whether a host call that has a correlation id is a launch the Launch Stats
+ * count (XPLANE.md §5.2): every one but the CUDA driver API's own calls,
+ * whose names start with "cu" (cuEventRecord, cuCtxSynchronize, ...;
+ * TensorFlow names a launch after its kernel or "MemcpyH2D", JAX after the
+ * runtime call, hipModuleLaunchKernel, ...).  The Launch Stats line also
+ * wants the call's group and device id; the report counts the others too
+ * (report/launch_stats.h).  The one place this rule lives. */
+bool tp_launch_counted(const char *name, size_t len);
+
 /* Count one host launch of `group` to `device` (any device key the caller
  * resolves later, e.g. an ordinal) lasting [ts, ts + dur). */
 void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur);

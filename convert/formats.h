@@ -18,6 +18,7 @@ typedef struct tp_read_opts {
     bool framework_names;    /* derived lines named "Framework Ops"/"Framework Name Scope" (--line-names framework) */
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool with_source;        /* keep kernel sources (PlaidML) */
+    bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */
     const char *etrecord;    /* ETDump: optional ETRecord side-car */
     const char *time_scale;  /* ETDump: source time unit ("ns", "us", "ms", "s", "cycles:HZ") */
 } tp_read_opts;

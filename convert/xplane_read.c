@@ -80,6 +80,7 @@ typedef struct xp_reader {
     tp_argb ab;
     tp_buf planes_json;   /* per-plane summary for the top-level "xplane" object */
     tp_derive_input din;
+    tp_xplane_data *xd;   /* kept for the report (report_data), else NULL */
     tp_i64map opcache;    /* interned op full name -> parsed op (index into ops) */
     tp_annot *ops;
     size_t nops, ops_cap;
@@ -499,8 +500,11 @@ static void parse_op(xp_reader *r, const char *s, size_t n, tp_annot *a)
     a->scopes = r->ops[i].scopes;
 }
 
-/* What the derivation engine needs from one device event. */
-static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, const xp_emeta *m)
+/* What the derivation engine needs from one device event: fills *out; with
+ * hlo_key (the report's data) also the event's "<outermost hlo op>
+ * (<module>)" key. */
+static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, const xp_emeta *m, tp_annot *out,
+                     tp_str *hlo_key)
 {
     tp_annot a;
     memset(&a, 0, sizeof a);
@@ -557,6 +561,16 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
         if (b.len) {
             a.hlo_ops = tp_intern(t, b.data, b.len);
             a.low_name = tp_intern(t, b.data + last, b.len - last);
+            if (hlo_key) { /* the outermost level: what was launched (a fusion, a while loop...) */
+                const char *sep = memchr(b.data, TP_DERIVE_SEP, b.len);
+                b.len = sep ? (size_t)(sep - b.data) : b.len;
+                if (mod && stat_text(mod) && mod->len) {
+                    tp_buf_puts(&b, " (");
+                    tp_buf_put(&b, mod->s, mod->len);
+                    tp_buf_putc(&b, ')');
+                }
+                *hlo_key = tp_intern(t, b.data, b.len);
+            }
         }
         tp_buf_free(&b);
         if (has_prog) {
@@ -590,7 +604,7 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
     }
     if (src && stat_text(src) && src->len)
         a.source = tp_intern(t, (const char *)src->s, src->len);
-    tp_derive_add(&r->din, &a);
+    *out = a;
 }
 
 static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, const xp_line *L,
@@ -701,7 +715,8 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
     } else if (r->plane_is_device) {
         e.kind = TP_KIND_OTHER;
     } else {
-        e.kind = corr >= 0 && (device_id >= 0 || kernel) ? TP_KIND_RUNTIME : TP_KIND_HOST_OP;
+        /* a launch: TF 2.x calls have no device_id but the details of what they launch */
+        e.kind = corr >= 0 && (device_id >= 0 || kernel || memcpy_ || memset_) ? TP_KIND_RUNTIME : TP_KIND_HOST_OP;
     }
     /* categories: the kind names the converter's own output uses (so a
      * converted trace reads back with the same kinds), "derived" for lines
@@ -736,11 +751,27 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
     r->t->events_in++;
     r->plane_events++;
 
-    if (is_device_line && r->plane_derive && e.ph == 'X' && !async)
-        annotate(r, idx, group, kernel || graph || e.kind == TP_KIND_KERNEL, m);
-    if (!r->plane_is_device && e.kind == TP_KIND_RUNTIME && group != TP_DERIVE_NO_GROUP && device_id >= 0 &&
-        !(m && m->nlen >= 2 && memcmp(m->name, "cu", 2) == 0)) {
-        tp_derive_add_launch(&r->din, (uint32_t)device_id, group, e.ts, e.dur); /* device: an ordinal until the end */
+    bool activity = e.kind == TP_KIND_KERNEL || e.kind == TP_KIND_MEMCPY || e.kind == TP_KIND_MEMSET;
+    if (is_device_line && e.ph == 'X' && !async && (r->plane_derive || (r->xd && activity))) {
+        tp_annot a;
+        tp_str hlo = 0;
+        annotate(r, idx, group, kernel || graph || e.kind == TP_KIND_KERNEL, m, &a, r->xd ? &hlo : NULL);
+        if (r->plane_derive)
+            tp_derive_add(&r->din, &a);
+        if (r->xd && activity && (a.op || hlo)) {
+            TP_GROW(r->xd->ops, r->xd->ops_cap, r->xd->nops + 1);
+            r->xd->ops[r->xd->nops++] = (tp_xplane_opkey){idx, a.op, a.op ? a.op_display : 0, hlo};
+        }
+    }
+    if (!r->plane_is_device && e.kind == TP_KIND_RUNTIME && corr >= 0 &&
+        tp_launch_counted(m ? (const char *)m->name : "", m ? m->nlen : 0)) {
+        if (group != TP_DERIVE_NO_GROUP && device_id >= 0) /* device: an ordinal until the end */
+            tp_derive_add_launch(&r->din, (uint32_t)device_id, group, e.ts, e.dur);
+        if (r->xd) {
+            TP_GROW(r->xd->launches, r->xd->launches_cap, r->xd->nlaunches + 1);
+            r->xd->launches[r->xd->nlaunches++] =
+                (tp_xplane_launch){idx, device_id >= 0 && device_id < INT32_MAX ? (uint32_t)device_id : TP_NONE, group};
+        }
     }
     return 0;
 }
@@ -897,6 +928,28 @@ static void json_str_list(tp_buf *b, const char *key, const tp_buf *items)
     tp_buf_putc(b, ']');
 }
 
+/* The process of the /device:GPU:<ordinal> plane (the last one, should a
+ * file have two), or TP_NONE: what a launch's device_id names. */
+static uint32_t gpu_process(const tp_trace *t, uint32_t ordinal)
+{
+    uint32_t proc = TP_NONE;
+    for (size_t p = 0; ordinal != TP_NONE && p < t->nprocesses; p++)
+        if (t->processes[p].is_device && t->processes[p].device == (int32_t)ordinal &&
+            strncmp(tp_str_get(t, t->processes[p].name), "/device:GPU:", 12) == 0)
+            proc = (uint32_t)p;
+    return proc;
+}
+
+static void xplane_data_free(void *p)
+{
+    tp_xplane_data *xd = p;
+    if (!xd)
+        return;
+    free(xd->launches);
+    free(xd->ops);
+    free(xd);
+}
+
 /* mapped: buf is a private file mapping whose finished lines may be dropped */
 static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
@@ -909,6 +962,8 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     r.err = err;
     r.top = tp_pb_init(buf, len);
     t->format = "xplane";
+    if (o->report_data)
+        r.xd = tp_xcalloc(1, sizeof *r.xd);
     tp_buf hosts = {0}, errs = {0}, warns = {0};
     tp_pb_field f;
     int k, rc = -1;
@@ -941,11 +996,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     size_t nl = 0;
     for (size_t i = 0; i < r.din.nlaunches; i++) {
         tp_launch la = r.din.launches[i];
-        uint32_t proc = TP_NONE;
-        for (size_t p = 0; p < t->nprocesses; p++)
-            if (t->processes[p].is_device && t->processes[p].device == (int32_t)la.device &&
-                strncmp(tp_str_get(t, t->processes[p].name), "/device:GPU:", 12) == 0)
-                proc = (uint32_t)p;
+        uint32_t proc = gpu_process(t, la.device);
         if (proc == TP_NONE || !derived_dev[proc])
             continue;
         la.device = proc;
@@ -970,8 +1021,23 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
         tp_buf_putc(&t->toplevel, ',');
     tp_buf_put(&t->toplevel, top.data, top.len);
     tp_buf_free(&top);
+    if (r.xd && !t->format_data) {
+        uint32_t last = TP_NONE, last_proc = TP_NONE; /* launches come in runs of one device */
+        for (size_t i = 0; i < r.xd->nlaunches; i++) {
+            uint32_t d = r.xd->launches[i].device;
+            if (d != last) {
+                last = d;
+                last_proc = gpu_process(t, d);
+            }
+            r.xd->launches[i].device = last_proc;
+        }
+        t->format_data = r.xd;
+        t->format_data_free = xplane_data_free;
+        r.xd = NULL;
+    }
     rc = 0;
 out:
+    xplane_data_free(r.xd);
     tp_buf_free(&hosts);
     tp_buf_free(&errs);
     tp_buf_free(&warns);

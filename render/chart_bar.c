@@ -8,6 +8,7 @@
 #include "textfit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,9 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
         tp_ticks_log(isfinite(vmin) ? vmin : 1, vmax, &t);
     else
         tp_ticks_linear(vmax, 5, &t);
+    if (c->counts) /* the same nice steps, as plain numbers */
+        for (int i = 0; i < t.n; i++)
+            snprintf(t.label[i], sizeof t.label[i], "%g", t.v[i]);
 
     /* horizontal layout: [axis title][tick labels][plot] */
     double tickw = 0;
@@ -133,7 +137,10 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
         }
         if (c->value_labels) {
             char vb[32];
-            tp_format_duration(vb, sizeof vb, v);
+            if (c->counts)
+                snprintf(vb, sizeof vb, "%.0f", v);
+            else
+                tp_format_duration(vb, sizeof vb, v);
             double vw = tp_text_width(TP_FONT_REGULAR, VALUE_FS, vb);
             if (vw <= slot - 1 && label_top - VALUE_FS * 1.2 >= r.y)
                 tp_cv_text(cv, cx, label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0, vb);

@@ -24,6 +24,7 @@ typedef struct tp_barchart {
     int value_labels;                    /* print each value where it fits */
     const struct tp_legend_item *legend; /* optional legend under the title */
     size_t nlegend;                      /* (e.g. tp_legend_for_keys of the families) */
+    int counts;                          /* values are counts, not ns: plain numbers on the axis and bars */
 } tp_barchart;
 
 void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r);

@@ -77,10 +77,19 @@ void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
         row = MIN_ROW;
         shown = (size_t)fmax(1, floor((avail - LABEL_FS * 1.5) / MIN_ROW));
     }
+    /* which track goes on which row: the first `front` tracks, then the
+     * last shown - front (the kept ones) */
+    size_t keep = tl->keep_last < shown ? tl->keep_last : shown;
+    size_t front = shown < tl->ntracks ? shown - keep : shown;
+    size_t *track_of = tp_xmalloc((shown + 1) * sizeof *track_of);
+    for (size_t i = 0; i < shown; i++)
+        track_of[i] = i < front ? i : tl->ntracks - (shown - i);
     double lfs = fmin(LABEL_FS, row * 0.8);
     double lw = 0;
-    for (size_t i = 0; i < shown; i++)
-        lw = fmax(lw, tp_text_width(TP_FONT_REGULAR, lfs, tl->track_labels[i] ? tl->track_labels[i] : ""));
+    for (size_t i = 0; i < shown; i++) {
+        const char *l = tl->track_labels[track_of[i]];
+        lw = fmax(lw, tp_text_width(TP_FONT_REGULAR, lfs, l ? l : ""));
+    }
     lw = fmin(lw, r.w * 0.25);
     double px = r.x + lw + 8, pw = r.x + r.w - px - 4;
     double span = (double)(t1 - t0);
@@ -92,7 +101,8 @@ void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
         double ry = y + (double)i * row;
         if (i % 2)
             tp_cv_fill_rect(cv, px, ry, pw, row, TP_COLOR_ZEBRA);
-        char *lab = tp_fit_middle(TP_FONT_REGULAR, lfs, tl->track_labels[i], lw);
+        const char *l = tl->track_labels[track_of[i]];
+        char *lab = tp_fit_middle(TP_FONT_REGULAR, lfs, l ? l : "", lw);
         tp_cv_text(cv, px - 6, tp_text_baseline_mid(TP_FONT_REGULAR, lfs, ry + row / 2), TP_FONT_REGULAR, lfs,
                    TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, lab);
         free(lab);
@@ -116,14 +126,17 @@ void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
     tp_cv_clip_rect(cv, px, y, pw, bottom - y);
     for (size_t oi = 0; oi < tl->nitems; oi++) {
         const tp_tl_item *e = &tl->items[ord[oi]];
-        if (e->track >= shown)
+        size_t rowi = e->track < front                           ? e->track
+                      : e->track + shown >= tl->ntracks + front ? e->track + shown - tl->ntracks
+                                                                : SIZE_MAX; /* left out */
+        if (rowi >= shown)
             continue;
         double x = px + (double)(e->start_ns - t0) * scale;
         double w = fmax(0.5, (double)(e->dur_ns > 0 ? e->dur_ns : 0) * scale);
         double room = w;
         if (oi + 1 < tl->nitems && tl->items[ord[oi + 1]].track == e->track)
             room = fmin(w, px + (double)(tl->items[ord[oi + 1]].start_ns - t0) * scale - x);
-        double by = y + e->track * row + row * 0.12, bh = row * 0.76;
+        double by = y + (double)rowi * row + row * 0.12, bh = row * 0.76;
         tp_color col = tp_palette_key(e->category ? e->category : "other");
         tp_cv_fill_rect(cv, x, by, w, bh, col);
         double nfs = fmin(NAME_FS, bh * 0.8);
@@ -137,6 +150,7 @@ void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
     }
     tp_cv_restore(cv);
     free(ord);
+    free(track_of);
     tp_cv_line(cv, px, bottom, px + pw, bottom, TP_COLOR_AXIS, 0.8);
     tp_cv_text(cv, px + pw, bottom + 3 + TICK_FS * 2.4, TP_FONT_REGULAR, TICK_FS, TP_COLOR_MUTED, TP_ALIGN_RIGHT, 0,
                "time since the first event");

@@ -2,7 +2,8 @@
  * stream), bars coloured by category with a legend, names inside bars
  * where they fit (ellipsized), a time axis (relative to the earliest
  * start) with nice ticks and units.  Tracks that do not fit at the
- * minimum row height are left out and counted in a note. */
+ * minimum row height are left out and counted in a note (from the end, or
+ * from before the last `keep_last` tracks). */
 #ifndef TP_CHART_TIMELINE_H
 #define TP_CHART_TIMELINE_H
 
@@ -22,6 +23,10 @@ typedef struct tp_timeline {
     const char *const *track_labels;
     size_t nitems;
     const tp_tl_item *items;
+    /* The last keep_last tracks (device streams after host threads) are
+     * shown even when not every track fits: the ones before them are
+     * left out first. */
+    size_t keep_last;
 } tp_timeline;
 
 void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r);

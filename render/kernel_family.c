@@ -19,6 +19,15 @@ static int any(const char *s, const char *const *words)
     return 0;
 }
 
+/* "conv" that is not the start of "convert" (XLA's loop_convert_fusion) */
+static int has_conv(const char *s)
+{
+    for (const char *p = strstr(s, "conv"); p; p = strstr(p + 1, "conv"))
+        if (strncmp(p + 4, "ert", 3) != 0)
+            return 1;
+    return 0;
+}
+
 static const char *classify(const char *b, const char *full)
 {
     static const char *const comm[] = {"nccl",      "rccl",       "allreduce",     "all_reduce",
@@ -27,14 +36,15 @@ static const char *classify(const char *b, const char *full)
     static const char *const norm[] = {"batch_norm", "batchnorm", "layer_norm",    "layernorm",
                                        "group_norm", "groupnorm", "instance_norm", "rms_norm",
                                        "rmsnorm",    "bn_fw",     "bn_bw",         NULL};
-    static const char *const conv[] = {"conv",   "fprop",         "dgrad", "wgrad",  "winograd",
-                                       "scudnn", "implicit_gemm", "fft",   "im2col", NULL};
+    static const char *const conv[] = {"fprop",  "dgrad", "wgrad", "winograd", "scudnn",
+                                       "implicit_gemm", "fft", "im2col", NULL};
     static const char *const index[] = {"index", "gather", "scatter", "take_", NULL};
     static const char *const transpose[] = {"transpose", "permute", "nchwtonhwc", "nhwctonchw", NULL};
     static const char *const optim[] = {"multi_tensor_apply", "adam", "sgd_", NULL};
     static const char *const random[] = {"dropout", "distribution_", "philox", "curand", NULL};
     static const char *const reduce[] = {"reduce", "sum", "mean", "argmax", "argmin", "welford", NULL};
-    static const char *const elt[] = {"elementwise", "pointwise", "vectorized", "unrolled", "fill", "copy", NULL};
+    static const char *const elt[] = {"elementwise", "pointwise", "vectorized", "unrolled", "fill",
+                                      "copy",        "convert",   NULL};
 
     if (starts(b, "memcpy"))
         return "memcpy";
@@ -50,7 +60,7 @@ static const char *classify(const char *b, const char *full)
         return "softmax";
     if (any(b, norm))
         return "norm";
-    if (any(b, conv) || has(full, "cudnn"))
+    if (has_conv(b) || any(b, conv) || has(full, "cudnn"))
         return "conv";
     if (has(b, "gemv"))
         return "gemv";
@@ -72,7 +82,7 @@ static const char *classify(const char *b, const char *full)
         return "random";
     if (any(b, reduce))
         return "reduce";
-    if (any(b, elt))
+    if (any(b, elt) || (starts(b, "loop_") && has(b, "fusion"))) /* XLA loop fusions are elementwise */
         return "elementwise";
     return "other";
 }

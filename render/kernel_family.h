@@ -12,7 +12,7 @@
  *   embedding bwd/fwd "embedding" (bwd if it also says backward/bwd/grad)
  *   softmax           "softmax"
  *   norm              batch/layer/group/instance/rms norm, cudnn bn_fw/bn_bw
- *   conv              conv, fprop, dgrad, wgrad, winograd, scudnn,
+ *   conv              conv (not as in "convert"), fprop, dgrad, wgrad, winograd, scudnn,
  *                     implicit_gemm, fft2d/fft, im2col; or "cudnn" anywhere
  *                     in the whole name (cudnn/cask helpers of convolutions)
  *   gemv              "gemv"
@@ -29,7 +29,8 @@
  *   random            dropout, distribution_, philox, curand
  *   reduce            reduce, "sum", "mean", argmax/argmin, welford
  *   elementwise       elementwise, pointwise, vectorized, unrolled,
- *                     "fill", "copy"
+ *                     "fill", "copy", "convert"; XLA loop fusions
+ *                     (starts with "loop_", has "fusion")
  *   other             everything else */
 #ifndef TP_KERNEL_FAMILY_H
 #define TP_KERNEL_FAMILY_H

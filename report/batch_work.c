@@ -33,6 +33,7 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     if (o->load)
         lo = *o->load;
     lo.read.keep_args = true;
+    lo.read.report_data = true; /* the report's format pages (XPlane) */
     if (o->steps && tp_parse_steps(o->steps, &lo.step_first, &lo.step_last) == 0)
         lo.has_steps = true;
     tp_trace t;

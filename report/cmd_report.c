@@ -87,7 +87,8 @@ int tp_cmd_report(int argc, char **argv)
     tp_trace_init(&t);
     tp_err err = {0};
     lo.read.keep_args = false;
-    lo.no_derive = true; /* derived lines are a view for trace viewers: 7% of a report's time */
+    lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
+    lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
         tp_trace_free(&t);

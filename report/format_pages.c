@@ -2,6 +2,7 @@
  * calls the report makes into it (format_pages.h). */
 #include "format_pages.h"
 #include "palette.h"
+#include "textfit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@ static const tp_format_pages *const rows[] = {
     &tp_fpages_etdump,
     &tp_fpages_plaidml,
     &tp_fpages_dvdt,
+    &tp_fpages_xplane,
 };
 
 const tp_format_pages *tp_format_pages_find(const char *format)
@@ -118,7 +120,11 @@ void tp_fp_note_page(tp_canvas *cv, const tp_pagectx *pc, const char *title, con
 {
     double m = TP_PAGE_MARGIN;
     tp_cv_begin_page(cv, pc->lw, pc->lh, title);
-    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, title);
-    tp_page_line(cv, m, y + 4, TP_FONT_REGULAR, 10, TP_COLOR_MUTED, note);
+    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, title) + 4;
+    char **lines = NULL; /* a long note wraps (one that fits stays one line) */
+    size_t n = tp_wrap(TP_FONT_REGULAR, 10, note, pc->lw - 2 * m, 8, &lines);
+    for (size_t i = 0; i < n; i++)
+        y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 10, TP_COLOR_MUTED, lines[i]);
+    tp_wrap_free(lines, n);
     tp_cv_end_page(cv);
 }

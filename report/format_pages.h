@@ -43,6 +43,7 @@ typedef struct tp_format_pages {
 extern const tp_format_pages tp_fpages_etdump;
 extern const tp_format_pages tp_fpages_plaidml;
 extern const tp_format_pages tp_fpages_dvdt;
+extern const tp_format_pages tp_fpages_xplane;
 
 /* The row for t->format, or NULL. */
 const tp_format_pages *tp_format_pages_find(const char *format);

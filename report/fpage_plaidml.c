@@ -273,7 +273,7 @@ static void chart_run(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
                                         "buffer-mapping events before the next invocation; %s; colour = verb",
                                         pr->ndescendants, pr->nexecutions, pr->nmapping, span));
     tp_timeline tl = {tp_strs_add(&S, "Program Run: ScheduleInvocation %zu of %zu", pr->invocation, pr->ninvocations),
-                      pr->nrows, labels, pr->nitems, it};
+                      pr->nrows, labels, pr->nitems, it, 0};
     tp_timeline_draw(cv, &tl, (tp_rect){r.x, r.y, r.w, r.h - 14});
     free(it);
     free(labels);

@@ -1,27 +1,28 @@
 /* op_breakdown.c: group device time by top-level op and kernel mix. */
 #include "op_breakdown.h"
+#include "json_write.h"
 #include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A device event with its sort key: op name (as a text rank; no op last),
- * the op's occurrence (start, then event), kernel name (rank) and kind. */
+/* A device event with its sort key: the key's text rank (no key: last),
+ * the occurrence, the kernel name's rank and kind.  Key 0 is "no key". */
 typedef struct item {
-    uint32_t op_rank; /* UINT32_MAX: no host op */
-    uint32_t top;     /* top-level op event or TP_NONE */
-    int64_t top_ts;
+    uint32_t key_rank; /* UINT32_MAX: no key */
+    tp_str key;
+    uint32_t occ;
     uint32_t kname_rank;
-    uint32_t ev;      /* the device event */
+    uint32_t ev; /* the device event */
     uint8_t kind;
 } item;
 
 static inline bool item_less(const item *x, const item *y)
 {
-    if (x->op_rank != y->op_rank)
-        return x->op_rank < y->op_rank;
-    if (x->top != y->top) /* occurrences of one op in time order */
-        return x->top_ts != y->top_ts ? x->top_ts < y->top_ts : x->top < y->top;
+    if (x->key_rank != y->key_rank)
+        return x->key_rank < y->key_rank;
+    if (x->occ != y->occ) /* occurrences of one key together (their order does not matter) */
+        return x->occ < y->occ;
     if (x->kname_rank != y->kname_rank)
         return x->kname_rank < y->kname_rank;
     return x->kind < y->kind;
@@ -29,10 +30,11 @@ static inline bool item_less(const item *x, const item *y)
 #define ITEM_LESS(x, y, c) item_less((x), (y))
 TP_SORT_DEFINE(sort_items, item, int, ITEM_LESS)
 
-/* one occurrence: its op and its kernels (sorted by name) */
+/* one occurrence: its key and its kernels (sorted by name) */
 typedef struct occ {
-    uint32_t op_rank; /* as in item */
-    uint32_t top;
+    uint32_t key_rank; /* as in item */
+    tp_str key;
+    uint32_t id;
     size_t first, n; /* into the occurrence kernel array */
     int64_t total_ns;
     uint64_t instances;
@@ -61,11 +63,11 @@ static int cmp_mix(const occ_ctx *c, const occ *x, const occ *y)
     return x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* by op (no op last), then kernel mix; equal mixes keep their time order */
+/* by key (no key last), then kernel mix; equal mixes keep their order */
 static inline bool occ_less(const occ *x, const occ *y, const occ_ctx *c)
 {
-    if (x->op_rank != y->op_rank)
-        return x->op_rank < y->op_rank;
+    if (x->key_rank != y->key_rank)
+        return x->key_rank < y->key_rank;
     return cmp_mix(c, x, y) < 0;
 }
 #define OCC_LESS(x, y, c) occ_less((x), (y), (c))
@@ -112,7 +114,7 @@ static int cmp_ops(const void *a, const void *b, void *vc)
 
 const char *tp_opk_op_name(const tp_trace *t, const tp_opk_op *op)
 {
-    return op->no_op ? "(no host op)" : tp_str_get(t, op->name);
+    return op->no_op ? (op->none ? op->none : "(no key)") : tp_str_get(t, op->name);
 }
 
 static bool counted(const tp_event *e)
@@ -122,6 +124,20 @@ static bool counted(const tp_event *e)
 }
 
 void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob)
+{
+    /* key: the top-level op's name; occurrence: that op event */
+    tp_opk_key *keys = tp_xcalloc(t->nevents + 1, sizeof *keys);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (counted(&t->events[i])) {
+            uint32_t top = tp_top_op_of(t, ht, (uint32_t)i);
+            if (top != TP_NONE) /* (an op without a name counts as none) */
+                keys[i] = (tp_opk_key){t->events[top].name, top};
+        }
+    tp_op_kernels_build_keyed(t, keys, "(no host op)", ob);
+    free(keys);
+}
+
+void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const char *none, tp_op_kernels *ob)
 {
     memset(ob, 0, sizeof *ob);
     size_t n = 0;
@@ -133,9 +149,8 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (counted(e)) {
-            uint32_t top = tp_top_op_of(t, ht, (uint32_t)i);
-            it[n++] = (item){top == TP_NONE ? UINT32_MAX : rank[t->events[top].name], top,
-                             top == TP_NONE ? 0 : t->events[top].ts, rank[e->name], (uint32_t)i, e->kind};
+            tp_str key = keys[i].name;
+            it[n++] = (item){key ? rank[key] : UINT32_MAX, key, keys[i].occ, rank[e->name], (uint32_t)i, e->kind};
         }
     }
     sort_items(it, n, 0);
@@ -146,9 +161,10 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     size_t nok = 0, noc = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[it[i].ev];
-        if (i == 0 || it[i].top != it[i - 1].top) {
-            oc[noc].op_rank = it[i].op_rank;
-            oc[noc].top = it[i].top;
+        if (i == 0 || it[i].key != it[i - 1].key || it[i].occ != it[i - 1].occ) {
+            oc[noc].key_rank = it[i].key_rank;
+            oc[noc].key = it[i].key;
+            oc[noc].id = it[i].occ;
             oc[noc].first = nok;
             oc[noc].n = 0;
             oc[noc].total_ns = 0;
@@ -179,13 +195,14 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
     ob->ops = tp_xmalloc((noc + 1) * sizeof *ob->ops);
     for (size_t i = 0; i < noc; i++) {
         const occ *o = &oc[i];
-        bool new_op = i == 0 || o->op_rank != oc[i - 1].op_rank;
+        bool new_op = i == 0 || o->key_rank != oc[i - 1].key_rank;
         bool new_var = new_op || cmp_mix(&oct, o, &oc[i - 1]) != 0;
         if (new_op) {
             tp_opk_op *op = &ob->ops[ob->nops++];
             memset(op, 0, sizeof *op);
-            op->no_op = o->top == TP_NONE;
-            op->name = op->no_op ? 0 : t->events[o->top].name;
+            op->no_op = o->key == 0;
+            op->name = op->no_op ? 0 : o->key;
+            op->none = none;
             op->first = ob->nvariants;
         }
         tp_opk_op *op = &ob->ops[ob->nops - 1];
@@ -235,4 +252,34 @@ void tp_op_kernels_free(tp_op_kernels *ob)
     free(ob->variants);
     free(ob->kernels);
     memset(ob, 0, sizeof *ob);
+}
+
+void tp_op_kernels_json(const tp_trace *t, const tp_op_kernels *ob, const char *none_key, tp_buf *b)
+{
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < ob->nops; i++) {
+        const tp_opk_op *op = &ob->ops[i];
+        tp_buf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
+        const char *name = tp_opk_op_name(t, op);
+        tp_json_put_string(b, name, strlen(name), NULL);
+        tp_buf_printf(b, ",\"%s\":%s,\"total_ns\":%lld,\"occurrences\":%llu,\"instances\":%llu,\"variants\":[",
+                      none_key, op->no_op ? "true" : "false", (long long)op->total_ns,
+                      (unsigned long long)op->occurrences, (unsigned long long)op->instances);
+        for (size_t v = 0; v < op->n; v++) {
+            const tp_opk_variant *va = &ob->variants[op->first + v];
+            tp_buf_printf(b, "%s{\"occurrences\":%llu,\"total_ns\":%lld,\"kernels\":[", v ? "," : "",
+                          (unsigned long long)va->occurrences, (long long)va->total_ns);
+            for (size_t k = 0; k < va->n; k++) {
+                const tp_opk_kernel *kk = &ob->kernels[va->first + k];
+                tp_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
+                const char *kn = tp_str_get(t, kk->name);
+                tp_json_put_string(b, kn, strlen(kn), NULL);
+                tp_buf_printf(b, ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld}", tp_kind_name((tp_kind)kk->kind),
+                              (unsigned long long)kk->count, (long long)kk->total_ns);
+            }
+            tp_buf_puts(b, "]}");
+        }
+        tp_buf_puts(b, "]}");
+    }
+    tp_buf_putc(b, ']');
 }

@@ -10,11 +10,19 @@
 
 #define MAX_PARTS 64 /* kernels of a mix classified by family; the rest is "other" */
 
-size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h)
+/* The grid chart of an op breakdown (the arrays it points to are malloc'ed
+ * in *mem, free with grid_free). */
+typedef struct grid_mem {
+    tp_op_breakdown *ops;
+    tp_kernel_mix *mixes;
+    tp_mix_part *parts;
+    char title[200];
+} grid_mem;
+
+static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const char *what, size_t max_ops,
+                             grid_mem *mem)
 {
-    const tp_summary *s = pc->s;
-    const tp_op_kernels *ob = &s->ob;
-    size_t nops = ob->nops < TP_GRID_MAX_OPS ? ob->nops : TP_GRID_MAX_OPS;
+    size_t nops = ob->nops < max_ops ? ob->nops : max_ops;
     tp_op_breakdown *ops = tp_xcalloc(nops + 1, sizeof *ops);
     size_t nmix = 0, nparts = 0;
     for (size_t i = 0; i < nops; i++) {
@@ -30,7 +38,7 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
     for (size_t i = 0; i < nops; i++) {
         const tp_opk_op *op = &ob->ops[i];
         size_t m = op->n < TP_GRID_MAX_MIXES ? op->n : TP_GRID_MAX_MIXES;
-        ops[i].op = tp_opk_op_name(s->t, op);
+        ops[i].op = tp_opk_op_name(t, op);
         ops[i].mixes = &mixes[jm];
         ops[i].nmixes = m;
         for (size_t v = 0; v < m; v++) {
@@ -44,7 +52,7 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
                     rest += kk->total_ns;
                     continue;
                 }
-                parts[jp + np].family = tp_kernel_family(tp_str_get(s->t, kk->name));
+                parts[jp + np].family = tp_kernel_family(tp_str_get(t, kk->name));
                 parts[jp + np].ns = kk->total_ns;
                 np++;
             }
@@ -58,22 +66,60 @@ size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double 
             jm++;
         }
     }
-    char title[160];
-    snprintf(title, sizeof title, "Dominating ops: kernel mix by family (top %zu of %zu ops by device time)", nops,
-             ob->nops);
-    tp_grid_chart g = {title, ops, nops};
+    snprintf(mem->title, sizeof mem->title, "Dominating %s: kernel mix by family (top %zu of %zu %s by device time)",
+             what, nops, ob->nops, what);
+    mem->ops = ops;
+    mem->mixes = mixes;
+    mem->parts = parts;
+    return (tp_grid_chart){mem->title, ops, nops};
+}
+
+static void grid_free(grid_mem *mem)
+{
+    free(mem->parts);
+    free(mem->mixes);
+    free(mem->ops);
+}
+
+size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
+                             double w, double h)
+{
+    grid_mem mem;
+    tp_grid_chart g = grid_of(pc->s->t, ob, what, TP_GRID_MAX_OPS, &mem);
+    char bookmark[120];
+    snprintf(bookmark, sizeof bookmark, "Dominating %s", what);
     double m = w > TP_PNG_W ? TP_PAGE_MARGIN : 16;
     tp_rect r = {m, m, w - 2 * m, h - 2 * m};
     tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
     size_t pages = tp_grid_pages(L);
     for (size_t p = 0; p < pages; p++) {
-        tp_cv_begin_page(cv, w, h, p == 0 ? "Dominating ops" : NULL);
+        tp_cv_begin_page(cv, w, h, p == 0 ? bookmark : NULL);
         tp_grid_draw_page(cv, &g, L, p, r);
         tp_cv_end_page(cv);
     }
     tp_grid_layout_free(L);
-    free(parts);
-    free(mixes);
-    free(ops);
+    grid_free(&mem);
     return pages;
+}
+
+size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h)
+{
+    return tp_pages_breakdown_of(cv, pc, &pc->s->ob, "ops", w, h);
+}
+
+void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r)
+{
+    /* one picture: as many of the top ops as fit on one page */
+    for (size_t max = TP_GRID_MAX_OPS;; max--) {
+        grid_mem mem;
+        tp_grid_chart g = grid_of(pc->s->t, ob, what, max, &mem);
+        tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
+        bool done = tp_grid_pages(L) == 1 || max <= 1;
+        if (done)
+            tp_grid_draw_page(cv, &g, L, 0, r);
+        tp_grid_layout_free(L);
+        grid_free(&mem);
+        if (done)
+            break;
+    }
 }

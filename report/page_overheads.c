@@ -26,13 +26,21 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
     for (int i = 0; defs[i]; i++)
         y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED, defs[i]);
     y += 6;
+    tp_strs st = {0};
     if (!ov->applicable) {
+        /* say which half is missing: XPlane files have host ops, but their
+         * launches are named after the kernel, not cudaLaunchKernel */
         tp_page_line(cv, m, y, TP_FONT_REGULAR, 10, TP_COLOR_TEXT,
-                     "Not applicable: the trace has no host ops with launch calls.");
+                     ov->ops == 0 ? "Not applicable: the trace has no host ops with launch calls."
+                                  : tp_strs_add(&st,
+                                                "Not applicable: none of the %llu top-level host ops makes a launch "
+                                                "call the model knows (cudaLaunchKernel, cudaMemcpyAsync, "
+                                                "hipLaunchKernel, ...: overheads.h).",
+                                                (unsigned long long)ov->ops));
         tp_cv_end_page(cv);
+        tp_strs_free(&st);
         return;
     }
-    tp_strs st = {0};
     size_t n = ov->n < TP_TABLE_MAX_ROWS ? ov->n : TP_TABLE_MAX_ROWS;
     enum { NC = 8 };
     const char **cells = tp_xcalloc(n * NC + 1, sizeof *cells);

@@ -46,10 +46,13 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
     ROW("time span", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->span_end - sf->span_start)));
     ROW("events read / slices", tp_strs_add(&st, "%llu / %llu", (unsigned long long)t->events_in,
                                             (unsigned long long)s->slices));
-    if (sf->nsteps)
-        ROW("steps", tp_strs_add(&st, "%zu (#%lld to #%lld), median #%lld", sf->nsteps, (long long)sf->steps[0].step,
-                                 (long long)sf->steps[sf->nsteps - 1].step, (long long)sf->steps[sf->median].step));
-    else
+    if (sf->nsteps) {
+        char a[160], b[160], c[160];
+        tp_step_label(t, sf, &sf->steps[0], a, sizeof a);
+        tp_step_label(t, sf, &sf->steps[sf->nsteps - 1], b, sizeof b);
+        tp_step_label(t, sf, &sf->steps[sf->median], c, sizeof c);
+        ROW("steps", tp_strs_add(&st, "%zu (%s to %s), median %s", sf->nsteps, a, b, c));
+    } else
         ROW("steps", "none (figures over the whole trace)");
     ROW("device streams", tp_strs_add(&st, "%zu", sf->nstreams));
     tp_table_col kv[] = {{"property", 0, TP_FIT_END, 0}, {"value", 0, TP_FIT_MIDDLE, 0}};

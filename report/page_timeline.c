@@ -50,16 +50,13 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         /* extend to the end of the device work launched in the step */
         for (size_t i = 0; i < t->nevents; i++) {
             const tp_event *e = &t->events[i];
-            if (!device_activity(e))
-                continue;
-            int64_t when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
-            if (when >= m->ts && when < m->ts + m->host_ns && e->ts + e->dur > we)
+            if (device_activity(e) && tp_step_holds(t, m, e) && e->ts + e->dur > we)
                 we = e->ts + e->dur;
         }
-        char d[48];
+        char d[48], lab[200];
         tp_format_fixed(d, m->host_ns, 3);
-        title = tp_strs_add(&st, "Timeline of step #%lld (the median of %zu steps; step time %s us)",
-                            (long long)m->step, sf->nsteps, d);
+        tp_step_label(t, sf, m, lab, sizeof lab);
+        title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
     } else {
         ws = sf->span_start;
         we = host_end = sf->span_end + 1;
@@ -127,9 +124,7 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         const tp_event *e = &t->events[i];
         if (!device_activity(e))
             continue;
-        int64_t when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
-        bool in = sf->median != SIZE_MAX ? (when >= ws && when < sf->steps[sf->median].ts + sf->steps[sf->median].host_ns)
-                                         : true;
+        bool in = sf->median == SIZE_MAX || tp_step_holds(t, &sf->steps[sf->median], e);
         if (!in || e->ts >= we || e->ts + e->dur <= ws)
             continue;
         /* a name only for bars that can be wide enough to show one (>= 1/40 of the window) */
@@ -142,7 +137,7 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         TP_GROW(items, icap, nitems + 1);
         items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e)};
     }
-    tp_timeline tl = {title, nrows, labels, nitems, items};
+    tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams always shown */
     tp_timeline_draw(cv, &tl, r);
     free(srow);
     free(labels);

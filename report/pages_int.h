@@ -40,6 +40,12 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc);
 void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r);
 void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc);
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h); /* returns pages */
+/* The same grid for another breakdown (format pages): `what` names its keys
+ * ("TF ops"): title "Dominating <what>: ...", bookmark "Dominating <what>". */
+size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
+                             double w, double h);
+/* The same in r as one picture (a PNG chart): the top ops that fit on one page. */
+void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r);
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);

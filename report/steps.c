@@ -60,6 +60,47 @@ static int cmp_median(const void *a, const void *b, void *vc)
     return (x->step > y->step) - (x->step < y->step);
 }
 
+/* The device process a step's event sits on (XPlane Steps lines), or TP_NONE. */
+static uint32_t step_device(const tp_trace *t, const tp_step_row *r)
+{
+    if (r->event == TP_NONE)
+        return TP_NONE;
+    uint32_t p = t->tracks[t->events[r->event].track].process;
+    return t->processes[p].is_device ? p : TP_NONE;
+}
+
+bool tp_step_holds(const tp_trace *t, const tp_step_row *r, const tp_event *e)
+{
+    uint32_t p = step_device(t, r);
+    int64_t when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
+    if (p != TP_NONE) {
+        if (t->tracks[e->track].process != p)
+            return false;
+        when = e->ts;
+    }
+    return when >= r->ts && when < r->ts + r->host_ns;
+}
+
+void tp_step_label(const tp_trace *t, const tp_step_figures *sf, const tp_step_row *r, char *buf, size_t n)
+{
+    if (r->step < 0) {
+        snprintf(buf, n, "whole trace");
+        return;
+    }
+    uint32_t p = step_device(t, r);
+    bool shared = false; /* another step with this number (one per device) */
+    for (size_t i = 0; p != TP_NONE && i < sf->nsteps && !shared; i++)
+        shared = &sf->steps[i] != r && sf->steps[i].step == r->step;
+    if (!shared) {
+        snprintf(buf, n, "#%lld", (long long)r->step);
+        return;
+    }
+    const char *name = tp_str_get(t, t->processes[p].name);
+    if (strncmp(name, "/device:", 8) == 0 && name[8])
+        name += 8;
+    snprintf(buf, n, "#%lld %s", (long long)r->step, *name ? name : "device");
+}
+
 void tp_stream_label(const tp_trace *t, uint32_t track, char *buf, size_t n)
 {
     const tp_track *tk = &t->tracks[track];
@@ -162,6 +203,22 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         }
         by_ts[j] = v;
     }
+    /* steps on a device (XPlane: one per device and group): that device's
+     * work belongs to them by its own start, in by_dev (by device, start) */
+    bool *dev_has = tp_xcalloc(t->nprocesses + 1, sizeof *dev_has);
+    size_t *by_dev = tp_xmalloc((sf->nsteps + 1) * sizeof *by_dev), ndev_steps = 0;
+    for (size_t a = 0; a < sf->nsteps; a++) {
+        uint32_t p = step_device(t, &sf->steps[by_ts[a]]);
+        if (p == TP_NONE)
+            continue;
+        dev_has[p] = true;
+        size_t j = ndev_steps++; /* insertion by process, by_ts keeps the start order */
+        while (j && step_device(t, &sf->steps[by_dev[j - 1]]) > p) {
+            by_dev[j] = by_dev[j - 1];
+            j--;
+        }
+        by_dev[j] = by_ts[a];
+    }
     ival *iv = tp_xmalloc((2 * ndev + 1) * sizeof *iv);
     size_t niv = 0;
     for (size_t i = 0; i < t->nevents; i++) {
@@ -171,24 +228,51 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         uint32_t st = stream_of[lg[e->track]];
         iv[niv++] = (ival){(uint32_t)sf->nsteps, st, e->ts, e->ts + e->dur};
         sf->whole.device_events++;
+        uint32_t proc = t->tracks[e->track].process;
+        const size_t *cand = by_ts;
+        size_t lo = 0, hi = sf->nsteps, base = 0;
         int64_t when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
+        if (dev_has[proc]) { /* the device's own steps, by the activity's own start */
+            when = e->ts;
+            cand = by_dev;
+            hi = ndev_steps;
+            while (lo < hi) { /* first step of this device */
+                size_t mid = (lo + hi) / 2;
+                if (step_device(t, &sf->steps[by_dev[mid]]) < proc)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            base = lo;
+            hi = ndev_steps;
+            while (lo < hi) { /* past its last step */
+                size_t mid = (lo + hi) / 2;
+                if (step_device(t, &sf->steps[by_dev[mid]]) <= proc)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            hi = lo;
+            lo = base;
+        }
         /* last step starting at or before `when` */
-        size_t lo = 0, hi = sf->nsteps;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (sf->steps[by_ts[mid]].ts <= when)
+            if (sf->steps[cand[mid]].ts <= when)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo == 0)
+        if (lo == base)
             continue;
-        tp_step_row *r = &sf->steps[by_ts[lo - 1]];
+        tp_step_row *r = &sf->steps[cand[lo - 1]];
         if (when >= r->ts + r->host_ns)
             continue;
-        iv[niv++] = (ival){(uint32_t)by_ts[lo - 1], st, e->ts, e->ts + e->dur};
+        iv[niv++] = (ival){(uint32_t)cand[lo - 1], st, e->ts, e->ts + e->dur};
         r->device_events++;
     }
+    free(dev_has);
+    free(by_dev);
     free(by_ts);
     free(stream_of);
     sort_ivals(iv, niv, 0);

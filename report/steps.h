@@ -4,6 +4,10 @@
  * ProfilerStep#N), ordered by step number.  Device activity (kernels,
  * memcpy, memset) belongs to the step whose host span [ts, ts+dur) holds
  * the start of its launch call (its own start when it has no launch call).
+ * Steps on a device (XPlane's Steps lines: one per device and group, their
+ * span the span of the group's work there) hold that device's activity by
+ * its own start: on several GPUs the steps run at the same time, and a
+ * launch on the host says nothing about which device's step it is.
  * Streams are the device tracks with such activity (overlap rows folded
  * back, hosttree.h), in display order.
  *
@@ -53,6 +57,14 @@ void tp_step_figures_free(tp_step_figures *sf);
 /* "GPU 0 stream 7": device label (process label, else name, else pid) and
  * the thread name (else tid).  Writes into buf. */
 void tp_stream_label(const tp_trace *t, uint32_t track, char *buf, size_t n);
+
+/* Whether device activity e falls in step r's span by the rules above
+ * (launch start, or its own start on the step's device). */
+bool tp_step_holds(const tp_trace *t, const tp_step_row *r, const tp_event *e);
+
+/* "#12"; for a step on a device whose number another step shares (one per
+ * device) "#12 GPU:4"; "whole trace" for sf->whole.  Writes into buf. */
+void tp_step_label(const tp_trace *t, const tp_step_figures *sf, const tp_step_row *r, char *buf, size_t n);
 
 /* Samples per second in thousandths for batch_size samples per iteration;
  * 0 when there is no time. */

@@ -251,30 +251,9 @@ void tp_summary_json(const tp_summary *s, tp_buf *b)
         tp_buf_puts(b, i ? ",\n" : "\n");
         tp_kernel_row_json(b, t, &s->kt.rows[i]);
     }
-    tp_buf_puts(b, "],\n\"ops\":[");
-    for (size_t i = 0; i < s->ob.nops; i++) {
-        const tp_opk_op *op = &s->ob.ops[i];
-        tp_buf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
-        jstr(b, tp_opk_op_name(t, op));
-        tp_buf_printf(b, ",\"no_host_op\":%s,\"total_ns\":%lld,\"occurrences\":%llu,\"instances\":%llu,\"variants\":[",
-                      op->no_op ? "true" : "false", (long long)op->total_ns, (unsigned long long)op->occurrences,
-                      (unsigned long long)op->instances);
-        for (size_t v = 0; v < op->n; v++) {
-            const tp_opk_variant *va = &s->ob.variants[op->first + v];
-            tp_buf_printf(b, "%s{\"occurrences\":%llu,\"total_ns\":%lld,\"kernels\":[", v ? "," : "",
-                          (unsigned long long)va->occurrences, (long long)va->total_ns);
-            for (size_t k = 0; k < va->n; k++) {
-                const tp_opk_kernel *kk = &s->ob.kernels[va->first + k];
-                tp_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
-                jstr(b, tp_str_get(t, kk->name));
-                tp_buf_printf(b, ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld}", tp_kind_name((tp_kind)kk->kind),
-                              (unsigned long long)kk->count, (long long)kk->total_ns);
-            }
-            tp_buf_puts(b, "]}");
-        }
-        tp_buf_puts(b, "]}");
-    }
-    tp_buf_puts(b, "],\n\"steps\":[");
+    tp_buf_puts(b, "],\n\"ops\":");
+    tp_op_kernels_json(t, &s->ob, "no_host_op", b);
+    tp_buf_puts(b, ",\n\"steps\":[");
     for (size_t i = 0; i < sf->nsteps; i++) {
         tp_buf_puts(b, i ? ",\n" : "\n");
         step_json(s, &sf->steps[i], b);
@@ -353,7 +332,9 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_buf *b)
                   sf->nsteps);
     if (sf->median != SIZE_MAX) {
         tp_fmt_us(u, sizeof u, sf->steps[sf->median].host_ns);
-        tp_buf_printf(b, "| median step | #%lld, %s |\n", (long long)sf->steps[sf->median].step, u);
+        char lab[160];
+        tp_step_label(t, sf, &sf->steps[sf->median], lab, sizeof lab);
+        tp_buf_printf(b, "| median step | %s, %s |\n", lab, u);
     }
     tp_fmt_us(u, sizeof u, sf->whole.busy_ns);
     tp_fmt_pct(v, sizeof v, sf->whole.busy_ns, sf->whole.host_ns);

@@ -98,6 +98,7 @@ TEST(fpages_table_rows)
     CHECK(tp_format_pages_find("etdump") == &tp_fpages_etdump);
     CHECK(tp_format_pages_find("plaidml") == &tp_fpages_plaidml);
     CHECK(tp_format_pages_find("dvdt") == &tp_fpages_dvdt);
+    CHECK(tp_format_pages_find("xplane") == &tp_fpages_xplane);
     CHECK(tp_format_pages_find("kineto") == NULL);
     CHECK(tp_format_pages_find(NULL) == NULL);
 }

@@ -243,7 +243,7 @@ TEST(render_timeline_golden)
         {1, 4000, 100, "overlapping tiny kernel", "kernel"},
         {7, 0, 1, "unknown track: ignored", "kernel"},
     };
-    tp_timeline tl = {"Step", 2, tracks, 4, items};
+    tp_timeline tl = {"Step", 2, tracks, 4, items, 0};
     tp_canvas *cv = rec_begin(500, 200);
     tp_timeline_draw(cv, &tl, (tp_rect){10, 10, 480, 180});
     char *r = rec_end(cv);
@@ -260,17 +260,33 @@ TEST(render_timeline_golden)
         many[i] = "track";
         it[i] = (tp_tl_item){(uint32_t)i, i, 10, NULL, "kernel"};
     }
-    tp_timeline big = {NULL, 500, many, 500, it};
+    tp_timeline big = {NULL, 500, many, 500, it, 0};
     cv = rec_begin(500, 400);
     tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
     r = rec_end(cv);
     CHECK(strstr(r, "more tracks not shown") != NULL);
     CHECK(anchors_inside(r, 10, 10, 490, 390));
     free(r);
+    /* keep_last: the last two tracks (device streams) are drawn all the same */
+    many[498] = "device stream A";
+    many[499] = "device stream B";
+    big.keep_last = 2;
+    cv = rec_begin(500, 400);
+    tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
+    r = rec_end(cv);
+    CHECK(strstr(r, "\"device stream A\"") && strstr(r, "\"device stream B\"") && strstr(r, "more tracks not shown"));
+    CHECK(anchors_inside(r, 10, 10, 490, 390));
+    free(r);
+    big.keep_last = 0;
+    cv = rec_begin(500, 400);
+    tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
+    r = rec_end(cv);
+    CHECK(strstr(r, "device stream") == NULL);
+    free(r);
     free(many);
     free(it);
 
-    tp_timeline none = {"Empty", 0, NULL, 0, NULL};
+    tp_timeline none = {"Empty", 0, NULL, 0, NULL, 0};
     cv = rec_begin(500, 200);
     tp_timeline_draw(cv, &none, (tp_rect){10, 10, 480, 180});
     r = rec_end(cv);

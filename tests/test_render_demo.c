@@ -160,7 +160,7 @@ static void demo_timeline(tp_canvas *cv, double w, double h)
             items[n++] = (tp_tl_item){3, t + 90000, 2000, "tiny", "kernel"};
         t += 210000;
     }
-    tp_timeline tl = {"Step 3 timeline", 4, tracks, n, items};
+    tp_timeline tl = {"Step 3 timeline", 4, tracks, n, items, 0};
     tp_cv_begin_page(cv, w, h, "Timeline");
     tp_timeline_draw(cv, &tl, (tp_rect){24, 24, w - 48, h * 0.6});
     tp_cv_end_page(cv);

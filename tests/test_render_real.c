@@ -259,7 +259,7 @@ static void page_timeline(tp_canvas *cv, const tp_trace *t, const tp_kernel_tabl
     char **shorts = tp_kname_shorten(full, n);
     for (size_t i = 0; i < n; i++)
         it[i].name = shorts[i];
-    tp_timeline tl = {"First profiler step: device activity by kernel family", nrows, labels, n, it};
+    tp_timeline tl = {"First profiler step: device activity by kernel family", nrows, labels, n, it, 0};
     tp_cv_begin_page(cv, PAGE_W, PAGE_H, "Timeline");
     tp_timeline_draw(cv, &tl, (tp_rect){AREA.x, AREA.y, AREA.w, 200});
     tp_cv_end_page(cv);

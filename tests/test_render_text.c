@@ -151,6 +151,12 @@ TEST(render_kernel_family_real_names)
     CHECK_STR(tp_kernel_family("void at::native::(anonymous namespace)::indexSelectLargeIndex<float, long, unsigned "
                                "int, 2, 2, -2, true>(at::cuda::detail::TensorInfo<float, unsigned int>)"),
               "index");
+    /* XLA (JAX on ROCm) fusion kernels: "convert" is not a convolution */
+    CHECK_STR(tp_kernel_family("loop_convert_fusion.kd"), "elementwise");
+    CHECK_STR(tp_kernel_family("loop_sqrt_fusion.kd"), "elementwise");
+    CHECK_STR(tp_kernel_family("wrapped_convert.kd"), "elementwise");
+    CHECK_STR(tp_kernel_family("loop_reduce_fusion.kd"), "reduce");
+    CHECK_STR(tp_kernel_family("convolve_conv2d_fprop"), "conv");
     CHECK_STR(tp_kernel_family("some_custom_thing"), "other");
     CHECK_STR(tp_kernel_family(NULL), "other");
 }
