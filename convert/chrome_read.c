@@ -11,11 +11,17 @@
  * Times: `ts`/`dur` are microseconds as decimal text; they are converted to
  * integer nanoseconds exactly (tp_parse_fixed), never through a double. */
 #include "formats.h"
+#include "input.h"
 #include "json_lex.h"
 #include "json_write.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHUNK (4u << 20)
 /* The largest single unit (one event, or one top-level key and its value)
@@ -80,7 +86,41 @@ typedef struct reader {
     size_t cat_kind_cap;
     bool top_is_array;
     bool saw_events_key;
+    /* two halves (see "---- two halves ----"): the first reader's job, the
+     * second reader's bookkeeping */
+    struct half_job *half;     /* first half: the second half's job, or NULL */
+    bool second;               /* this reader reads the second half */
+    atomic_bool *abandon;      /* second half: set when the first half found the split bad */
+    struct orphan_e *orphans;  /* second half: 'E' events whose 'B' may be in the first half */
+    size_t norphans, orphans_cap;
+    uint8_t *meta_set;         /* second half: per track / process, what metadata events set */
+    size_t meta_set_cap;
+    uint8_t *pmeta_set;
+    size_t pmeta_set_cap;
 } reader;
+
+typedef struct orphan_e {
+    uint32_t track;
+    uint64_t at;   /* its file offset, for --strict's error */
+    int64_t ts;
+    uint64_t args; /* the E's args in the second half's arena (0 = none) */
+} orphan_e;
+
+enum { META_NAME = 1, META_LABEL = 2 };
+
+static void meta_mark(uint8_t **a, size_t *cap, uint32_t i, uint8_t bit)
+{
+    if (i >= *cap) {
+        size_t old = *cap;
+        TP_GROW(*a, *cap, (size_t)i + 1);
+        memset(*a + old, 0, *cap - old);
+    }
+    (*a)[i] |= bit;
+}
+
+static int half_meet(reader *r, uint64_t at);
+static void half_cancel(reader *r);
+static uint64_t half_split(const reader *r);
 
 /* ---- buffer management ---- */
 
@@ -625,10 +665,14 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         int64_t v;
         if (key_is(ev->name.p, ev->name.n, "process_name") && ev->m_name.str) {
             pr->name = intern_span(r, &ev->m_name);
+            if (r->second)
+                meta_mark(&r->pmeta_set, &r->pmeta_set_cap, pi, META_NAME);
             return 0;
         }
         if (key_is(ev->name.p, ev->name.n, "process_labels") && ev->m_labels.str) {
             pr->label = intern_span(r, &ev->m_labels);
+            if (r->second)
+                meta_mark(&r->pmeta_set, &r->pmeta_set_cap, pi, META_LABEL);
             return 0;
         }
         if (key_is(ev->name.p, ev->name.n, "process_sort_index") && ev->m_sort.p &&
@@ -644,6 +688,8 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         int64_t v;
         if (key_is(ev->name.p, ev->name.n, "thread_name") && ev->m_name.str) {
             tk->name = intern_span(r, &ev->m_name);
+            if (r->second)
+                meta_mark(&r->meta_set, &r->meta_set_cap, track, META_NAME);
             return 0;
         }
         if (key_is(ev->name.p, ev->name.n, "thread_sort_index") && ev->m_sort.p &&
@@ -716,6 +762,13 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         bstack_push(r, track, tp_event_add(t, &e));
         return 0;
     case 'E': {
+        if ((track >= r->bstack_tracks || r->bdepth[track] == 0) && r->second) {
+            /* its 'B' may be open in the first half: decided when the halves join */
+            TP_GROW(r->orphans, r->orphans_cap, r->norphans + 1);
+            uint64_t a = r->o->keep_args && ev->args && ev->args_n > 2 ? tp_args_add(t, ev->args, ev->args_n) : 0;
+            r->orphans[r->norphans++] = (orphan_e){track, at, e.ts, a};
+            return 0;
+        }
         if (track >= r->bstack_tracks || r->bdepth[track] == 0) {
             if (r->o->strict)
                 return tp_fail(r->err, at, "'E' event without a matching 'B'");
@@ -773,8 +826,12 @@ static int read_events(reader *r)
         }
         if (*p == ']') {
             r->pos++;
+            if (r->half)
+                half_cancel(r); /* the array ended before the split: it was not between events */
             return 0;
         }
+        if (r->abandon && atomic_load_explicit(r->abandon, memory_order_relaxed))
+            return 0; /* second half, no longer wanted */
         if (!first) { /* an event was read: a comma (or the end) must follow */
             if (*p != ',')
                 return tp_fail(r->err, off_of(r, p), "expected ',' or ']' between events");
@@ -802,6 +859,13 @@ static int read_events(reader *r)
         }
         if (*p != '{')
             return tp_fail(r->err, off_of(r, p), "expected an event object");
+        if (r->half && off_of(r, p) >= half_split(r)) {
+            /* the first half reached the split: join the halves (0: the second half
+             * read the rest of the array; 1: the split was not here, go on alone) */
+            int k = half_meet(r, off_of(r, p));
+            if (k <= 0)
+                return k;
+        }
         const char *next = p, *why = "malformed event";
         int k = parse_event(r, p, end, &ev, &next, &why);
         if (k == TP_JL_MORE) {
@@ -918,6 +982,299 @@ static int read_top_object(reader *r)
     }
 }
 
+/* ---- two halves ----
+ *
+ * A large plain file is read by two threads: the second starts at an event
+ * boundary guessed near the middle of the file and reads the rest of the
+ * traceEvents array into a trace of its own; the first reads from the start.
+ * When the first reaches the guessed offset *as the start of an event of the
+ * array* the guess was right: it joins the second thread, appends the
+ * second trace to its own (strings, processes, tracks, args, events, in the
+ * order a single reader would have created them) and goes on after the
+ * array.  If it passes the offset anywhere else (inside an event or args, or
+ * after the array), the guess was wrong: the second thread's work is thrown
+ * away and the first reads on alone.  Either way the trace is exactly the
+ * one a single reader builds: the tests compare the two on every sample and
+ * bad input (TP_READ_THREADS=1 forces one reader, TP_READ_SPLIT_MIN=0 splits
+ * even small files, TP_READ_SPLIT_REPORT=1 says on stderr what happened).
+ *
+ * What crosses the split: 'E' events in the second half whose 'B' is open
+ * in the first (kept as orphans and matched at the join), the 'B' events
+ * still open in the second half (pushed after the first half's), metadata
+ * that names a track or process of the first half (the later one wins, as
+ * in a single pass), warnings and counters (added). */
+
+/* Files below this are read by one thread (the second costs a thread, a
+ * second buffer and the join). */
+#define HALF_MIN ((uint64_t)64 << 20)
+
+typedef struct half_job {
+    const char *path;
+    uint64_t split;       /* file offset of the '{' the second half starts at */
+    tp_trace t;           /* the second half's trace */
+    reader r;
+    tp_input *in;
+    tp_err err;
+    int rc;               /* the second half's result: 0, or -1 with err */
+    uint64_t end;         /* file offset just after the array's ']' */
+    pthread_t thread;
+    atomic_bool abandon;
+} half_job;
+
+static uint64_t half_split(const reader *r) { return r->half->split; }
+
+static void reader_free(reader *r)
+{
+    for (size_t k = 0; k < r->bstack_tracks; k++)
+        free(r->bstack[k]);
+    free(r->bstack);
+    free(r->bdepth);
+    free(r->bcap);
+    free(r->slots);
+    free(r->cat_kind);
+    free(r->buf);
+    free(r->orphans);
+    free(r->meta_set);
+    free(r->pmeta_set);
+    tp_buf_free(&r->extra);
+    tp_buf_free(&r->scratch);
+}
+
+static void *half_main(void *arg)
+{
+    half_job *j = arg;
+    reader *r = &j->r;
+    j->rc = -1;
+    j->in = tp_input_open(j->path, &j->err);
+    if (!j->in || tp_input_seek(j->in, j->split, &j->err) < 0)
+        return NULL;
+    r->in = j->in;
+    r->buf_off = j->split;
+    if (refill(r, 0) < 0)
+        return NULL;
+    if (read_events(r) < 0)
+        return NULL;
+    j->end = off_of(r, r->buf + r->pos);
+    j->rc = 0;
+    return NULL;
+}
+
+/* The '{' of the first event that starts a line in the window of the file
+ * around its middle, or 0: ",\n  {" in Kineto's layout (a newline cannot be
+ * inside a JSON string, but the guess is checked anyway, see above). */
+static uint64_t guess_split(const char *path, uint64_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    enum { WINDOW = 1 << 20 };
+    char *w = tp_xmalloc(WINDOW);
+    uint64_t from = size / 2, found = 0;
+    ssize_t n = pread(fd, w, WINDOW, (off_t)from);
+    for (ssize_t i = 0; i + 2 < n && !found; i++) {
+        if (w[i] != ',')
+            continue;
+        ssize_t k = i + 1;
+        bool nl = false;
+        while (k < n && (w[k] == ' ' || w[k] == '\n' || w[k] == '\r' || w[k] == '\t'))
+            nl |= w[k++] == '\n';
+        if (nl && k < n && w[k] == '{')
+            found = from + (uint64_t)k;
+    }
+    free(w);
+    close(fd);
+    return found;
+}
+
+static void half_start(reader *r)
+{
+    const char *e = getenv("TP_READ_THREADS");
+    if ((e && strcmp(e, "1") == 0) || !tp_input_seekable(r->in))
+        return;
+    uint64_t size = tp_input_compressed_size(r->in), min = HALF_MIN;
+    const char *m = getenv("TP_READ_SPLIT_MIN");
+    if (m && *m)
+        min = strtoull(m, NULL, 10);
+    if (size < min || size < 64)
+        return;
+    uint64_t split = guess_split(tp_input_path(r->in), size);
+    if (!split)
+        return;
+    half_job *j = tp_xcalloc(1, sizeof *j);
+    j->path = tp_input_path(r->in);
+    j->split = split;
+    tp_trace_init(&j->t);
+    j->t.format = r->t->format;
+    j->t.strict = r->t->strict;
+    j->t.keep_args = r->t->keep_args;
+    atomic_init(&j->abandon, false);
+    reader *b = &j->r;
+    b->t = &j->t;
+    b->o = r->o;
+    b->err = &j->err;
+    b->cap = CHUNK;
+    b->buf = tp_xmalloc(b->cap + 1);
+    b->second = true;
+    b->abandon = &j->abandon;
+    if (pthread_create(&j->thread, NULL, half_main, j) != 0) {
+        reader_free(b);
+        tp_trace_free(&j->t);
+        free(j);
+        return;
+    }
+    r->half = j;
+}
+
+static void half_free(half_job *j)
+{
+    reader_free(&j->r);
+    tp_input_close(j->in);
+    tp_trace_free(&j->t);
+    free(j);
+}
+
+/* The guess was wrong (or the first half failed): stop and drop the second half. */
+static void half_cancel(reader *r)
+{
+    half_job *j = r->half;
+    if (!j)
+        return;
+    r->half = NULL;
+    atomic_store(&j->abandon, true);
+    pthread_join(j->thread, NULL);
+    half_free(j);
+}
+
+/* Append the second half's trace to the first's (see the section comment). */
+static int half_merge(reader *a, half_job *j)
+{
+    tp_trace *t = a->t, *u = &j->t;
+    reader *b = &j->r;
+    tp_str *smap = tp_xmalloc((u->nstr + 1) * sizeof *smap);
+    for (size_t i = 0; i < u->nstr; i++)
+        smap[i] = tp_intern(t, tp_str_get(u, (tp_str)i), tp_str_len(u, (tp_str)i));
+    uint32_t *pmap = tp_xmalloc((u->nprocesses + 1) * sizeof *pmap);
+    for (size_t i = 0; i < u->nprocesses; i++) {
+        const tp_process *q = &u->processes[i];
+        uint32_t k = q->key ? tp_process_get_key(t, smap[q->key]) : tp_process_get(t, q->pid);
+        uint8_t set = i < b->pmeta_set_cap ? b->pmeta_set[i] : 0;
+        tp_process *p = &t->processes[k];
+        if (set & META_NAME)
+            p->name = smap[q->name];
+        if (set & META_LABEL)
+            p->label = smap[q->label];
+        if (q->has_sort) {
+            p->sort_index = q->sort_index;
+            p->has_sort = true;
+        }
+        pmap[i] = k;
+    }
+    uint32_t *tmap = tp_xmalloc((u->ntracks + 1) * sizeof *tmap);
+    for (size_t i = 0; i < u->ntracks; i++) {
+        const tp_track *q = &u->tracks[i];
+        uint32_t k = q->key ? tp_track_get_key(t, pmap[q->process], smap[q->key])
+                            : tp_track_get(t, pmap[q->process], q->tid);
+        tp_track *tk = &t->tracks[k];
+        /* a thread_name event always wins; a "stream 7" label only names a nameless track */
+        bool meta = i < b->meta_set_cap && (b->meta_set[i] & META_NAME);
+        if (meta || (q->name && !tk->name))
+            tk->name = smap[q->name];
+        if (q->has_sort) {
+            tk->sort_index = q->sort_index;
+            tk->has_sort = true;
+        }
+        tmap[i] = k;
+    }
+    /* args: the second arena after the first; handles move by its old length */
+    uint64_t shift = t->args_len;
+    if (u->args_len) {
+        TP_GROW(t->args_data, t->args_cap, t->args_len + u->args_len);
+        memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
+        t->args_len += u->args_len;
+    }
+    uint32_t first_ev = (uint32_t)t->nevents;
+    for (size_t i = 0; i < u->nevents; i++) {
+        tp_event e = u->events[i];
+        e.name = smap[e.name];
+        e.cat = smap[e.cat];
+        e.track = tmap[e.track];
+        if (e.args)
+            e.args += shift;
+        if (e.flags & TP_EV_ID_STRING)
+            e.id = smap[e.id];
+        tp_event_add(t, &e);
+    }
+    /* 'E' events of the second half whose 'B' is open in the first */
+    int rc = 0;
+    for (size_t i = 0; i < b->norphans && rc == 0; i++) {
+        const orphan_e *o = &b->orphans[i];
+        uint32_t track = tmap[o->track];
+        if (track >= a->bstack_tracks || a->bdepth[track] == 0) {
+            if (a->o->strict)
+                rc = tp_fail(a->err, o->at, "'E' event without a matching 'B'");
+            else
+                tp_warn(t, "unmatched E events (dropped)", 1);
+            continue;
+        }
+        tp_event *be = &t->events[a->bstack[track][--a->bdepth[track]]];
+        be->ph = 'X';
+        be->dur = o->ts >= be->ts ? o->ts - be->ts : 0;
+        be->flags |= TP_EV_FROM_BE;
+        raw_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.args = o->args ? tp_args_get(u, o->args, &ev.args_n) : NULL;
+        merge_args(a, be, &ev);
+    }
+    /* the second half's open 'B' events stay open, above the first half's */
+    for (size_t k = 0; k < b->bstack_tracks; k++)
+        for (size_t d = 0; d < b->bdepth[k]; d++)
+            bstack_push(a, tmap[k], first_ev + b->bstack[k][d]);
+    for (size_t i = 0; i < u->nwarnings; i++)
+        tp_warn(t, u->warnings[i].what, u->warnings[i].count);
+    t->events_in += u->events_in;
+    a->bad_utf8 += b->bad_utf8;
+    free(smap);
+    free(pmap);
+    free(tmap);
+    return rc;
+}
+
+/* The first half reached offset `at` (>= the split) at the start of an
+ * event.  Returns 0 when the halves were joined (the array is read: the
+ * caller returns as after its ']'), 1 when the split was wrong (go on
+ * alone), -1 on error. */
+static int half_meet(reader *r, uint64_t at)
+{
+    half_job *j = r->half;
+    if (getenv("TP_READ_SPLIT_REPORT"))
+        fprintf(stderr, "tracepress: halves: split at %llu %s\n", (unsigned long long)j->split,
+                at == j->split ? "joined" : "abandoned");
+    if (at != j->split) {
+        half_cancel(r);
+        return 1;
+    }
+    r->half = NULL;
+    pthread_join(j->thread, NULL);
+    int rc = j->rc;
+    if (rc < 0) {
+        if (r->err && !r->err->set)
+            *r->err = j->err;
+    } else {
+        rc = half_merge(r, j);
+        /* the first reader goes on just after the array */
+        if (rc == 0)
+            rc = tp_input_seek(r->in, j->end, r->err);
+        if (rc == 0) {
+            r->buf_off = j->end;
+            r->len = r->pos = 0;
+            r->buf[0] = 0;
+            r->eof = false;
+        }
+    }
+    half_free(j);
+    return rc < 0 ? -1 : 0;
+}
+
 static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     reader r;
@@ -951,6 +1308,7 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         goto done;
     }
     r.pos = (size_t)(p - r.buf) + 1;
+    half_start(&r);
     if (*p == '[') {
         r.top_is_array = true;
         rc = read_events(&r);
@@ -1018,16 +1376,8 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
                         (unsigned long long)t->warnings[0].count);
     }
 done:
-    for (size_t k = 0; k < r.bstack_tracks; k++)
-        free(r.bstack[k]);
-    free(r.bstack);
-    free(r.bdepth);
-    free(r.bcap);
-    free(r.slots);
-    free(r.cat_kind);
-    free(r.buf);
-    tp_buf_free(&r.extra);
-    tp_buf_free(&r.scratch);
+    half_cancel(&r); /* an error before the split, or a split never reached */
+    reader_free(&r);
     return rc;
 }
 

@@ -392,6 +392,26 @@ size_t tp_input_peek(tp_input *in, const unsigned char **head)
     return in->head_len - in->head_pos;
 }
 
+bool tp_input_seekable(const tp_input *in)
+{
+    if (in->gzip || in->threaded || in->fd <= 0 || in->file_size == 0)
+        return false;
+    struct stat st;
+    return fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int tp_input_seek(tp_input *in, uint64_t offset, tp_err *err)
+{
+    if (!tp_input_seekable(in))
+        return tp_fail(err, offset, "cannot seek in this input");
+    if (lseek(in->fd, (off_t)offset, SEEK_SET) < 0)
+        return tp_fail(err, offset, "seek error: %s", strerror(errno));
+    in->head_pos = in->head_len; /* the peeked bytes are behind us, or skipped */
+    in->raw_read = offset;
+    in->consumed = offset;
+    return 0;
+}
+
 bool tp_input_is_gzip(const tp_input *in) { return in->gzip; }
 const char *tp_input_path(const tp_input *in) { return in->path; }
 uint64_t tp_input_compressed_size(const tp_input *in) { return in->file_size; }

@@ -25,6 +25,11 @@ char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err);
 /* The first up to 64 decompressed bytes, without consuming them (for probing). */
 size_t tp_input_peek(tp_input *in, const unsigned char **head);
 
+/* A plain regular file (not gzip, not a pipe) can be read from any offset:
+ * tp_input_seek makes the next read start at `offset` of the file. */
+bool tp_input_seekable(const tp_input *in);
+int tp_input_seek(tp_input *in, uint64_t offset, tp_err *err);
+
 bool tp_input_is_gzip(const tp_input *in);
 const char *tp_input_path(const tp_input *in);
 uint64_t tp_input_compressed_size(const tp_input *in); /* file size on disk (0 for stdin) */
