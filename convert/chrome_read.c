@@ -1185,14 +1185,19 @@ static int half_merge(reader *a, half_job *j)
         }
         tmap[i] = k;
     }
-    /* args: the second arena after the first; handles move by its old length */
+    /* args: the second arena after the first; handles move by its old length
+     * (grown to the exact size: nothing is added to it later). */
     uint64_t shift = t->args_len;
     if (u->args_len) {
-        TP_GROW(t->args_data, t->args_cap, t->args_len + u->args_len);
+        if (t->args_cap < t->args_len + u->args_len) {
+            t->args_cap = t->args_len + u->args_len;
+            t->args_data = tp_xrealloc(t->args_data, t->args_cap);
+        }
         memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
         t->args_len += u->args_len;
     }
     uint32_t first_ev = (uint32_t)t->nevents;
+    TP_GROW(t->events, t->events_cap, t->nevents + u->nevents); /* with the usual room for derived events */
     for (size_t i = 0; i < u->nevents; i++) {
         tp_event e = u->events[i];
         e.name = smap[e.name];
@@ -1204,6 +1209,9 @@ static int half_merge(reader *a, half_job *j)
             e.id = smap[e.id];
         tp_event_add(t, &e);
     }
+    free(u->events);
+    u->events = NULL;
+    u->nevents = u->events_cap = 0;
     /* 'E' events of the second half whose 'B' is open in the first */
     int rc = 0;
     for (size_t i = 0; i < b->norphans && rc == 0; i++) {
