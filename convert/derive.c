@@ -259,10 +259,9 @@ static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
 static size_t expand_path(builder *b, int li, tp_str path, tp_str prefix, const uint32_t *inst,
                           const tp_event *src, int64_t group, tp_str low)
 {
-    const tp_str *lv = split_path(b, path, prefix);
+    const tp_str *lv = split_path(b, path, prefix); /* the pool does not grow below */
     size_t n = lv[0];
     for (size_t level = 0; level < n; level++) {
-        lv = split_path(b, path, prefix); /* the pool may have moved */
         tp_str name = lv[1 + 2 * level], key = lv[2 + 2 * level];
         expand_or_add(b, li, level, key, inst ? inst[level] : 0, name, name, src, group, low);
     }
@@ -308,22 +307,62 @@ static int cmp_launch(const void *pa, const void *pb)
     return (a->lo > b->lo) - (a->lo < b->lo);
 }
 
-typedef struct sort_ctx {
-    const tp_trace *t;
-    const tp_annot_item *an;
-} sort_ctx;
+/* Sort key of an annotation: its event's start, longer first, then index. */
+typedef struct akey {
+    int64_t ts, negdur;
+    uint32_t event, item;
+} akey;
 
-static int cmp_annot_time(const void *pa, const void *pb, void *vctx)
+static bool akey_less(const akey *a, const akey *b)
 {
-    const sort_ctx *ctx = vctx;
-    const tp_trace *t = ctx->t;
-    const tp_annot_item *a = &ctx->an[*(const uint32_t *)pa], *b = &ctx->an[*(const uint32_t *)pb];
-    const tp_event *x = &t->events[a->event], *y = &t->events[b->event];
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return a->event < b->event ? -1 : a->event > b->event;
+    if (a->ts != b->ts)
+        return a->ts < b->ts;
+    if (a->negdur != b->negdur)
+        return a->negdur < b->negdur;
+    return a->event < b->event;
+}
+
+/* Natural merge sort: a device's annotations come as a few time-sorted runs
+ * (one per stream), so merging the runs is O(n log runs) where qsort with a
+ * callback through the events was O(n log n) and the largest cost of
+ * reading a big XSpace.  tmp holds n keys. */
+static void sort_keys(akey *k, akey *tmp, size_t n)
+{
+    size_t *runs = NULL, nruns = 0, cap = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && !akey_less(&k[j], &k[j - 1]))
+            j++;
+        TP_GROW(runs, cap, nruns + 2);
+        runs[nruns++] = i;
+        i = j;
+    }
+    TP_GROW(runs, cap, nruns + 1);
+    runs[nruns] = n; /* runs[r] .. runs[r + 1] */
+    akey *src = k, *dst = tmp;
+    while (nruns > 1) {
+        size_t out = 0;
+        for (size_t r = 0; r < nruns; r += 2) {
+            size_t a = runs[r], mid = runs[r + 1], b = r + 2 <= nruns ? runs[r + 2] : mid;
+            if (r + 1 >= nruns) /* odd run out: copied as it is */
+                mid = b = runs[r + 1];
+            size_t i = a, j = mid, o = a;
+            while (i < mid && j < b)
+                dst[o++] = akey_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            memcpy(dst + o, src + i, (mid - i) * sizeof *dst);
+            o += mid - i;
+            memcpy(dst + o, src + j, (b - j) * sizeof *dst);
+            runs[out++] = a;
+        }
+        runs[out] = n;
+        nruns = out;
+        akey *sw = src;
+        src = dst;
+        dst = sw;
+    }
+    if (src != k)
+        memcpy(k, src, n * sizeof *k);
+    free(runs);
 }
 
 static const char *line_name(const tp_derive_opts *o, int li)
@@ -483,13 +522,7 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
 {
     if (in->nannots == 0 && in->nlaunches == 0)
         return 0;
-    /* time order as an index array: annotations are not copied (memory on big traces) */
     const tp_annot_item *an = in->annots;
-    uint32_t *order = tp_xmalloc((in->nannots + 1) * sizeof *order);
-    for (size_t i = 0; i < in->nannots; i++)
-        order[i] = (uint32_t)i;
-    sort_ctx sc = {t, an};
-    qsort_r(order, in->nannots, sizeof *order, cmp_annot_time, &sc);
     builder b;
     memset(&b, 0, sizeof b);
     b.t = t;
@@ -499,25 +532,38 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     if (in->nlaunches)
         memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
     qsort(sorted.launches, in->nlaunches, sizeof *sorted.launches, cmp_launch);
-    /* per device (or per stream), in index order (deterministic output); a
-     * stable counting partition keeps each one's annotations in time order */
+    /* per device (or per stream), in index order (deterministic output): a
+     * counting partition, then each one's annotations sorted by time (an
+     * index array: annotations are not copied, memory on big traces) */
     bool per_stream = o->per_stream;
     size_t ngroups = per_stream ? t->ntracks : t->nprocesses, added = 0;
 #define GROUP_OF(i) (per_stream ? t->events[an[i].event].track : t->tracks[t->events[an[i].event].track].process)
     size_t *start = tp_xcalloc(ngroups + 2, sizeof *start);
     for (size_t i = 0; i < in->nannots; i++)
-        start[GROUP_OF(order[i]) + 1]++;
-    for (size_t p = 0; p < ngroups; p++)
+        start[GROUP_OF(i) + 1]++;
+    size_t biggest = 0;
+    for (size_t p = 0; p < ngroups; p++) {
+        biggest = start[p + 1] > biggest ? start[p + 1] : biggest;
         start[p + 1] += start[p];
+    }
     uint32_t *sub = tp_xmalloc((in->nannots + 1) * sizeof *sub);
     size_t *fill = tp_xmalloc((ngroups + 1) * sizeof *fill);
     memcpy(fill, start, (ngroups + 1) * sizeof *fill);
     for (size_t i = 0; i < in->nannots; i++)
-        sub[fill[GROUP_OF(order[i])]++] = order[i];
+        sub[fill[GROUP_OF(i)]++] = (uint32_t)i;
 #undef GROUP_OF
+    akey *keys = tp_xmalloc((biggest + 1) * sizeof *keys), *tmp = tp_xmalloc((biggest + 1) * sizeof *tmp);
     size_t li = 0;
     for (uint32_t p = 0; p < ngroups; p++) {
         size_t n = start[p + 1] - start[p];
+        uint32_t *idx = sub + start[p];
+        for (size_t q = 0; q < n; q++) {
+            const tp_event *e = &t->events[an[idx[q]].event];
+            keys[q] = (akey){e->ts, -e->dur, an[idx[q]].event, idx[q]};
+        }
+        sort_keys(keys, tmp, n);
+        for (size_t q = 0; q < n; q++)
+            idx[q] = keys[q].item;
         bool launches = false;
         if (!per_stream) {
             while (li < sorted.nlaunches && sorted.launches[li].device < p)
@@ -525,14 +571,15 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
             launches = li < sorted.nlaunches && sorted.launches[li].device == p;
         }
         if (n || launches)
-            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, sub + start[p], n, &sorted)
-                                : derive_device(&b, p, TP_NONE, an, sub + start[p], n, &sorted);
+            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, idx, n, &sorted)
+                                : derive_device(&b, p, TP_NONE, an, idx, n, &sorted);
     }
+    free(keys);
+    free(tmp);
     free(fill);
     free(start);
     free(sorted.launches);
     free(sub);
-    free(order);
     tp_i64map_free(&b.paths);
     free(b.pool);
     return added;
