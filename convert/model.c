@@ -149,6 +149,18 @@ uint64_t tp_args_add(tp_trace *t, const char *json, size_t len)
 
 const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
 {
+    if (handle & TP_ARGS_EXTERNAL) {
+        size_t n = 0;
+        const char *why = NULL, *s = t->args_source ? t->args_source->json(t, handle, &n, &why) : NULL;
+        if (!s) {
+            /* not a JSON object: writers keep it as an "invalid_args" string and count it */
+            s = why ? why : "args not available";
+            n = strlen(s);
+        }
+        if (len)
+            *len = n;
+        return s;
+    }
     if (handle == 0 || handle > t->args_len) {
         if (len)
             *len = 0;
@@ -161,6 +173,13 @@ const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
     return t->args_data + handle - 1 + 4;
 }
 
+int tp_args_visit(const tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx)
+{
+    if (!(handle & TP_ARGS_EXTERNAL) || !t->args_source)
+        return 0;
+    return t->args_source->visit(t, handle, fn, ctx) < 0 ? -1 : 1;
+}
+
 void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t *alen, const char **extra,
                    size_t *elen)
 {
@@ -170,7 +189,7 @@ void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t
     *alen = len;
     *extra = NULL;
     *elen = 0;
-    if (!s)
+    if (!s || (handle & TP_ARGS_EXTERNAL)) /* external args have no event-level extras */
         return;
     const char *sep = memchr(s, '\x1f', len);
     if (sep) {

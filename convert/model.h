@@ -161,6 +161,9 @@ typedef struct tp_trace {
      * Owned by the trace: tp_trace_free calls format_data_free(format_data). */
     void *format_data;
     void (*format_data_free)(void *);
+    /* Renders the handles with TP_ARGS_EXTERNAL (see tp_args_visit), with
+     * format_data; NULL when the reader keeps every args in the arena. */
+    const struct tp_args_source *args_source;
 } tp_trace;
 
 void tp_trace_init(tp_trace *t);
@@ -173,9 +176,54 @@ const char *tp_str_get(const tp_trace *t, tp_str id);
 size_t tp_str_len(const tp_trace *t, tp_str id);
 
 /* Args: a JSON object text ("{...}") kept verbatim.  tp_args_add copies it
- * and returns a handle (0 for empty input). */
+ * and returns a handle (0 for empty input).  A handle with TP_ARGS_EXTERNAL
+ * set is kept by the reader in its own form and rendered on demand (below):
+ * for those, the text tp_args_get returns is valid only until the next
+ * tp_args_get. */
 uint64_t tp_args_add(tp_trace *t, const char *json, size_t len);
 const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len);
+
+/* External args: a reader that keeps an event's args in a compact form of
+ * its own (XPlane: the stats stay in the input file and are decoded again
+ * when written, so a multi-GB trace does not hold its args twice) sets
+ * TP_ARGS_EXTERNAL in the handle and points t->args_source at functions
+ * that render them (from what it keeps in t->format_data). */
+#define TP_ARGS_EXTERNAL (UINT64_C(1) << 63)
+
+/* One arg as a typed value, for writers that want types, not JSON text. */
+typedef enum tp_arg_type {
+    TP_ARG_INT,    /* i */
+    TP_ARG_DOUBLE, /* d (a finite value whose JSON text has a fraction or an exponent) */
+    TP_ARG_STR,    /* s[0..len), raw bytes (writers repair invalid UTF-8) */
+    TP_ARG_JSON,   /* s[0..len) is the JSON text of the value (null, integers beyond int64) */
+} tp_arg_type;
+
+typedef struct tp_arg {
+    const char *key;
+    size_t klen;
+    tp_str key_id; /* the key as an interned string of the trace, or 0 */
+    tp_arg_type type;
+    int64_t i;
+    double d;
+    const char *s;
+    size_t len;
+    tp_str s_id;   /* TP_ARG_STR: the value as an interned string (one many events share), or 0 */
+} tp_arg;
+
+typedef void (*tp_arg_fn)(void *ctx, const tp_arg *a);
+
+typedef struct tp_args_source {
+    /* The args as JSON object text ("{...}", valid JSON), in a buffer of the
+     * source's valid until the next call; NULL with *len 0 when the args
+     * cannot be rendered (then *err is a short reason). */
+    const char *(*json)(const struct tp_trace *t, uint64_t handle, size_t *len, const char **err);
+    /* Each arg in the JSON text's order; 0, or -1 when they cannot be rendered. */
+    int (*visit)(const struct tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx);
+} tp_args_source;
+
+/* Visit the args of an external handle: 1 visited, 0 not an external handle
+ * (use tp_args_get / tp_args_split), -1 the source could not render them. */
+int tp_args_visit(const tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx);
 /* A record may carry event-level keys the Chrome reader did not interpret
  * ("tts", "cname", ...) after a 0x1F byte: "{args}\x1f,\"tts\":12".  This
  * splits a record into the args object (may be empty) and those extras. */
