@@ -396,8 +396,11 @@ static void put_event(pfw *w, uint32_t i, int type, int64_t ts, uint64_t track)
             w->st->invalid_args++;
         }
         if (type == TYPE_BEGIN) {
-            for (uint32_t q = w->flows.start[i]; q < w->flows.start[i + 1]; q++)
-                tp_pbw_fixed64(w->b, TE_FLOW_IDS, w->flows.ids[q]);
+            uint32_t one;
+            const uint32_t *ids;
+            size_t n = tp_pf_flow_ids(&w->flows, i, &one, &ids);
+            for (size_t q = 0; q < n; q++)
+                tp_pbw_fixed64(w->b, TE_FLOW_IDS, ids[q]);
         }
     }
     tp_pbw_end(w->b, te);
