@@ -10,9 +10,30 @@
 
 void tp_pbw_varint(tp_buf *b, uint64_t v);
 void tp_pbw_tag(tp_buf *b, uint32_t field, unsigned wire_type);
-/* VARINT fields: unsigned, and signed as two's complement (int32/int64, not sint). */
-void tp_pbw_uint(tp_buf *b, uint32_t field, uint64_t v);
-void tp_pbw_int(tp_buf *b, uint32_t field, int64_t v);
+
+/* VARINT fields: unsigned, and signed as two's complement (int32/int64, not
+ * sint).  Inline: a .pftrace is mostly small varint fields. */
+static inline void tp_pbw_uint(tp_buf *b, uint32_t field, uint64_t v)
+{
+    if (b->len + 22 > b->cap) /* the longest tag and value and the NUL */
+        tp_grow((void **)&b->data, &b->cap, b->len + 22, 1);
+    unsigned char *p = (unsigned char *)b->data + b->len;
+    uint64_t k = (uint64_t)field << 3;
+    while (k >= 0x80) {
+        *p++ = (unsigned char)(0x80 | (k & 0x7f));
+        k >>= 7;
+    }
+    *p++ = (unsigned char)k;
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(0x80 | (v & 0x7f));
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    *p = 0;
+    b->len = (size_t)((char *)p - b->data);
+}
+
+static inline void tp_pbw_int(tp_buf *b, uint32_t field, int64_t v) { tp_pbw_uint(b, field, (uint64_t)v); }
 void tp_pbw_fixed64(tp_buf *b, uint32_t field, uint64_t v);
 void tp_pbw_double(tp_buf *b, uint32_t field, double v);
 void tp_pbw_bytes(tp_buf *b, uint32_t field, const void *p, size_t n);
