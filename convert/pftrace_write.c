@@ -17,6 +17,7 @@
 #include "pftrace_write.h"
 #include "pbwrite.h"
 #include "pftrace_args.h"
+#include "json_write.h"
 #include "pftrace_flows.h"
 #include "strset.h"
 #include "tracks.h"
@@ -67,11 +68,17 @@ enum {
     ID_CATEGORIES = 1,
     ID_NAMES = 2,
     ID_ANNOTATION_NAMES = 3,
+    ID_ANNOTATION_STRINGS = 29, /* debug_annotation_string_values: InternedString {iid 1, str 2} */
     ENTRY_IID = 1,
     ENTRY_NAME = 2,
 
     DA_NAME_IID = 1,
+    DA_BOOL = 2,
+    DA_INT = 4,
+    DA_DOUBLE = 5,
     DA_STRING = 6,
+    DA_LEGACY_JSON = 9,
+    DA_STRING_IID = 17,
 };
 
 #define SEQ_ID 1
@@ -97,13 +104,23 @@ typedef struct counter_map {
     size_t list_cap;
 } counter_map;
 
+/* How often an annotation's string values repeat (indexed by its name iid):
+ * values of a name whose values are mostly new are no longer interned. */
+typedef struct value_stats {
+    uint32_t seen, fresh;
+} value_stats;
+
 typedef struct pfw {
     tp_trace *t;
     tp_out *o;
     tp_buf *b;
     tp_pftrace_stats *st;
-    interner names, cats, anns; /* names, cats: tp_str ids; anns: ids in `own` */
-    tp_strset own; /* annotation and counter names: the trace's pools do not grow while writing */
+    interner names, cats, anns, vals; /* names, cats: tp_str ids; anns, vals: ids in `own` */
+    tp_strset own; /* annotation names, string values, counter names: the trace's pools do not grow while writing */
+    uint32_t *str_own; /* tp_str -> id in `own` (0 unknown; OWN_NOT_VALUE: not a valid UTF-8 value) */
+    size_t str_own_cap;
+    value_stats *vstats;
+    size_t vstats_cap;
     counter_map cm;
     tp_buf scratch, key;
     int64_t shift;        /* added to base_ns + ts so no timestamp is negative */
@@ -149,6 +166,64 @@ static uint64_t ann_name_iid(void *ctx, const char *key, size_t len)
     return intern_id(&w->anns, tp_strset_add(&w->own, key, len));
 }
 
+static bool valid_utf8(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        size_t k = *p < 0x80 ? 1 : tp_utf8_seq_len(p, (size_t)(end - p));
+        if (!k)
+            return false;
+        p += k;
+    }
+    return true;
+}
+
+#define OWN_NOT_VALUE (UINT32_C(1) << 31)
+
+/* The id in `own` of a trace string (with OWN_NOT_VALUE when it is not valid
+ * UTF-8: such values are written, repaired, where they occur). */
+static uint32_t str_own(pfw *w, tp_str s)
+{
+    if ((size_t)s >= w->str_own_cap) {
+        size_t old = w->str_own_cap;
+        TP_GROW(w->str_own, w->str_own_cap, (size_t)s + 1);
+        memset(w->str_own + old, 0, (w->str_own_cap - old) * sizeof *w->str_own);
+    }
+    if (!w->str_own[s]) {
+        const char *p = tp_str_get(w->t, s);
+        size_t n = tp_str_len(w->t, s);
+        w->str_own[s] = tp_strset_add(&w->own, p, n) | (valid_utf8(p, n) ? 0 : OWN_NOT_VALUE);
+    }
+    return w->str_own[s];
+}
+
+/* String values are interned (InternedData.debug_annotation_string_values):
+ * kernel details, op names, shapes repeat on every kernel.  A value the trace
+ * interned is shared by definition; others are interned while their
+ * annotation's values mostly repeat (checked from the 64th value on) and
+ * while the writer's own strings stay below 256 MB. */
+static uint64_t value_iid(void *ctx, uint64_t name_iid, const char *s, size_t len)
+{
+    pfw *w = ctx;
+    if (len > 256 || w->own.data.len > (256u << 20))
+        return 0;
+    if (name_iid >= w->vstats_cap) {
+        size_t old = w->vstats_cap;
+        TP_GROW(w->vstats, w->vstats_cap, (size_t)name_iid + 1);
+        memset(w->vstats + old, 0, (w->vstats_cap - old) * sizeof *w->vstats);
+    }
+    value_stats *vs = &w->vstats[name_iid];
+    if (vs->seen >= 64 && vs->fresh * 2 > vs->seen)
+        return 0;
+    if (!valid_utf8(s, len))
+        return 0;
+    size_t before = w->own.n;
+    uint32_t own = tp_strset_add(&w->own, s, len);
+    vs->seen++;
+    vs->fresh += w->own.n != before;
+    return intern_id(&w->vals, own);
+}
+
 static void put_pending(pfw *w, interner *in, uint32_t field, bool own)
 {
     for (size_t i = 0; i < in->npending; i++) {
@@ -158,10 +233,46 @@ static void put_pending(pfw *w, interner *in, uint32_t field, bool own)
         const char *str = own ? tp_strset_get(&w->own, in->pending[i], &len) : tp_str_get(w->t, in->pending[i]);
         if (!own)
             len = tp_str_len(w->t, in->pending[i]);
-        tp_pbw_utf8(w->b, ENTRY_NAME, str, len, &w->st->bad_utf8);
+        tp_pbw_utf8(w->b, ENTRY_NAME, str, len, &w->st->bad_utf8); /* InternedString.str is field 2 too */
         tp_pbw_end(w->b, m);
     }
     in->npending = 0;
+}
+
+/* One typed arg (external args, tp_args_visit) as a debug annotation. */
+static void put_typed_arg(void *ctx, const tp_arg *a)
+{
+    pfw *w = ctx;
+    tp_buf *b = w->b;
+    uint64_t name = a->key_id ? intern_id(&w->anns, str_own(w, a->key_id) & ~OWN_NOT_VALUE)
+                              : ann_name_iid(w, a->key, a->klen);
+    size_t m = tp_pbw_begin(b, TE_DEBUG_ANNOTATIONS);
+    tp_pbw_uint(b, DA_NAME_IID, name);
+    switch (a->type) {
+    case TP_ARG_INT:
+        tp_pbw_int(b, DA_INT, a->i);
+        break;
+    case TP_ARG_DOUBLE:
+        tp_pbw_double(b, DA_DOUBLE, a->d);
+        break;
+    case TP_ARG_STR: {
+        uint64_t v = 0;
+        if (a->s_id) {
+            uint32_t own = str_own(w, a->s_id);
+            v = own & OWN_NOT_VALUE ? 0 : intern_id(&w->vals, own);
+        } else
+            v = value_iid(w, name, a->s, a->len);
+        if (v)
+            tp_pbw_uint(b, DA_STRING_IID, v);
+        else /* repaired silently, as the JSON writer's text of these args is */
+            tp_pbw_utf8(b, DA_STRING, a->s, a->len, NULL);
+        break;
+    }
+    default:
+        tp_pbw_utf8(b, DA_LEGACY_JSON, a->s, a->len, NULL);
+        break;
+    }
+    tp_pbw_end(b, m);
 }
 
 /* ---- packets ---- */
@@ -178,11 +289,12 @@ static void put_ts(pfw *w, int64_t ts)
 
 static void packet_end(pfw *w, size_t mark, bool uses_state)
 {
-    if (w->names.npending || w->cats.npending || w->anns.npending) {
+    if (w->names.npending || w->cats.npending || w->anns.npending || w->vals.npending) {
         size_t m = tp_pbw_begin(w->b, TP_INTERNED);
         put_pending(w, &w->cats, ID_CATEGORIES, false);
         put_pending(w, &w->names, ID_NAMES, false);
         put_pending(w, &w->anns, ID_ANNOTATION_NAMES, true);
+        put_pending(w, &w->vals, ID_ANNOTATION_STRINGS, true);
         tp_pbw_end(w->b, m);
     }
     tp_pbw_uint(w->b, TP_SEQ_ID, SEQ_ID);
@@ -386,9 +498,11 @@ static void put_event(pfw *w, uint32_t i, int type, int64_t ts, uint64_t track)
         if (e->cat)
             tp_pbw_uint(w->b, TE_CATEGORY_IIDS, intern_id(&w->cats, e->cat));
         const char *args, *extra;
-        size_t alen, elen;
-        tp_args_split(w->t, e->args, &args, &alen, &extra, &elen);
-        if (alen && tp_pf_put_args(w->b, args, alen, ann_name_iid, w, &w->scratch, &w->st->bad_utf8) < 0) {
+        size_t alen = 0, elen;
+        if (e->args && tp_args_visit(w->t, e->args, put_typed_arg, w) <= 0)
+            tp_args_split(w->t, e->args, &args, &alen, &extra, &elen);
+        if (alen &&
+            tp_pf_put_args(w->b, args, alen, ann_name_iid, value_iid, w, &w->scratch, &w->st->bad_utf8) < 0) {
             size_t m = tp_pbw_begin(w->b, TE_DEBUG_ANNOTATIONS);
             tp_pbw_uint(w->b, DA_NAME_IID, ann_name_iid(w, "invalid_args", 12));
             tp_pbw_utf8(w->b, DA_STRING, args, alen, &w->st->bad_utf8);
@@ -571,6 +685,9 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     interner_free(&w.names);
     interner_free(&w.cats);
     interner_free(&w.anns);
+    interner_free(&w.vals);
+    free(w.str_own);
+    free(w.vstats);
     tp_strset_free(&w.own);
     tp_buf_free(&w.scratch);
     tp_buf_free(&w.key);

@@ -14,7 +14,10 @@ typedef struct field_def {
     int msg; /* index into msgs for K_MSG */
 } field_def;
 
-enum { M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_COUNTER, M_EVENT, M_ANNOTATION, M_INTERNED, M_ENTRY };
+enum {
+    M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_COUNTER, M_EVENT, M_ANNOTATION, M_INTERNED, M_ENTRY,
+    M_STRING
+};
 
 static const field_def trace_f[] = {{1, "packet", K_MSG, M_PACKET}, {0, NULL, 0, 0}};
 static const field_def packet_f[] = {{8, "timestamp", K_UINT, 0},
@@ -44,15 +47,17 @@ static const field_def event_f[] = {{3, "category_iids", K_UINT, 0},
 static const field_def annotation_f[] = {{1, "name_iid", K_UINT, 0},     {2, "bool_value", K_UINT, 0},
                                          {4, "int_value", K_INT, 0},     {5, "double_value", K_DOUBLE, 0},
                                          {6, "string_value", K_STR, 0},  {9, "legacy_json_value", K_STR, 0},
-                                         {0, NULL, 0, 0}};
+                                         {17, "string_value_iid", K_UINT, 0}, {0, NULL, 0, 0}};
 static const field_def interned_f[] = {{1, "event_categories", K_MSG, M_ENTRY},
                                        {2, "event_names", K_MSG, M_ENTRY},
                                        {3, "debug_annotation_names", K_MSG, M_ENTRY},
+                                       {29, "debug_annotation_string_values", K_MSG, M_STRING},
                                        {0, NULL, 0, 0}};
 static const field_def entry_f[] = {{1, "iid", K_UINT, 0}, {2, "name", K_STR, 0}, {0, NULL, 0, 0}};
+static const field_def string_f[] = {{1, "iid", K_UINT, 0}, {2, "str", K_STR, 0}, {0, NULL, 0, 0}};
 
 static const field_def *const msgs[] = {trace_f,   packet_f, track_f,      process_f,  thread_f,
-                                        counter_f, event_f,  annotation_f, interned_f, entry_f};
+                                        counter_f, event_f,  annotation_f, interned_f, entry_f, string_f};
 
 static void indent(tp_buf *out, int depth)
 {
