@@ -168,6 +168,7 @@ typedef struct xp_src {
     uint64_t woff;
     xp_stats st, ev;
     tp_buf json;
+    tp_err err;
 } xp_src;
 
 bool tp_xplane_is_derived_line_id(int64_t id)
@@ -189,9 +190,10 @@ static int64_t ps_to_ns(int64_t ps)
     return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
 }
 
-static xp_stat *stats_push(xp_stats *v)
+static inline xp_stat *stats_push(xp_stats *v)
 {
-    TP_GROW(v->v, v->cap, v->n + 1);
+    if (v->n >= v->cap)
+        TP_GROW(v->v, v->cap, v->n + 16);
     return &v->v[v->n++];
 }
 
@@ -205,6 +207,27 @@ static void stats_merge(xp_stats *v, const xp_stat *s)
             return;
         }
     *stats_push(v) = *s;
+}
+
+/* Merge an event's stats (ev) after its metadata's (st).  Usually there are
+ * no metadata stats and no repeated ids: then ev becomes st as it is. */
+static void stats_merge_all(xp_stats *st, xp_stats *ev)
+{
+    if (st->n == 0) {
+        bool dup = false;
+        for (size_t i = 1; i < ev->n && !dup; i++)
+            for (size_t j = 0; j < i && !dup; j++)
+                dup = ev->v[i].mid == ev->v[j].mid;
+        if (!dup) {
+            xp_stats tmp = *st;
+            *st = *ev;
+            *ev = tmp;
+            ev->n = 0;
+            return;
+        }
+    }
+    for (size_t i = 0; i < ev->n; i++)
+        stats_merge(st, &ev->v[i]);
 }
 
 /* ---- decoding: pbwire (every case, every error) ---- */
@@ -327,7 +350,12 @@ static inline bool fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t 
 
 static bool stat_fast(const uint8_t *p, const uint8_t *end, xp_stat *s)
 {
-    memset(s, 0, sizeof *s);
+    s->mid = 0;
+    s->type = 0;
+    s->v = 0;
+    s->s = NULL;
+    s->len = 0;
+    s->sid = 0;
     while (p < end) {
         uint8_t key = *p++;
         if (key >= 0x80 || key < 8)
@@ -1104,10 +1132,9 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
         r->st.n = m->nst;
         badrefs = m->badrefs;
     }
-    for (size_t i = 0; i < r->ev.n; i++) {
+    for (size_t i = 0; i < r->ev.n; i++)
         resolve_stat(r, &r->ev.v[i], &badrefs);
-        stats_merge(&r->st, &r->ev.v[i]);
-    }
+    stats_merge_all(&r->st, &r->ev);
     if (badrefs)
         tp_warn(r->t, "XPlane ref_value without its string (shown empty)", badrefs);
 
@@ -1480,9 +1507,9 @@ static const char *src_collect(const tp_trace *t, xp_src *s, uint64_t h, xp_evhd
     p = src_bytes(s, off, hl + (size_t)len);
     if (!p)
         return "XPlane args: the input file changed since it was read";
-    tp_err err = {0};
+    s->err.set = false;
     s->ev.n = s->st.n = 0;
-    if (decode_event(p, p + hl, (size_t)len, hd, &s->ev, &err) < 0)
+    if (decode_event(p, p + hl, (size_t)len, hd, &s->ev, &s->err) < 0)
         return "XPlane args: the input file changed since it was read";
     uint32_t mi = ids_get(&pl->eids, hd->mid);
     *pem = mi == TP_I64MAP_EMPTY ? NULL : &pl->em[mi];
@@ -1514,8 +1541,8 @@ static const char *src_collect(const tp_trace *t, xp_src *s, uint64_t h, xp_evhd
             x->len = tp_str_len(t, v);
             x->sid = v;
         }
-        stats_merge(&s->st, x);
     }
+    stats_merge_all(&s->st, &s->ev);
     for (size_t i = 0; i < s->st.n; i++) {
         xp_stat *x = &s->st.v[i];
         tp_str k = x->sm == TP_I64MAP_EMPTY ? 0 : pl->sm[x->sm].name;
