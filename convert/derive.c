@@ -50,6 +50,7 @@ typedef struct builder {
 void tp_derive_input_free(tp_derive_input *in)
 {
     free(in->annots);
+    free(in->insts);
     free(in->classes);
     tp_i64map_free(&in->class_index);
     free(in->launches);
@@ -83,12 +84,20 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a)
             tp_i64map_put(&in->class_index, (int64_t)h, c);
     }
     TP_GROW(in->annots, in->annots_cap, in->nannots + 1);
+    if (!in->insts && (a->op_inst != 0 || a->scope_inst != TP_NONE)) { /* the first with invocation ids */
+        in->insts = tp_xmalloc(in->annots_cap * sizeof *in->insts);
+        in->insts_cap = in->annots_cap;
+        for (size_t i = 0; i < in->nannots; i++)
+            in->insts[i] = (tp_annot_inst){0, TP_NONE};
+    }
+    if (in->insts) {
+        TP_GROW(in->insts, in->insts_cap, in->nannots + 1);
+        in->insts[in->nannots] = (tp_annot_inst){a->op_inst, a->scope_inst};
+    }
     tp_annot_item *it = &in->annots[in->nannots++];
     it->event = a->event;
     it->cls = c;
     it->group = a->group;
-    it->op_inst = a->op_inst;
-    it->scope_inst = a->scope_inst;
 }
 
 void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur)
@@ -402,8 +411,8 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
         tp_annot full = in->classes[an[idx[i]].cls];
         full.event = an[idx[i]].event;
         full.group = an[idx[i]].group;
-        full.op_inst = an[idx[i]].op_inst;
-        full.scope_inst = an[idx[i]].scope_inst;
+        full.op_inst = in->insts ? in->insts[idx[i]].op_inst : 0;
+        full.scope_inst = in->insts ? in->insts[idx[i]].scope_inst : TP_NONE;
         const tp_annot *a = &full;
         tp_event src = t->events[a->event]; /* a copy: the engine adds events only at the end, but be safe */
         if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
