@@ -507,11 +507,7 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
                 if (d->args) {
                     e.args = d->args;
                 } else {
-                    if (d->long_name)
-                        tp_argb_str(&ab, "long_name", tp_str_get(t, d->long_name), tp_str_len(t, d->long_name));
-                    if (d->group != TP_DERIVE_NO_GROUP)
-                        tp_argb_int(&ab, "group_id", d->group);
-                    e.args = tp_argb_commit(t, &ab);
+                    e.args = tp_args_name_group(t, d->long_name, d->group != TP_DERIVE_NO_GROUP, d->group);
                 }
                 tp_event_add(t, &e);
                 added++;

@@ -164,6 +164,7 @@ typedef struct tp_trace {
     /* Renders the handles with TP_ARGS_EXTERNAL (see tp_args_visit), with
      * format_data; NULL when the reader keeps every args in the arena. */
     const struct tp_args_source *args_source;
+    tp_buf *args_text;     /* where tp_args_get renders handles held in themselves */
 } tp_trace;
 
 void tp_trace_init(tp_trace *t);
@@ -189,6 +190,7 @@ const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len);
  * TP_ARGS_EXTERNAL in the handle and points t->args_source at functions
  * that render them (from what it keeps in t->format_data). */
 #define TP_ARGS_EXTERNAL (UINT64_C(1) << 63)
+#define TP_ARGS_RESERVED (UINT64_C(1) << 62) /* used by the model itself (tp_args_name_group) */
 
 /* One arg as a typed value, for writers that want types, not JSON text. */
 typedef enum tp_arg_type {
@@ -224,6 +226,11 @@ typedef struct tp_args_source {
 /* Visit the args of an external handle: 1 visited, 0 not an external handle
  * (use tp_args_get / tp_args_split), -1 the source could not render them. */
 int tp_args_visit(const tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx);
+
+/* The args of a derived event, {"long_name":"...","group_id":N} (either part
+ * may be absent; 0 when both are), held in the handle itself when they fit
+ * (no arena bytes: a multi-GB XSpace has millions of derived events). */
+uint64_t tp_args_name_group(tp_trace *t, tp_str long_name, bool has_group, int64_t group);
 /* A record may carry event-level keys the Chrome reader did not interpret
  * ("tts", "cname", ...) after a 0x1F byte: "{args}\x1f,\"tts\":12".  This
  * splits a record into the args object (may be empty) and those extras. */

@@ -124,9 +124,10 @@ typedef struct xp_plane {
     size_t nem;
 } xp_plane;
 
-/* A handle: TP_ARGS_EXTERNAL | plane << 44 | offset of the XEvent field in the file. */
+/* A handle: TP_ARGS_EXTERNAL | plane << 44 | offset of the XEvent field in
+ * the file (bit 62 is the model's, TP_ARGS_RESERVED). */
 #define XP_OFF_BITS 44
-#define XP_MAX_PLANES (UINT64_C(1) << (63 - XP_OFF_BITS))
+#define XP_MAX_PLANES (UINT64_C(1) << (62 - XP_OFF_BITS))
 
 /* One stat while decoding (read time and render time). */
 typedef struct xp_stat {
