@@ -225,7 +225,18 @@ const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
     return t->args_data + handle - 1 + 4;
 }
 
-int tp_args_visit(const tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx)
+void *tp_args_cursor_new(const tp_trace *t)
+{
+    return t->args_source && t->args_source->cursor_new ? t->args_source->cursor_new(t) : NULL;
+}
+
+void tp_args_cursor_free(const tp_trace *t, void *cursor)
+{
+    if (cursor && t->args_source && t->args_source->cursor_free)
+        t->args_source->cursor_free(cursor);
+}
+
+int tp_args_visit(const tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx)
 {
     if ((handle & (TP_ARGS_EXTERNAL | ARGS_INLINE)) == (TP_ARGS_EXTERNAL | ARGS_INLINE)) {
         tp_arg a;
@@ -255,7 +266,7 @@ int tp_args_visit(const tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx)
     }
     if (!(handle & TP_ARGS_EXTERNAL) || !t->args_source)
         return 0;
-    return t->args_source->visit(t, handle, fn, ctx) < 0 ? -1 : 1;
+    return t->args_source->visit(t, cursor, handle, fn, ctx) < 0 ? -1 : 1;
 }
 
 void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t *alen, const char **extra,

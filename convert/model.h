@@ -219,13 +219,21 @@ typedef struct tp_args_source {
      * source's valid until the next call; NULL with *len 0 when the args
      * cannot be rendered (then *err is a short reason). */
     const char *(*json)(const struct tp_trace *t, uint64_t handle, size_t *len, const char **err);
-    /* Each arg in the JSON text's order; 0, or -1 when they cannot be rendered. */
-    int (*visit)(const struct tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx);
+    /* Each arg in the JSON text's order; 0, or -1 when they cannot be rendered.
+     * cursor: from cursor_new (one per thread), or NULL for the source's own. */
+    int (*visit)(const struct tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx);
+    void *(*cursor_new)(const struct tp_trace *t);
+    void (*cursor_free)(void *cursor);
 } tp_args_source;
 
 /* Visit the args of an external handle: 1 visited, 0 not an external handle
- * (use tp_args_get / tp_args_split), -1 the source could not render them. */
-int tp_args_visit(const tp_trace *t, uint64_t handle, tp_arg_fn fn, void *ctx);
+ * (use tp_args_get / tp_args_split), -1 the source could not render them.
+ * Threads that visit at the same time each use a cursor of their own
+ * (tp_args_cursor_new; NULL when the trace needs none); with a NULL cursor
+ * only one thread may visit. */
+int tp_args_visit(const tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx);
+void *tp_args_cursor_new(const tp_trace *t);
+void tp_args_cursor_free(const tp_trace *t, void *cursor);
 
 /* The args of a derived event, {"long_name":"...","group_id":N} (either part
  * may be absent; 0 when both are), held in the handle itself when they fit

@@ -153,7 +153,18 @@ typedef struct xp_evhdr {
     bool has_occ, has_stats;
 } xp_evhdr;
 
-/* The args renderer's state: t->format_data of an XPlane trace with args. */
+/* What one thread needs to render args: a window of the file and scratch. */
+typedef struct xp_cursor {
+    uint8_t *win;            /* a window of the file: [woff, woff + wlen) */
+    size_t wcap, wlen, wnext;
+    uint64_t woff;
+    xp_stats st, ev;
+    tp_buf json;
+    tp_err err;
+} xp_cursor;
+
+/* The args renderer's state: t->format_data of an XPlane trace with args.
+ * Read-only once the trace is read (threads render with cursors of their own). */
 typedef struct xp_src {
     int fd;                  /* the input file, or -1 */
     uint8_t *mem;            /* or the input in memory (owned) */
@@ -163,13 +174,7 @@ typedef struct xp_src {
     xp_pst *pst;
     size_t npst, pst_cap;
     tp_str k_long_name, k_occ, k_corr;
-    /* render scratch */
-    uint8_t *win;            /* a window of the file: [woff, woff + wlen) */
-    size_t wcap, wlen, wnext;
-    uint64_t woff;
-    xp_stats st, ev;
-    tp_buf json;
-    tp_err err;
+    xp_cursor own;           /* for tp_args_get and visits without a cursor */
 } xp_src;
 
 bool tp_xplane_is_derived_line_id(int64_t id)
@@ -1447,30 +1452,46 @@ static void src_free(void *p)
     }
     free(s->planes);
     free(s->pst);
-    free(s->win);
-    free(s->st.v);
-    free(s->ev.v);
-    tp_buf_free(&s->json);
+    free(s->own.win);
+    free(s->own.st.v);
+    free(s->own.ev.v);
+    tp_buf_free(&s->own.json);
     free(s);
+}
+
+static void *cursor_new(const tp_trace *t)
+{
+    (void)t;
+    return tp_xcalloc(1, sizeof(xp_cursor));
+}
+
+static void cursor_free(void *p)
+{
+    xp_cursor *c = p;
+    free(c->win);
+    free(c->st.v);
+    free(c->ev.v);
+    tp_buf_free(&c->json);
+    free(c);
 }
 
 /* n bytes of the input at off, or NULL.  The file is read with pread into a
  * window that grows while the writer walks a line in order (the usual case)
  * and starts small again after a jump (overlap rows, another track). */
-static const uint8_t *src_bytes(xp_src *s, uint64_t off, size_t n)
+static const uint8_t *src_bytes(const xp_src *src, xp_cursor *s, uint64_t off, size_t n)
 {
-    if (off > s->size || n > s->size - off)
+    if (off > src->size || n > src->size - off)
         return NULL;
-    if (s->mem)
-        return s->mem + off;
+    if (src->mem)
+        return src->mem + off;
     if (off >= s->woff && off - s->woff <= s->wlen && n <= s->wlen - (off - s->woff))
         return s->win + (off - s->woff);
     enum { WMIN = 16 << 10, WMAX = 4 << 20 };
     bool onward = s->wlen && off >= s->woff && off <= s->woff + s->wlen + WMIN;
     s->wnext = onward ? (s->wnext * 2 > WMAX ? WMAX : s->wnext * 2) : WMIN;
     size_t want = n > s->wnext ? n : s->wnext;
-    if (want > s->size - off)
-        want = (size_t)(s->size - off);
+    if (want > src->size - off)
+        want = (size_t)(src->size - off);
     if (want > s->wcap) {
         free(s->win);
         s->win = tp_xmalloc(want);
@@ -1478,7 +1499,7 @@ static const uint8_t *src_bytes(xp_src *s, uint64_t off, size_t n)
     }
     size_t got = 0;
     while (got < want) {
-        ssize_t k = pread(s->fd, s->win + got, want - got, (off_t)(off + got));
+        ssize_t k = pread(src->fd, s->win + got, want - got, (off_t)(off + got));
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -1492,20 +1513,21 @@ static const uint8_t *src_bytes(xp_src *s, uint64_t off, size_t n)
 
 /* Decode the event of handle h again: header, and its merged stats in
  * s->st with names and values resolved through the trace's strings. */
-static const char *src_collect(const tp_trace *t, xp_src *s, uint64_t h, xp_evhdr *hd, const xp_pem **pem)
+static const char *src_collect(const tp_trace *t, xp_cursor *s, uint64_t h, xp_evhdr *hd, const xp_pem **pem)
 {
+    const xp_src *src = t->format_data;
     uint64_t pi = (h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS, off = h & ((UINT64_C(1) << XP_OFF_BITS) - 1);
-    if (pi >= s->nplanes)
+    if (pi >= src->nplanes || off >= src->size)
         return "XPlane args: bad handle";
-    const xp_plane *pl = &s->planes[pi];
-    size_t head = s->size - off < 16 ? (size_t)(s->size - off) : 16;
-    const uint8_t *p = src_bytes(s, off, head);
+    const xp_plane *pl = &src->planes[pi];
+    size_t head = src->size - off < 16 ? (size_t)(src->size - off) : 16;
+    const uint8_t *p = src_bytes(src, s, off, head);
     uint64_t len;
     const uint8_t *q = p ? p + 1 : NULL;
-    if (!p || p[0] != (4 << 3 | TP_PB_LEN) || !fast_varint(&q, p + head, &len) || len > s->size)
+    if (!p || p[0] != (4 << 3 | TP_PB_LEN) || !fast_varint(&q, p + head, &len) || len > src->size)
         return "XPlane args: the input file changed since it was read";
     size_t hl = (size_t)(q - p);
-    p = src_bytes(s, off, hl + (size_t)len);
+    p = src_bytes(src, s, off, hl + (size_t)len);
     if (!p)
         return "XPlane args: the input file changed since it was read";
     s->err.set = false;
@@ -1516,7 +1538,7 @@ static const char *src_collect(const tp_trace *t, xp_src *s, uint64_t h, xp_evhd
     *pem = mi == TP_I64MAP_EMPTY ? NULL : &pl->em[mi];
     if (*pem)
         for (uint32_t i = 0; i < (*pem)->nst; i++) {
-            const xp_pst *m = &s->pst[(*pem)->st + i];
+            const xp_pst *m = &src->pst[(*pem)->st + i];
             xp_stat *x = stats_push(&s->st);
             memset(x, 0, sizeof *x);
             x->mid = m->mid;
@@ -1555,7 +1577,8 @@ static const char *src_collect(const tp_trace *t, xp_src *s, uint64_t h, xp_evhd
 
 static const char *src_json(const tp_trace *t, uint64_t h, size_t *len, const char **why)
 {
-    xp_src *s = t->format_data;
+    xp_src *src = t->format_data;
+    xp_cursor *s = &src->own;
     xp_evhdr hd;
     const xp_pem *pem;
     *len = 0;
@@ -1564,26 +1587,27 @@ static const char *src_json(const tp_trace *t, uint64_t h, size_t *len, const ch
     uint32_t pi = (uint32_t)((h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS);
     s->json.len = 0;
     tp_str full = pem ? pem->full : 0;
-    args_json(&s->json, &s->planes[pi], full ? tp_str_get(t, full) : NULL, tp_str_len(t, full), hd.has_occ, hd.occ,
-              &s->st);
+    args_json(&s->json, &src->planes[pi], full ? tp_str_get(t, full) : NULL, tp_str_len(t, full), hd.has_occ,
+              hd.occ, &s->st);
     *len = s->json.len;
     return s->json.data ? s->json.data : "";
 }
 
-static int src_visit(const tp_trace *t, uint64_t h, tp_arg_fn fn, void *ctx)
+static int src_visit(const tp_trace *t, void *cursor, uint64_t h, tp_arg_fn fn, void *ctx)
 {
-    xp_src *s = t->format_data;
+    xp_src *src = t->format_data;
+    xp_cursor *s = cursor ? cursor : &src->own;
     xp_evhdr hd;
     const xp_pem *pem;
     if (src_collect(t, s, h, &hd, &pem) != NULL)
         return -1;
-    const xp_plane *pl = &s->planes[(h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS];
+    const xp_plane *pl = &src->planes[(h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS];
     tp_arg a;
     if (pem && pem->full) {
         memset(&a, 0, sizeof a);
         a.key = "long_name";
         a.klen = 9;
-        a.key_id = s->k_long_name;
+        a.key_id = src->k_long_name;
         a.type = TP_ARG_STR;
         a.s = tp_str_get(t, pem->full);
         a.len = tp_str_len(t, pem->full);
@@ -1594,7 +1618,7 @@ static int src_visit(const tp_trace *t, uint64_t h, tp_arg_fn fn, void *ctx)
         memset(&a, 0, sizeof a);
         a.key = "num_occurrences";
         a.klen = 15;
-        a.key_id = s->k_occ;
+        a.key_id = src->k_occ;
         a.type = TP_ARG_INT;
         a.i = hd.occ;
         fn(ctx, &a);
@@ -1605,7 +1629,7 @@ static int src_visit(const tp_trace *t, uint64_t h, tp_arg_fn fn, void *ctx)
         memset(&a, 0, sizeof a);
         uint8_t wk = stat_wk(pl, x);
         a.key = stat_key(x, wk, (const char *)x->kn, x->kl, tmp, &a.klen);
-        a.key_id = wk == WK_CORRELATION_ID ? s->k_corr : a.key == (const char *)x->kn ? pl->sm[x->sm].name : 0;
+        a.key_id = wk == WK_CORRELATION_ID ? src->k_corr : a.key == (const char *)x->kn ? pl->sm[x->sm].name : 0;
         /* the types the JSON text of these values has (what a JSON reader would see) */
         switch (x->type) {
         case XS_DOUBLE: {
@@ -1659,7 +1683,7 @@ static int src_visit(const tp_trace *t, uint64_t h, tp_arg_fn fn, void *ctx)
     return 0;
 }
 
-static const tp_args_source xp_args_source = {src_json, src_visit};
+static const tp_args_source xp_args_source = {src_json, src_visit, cursor_new, cursor_free};
 
 /* ---- the XSpace ---- */
 
