@@ -813,6 +813,8 @@ typedef struct pool {
     pthread_cond_t cv;
     unit *u;
     size_t n, next, written, window;
+    tp_buf *spare;         /* buffers of written chunks, for the next ones (fresh pages cost a fault each) */
+    size_t nspare;
 } pool;
 
 typedef struct worker {
@@ -833,6 +835,8 @@ static void *worker_main(void *arg)
             break;
         unit *u = &p->u[p->next++];
         u->state = 1;
+        if (p->nspare)
+            u->out = p->spare[--p->nspare];
         pthread_mutex_unlock(&p->mu);
         encode_unit(&wk->e, u);
         pthread_mutex_lock(&p->mu);
@@ -891,6 +895,7 @@ static void write_events(pfw *w, const uint32_t *torder)
     unit *u = plan_units(w, torder, live, &nu);
     int nw = nthreads();
     pool p = {.u = u, .n = nu, .window = (size_t)nw * 2 + 2};
+    p.spare = tp_xcalloc(p.window + 2, sizeof *p.spare);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     worker *wk = tp_xcalloc((size_t)nw, sizeof *wk);
@@ -916,16 +921,19 @@ static void write_events(pfw *w, const uint32_t *torder)
                 while (u[q].state != 2)
                     pthread_cond_wait(&p.cv, &p.mu);
                 pthread_mutex_unlock(&p.mu);
-            } else
+            } else {
+                if (p.nspare)
+                    u[q].out = p.spare[--p.nspare];
                 encode_unit(&self, &u[q]);
-            tp_out_write(w->o, u[q].out.data, u[q].out.len);
-            tp_buf_free(&u[q].out);
-            if (started) {
-                pthread_mutex_lock(&p.mu);
-                p.written = q + 1;
-                pthread_cond_broadcast(&p.cv);
-                pthread_mutex_unlock(&p.mu);
             }
+            tp_out_write(w->o, u[q].out.data, u[q].out.len);
+            u[q].out.len = 0;
+            pthread_mutex_lock(&p.mu);
+            p.spare[p.nspare++] = u[q].out;
+            memset(&u[q].out, 0, sizeof u[q].out);
+            p.written = q + 1;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
         }
         write_other_events(w, k);
     }
@@ -939,6 +947,9 @@ static void write_events(pfw *w, const uint32_t *torder)
         penc_free(&self);
     }
     free(wk);
+    for (size_t i = 0; i < p.nspare; i++)
+        tp_buf_free(&p.spare[i]);
+    free(p.spare);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
     free(u);

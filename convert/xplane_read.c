@@ -339,6 +339,25 @@ static inline bool fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t 
         *pp = p + 1;
         return true;
     }
+    if (end - p >= 10) { /* no bounds check per byte */
+        uint64_t x = p[0] & 0x7f, b;
+        int i;
+        for (i = 1; i < 9; i++) {
+            b = p[i];
+            x |= (b & 0x7f) << (7 * i);
+            if (b < 0x80) {
+                *v = x;
+                *pp = p + i + 1;
+                return true;
+            }
+        }
+        b = p[9];
+        if (b > 1)
+            return false;
+        *v = x | b << 63;
+        *pp = p + 10;
+        return true;
+    }
     uint64_t x = 0;
     for (int shift = 0; shift < 64 && p < end; shift += 7) {
         uint8_t b = *p++;
