@@ -389,7 +389,9 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     tp_args_split(t, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        if (!put_json_min(w, args, alen, MIN_VALUE)) {
+        if ((e->args & TP_ARGS_EXTERNAL) && args[0] == '{')
+            tp_buf_put(b, args, alen); /* rendered by the reader as minified, valid JSON */
+        else if (!put_json_min(w, args, alen, MIN_VALUE)) {
             /* never write broken JSON: keep the text, as a string */
             tp_buf_puts(b, "{\"invalid_args\":");
             tp_json_put_string(b, args, alen, &w->bad_utf8);
