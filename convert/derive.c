@@ -41,6 +41,8 @@ typedef struct builder {
     tp_i64map paths;
     tp_str *pool;
     size_t npool, pool_cap;
+    int64_t last_path;     /* the key of the last path split_path returned, and its offset */
+    uint32_t last_path_off;
     int64_t last_group;
     tp_str last_group_name;
     dline line[L_N];
@@ -130,8 +132,10 @@ void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, i
     la->count++;
 }
 
-static dlevel *level_at(dline *L, size_t level)
+static inline dlevel *level_at(dline *L, size_t level)
 {
+    if (level < L->nlv)
+        return &L->lv[level];
     while (L->nlv <= level) {
         TP_GROW(L->lv, L->lvcap, L->nlv + 1);
         memset(&L->lv[L->nlv], 0, sizeof L->lv[0]);
@@ -230,9 +234,14 @@ static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t
 static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
 {
     int64_t k = (int64_t)((uint64_t)prefix << 32 | path);
+    if (b->last_path_off != TP_I64MAP_EMPTY && b->last_path == k) /* kernels of one op come together */
+        return b->pool + b->last_path_off;
     uint32_t off = tp_i64map_get(&b->paths, k);
-    if (off != TP_I64MAP_EMPTY)
+    if (off != TP_I64MAP_EMPTY) {
+        b->last_path = k;
+        b->last_path_off = off;
         return b->pool + off;
+    }
     tp_trace *t = b->t;
     char *s = tp_xstrndup(tp_str_get(t, path), tp_str_len(t, path)); /* interning may move the pool */
     size_t n = tp_str_len(t, path), at = b->npool;
@@ -408,41 +417,39 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     b->gap_rule = strncmp(pname, "/device:", 8) == 0 && strncmp(pname, "/device:GPU:", 12) != 0;
 
     for (size_t i = 0; i < n; i++) {
-        tp_annot full = in->classes[an[idx[i]].cls];
-        full.event = an[idx[i]].event;
-        full.group = an[idx[i]].group;
-        full.op_inst = in->insts ? in->insts[idx[i]].op_inst : 0;
-        full.scope_inst = in->insts ? in->insts[idx[i]].scope_inst : TP_NONE;
-        const tp_annot *a = &full;
-        tp_event src = t->events[a->event]; /* a copy: the engine adds events only at the end, but be safe */
-        if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
-            tp_str g = step_name(b, in, a->group);
-            expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
+        const tp_annot *a = &in->classes[an[idx[i]].cls]; /* the shared part */
+        int64_t group = an[idx[i]].group;
+        uint32_t op_inst = in->insts ? in->insts[idx[i]].op_inst : 0;
+        uint32_t scope_inst = in->insts ? in->insts[idx[i]].scope_inst : TP_NONE;
+        /* events are added only at the end: a pointer into them stays valid */
+        const tp_event *src = &t->events[an[idx[i]].event];
+        if (o->era == TP_DERIVE_2020 && group != TP_DERIVE_NO_GROUP) {
+            tp_str g = step_name(b, in, group);
+            expand_or_add(b, L_STEPS, 0, g, 0, g, g, src, group, 0);
         }
         if (!(a->flags & TP_ANNOT_OP_SOURCE))
             continue;
         if (a->module)
-            expand_or_add(b, L_MODULES, 0, a->module, 0, a->module, a->module, &src, a->group, a->low_name);
+            expand_or_add(b, L_MODULES, 0, a->module, 0, a->module, a->module, src, group, a->low_name);
         if (a->hlo_ops)
-            expand_path(b, L_HLO, a->hlo_ops, a->hlo_prefix, NULL, &src, a->group, a->low_name);
+            expand_path(b, L_HLO, a->hlo_ops, a->hlo_prefix, NULL, src, group, a->low_name);
         if (a->op) {
             if (a->scopes)
-                expand_path(b, L_SCOPE, a->scopes, 0, a->scope_inst == TP_NONE ? NULL : in->inst + a->scope_inst, &src,
-                            a->group, a->low_name);
+                expand_path(b, L_SCOPE, a->scopes, 0, scope_inst == TP_NONE ? NULL : in->inst + scope_inst, src, group,
+                            a->low_name);
             else if (o->era != TP_DERIVE_2020)
                 reset_levels(b, L_SCOPE, 0);
-            expand_or_add(b, L_OPS, 0, a->op, a->op_inst, a->op_display, a->op, &src, a->group, a->low_name);
+            expand_or_add(b, L_OPS, 0, a->op, op_inst, a->op_display, a->op, src, group, a->low_name);
         }
         if (a->source)
-            expand_or_add(b, L_SOURCE, 0, a->source, 0, a->source, a->source, &src, a->group, 0);
+            expand_or_add(b, L_SOURCE, 0, a->source, 0, a->source, a->source, src, group, 0);
     }
     if (o->era != TP_DERIVE_2020) /* Steps: a pass of its own over every grouped event */
         for (size_t i = 0; i < n; i++)
             if (an[idx[i]].group != TP_DERIVE_NO_GROUP) {
                 const tp_annot_item *a = &an[idx[i]];
-                tp_event src = t->events[a->event];
                 tp_str g = step_name(b, in, a->group);
-                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
+                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &t->events[a->event], a->group, 0);
             }
     for (int li = 0; li < L_N; li++)
         reset_levels(b, li, 0);
@@ -532,6 +539,7 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     memset(&b, 0, sizeof b);
     b.t = t;
     b.o = o;
+    b.last_path_off = TP_I64MAP_EMPTY;
     tp_derive_input sorted = *in; /* launches sorted by device and group (a copy: `in` is const) */
     sorted.launches = tp_xmalloc((in->nlaunches + 1) * sizeof *sorted.launches);
     if (in->nlaunches)
