@@ -110,6 +110,13 @@ enum {
  * does not depend on how many there are. */
 #define CHUNK_EVENTS 65536
 
+static size_t chunk_events(void)
+{
+    const char *s = getenv("TP_PF_CHUNK_EVENTS"); /* tests: cuts in small traces */
+    long n = s && *s ? strtol(s, NULL, 10) : 0;
+    return n > 0 ? (size_t)n : CHUNK_EVENTS;
+}
+
 /* Interned strings of one kind on one sequence: string id (a tp_str, or an
  * id in the encoder's own strset) -> iid (0 = not yet), the ones first used
  * by the packet being written, and all handed out (to clear the table when
@@ -761,6 +768,7 @@ static unit *plan_units(const pfw *w, const uint32_t *torder, const bool *live, 
     uint32_t *stack = NULL;
     size_t scap = 0;
     uint32_t seq = MAIN_SEQ + 1;
+    size_t chunk = chunk_events();
     for (size_t j = 0; j < t->ntracks; j++) {
         uint32_t k = torder[j];
         if (!live[k])
@@ -773,7 +781,7 @@ static unit *plan_units(const pfw *w, const uint32_t *torder, const bool *live, 
                 continue;
             while (x && depth && !still_open(&t->events[stack[depth - 1]], x))
                 depth--;
-            if (!x || (items >= CHUNK_EVENTS && depth == 0)) {
+            if (!x || (items >= chunk && depth == 0)) {
                 if (items) {
                     TP_GROW(u, cap, n + 1);
                     u[n] = (unit){k, seq++, a, q - a, t0, {0}, 0};

@@ -604,6 +604,43 @@ TEST(pftrace_round_trip_matches_json_writer)
     }
 }
 
+TEST(pftrace_xplane_round_trip_matches_json_writer)
+{
+    static const char *const samples[] = {
+        "external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb",
+        "external/xplane/tpu_inference_2.xplane.pb",
+        "external/xplane/amd_mi300_jax08_attention_tw003.xplane.pb",
+        NULL,
+    };
+    for (int i = 0; samples[i]; i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "rt_xplane_%d.pftrace", i);
+        check_round_trip(tp_test_shared(samples[i]), tag);
+    }
+}
+
+/* Tracks cut into many chunks (sequences): still the JSON writer's slices,
+ * nested, in order; and the same bytes from 1 and from 4 threads. */
+TEST(pftrace_chunks_round_trip_and_do_not_depend_on_threads)
+{
+    const char *in = tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb");
+    setenv("TP_PF_CHUNK_EVENTS", "50", 1);
+    check_round_trip(in, "rt_chunks.pftrace");
+    check_round_trip(tp_test_shared("external/kineto/hta_critical_path_alexnet_2023.json.gz"), "rt_chunks_k.pftrace");
+    const char *a = tp_test_tmp("chunks_1.pftrace"), *b = tp_test_tmp("chunks_4.pftrace");
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=1 %s convert -q '%s' -o %s", tp_test_bin(), in, a), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=4 %s convert -q '%s' -o %s", tp_test_bin(), in, b), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp -s %s %s", a, b), 0);
+    unsetenv("TP_PF_CHUNK_EVENTS");
+    size_t la, lb;
+    char *x = tp_test_read_file(a, &la);
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=3 %s convert -q '%s' -o %s", tp_test_bin(), in, b), 0);
+    char *y = tp_test_read_file(b, &lb);
+    CHECK(x && y && la != lb); /* the chunk size is what changes the bytes */
+    free(x);
+    free(y);
+}
+
 TEST(pftrace_cli_decodes_with_protoc_is_deterministic_and_gzips)
 {
     const char *a = tp_test_tmp("cli_a.pftrace"), *b = tp_test_tmp("cli_b.pftrace"),
