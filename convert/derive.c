@@ -186,12 +186,17 @@ static void reset_levels(builder *b, int li, size_t level)
             reset_levels(b, L->deps[d], 0);
 }
 
+/* One kernel's span (ts, end): what the lines need of its event. */
+typedef struct span {
+    int64_t ts, end;
+} span;
+
 static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t inst, tp_str name,
-                          tp_str long_name, const tp_event *src, int64_t group, tp_str low)
+                          tp_str long_name, const span *src, int64_t group, tp_str low)
 {
     dline *L = &b->line[li];
     dlevel *lv = level_at(L, level);
-    int64_t end = src->ts + src->dur;
+    int64_t end = src->end;
     if (lv->ev >= 0) {
         dev *last = &L->ev[lv->ev];
         bool same = lv->key == key && lv->inst == inst;
@@ -275,7 +280,7 @@ static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
 
 /* Levels of a TP_DERIVE_SEP-joined path; calls expand_or_add per level. */
 static size_t expand_path(builder *b, int li, tp_str path, tp_str prefix, const uint32_t *inst,
-                          const tp_event *src, int64_t group, tp_str low)
+                          const span *src, int64_t group, tp_str low)
 {
     const tp_str *lv = split_path(b, path, prefix); /* the pool does not grow below */
     size_t n = lv[0];
@@ -400,7 +405,7 @@ static const char *line_name(const tp_derive_opts *o, int li)
  * TP_NONE places the lines beside the device's first stream) from its
  * annotations an[idx[0..n)], in time order. */
 static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
-                            const uint32_t *idx, size_t n, const tp_derive_input *in)
+                            const akey *keys, size_t n, const tp_derive_input *in)
 {
     tp_trace *t = b->t;
     const tp_derive_opts *o = b->o;
@@ -417,12 +422,13 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     b->gap_rule = strncmp(pname, "/device:", 8) == 0 && strncmp(pname, "/device:GPU:", 12) != 0;
 
     for (size_t i = 0; i < n; i++) {
-        const tp_annot *a = &in->classes[an[idx[i]].cls]; /* the shared part */
-        int64_t group = an[idx[i]].group;
-        uint32_t op_inst = in->insts ? in->insts[idx[i]].op_inst : 0;
-        uint32_t scope_inst = in->insts ? in->insts[idx[i]].scope_inst : TP_NONE;
-        /* events are added only at the end: a pointer into them stays valid */
-        const tp_event *src = &t->events[an[idx[i]].event];
+        uint32_t ai = keys[i].item;
+        const tp_annot *a = &in->classes[an[ai].cls]; /* the shared part */
+        int64_t group = an[ai].group;
+        uint32_t op_inst = in->insts ? in->insts[ai].op_inst : 0;
+        uint32_t scope_inst = in->insts ? in->insts[ai].scope_inst : TP_NONE;
+        /* the span from the sort key: the events are not touched again */
+        const span sp = {keys[i].ts, keys[i].ts - keys[i].negdur}, *src = &sp;
         if (o->era == TP_DERIVE_2020 && group != TP_DERIVE_NO_GROUP) {
             tp_str g = step_name(b, in, group);
             expand_or_add(b, L_STEPS, 0, g, 0, g, g, src, group, 0);
@@ -446,10 +452,11 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     }
     if (o->era != TP_DERIVE_2020) /* Steps: a pass of its own over every grouped event */
         for (size_t i = 0; i < n; i++)
-            if (an[idx[i]].group != TP_DERIVE_NO_GROUP) {
-                const tp_annot_item *a = &an[idx[i]];
+            if (an[keys[i].item].group != TP_DERIVE_NO_GROUP) {
+                const tp_annot_item *a = &an[keys[i].item];
                 tp_str g = step_name(b, in, a->group);
-                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &t->events[a->event], a->group, 0);
+                const span sp = {keys[i].ts, keys[i].ts - keys[i].negdur};
+                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &sp, a->group, 0);
             }
     for (int li = 0; li < L_N; li++)
         reset_levels(b, li, 0);
@@ -575,8 +582,6 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
             keys[q] = (akey){e->ts, -e->dur, an[idx[q]].event, idx[q]};
         }
         sort_keys(keys, tmp, n);
-        for (size_t q = 0; q < n; q++)
-            idx[q] = keys[q].item;
         bool launches = false;
         if (!per_stream) {
             while (li < sorted.nlaunches && sorted.launches[li].device < p)
@@ -584,8 +589,8 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
             launches = li < sorted.nlaunches && sorted.launches[li].device == p;
         }
         if (n || launches)
-            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, idx, n, &sorted)
-                                : derive_device(&b, p, TP_NONE, an, idx, n, &sorted);
+            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, keys, n, &sorted)
+                                : derive_device(&b, p, TP_NONE, an, keys, n, &sorted);
     }
     free(keys);
     free(tmp);
