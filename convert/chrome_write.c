@@ -30,6 +30,8 @@ typedef struct writer {
     uint64_t invalid_args;
     bool first;
     int64_t lo, hi; /* the time window written: [lo, hi) */
+    void *cursor;   /* this thread's args renderer (tp_args_get_r), or NULL */
+    tp_buf *scratch;
 } writer;
 
 static bool in_window(const writer *w, const tp_event *e)
@@ -399,10 +401,12 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     }
     const char *args, *extra;
     size_t alen, elen;
-    tp_args_split(t, e->args, &args, &alen, &extra, &elen);
+    tp_args_split_r(t, w->cursor, w->scratch, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        if (!put_json_min(w, args, alen, MIN_VALUE)) {
+        if ((e->args & TP_ARGS_EXTERNAL) && args[0] == '{')
+            tp_buf_put(b, args, alen); /* rendered by the reader as minified, valid JSON */
+        else if (!put_json_min(w, args, alen, MIN_VALUE)) {
             /* never write broken JSON: keep the text, as a string */
             tp_buf_puts(b, "{\"invalid_args\":");
             tp_json_put_string(b, args, alen, &w->bad_utf8);
@@ -532,12 +536,16 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
     int threads = writer_threads();
     chunk_job job[2];
     memset(job, 0, sizeof job);
+    void *cursor[2] = {tp_args_cursor_new(t), tp_args_cursor_new(t)}; /* one renderer each */
+    tp_buf scratch[2] = {{0}, {0}};
     for (size_t at = 0; at < n;) {
         int used = 0;
         for (; used < 2 && at < n; used++) {
             chunk_job *j = &job[used];
             j->w = *w;
             j->w.events_out = j->w.flows = j->w.bad_utf8 = j->w.invalid_args = 0;
+            j->w.cursor = cursor[used];
+            j->w.scratch = &scratch[used];
             j->ev = seq + at;
             j->n = n - at < CHUNK_EVENTS ? n - at : CHUNK_EVENTS;
             j->fp = &cw->fp;
@@ -564,8 +572,11 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
             w->invalid_args += job[u].w.invalid_args;
         }
     }
-    for (int u = 0; u < 2; u++)
+    for (int u = 0; u < 2; u++) {
         tp_buf_free(&job[u].buf);
+        tp_buf_free(&scratch[u]);
+        tp_args_cursor_free(t, cursor[u]);
+    }
     free(seq);
 }
 
@@ -576,6 +587,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     st->repaired = cw->repaired;
     writer w = {0};
     w.t = t;
+    w.scratch = t->args_text; /* the shared one: this thread alone uses it */
     w.o = o;
     w.b = tp_out_buf(o);
     w.start = INT64_MAX;

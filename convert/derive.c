@@ -41,6 +41,8 @@ typedef struct builder {
     tp_i64map paths;
     tp_str *pool;
     size_t npool, pool_cap;
+    int64_t last_path;     /* the key of the last path split_path returned, and its offset */
+    uint32_t last_path_off;
     int64_t last_group;
     tp_str last_group_name;
     dline line[L_N];
@@ -55,6 +57,7 @@ tp_derive_era tp_derive_era_of(int rule)
 void tp_derive_input_free(tp_derive_input *in)
 {
     free(in->annots);
+    free(in->insts);
     free(in->classes);
     tp_i64map_free(&in->class_index);
     free(in->launches);
@@ -88,12 +91,20 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a)
             tp_i64map_put(&in->class_index, (int64_t)h, c);
     }
     TP_GROW(in->annots, in->annots_cap, in->nannots + 1);
+    if (!in->insts && (a->op_inst != 0 || a->scope_inst != TP_NONE)) { /* the first with invocation ids */
+        in->insts = tp_xmalloc(in->annots_cap * sizeof *in->insts);
+        in->insts_cap = in->annots_cap;
+        for (size_t i = 0; i < in->nannots; i++)
+            in->insts[i] = (tp_annot_inst){0, TP_NONE};
+    }
+    if (in->insts) {
+        TP_GROW(in->insts, in->insts_cap, in->nannots + 1);
+        in->insts[in->nannots] = (tp_annot_inst){a->op_inst, a->scope_inst};
+    }
     tp_annot_item *it = &in->annots[in->nannots++];
     it->event = a->event;
     it->cls = c;
     it->group = a->group;
-    it->op_inst = a->op_inst;
-    it->scope_inst = a->scope_inst;
 }
 
 bool tp_launch_counted(const char *name, size_t len)
@@ -131,8 +142,10 @@ void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, i
     la->count++;
 }
 
-static dlevel *level_at(dline *L, size_t level)
+static inline dlevel *level_at(dline *L, size_t level)
 {
+    if (level < L->nlv)
+        return &L->lv[level];
     while (L->nlv <= level) {
         TP_GROW(L->lv, L->lvcap, L->nlv + 1);
         memset(&L->lv[L->nlv], 0, sizeof L->lv[0]);
@@ -183,12 +196,17 @@ static void reset_levels(builder *b, int li, size_t level)
             reset_levels(b, L->deps[d], 0);
 }
 
+/* One kernel's span (ts, end): what the lines need of its event. */
+typedef struct span {
+    int64_t ts, end;
+} span;
+
 static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t inst, tp_str name,
-                          tp_str long_name, const tp_event *src, int64_t group, tp_str low)
+                          tp_str long_name, const span *src, int64_t group, tp_str low)
 {
     dline *L = &b->line[li];
     dlevel *lv = level_at(L, level);
-    int64_t end = src->ts + src->dur;
+    int64_t end = src->end;
     if (lv->ev >= 0) {
         dev *last = &L->ev[lv->ev];
         bool same = lv->key == key && lv->inst == inst;
@@ -231,9 +249,14 @@ static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t
 static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
 {
     int64_t k = (int64_t)((uint64_t)prefix << 32 | path);
+    if (b->last_path_off != TP_I64MAP_EMPTY && b->last_path == k) /* kernels of one op come together */
+        return b->pool + b->last_path_off;
     uint32_t off = tp_i64map_get(&b->paths, k);
-    if (off != TP_I64MAP_EMPTY)
+    if (off != TP_I64MAP_EMPTY) {
+        b->last_path = k;
+        b->last_path_off = off;
         return b->pool + off;
+    }
     tp_trace *t = b->t;
     char *s = tp_xstrndup(tp_str_get(t, path), tp_str_len(t, path)); /* interning may move the pool */
     size_t n = tp_str_len(t, path), at = b->npool;
@@ -267,12 +290,11 @@ static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
 
 /* Levels of a TP_DERIVE_SEP-joined path; calls expand_or_add per level. */
 static size_t expand_path(builder *b, int li, tp_str path, tp_str prefix, const uint32_t *inst,
-                          const tp_event *src, int64_t group, tp_str low)
+                          const span *src, int64_t group, tp_str low)
 {
-    const tp_str *lv = split_path(b, path, prefix);
+    const tp_str *lv = split_path(b, path, prefix); /* the pool does not grow below */
     size_t n = lv[0];
     for (size_t level = 0; level < n; level++) {
-        lv = split_path(b, path, prefix); /* the pool may have moved */
         tp_str name = lv[1 + 2 * level], key = lv[2 + 2 * level];
         expand_or_add(b, li, level, key, inst ? inst[level] : 0, name, name, src, group, low);
     }
@@ -318,22 +340,62 @@ static int cmp_launch(const void *pa, const void *pb)
     return (a->lo > b->lo) - (a->lo < b->lo);
 }
 
-typedef struct sort_ctx {
-    const tp_trace *t;
-    const tp_annot_item *an;
-} sort_ctx;
+/* Sort key of an annotation: its event's start, longer first, then index. */
+typedef struct akey {
+    int64_t ts, negdur;
+    uint32_t event, item;
+} akey;
 
-static int cmp_annot_time(const void *pa, const void *pb, void *vctx)
+static bool akey_less(const akey *a, const akey *b)
 {
-    const sort_ctx *ctx = vctx;
-    const tp_trace *t = ctx->t;
-    const tp_annot_item *a = &ctx->an[*(const uint32_t *)pa], *b = &ctx->an[*(const uint32_t *)pb];
-    const tp_event *x = &t->events[a->event], *y = &t->events[b->event];
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return a->event < b->event ? -1 : a->event > b->event;
+    if (a->ts != b->ts)
+        return a->ts < b->ts;
+    if (a->negdur != b->negdur)
+        return a->negdur < b->negdur;
+    return a->event < b->event;
+}
+
+/* Natural merge sort: a device's annotations come as a few time-sorted runs
+ * (one per stream), so merging the runs is O(n log runs) where qsort with a
+ * callback through the events was O(n log n) and the largest cost of
+ * reading a big XSpace.  tmp holds n keys. */
+static void sort_keys(akey *k, akey *tmp, size_t n)
+{
+    size_t *runs = NULL, nruns = 0, cap = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && !akey_less(&k[j], &k[j - 1]))
+            j++;
+        TP_GROW(runs, cap, nruns + 2);
+        runs[nruns++] = i;
+        i = j;
+    }
+    TP_GROW(runs, cap, nruns + 1);
+    runs[nruns] = n; /* runs[r] .. runs[r + 1] */
+    akey *src = k, *dst = tmp;
+    while (nruns > 1) {
+        size_t out = 0;
+        for (size_t r = 0; r < nruns; r += 2) {
+            size_t a = runs[r], mid = runs[r + 1], b = r + 2 <= nruns ? runs[r + 2] : mid;
+            if (r + 1 >= nruns) /* odd run out: copied as it is */
+                mid = b = runs[r + 1];
+            size_t i = a, j = mid, o = a;
+            while (i < mid && j < b)
+                dst[o++] = akey_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            memcpy(dst + o, src + i, (mid - i) * sizeof *dst);
+            o += mid - i;
+            memcpy(dst + o, src + j, (b - j) * sizeof *dst);
+            runs[out++] = a;
+        }
+        runs[out] = n;
+        nruns = out;
+        akey *sw = src;
+        src = dst;
+        dst = sw;
+    }
+    if (src != k)
+        memcpy(k, src, n * sizeof *k);
+    free(runs);
 }
 
 static const char *line_name(const tp_derive_opts *o, int li)
@@ -353,7 +415,7 @@ static const char *line_name(const tp_derive_opts *o, int li)
  * TP_NONE places the lines beside the device's first stream) from its
  * annotations an[idx[0..n)], in time order. */
 static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
-                            const uint32_t *idx, size_t n, const tp_derive_input *in)
+                            const akey *keys, size_t n, const tp_derive_input *in)
 {
     tp_trace *t = b->t;
     const tp_derive_opts *o = b->o;
@@ -370,41 +432,41 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     b->gap_rule = strncmp(pname, "/device:", 8) == 0 && strncmp(pname, "/device:GPU:", 12) != 0;
 
     for (size_t i = 0; i < n; i++) {
-        tp_annot full = in->classes[an[idx[i]].cls];
-        full.event = an[idx[i]].event;
-        full.group = an[idx[i]].group;
-        full.op_inst = an[idx[i]].op_inst;
-        full.scope_inst = an[idx[i]].scope_inst;
-        const tp_annot *a = &full;
-        tp_event src = t->events[a->event]; /* a copy: the engine adds events only at the end, but be safe */
-        if (o->era == TP_DERIVE_2020 && a->group != TP_DERIVE_NO_GROUP) {
-            tp_str g = step_name(b, in, a->group);
-            expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
+        uint32_t ai = keys[i].item;
+        const tp_annot *a = &in->classes[an[ai].cls]; /* the shared part */
+        int64_t group = an[ai].group;
+        uint32_t op_inst = in->insts ? in->insts[ai].op_inst : 0;
+        uint32_t scope_inst = in->insts ? in->insts[ai].scope_inst : TP_NONE;
+        /* the span from the sort key: the events are not touched again */
+        const span sp = {keys[i].ts, keys[i].ts - keys[i].negdur}, *src = &sp;
+        if (o->era == TP_DERIVE_2020 && group != TP_DERIVE_NO_GROUP) {
+            tp_str g = step_name(b, in, group);
+            expand_or_add(b, L_STEPS, 0, g, 0, g, g, src, group, 0);
         }
         if (!(a->flags & TP_ANNOT_OP_SOURCE))
             continue;
         if (a->module)
-            expand_or_add(b, L_MODULES, 0, a->module, 0, a->module, a->module, &src, a->group, a->low_name);
+            expand_or_add(b, L_MODULES, 0, a->module, 0, a->module, a->module, src, group, a->low_name);
         if (a->hlo_ops)
-            expand_path(b, L_HLO, a->hlo_ops, a->hlo_prefix, NULL, &src, a->group, a->low_name);
+            expand_path(b, L_HLO, a->hlo_ops, a->hlo_prefix, NULL, src, group, a->low_name);
         if (a->op) {
             if (a->scopes)
-                expand_path(b, L_SCOPE, a->scopes, 0, a->scope_inst == TP_NONE ? NULL : in->inst + a->scope_inst, &src,
-                            a->group, a->low_name);
+                expand_path(b, L_SCOPE, a->scopes, 0, scope_inst == TP_NONE ? NULL : in->inst + scope_inst, src, group,
+                            a->low_name);
             else if (o->era != TP_DERIVE_2020)
                 reset_levels(b, L_SCOPE, 0);
-            expand_or_add(b, L_OPS, 0, a->op, a->op_inst, a->op_display, a->op, &src, a->group, a->low_name);
+            expand_or_add(b, L_OPS, 0, a->op, op_inst, a->op_display, a->op, src, group, a->low_name);
         }
         if (a->source)
-            expand_or_add(b, L_SOURCE, 0, a->source, 0, a->source, a->source, &src, a->group, 0);
+            expand_or_add(b, L_SOURCE, 0, a->source, 0, a->source, a->source, src, group, 0);
     }
     if (o->era != TP_DERIVE_2020) /* Steps: a pass of its own over every grouped event */
         for (size_t i = 0; i < n; i++)
-            if (an[idx[i]].group != TP_DERIVE_NO_GROUP) {
-                const tp_annot_item *a = &an[idx[i]];
-                tp_event src = t->events[a->event];
+            if (an[keys[i].item].group != TP_DERIVE_NO_GROUP) {
+                const tp_annot_item *a = &an[keys[i].item];
                 tp_str g = step_name(b, in, a->group);
-                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &src, a->group, 0);
+                const span sp = {keys[i].ts, keys[i].ts - keys[i].negdur};
+                expand_or_add(b, L_STEPS, 0, g, 0, g, g, &sp, a->group, 0);
             }
     for (int li = 0; li < L_N; li++)
         reset_levels(b, li, 0);
@@ -469,11 +531,7 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
                 if (d->args) {
                     e.args = d->args;
                 } else {
-                    if (d->long_name)
-                        tp_argb_str(&ab, "long_name", tp_str_get(t, d->long_name), tp_str_len(t, d->long_name));
-                    if (d->group != TP_DERIVE_NO_GROUP)
-                        tp_argb_int(&ab, "group_id", d->group);
-                    e.args = tp_argb_commit(t, &ab);
+                    e.args = tp_args_name_group(t, d->long_name, d->group != TP_DERIVE_NO_GROUP, d->group);
                 }
                 tp_event_add(t, &e);
                 added++;
@@ -493,41 +551,47 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
 {
     if (in->nannots == 0 && in->nlaunches == 0)
         return 0;
-    /* time order as an index array: annotations are not copied (memory on big traces) */
     const tp_annot_item *an = in->annots;
-    uint32_t *order = tp_xmalloc((in->nannots + 1) * sizeof *order);
-    for (size_t i = 0; i < in->nannots; i++)
-        order[i] = (uint32_t)i;
-    sort_ctx sc = {t, an};
-    qsort_r(order, in->nannots, sizeof *order, cmp_annot_time, &sc);
     builder b;
     memset(&b, 0, sizeof b);
     b.t = t;
     b.o = o;
+    b.last_path_off = TP_I64MAP_EMPTY;
     tp_derive_input sorted = *in; /* launches sorted by device and group (a copy: `in` is const) */
     sorted.launches = tp_xmalloc((in->nlaunches + 1) * sizeof *sorted.launches);
     if (in->nlaunches)
         memcpy(sorted.launches, in->launches, in->nlaunches * sizeof *sorted.launches);
     qsort(sorted.launches, in->nlaunches, sizeof *sorted.launches, cmp_launch);
-    /* per device (or per stream), in index order (deterministic output); a
-     * stable counting partition keeps each one's annotations in time order */
+    /* per device (or per stream), in index order (deterministic output): a
+     * counting partition, then each one's annotations sorted by time (an
+     * index array: annotations are not copied, memory on big traces) */
     bool per_stream = o->per_stream;
     size_t ngroups = per_stream ? t->ntracks : t->nprocesses, added = 0;
 #define GROUP_OF(i) (per_stream ? t->events[an[i].event].track : t->tracks[t->events[an[i].event].track].process)
     size_t *start = tp_xcalloc(ngroups + 2, sizeof *start);
     for (size_t i = 0; i < in->nannots; i++)
-        start[GROUP_OF(order[i]) + 1]++;
-    for (size_t p = 0; p < ngroups; p++)
+        start[GROUP_OF(i) + 1]++;
+    size_t biggest = 0;
+    for (size_t p = 0; p < ngroups; p++) {
+        biggest = start[p + 1] > biggest ? start[p + 1] : biggest;
         start[p + 1] += start[p];
+    }
     uint32_t *sub = tp_xmalloc((in->nannots + 1) * sizeof *sub);
     size_t *fill = tp_xmalloc((ngroups + 1) * sizeof *fill);
     memcpy(fill, start, (ngroups + 1) * sizeof *fill);
     for (size_t i = 0; i < in->nannots; i++)
-        sub[fill[GROUP_OF(order[i])]++] = order[i];
+        sub[fill[GROUP_OF(i)]++] = (uint32_t)i;
 #undef GROUP_OF
+    akey *keys = tp_xmalloc((biggest + 1) * sizeof *keys), *tmp = tp_xmalloc((biggest + 1) * sizeof *tmp);
     size_t li = 0;
     for (uint32_t p = 0; p < ngroups; p++) {
         size_t n = start[p + 1] - start[p];
+        uint32_t *idx = sub + start[p];
+        for (size_t q = 0; q < n; q++) {
+            const tp_event *e = &t->events[an[idx[q]].event];
+            keys[q] = (akey){e->ts, -e->dur, an[idx[q]].event, idx[q]};
+        }
+        sort_keys(keys, tmp, n);
         bool launches = false;
         if (!per_stream) {
             while (li < sorted.nlaunches && sorted.launches[li].device < p)
@@ -535,14 +599,15 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
             launches = li < sorted.nlaunches && sorted.launches[li].device == p;
         }
         if (n || launches)
-            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, sub + start[p], n, &sorted)
-                                : derive_device(&b, p, TP_NONE, an, sub + start[p], n, &sorted);
+            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, keys, n, &sorted)
+                                : derive_device(&b, p, TP_NONE, an, keys, n, &sorted);
     }
+    free(keys);
+    free(tmp);
     free(fill);
     free(start);
     free(sorted.launches);
     free(sub);
-    free(order);
     tp_i64map_free(&b.paths);
     free(b.pool);
     return added;

@@ -88,17 +88,23 @@ typedef struct tp_step_name {
 
 /* How an annotation is stored: the per-event part, and the rest shared by
  * every event with the same op, module, kernel... (tp_derive_input.classes):
- * 24 bytes per kernel instead of 64 on multi-GB traces. */
+ * 16 bytes per kernel instead of 64 on multi-GB traces; the invocation ids
+ * only for inputs that have them (tp_derive_input.insts). */
 typedef struct tp_annot_item {
     uint32_t event;
     uint32_t cls;        /* index into tp_derive_input.classes */
     int64_t group;
-    uint32_t op_inst, scope_inst;
 } tp_annot_item;
+
+typedef struct tp_annot_inst {
+    uint32_t op_inst, scope_inst;
+} tp_annot_inst;
 
 typedef struct tp_derive_input {
     tp_annot_item *annots;
     size_t nannots, annots_cap;
+    tp_annot_inst *insts; /* per annotation, NULL while every op_inst is 0 and scope_inst TP_NONE */
+    size_t insts_cap;
     tp_annot *classes;   /* event, group, op_inst, scope_inst unused here */
     size_t nclasses, classes_cap;
     tp_i64map class_index;

@@ -22,6 +22,7 @@ void tp_trace_init(tp_trace *t)
 {
     memset(t, 0, sizeof *t);
     t->keep_args = true;
+    t->args_text = tp_xcalloc(1, sizeof *t->args_text);
     tp_intern(t, "", 0); /* id 0 is the empty string */
 }
 
@@ -37,6 +38,9 @@ void tp_trace_free(tp_trace *t)
     tp_i64map_free(&t->track_index);
     tp_i64map_free(&t->process_index);
     tp_buf_free(&t->toplevel);
+    if (t->args_text)
+        tp_buf_free(t->args_text);
+    free(t->args_text);
     if (t->format_data_free)
         t->format_data_free(t->format_data);
     memset(t, 0, sizeof *t);
@@ -147,8 +151,73 @@ uint64_t tp_args_add(tp_trace *t, const char *json, size_t len)
     return handle;
 }
 
+/* Handles that hold {long_name, group_id} themselves: external, bit 62 set,
+ * long_name in bits 30..61, group_id + 1 in bits 0..29 (0: none). */
+#define ARGS_INLINE TP_ARGS_RESERVED
+#define INLINE_GROUP_BITS 30
+
+uint64_t tp_args_name_group(tp_trace *t, tp_str long_name, bool has_group, int64_t group)
+{
+    if (!long_name && !has_group)
+        return 0;
+    if (!has_group || (group >= 0 && group < (INT64_C(1) << INLINE_GROUP_BITS) - 1))
+        return TP_ARGS_EXTERNAL | ARGS_INLINE | (uint64_t)long_name << INLINE_GROUP_BITS |
+               (has_group ? (uint64_t)group + 1 : 0);
+    tp_argb b = {0};
+    if (long_name)
+        tp_argb_str(&b, "long_name", tp_str_get(t, long_name), tp_str_len(t, long_name));
+    tp_argb_int(&b, "group_id", group);
+    uint64_t h = tp_argb_commit(t, &b);
+    tp_argb_free(&b);
+    return h;
+}
+
+static void inline_parts(uint64_t h, tp_str *long_name, bool *has_group, int64_t *group)
+{
+    *long_name = (tp_str)((h & ~(TP_ARGS_EXTERNAL | ARGS_INLINE)) >> INLINE_GROUP_BITS);
+    uint64_t g = h & ((UINT64_C(1) << INLINE_GROUP_BITS) - 1);
+    *has_group = g != 0;
+    *group = (int64_t)g - 1;
+}
+
 const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
 {
+    return tp_args_get_r(t, NULL, t->args_text, handle, len);
+}
+
+const char *tp_args_get_r(const tp_trace *t, void *cursor, tp_buf *scratch, uint64_t handle, size_t *len)
+{
+    if ((handle & (TP_ARGS_EXTERNAL | ARGS_INLINE)) == (TP_ARGS_EXTERNAL | ARGS_INLINE) && scratch) {
+        tp_str ln;
+        bool has_group;
+        int64_t group;
+        inline_parts(handle, &ln, &has_group, &group);
+        tp_buf *b = scratch;
+        b->len = 0;
+        tp_buf_puts(b, "{");
+        if (ln) {
+            tp_buf_puts(b, "\"long_name\":");
+            tp_json_put_string(b, tp_str_get(t, ln), tp_str_len(t, ln), NULL);
+        }
+        if (has_group)
+            tp_buf_printf(b, "%s\"group_id\":%lld", ln ? "," : "", (long long)group);
+        tp_buf_putc(b, '}');
+        if (len)
+            *len = b->len;
+        return b->data;
+    }
+    if (handle & TP_ARGS_EXTERNAL) {
+        size_t n = 0;
+        const char *why = NULL, *s = t->args_source ? t->args_source->json(t, cursor, handle, &n, &why) : NULL;
+        if (!s) {
+            /* not a JSON object: writers keep it as an "invalid_args" string and count it */
+            s = why ? why : "args not available";
+            n = strlen(s);
+        }
+        if (len)
+            *len = n;
+        return s;
+    }
     if (handle == 0 || handle > t->args_len) {
         if (len)
             *len = 0;
@@ -161,16 +230,66 @@ const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len)
     return t->args_data + handle - 1 + 4;
 }
 
+void *tp_args_cursor_new(const tp_trace *t)
+{
+    return t->args_source && t->args_source->cursor_new ? t->args_source->cursor_new(t) : NULL;
+}
+
+void tp_args_cursor_free(const tp_trace *t, void *cursor)
+{
+    if (cursor && t->args_source && t->args_source->cursor_free)
+        t->args_source->cursor_free(cursor);
+}
+
+int tp_args_visit(const tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx)
+{
+    if ((handle & (TP_ARGS_EXTERNAL | ARGS_INLINE)) == (TP_ARGS_EXTERNAL | ARGS_INLINE)) {
+        tp_arg a;
+        bool has_group;
+        int64_t group;
+        tp_str ln;
+        inline_parts(handle, &ln, &has_group, &group);
+        memset(&a, 0, sizeof a);
+        if (ln) {
+            a.key = "long_name";
+            a.klen = 9;
+            a.type = TP_ARG_STR;
+            a.s = tp_str_get(t, ln);
+            a.len = tp_str_len(t, ln);
+            a.s_id = ln;
+            fn(ctx, &a);
+        }
+        if (has_group) {
+            memset(&a, 0, sizeof a);
+            a.key = "group_id";
+            a.klen = 8;
+            a.type = TP_ARG_INT;
+            a.i = group;
+            fn(ctx, &a);
+        }
+        return 1;
+    }
+    if (!(handle & TP_ARGS_EXTERNAL) || !t->args_source)
+        return 0;
+    return t->args_source->visit(t, cursor, handle, fn, ctx) < 0 ? -1 : 1;
+}
+
 void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t *alen, const char **extra,
                    size_t *elen)
 {
+    tp_args_split_r(t, NULL, t->args_text, handle, args, alen, extra, elen);
+}
+
+void tp_args_split_r(const tp_trace *t, void *cursor, tp_buf *scratch, uint64_t handle, const char **args,
+                     size_t *alen, const char **extra, size_t *elen)
+{
     size_t len;
-    const char *s = tp_args_get(t, handle, &len);
+    const char *s = tp_args_get_r(t, cursor, scratch, handle, &len);
     *args = s;
     *alen = len;
     *extra = NULL;
     *elen = 0;
-    if (!s)
+    if (!s || (handle & TP_ARGS_EXTERNAL)) /* external args have no event-level extras */
         return;
     const char *sep = memchr(s, '\x1f', len);
     if (sep) {

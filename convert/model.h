@@ -161,6 +161,10 @@ typedef struct tp_trace {
      * Owned by the trace: tp_trace_free calls format_data_free(format_data). */
     void *format_data;
     void (*format_data_free)(void *);
+    /* Renders the handles with TP_ARGS_EXTERNAL (see tp_args_visit), with
+     * format_data; NULL when the reader keeps every args in the arena. */
+    const struct tp_args_source *args_source;
+    tp_buf *args_text;     /* where tp_args_get renders handles held in themselves */
 } tp_trace;
 
 void tp_trace_init(tp_trace *t);
@@ -173,14 +177,80 @@ const char *tp_str_get(const tp_trace *t, tp_str id);
 size_t tp_str_len(const tp_trace *t, tp_str id);
 
 /* Args: a JSON object text ("{...}") kept verbatim.  tp_args_add copies it
- * and returns a handle (0 for empty input). */
+ * and returns a handle (0 for empty input).  A handle with TP_ARGS_EXTERNAL
+ * set is kept by the reader in its own form and rendered on demand (below):
+ * for those, the text tp_args_get returns is valid only until the next
+ * tp_args_get. */
 uint64_t tp_args_add(tp_trace *t, const char *json, size_t len);
 const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len);
+
+/* External args: a reader that keeps an event's args in a compact form of
+ * its own (XPlane: the stats stay in the input file and are decoded again
+ * when written, so a multi-GB trace does not hold its args twice) sets
+ * TP_ARGS_EXTERNAL in the handle and points t->args_source at functions
+ * that render them (from what it keeps in t->format_data). */
+#define TP_ARGS_EXTERNAL (UINT64_C(1) << 63)
+#define TP_ARGS_RESERVED (UINT64_C(1) << 62) /* used by the model itself (tp_args_name_group) */
+
+/* One arg as a typed value, for writers that want types, not JSON text. */
+typedef enum tp_arg_type {
+    TP_ARG_INT,    /* i */
+    TP_ARG_DOUBLE, /* d (a finite value whose JSON text has a fraction or an exponent) */
+    TP_ARG_STR,    /* s[0..len), raw bytes (writers repair invalid UTF-8) */
+    TP_ARG_JSON,   /* s[0..len) is the JSON text of the value (null, integers beyond int64) */
+} tp_arg_type;
+
+typedef struct tp_arg {
+    const char *key;
+    size_t klen;
+    tp_str key_id; /* the key as an interned string of the trace, or 0 */
+    tp_arg_type type;
+    int64_t i;
+    double d;
+    const char *s;
+    size_t len;
+    tp_str s_id;   /* TP_ARG_STR: the value as an interned string (one many events share), or 0 */
+} tp_arg;
+
+typedef void (*tp_arg_fn)(void *ctx, const tp_arg *a);
+
+typedef struct tp_args_source {
+    /* The args as JSON object text ("{...}", valid JSON), in a buffer of the
+     * cursor's (NULL: the source's own) valid until the next call; NULL with
+     * *len 0 when the args cannot be rendered (then *err is a short reason). */
+    const char *(*json)(const struct tp_trace *t, void *cursor, uint64_t handle, size_t *len, const char **err);
+    /* Each arg in the JSON text's order; 0, or -1 when they cannot be rendered.
+     * cursor: from cursor_new (one per thread), or NULL for the source's own. */
+    int (*visit)(const struct tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx);
+    void *(*cursor_new)(const struct tp_trace *t);
+    void (*cursor_free)(void *cursor);
+} tp_args_source;
+
+/* Visit the args of an external handle: 1 visited, 0 not an external handle
+ * (use tp_args_get / tp_args_split), -1 the source could not render them.
+ * Threads that visit at the same time each use a cursor of their own
+ * (tp_args_cursor_new; NULL when the trace needs none); with a NULL cursor
+ * only one thread may visit. */
+int tp_args_visit(const tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx);
+void *tp_args_cursor_new(const tp_trace *t);
+void tp_args_cursor_free(const tp_trace *t, void *cursor);
+
+/* The args of a derived event, {"long_name":"...","group_id":N} (either part
+ * may be absent; 0 when both are), held in the handle itself when they fit
+ * (no arena bytes: a multi-GB XSpace has millions of derived events). */
+uint64_t tp_args_name_group(tp_trace *t, tp_str long_name, bool has_group, int64_t group);
 /* A record may carry event-level keys the Chrome reader did not interpret
  * ("tts", "cname", ...) after a 0x1F byte: "{args}\x1f,\"tts\":12".  This
  * splits a record into the args object (may be empty) and those extras. */
 void tp_args_split(const tp_trace *t, uint64_t handle, const char **args, size_t *alen, const char **extra,
                    size_t *elen);
+/* tp_args_get and tp_args_split for threads that write at the same time:
+ * external args are rendered with the thread's cursor (tp_args_cursor_new)
+ * and args held in the handle into the thread's scratch buffer; the text
+ * is valid until that thread's next call. */
+const char *tp_args_get_r(const tp_trace *t, void *cursor, tp_buf *scratch, uint64_t handle, size_t *len);
+void tp_args_split_r(const tp_trace *t, void *cursor, tp_buf *scratch, uint64_t handle, const char **args,
+                     size_t *alen, const char **extra, size_t *elen);
 
 /* Builder for args made by non-JSON readers.  Values are escaped correctly. */
 typedef struct tp_argb {

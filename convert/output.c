@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,15 @@ struct tp_out {
     tp_buf buf;
     uint64_t bytes;
     int slot;
+    /* Large outputs are written (and deflated) by a thread of their own
+     * while the writer fills the next buffer: writing into the page cache
+     * costs about as much CPU as formatting on this machine's kind of VM. */
+    bool thread;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    tp_buf io;               /* the buffer the thread writes */
+    bool io_full, stop;
 };
 
 /* Temporary names still open, for the signal handler (async-signal-safe
@@ -168,21 +178,86 @@ void tp_out_puts(tp_out *o, const char *s) { tp_out_write(o, s, strlen(s)); }
 
 tp_buf *tp_out_buf(tp_out *o) { return &o->buf; }
 
+static void *io_main(void *arg)
+{
+    tp_out *o = arg;
+    pthread_mutex_lock(&o->mu);
+    for (;;) {
+        while (!o->io_full && !o->stop)
+            pthread_cond_wait(&o->cv, &o->mu);
+        if (!o->io_full)
+            break;
+        pthread_mutex_unlock(&o->mu);
+        push(o, (unsigned char *)o->io.data, o->io.len, false);
+        pthread_mutex_lock(&o->mu);
+        o->io.len = 0;
+        o->io_full = false;
+        pthread_cond_broadcast(&o->cv);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return NULL;
+}
+
+/* Wait until the thread has written what it was given; stop it when done. */
+static void io_drain(tp_out *o, bool stop)
+{
+    if (!o->thread)
+        return;
+    pthread_mutex_lock(&o->mu);
+    while (o->io_full)
+        pthread_cond_wait(&o->cv, &o->mu);
+    o->stop = stop;
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    if (stop) {
+        pthread_join(o->th, NULL);
+        pthread_mutex_destroy(&o->mu);
+        pthread_cond_destroy(&o->cv);
+        o->thread = false;
+    }
+}
+
 void tp_out_maybe_flush(tp_out *o)
 {
-    if (o->buf.len >= FLUSH_AT)
+    if (o->buf.len < FLUSH_AT)
+        return;
+    if (!o->thread && !o->failed) { /* the first full buffer: an output worth a thread */
+        pthread_mutex_init(&o->mu, NULL);
+        pthread_cond_init(&o->cv, NULL);
+        o->thread = pthread_create(&o->th, NULL, io_main, o) == 0;
+        if (!o->thread) {
+            pthread_mutex_destroy(&o->mu);
+            pthread_cond_destroy(&o->cv);
+        }
+    }
+    if (!o->thread) {
         flush_buf(o, false);
+        return;
+    }
+    pthread_mutex_lock(&o->mu);
+    while (o->io_full)
+        pthread_cond_wait(&o->cv, &o->mu);
+    tp_buf full = o->buf; /* swap: the writers keep using &o->buf */
+    o->buf = o->io;
+    o->io = full;
+    o->bytes += full.len;
+    o->buf.len = 0;
+    o->io_full = true;
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
 }
 
 uint64_t tp_out_bytes(const tp_out *o) { return o->bytes + o->buf.len; }
 
 static void release(tp_out *o)
 {
+    io_drain(o, true);
     if (o->slot >= 0)
         open_tmps[o->slot] = NULL;
     free(o->zlevel);
     free(o->zbuf);
     tp_buf_free(&o->buf);
+    tp_buf_free(&o->io);
     free(o->tmp);
     free(o->path);
     free(o);
@@ -190,6 +265,7 @@ static void release(tp_out *o)
 
 int tp_out_commit(tp_out *o, tp_err *err)
 {
+    io_drain(o, true);
     if (o->gzip) {
         o->bytes += o->buf.len;
         push(o, (unsigned char *)o->buf.data, o->buf.len, true);
@@ -227,6 +303,7 @@ void tp_out_abort(tp_out *o)
 {
     if (!o)
         return;
+    io_drain(o, true);
     if (o->fd >= 0 && o->fd != 1)
         close(o->fd);
     if (o->tmp)

@@ -42,24 +42,14 @@ void tp_pbw_tag(tp_buf *b, uint32_t field, unsigned wire_type)
     tp_pbw_varint(b, ((uint64_t)field << 3) | wire_type);
 }
 
-void tp_pbw_uint(tp_buf *b, uint32_t field, uint64_t v)
-{
-    tp_pbw_tag(b, field, 0);
-    tp_pbw_varint(b, v);
-}
-
-void tp_pbw_int(tp_buf *b, uint32_t field, int64_t v)
-{
-    tp_pbw_uint(b, field, (uint64_t)v);
-}
-
 void tp_pbw_fixed64(tp_buf *b, uint32_t field, uint64_t v)
 {
-    unsigned char le[8];
-    for (int i = 0; i < 8; i++)
-        le[i] = (unsigned char)(v >> (8 * i));
     tp_pbw_tag(b, field, 1);
-    tp_buf_put(b, le, 8);
+    if (b->len + 9 > b->cap)
+        TP_GROW(b->data, b->cap, b->len + 9);
+    for (int i = 0; i < 8; i++)
+        b->data[b->len++] = (char)(v >> (8 * i));
+    b->data[b->len] = 0;
 }
 
 void tp_pbw_double(tp_buf *b, uint32_t field, double v)
@@ -102,20 +92,16 @@ void tp_pbw_utf8(tp_buf *b, uint32_t field, const char *s, size_t n, uint64_t *b
     tp_pbw_end(b, mark);
 }
 
-size_t tp_pbw_begin(tp_buf *b, uint32_t field)
-{
-    tp_pbw_tag(b, field, 2);
-    return b->len;
-}
-
-void tp_pbw_end(tp_buf *b, size_t mark)
+/* The length of a nested message of 128 bytes or more: the byte kept for it
+ * becomes a longer varint (tp_pbw_end handles the short ones inline). */
+void tp_pbw_end_long(tp_buf *b, size_t mark)
 {
     uint64_t len = b->len - mark;
     size_t n = varint_len(len);
     if (b->len + n + 1 > b->cap)
         TP_GROW(b->data, b->cap, b->len + n + 1);
-    memmove(b->data + mark + n, b->data + mark, (size_t)len);
-    put_varint_at(b->data + mark, len);
-    b->len += n;
+    memmove(b->data + mark - 1 + n, b->data + mark, (size_t)len);
+    put_varint_at(b->data + mark - 1, len);
+    b->len += n - 1;
     b->data[b->len] = 0;
 }

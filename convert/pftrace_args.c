@@ -15,6 +15,7 @@ enum {
     DA_DOUBLE = 5,
     DA_STRING = 6,
     DA_LEGACY_JSON = 9,
+    DA_STRING_IID = 17,
 };
 
 /* One top-level member: key (unescaped into `key`) and the value's range. */
@@ -123,8 +124,8 @@ static void minify(tp_buf *out, const char *s, const char *end)
     out->len = (size_t)(o - out->data);
 }
 
-int tp_pf_put_args(tp_buf *b, const char *json, size_t n, tp_pf_name_fn name_iid, void *ctx, tp_buf *scratch,
-                   uint64_t *bad_utf8)
+int tp_pf_put_args(tp_buf *b, const char *json, size_t n, tp_pf_name_fn name_iid, tp_pf_value_iid_fn value_iid,
+                   void *ctx, tp_buf *scratch, uint64_t *bad_utf8)
 {
     size_t start = b->len;
     uint64_t bad_before = bad_utf8 ? *bad_utf8 : 0;
@@ -152,8 +153,13 @@ int tp_pf_put_args(tp_buf *b, const char *json, size_t n, tp_pf_name_fn name_iid
             if (esc) {
                 val.len = 0;
                 tp_json_unescape(&val, s, len, bad_utf8);
-                tp_pbw_utf8(b, DA_STRING, val.data, val.len, bad_utf8);
-            } else
+                s = val.data ? val.data : "";
+                len = val.len;
+            }
+            uint64_t viid = value_iid ? value_iid(ctx, iid, s, len) : 0;
+            if (viid)
+                tp_pbw_uint(b, DA_STRING_IID, viid);
+            else
                 tp_pbw_utf8(b, DA_STRING, s, len, bad_utf8);
         } else if (is_number_start(*v)) {
             int64_t iv;

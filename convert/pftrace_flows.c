@@ -8,23 +8,38 @@ typedef struct pair {
     uint32_t ev, id;
 } pair;
 
-typedef struct pairs {
-    pair *p;
-    size_t n, cap;
-} pairs;
-
-static void add_pair(pairs *ps, uint32_t ev, uint32_t id)
-{
-    TP_GROW(ps->p, ps->cap, ps->n + 1);
-    ps->p[ps->n++] = (pair){ev, id};
-}
-
 static int cmp_pair(const void *a, const void *b)
 {
     const pair *x = a, *y = b;
     if (x->ev != y->ev)
         return x->ev < y->ev ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
+}
+
+typedef struct adder {
+    tp_pf_flows *f;
+    pair *extra; /* ids of events that have several */
+    size_t n, cap;
+} adder;
+
+static void push_extra(adder *a, uint32_t ev, uint32_t id)
+{
+    TP_GROW(a->extra, a->cap, a->n + 1);
+    a->extra[a->n++] = (pair){ev, id};
+}
+
+static void add_pair(adder *a, uint32_t ev, uint32_t id)
+{
+    uint32_t *one = &a->f->one[ev];
+    if (*one == 0)
+        *one = id;
+    else if (*one == TP_PF_MANY)
+        push_extra(a, ev, id);
+    else if (*one != id) {
+        push_extra(a, ev, *one);
+        push_extra(a, ev, id);
+        *one = TP_PF_MANY;
+    }
 }
 
 static bool is_flow(const tp_event *e) { return e->ph == 's' || e->ph == 't' || e->ph == 'f'; }
@@ -108,7 +123,8 @@ static int cmp_flow(const void *a, const void *b, void *vctx)
 void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f)
 {
     memset(f, 0, sizeof *f);
-    pairs ps = {0};
+    f->one = tp_xcalloc(t->nevents + 1, sizeof *f->one);
+    adder ps = {f, NULL, 0, 0};
     uint32_t next = 1;
     /* launch flows, numbered in output order of the device events */
     for (size_t j = 0; j < t->ntracks; j++)
@@ -168,26 +184,24 @@ void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_
     }
     free(fl);
 
-    /* per slice, ascending; one id once per slice */
+    /* events with several ids: ascending, each id once */
     if (ps.n)
-        qsort(ps.p, ps.n, sizeof *ps.p, cmp_pair);
-    f->start = tp_xcalloc(t->nevents + 2, sizeof *f->start);
-    f->ids = tp_xmalloc((ps.n + 1) * sizeof *f->ids);
-    size_t n = 0;
+        qsort(ps.extra, ps.n, sizeof *ps.extra, cmp_pair);
+    f->mev = tp_xmalloc((ps.n + 1) * sizeof *f->mev);
+    f->mid = tp_xmalloc((ps.n + 1) * sizeof *f->mid);
     for (size_t k = 0; k < ps.n; k++) {
-        if (k && ps.p[k].ev == ps.p[k - 1].ev && ps.p[k].id == ps.p[k - 1].id)
+        if (k && ps.extra[k].ev == ps.extra[k - 1].ev && ps.extra[k].id == ps.extra[k - 1].id)
             continue;
-        f->ids[n++] = ps.p[k].id;
-        f->start[ps.p[k].ev + 1]++;
+        f->mev[f->nm] = ps.extra[k].ev;
+        f->mid[f->nm++] = ps.extra[k].id;
     }
-    for (size_t i = 0; i < t->nevents; i++)
-        f->start[i + 1] += f->start[i];
-    free(ps.p);
+    free(ps.extra);
 }
 
 void tp_pf_flows_free(tp_pf_flows *f)
 {
-    free(f->start);
-    free(f->ids);
+    free(f->one);
+    free(f->mev);
+    free(f->mid);
     memset(f, 0, sizeof *f);
 }

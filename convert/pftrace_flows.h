@@ -13,9 +13,16 @@
 
 #include "tracks.h"
 
+/* Most slices carry at most one id (a launch and its kernel), so ids are kept
+ * as one number per event, and only events with several ids in a sorted list:
+ * 4 bytes per event (the list of (event, id) pairs it replaced, sorted with
+ * qsort, took 30 bytes per launch at its peak). */
+#define TP_PF_MANY UINT32_MAX
+
 typedef struct tp_pf_flows {
-    uint32_t *start;  /* event i's flow ids are ids[start[i] .. start[i+1]) */
-    uint32_t *ids;
+    uint32_t *one;    /* per event: its only flow id, 0 = none, TP_PF_MANY = several (below) */
+    uint32_t *mev, *mid; /* (event, id) of the events with several ids, sorted, no duplicates */
+    size_t nm;
     uint64_t launch;  /* launch flows */
     uint64_t input;   /* input flow chains bound to two or more slices */
     uint64_t unbound; /* input flow events with no slice to bind to (not written) */
@@ -24,5 +31,30 @@ typedef struct tp_pf_flows {
 /* ix: tp_track_index of t; torder: tp_track_order(t). */
 void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f);
 void tp_pf_flows_free(tp_pf_flows *f);
+
+/* The flow ids of event i, ascending: their number, and *ids pointing at
+ * them (at *one_buf for a single id). */
+static inline size_t tp_pf_flow_ids(const tp_pf_flows *f, uint32_t i, uint32_t *one_buf, const uint32_t **ids)
+{
+    uint32_t v = f->one[i];
+    if (v != TP_PF_MANY) {
+        *one_buf = v;
+        *ids = one_buf;
+        return v != 0;
+    }
+    size_t lo = 0, hi = f->nm; /* first pair of event i */
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (f->mev[m] < i)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    size_t n = 0;
+    while (lo + n < f->nm && f->mev[lo + n] == i)
+        n++;
+    *ids = f->mid + lo;
+    return n;
+}
 
 #endif

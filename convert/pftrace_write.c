@@ -8,34 +8,57 @@
  * - slices as SLICE_BEGIN/SLICE_END pairs, emitted per track from the same
  *   time-sorted index and open-slice stack as the nesting repair, so every
  *   track's packets are in time order and properly nested;
- * - names, categories and annotation names interned on the one packet
- *   sequence (incremental state cleared on the first packet);
+ * - each track's slices in chunks of about 64 K events cut where no slice is
+ *   open, each chunk a packet sequence of its own: the track is the
+ *   sequence's default (TracePacketDefaults), times are deltas on the
+ *   sequence's incremental clock, names, categories, annotation names and
+ *   string values are interned per sequence.  Chunks are independent, so
+ *   worker threads encode them in parallel; the bytes do not depend on the
+ *   number of threads;
+ * - track descriptors, counters and process / global instants on sequence 1
+ *   with absolute times;
  * - launch flows and the input's own flows as flow_ids on their slices
  *   (pftrace_flows.c);
- * - absolute timestamps in ns (base_ns + ts) on the default (boot time) clock.
+ * - times in ns (base_ns + ts) on the default (boot time) clock.
  * Same bytes for the same input: every id is numbered in output order. */
 #include "pftrace_write.h"
 #include "pbwrite.h"
 #include "pftrace_args.h"
+#include "json_write.h"
 #include "pftrace_flows.h"
 #include "strset.h"
 #include "tracks.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Field numbers (perfetto protos; table in docs/PFTRACE.md). */
 enum {
     TRACE_PACKET = 1,
+    TP_CLOCK_SNAPSHOT = 6,
     TP_TIMESTAMP = 8,
     TP_SEQ_ID = 10,
     TP_TRACK_EVENT = 11,
     TP_INTERNED = 12,
     TP_SEQ_FLAGS = 13,
+    TP_TIMESTAMP_CLOCK = 58,
+    TP_DEFAULTS = 59,
     TP_TRACK_DESC = 60,
     SEQ_CLEARED = 1,
     SEQ_NEEDS = 2,
+
+    CS_CLOCKS = 1,          /* ClockSnapshot.clocks */
+    CLK_ID = 1,             /* ClockSnapshot.Clock */
+    CLK_TIMESTAMP = 2,
+    CLK_INCREMENTAL = 3,
+    PF_CLOCK_BOOTTIME = 6,     /* the default trace clock */
+    PF_CLOCK_SEQ = 64,         /* the first sequence-scoped clock id */
+    DEF_TRACK_EVENT = 11,   /* TracePacketDefaults.track_event_defaults */
+    DEF_TIMESTAMP_CLOCK = 58,
+    TED_TRACK_UUID = 11,    /* TrackEventDefaults.track_uuid */
 
     TD_UUID = 1,
     TD_NAME = 2,
@@ -67,25 +90,79 @@ enum {
     ID_CATEGORIES = 1,
     ID_NAMES = 2,
     ID_ANNOTATION_NAMES = 3,
+    ID_ANNOTATION_STRINGS = 29, /* debug_annotation_string_values: InternedString {iid 1, str 2} */
     ENTRY_IID = 1,
     ENTRY_NAME = 2,
 
     DA_NAME_IID = 1,
+    DA_BOOL = 2,
+    DA_INT = 4,
+    DA_DOUBLE = 5,
     DA_STRING = 6,
+    DA_LEGACY_JSON = 9,
+    DA_STRING_IID = 17,
 };
 
-#define SEQ_ID 1
+#define MAIN_SEQ 1
+/* A track's slices go out in chunks of about this many events, each on a
+ * packet sequence of its own: chunks are independent (their own interned
+ * data and clock), so worker threads encode them in parallel and the output
+ * does not depend on how many there are. */
+#define CHUNK_EVENTS 65536
 
-/* Interned strings of one kind: string id (a tp_str, or an id in the
- * writer's own strset for annotation names) -> iid (0 = not yet), and the
- * ones first used by the packet being written. */
+static size_t chunk_events(void)
+{
+    const char *s = getenv("TP_PF_CHUNK_EVENTS"); /* tests: cuts in small traces */
+    long n = s && *s ? strtol(s, NULL, 10) : 0;
+    return n > 0 ? (size_t)n : CHUNK_EVENTS;
+}
+
+/* Interned strings of one kind on one sequence: string id (a tp_str, or an
+ * id in the encoder's own strset) -> iid (0 = not yet), the ones first used
+ * by the packet being written, and all handed out (to clear the table when
+ * a new sequence starts). */
 typedef struct interner {
     uint32_t *iid;
     size_t cap;
     uint32_t next;
-    tp_str *pending;
+    uint32_t *pending;
     size_t npending, pending_cap;
+    uint32_t *used;
+    size_t nused, used_cap;
 } interner;
+
+/* How often an annotation's string values repeat (indexed by its name iid):
+ * values of a name whose values are mostly new are no longer interned. */
+typedef struct value_stats {
+    uint32_t seen, fresh;
+} value_stats;
+
+struct pfw;
+
+/* What encodes one packet sequence at a time: the main sequence (track
+ * descriptors, counters, process and global instants, absolute times), or a
+ * worker's chunks (slices of one track, times on the sequence's incremental
+ * clock, the track as the sequence's default). */
+typedef struct penc {
+    const struct pfw *w;   /* read-only while chunks are encoded */
+    tp_buf *b;             /* where the packets go */
+    uint32_t seq;
+    bool first;            /* the next packet is the sequence's first */
+    bool incremental;      /* times are deltas on PF_CLOCK_SEQ */
+    int64_t last;          /* the incremental clock: absolute time of the last packet */
+    interner names, cats, anns, vals; /* names, cats: tp_str ids; anns, vals: ids in `own` */
+    tp_strset own;         /* annotation names and string values: the trace's pools do not grow while writing */
+    uint32_t *str_own;     /* tp_str -> id in `own` (0 unknown; OWN_NOT_VALUE: not a valid UTF-8 value) */
+    size_t str_own_cap;
+    value_stats *vstats;
+    size_t vstats_cap;
+    uint64_t vbytes;       /* bytes of string values interned on this sequence */
+    void *cursor;          /* for tp_args_visit */
+    tp_buf scratch;
+    uint32_t *stack;
+    size_t scap;
+    uint64_t packets, slices, instants, clipped, bad_utf8, invalid_args;
+} penc;
 
 /* Counter series: (process, "name key") -> counter index, open addressing. */
 typedef struct counter_map {
@@ -93,25 +170,24 @@ typedef struct counter_map {
     uint32_t *vals;
     size_t cap, n;
     uint32_t *process; /* per counter: process index */
-    uint32_t *name;    /* per counter: track name (id in pfw.own) */
+    uint32_t *name;    /* per counter: track name (id in pfw.series) */
     size_t list_cap;
 } counter_map;
 
 typedef struct pfw {
     tp_trace *t;
     tp_out *o;
-    tp_buf *b;
     tp_pftrace_stats *st;
-    interner names, cats, anns; /* names, cats: tp_str ids; anns: ids in `own` */
-    tp_strset own; /* annotation and counter names: the trace's pools do not grow while writing */
+    const tp_track_index *ix;
+    penc main;             /* MAIN_SEQ, written straight into the output */
     counter_map cm;
-    tp_buf scratch, key;
-    int64_t shift;        /* added to base_ns + ts so no timestamp is negative */
-    bool first_packet;
-    uint64_t *puuid;      /* process index -> track uuid */
-    uint64_t *tuuid;      /* track index -> track uuid (0: not written) */
+    tp_strset series;      /* counter track names */
+    tp_buf key;
+    int64_t shift;         /* added to base_ns + ts so no timestamp is negative */
+    uint64_t *puuid;       /* process index -> track uuid */
+    uint64_t *tuuid;       /* track index -> track uuid (0: not written) */
     uint64_t counter_base; /* uuid of counter 0 */
-    uint64_t global_uuid; /* track of global instants */
+    uint64_t global_uuid;  /* track of global instants */
     tp_pf_flows flows;
     /* the counter event being written (callback context) */
     uint32_t cur_process;
@@ -120,9 +196,11 @@ typedef struct pfw {
     bool cur_emit;
 } pfw;
 
+static int64_t abs_ts(const pfw *w, int64_t ts) { return w->t->base_ns + ts + w->shift; }
+
 /* ---- interning ---- */
 
-static uint64_t intern_id(interner *in, tp_str s)
+static uint64_t intern_id(interner *in, uint32_t s)
 {
     if ((size_t)s >= in->cap) {
         size_t old = in->cap;
@@ -133,93 +211,288 @@ static uint64_t intern_id(interner *in, tp_str s)
         in->iid[s] = ++in->next;
         TP_GROW(in->pending, in->pending_cap, in->npending + 1);
         in->pending[in->npending++] = s;
+        TP_GROW(in->used, in->used_cap, in->nused + 1);
+        in->used[in->nused++] = s;
     }
     return in->iid[s];
+}
+
+static void interner_clear(interner *in)
+{
+    for (size_t i = 0; i < in->nused; i++)
+        in->iid[in->used[i]] = 0;
+    in->nused = in->npending = 0;
+    in->next = 0;
 }
 
 static void interner_free(interner *in)
 {
     free(in->iid);
     free(in->pending);
+    free(in->used);
 }
 
 static uint64_t ann_name_iid(void *ctx, const char *key, size_t len)
 {
-    pfw *w = ctx;
-    return intern_id(&w->anns, tp_strset_add(&w->own, key, len));
+    penc *e = ctx;
+    return intern_id(&e->anns, tp_strset_add(&e->own, key, len));
 }
 
-static void put_pending(pfw *w, interner *in, uint32_t field, bool own)
+static bool valid_utf8(const char *s, size_t n)
 {
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        size_t k = *p < 0x80 ? 1 : tp_utf8_seq_len(p, (size_t)(end - p));
+        if (!k)
+            return false;
+        p += k;
+    }
+    return true;
+}
+
+#define OWN_NOT_VALUE (UINT32_C(1) << 31)
+
+/* The id in `own` of a trace string (with OWN_NOT_VALUE when it is not valid
+ * UTF-8: such values are written, repaired, where they occur). */
+static uint32_t str_own(penc *e, tp_str s)
+{
+    if ((size_t)s >= e->str_own_cap) {
+        size_t old = e->str_own_cap;
+        TP_GROW(e->str_own, e->str_own_cap, (size_t)s + 1);
+        memset(e->str_own + old, 0, (e->str_own_cap - old) * sizeof *e->str_own);
+    }
+    if (!e->str_own[s]) {
+        const tp_trace *t = e->w->t;
+        const char *p = tp_str_get(t, s);
+        size_t n = tp_str_len(t, s);
+        e->str_own[s] = tp_strset_add(&e->own, p, n) | (valid_utf8(p, n) ? 0 : OWN_NOT_VALUE);
+    }
+    return e->str_own[s];
+}
+
+/* String values are interned (InternedData.debug_annotation_string_values):
+ * kernel details, op names, shapes repeat on every kernel.  A value the trace
+ * interned is shared by definition; others are interned while their
+ * annotation's values mostly repeat on this sequence (checked from the 64th
+ * value on), up to 256 bytes each and 64 MB per sequence. */
+static uint64_t value_iid(void *ctx, uint64_t name_iid, const char *s, size_t len)
+{
+    penc *e = ctx;
+    if (len > 256 || e->vbytes > (64u << 20))
+        return 0;
+    if (name_iid >= e->vstats_cap) {
+        size_t old = e->vstats_cap;
+        TP_GROW(e->vstats, e->vstats_cap, (size_t)name_iid + 1);
+        memset(e->vstats + old, 0, (e->vstats_cap - old) * sizeof *e->vstats);
+    }
+    value_stats *vs = &e->vstats[name_iid];
+    if (vs->seen >= 64 && vs->fresh * 2 > vs->seen)
+        return 0;
+    if (!valid_utf8(s, len))
+        return 0;
+    uint32_t own = tp_strset_add(&e->own, s, len);
+    uint32_t before = e->vals.next;
+    uint64_t iid = intern_id(&e->vals, own);
+    vs->seen++;
+    if (e->vals.next != before) {
+        vs->fresh++;
+        e->vbytes += len;
+    }
+    return iid;
+}
+
+static void put_pending(penc *e, interner *in, uint32_t field, bool own)
+{
+    const tp_trace *t = e->w->t;
     for (size_t i = 0; i < in->npending; i++) {
-        size_t m = tp_pbw_begin(w->b, field);
-        tp_pbw_uint(w->b, ENTRY_IID, in->iid[in->pending[i]]);
+        size_t m = tp_pbw_begin(e->b, field);
+        tp_pbw_uint(e->b, ENTRY_IID, in->iid[in->pending[i]]);
         size_t len;
-        const char *str = own ? tp_strset_get(&w->own, in->pending[i], &len) : tp_str_get(w->t, in->pending[i]);
+        const char *str = own ? tp_strset_get(&e->own, in->pending[i], &len) : tp_str_get(t, in->pending[i]);
         if (!own)
-            len = tp_str_len(w->t, in->pending[i]);
-        tp_pbw_utf8(w->b, ENTRY_NAME, str, len, &w->st->bad_utf8);
-        tp_pbw_end(w->b, m);
+            len = tp_str_len(t, in->pending[i]);
+        tp_pbw_utf8(e->b, ENTRY_NAME, str, len, &e->bad_utf8); /* InternedString.str is field 2 too */
+        tp_pbw_end(e->b, m);
     }
     in->npending = 0;
 }
 
+/* One typed arg (tp_args_visit) as a debug annotation. */
+static void put_typed_arg(void *ctx, const tp_arg *a)
+{
+    penc *e = ctx;
+    tp_buf *b = e->b;
+    uint64_t name = a->key_id ? intern_id(&e->anns, str_own(e, a->key_id) & ~OWN_NOT_VALUE)
+                              : ann_name_iid(e, a->key, a->klen);
+    size_t m = tp_pbw_begin(b, TE_DEBUG_ANNOTATIONS);
+    tp_pbw_uint(b, DA_NAME_IID, name);
+    switch (a->type) {
+    case TP_ARG_INT:
+        tp_pbw_int(b, DA_INT, a->i);
+        break;
+    case TP_ARG_DOUBLE:
+        tp_pbw_double(b, DA_DOUBLE, a->d);
+        break;
+    case TP_ARG_STR: {
+        uint64_t v = 0;
+        if (a->s_id) {
+            uint32_t own = str_own(e, a->s_id);
+            v = own & OWN_NOT_VALUE ? 0 : intern_id(&e->vals, own);
+        } else
+            v = value_iid(e, name, a->s, a->len);
+        if (v)
+            tp_pbw_uint(b, DA_STRING_IID, v);
+        else /* repaired silently, as the JSON writer's text of these args is */
+            tp_pbw_utf8(b, DA_STRING, a->s, a->len, NULL);
+        break;
+    }
+    default:
+        tp_pbw_utf8(b, DA_LEGACY_JSON, a->s, a->len, NULL);
+        break;
+    }
+    tp_pbw_end(b, m);
+}
+
 /* ---- packets ---- */
 
-static size_t packet_begin(pfw *w)
+static void penc_init(penc *e, const pfw *w, tp_buf *b, bool cursor)
 {
-    return tp_pbw_begin(w->b, TRACE_PACKET);
+    memset(e, 0, sizeof *e);
+    e->w = w;
+    e->b = b;
+    if (cursor)
+        e->cursor = tp_args_cursor_new(w->t);
 }
 
-static void put_ts(pfw *w, int64_t ts)
+static void penc_free(penc *e)
 {
-    tp_pbw_uint(w->b, TP_TIMESTAMP, (uint64_t)(w->t->base_ns + ts + w->shift));
+    interner_free(&e->names);
+    interner_free(&e->cats);
+    interner_free(&e->anns);
+    interner_free(&e->vals);
+    tp_strset_free(&e->own);
+    free(e->str_own);
+    free(e->vstats);
+    tp_args_cursor_free(e->w->t, e->cursor);
+    tp_buf_free(&e->scratch);
+    free(e->stack);
 }
 
-static void packet_end(pfw *w, size_t mark, bool uses_state)
+static size_t packet_begin(penc *e)
 {
-    if (w->names.npending || w->cats.npending || w->anns.npending) {
-        size_t m = tp_pbw_begin(w->b, TP_INTERNED);
-        put_pending(w, &w->cats, ID_CATEGORIES, false);
-        put_pending(w, &w->names, ID_NAMES, false);
-        put_pending(w, &w->anns, ID_ANNOTATION_NAMES, true);
-        tp_pbw_end(w->b, m);
+    return tp_pbw_begin(e->b, TRACE_PACKET);
+}
+
+/* ts: absolute ns.  On an incremental sequence a time before the last one
+ * (only a slice cut at its parent's end can be) is written absolute on the
+ * default clock. */
+static void put_time(penc *e, int64_t ts)
+{
+    if (!e->incremental) {
+        tp_pbw_uint(e->b, TP_TIMESTAMP, (uint64_t)ts);
+    } else if (ts >= e->last) {
+        tp_pbw_uint(e->b, TP_TIMESTAMP, (uint64_t)(ts - e->last));
+        e->last = ts;
+    } else {
+        tp_pbw_uint(e->b, TP_TIMESTAMP, (uint64_t)ts);
+        tp_pbw_uint(e->b, TP_TIMESTAMP_CLOCK, PF_CLOCK_BOOTTIME);
     }
-    tp_pbw_uint(w->b, TP_SEQ_ID, SEQ_ID);
-    uint64_t flags = (w->first_packet ? SEQ_CLEARED : 0) | (uses_state ? SEQ_NEEDS : 0);
-    if (flags)
-        tp_pbw_uint(w->b, TP_SEQ_FLAGS, flags);
-    w->first_packet = false;
-    tp_pbw_end(w->b, mark);
-    w->st->packets++;
-    tp_out_maybe_flush(w->o);
 }
 
-/* ---- track descriptors ---- */
+static void packet_end(penc *e, size_t mark, bool uses_state)
+{
+    if (e->names.npending || e->cats.npending || e->anns.npending || e->vals.npending) {
+        size_t m = tp_pbw_begin(e->b, TP_INTERNED);
+        put_pending(e, &e->cats, ID_CATEGORIES, false);
+        put_pending(e, &e->names, ID_NAMES, false);
+        put_pending(e, &e->anns, ID_ANNOTATION_NAMES, true);
+        put_pending(e, &e->vals, ID_ANNOTATION_STRINGS, true);
+        tp_pbw_end(e->b, m);
+    }
+    tp_pbw_uint(e->b, TP_SEQ_ID, e->seq);
+    uint64_t flags = (e->first ? SEQ_CLEARED : 0) | (uses_state ? SEQ_NEEDS : 0);
+    if (flags)
+        tp_pbw_uint(e->b, TP_SEQ_FLAGS, flags);
+    e->first = false;
+    tp_pbw_end(e->b, mark);
+    e->packets++;
+}
+
+/* The first packet of a chunk's sequence: incremental state cleared, its
+ * clock (deltas from t0, which is t0 on the default clock: no conversion)
+ * and the track as the default of its events. */
+static void sequence_begin(penc *e, uint32_t seq, uint64_t track, int64_t t0)
+{
+    e->seq = seq;
+    e->first = true;
+    e->incremental = true;
+    e->last = t0;
+    interner_clear(&e->names);
+    interner_clear(&e->cats);
+    interner_clear(&e->anns);
+    interner_clear(&e->vals);
+    if (e->vstats)
+        memset(e->vstats, 0, e->vstats_cap * sizeof *e->vstats);
+    e->vbytes = 0;
+    if (e->own.data.len > (64u << 20)) { /* a cache only: forgetting it changes no output */
+        tp_strset_free(&e->own);
+        if (e->str_own)
+            memset(e->str_own, 0, e->str_own_cap * sizeof *e->str_own);
+    }
+    tp_buf *b = e->b;
+    size_t pk = packet_begin(e);
+    size_t cs = tp_pbw_begin(b, TP_CLOCK_SNAPSHOT);
+    size_t c = tp_pbw_begin(b, CS_CLOCKS);
+    tp_pbw_uint(b, CLK_ID, PF_CLOCK_SEQ);
+    tp_pbw_uint(b, CLK_TIMESTAMP, (uint64_t)t0);
+    tp_pbw_uint(b, CLK_INCREMENTAL, 1);
+    tp_pbw_end(b, c);
+    c = tp_pbw_begin(b, CS_CLOCKS);
+    tp_pbw_uint(b, CLK_ID, PF_CLOCK_BOOTTIME);
+    tp_pbw_uint(b, CLK_TIMESTAMP, (uint64_t)t0);
+    tp_pbw_end(b, c);
+    tp_pbw_end(b, cs);
+    size_t d = tp_pbw_begin(b, TP_DEFAULTS);
+    tp_pbw_uint(b, DEF_TIMESTAMP_CLOCK, PF_CLOCK_SEQ);
+    size_t ted = tp_pbw_begin(b, DEF_TRACK_EVENT);
+    tp_pbw_uint(b, TED_TRACK_UUID, track);
+    tp_pbw_end(b, ted);
+    tp_pbw_end(b, d);
+    packet_end(e, pk, false);
+}
+
+/* ---- track descriptors (main sequence) ---- */
 
 /* A pid or tid Perfetto can take as a real process or thread: int32, and not
  * 0 (in a protobuf trace pid/tid 0 is the kernel's idle "swapper": threads
  * get that name).  Kineto puts GPUs at pid 0, 1, ... and spans at tid 0. */
 static bool real_id(int64_t v) { return v > 0 && v <= INT32_MAX; }
 
-static void put_str_field(pfw *w, uint32_t field, tp_str s)
+static void put_str_field(penc *e, uint32_t field, tp_str s)
 {
-    tp_pbw_utf8(w->b, field, tp_str_get(w->t, s), tp_str_len(w->t, s), &w->st->bad_utf8);
+    tp_pbw_utf8(e->b, field, tp_str_get(e->w->t, s), tp_str_len(e->w->t, s), &e->bad_utf8);
+}
+
+static void main_packet_end(pfw *w, size_t mark, bool uses_state)
+{
+    packet_end(&w->main, mark, uses_state);
+    tp_out_maybe_flush(w->o);
 }
 
 static void put_process_desc(pfw *w, uint32_t p, int rank)
 {
+    penc *e = &w->main;
     const tp_process *pr = &w->t->processes[p];
     tp_str name = pr->name ? pr->name : pr->key;
-    size_t pk = packet_begin(w);
-    size_t td = tp_pbw_begin(w->b, TP_TRACK_DESC);
-    tp_pbw_uint(w->b, TD_UUID, w->puuid[p]);
+    size_t pk = packet_begin(e);
+    size_t td = tp_pbw_begin(e->b, TP_TRACK_DESC);
+    tp_pbw_uint(e->b, TD_UUID, w->puuid[p]);
     if (real_id(pr->pid)) {
-        size_t pd = tp_pbw_begin(w->b, TD_PROCESS);
-        tp_pbw_int(w->b, PD_PID, pr->pid);
+        size_t pd = tp_pbw_begin(e->b, TD_PROCESS);
+        tp_pbw_int(e->b, PD_PID, pr->pid);
         if (name)
-            put_str_field(w, PD_NAME, name);
-        tp_pbw_end(w->b, pd);
+            put_str_field(e, PD_NAME, name);
+        tp_pbw_end(e->b, pd);
     } else {
         /* a plain track that groups the process's tracks: "<name> (pid N)" */
         w->key.len = 0;
@@ -228,67 +501,69 @@ static void put_process_desc(pfw *w, uint32_t p, int rank)
             tp_buf_printf(&w->key, " (pid %lld)", (long long)pr->pid);
         } else
             tp_buf_printf(&w->key, "Process %lld", (long long)pr->pid);
-        tp_pbw_utf8(w->b, TD_NAME, w->key.data, w->key.len, &w->st->bad_utf8);
+        tp_pbw_utf8(e->b, TD_NAME, w->key.data, w->key.len, &e->bad_utf8);
     }
-    tp_pbw_uint(w->b, TD_CHILD_ORDERING, ORDER_EXPLICIT);
-    tp_pbw_int(w->b, TD_SIBLING_RANK, rank);
-    tp_pbw_end(w->b, td);
-    packet_end(w, pk, false);
+    tp_pbw_uint(e->b, TD_CHILD_ORDERING, ORDER_EXPLICIT);
+    tp_pbw_int(e->b, TD_SIBLING_RANK, rank);
+    tp_pbw_end(e->b, td);
+    main_packet_end(w, pk, false);
     w->st->tracks++;
 }
 
 static void put_track_desc(pfw *w, uint32_t k, int rank)
 {
+    penc *e = &w->main;
     const tp_track *tk = &w->t->tracks[k];
     const tp_process *pr = &w->t->processes[tk->process];
     tp_str name = tk->name ? tk->name : tk->key;
     /* host threads only: device streams repeat tids across GPUs (stream 7 on
      * every device), and Perfetto keys threads by tid */
     bool thread = tk->role == TP_TRACK_HOST && real_id(pr->pid) && real_id(tk->tid);
-    size_t pk = packet_begin(w);
-    size_t td = tp_pbw_begin(w->b, TP_TRACK_DESC);
-    tp_pbw_uint(w->b, TD_UUID, w->tuuid[k]);
+    size_t pk = packet_begin(e);
+    size_t td = tp_pbw_begin(e->b, TP_TRACK_DESC);
+    tp_pbw_uint(e->b, TD_UUID, w->tuuid[k]);
     if (thread) {
-        size_t d = tp_pbw_begin(w->b, TD_THREAD);
-        tp_pbw_int(w->b, THD_PID, pr->pid);
-        tp_pbw_int(w->b, THD_TID, tk->tid);
+        size_t d = tp_pbw_begin(e->b, TD_THREAD);
+        tp_pbw_int(e->b, THD_PID, pr->pid);
+        tp_pbw_int(e->b, THD_TID, tk->tid);
         if (name)
-            put_str_field(w, THD_NAME, name);
-        tp_pbw_end(w->b, d);
+            put_str_field(e, THD_NAME, name);
+        tp_pbw_end(e->b, d);
     } else {
-        tp_pbw_uint(w->b, TD_PARENT, w->puuid[tk->process]);
+        tp_pbw_uint(e->b, TD_PARENT, w->puuid[tk->process]);
         if (name)
-            put_str_field(w, TD_NAME, name);
+            put_str_field(e, TD_NAME, name);
         else {
             char tmp[48];
             snprintf(tmp, sizeof tmp, "%lld", (long long)tk->tid);
-            tp_pbw_bytes(w->b, TD_NAME, tmp, strlen(tmp));
+            tp_pbw_bytes(e->b, TD_NAME, tmp, strlen(tmp));
         }
     }
-    tp_pbw_int(w->b, TD_SIBLING_RANK, rank);
-    tp_pbw_end(w->b, td);
-    packet_end(w, pk, false);
+    tp_pbw_int(e->b, TD_SIBLING_RANK, rank);
+    tp_pbw_end(e->b, td);
+    main_packet_end(w, pk, false);
     w->st->tracks++;
 }
 
 static void put_named_desc(pfw *w, uint64_t uuid, uint64_t parent, const char *name, size_t nlen, bool counter,
                            int rank)
 {
-    size_t pk = packet_begin(w);
-    size_t td = tp_pbw_begin(w->b, TP_TRACK_DESC);
-    tp_pbw_uint(w->b, TD_UUID, uuid);
+    penc *e = &w->main;
+    size_t pk = packet_begin(e);
+    size_t td = tp_pbw_begin(e->b, TP_TRACK_DESC);
+    tp_pbw_uint(e->b, TD_UUID, uuid);
     if (parent)
-        tp_pbw_uint(w->b, TD_PARENT, parent);
-    tp_pbw_utf8(w->b, TD_NAME, name, nlen, &w->st->bad_utf8);
+        tp_pbw_uint(e->b, TD_PARENT, parent);
+    tp_pbw_utf8(e->b, TD_NAME, name, nlen, &e->bad_utf8);
     if (counter)
-        tp_pbw_bytes(w->b, TD_COUNTER, "", 0); /* an empty CounterDescriptor */
-    tp_pbw_int(w->b, TD_SIBLING_RANK, rank);
-    tp_pbw_end(w->b, td);
-    packet_end(w, pk, false);
+        tp_pbw_bytes(e->b, TD_COUNTER, "", 0); /* an empty CounterDescriptor */
+    tp_pbw_int(e->b, TD_SIBLING_RANK, rank);
+    tp_pbw_end(e->b, td);
+    main_packet_end(w, pk, false);
     w->st->tracks++;
 }
 
-/* ---- counters ---- */
+/* ---- counters (main sequence) ---- */
 
 static uint32_t *counter_slot(counter_map *cm, uint32_t process, uint32_t name, bool *found)
 {
@@ -330,7 +605,7 @@ static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
     tp_buf_put(&w->key, tp_str_get(w->t, w->cur_name), tp_str_len(w->t, w->cur_name));
     tp_buf_putc(&w->key, ' ');
     tp_buf_put(&w->key, key, klen);
-    uint32_t s = tp_strset_add(&w->own, w->key.data, w->key.len);
+    uint32_t s = tp_strset_add(&w->series, w->key.data, w->key.len);
     bool found;
     uint32_t *slot = counter_slot(&w->cm, w->cur_process, s, &found);
     if (!found) {
@@ -343,14 +618,15 @@ static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
     }
     if (!w->cur_emit)
         return;
-    size_t pk = packet_begin(w);
-    put_ts(w, w->cur_ts);
-    size_t te = tp_pbw_begin(w->b, TP_TRACK_EVENT);
-    tp_pbw_uint(w->b, TE_TYPE, TYPE_COUNTER);
-    tp_pbw_uint(w->b, TE_TRACK_UUID, w->counter_base + *slot);
-    tp_pbw_double(w->b, TE_DOUBLE_COUNTER, v);
-    tp_pbw_end(w->b, te);
-    packet_end(w, pk, false);
+    penc *e = &w->main;
+    size_t pk = packet_begin(e);
+    put_time(e, abs_ts(w, w->cur_ts));
+    size_t te = tp_pbw_begin(e->b, TP_TRACK_EVENT);
+    tp_pbw_uint(e->b, TE_TYPE, TYPE_COUNTER);
+    tp_pbw_uint(e->b, TE_TRACK_UUID, w->counter_base + *slot);
+    tp_pbw_double(e->b, TE_DOUBLE_COUNTER, v);
+    tp_pbw_end(e->b, te);
+    main_packet_end(w, pk, false);
     w->st->counter_values++;
 }
 
@@ -367,41 +643,56 @@ static void counter_event(pfw *w, const tp_event *e, bool emit)
     w->cur_ts = e->ts;
     w->cur_name = e->name;
     w->cur_emit = emit;
-    if (tp_pf_counter_values(args, alen, on_counter_value, w, &w->scratch) < 0 && emit)
-        w->st->invalid_args++;
+    if (tp_pf_counter_values(args, alen, on_counter_value, w, &w->main.scratch) < 0 && emit)
+        w->main.invalid_args++;
 }
 
 /* ---- track events ---- */
 
-static void put_event(pfw *w, uint32_t i, int type, int64_t ts, uint64_t track)
+/* track: its uuid, or 0 for the sequence's default track. */
+static void put_event(penc *e, uint32_t i, int type, int64_t ts, uint64_t track)
 {
-    const tp_event *e = &w->t->events[i];
-    size_t pk = packet_begin(w);
-    put_ts(w, ts);
-    size_t te = tp_pbw_begin(w->b, TP_TRACK_EVENT);
-    tp_pbw_uint(w->b, TE_TYPE, (uint64_t)type);
-    tp_pbw_uint(w->b, TE_TRACK_UUID, track);
+    const pfw *w = e->w;
+    const tp_trace *t = w->t;
+    const tp_event *ev = &t->events[i];
+    tp_buf *b = e->b;
+    size_t pk = packet_begin(e);
+    put_time(e, abs_ts(w, ts));
+    size_t te = tp_pbw_begin(b, TP_TRACK_EVENT);
+    tp_pbw_uint(b, TE_TYPE, (uint64_t)type);
+    if (track)
+        tp_pbw_uint(b, TE_TRACK_UUID, track);
     if (type != TYPE_END) {
-        tp_pbw_uint(w->b, TE_NAME_IID, intern_id(&w->names, e->name));
-        if (e->cat)
-            tp_pbw_uint(w->b, TE_CATEGORY_IIDS, intern_id(&w->cats, e->cat));
-        const char *args, *extra;
-        size_t alen, elen;
-        tp_args_split(w->t, e->args, &args, &alen, &extra, &elen);
-        if (alen && tp_pf_put_args(w->b, args, alen, ann_name_iid, w, &w->scratch, &w->st->bad_utf8) < 0) {
-            size_t m = tp_pbw_begin(w->b, TE_DEBUG_ANNOTATIONS);
-            tp_pbw_uint(w->b, DA_NAME_IID, ann_name_iid(w, "invalid_args", 12));
-            tp_pbw_utf8(w->b, DA_STRING, args, alen, &w->st->bad_utf8);
-            tp_pbw_end(w->b, m);
-            w->st->invalid_args++;
+        tp_pbw_uint(b, TE_NAME_IID, intern_id(&e->names, ev->name));
+        if (ev->cat)
+            tp_pbw_uint(b, TE_CATEGORY_IIDS, intern_id(&e->cats, ev->cat));
+        const char *args = NULL, *extra;
+        size_t alen = 0, elen;
+        int v = ev->args ? tp_args_visit(t, e->cursor, ev->args, put_typed_arg, e) : 1;
+        if (v == 0)
+            tp_args_split(t, ev->args, &args, &alen, &extra, &elen);
+        else if (v < 0) { /* the source could not render them: say so (tp_args_get is not for threads) */
+            args = "args not available";
+            alen = strlen(args);
+        }
+        if (alen &&
+            (v < 0 || tp_pf_put_args(b, args, alen, ann_name_iid, value_iid, e, &e->scratch, &e->bad_utf8) < 0)) {
+            size_t m = tp_pbw_begin(b, TE_DEBUG_ANNOTATIONS);
+            tp_pbw_uint(b, DA_NAME_IID, ann_name_iid(e, "invalid_args", 12));
+            tp_pbw_utf8(b, DA_STRING, args, alen, &e->bad_utf8);
+            tp_pbw_end(b, m);
+            e->invalid_args++;
         }
         if (type == TYPE_BEGIN) {
-            for (uint32_t q = w->flows.start[i]; q < w->flows.start[i + 1]; q++)
-                tp_pbw_fixed64(w->b, TE_FLOW_IDS, w->flows.ids[q]);
+            uint32_t one;
+            const uint32_t *ids;
+            size_t n = tp_pf_flow_ids(&w->flows, i, &one, &ids);
+            for (size_t q = 0; q < n; q++)
+                tp_pbw_fixed64(b, TE_FLOW_IDS, ids[q]);
         }
     }
-    tp_pbw_end(w->b, te);
-    packet_end(w, pk, true);
+    tp_pbw_end(b, te);
+    packet_end(e, pk, true);
 }
 
 /* Does the open slice s still enclose an event starting at e? (the rule of
@@ -411,43 +702,266 @@ static bool still_open(const tp_event *s, const tp_event *e)
     return s->ts + s->dur > e->ts || (s->dur == 0 && e->dur == 0 && s->ts == e->ts);
 }
 
-static void write_track(pfw *w, const uint32_t *ev, size_t n, uint64_t uuid, uint32_t **stack, size_t *scap)
+static bool thread_item(const tp_event *e)
 {
-    tp_trace *t = w->t;
+    return e->ph == 'X' || (e->ph == 'i' && !(e->flags & (TP_EV_INSTANT_GLOBAL | TP_EV_INSTANT_PROCESS)));
+}
+
+/* The slices and thread instants of ev[0..n) on the sequence's track, from an
+ * empty stack to an empty stack (chunks are cut where no slice is open). */
+static void write_chunk(penc *e, const uint32_t *ev, size_t n)
+{
+    const tp_trace *t = e->w->t;
     size_t depth = 0;
     for (size_t q = 0; q < n; q++) {
         uint32_t i = ev[q];
-        const tp_event *e = &t->events[i];
-        bool slice = e->ph == 'X';
-        bool instant = e->ph == 'i' && !(e->flags & (TP_EV_INSTANT_GLOBAL | TP_EV_INSTANT_PROCESS));
-        if (!slice && !instant)
+        const tp_event *x = &t->events[i];
+        if (!thread_item(x))
             continue;
-        while (depth && !still_open(&t->events[(*stack)[depth - 1]], e)) {
-            const tp_event *s = &t->events[(*stack)[--depth]];
-            put_event(w, (*stack)[depth], TYPE_END, s->ts + s->dur, uuid);
+        while (depth && !still_open(&t->events[e->stack[depth - 1]], x)) {
+            const tp_event *s = &t->events[e->stack[--depth]];
+            put_event(e, e->stack[depth], TYPE_END, s->ts + s->dur, 0);
         }
-        if (instant) {
-            put_event(w, i, TYPE_INSTANT, e->ts, uuid);
-            w->st->instants++;
+        if (x->ph == 'i') {
+            put_event(e, i, TYPE_INSTANT, x->ts, 0);
+            e->instants++;
             continue;
         }
-        put_event(w, i, TYPE_BEGIN, e->ts, uuid);
-        w->st->slices++;
+        put_event(e, i, TYPE_BEGIN, x->ts, 0);
+        e->slices++;
         if (depth) { /* nesting repair gave up on this one: end it with its parent */
-            const tp_event *p = &t->events[(*stack)[depth - 1]];
-            if (e->ts + e->dur > p->ts + p->dur) {
-                w->st->clipped++;
-                put_event(w, i, TYPE_END, p->ts + p->dur, uuid);
+            const tp_event *p = &t->events[e->stack[depth - 1]];
+            if (x->ts + x->dur > p->ts + p->dur) {
+                e->clipped++;
+                put_event(e, i, TYPE_END, p->ts + p->dur, 0);
                 continue;
             }
         }
-        TP_GROW(*stack, *scap, depth + 1);
-        (*stack)[depth++] = i;
+        TP_GROW(e->stack, e->scap, depth + 1);
+        e->stack[depth++] = i;
     }
     while (depth) {
-        const tp_event *s = &t->events[(*stack)[--depth]];
-        put_event(w, (*stack)[depth], TYPE_END, s->ts + s->dur, uuid);
+        const tp_event *s = &t->events[e->stack[--depth]];
+        put_event(e, e->stack[depth], TYPE_END, s->ts + s->dur, 0);
     }
+}
+
+/* ---- chunks ---- */
+
+typedef struct unit {
+    uint32_t track;
+    uint32_t seq;
+    size_t from, n;        /* ix.ev[from .. from + n) */
+    int64_t t0;            /* absolute time of its first packet */
+    tp_buf out;
+    int state;             /* 0 to do, 1 encoding, 2 done */
+} unit;
+
+/* Cut each written track's walk into chunks of about CHUNK_EVENTS events,
+ * where no slice is open (the same stack rule as write_chunk). */
+static unit *plan_units(const pfw *w, const uint32_t *torder, const bool *live, size_t *nunits)
+{
+    const tp_trace *t = w->t;
+    const tp_track_index *ix = w->ix;
+    unit *u = NULL;
+    size_t n = 0, cap = 0;
+    uint32_t *stack = NULL;
+    size_t scap = 0;
+    uint32_t seq = MAIN_SEQ + 1;
+    size_t chunk = chunk_events();
+    for (size_t j = 0; j < t->ntracks; j++) {
+        uint32_t k = torder[j];
+        if (!live[k])
+            continue;
+        size_t a = ix->start[k], end = ix->start[k + 1], depth = 0, items = 0;
+        int64_t t0 = 0;
+        for (size_t q = a; q <= end; q++) {
+            const tp_event *x = q < end ? &t->events[ix->ev[q]] : NULL;
+            if (x && !thread_item(x))
+                continue;
+            while (x && depth && !still_open(&t->events[stack[depth - 1]], x))
+                depth--;
+            if (!x || (items >= chunk && depth == 0)) {
+                if (items) {
+                    TP_GROW(u, cap, n + 1);
+                    u[n] = (unit){k, seq++, a, q - a, t0, {0}, 0};
+                    n++;
+                }
+                a = q;
+                items = 0;
+            }
+            if (!x)
+                break;
+            if (!items)
+                t0 = abs_ts(w, x->ts);
+            items++;
+            if (x->ph == 'X' && !(depth && x->ts + x->dur > t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur)) {
+                TP_GROW(stack, scap, depth + 1);
+                stack[depth++] = ix->ev[q];
+            }
+        }
+    }
+    free(stack);
+    *nunits = n;
+    return u;
+}
+
+static void encode_unit(penc *e, unit *u)
+{
+    e->b = &u->out;
+    sequence_begin(e, u->seq, e->w->tuuid[u->track], u->t0);
+    write_chunk(e, e->w->ix->ev + u->from, u->n);
+}
+
+/* Worker threads take chunks in order and encode them into buffers of their
+ * own; the calling thread writes the buffers out in order (and the main
+ * sequence's packets between them), so a few chunks are in memory at once. */
+typedef struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unit *u;
+    size_t n, next, written, window;
+    tp_buf *spare;         /* buffers of written chunks, for the next ones (fresh pages cost a fault each) */
+    size_t nspare;
+} pool;
+
+typedef struct worker {
+    pool *p;
+    penc e;
+    pthread_t th;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *wk = arg;
+    pool *p = wk->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->next < p->n && p->next >= p->written + p->window)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->next >= p->n)
+            break;
+        unit *u = &p->u[p->next++];
+        u->state = 1;
+        if (p->nspare)
+            u->out = p->spare[--p->nspare];
+        pthread_mutex_unlock(&p->mu);
+        encode_unit(&wk->e, u);
+        pthread_mutex_lock(&p->mu);
+        u->state = 2;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void add_counts(tp_pftrace_stats *st, const penc *e)
+{
+    st->packets += e->packets;
+    st->slices += e->slices;
+    st->instants += e->instants;
+    st->clipped += e->clipped;
+    st->bad_utf8 += e->bad_utf8;
+    st->invalid_args += e->invalid_args;
+}
+
+static int nthreads(void)
+{
+    const char *s = getenv("TP_THREADS"); /* for measurements: 1 encodes on the calling thread */
+    long n = s && *s ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+/* The events of track k that are not its slices (counters, process and
+ * global instants), on the main sequence. */
+static void write_other_events(pfw *w, uint32_t k)
+{
+    const tp_trace *t = w->t;
+    const uint32_t *ev = w->ix->ev + w->ix->start[k];
+    size_t n = w->ix->start[k + 1] - w->ix->start[k];
+    for (size_t q = 0; q < n; q++) {
+        const tp_event *e = &t->events[ev[q]];
+        if (e->ph == 'C')
+            counter_event(w, e, true);
+        else if (e->ph == 'i' && (e->flags & (TP_EV_INSTANT_GLOBAL | TP_EV_INSTANT_PROCESS))) {
+            put_event(&w->main, ev[q], TYPE_INSTANT, e->ts,
+                      e->flags & TP_EV_INSTANT_GLOBAL ? w->global_uuid : w->puuid[t->tracks[k].process]);
+            tp_out_maybe_flush(w->o);
+            w->main.instants++;
+        }
+    }
+}
+
+static void write_events(pfw *w, const uint32_t *torder)
+{
+    const tp_trace *t = w->t;
+    size_t nu;
+    bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (!(t->events[i].flags & TP_EV_DROPPED) && thread_item(&t->events[i]))
+            live[t->events[i].track] = true;
+    unit *u = plan_units(w, torder, live, &nu);
+    int nw = nthreads();
+    pool p = {.u = u, .n = nu, .window = (size_t)nw * 2 + 2};
+    p.spare = tp_xcalloc(p.window + 2, sizeof *p.spare);
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    worker *wk = tp_xcalloc((size_t)nw, sizeof *wk);
+    int started = 0;
+    for (int i = 0; i < nw && nw > 1; i++) {
+        wk[i].p = &p;
+        penc_init(&wk[i].e, w, NULL, true);
+        if (pthread_create(&wk[i].th, NULL, worker_main, &wk[i]) != 0) {
+            penc_free(&wk[i].e);
+            break;
+        }
+        started++;
+    }
+    penc self;
+    if (!started)
+        penc_init(&self, w, NULL, true);
+    size_t q = 0; /* next unit */
+    for (size_t j = 0; j < t->ntracks; j++) {
+        uint32_t k = torder[j];
+        for (; q < nu && u[q].track == k; q++) {
+            if (started) {
+                pthread_mutex_lock(&p.mu);
+                while (u[q].state != 2)
+                    pthread_cond_wait(&p.cv, &p.mu);
+                pthread_mutex_unlock(&p.mu);
+            } else {
+                if (p.nspare)
+                    u[q].out = p.spare[--p.nspare];
+                encode_unit(&self, &u[q]);
+            }
+            tp_out_write(w->o, u[q].out.data, u[q].out.len);
+            u[q].out.len = 0;
+            pthread_mutex_lock(&p.mu);
+            p.spare[p.nspare++] = u[q].out;
+            memset(&u[q].out, 0, sizeof u[q].out);
+            p.written = q + 1;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
+        }
+        write_other_events(w, k);
+    }
+    for (int i = 0; i < started; i++) {
+        pthread_join(wk[i].th, NULL);
+        add_counts(w->st, &wk[i].e);
+        penc_free(&wk[i].e);
+    }
+    if (!started) {
+        add_counts(w->st, &self);
+        penc_free(&self);
+    }
+    free(wk);
+    for (size_t i = 0; i < p.nspare; i++)
+        tp_buf_free(&p.spare[i]);
+    free(p.spare);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+    free(u);
+    free(live);
 }
 
 int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
@@ -459,9 +973,11 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     pfw w = {0};
     w.t = t;
     w.o = o;
-    w.b = tp_out_buf(o);
     w.st = st;
-    w.first_packet = true;
+    w.ix = &ix;
+    penc_init(&w.main, &w, tp_out_buf(o), false);
+    w.main.seq = MAIN_SEQ;
+    w.main.first = true;
 
     /* no negative timestamps: shift everything when base_ns + ts < 0 */
     int64_t lo = 0;
@@ -486,7 +1002,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
         const tp_event *e = &t->events[i];
         if (e->flags & TP_EV_DROPPED)
             continue;
-        if (e->ph == 'X' || (e->ph == 'i' && !(e->flags & (TP_EV_INSTANT_GLOBAL | TP_EV_INSTANT_PROCESS))))
+        if (thread_item(e))
             live[e->track] = true;
         else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_GLOBAL))
             has_global = true;
@@ -525,36 +1041,16 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
             put_track_desc(&w, torder[j], rank[t->tracks[torder[j]].process]++);
     for (size_t c = 0; c < w.cm.n; c++) {
         size_t len;
-        const char *name = tp_strset_get(&w.own, w.cm.name[c], &len);
+        const char *name = tp_strset_get(&w.series, w.cm.name[c], &len);
         put_named_desc(&w, w.counter_base + c, w.puuid[w.cm.process[c]], name, len, true,
                        rank[w.cm.process[c]]++);
     }
     free(rank);
-
-    /* events, track by track */
-    uint32_t *stack = NULL;
-    size_t scap = 0;
-    for (size_t j = 0; j < t->ntracks; j++) {
-        uint32_t k = torder[j];
-        const uint32_t *ev = ix.ev + ix.start[k];
-        size_t n = ix.start[k + 1] - ix.start[k];
-        if (live[k])
-            write_track(&w, ev, n, w.tuuid[k], &stack, &scap);
-        for (size_t q = 0; q < n; q++) {
-            const tp_event *e = &t->events[ev[q]];
-            if (e->ph == 'C')
-                counter_event(&w, e, true);
-            else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_GLOBAL)) {
-                put_event(&w, ev[q], TYPE_INSTANT, e->ts, w.global_uuid);
-                st->instants++;
-            } else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_PROCESS)) {
-                put_event(&w, ev[q], TYPE_INSTANT, e->ts, w.puuid[t->tracks[k].process]);
-                st->instants++;
-            }
-        }
-    }
-    free(stack);
     free(live);
+
+    write_events(&w, torder);
+    add_counts(st, &w.main);
+
     free(porder);
     free(torder);
     tp_track_index_free(&ix);
@@ -565,12 +1061,9 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     free(w.cm.vals);
     free(w.cm.process);
     free(w.cm.name);
-    interner_free(&w.names);
-    interner_free(&w.cats);
-    interner_free(&w.anns);
-    tp_strset_free(&w.own);
-    tp_buf_free(&w.scratch);
+    tp_strset_free(&w.series);
     tp_buf_free(&w.key);
+    penc_free(&w.main);
     return 0;
 }
 

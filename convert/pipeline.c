@@ -115,10 +115,13 @@ typedef struct corr_map {
     uint32_t *keys; /* corr + 1 (0 = empty) */
     uint32_t *vals;
     size_t cap;
+    bool dense;     /* slot = corr: ids count up from about 1 (half the memory of the hash table) */
 } corr_map;
 
 static size_t corr_slot(const corr_map *m, uint32_t corr)
 {
+    if (m->dense) /* the last slot stays empty: ids beyond the launches' */
+        return corr < m->cap - 1 ? corr : m->cap - 1;
     size_t i = ((uint64_t)corr * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
     while (m->keys[i] && m->keys[i] != corr + 1u)
         i = (i + 1) & (m->cap - 1);
@@ -130,15 +133,22 @@ static size_t corr_slot(const corr_map *m, uint32_t corr)
 static void link_events(tp_trace *t)
 {
     size_t nrt = 0;
+    uint32_t maxcorr = 0;
     for (size_t i = 0; i < t->nevents; i++)
-        if (t->events[i].kind == TP_KIND_RUNTIME && (t->events[i].flags & TP_EV_HAS_CORR))
+        if (t->events[i].kind == TP_KIND_RUNTIME && (t->events[i].flags & TP_EV_HAS_CORR)) {
             nrt++;
+            if (t->events[i].corr != UINT32_MAX && t->events[i].corr > maxcorr)
+                maxcorr = t->events[i].corr;
+        }
     size_t linked = 0;
     if (nrt) {
         corr_map m;
         m.cap = 64;
         while (m.cap < nrt * 2)
             m.cap *= 2;
+        m.dense = maxcorr < nrt * 2 + 1024;
+        if (m.dense)
+            m.cap = (size_t)maxcorr + 2;
         m.keys = tp_xcalloc(m.cap, sizeof *m.keys);
         m.vals = tp_xmalloc(m.cap * sizeof *m.vals);
         for (size_t i = 0; i < t->nevents; i++) {

@@ -15,10 +15,10 @@ int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_o
  * compared as int32, XPLANE.md §2). */
 bool tp_xplane_is_derived_line_id(int64_t id);
 
-/* With tp_read_opts.report_data the reader keeps, in t->format_data (owned
- * by the trace), what the report's XPlane pages need and the model does not
- * hold once args are skipped: the stats of launch calls and the framework /
- * HLO op of every device event (report/fpage_xplane.c). */
+/* With tp_read_opts.report_data the reader keeps (owned by the trace, read
+ * with tp_xplane_report_data) what the report's XPlane pages need and the
+ * model does not hold once args are skipped: the stats of launch calls and
+ * the framework / HLO op of every device event (report/fpage_xplane.c). */
 
 /* A host call with a correlation id that tp_launch_counted() accepts. */
 typedef struct tp_xplane_launch {
@@ -43,5 +43,8 @@ typedef struct tp_xplane_data {
     tp_xplane_opkey *ops;       /* in file order */
     size_t nops, ops_cap;
 } tp_xplane_data;
+
+/* The report data of an XPlane trace read with report_data, or NULL. */
+const tp_xplane_data *tp_xplane_report_data(const tp_trace *t);
 
 #endif

@@ -11,13 +11,23 @@
  * planes with lines 801, 802...  A line is a track with tid = (uint32)
  * (display_id or id) and name = display_name or name.  Times: line
  * timestamp_ns + offset_ps, each end rounded to the nearest ns.  Plane stats,
- * hostnames, errors and warnings go to the top-level "xplane" object. */
+ * hostnames, errors and warnings go to the top-level "xplane" object.
+ *
+ * Args are not kept as JSON text: an event's args handle is the offset of
+ * its XEvent in the file (TP_ARGS_EXTERNAL), and the writers have the stats
+ * decoded again and rendered (xp_src, at the end of this file).  The file is
+ * read again with pread in windows, so it does not stay resident; what the
+ * renderer needs of each plane (names of stat and event metadata, metadata
+ * stats) is kept as interned strings.  Hot loops decode the usual encoding
+ * inline and hand anything else to pbwire (same results, same errors). */
 #include "derive.h"
 #include "i64map.h"
+#include "json_lex.h"
 #include "json_write.h"
 #include "pbwire.h"
 #include "xplane.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,63 +48,135 @@ static const char *const wk_names[WK_COUNT] = {
     "name", "source", "_a", "cuda_graph_exec_id",
 };
 
-typedef struct xp_smeta {
-    const uint8_t *name;
-    uint32_t len;
-    uint8_t wk;
-    tp_str key; /* interned name, 0 until first used as an args key */
-} xp_smeta;
-
-typedef struct xp_emeta {
-    const uint8_t *name, *disp;
-    uint32_t nlen, dlen;
-    const uint8_t *msg; /* the XEventMetadata message, for its stats */
-    uint32_t msglen;
-    bool has_stats, interned;
-    tp_str shown, full; /* display name (or name), and the full name when they differ */
-} xp_emeta;
-
 enum { XS_DOUBLE = 1, XS_UINT, XS_INT, XS_STR, XS_BYTES, XS_REF };
 
+/* ---- metadata id -> index: a plain array when the ids are small and dense
+ * (they are in every file seen), a hash map otherwise ---- */
+
+typedef struct xp_ids {
+    uint32_t *dense;
+    size_t ndense;
+    tp_i64map map;
+} xp_ids;
+
+static inline uint32_t ids_get(const xp_ids *m, int64_t id)
+{
+    if ((uint64_t)id < m->ndense)
+        return m->dense[id];
+    return m->map.n ? tp_i64map_get(&m->map, id) : TP_I64MAP_EMPTY;
+}
+
+/* keys[i] -> i, later entries replacing earlier ones (as a map put does). */
+static void ids_build(xp_ids *m, const int64_t *keys, size_t n)
+{
+    int64_t max = -1;
+    bool small = true;
+    for (size_t i = 0; i < n && small; i++) {
+        small = keys[i] >= 0 && keys[i] < (int64_t)(8 * n + 4096);
+        max = keys[i] > max ? keys[i] : max;
+    }
+    if (small) {
+        m->ndense = (size_t)(max + 1);
+        m->dense = tp_xmalloc((m->ndense + 1) * sizeof *m->dense);
+        for (size_t i = 0; i < m->ndense; i++)
+            m->dense[i] = TP_I64MAP_EMPTY;
+        for (size_t i = 0; i < n; i++)
+            m->dense[keys[i]] = (uint32_t)i;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            tp_i64map_put(&m->map, keys[i], (uint32_t)i);
+    }
+}
+
+static void ids_free(xp_ids *m)
+{
+    free(m->dense);
+    tp_i64map_free(&m->map);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- what the writers need of a plane, kept after reading ---- */
+
+typedef struct xp_psm {      /* stat metadata */
+    tp_str name;             /* interned when a stat first uses it (0: empty or unused) */
+    uint8_t wk;
+    bool named;
+} xp_psm;
+
+typedef struct xp_pst {      /* a metadata stat, resolved */
+    int64_t mid;
+    uint32_t sm, ref;        /* stat metadata of its name / of its ref_value, or TP_I64MAP_EMPTY */
+    uint8_t type;
+    uint64_t v;              /* numbers; XS_BYTES: the length */
+    tp_str str;              /* XS_STR, XS_REF: the value */
+} xp_pst;
+
+typedef struct xp_pem {      /* event metadata */
+    tp_str full;             /* full name when a display name is shown (arg long_name), else 0 */
+    uint32_t st, nst;        /* its stats: src->pst[st .. st + nst) */
+} xp_pem;
+
+typedef struct xp_plane {
+    xp_ids sids, eids;
+    xp_psm *sm;
+    size_t nsm;
+    xp_pem *em;
+    size_t nem;
+} xp_plane;
+
+/* A handle: TP_ARGS_EXTERNAL | plane << 44 | offset of the XEvent field in
+ * the file (bit 62 is the model's, TP_ARGS_RESERVED). */
+#define XP_OFF_BITS 44
+#define XP_MAX_PLANES (UINT64_C(1) << (62 - XP_OFF_BITS))
+
+/* One stat while decoding (read time and render time). */
 typedef struct xp_stat {
     int64_t mid;
-    uint32_t sm; /* index into smeta, or TP_I64MAP_EMPTY */
+    uint32_t sm;             /* stat metadata of the name, or TP_I64MAP_EMPTY */
+    uint32_t ref;            /* XS_REF: stat metadata of the value, or TP_I64MAP_EMPTY (shown empty) */
     uint8_t type;
     uint64_t v;
-    const uint8_t *s; /* XS_STR/XS_BYTES/XS_REF (resolved) */
+    const uint8_t *s;        /* XS_STR/XS_BYTES/XS_REF (resolved) */
     size_t len;
+    tp_str sid;              /* the value as an interned string, when known */
+    const uint8_t *kn;       /* the name of its stat metadata (resolved) */
+    size_t kl;
 } xp_stat;
 
-typedef struct xp_reader {
-    tp_trace *t;
-    const tp_read_opts *o;
-    tp_err *err;
-    tp_pb top;
-    tp_i64map emap, smap;
-    xp_emeta *em;
-    size_t nem, em_cap;
-    xp_smeta *sm;
-    size_t nsm, sm_cap;
-    xp_stat *st;
-    size_t nst, st_cap;
-    tp_argb ab;
-    tp_buf planes_json;   /* per-plane summary for the top-level "xplane" object */
-    tp_derive_input din;
-    tp_xplane_data *xd;   /* kept for the report (report_data), else NULL */
-    tp_i64map opcache;    /* interned op full name -> parsed op (index into ops) */
-    tp_annot *ops;
-    size_t nops, ops_cap;
-    int nhost, nother;
-    size_t page;
-    tp_str cat_kind[TP_KIND_COUNT], cat_derived; /* interned once */
-    /* current plane */
-    uint32_t process;     /* TP_NONE for planes without a process yet */
-    bool plane_is_device, plane_is_gpu, plane_derive, plane_has_derived;
-    int64_t plane_id;
-    const uint8_t *plane_name;
-    size_t plane_name_len;
-    uint64_t plane_events;
-} xp_reader;
+typedef struct xp_stats {
+    xp_stat *v;
+    size_t n, cap;
+} xp_stats;
+
+typedef struct xp_evhdr {
+    int64_t mid, off, dur, occ;
+    bool has_occ, has_stats;
+} xp_evhdr;
+
+/* What one thread needs to render args: a window of the file and scratch. */
+typedef struct xp_cursor {
+    uint8_t *win;            /* a window of the file: [woff, woff + wlen) */
+    size_t wcap, wlen, wnext;
+    uint64_t woff;
+    xp_stats st, ev;
+    tp_buf json;
+    tp_err err;
+} xp_cursor;
+
+/* The args renderer's state: t->format_data of an XPlane trace with args.
+ * Read-only once the trace is read (threads render with cursors of their own). */
+typedef struct xp_src {
+    int fd;                  /* the input file, or -1 */
+    uint8_t *mem;            /* or the input in memory (owned) */
+    uint64_t size;
+    xp_plane *planes;
+    size_t nplanes, planes_cap;
+    xp_pst *pst;
+    size_t npst, pst_cap;
+    tp_str k_long_name, k_occ, k_corr;
+    xp_cursor own;           /* for tp_args_get and visits without a cursor */
+    tp_xplane_data *xd;      /* the report's data, when also asked for (batch) */
+} xp_src;
 
 bool tp_xplane_is_derived_line_id(int64_t id)
 {
@@ -114,6 +196,331 @@ static int64_t ps_to_ns(int64_t ps)
 {
     return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
 }
+
+static inline xp_stat *stats_push(xp_stats *v)
+{
+    if (v->n >= v->cap)
+        TP_GROW(v->v, v->cap, v->n + 16);
+    return &v->v[v->n++];
+}
+
+/* Add s to the list; a stat with the same metadata id as an earlier one
+ * replaces it (event stats override metadata stats). */
+static void stats_merge(xp_stats *v, const xp_stat *s)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (v->v[i].mid == s->mid) {
+            v->v[i] = *s;
+            return;
+        }
+    *stats_push(v) = *s;
+}
+
+/* Merge an event's stats (ev) after its metadata's (st).  Usually there are
+ * no metadata stats and no repeated ids: then ev becomes st as it is. */
+static void stats_merge_all(xp_stats *st, xp_stats *ev)
+{
+    if (st->n == 0) {
+        bool dup = false;
+        for (size_t i = 1; i < ev->n && !dup; i++)
+            for (size_t j = 0; j < i && !dup; j++)
+                dup = ev->v[i].mid == ev->v[j].mid;
+        if (!dup) {
+            xp_stats tmp = *st;
+            *st = *ev;
+            *ev = tmp;
+            ev->n = 0;
+            return;
+        }
+    }
+    for (size_t i = 0; i < ev->n; i++)
+        stats_merge(st, &ev->v[i]);
+}
+
+/* ---- decoding: pbwire (every case, every error) ---- */
+
+/* One XStat, value unresolved (XS_REF: v is the referenced metadata id). */
+static int decode_stat(const tp_pb *parent, const tp_pb_field *sf, xp_stat *s, tp_err *err)
+{
+    tp_pb p = tp_pb_sub(parent, sf);
+    tp_pb_field f;
+    memset(s, 0, sizeof *s);
+    int k;
+    while ((k = tp_pb_next(&p, &f, err)) == 1) {
+        switch (f.num) {
+        case 1:
+            s->mid = (int64_t)f.v;
+            break;
+        case 2:
+            if (f.wt == TP_PB_I64) {
+                s->type = XS_DOUBLE;
+                s->v = f.v;
+            }
+            break;
+        case 3:
+            s->type = XS_UINT;
+            s->v = f.v;
+            break;
+        case 4:
+            s->type = XS_INT;
+            s->v = f.v;
+            break;
+        case 5:
+        case 6:
+            if (f.wt == TP_PB_LEN) {
+                s->type = f.num == 5 ? XS_STR : XS_BYTES;
+                s->s = f.data;
+                s->len = f.len;
+            }
+            break;
+        case 7:
+            s->type = XS_REF;
+            s->v = f.v;
+            break;
+        default:
+            break;
+        }
+    }
+    return k < 0 ? -1 : 0;
+}
+
+/* The XStat messages (field `num`) of msg[0..len), appended to v unmerged. */
+static int decode_stats(const uint8_t *base, const uint8_t *msg, size_t len, uint32_t num, xp_stats *v, tp_err *err)
+{
+    tp_pb p = tp_pb_init(msg, len);
+    p.base = base;
+    tp_pb_field f;
+    int k;
+    while ((k = tp_pb_next(&p, &f, err)) == 1) {
+        if (f.num != num || f.wt != TP_PB_LEN)
+            continue;
+        if (decode_stat(&p, &f, stats_push(v), err) < 0)
+            return -1;
+    }
+    return k < 0 ? -1 : 0;
+}
+
+/* One XEvent: header fields, and its stats appended to v unmerged. */
+static int decode_event_slow(const uint8_t *base, const uint8_t *msg, size_t len, xp_evhdr *h, xp_stats *v,
+                             tp_err *err)
+{
+    tp_pb p = tp_pb_init(msg, len);
+    p.base = base;
+    tp_pb_field f;
+    int k;
+    memset(h, 0, sizeof *h);
+    while ((k = tp_pb_next(&p, &f, err)) == 1) {
+        if (f.wt == TP_PB_VARINT) {
+            if (f.num == 1)
+                h->mid = (int64_t)f.v;
+            else if (f.num == 2)
+                h->off = (int64_t)f.v;
+            else if (f.num == 3)
+                h->dur = (int64_t)f.v;
+            else if (f.num == 5) {
+                h->occ = (int64_t)f.v;
+                h->has_occ = true;
+            }
+        } else if (f.num == 4 && f.wt == TP_PB_LEN)
+            h->has_stats = true;
+    }
+    if (k < 0)
+        return -1;
+    return h->has_stats ? decode_stats(base, msg, len, 4, v, err) : 0;
+}
+
+/* ---- decoding: the usual encoding inline (one-byte keys, known wire
+ * types); 0 means "not the usual shape": decode it with pbwire instead ---- */
+
+static inline bool fast_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *v = *p;
+        *pp = p + 1;
+        return true;
+    }
+    if (end - p >= 10) { /* no bounds check per byte */
+        uint64_t x = p[0] & 0x7f, b;
+        int i;
+        for (i = 1; i < 9; i++) {
+            b = p[i];
+            x |= (b & 0x7f) << (7 * i);
+            if (b < 0x80) {
+                *v = x;
+                *pp = p + i + 1;
+                return true;
+            }
+        }
+        b = p[9];
+        if (b > 1)
+            return false;
+        *v = x | b << 63;
+        *pp = p + 10;
+        return true;
+    }
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+        uint8_t b = *p++;
+        if (shift == 63 && b > 1)
+            return false;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80) {
+            *v = x;
+            *pp = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Keys compared whole, in the order files use them: a repeating pattern the
+ * branch predictor learns (a switch on the field number compiled to a jump
+ * table that mispredicted).  Any other key: pbwire decodes the event. */
+static bool stat_fast(const uint8_t *p, const uint8_t *end, xp_stat *s)
+{
+    s->mid = 0;
+    s->type = 0;
+    s->v = 0;
+    s->s = NULL;
+    s->len = 0;
+    s->sid = 0;
+    while (p < end) {
+        uint8_t key = *p++;
+        uint64_t v;
+        if (key == (1 << 3 | TP_PB_VARINT)) {
+            if (!fast_varint(&p, end, &v))
+                return false;
+            s->mid = (int64_t)v;
+        } else if (key == (4 << 3 | TP_PB_VARINT) || key == (7 << 3 | TP_PB_VARINT) ||
+                   key == (3 << 3 | TP_PB_VARINT)) {
+            if (!fast_varint(&p, end, &v))
+                return false;
+            s->type = key == (4 << 3 | TP_PB_VARINT) ? XS_INT : key == (7 << 3 | TP_PB_VARINT) ? XS_REF : XS_UINT;
+            s->v = v;
+        } else if (key == (5 << 3 | TP_PB_LEN) || key == (6 << 3 | TP_PB_LEN)) {
+            if (!fast_varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return false;
+            s->type = key == (5 << 3 | TP_PB_LEN) ? XS_STR : XS_BYTES;
+            s->s = p;
+            s->len = (size_t)v;
+            p += v;
+        } else if (key == (2 << 3 | TP_PB_I64) && end - p >= 8) {
+            uint64_t x = 0;
+            for (int i = 7; i >= 0; i--)
+                x = (x << 8) | p[i];
+            s->type = XS_DOUBLE;
+            s->v = x;
+            p += 8;
+        } else
+            return false;
+    }
+    return true;
+}
+
+static bool event_fast(const uint8_t *p, const uint8_t *end, xp_evhdr *h, xp_stats *v)
+{
+    memset(h, 0, sizeof *h);
+    size_t n0 = v->n;
+    while (p < end) {
+        uint8_t key = *p++;
+        uint64_t x;
+        if (key == (4 << 3 | TP_PB_LEN)) { /* a stat */
+            if (!fast_varint(&p, end, &x) || x > (uint64_t)(end - p))
+                goto slow;
+            h->has_stats = true;
+            if (!stat_fast(p, p + x, stats_push(v)))
+                goto slow;
+            p += x;
+            continue;
+        }
+        if ((key & 7) != TP_PB_VARINT || key < 8 || key >= 0x80 || !fast_varint(&p, end, &x))
+            goto slow;
+        if (key == (1 << 3 | TP_PB_VARINT))
+            h->mid = (int64_t)x;
+        else if (key == (2 << 3 | TP_PB_VARINT))
+            h->off = (int64_t)x;
+        else if (key == (3 << 3 | TP_PB_VARINT))
+            h->dur = (int64_t)x;
+        else if (key == (5 << 3 | TP_PB_VARINT)) {
+            h->occ = (int64_t)x;
+            h->has_occ = true;
+        }
+    }
+    return true;
+slow:
+    v->n = n0;
+    return false;
+}
+
+static int decode_event(const uint8_t *base, const uint8_t *msg, size_t len, xp_evhdr *h, xp_stats *v, tp_err *err)
+{
+    if (event_fast(msg, msg + len, h, v))
+        return 0;
+    return decode_event_slow(base, msg, len, h, v, err);
+}
+
+/* ---- the reader ---- */
+
+typedef struct xp_smeta {    /* stat metadata while reading its plane */
+    const uint8_t *name;     /* in the file */
+    uint32_t len;
+    uint8_t wk;
+    uint32_t op, op_colon;   /* the value parsed as an op (index into ops), or TP_NONE */
+    tp_str hlo_ops, hlo_low; /* the value split as HLO op levels */
+    bool hlo_done;
+    tp_str module;           /* "<value>(<program id>)" for module_prog */
+    int64_t module_prog;
+    bool module_done;
+} xp_smeta;
+
+typedef struct xp_emeta {    /* event metadata while reading its plane */
+    const uint8_t *name, *disp;
+    uint32_t nlen, dlen;
+    const uint8_t *msg;      /* the XEventMetadata message, for its stats */
+    uint32_t msglen;
+    bool has_stats, interned, decoded;
+    tp_str shown;            /* display name (or name) */
+    uint32_t st, nst;        /* its stats decoded: r->mst[st .. st + nst) */
+    uint32_t badrefs;        /* ref_values among them without their string */
+} xp_emeta;
+
+typedef struct xp_reader {
+    tp_trace *t;
+    const tp_read_opts *o;
+    tp_err *err;
+    tp_pb top;
+    xp_src *src;             /* what the writers keep (also when args are not kept: freed at the end) */
+    xp_plane *pl;            /* the current plane, src->planes[pi] */
+    size_t pi;
+    xp_smeta *sm;
+    size_t nsm, sm_cap;
+    xp_emeta *em;
+    size_t nem, em_cap;
+    int64_t *skeys, *ekeys;  /* metadata ids, in file order */
+    size_t skeys_cap, ekeys_cap;
+    xp_stat *mst;            /* metadata stats of the plane's event metadata, decoded */
+    size_t nmst, mst_cap;
+    xp_stats st, ev;         /* an event's stats: merged / as in the event */
+    tp_argb ab;
+    tp_buf planes_json;      /* per-plane summary for the top-level "xplane" object */
+    tp_derive_input din;
+    tp_xplane_data *xd;      /* kept for the report (report_data), else NULL */
+    tp_i64map opcache;       /* interned op full name -> parsed op (index into ops) */
+    tp_annot *ops;
+    size_t nops, ops_cap;
+    int nhost, nother;
+    size_t page;
+    bool lazy_args;          /* args rendered from the file later (else JSON now) */
+    tp_str cat_kind[TP_KIND_COUNT], cat_derived; /* interned once */
+    /* current plane */
+    uint32_t process;        /* TP_NONE for planes without a process yet */
+    bool plane_is_device, plane_is_gpu, plane_derive, plane_has_derived;
+    int64_t plane_id;
+    const uint8_t *plane_name;
+    size_t plane_name_len;
+    uint64_t plane_events;
+} xp_reader;
 
 /* ---- metadata ---- */
 
@@ -150,16 +557,16 @@ static int read_stat_metadata(xp_reader *r, const tp_pb *plane, const tp_pb_fiel
     if (nlen > UINT32_MAX)
         return tp_fail(r->err, tp_pb_offset(&e), "XPlane stat name longer than 4 GB");
     TP_GROW(r->sm, r->sm_cap, r->nsm + 1);
+    TP_GROW(r->skeys, r->skeys_cap, r->nsm + 1);
     xp_smeta *m = &r->sm[r->nsm];
+    memset(m, 0, sizeof *m);
     m->name = name;
     m->len = (uint32_t)nlen;
-    m->key = 0;
-    m->wk = WK_NONE;
+    m->op = m->op_colon = TP_NONE;
     for (int w = 1; w < WK_COUNT; w++)
         if (strlen(wk_names[w]) == nlen && memcmp(wk_names[w], name, nlen) == 0)
             m->wk = (uint8_t)w;
-    tp_i64map_put(&r->smap, has_key ? key : id, (uint32_t)r->nsm);
-    r->nsm++;
+    r->skeys[r->nsm++] = has_key ? key : id;
     return 0;
 }
 
@@ -202,104 +609,102 @@ static int read_event_metadata(xp_reader *r, const tp_pb *plane, const tp_pb_fie
     if (k < 0)
         return -1;
     TP_GROW(r->em, r->em_cap, r->nem + 1);
+    TP_GROW(r->ekeys, r->ekeys_cap, r->nem + 1);
     r->em[r->nem] = m;
-    tp_i64map_put(&r->emap, has_key ? key : id, (uint32_t)r->nem);
-    r->nem++;
+    r->ekeys[r->nem++] = has_key ? key : id;
     return 0;
 }
 
 /* ---- stats ---- */
 
-/* Decode one XStat; ref values are resolved to the referenced stat name. */
-static int decode_stat(xp_reader *r, const tp_pb *parent, const tp_pb_field *sf, xp_stat *s)
+/* The name of stat metadata i as an interned string (once). */
+static tp_str smeta_name(xp_reader *r, uint32_t i)
 {
-    tp_pb p = tp_pb_sub(parent, sf);
-    tp_pb_field f;
-    memset(s, 0, sizeof *s);
-    int k;
-    while ((k = tp_pb_next(&p, &f, r->err)) == 1) {
-        switch (f.num) {
-        case 1:
-            s->mid = (int64_t)f.v;
-            break;
-        case 2:
-            if (f.wt == TP_PB_I64) {
-                s->type = XS_DOUBLE;
-                s->v = f.v;
-            }
-            break;
-        case 3:
-            s->type = XS_UINT;
-            s->v = f.v;
-            break;
-        case 4:
-            s->type = XS_INT;
-            s->v = f.v;
-            break;
-        case 5:
-        case 6:
-            if (f.wt == TP_PB_LEN) {
-                s->type = f.num == 5 ? XS_STR : XS_BYTES;
-                s->s = f.data;
-                s->len = f.len;
-            }
-            break;
-        case 7:
-            s->type = XS_REF;
-            s->v = f.v;
-            break;
-        default:
-            break;
-        }
+    xp_psm *p = &r->pl->sm[i];
+    if (!p->named) {
+        p->named = true;
+        p->name = tp_intern(r->t, (const char *)r->sm[i].name, r->sm[i].len);
     }
-    if (k < 0)
-        return -1;
-    s->sm = tp_i64map_get(&r->smap, s->mid);
+    return p->name;
+}
+
+/* Resolve a decoded stat: its name, and a ref_value's string. */
+static void resolve_stat(xp_reader *r, xp_stat *s, uint32_t *badrefs)
+{
+    s->sm = ids_get(&r->pl->sids, s->mid);
+    s->ref = TP_I64MAP_EMPTY;
+    s->kn = NULL;
+    s->kl = 0;
+    if (s->sm != TP_I64MAP_EMPTY) {
+        s->kn = r->sm[s->sm].name;
+        s->kl = r->sm[s->sm].len;
+    }
     if (s->type == XS_REF) {
-        uint32_t ref = tp_i64map_get(&r->smap, (int64_t)s->v);
-        if (ref == TP_I64MAP_EMPTY) {
-            tp_warn(r->t, "XPlane ref_value without its string (shown empty)", 1);
+        s->ref = ids_get(&r->pl->sids, (int64_t)s->v);
+        if (s->ref == TP_I64MAP_EMPTY) {
+            (*badrefs)++;
             s->s = (const uint8_t *)"";
             s->len = 0;
         } else {
-            s->s = r->sm[ref].name ? r->sm[ref].name : (const uint8_t *)"";
-            s->len = r->sm[ref].len;
+            s->s = r->sm[s->ref].name ? r->sm[s->ref].name : (const uint8_t *)"";
+            s->len = r->sm[s->ref].len;
         }
     }
+}
+
+/* The stats of event metadata m, decoded once per plane; with args kept,
+ * also resolved into src->pst for the writers. */
+static int emeta_stats(xp_reader *r, uint32_t mi)
+{
+    xp_emeta *m = &r->em[mi];
+    if (m->decoded)
+        return 0;
+    m->decoded = true;
+    xp_stats v = {0};
+    if (m->has_stats && decode_stats(r->top.base, m->msg, m->msglen, 5, &v, r->err) < 0) {
+        free(v.v);
+        return -1;
+    }
+    xp_stats merged = {0};
+    for (size_t i = 0; i < v.n; i++) {
+        resolve_stat(r, &v.v[i], &m->badrefs);
+        stats_merge(&merged, &v.v[i]);
+    }
+    free(v.v);
+    m->st = (uint32_t)r->nmst;
+    m->nst = (uint32_t)merged.n;
+    TP_GROW(r->mst, r->mst_cap, r->nmst + merged.n);
+    xp_src *src = r->src;
+    if (r->lazy_args) {
+        r->pl->em[mi].st = (uint32_t)src->npst;
+        r->pl->em[mi].nst = (uint32_t)merged.n;
+    }
+    for (size_t i = 0; i < merged.n; i++) {
+        xp_stat *s = &merged.v[i];
+        if (r->lazy_args) {
+            if (s->sm != TP_I64MAP_EMPTY)
+                smeta_name(r, s->sm);
+            TP_GROW(src->pst, src->pst_cap, src->npst + 1);
+            xp_pst *p = &src->pst[src->npst++];
+            p->mid = s->mid;
+            p->sm = s->sm;
+            p->ref = s->ref;
+            p->type = s->type;
+            p->v = s->type == XS_BYTES ? s->len : s->v;
+            p->str = s->type == XS_STR ? tp_intern(r->t, (const char *)s->s, s->len)
+                     : s->type == XS_REF && s->ref != TP_I64MAP_EMPTY ? smeta_name(r, s->ref)
+                                                                      : 0;
+            s->sid = p->str;
+        }
+        r->mst[r->nmst++] = *s;
+    }
+    free(merged.v);
     return 0;
 }
 
-/* Append the XStat messages of a message (field `num`) to r->st; a stat with
- * the same metadata id as an earlier one replaces it (event stats override
- * metadata stats). */
-static int collect_stats(xp_reader *r, const uint8_t *msg, size_t len, uint32_t num)
+static uint8_t stat_wk(const xp_plane *pl, const xp_stat *s)
 {
-    tp_pb p = tp_pb_init(msg, len);
-    p.base = r->top.base;
-    tp_pb_field f;
-    int k;
-    while ((k = tp_pb_next(&p, &f, r->err)) == 1) {
-        if (f.num != num || f.wt != TP_PB_LEN)
-            continue;
-        xp_stat s;
-        if (decode_stat(r, &p, &f, &s) < 0)
-            return -1;
-        size_t i;
-        for (i = 0; i < r->nst; i++)
-            if (r->st[i].mid == s.mid)
-                break;
-        if (i == r->nst) {
-            TP_GROW(r->st, r->st_cap, r->nst + 1);
-            r->nst++;
-        }
-        r->st[i] = s;
-    }
-    return k < 0 ? -1 : 0;
-}
-
-static uint8_t stat_wk(const xp_reader *r, const xp_stat *s)
-{
-    return s->sm == TP_I64MAP_EMPTY ? WK_NONE : r->sm[s->sm].wk;
+    return s->sm == TP_I64MAP_EMPTY ? WK_NONE : pl->sm[s->sm].wk;
 }
 
 static bool stat_int(const xp_stat *s, int64_t *v)
@@ -320,53 +725,110 @@ static bool stat_text(const xp_stat *s)
     return s->type == XS_STR || s->type == XS_REF;
 }
 
-/* The args key of a stat: its interned name (NUL-terminated). */
-static const char *stat_key(xp_reader *r, const xp_stat *s, char *tmp, size_t tmpn)
+/* ---- args as JSON (the same text at read and at render time) ---- */
+
+static void put_u64(tp_buf *b, uint64_t v)
 {
-    if (s->sm == TP_I64MAP_EMPTY) {
-        snprintf(tmp, tmpn, "stat_%lld", (long long)s->mid);
-        return tmp;
-    }
-    xp_smeta *m = &r->sm[s->sm];
-    if (!m->key) {
-        if (m->len == 0) {
-            snprintf(tmp, tmpn, "stat_%lld", (long long)s->mid);
-            return tmp;
-        }
-        m->key = tp_intern(r->t, (const char *)m->name, m->len);
-    }
-    return tp_str_get(r->t, m->key);
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
+    while (n)
+        b->data[b->len++] = tmp[--n];
+    b->data[b->len] = 0;
 }
 
-static void stat_arg(xp_reader *r, const xp_stat *s)
+static void put_i64(tp_buf *b, int64_t v)
 {
-    char tmp[40];
-    /* correlation_id under Kineto's key: a converted trace read again keeps its launch links */
-    const char *key = stat_wk(r, s) == WK_CORRELATION_ID ? "correlation" : stat_key(r, s, tmp, sizeof tmp);
+    if (v < 0) {
+        tp_buf_putc(b, '-');
+        put_u64(b, (uint64_t)0 - (uint64_t)v);
+    } else
+        put_u64(b, (uint64_t)v);
+}
+
+static void json_key(tp_buf *b, int *n, const char *key, size_t klen)
+{
+    tp_buf_putc(b, (*n)++ ? ',' : '{');
+    tp_json_put_string(b, key, klen, NULL);
+    tp_buf_putc(b, ':');
+}
+
+/* The args key of a stat (correlation_id under Kineto's key: a converted
+ * trace read again keeps its launch links); tmp holds 40 bytes. */
+static const char *stat_key(const xp_stat *s, uint8_t wk, const char *name, size_t nlen, char *tmp, size_t *klen)
+{
+    if (wk == WK_CORRELATION_ID) {
+        *klen = 11;
+        return "correlation";
+    }
+    if (s->sm == TP_I64MAP_EMPTY || nlen == 0) {
+        *klen = (size_t)snprintf(tmp, 40, "stat_%lld", (long long)s->mid);
+        return tmp;
+    }
+    *klen = nlen;
+    return name;
+}
+
+static void json_value(tp_buf *b, const xp_stat *s)
+{
     switch (s->type) {
-    case XS_DOUBLE:
-        tp_argb_double(&r->ab, key, tp_pb_double(s->v));
+    case XS_DOUBLE: {
+        double d = tp_pb_double(s->v);
+        if (d != d || d - d != 0) /* NaN or infinity have no JSON form */
+            tp_buf_puts(b, "null");
+        else
+            tp_buf_printf(b, "%.17g", d);
         break;
+    }
     case XS_UINT:
-        tp_argb_uint(&r->ab, key, s->v);
+        put_u64(b, s->v);
         break;
     case XS_INT:
-        tp_argb_int(&r->ab, key, (int64_t)s->v);
+        put_i64(b, (int64_t)s->v);
         break;
     case XS_STR:
     case XS_REF:
-        tp_argb_str(&r->ab, key, (const char *)s->s, s->len);
+        tp_json_put_string(b, (const char *)s->s, s->len, NULL);
         break;
     case XS_BYTES: { /* serialized protos (HloProto...): summarised, not dumped */
-        char b[48];
-        snprintf(b, sizeof b, "<%zu bytes>", s->len);
-        tp_argb_cstr(&r->ab, key, b);
+        char t[48];
+        int n = snprintf(t, sizeof t, "<%zu bytes>", s->len);
+        tp_json_put_string(b, t, (size_t)n, NULL);
         break;
     }
     default:
-        tp_argb_raw(&r->ab, key, "null", 4);
+        tp_buf_puts(b, "null");
         break;
     }
+}
+
+/* An event's args as JSON: long_name, num_occurrences, then every stat. */
+static void args_json(tp_buf *b, const xp_plane *pl, const char *long_name, size_t lnlen, bool has_occ, int64_t occ,
+                      const xp_stats *st)
+{
+    int n = 0;
+    if (long_name) {
+        json_key(b, &n, "long_name", 9);
+        tp_json_put_string(b, long_name, lnlen, NULL);
+    }
+    if (has_occ) {
+        json_key(b, &n, "num_occurrences", 15);
+        put_i64(b, occ);
+    }
+    char tmp[40];
+    for (size_t i = 0; i < st->n; i++) {
+        const xp_stat *s = &st->v[i];
+        size_t kl;
+        const char *k = stat_key(s, stat_wk(pl, s), (const char *)s->kn, s->kl, tmp, &kl);
+        json_key(b, &n, k, kl);
+        json_value(b, s);
+    }
+    if (n)
+        tp_buf_putc(b, '}');
 }
 
 /* ---- planes ---- */
@@ -380,14 +842,19 @@ static void plane_json_begin(xp_reader *r)
 
 static int plane_stats_json(xp_reader *r, const tp_pb *plane)
 {
-    r->nst = 0;
-    if (collect_stats(r, plane->p, (size_t)(plane->end - plane->p), 6) < 0)
+    r->ev.n = r->st.n = 0;
+    if (decode_stats(r->top.base, plane->p, (size_t)(plane->end - plane->p), 6, &r->ev, r->err) < 0)
         return -1;
+    uint32_t badrefs = 0;
+    for (size_t i = 0; i < r->ev.n; i++) {
+        resolve_stat(r, &r->ev.v[i], &badrefs);
+        stats_merge(&r->st, &r->ev.v[i]);
+    }
+    if (badrefs)
+        tp_warn(r->t, "XPlane ref_value without its string (shown empty)", badrefs);
     tp_argb_reset(&r->ab);
-    for (size_t i = 0; i < r->nst; i++)
-        stat_arg(r, &r->st[i]);
-    if (r->ab.n) {
-        tp_buf_putc(&r->ab.buf, '}');
+    args_json(&r->ab.buf, r->pl, NULL, 0, false, 0, &r->st);
+    if (r->ab.buf.len) {
         tp_buf_puts(&r->planes_json, ",\"stats\":");
         tp_buf_put(&r->planes_json, r->ab.buf.data, r->ab.buf.len);
     }
@@ -446,7 +913,7 @@ static int line_header(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf, 
     tp_pb_field f;
     memset(L, 0, sizeof *L);
     int k;
-    while ((k = tp_pb_next(&p, &f, r->err)) == 1) {
+    while ((k = tp_pb_next_fast(&p, &f, r->err)) == 1) {
         if (f.wt == TP_PB_VARINT) {
             if (f.num == 1)
                 L->id = (int64_t)f.v;
@@ -467,22 +934,23 @@ static int line_header(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf, 
     return k < 0 ? -1 : 0;
 }
 
-static void emeta_intern(xp_reader *r, xp_emeta *m)
+static void emeta_intern(xp_reader *r, uint32_t mi)
 {
+    xp_emeta *m = &r->em[mi];
     if (m->interned)
         return;
     m->interned = true;
     if (m->dlen) {
         m->shown = tp_intern(r->t, (const char *)m->disp, m->dlen);
         if (m->nlen && !(m->nlen == m->dlen && memcmp(m->name, m->disp, m->dlen) == 0))
-            m->full = tp_intern(r->t, (const char *)m->name, m->nlen);
+            r->pl->em[mi].full = tp_intern(r->t, (const char *)m->name, m->nlen);
     } else {
         m->shown = tp_intern(r->t, (const char *)m->name, m->nlen);
     }
 }
 
-/* tp_tfop_parse once per distinct op name. */
-static void parse_op(xp_reader *r, const char *s, size_t n, tp_annot *a)
+/* tp_tfop_parse once per distinct op name: index into r->ops. */
+static uint32_t parse_op(xp_reader *r, const char *s, size_t n)
 {
     tp_str op = tp_intern(r->t, s, n);
     uint32_t i = tp_i64map_get(&r->opcache, op);
@@ -495,9 +963,95 @@ static void parse_op(xp_reader *r, const char *s, size_t n, tp_annot *a)
         i = (uint32_t)r->nops++;
         tp_i64map_put(&r->opcache, op, i);
     }
-    a->op = r->ops[i].op;
-    a->op_display = r->ops[i].op_display;
-    a->scopes = r->ops[i].scopes;
+    return i;
+}
+
+/* The op of a text stat; "jit(f)/dot_general" (no type) parsed as "path:".
+ * A ref_value's op is remembered with its stat metadata. */
+static uint32_t stat_op(xp_reader *r, const xp_stat *v, bool colon)
+{
+    uint32_t *cache = NULL;
+    if (v->type == XS_REF && v->ref != TP_I64MAP_EMPTY) {
+        cache = colon ? &r->sm[v->ref].op_colon : &r->sm[v->ref].op;
+        if (*cache != TP_NONE)
+            return *cache;
+    }
+    uint32_t i;
+    if (!colon) {
+        i = parse_op(r, (const char *)v->s, v->len);
+    } else {
+        tp_buf b = {0};
+        tp_buf_put(&b, v->s, v->len);
+        tp_buf_putc(&b, ':');
+        i = parse_op(r, b.data, b.len);
+        tp_buf_free(&b);
+    }
+    if (cache)
+        *cache = i;
+    return i;
+}
+
+/* A text stat's value as an interned string (a ref_value's is its metadata's name). */
+static tp_str stat_str(xp_reader *r, const xp_stat *v)
+{
+    if (v->type == XS_REF && v->ref != TP_I64MAP_EMPTY)
+        return smeta_name(r, v->ref);
+    return tp_intern(r->t, (const char *)v->s, v->len);
+}
+
+/* hlo_op levels, joined by "::" upstream: the engine wants TP_DERIVE_SEP. */
+static void split_hlo(xp_reader *r, const xp_stat *hlo, tp_str *ops, tp_str *low)
+{
+    xp_smeta *c = hlo->type == XS_REF && hlo->ref != TP_I64MAP_EMPTY ? &r->sm[hlo->ref] : NULL;
+    if (c && c->hlo_done) {
+        *ops = c->hlo_ops;
+        *low = c->hlo_low;
+        return;
+    }
+    *ops = *low = 0;
+    tp_buf b = {0};
+    size_t last = 0;
+    for (size_t i = 0; i < hlo->len; i++) {
+        if (i + 1 < hlo->len && hlo->s[i] == ':' && hlo->s[i + 1] == ':') {
+            if (b.len && b.data[b.len - 1] != TP_DERIVE_SEP)
+                tp_buf_putc(&b, TP_DERIVE_SEP);
+            i++;
+            last = b.len;
+            continue;
+        }
+        tp_buf_putc(&b, (char)hlo->s[i]);
+    }
+    if (b.len && b.data[b.len - 1] == TP_DERIVE_SEP)
+        b.len--;
+    if (b.len) {
+        *ops = tp_intern(r->t, b.data, b.len);
+        *low = tp_intern(r->t, b.data + last, b.len - last);
+    }
+    tp_buf_free(&b);
+    if (c) {
+        c->hlo_done = true;
+        c->hlo_ops = *ops;
+        c->hlo_low = *low;
+    }
+}
+
+/* "<module>(<program id>)" */
+static tp_str module_name(xp_reader *r, const xp_stat *mod, int64_t prog)
+{
+    xp_smeta *c = mod->type == XS_REF && mod->ref != TP_I64MAP_EMPTY ? &r->sm[mod->ref] : NULL;
+    if (c && c->module_done && c->module_prog == prog)
+        return c->module;
+    tp_buf b = {0};
+    tp_buf_put(&b, mod->s, mod->len);
+    tp_buf_printf(&b, "(%lld)", (long long)prog);
+    tp_str id = tp_intern(r->t, b.data, b.len);
+    tp_buf_free(&b);
+    if (c) {
+        c->module_done = true;
+        c->module_prog = prog;
+        c->module = id;
+    }
+    return id;
 }
 
 /* What the derivation engine needs from one device event: fills *out; with
@@ -514,9 +1068,9 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
     if (op_source)
         a.flags |= TP_ANNOT_OP_SOURCE;
     const xp_stat *tf = NULL, *lvl0 = NULL, *hlo = NULL, *mod = NULL, *pid = NULL, *name = NULL, *src = NULL;
-    for (size_t i = 0; i < r->nst; i++) {
-        const xp_stat *s = &r->st[i];
-        switch (stat_wk(r, s)) {
+    for (size_t i = 0; i < r->st.n; i++) {
+        const xp_stat *s = &r->st.v[i];
+        switch (stat_wk(r->pl, s)) {
         case WK_TF_OP: tf = s; break;
         case WK_LEVEL0: lvl0 = s; break;
         case WK_HLO_OP: hlo = s; break;
@@ -528,56 +1082,32 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
         }
     }
     tp_trace *t = r->t;
-    char buf[64];
     int64_t prog = 0;
     bool has_prog = pid && stat_int(pid, &prog);
-    if (mod && stat_text(mod) && mod->len) {
-        if (has_prog) {
-            tp_buf b = {0};
-            tp_buf_put(&b, mod->s, mod->len);
-            tp_buf_printf(&b, "(%lld)", (long long)prog);
-            a.module = tp_intern(t, b.data, b.len);
-            tp_buf_free(&b);
-        } else {
-            a.module = tp_intern(t, (const char *)mod->s, mod->len);
-        }
-    }
+    if (mod && stat_text(mod) && mod->len)
+        a.module = has_prog ? module_name(r, mod, prog) : stat_str(r, mod);
     if (hlo && stat_text(hlo) && hlo->len) {
-        /* levels joined by "::" upstream; the engine wants TP_DERIVE_SEP */
-        tp_buf b = {0};
-        size_t last = 0;
-        for (size_t i = 0; i < hlo->len; i++) {
-            if (i + 1 < hlo->len && hlo->s[i] == ':' && hlo->s[i + 1] == ':') {
-                if (b.len && b.data[b.len - 1] != TP_DERIVE_SEP)
-                    tp_buf_putc(&b, TP_DERIVE_SEP);
-                i++;
-                last = b.len;
-                continue;
+        split_hlo(r, hlo, &a.hlo_ops, &a.low_name);
+        if (hlo_key && a.hlo_ops) { /* the outermost level: what was launched (a fusion, a while loop...) */
+            tp_buf b = {0};
+            const char *h = tp_str_get(t, a.hlo_ops);
+            size_t hl = tp_str_len(t, a.hlo_ops);
+            const char *sep = memchr(h, TP_DERIVE_SEP, hl);
+            tp_buf_put(&b, h, sep ? (size_t)(sep - h) : hl);
+            if (mod && stat_text(mod) && mod->len) {
+                tp_buf_puts(&b, " (");
+                tp_buf_put(&b, mod->s, mod->len);
+                tp_buf_putc(&b, ')');
             }
-            tp_buf_putc(&b, (char)hlo->s[i]);
+            *hlo_key = tp_intern(t, b.data, b.len);
+            tp_buf_free(&b);
         }
-        if (b.len && b.data[b.len - 1] == TP_DERIVE_SEP)
-            b.len--;
-        if (b.len) {
-            a.hlo_ops = tp_intern(t, b.data, b.len);
-            a.low_name = tp_intern(t, b.data + last, b.len - last);
-            if (hlo_key) { /* the outermost level: what was launched (a fusion, a while loop...) */
-                const char *sep = memchr(b.data, TP_DERIVE_SEP, b.len);
-                b.len = sep ? (size_t)(sep - b.data) : b.len;
-                if (mod && stat_text(mod) && mod->len) {
-                    tp_buf_puts(&b, " (");
-                    tp_buf_put(&b, mod->s, mod->len);
-                    tp_buf_putc(&b, ')');
-                }
-                *hlo_key = tp_intern(t, b.data, b.len);
-            }
-        }
-        tp_buf_free(&b);
         if (has_prog) {
+            char buf[32];
             snprintf(buf, sizeof buf, "%lld", (long long)prog);
             a.hlo_prefix = tp_intern_cstr(t, buf);
         } else if (mod && stat_text(mod)) {
-            a.hlo_prefix = tp_intern(t, (const char *)mod->s, mod->len);
+            a.hlo_prefix = stat_str(r, mod);
         }
     }
     if (!a.low_name)
@@ -589,98 +1119,88 @@ static void annotate(xp_reader *r, uint32_t ev, int64_t group, bool op_source, c
     const xp_stat *op = tf && stat_text(tf) && tf->len ? tf : (lvl0 && stat_text(lvl0) && lvl0->len ? lvl0 : NULL);
     if (op && op->len == 10 && memcmp(op->s, "XlaModule:", 10) == 0)
         op = NULL;
-    if (op) {
-        parse_op(r, (const char *)op->s, op->len, &a);
-    } else if (hlo && name && stat_text(name) && name->len) {
-        if (memchr(name->s, ':', name->len)) {
-            parse_op(r, (const char *)name->s, name->len, &a);
-        } else { /* "jit(f)/dot_general" is an op path without a type: parse it as "path:" */
-            tp_buf b = {0};
-            tp_buf_put(&b, name->s, name->len);
-            tp_buf_putc(&b, ':');
-            parse_op(r, b.data, b.len, &a);
-            tp_buf_free(&b);
-        }
+    uint32_t oi = TP_NONE;
+    if (op)
+        oi = stat_op(r, op, false);
+    else if (hlo && name && stat_text(name) && name->len)
+        oi = stat_op(r, name, !memchr(name->s, ':', name->len));
+    if (oi != TP_NONE) {
+        a.op = r->ops[oi].op;
+        a.op_display = r->ops[oi].op_display;
+        a.scopes = r->ops[oi].scopes;
     }
     if (src && stat_text(src) && src->len)
-        a.source = tp_intern(t, (const char *)src->s, src->len);
+        a.source = stat_str(r, src);
     *out = a;
 }
 
-static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, const xp_line *L,
+/* at: the XEvent field (key) in the file; msg[0..len): its payload. */
+static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_t len, const xp_line *L,
                       uint32_t track, bool is_device_line)
 {
-    tp_pb p = tp_pb_sub(line, ef);
-    tp_pb_field f;
-    int64_t mid = 0, off = 0, dur = 0, occ = 0;
-    bool has_occ = false;
-    const uint8_t *start = p.p;
-    int k;
-    bool has_stats = false;
-    while ((k = tp_pb_next(&p, &f, r->err)) == 1) {
-        if (f.wt == TP_PB_VARINT) {
-            if (f.num == 1)
-                mid = (int64_t)f.v;
-            else if (f.num == 2)
-                off = (int64_t)f.v;
-            else if (f.num == 3)
-                dur = (int64_t)f.v;
-            else if (f.num == 5) {
-                occ = (int64_t)f.v;
-                has_occ = true;
-            }
-        } else if (f.num == 4 && f.wt == TP_PB_LEN)
-            has_stats = true;
-    }
-    if (k < 0)
+    xp_evhdr h;
+    r->ev.n = 0;
+    if (decode_event(r->top.base, msg, len, &h, &r->ev, r->err) < 0)
         return -1;
-    uint64_t at = (uint64_t)(start - r->top.base);
-    uint32_t mi = tp_i64map_get(&r->emap, mid);
+    uint64_t evoff = (uint64_t)(msg - r->top.base);
+    uint32_t mi = ids_get(&r->pl->eids, h.mid);
     xp_emeta *m = mi == TP_I64MAP_EMPTY ? NULL : &r->em[mi];
     if (!m)
         tp_warn(r->t, "XPlane event metadata id not found (event named by id)", 1);
-    r->nst = 0;
-    if (m && m->has_stats && collect_stats(r, m->msg, m->msglen, 5) < 0)
-        return -1;
-    if (has_stats && collect_stats(r, start, (size_t)(p.end - start), 4) < 0)
-        return -1;
+    r->st.n = 0;
+    uint32_t badrefs = 0;
+    if (m) {
+        if (emeta_stats(r, mi) < 0)
+            return -1;
+        m = &r->em[mi];
+        TP_GROW(r->st.v, r->st.cap, m->nst);
+        memcpy(r->st.v, r->mst + m->st, m->nst * sizeof *r->st.v);
+        r->st.n = m->nst;
+        badrefs = m->badrefs;
+    }
+    for (size_t i = 0; i < r->ev.n; i++)
+        resolve_stat(r, &r->ev.v[i], &badrefs);
+    stats_merge_all(&r->st, &r->ev);
+    if (badrefs)
+        tp_warn(r->t, "XPlane ref_value without its string (shown empty)", badrefs);
 
     tp_event e;
     tp_event_init(&e);
     e.track = track;
+    int64_t off = h.off, dur = h.dur;
     if (dur < 0 || dur > (INT64_C(1) << 62) || off < -(INT64_C(1) << 62) || off > (INT64_C(1) << 62))
-        return tp_fail(r->err, at, "XPlane event time out of range (offset_ps %lld, duration_ps %lld)",
+        return tp_fail(r->err, evoff, "XPlane event time out of range (offset_ps %lld, duration_ps %lld)",
                        (long long)off, (long long)dur);
     int64_t s_ns = ps_to_ns(off), e_ns = ps_to_ns(off + dur);
     if (__builtin_add_overflow(L->ts_ns, s_ns, &e.ts) || __builtin_add_overflow(L->ts_ns, e_ns, &e_ns))
-        return tp_fail(r->err, at, "XPlane event time overflows (line timestamp_ns %lld)", (long long)L->ts_ns);
+        return tp_fail(r->err, evoff, "XPlane event time overflows (line timestamp_ns %lld)", (long long)L->ts_ns);
     e.dur = e_ns - e.ts;
-    if (has_occ) { /* an aggregated event: no time of its own, kept as an instant */
+    if (h.has_occ) { /* an aggregated event: no time of its own, kept as an instant */
         e.ph = 'i';
         e.ts = L->ts_ns;
         e.dur = 0;
     }
     if (m) {
-        emeta_intern(r, m);
+        emeta_intern(r, mi);
         e.name = m->shown;
     } else {
         char b[48];
-        snprintf(b, sizeof b, "metadata %lld", (long long)mid);
+        snprintf(b, sizeof b, "metadata %lld", (long long)h.mid);
         e.name = tp_intern_cstr(r->t, b);
     }
 
     int64_t group = TP_DERIVE_NO_GROUP, corr = -1, device_id = -1, v;
     bool kernel = false, memcpy_ = false, memset_ = false, graph = false, async = false;
-    for (size_t i = 0; i < r->nst; i++) {
-        const xp_stat *s = &r->st[i];
-        switch (stat_wk(r, s)) {
+    for (size_t i = 0; i < r->st.n; i++) {
+        const xp_stat *s = &r->st.v[i];
+        switch (stat_wk(r->pl, s)) {
         case WK_GROUP_ID:
             if (stat_int(s, &v))
                 group = v;
             break;
         case WK_STEP_NAME:
             if (stat_text(s) && s->len)
-                e.name = tp_intern(r->t, (const char *)s->s, s->len);
+                e.name = stat_str(r, s);
             break;
         case WK_KERNEL_DETAILS: kernel = true; break;
         case WK_MEMCPY_DETAILS: memcpy_ = true; break;
@@ -732,15 +1252,24 @@ static int read_event(xp_reader *r, const tp_pb *line, const tp_pb_field *ef, co
         e.flags |= TP_EV_HAS_CORR;
     }
 
-    if (r->o->keep_args) {
-        tp_argb_reset(&r->ab);
-        if (m && m->full)
-            tp_argb_str(&r->ab, "long_name", (const char *)m->name, m->nlen);
-        if (has_occ)
-            tp_argb_int(&r->ab, "num_occurrences", occ);
-        for (size_t i = 0; i < r->nst; i++)
-            stat_arg(r, &r->st[i]);
-        e.args = tp_argb_commit(r->t, &r->ab);
+    if (r->o->keep_args && (r->st.n || h.has_occ || (m && r->pl->em[mi].full))) {
+        uint64_t at_off = (uint64_t)(at - r->top.base);
+        if (r->lazy_args && r->pi < XP_MAX_PLANES && at_off < (UINT64_C(1) << XP_OFF_BITS)) {
+            /* the writers render them from the file: their names must be interned now */
+            for (size_t i = 0; i < r->st.n; i++) {
+                const xp_stat *s = &r->st.v[i];
+                if (s->sm != TP_I64MAP_EMPTY)
+                    smeta_name(r, s->sm);
+                if (s->type == XS_REF && s->ref != TP_I64MAP_EMPTY)
+                    smeta_name(r, s->ref);
+            }
+            e.args = TP_ARGS_EXTERNAL | (uint64_t)r->pi << XP_OFF_BITS | at_off;
+        } else {
+            tp_argb_reset(&r->ab);
+            args_json(&r->ab.buf, r->pl, m && r->pl->em[mi].full ? (const char *)m->name : NULL, m ? m->nlen : 0,
+                      h.has_occ, h.occ, &r->st);
+            e.args = tp_args_add(r->t, r->ab.buf.data, r->ab.buf.len);
+        }
     }
     if (r->plane_is_device && !is_device_line && group != TP_DERIVE_NO_GROUP && group >= 0 && L->nlen == 5 &&
         memcmp(L->name, "Steps", 5) == 0) { /* a Steps line kept from the file: its events are the steps */
@@ -801,7 +1330,7 @@ static int read_line(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf)
         tp_pb_field g;
         bool any = false;
         int k2;
-        while (!any && (k2 = tp_pb_next(&q, &g, r->err)) == 1)
+        while (!any && (k2 = tp_pb_next_fast(&q, &g, r->err)) == 1)
             any = g.num == 4 && g.wt == TP_PB_LEN;
         if (!any)
             return r->err->set ? -1 : 0;
@@ -823,11 +1352,13 @@ static int read_line(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf)
     tp_pb p = tp_pb_sub(plane, lf);
     tp_pb_field f;
     int k;
-    while ((k = tp_pb_next(&p, &f, r->err)) == 1) {
+    const uint8_t *at = p.p;
+    while ((k = tp_pb_next_fast(&p, &f, r->err)) == 1) {
         if (f.num == 4 && f.wt == TP_PB_LEN) {
-            if (read_event(r, &p, &f, &L, track, is_device_line) < 0)
+            if (read_event(r, at, f.data, f.len, &L, track, is_device_line) < 0)
                 return -1;
         }
+        at = p.p;
     }
     if (k < 0)
         return -1;
@@ -840,9 +1371,12 @@ static int read_plane(xp_reader *r, const tp_pb_field *pf)
     tp_pb plane = tp_pb_sub(&r->top, pf);
     tp_pb_field f;
     int k;
-    tp_i64map_clear(&r->emap);
-    tp_i64map_clear(&r->smap);
-    r->nem = r->nsm = 0;
+    xp_src *src = r->src;
+    TP_GROW(src->planes, src->planes_cap, src->nplanes + 1);
+    r->pi = src->nplanes++;
+    r->pl = &src->planes[r->pi];
+    memset(r->pl, 0, sizeof *r->pl);
+    r->nem = r->nsm = r->nmst = 0;
     r->process = TP_NONE;
     r->plane_id = 0;
     r->plane_name = (const uint8_t *)"";
@@ -881,6 +1415,15 @@ static int read_plane(xp_reader *r, const tp_pb_field *pf)
     }
     if (k < 0)
         return -1;
+    xp_plane *pl = r->pl;
+    ids_build(&pl->sids, r->skeys, r->nsm);
+    ids_build(&pl->eids, r->ekeys, r->nem);
+    pl->nsm = r->nsm;
+    pl->sm = tp_xcalloc(r->nsm + 1, sizeof *pl->sm);
+    for (size_t i = 0; i < r->nsm; i++)
+        pl->sm[i].wk = r->sm[i].wk;
+    pl->nem = r->nem;
+    pl->em = tp_xcalloc(r->nem + 1, sizeof *pl->em);
     r->plane_is_device = has_prefix(r->plane_name, r->plane_name_len, "/device:");
     r->plane_is_gpu = has_prefix(r->plane_name, r->plane_name_len, "/device:GPU:");
     r->plane_derive = r->plane_is_device && (r->o->rederive || !r->plane_has_derived);
@@ -950,7 +1493,272 @@ static void xplane_data_free(void *p)
     free(xd);
 }
 
-/* mapped: buf is a private file mapping whose finished lines may be dropped */
+/* ---- rendering args from the file (tp_args_source) ---- */
+
+static void src_free(void *p)
+{
+    xp_src *s = p;
+    if (!s)
+        return;
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->mem);
+    for (size_t i = 0; i < s->nplanes; i++) {
+        ids_free(&s->planes[i].sids);
+        ids_free(&s->planes[i].eids);
+        free(s->planes[i].sm);
+        free(s->planes[i].em);
+    }
+    free(s->planes);
+    free(s->pst);
+    free(s->own.win);
+    free(s->own.st.v);
+    free(s->own.ev.v);
+    tp_buf_free(&s->own.json);
+    xplane_data_free(s->xd);
+    free(s);
+}
+
+static void *cursor_new(const tp_trace *t)
+{
+    (void)t;
+    return tp_xcalloc(1, sizeof(xp_cursor));
+}
+
+static void cursor_free(void *p)
+{
+    xp_cursor *c = p;
+    free(c->win);
+    free(c->st.v);
+    free(c->ev.v);
+    tp_buf_free(&c->json);
+    free(c);
+}
+
+/* n bytes of the input at off, or NULL.  The file is read with pread into a
+ * window that grows while the writer walks a line in order (the usual case)
+ * and starts small again after a jump (overlap rows, another track). */
+static const uint8_t *src_bytes(const xp_src *src, xp_cursor *s, uint64_t off, size_t n)
+{
+    if (off > src->size || n > src->size - off)
+        return NULL;
+    if (src->mem)
+        return src->mem + off;
+    if (off >= s->woff && off - s->woff <= s->wlen && n <= s->wlen - (off - s->woff))
+        return s->win + (off - s->woff);
+    enum { WMIN = 16 << 10, WMAX = 4 << 20 };
+    bool onward = s->wlen && off >= s->woff && off <= s->woff + s->wlen + WMIN;
+    s->wnext = onward ? (s->wnext * 2 > WMAX ? WMAX : s->wnext * 2) : WMIN;
+    size_t want = n > s->wnext ? n : s->wnext;
+    if (want > src->size - off)
+        want = (size_t)(src->size - off);
+    if (want > s->wcap) {
+        free(s->win);
+        s->win = tp_xmalloc(want);
+        s->wcap = want;
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t k = pread(src->fd, s->win + got, want - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    s->woff = off;
+    s->wlen = got;
+    return got >= n ? s->win : NULL;
+}
+
+/* Decode the event of handle h again: header, and its merged stats in
+ * s->st with names and values resolved through the trace's strings. */
+static const char *src_collect(const tp_trace *t, xp_cursor *s, uint64_t h, xp_evhdr *hd, const xp_pem **pem)
+{
+    const xp_src *src = t->format_data;
+    uint64_t pi = (h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS, off = h & ((UINT64_C(1) << XP_OFF_BITS) - 1);
+    if (pi >= src->nplanes || off >= src->size)
+        return "XPlane args: bad handle";
+    const xp_plane *pl = &src->planes[pi];
+    size_t head = src->size - off < 16 ? (size_t)(src->size - off) : 16;
+    const uint8_t *p = src_bytes(src, s, off, head);
+    uint64_t len;
+    const uint8_t *q = p ? p + 1 : NULL;
+    if (!p || p[0] != (4 << 3 | TP_PB_LEN) || !fast_varint(&q, p + head, &len) || len > src->size)
+        return "XPlane args: the input file changed since it was read";
+    size_t hl = (size_t)(q - p);
+    p = src_bytes(src, s, off, hl + (size_t)len);
+    if (!p)
+        return "XPlane args: the input file changed since it was read";
+    s->err.set = false;
+    s->ev.n = s->st.n = 0;
+    if (decode_event(p, p + hl, (size_t)len, hd, &s->ev, &s->err) < 0)
+        return "XPlane args: the input file changed since it was read";
+    uint32_t mi = ids_get(&pl->eids, hd->mid);
+    *pem = mi == TP_I64MAP_EMPTY ? NULL : &pl->em[mi];
+    if (*pem)
+        for (uint32_t i = 0; i < (*pem)->nst; i++) {
+            const xp_pst *m = &src->pst[(*pem)->st + i];
+            xp_stat *x = stats_push(&s->st);
+            memset(x, 0, sizeof *x);
+            x->mid = m->mid;
+            x->sm = m->sm;
+            x->ref = m->ref;
+            x->type = m->type;
+            x->v = m->v;
+            if (m->type == XS_STR || m->type == XS_REF) {
+                x->s = (const uint8_t *)tp_str_get(t, m->str);
+                x->len = tp_str_len(t, m->str);
+                x->sid = m->str;
+            } else if (m->type == XS_BYTES)
+                x->len = (size_t)m->v;
+        }
+    for (size_t i = 0; i < s->ev.n; i++) {
+        xp_stat *x = &s->ev.v[i];
+        x->sm = ids_get(&pl->sids, x->mid);
+        x->ref = TP_I64MAP_EMPTY;
+        if (x->type == XS_REF) {
+            x->ref = ids_get(&pl->sids, (int64_t)x->v);
+            tp_str v = x->ref == TP_I64MAP_EMPTY ? 0 : pl->sm[x->ref].name;
+            x->s = (const uint8_t *)tp_str_get(t, v);
+            x->len = tp_str_len(t, v);
+            x->sid = v;
+        }
+    }
+    stats_merge_all(&s->st, &s->ev);
+    for (size_t i = 0; i < s->st.n; i++) {
+        xp_stat *x = &s->st.v[i];
+        tp_str k = x->sm == TP_I64MAP_EMPTY ? 0 : pl->sm[x->sm].name;
+        x->kn = (const uint8_t *)tp_str_get(t, k);
+        x->kl = tp_str_len(t, k);
+    }
+    return NULL;
+}
+
+static const char *src_json(const tp_trace *t, void *cursor, uint64_t h, size_t *len, const char **why)
+{
+    xp_src *src = t->format_data;
+    xp_cursor *s = cursor ? cursor : &src->own;
+    xp_evhdr hd;
+    const xp_pem *pem;
+    *len = 0;
+    if ((*why = src_collect(t, s, h, &hd, &pem)) != NULL)
+        return NULL;
+    uint32_t pi = (uint32_t)((h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS);
+    s->json.len = 0;
+    tp_str full = pem ? pem->full : 0;
+    args_json(&s->json, &src->planes[pi], full ? tp_str_get(t, full) : NULL, tp_str_len(t, full), hd.has_occ,
+              hd.occ, &s->st);
+    *len = s->json.len;
+    return s->json.data ? s->json.data : "";
+}
+
+static int src_visit(const tp_trace *t, void *cursor, uint64_t h, tp_arg_fn fn, void *ctx)
+{
+    xp_src *src = t->format_data;
+    xp_cursor *s = cursor ? cursor : &src->own;
+    xp_evhdr hd;
+    const xp_pem *pem;
+    if (src_collect(t, s, h, &hd, &pem) != NULL)
+        return -1;
+    const xp_plane *pl = &src->planes[(h & ~TP_ARGS_EXTERNAL) >> XP_OFF_BITS];
+    tp_arg a;
+    if (pem && pem->full) {
+        memset(&a, 0, sizeof a);
+        a.key = "long_name";
+        a.klen = 9;
+        a.key_id = src->k_long_name;
+        a.type = TP_ARG_STR;
+        a.s = tp_str_get(t, pem->full);
+        a.len = tp_str_len(t, pem->full);
+        a.s_id = pem->full;
+        fn(ctx, &a);
+    }
+    if (hd.has_occ) {
+        memset(&a, 0, sizeof a);
+        a.key = "num_occurrences";
+        a.klen = 15;
+        a.key_id = src->k_occ;
+        a.type = TP_ARG_INT;
+        a.i = hd.occ;
+        fn(ctx, &a);
+    }
+    char tmp[40], num[48], bytes[48];
+    for (size_t i = 0; i < s->st.n; i++) {
+        const xp_stat *x = &s->st.v[i];
+        memset(&a, 0, sizeof a);
+        uint8_t wk = stat_wk(pl, x);
+        a.key = stat_key(x, wk, (const char *)x->kn, x->kl, tmp, &a.klen);
+        a.key_id = wk == WK_CORRELATION_ID ? src->k_corr : a.key == (const char *)x->kn ? pl->sm[x->sm].name : 0;
+        /* the types the JSON text of these values has (what a JSON reader would see) */
+        switch (x->type) {
+        case XS_DOUBLE: {
+            double d = tp_pb_double(x->v);
+            int n = d != d || d - d != 0 ? 0 : snprintf(num, sizeof num, "%.17g", d);
+            if (n == 0) {
+                a.type = TP_ARG_JSON;
+                a.s = "null";
+                a.len = 4;
+            } else if (strpbrk(num, ".eE") || tp_parse_int(num, (size_t)n, &a.i) != 0) {
+                a.type = TP_ARG_DOUBLE;
+                a.d = d;
+            } else
+                a.type = TP_ARG_INT;
+            break;
+        }
+        case XS_UINT:
+            if (x->v <= INT64_MAX) {
+                a.type = TP_ARG_INT;
+                a.i = (int64_t)x->v;
+            } else {
+                a.type = TP_ARG_JSON;
+                a.len = (size_t)snprintf(num, sizeof num, "%llu", (unsigned long long)x->v);
+                a.s = num;
+            }
+            break;
+        case XS_INT:
+            a.type = TP_ARG_INT;
+            a.i = (int64_t)x->v;
+            break;
+        case XS_STR:
+        case XS_REF:
+            a.type = TP_ARG_STR;
+            a.s = (const char *)x->s;
+            a.len = x->len;
+            a.s_id = x->sid;
+            break;
+        case XS_BYTES:
+            a.type = TP_ARG_STR;
+            a.len = (size_t)snprintf(bytes, sizeof bytes, "<%zu bytes>", x->len);
+            a.s = bytes;
+            break;
+        default:
+            a.type = TP_ARG_JSON;
+            a.s = "null";
+            a.len = 4;
+            break;
+        }
+        fn(ctx, &a);
+    }
+    return 0;
+}
+
+static const tp_args_source xp_args_source = {src_json, src_visit, cursor_new, cursor_free};
+
+const tp_xplane_data *tp_xplane_report_data(const tp_trace *t)
+{
+    if (!t->format || strcmp(t->format, "xplane") != 0 || !t->format_data)
+        return NULL;
+    if (t->args_source == &xp_args_source)
+        return ((const xp_src *)t->format_data)->xd;
+    return t->format_data;
+}
+
+/* ---- the XSpace ---- */
+
+/* mapped: buf is a private file mapping whose finished lines may be dropped.
+ * On success with args kept, t->format_data is the renderer, without the
+ * input's bytes yet: the caller attaches them (attach_bytes). */
 static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     xp_reader r;
@@ -961,6 +1769,14 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     r.o = o;
     r.err = err;
     r.top = tp_pb_init(buf, len);
+    r.src = tp_xcalloc(1, sizeof *r.src);
+    r.src->fd = -1;
+    r.lazy_args = o->keep_args;
+    if (r.lazy_args) {
+        r.src->k_long_name = tp_intern_cstr(t, "long_name");
+        r.src->k_occ = tp_intern_cstr(t, "num_occurrences");
+        r.src->k_corr = tp_intern_cstr(t, "correlation");
+    }
     t->format = "xplane";
     if (o->report_data)
         r.xd = tp_xcalloc(1, sizeof *r.xd);
@@ -1021,7 +1837,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
         tp_buf_putc(&t->toplevel, ',');
     tp_buf_put(&t->toplevel, top.data, top.len);
     tp_buf_free(&top);
-    if (r.xd && !t->format_data) {
+    if (r.xd) {
         uint32_t last = TP_NONE, last_proc = TP_NONE; /* launches come in runs of one device */
         for (size_t i = 0; i < r.xd->nlaunches; i++) {
             uint32_t d = r.xd->launches[i].device;
@@ -1031,51 +1847,90 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
             }
             r.xd->launches[i].device = last_proc;
         }
+    }
+    rc = 0;
+    if (r.lazy_args) {
+        r.src->size = len;
+        r.src->xd = r.xd; /* the renderer holds format_data: the report's data rides along */
+        r.xd = NULL;
+        t->format_data = r.src;
+        t->format_data_free = src_free;
+        t->args_source = &xp_args_source;
+        r.src = NULL;
+    } else if (r.xd && !t->format_data) {
         t->format_data = r.xd;
         t->format_data_free = xplane_data_free;
         r.xd = NULL;
     }
-    rc = 0;
 out:
     xplane_data_free(r.xd);
+    src_free(r.src);
     tp_buf_free(&hosts);
     tp_buf_free(&errs);
     tp_buf_free(&warns);
     tp_buf_free(&r.planes_json);
-    tp_i64map_free(&r.emap);
-    tp_i64map_free(&r.smap);
     tp_i64map_free(&r.opcache);
     free(r.ops);
     free(r.em);
     free(r.sm);
-    free(r.st);
+    free(r.skeys);
+    free(r.ekeys);
+    free(r.mst);
+    free(r.st.v);
+    free(r.ev.v);
     tp_argb_free(&r.ab);
     tp_derive_input_free(&r.din);
     return rc;
 }
 
+/* Give the renderer the input's bytes: an open file (fd >= 0) or a buffer
+ * it takes over (mem). */
+static void attach_bytes(tp_trace *t, int fd, void *mem)
+{
+    xp_src *s = t->args_source == &xp_args_source ? t->format_data : NULL;
+    if (!s) {
+        if (fd >= 0)
+            close(fd);
+        free(mem);
+        return;
+    }
+    s->fd = fd;
+    s->mem = mem;
+}
+
 int tp_xplane_read_mem(const void *buf, size_t len, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
-    return read_space(buf, len, false, t, o, err);
+    int rc = read_space(buf, len, false, t, o, err);
+    if (rc == 0 && t->args_source == &xp_args_source) { /* the caller keeps its buffer: a copy for the writers */
+        void *copy = tp_xmalloc(len + 1);
+        memcpy(copy, buf, len);
+        attach_bytes(t, -1, copy);
+    }
+    return rc;
 }
 
 static int xplane_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     const char *path = tp_input_path(in);
     /* A plain file is mapped, so finished lines can be given back to the OS
-     * (peak memory is the model, not the model plus the file). */
+     * (peak memory is the model, not the model plus the file); the writers
+     * read the args again through the same descriptor. */
     if (!tp_input_is_gzip(in) && path && strcmp(path, "-") != 0) {
-        int fd = open(path, O_RDONLY);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
         struct stat sb;
         if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
             void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-            close(fd);
             if (map != MAP_FAILED) {
                 madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
                 int rc = read_space(map, (size_t)sb.st_size, true, t, o, err);
                 munmap(map, (size_t)sb.st_size);
+                if (rc == 0)
+                    attach_bytes(t, fd, NULL);
+                else
+                    close(fd);
                 return rc;
             }
+            close(fd);
         } else if (fd >= 0) {
             close(fd);
         }
@@ -1084,8 +1939,11 @@ static int xplane_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
     char *buf = tp_input_slurp(in, &len, 0, err);
     if (!buf)
         return -1;
-    int rc = tp_xplane_read_mem(buf, len, t, o, err);
-    free(buf);
+    int rc = read_space(buf, len, false, t, o, err);
+    if (rc == 0)
+        attach_bytes(t, -1, buf); /* gzip or stdin: the writers render args from the bytes in memory */
+    else
+        free(buf);
     return rc;
 }
 

@@ -70,7 +70,7 @@ static void key_runs(const tp_trace *t, const uint32_t *by_stream, size_t n, con
 static int xp_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_err *err)
 {
     const tp_trace *t = s->t;
-    const tp_xplane_data *xd = t->format_data; /* NULL when the reader was not asked to keep it */
+    const tp_xplane_data *xd = tp_xplane_report_data(t); /* NULL when the reader was not asked to keep it */
     xp_state *st = tp_xcalloc(1, sizeof *st);
     tp_launch_stats_build(t, xd, &st->ls);
 
@@ -338,7 +338,7 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
     tp_strs S = {0};
     if (!ls->launches) {
         tp_fp_note_page(cv, pc, "Launch Stats: no launch calls",
-                        t->format_data
+                        tp_xplane_report_data(t)
                             ? "No host call carries a correlation id that ties it to a kernel or copy it launched "
                               "(TPU programs, for one, are not launched kernel by kernel), so there is nothing to "
                               "count per step."

@@ -14,16 +14,28 @@ typedef struct field_def {
     int msg; /* index into msgs for K_MSG */
 } field_def;
 
-enum { M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_COUNTER, M_EVENT, M_ANNOTATION, M_INTERNED, M_ENTRY };
+enum {
+    M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_COUNTER, M_EVENT, M_ANNOTATION, M_INTERNED, M_ENTRY,
+    M_STRING, M_CLOCKS, M_CLOCK, M_DEFAULTS, M_EVENT_DEFAULTS
+};
 
 static const field_def trace_f[] = {{1, "packet", K_MSG, M_PACKET}, {0, NULL, 0, 0}};
-static const field_def packet_f[] = {{8, "timestamp", K_UINT, 0},
+static const field_def packet_f[] = {{6, "clock_snapshot", K_MSG, M_CLOCKS},
+                                     {8, "timestamp", K_UINT, 0},
                                      {10, "trusted_packet_sequence_id", K_UINT, 0},
                                      {11, "track_event", K_MSG, M_EVENT},
                                      {12, "interned_data", K_MSG, M_INTERNED},
                                      {13, "sequence_flags", K_UINT, 0},
+                                     {58, "timestamp_clock_id", K_UINT, 0},
+                                     {59, "trace_packet_defaults", K_MSG, M_DEFAULTS},
                                      {60, "track_descriptor", K_MSG, M_TRACK_DESC},
                                      {0, NULL, 0, 0}};
+static const field_def clocks_f[] = {{1, "clocks", K_MSG, M_CLOCK}, {0, NULL, 0, 0}};
+static const field_def clock_f[] = {
+    {1, "clock_id", K_UINT, 0}, {2, "timestamp", K_UINT, 0}, {3, "is_incremental", K_UINT, 0}, {0, NULL, 0, 0}};
+static const field_def defaults_f[] = {
+    {11, "track_event_defaults", K_MSG, M_EVENT_DEFAULTS}, {58, "timestamp_clock_id", K_UINT, 0}, {0, NULL, 0, 0}};
+static const field_def event_defaults_f[] = {{11, "track_uuid", K_UINT, 0}, {0, NULL, 0, 0}};
 static const field_def track_f[] = {{1, "uuid", K_UINT, 0},          {2, "name", K_STR, 0},
                                     {3, "process", K_MSG, M_PROCESS}, {4, "thread", K_MSG, M_THREAD},
                                     {5, "parent_uuid", K_UINT, 0},    {8, "counter", K_MSG, M_COUNTER},
@@ -44,15 +56,18 @@ static const field_def event_f[] = {{3, "category_iids", K_UINT, 0},
 static const field_def annotation_f[] = {{1, "name_iid", K_UINT, 0},     {2, "bool_value", K_UINT, 0},
                                          {4, "int_value", K_INT, 0},     {5, "double_value", K_DOUBLE, 0},
                                          {6, "string_value", K_STR, 0},  {9, "legacy_json_value", K_STR, 0},
-                                         {0, NULL, 0, 0}};
+                                         {17, "string_value_iid", K_UINT, 0}, {0, NULL, 0, 0}};
 static const field_def interned_f[] = {{1, "event_categories", K_MSG, M_ENTRY},
                                        {2, "event_names", K_MSG, M_ENTRY},
                                        {3, "debug_annotation_names", K_MSG, M_ENTRY},
+                                       {29, "debug_annotation_string_values", K_MSG, M_STRING},
                                        {0, NULL, 0, 0}};
 static const field_def entry_f[] = {{1, "iid", K_UINT, 0}, {2, "name", K_STR, 0}, {0, NULL, 0, 0}};
+static const field_def string_f[] = {{1, "iid", K_UINT, 0}, {2, "str", K_STR, 0}, {0, NULL, 0, 0}};
 
-static const field_def *const msgs[] = {trace_f,   packet_f, track_f,      process_f,  thread_f,
-                                        counter_f, event_f,  annotation_f, interned_f, entry_f};
+static const field_def *const msgs[] = {trace_f,   packet_f, track_f,      process_f,  thread_f, counter_f,
+                                        event_f,   annotation_f, interned_f, entry_f, string_f, clocks_f,
+                                        clock_f,   defaults_f, event_defaults_f};
 
 static void indent(tp_buf *out, int depth)
 {

@@ -64,16 +64,37 @@ typedef struct dtrack {
     bool order_ok;
 } dtrack;
 
+/* What a packet sequence carries over from packet to packet. */
+typedef struct dseq {
+    bool seen;
+    uint64_t nnames;        /* event names interned so far (iids 1, 2, 3 ...) */
+    uint64_t track;         /* TrackEventDefaults.track_uuid */
+    bool incremental;       /* times are deltas on clock 64 */
+    int64_t last;
+} dseq;
+
 typedef struct decoded {
     dtrack tr[4096];
     size_t ntr;
     uint64_t *flow_ids;
     size_t nflow, flow_cap;
-    char names[512][128]; /* event_names by iid (iid < 512 kept) */
-    uint64_t nnames;
+    char names[512][128]; /* event_names of sequence 1 and the first chunk sequence, by iid */
+    dseq *seqs;
+    size_t nseqs;
     uint64_t packets, bad_iid;
     bool seq_ok;
 } decoded;
+
+static dseq *seq_state(decoded *d, uint64_t seq)
+{
+    if (seq >= d->nseqs) {
+        size_t n = d->nseqs;
+        d->seqs = tp_xrealloc(d->seqs, (size_t)(seq + 1) * sizeof *d->seqs);
+        memset(d->seqs + n, 0, (size_t)(seq + 1 - n) * sizeof *d->seqs);
+        d->nseqs = (size_t)seq + 1;
+    }
+    return &d->seqs[seq];
+}
 
 static dtrack *find_track(decoded *d, uint64_t uuid)
 {
@@ -139,51 +160,92 @@ static int decode(const char *data, size_t len, decoded *d)
         d->packets++;
         tp_pb p = tp_pb_sub(&r, &pf);
         int64_t ts = 0;
-        uint64_t seq = 0, flags = 0;
+        uint64_t seq = 0, flags = 0, clock = 0, def_track = 0, inc_base = 0;
+        bool has_ts = false, has_inc = false;
         tp_pb_field ev = {0};
         bool has_ev = false;
+        tp_pb_field interned = {0};
         while (tp_pb_next(&p, &f, &err) == 1) {
-            if (f.num == 8)
+            if (f.num == 8) {
                 ts = (int64_t)f.v;
-            else if (f.num == 10)
+                has_ts = true;
+            } else if (f.num == 10)
                 seq = f.v;
             else if (f.num == 13)
                 flags = f.v;
-            else if (f.num == 60) {
+            else if (f.num == 58)
+                clock = f.v;
+            else if (f.num == 6) { /* clock snapshot: the sequence's incremental clock */
+                tp_pb s = tp_pb_sub(&p, &f);
+                while (tp_pb_next(&s, &g, &err) == 1) {
+                    tp_pb c = tp_pb_sub(&s, &g);
+                    uint64_t id = 0, v = 0, inc = 0;
+                    while (tp_pb_next(&c, &h, &err) == 1)
+                        id = h.num == 1 ? h.v : id, v = h.num == 2 ? h.v : v, inc = h.num == 3 ? h.v : inc;
+                    if (id == 64 && inc) {
+                        has_inc = true;
+                        inc_base = v;
+                    }
+                }
+            } else if (f.num == 59) { /* defaults: clock 64, the track */
+                tp_pb s = tp_pb_sub(&p, &f);
+                while (tp_pb_next(&s, &g, &err) == 1)
+                    if (g.num == 11) {
+                        tp_pb c = tp_pb_sub(&s, &g);
+                        while (tp_pb_next(&c, &h, &err) == 1)
+                            if (h.num == 11)
+                                def_track = h.v;
+                    }
+            } else if (f.num == 60) {
                 tp_pb s = tp_pb_sub(&p, &f);
                 if (decode_desc(d, &s) < 0)
                     return -1;
             } else if (f.num == 11) {
                 ev = f;
                 has_ev = true;
-            } else if (f.num == 12) {
-                tp_pb s = tp_pb_sub(&p, &f);
-                while (tp_pb_next(&s, &g, &err) == 1) {
-                    if (g.num != 2)
-                        continue;
-                    tp_pb e = tp_pb_sub(&s, &g);
-                    uint64_t iid = 0;
-                    tp_pb_field name = {0};
-                    while (tp_pb_next(&e, &h, &err) == 1) {
-                        if (h.num == 1)
-                            iid = h.v;
-                        else if (h.num == 2)
-                            name = h;
-                    }
-                    if (iid != d->nnames + 1) /* iids are handed out 1, 2, 3 ... */
-                        d->bad_iid++;
-                    d->nnames = iid;
-                    if (iid < 512)
-                        copy_str(d->names[iid], sizeof d->names[iid], &name);
+            } else if (f.num == 12)
+                interned = f;
+        }
+        /* every sequence: state cleared on its first packet and only there */
+        dseq *sq = seq_state(d, seq);
+        if (seq == 0 || (!sq->seen && !(flags & 1)) || (sq->seen && (flags & 1)))
+            d->seq_ok = false;
+        if (flags & 1) {
+            memset(sq, 0, sizeof *sq);
+            sq->track = def_track;
+            sq->incremental = has_inc;
+            sq->last = (int64_t)inc_base;
+        }
+        sq->seen = true;
+        if (interned.data) {
+            tp_pb s = tp_pb_sub(&p, &interned);
+            while (tp_pb_next(&s, &g, &err) == 1) {
+                if (g.num != 2)
+                    continue;
+                tp_pb e = tp_pb_sub(&s, &g);
+                uint64_t iid = 0;
+                tp_pb_field name = {0};
+                while (tp_pb_next(&e, &h, &err) == 1) {
+                    if (h.num == 1)
+                        iid = h.v;
+                    else if (h.num == 2)
+                        name = h;
                 }
+                if (iid != sq->nnames + 1) /* iids are handed out 1, 2, 3 ... */
+                    d->bad_iid++;
+                sq->nnames = iid;
+                if (iid < 512 && seq <= 2)
+                    copy_str(d->names[iid], sizeof d->names[iid], &name);
             }
         }
-        if (seq != 1 || (d->packets == 1 && !(flags & 1)) || (d->packets > 1 && (flags & 1)))
-            d->seq_ok = false;
+        if (has_ts && sq->incremental && clock != 6) { /* a delta on the sequence's clock */
+            ts += sq->last;
+            sq->last = ts;
+        }
         if (!has_ev)
             continue;
         tp_pb e = tp_pb_sub(&p, &ev);
-        uint64_t type = 0, track = 0, name_iid = 0;
+        uint64_t type = 0, track = sq->track, name_iid = 0;
         while (tp_pb_next(&e, &g, &err) == 1) {
             if (g.num == 9)
                 type = g.v;
@@ -199,7 +261,7 @@ static int decode(const char *data, size_t len, decoded *d)
         dtrack *k = find_track(d, track);
         if (!k)
             return -1;
-        if (type != 2 && type != 4 && (name_iid == 0 || name_iid > d->nnames))
+        if (type != 2 && type != 4 && (name_iid == 0 || name_iid > sq->nnames))
             d->bad_iid++;
         if (type == 1 || type == 2) { /* slices: in time order per track (instants of several threads
                                          may share the process or global track, unsorted) */
@@ -367,6 +429,7 @@ static void check_round_trip(const char *in, const char *tag)
     CHECK_EQ_INT(st.flows, jflows);
     free(js);
     free(ps);
+    free(d->seqs);
     free(d->flow_ids);
     free(d);
     free(data);
@@ -454,7 +517,10 @@ TEST(pftrace_args_counters_instants_and_dump)
     tp_buf txt = {0};
     tp_err err = {0};
     CHECK_EQ_INT(tp_pftrace_dump(data, len, &txt, &err), 0);
-    CHECK(strstr(txt.data, "string_value: \"t\xc3\xa9xt\"") != NULL);
+    /* string values are interned: the value once in the interned data, its iid on the annotation */
+    CHECK(strstr(txt.data, "debug_annotation_string_values {\n") != NULL);
+    CHECK(strstr(txt.data, "str: \"t\xc3\xa9xt\"") != NULL);
+    CHECK(strstr(txt.data, "string_value_iid: 1") != NULL);
     CHECK(strstr(txt.data, "int_value: -7") != NULL);
     CHECK(strstr(txt.data, "double_value: 2.5") != NULL);
     CHECK(strstr(txt.data, "bool_value: 1") != NULL);
@@ -538,6 +604,43 @@ TEST(pftrace_round_trip_matches_json_writer)
     }
 }
 
+TEST(pftrace_xplane_round_trip_matches_json_writer)
+{
+    static const char *const samples[] = {
+        "external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb",
+        "external/xplane/tpu_inference_2.xplane.pb",
+        "external/xplane/amd_mi300_jax08_attention_tw003.xplane.pb",
+        NULL,
+    };
+    for (int i = 0; samples[i]; i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "rt_xplane_%d.pftrace", i);
+        check_round_trip(tp_test_shared(samples[i]), tag);
+    }
+}
+
+/* Tracks cut into many chunks (sequences): still the JSON writer's slices,
+ * nested, in order; and the same bytes from 1 and from 4 threads. */
+TEST(pftrace_chunks_round_trip_and_do_not_depend_on_threads)
+{
+    const char *in = tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb");
+    setenv("TP_PF_CHUNK_EVENTS", "50", 1);
+    check_round_trip(in, "rt_chunks.pftrace");
+    check_round_trip(tp_test_shared("external/kineto/hta_critical_path_alexnet_2023.json.gz"), "rt_chunks_k.pftrace");
+    const char *a = tp_test_tmp("chunks_1.pftrace"), *b = tp_test_tmp("chunks_4.pftrace");
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=1 %s convert -q '%s' -o %s", tp_test_bin(), in, a), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=4 %s convert -q '%s' -o %s", tp_test_bin(), in, b), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp -s %s %s", a, b), 0);
+    unsetenv("TP_PF_CHUNK_EVENTS");
+    size_t la, lb;
+    char *x = tp_test_read_file(a, &la);
+    CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=3 %s convert -q '%s' -o %s", tp_test_bin(), in, b), 0);
+    char *y = tp_test_read_file(b, &lb);
+    CHECK(x && y && la != lb); /* the chunk size is what changes the bytes */
+    free(x);
+    free(y);
+}
+
 TEST(pftrace_cli_decodes_with_protoc_is_deterministic_and_gzips)
 {
     const char *a = tp_test_tmp("cli_a.pftrace"), *b = tp_test_tmp("cli_b.pftrace"),
@@ -612,6 +715,7 @@ TEST(pftrace_input_flows_bind_to_slices)
         const char *fl = strstr(pk, "flow_ids:");
         CHECK(fl != NULL && fl < bwd2);
     }
+    free(d->seqs);
     free(d->flow_ids);
     free(d);
     tp_buf_free(&txt);
