@@ -241,6 +241,11 @@ static uint64_t ann_name_iid(void *ctx, const char *key, size_t len)
 static bool valid_utf8(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    for (uint64_t w; end - p >= 8; p += 8) { /* ASCII 8 bytes at a time */
+        memcpy(&w, p, 8);
+        if (w & 0x8080808080808080ull)
+            break;
+    }
     while (p < end) {
         size_t k = *p < 0x80 ? 1 : tp_utf8_seq_len(p, (size_t)(end - p));
         if (!k)

@@ -241,6 +241,9 @@ static uint32_t overflow_track(tp_trace *t, uint32_t base, uint32_t *cache)
 uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
 {
     uint64_t moved_total = 0;
+    /* after the first round only the tracks that received slices can need
+     * repair (a track that lost some is still nested) */
+    bool *check = NULL;
     for (int round = 0; round < 16; round++) {
         tp_track_index ix;
         tp_track_index_build(t, &ix);
@@ -248,10 +251,13 @@ uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
         uint32_t *cache = tp_xmalloc((ntr + 1) * sizeof *cache);
         for (size_t k = 0; k < ntr; k++)
             cache[k] = TP_NONE;
+        bool *next = tp_xcalloc(ntr * 2 + 2, sizeof *next); /* overflow tracks are added below */
         uint32_t *stack = NULL;
         size_t scap = 0;
         uint64_t moved = 0;
         for (size_t k = 0; k < ntr; k++) {
+            if (check && !check[k])
+                continue;
             size_t depth = 0;
             for (size_t j = ix.start[k]; j < ix.start[k + 1]; j++) {
                 uint32_t i = ix.ev[j];
@@ -265,6 +271,8 @@ uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
                 if (depth && e->ts + e->dur > t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur) {
                     uint32_t ov = overflow_track(t, (uint32_t)k, cache);
                     t->events[i].track = ov; /* re-fetch: overflow_track may grow arrays */
+                    if (ov < ntr * 2 + 2)
+                        next[ov] = true;
                     moved++;
                     continue;
                 }
@@ -275,15 +283,21 @@ uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
         }
         free(stack);
         free(cache);
+        free(check);
+        check = next;
         moved_total += moved;
         if (!moved && out) {
             *out = ix; /* nothing moved this round: it is the final index */
+            free(check);
             return moved_total;
         }
         tp_track_index_free(&ix);
-        if (!moved)
+        if (!moved) {
+            free(check);
             return moved_total;
+        }
     }
+    free(check);
     if (out) /* gave up after 16 rounds of moves: index what is there */
         tp_track_index_build(t, out);
     return moved_total;

@@ -1153,8 +1153,10 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
         if (emeta_stats(r, mi) < 0)
             return -1;
         m = &r->em[mi];
-        TP_GROW(r->st.v, r->st.cap, m->nst);
-        memcpy(r->st.v, r->mst + m->st, m->nst * sizeof *r->st.v);
+        if (m->nst) {
+            TP_GROW(r->st.v, r->st.cap, m->nst);
+            memcpy(r->st.v, r->mst + m->st, m->nst * sizeof *r->st.v);
+        }
         r->st.n = m->nst;
         badrefs = m->badrefs;
     }
