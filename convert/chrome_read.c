@@ -1088,8 +1088,7 @@ static uint64_t guess_split(const char *path, uint64_t size)
 
 static void half_start(reader *r)
 {
-    const char *e = getenv("TP_READ_THREADS");
-    if ((e && strcmp(e, "1") == 0) || !tp_input_seekable(r->in))
+    if (tp_single_thread("TP_READ_THREADS") || !tp_input_seekable(r->in))
         return;
     uint64_t size = tp_input_compressed_size(r->in), min = HALF_MIN;
     const char *m = getenv("TP_READ_SPLIT_MIN");

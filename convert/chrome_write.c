@@ -513,13 +513,9 @@ static void *format_chunk(void *arg)
     return NULL;
 }
 
-/* How many threads format (1 or 2): TP_WRITER_THREADS=1
- * in the environment turns the second off (the tests compare the two). */
-static int writer_threads(void)
-{
-    const char *e = getenv("TP_WRITER_THREADS");
-    return e && strcmp(e, "1") == 0 ? 1 : 2;
-}
+/* How many threads format: 2, or 1 with TP_WRITER_THREADS=1 / TP_THREADS=1
+ * (the tests compare the two). */
+static int writer_threads(void) { return tp_single_thread("TP_WRITER_THREADS") ? 1 : 2; }
 
 static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
 {

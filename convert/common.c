@@ -138,3 +138,9 @@ void tp_buf_free(tp_buf *b)
     b->data = NULL;
     b->len = b->cap = 0;
 }
+
+bool tp_single_thread(const char *own_var)
+{
+    const char *all = getenv("TP_THREADS"), *own = own_var ? getenv(own_var) : NULL;
+    return (all && strcmp(all, "1") == 0) || (own && strcmp(own, "1") == 0);
+}

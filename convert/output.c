@@ -221,7 +221,7 @@ void tp_out_maybe_flush(tp_out *o)
 {
     if (o->buf.len < FLUSH_AT)
         return;
-    if (!o->thread && !o->failed) { /* the first full buffer: an output worth a thread */
+    if (!o->thread && !o->failed && !tp_single_thread(NULL)) { /* the first full buffer: an output worth a thread */
         pthread_mutex_init(&o->mu, NULL);
         pthread_cond_init(&o->cv, NULL);
         o->thread = pthread_create(&o->th, NULL, io_main, o) == 0;

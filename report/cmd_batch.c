@@ -481,10 +481,8 @@ int tp_cmd_batch(int argc, char **argv)
             }
             if (pid == 0) {
                 close(p[0]);
-                if (njobs > 1) { /* the workers already use the cores: one thread each */
-                    setenv("TP_READ_THREADS", "1", 0);
-                    setenv("TP_WRITER_THREADS", "1", 0);
-                }
+                if (njobs > 1) /* the workers already use the cores: one thread each */
+                    setenv("TP_THREADS", "1", 0);
                 tp_batch_row *r = &rows.v[ri];
                 tp_batch_work(r->path, dir, r->name, &bo, r);
                 send_row(p[1], r);
