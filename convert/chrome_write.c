@@ -497,7 +497,7 @@ enum { CHUNK_EVENTS = 4096 };
 typedef struct chunk_job {
     writer w;                 /* a copy of the window's writer, with its own buffer */
     tp_buf buf;
-    const uint32_t *ev;       /* the chunk's events */
+    uint32_t ev[CHUNK_EVENTS]; /* the chunk's events */
     size_t n;
     const flow_plan *fp;
     uint64_t v1_next;
@@ -521,36 +521,41 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
 {
     const tp_trace *t = w->t;
     const tp_track_index *ix = &cw->ix;
-    uint32_t *seq = tp_xmalloc((t->nevents + 1) * sizeof *seq);
-    size_t n = 0;
-    for (size_t j = 0; j < t->ntracks; j++) {
-        uint32_t k = cw->torder[j];
-        for (size_t q = ix->start[k]; q < ix->start[k + 1]; q++)
-            if (in_window(w, &t->events[ix->ev[q]]))
-                seq[n++] = ix->ev[q];
-    }
+    size_t tj = 0, tq = t->ntracks ? ix->start[cw->torder[0]] : 0; /* the walk: track order, then time */
     int threads = writer_threads();
-    chunk_job job[2];
-    memset(job, 0, sizeof job);
+    chunk_job *job = tp_xcalloc(2, sizeof *job); /* the event lists: no array of every event (20 M at 1 GB) */
     void *cursor[2] = {tp_args_cursor_new(t), tp_args_cursor_new(t)}; /* one renderer each */
     tp_buf scratch[2] = {{0}, {0}};
-    for (size_t at = 0; at < n;) {
+    for (;;) {
         int used = 0;
-        for (; used < 2 && at < n; used++) {
+        for (; used < 2; used++) {
             chunk_job *j = &job[used];
+            j->n = 0;
+            while (j->n < CHUNK_EVENTS && tj < t->ntracks) {
+                uint32_t k = cw->torder[tj];
+                if (tq >= ix->start[k + 1]) {
+                    if (++tj < t->ntracks)
+                        tq = ix->start[cw->torder[tj]];
+                    continue;
+                }
+                uint32_t e = ix->ev[tq++];
+                if (in_window(w, &t->events[e]))
+                    j->ev[j->n++] = e;
+            }
+            if (!j->n)
+                break;
             j->w = *w;
             j->w.events_out = j->w.flows = j->w.bad_utf8 = j->w.invalid_args = 0;
             j->w.cursor = cursor[used];
             j->w.scratch = &scratch[used];
-            j->ev = seq + at;
-            j->n = n - at < CHUNK_EVENTS ? n - at : CHUNK_EVENTS;
             j->fp = &cw->fp;
             j->v1_next = v1_next;
             for (size_t q = 0; q < j->n; q++) /* where the next chunk's v1 ids start */
                 v1_next += needs_v1_pair(w, &cw->fp, j->ev[q]);
-            at += j->n;
             w->first = false; /* the chunk writes at least one event */
         }
+        if (!used)
+            break;
         pthread_t helper;
         bool spawned = used == 2 && threads == 2 && pthread_create(&helper, NULL, format_chunk, &job[1]) == 0;
         format_chunk(&job[0]);
@@ -573,7 +578,7 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
         tp_buf_free(&scratch[u]);
         tp_args_cursor_free(t, cursor[u]);
     }
-    free(seq);
+    free(job);
 }
 
 int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st)
