@@ -49,29 +49,6 @@ static void begin_event(writer *w)
     w->events_out++;
 }
 
-static void put_uint(tp_buf *b, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
-    while (n)
-        b->data[b->len++] = tmp[--n];
-    b->data[b->len] = 0;
-}
-
-static void put_int(tp_buf *b, int64_t v)
-{
-    if (v < 0) {
-        tp_buf_putc(b, '-');
-        put_uint(b, (uint64_t)0 - (uint64_t)v);
-    } else
-        put_uint(b, (uint64_t)v);
-}
-
 static void put_us(tp_buf *b, int64_t ns)
 {
     char tmp[48];
@@ -262,9 +239,9 @@ static void put_pid_tid(writer *w, const tp_track *tk)
 {
     const tp_process *p = &w->t->processes[tk->process];
     tp_buf_puts(w->b, ",\"pid\":");
-    put_int(w->b, p->pid);
+    tp_buf_put_int(w->b, p->pid);
     tp_buf_puts(w->b, ",\"tid\":");
-    put_int(w->b, tk->tid);
+    tp_buf_put_int(w->b, tk->tid);
 }
 
 static void put_meta(writer *w, const char *what, const tp_track *tk, bool thread, tp_str sval, int64_t ival,
@@ -276,14 +253,14 @@ static void put_meta(writer *w, const char *what, const tp_track *tk, bool threa
     tp_buf_putc(w->b, '"');
     const tp_process *p = &w->t->processes[tk->process];
     tp_buf_puts(w->b, ",\"pid\":");
-    put_int(w->b, p->pid);
+    tp_buf_put_int(w->b, p->pid);
     if (thread) {
         tp_buf_puts(w->b, ",\"tid\":");
-        put_int(w->b, tk->tid);
+        tp_buf_put_int(w->b, tk->tid);
     }
     if (is_int) {
         tp_buf_puts(w->b, ",\"args\":{\"sort_index\":");
-        put_int(w->b, ival);
+        tp_buf_put_int(w->b, ival);
     } else {
         tp_buf_puts(w->b, strcmp(what, "process_labels") == 0 ? ",\"args\":{\"labels\":" : ",\"args\":{\"name\":");
         put_str(w, sval);
@@ -337,7 +314,7 @@ static void put_id(writer *w, const tp_event *e)
     if (e->flags & TP_EV_ID_STRING)
         put_str(w, (tp_str)e->id);
     else
-        put_uint(w->b, e->id);
+        tp_buf_put_uint(w->b, e->id);
 }
 
 /* Flow bookkeeping: per launch event, the bind id of its v2 flow (0 = none). */
@@ -396,7 +373,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
         tp_buf_puts(b, ",\"bp\":\"e\"");
     if (fp->bind[i]) {
         tp_buf_puts(b, ",\"bind_id\":");
-        put_uint(b, fp->bind[i]);
+        tp_buf_put_uint(b, fp->bind[i]);
         tp_buf_puts(b, e->link != TP_NONE ? ",\"flow_in\":true" : ",\"flow_out\":true");
     }
     const char *args, *extra;
@@ -428,7 +405,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
             tp_buf_puts(b, ",\"ts\":");
             put_us(b, l->ts - w->start);
             tp_buf_puts(b, ",\"id\":");
-            put_uint(b, id);
+            tp_buf_put_uint(b, id);
             tp_buf_putc(b, '}');
             begin_event(w);
             tp_buf_puts(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\"");
@@ -436,7 +413,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
             tp_buf_puts(b, ",\"ts\":");
             put_us(b, e->ts - w->start);
             tp_buf_puts(b, ",\"id\":");
-            put_uint(b, id);
+            tp_buf_put_uint(b, id);
             tp_buf_putc(b, '}');
             w->flows++;
         }
@@ -654,7 +631,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
         }
     }
     tp_buf_puts(w.b, ",\n\"baseTimeNanoseconds\":");
-    put_int(w.b, t->base_ns + w.start);
+    tp_buf_put_int(w.b, t->base_ns + w.start);
     tp_buf_puts(w.b, "}\n");
     st->events_out = w.events_out;
     st->bad_utf8 = w.bad_utf8;

@@ -144,3 +144,21 @@ bool tp_single_thread(const char *own_var)
     const char *all = getenv("TP_THREADS"), *own = own_var ? getenv(own_var) : NULL;
     return (all && strcmp(all, "1") == 0) || (own && strcmp(own, "1") == 0);
 }
+
+uint64_t tp_hash_bytes(const char *s, size_t n)
+{
+    /* eight bytes at a time: kernel names are long (200+ characters) */
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    return h ^ (h >> 29);
+}

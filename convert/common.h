@@ -64,4 +64,8 @@ void tp_buf_free(tp_buf *b);
  * calling thread.  Tests compare the two; batch workers run with one. */
 bool tp_single_thread(const char *own_var);
 
+/* A 64-bit hash of n bytes, eight at a time (kernel names are 200+
+ * characters): the string pool and the writers' string sets use it. */
+uint64_t tp_hash_bytes(const char *s, size_t n);
+
 #endif

@@ -151,3 +151,26 @@ size_t tp_format_fixed(char *out, int64_t value, int decimals)
     out[w] = 0;
     return w;
 }
+
+void tp_buf_put_uint(tp_buf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
+    while (n)
+        b->data[b->len++] = tmp[--n];
+    b->data[b->len] = 0;
+}
+
+void tp_buf_put_int(tp_buf *b, int64_t v)
+{
+    if (v < 0) {
+        tp_buf_putc(b, '-');
+        tp_buf_put_uint(b, (uint64_t)0 - (uint64_t)v);
+    } else
+        tp_buf_put_uint(b, (uint64_t)v);
+}

@@ -15,6 +15,10 @@ void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8
  * buffer must hold 48). */
 size_t tp_format_fixed(char *out, int64_t value, int decimals);
 
+/* Append the decimal text of v (the writers' ids, pids, counts). */
+void tp_buf_put_uint(tp_buf *b, uint64_t v);
+void tp_buf_put_int(tp_buf *b, int64_t v);
+
 /* Length of the valid UTF-8 sequence starting at s (1..4), or 0 if invalid. */
 size_t tp_utf8_seq_len(const unsigned char *s, size_t avail);
 

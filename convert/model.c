@@ -48,31 +48,13 @@ void tp_trace_free(tp_trace *t)
 
 /* ---- strings ---- */
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    /* eight bytes at a time: kernel names are long (200+ characters) */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0x94d049bb133111ebull;
-    return h ^ (h >> 29);
-}
-
 static void rehash(tp_trace *t, size_t cap)
 {
     uint32_t *tab = tp_xcalloc(cap, sizeof *tab);
     for (size_t id = 1; id < t->nstr; id++) {
         const char *s = t->str_data + t->str_off[id];
         size_t n = t->str_off[id + 1] - t->str_off[id] - 1;
-        size_t i = hash_bytes(s, n) & (cap - 1);
+        size_t i = tp_hash_bytes(s, n) & (cap - 1);
         while (tab[i])
             i = (i + 1) & (cap - 1);
         tab[i] = (uint32_t)id;
@@ -89,7 +71,7 @@ tp_str tp_intern(tp_trace *t, const char *s, size_t len)
     if (t->nstr * 2 + 2 > t->str_hash_cap)
         rehash(t, t->str_hash_cap ? t->str_hash_cap * 2 : 1024);
     size_t mask = t->str_hash_cap - 1;
-    size_t i = hash_bytes(s, len) & mask;
+    size_t i = tp_hash_bytes(s, len) & mask;
     while (t->str_hash[i]) {
         uint32_t id = t->str_hash[i];
         size_t off = t->str_off[id];

@@ -4,31 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash(const char *p, size_t n)
-{
-    /* eight bytes at a time: the pftrace writer looks up string values of
-     * every event here (kernel details, op names) */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        p += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    h = (h ^ w) * 0x94d049bb133111ebull;
-    return h ^ (h >> 29);
-}
-
 static void rehash(tp_strset *s)
 {
     size_t ns = s->nslots ? s->nslots * 2 : 256;
     uint32_t *slots = tp_xcalloc(ns, sizeof *slots);
     for (size_t id = 1; id <= s->n; id++) {
-        size_t h = (size_t)hash(s->data.data + s->off[id], s->len[id]) & (ns - 1);
+        size_t h = (size_t)tp_hash_bytes(s->data.data + s->off[id], s->len[id]) & (ns - 1);
         while (slots[h])
             h = (h + 1) & (ns - 1);
         slots[h] = (uint32_t)id;
@@ -42,7 +23,7 @@ uint32_t tp_strset_add(tp_strset *s, const char *p, size_t n)
 {
     if ((s->n + 1) * 2 > s->nslots)
         rehash(s);
-    size_t h = (size_t)hash(p, n) & (s->nslots - 1);
+    size_t h = (size_t)tp_hash_bytes(p, n) & (s->nslots - 1);
     for (uint32_t id; (id = s->slots[h]) != 0; h = (h + 1) & (s->nslots - 1))
         if (s->len[id] == n && memcmp(s->data.data + s->off[id], p, n) == 0)
             return id;

@@ -727,29 +727,6 @@ static bool stat_text(const xp_stat *s)
 
 /* ---- args as JSON (the same text at read and at render time) ---- */
 
-static void put_u64(tp_buf *b, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
-    while (n)
-        b->data[b->len++] = tmp[--n];
-    b->data[b->len] = 0;
-}
-
-static void put_i64(tp_buf *b, int64_t v)
-{
-    if (v < 0) {
-        tp_buf_putc(b, '-');
-        put_u64(b, (uint64_t)0 - (uint64_t)v);
-    } else
-        put_u64(b, (uint64_t)v);
-}
-
 static void json_key(tp_buf *b, int *n, const char *key, size_t klen)
 {
     tp_buf_putc(b, (*n)++ ? ',' : '{');
@@ -785,10 +762,10 @@ static void json_value(tp_buf *b, const xp_stat *s)
         break;
     }
     case XS_UINT:
-        put_u64(b, s->v);
+        tp_buf_put_uint(b, s->v);
         break;
     case XS_INT:
-        put_i64(b, (int64_t)s->v);
+        tp_buf_put_int(b, (int64_t)s->v);
         break;
     case XS_STR:
     case XS_REF:
@@ -817,7 +794,7 @@ static void args_json(tp_buf *b, const xp_plane *pl, const char *long_name, size
     }
     if (has_occ) {
         json_key(b, &n, "num_occurrences", 15);
-        put_i64(b, occ);
+        tp_buf_put_int(b, occ);
     }
     char tmp[40];
     for (size_t i = 0; i < st->n; i++) {
