@@ -5,6 +5,7 @@
 #pragma GCC diagnostic ignored "-Woverride-init" /* XPROF(...) defaults, then the test's fields */
 #include "etdump_build.h"
 #include "format_pages.h"
+#include "fpages_golden.h"
 #include "harness.h"
 #include "pipeline.h"
 #include "summary.h"
@@ -287,27 +288,8 @@ TEST(fpages_report_option_errors)
 /* The ETDump pages through the recording backend (the real sample, no ETRecord). */
 TEST(fpages_etdump_golden_pages)
 {
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace t;
-    tp_trace_init(&t);
-    CHECK_EQ_INT(tp_load(tp_test_shared(ED_SAMPLE), &lo, &t, &err), 0);
-    tp_report_opts ro = {"executorch_tutorial_etdump.etdp", NULL, 0};
-    tp_summary s;
-    tp_summary_build(&t, &ro, &s);
-    tp_fp_opts fo = {lo.read, 0};
-    CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
-    CHECK(s.fp == &tp_fpages_etdump);
-    tp_buf rec = {0};
-    tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
-    tp_format_pages_draw(cv, &pc);
-    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
-    CHECK(rec.len > 1000);
-    CHECK_GOLDEN("fpages_etdump.rec", rec.data, rec.len);
-    tp_buf_free(&rec);
-    tp_summary_free(&s);
-    tp_trace_free(&t);
+    tp_test_fpages_golden(tp_test_shared(ED_SAMPLE), "executorch_tutorial_etdump.etdp", false, &tp_fpages_etdump,
+                          "fpages_etdump.rec");
 }
 
 /* ---- PlaidML ---- */
@@ -395,27 +377,8 @@ TEST(fpages_plaidml_hello_log)
 /* The PlaidML pages through the recording backend (invocation 11, no sources). */
 TEST(fpages_plaidml_golden_pages)
 {
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace t;
-    tp_trace_init(&t);
-    CHECK_EQ_INT(tp_load(tp_test_shared(PML_2017), &lo, &t, &err), 0);
-    tp_report_opts ro = {"plaidml_2017_mnist_mlp_log.gz", NULL, 0};
-    tp_summary s;
-    tp_summary_build(&t, &ro, &s);
-    tp_fp_opts fo = {lo.read, 0};
-    CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
-    CHECK(s.fp == &tp_fpages_plaidml);
-    tp_buf rec = {0};
-    tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
-    tp_format_pages_draw(cv, &pc);
-    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
-    CHECK(rec.len > 1000);
-    CHECK_GOLDEN("fpages_plaidml.rec", rec.data, rec.len);
-    tp_buf_free(&rec);
-    tp_summary_free(&s);
-    tp_trace_free(&t);
+    tp_test_fpages_golden(tp_test_shared(PML_2017), "plaidml_2017_mnist_mlp_log.gz", false, &tp_fpages_plaidml,
+                          "fpages_plaidml.rec");
 }
 
 /* 150 events in one block: the table runs over several pages, header repeated. */
@@ -577,27 +540,8 @@ TEST(fpages_dvdt_gemm_sizes)
 /* The dv/dt pages of the real trace through the recording backend. */
 TEST(fpages_dvdt_golden_pages)
 {
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace t;
-    tp_trace_init(&t);
-    CHECK_EQ_INT(tp_load(tp_test_shared(DVDT_REAL), &lo, &t, &err), 0);
-    tp_report_opts ro = {"dvdt_prof_armcl_tmp-dvdt-prof.json", NULL, 0};
-    tp_summary s;
-    tp_summary_build(&t, &ro, &s);
-    tp_fp_opts fo = {lo.read, 0};
-    CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
-    CHECK(s.fp == &tp_fpages_dvdt);
-    tp_buf rec = {0};
-    tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
-    tp_format_pages_draw(cv, &pc);
-    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
-    CHECK(rec.len > 1000);
-    CHECK_GOLDEN("fpages_dvdt.rec", rec.data, rec.len);
-    tp_buf_free(&rec);
-    tp_summary_free(&s);
-    tp_trace_free(&t);
+    tp_test_fpages_golden(tp_test_shared(DVDT_REAL), "dvdt_prof_armcl_tmp-dvdt-prof.json", false, &tp_fpages_dvdt,
+                          "fpages_dvdt.rec");
 }
 
 /* API calls but no kernel execution: a report that says so. */

@@ -4,6 +4,7 @@
  * kernels' own stats, on the three real samples and on small synthetic
  * XSpaces (hand-computed numbers, no launch events at all). */
 #include "format_pages.h"
+#include "fpages_golden.h"
 #include "harness.h"
 #include "json_value.h"
 #include "pages_int.h"
@@ -746,28 +747,8 @@ TEST(xplane_report_pdf_checks_and_golden_pages)
         CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s/report.pdf'", dir), 0);
         free(out);
     }
-    tp_load_opts lo = {0};
-    lo.read.report_data = true;
-    tp_err err = {0};
-    tp_trace t;
-    tp_trace_init(&t);
-    CHECK_EQ_INT(tp_load(tp_test_shared(AMD_SAMPLE), &lo, &t, &err), 0);
-    tp_report_opts ro = {"amd_mi300_jax08_attention_tw003.xplane.pb", NULL, 0};
-    tp_summary s;
-    tp_summary_build(&t, &ro, &s);
-    tp_fp_opts fo = {lo.read, 0};
-    CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
-    CHECK(s.fp == &tp_fpages_xplane);
-    tp_buf rec = {0};
-    tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
-    tp_format_pages_draw(cv, &pc);
-    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
-    CHECK(rec.len > 1000);
-    CHECK_GOLDEN("fpages_xplane.rec", rec.data, rec.len);
-    tp_buf_free(&rec);
-    tp_summary_free(&s);
-    tp_trace_free(&t);
+    tp_test_fpages_golden(tp_test_shared(AMD_SAMPLE), "amd_mi300_jax08_attention_tw003.xplane.pb", true, &tp_fpages_xplane,
+                          "fpages_xplane.rec");
 }
 
 /* XPlane steps are per device (the TF sample: step 0 on GPU:4 and on
