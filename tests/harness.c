@@ -1,6 +1,7 @@
 /* harness.c: test registration, running, and helpers for files and commands. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -207,4 +208,23 @@ int main(int argc, char **argv)
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
+}
+
+const char *tp_test_dir_listing(const char *dir)
+{
+    static char list[4096];
+    list[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return "(missing)";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (list[0])
+            strncat(list, " ", sizeof list - strlen(list) - 1);
+        strncat(list, e->d_name, sizeof list - strlen(list) - 1);
+    }
+    closedir(d);
+    return list;
 }

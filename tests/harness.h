@@ -49,6 +49,9 @@ void tp_test_fail(const char *file, int line, const char *fmt, ...) __attribute_
 const char *tp_test_shared(const char *rel);  /* "../shared/<rel>" (static buffer rotation) */
 const char *tp_test_tmpdir(void);             /* a fresh directory for this run */
 const char *tp_test_tmp(const char *name);    /* tmpdir/name */
+/* The names in dir, space-separated, "." and ".." left out: "" when empty,
+ * "(missing)" when it cannot be read.  Static buffer. */
+const char *tp_test_dir_listing(const char *dir);
 const char *tp_test_bin(void);                /* the tracepress binary under test */
 /* Run a shell command; returns its exit status; stdout+stderr into *out (malloc'ed, may be NULL). */
 int tp_test_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -19,7 +19,6 @@
 #include "input.h"
 #include "json_lex.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -28,26 +27,6 @@
 static bool ulimit_works(void)
 {
     return tp_test_run(NULL, "(ulimit -v %ld && %s --version; exit $?) >/dev/null 2>&1", FLOOR_KB, tp_test_bin()) == 0;
-}
-
-/* Names in dir, excluding . and ..; "" when empty.  Static buffer. */
-static const char *dir_listing(const char *dir)
-{
-    static char list[4096];
-    list[0] = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return "(missing)";
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (list[0])
-            strncat(list, " ", sizeof list - strlen(list) - 1);
-        strncat(list, e->d_name, sizeof list - strlen(list) - 1);
-    }
-    closedir(d);
-    return list;
 }
 
 static int count_lines(const char *s)
@@ -133,7 +112,7 @@ static void run_case(const char *dir, const char *file, const char *expect, cons
                          err);
         if (strstr(err, "Sanitizer") || strstr(err, "runtime error") || strstr(err, "out of memory"))
             tp_test_fail(__FILE__, __LINE__, "%s %s %s: sanitizer or memory failure: %.600s", what, a, file, err);
-        const char *listing = dir_listing(outdir);
+        const char *listing = tp_test_dir_listing(outdir);
         if (rc == 2) {
             if (!error_line_ok(err, path, strict))
                 tp_test_fail(__FILE__, __LINE__, "%s %s %s: not one 'tracepress: FILE: offset N: what' line: %.600s",

@@ -5,6 +5,7 @@
 #pragma GCC diagnostic ignored "-Woverride-init" /* XPROF(...) defaults, then the test's fields */
 #include "etdump_build.h"
 #include "format_pages.h"
+#include "dvdt_samples.h"
 #include "fpages_golden.h"
 #include "harness.h"
 #include "pipeline.h"
@@ -450,26 +451,6 @@ TEST(fpages_dvdt_real_trace_report)
     CHECK(!exists_in(dir, "png/dvdt_repetitions.png"));
 }
 
-static void ck_rep(tp_buf *b, int rep)
-{
-    /* kA: exec 10000 + 1000*rep ns; kB: exec 20000 ns; time_fw_ms 12.5 + rep */
-    tp_buf_printf(b,
-                  "%s{\"compile\":{},\"run\":{\"run_success\":\"yes\",\"time_fw_ms\":%d.5,\"dvdt_prof\":["
-                  "{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"kA\",\"queue\":\"0x3000\",\"kernel\":\"0x5000\","
-                  "\"gws\":[8,1,1],\"lws\":[8,1,1],\"gwo\":[0,0,0],\"profiling\":{\"queued\":5000000,\"submit\":5001000,"
-                  "\"start\":5002000,\"end\":%d},\"timestamp\":{\"start\":\"2018-05-20T12:40:04.000000\","
-                  "\"end\":\"2018-05-20T12:40:04.000050\"}},"
-                  "{\"call\":\"clEnqueueNDRangeKernel\",\"name\":\"kB\",\"queue\":\"0x3000\",\"kernel\":\"0x6000\","
-                  "\"gws\":[8,1,1],\"lws\":[8,1,1],\"gwo\":[0,0,0],\"profiling\":{\"queued\":6000000,\"submit\":6001000,"
-                  "\"start\":6002000,\"end\":6022000},\"timestamp\":{\"start\":\"2018-05-20T12:40:04.001000\","
-                  "\"end\":\"2018-05-20T12:40:04.001050\"}}],"
-                  "\"per_layer_info\":[{\"direction\":\"forward\",\"index\":1,\"label\":\"01: conv1\",\"time_ms\":0.5,"
-                  "\"time_s\":0.0005,\"timestamp\":\"0520 12:40:04.000000\"},"
-                  "{\"direction\":\"forward\",\"index\":2,\"label\":\"02: relu1\",\"time_ms\":0.3,"
-                  "\"time_s\":0.0003,\"timestamp\":\"0520 12:40:04.000900\"}]}}",
-                  rep ? "," : "", 12 + rep, 5002000 + 10000 + 1000 * rep);
-}
-
 /* CK point, 3 repetitions: kernel execution per repetition 30, 31, 32 us
  * (mean 31, std 1); time_fw 12.5, 13.5, 14.5 ms; layers conv1 (kA) and relu1 (kB). */
 TEST(fpages_dvdt_ck_point_repetitions_and_layers)
@@ -479,7 +460,7 @@ TEST(fpages_dvdt_ck_point_repetitions_and_layers)
     tp_buf b = {0};
     tp_buf_puts(&b, "{\n  \"characteristics_list\": [");
     for (int r = 0; r < 3; r++)
-        ck_rep(&b, r);
+        tp_test_dvdt_ck_rep(&b, r);
     tp_buf_puts(&b, "]}\n");
     tp_buf_putc(&b, 0);
     const char *in = write_text("ckp-fedcba9876543210.0001.json", b.data);

@@ -43,25 +43,6 @@ static const char *synthetic(const char *name, long n)
     return path;
 }
 
-static const char *listing(const char *dir)
-{
-    static char list[4096];
-    list[0] = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return "(missing)";
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (list[0])
-            strncat(list, " ", sizeof list - strlen(list) - 1);
-        strncat(list, e->d_name, sizeof list - strlen(list) - 1);
-    }
-    closedir(d);
-    return list;
-}
-
 static const char *fresh_dir(const char *name)
 {
     const char *d = tp_test_tmp(name);
@@ -100,7 +81,7 @@ static void full_disk_case(const char *out_name, int limit_kb)
     if (!strstr(err, "cannot write") || !strstr(err, "File too large") || lines(err) != 1)
         tp_test_fail(__FILE__, __LINE__, "%s: expected one 'cannot write ...: File too large' line, got: %s", out_name,
                      err);
-    CHECK_STR(listing(dir), out_name); /* no temporary file left */
+    CHECK_STR(tp_test_dir_listing(dir), out_name); /* no temporary file left */
     char *old = tp_test_read_file(out, NULL);
     CHECK_STR(old, "OLD OUTPUT\n"); /* the previous output is intact */
     free(old);
@@ -131,7 +112,7 @@ TEST(output_full_tmpfs_fails_cleanly)
     CHECK_EQ_INT(rc, 2);
     if (!strstr(err, "No space left") || lines(err) != 1)
         tp_test_fail(__FILE__, __LINE__, "expected one 'No space left on device' line, got: %s", err);
-    CHECK_STR(listing(mnt), "");
+    CHECK_STR(tp_test_dir_listing(mnt), "");
     free(err);
     CHECK_EQ_INT(tp_test_run(NULL, "umount '%s'", mnt), 0);
 }
@@ -203,7 +184,7 @@ static void signal_case(int sig)
         if (k == 0)
             continue; /* finished before we saw it writing: try a bigger input */
         CHECK(WIFSIGNALED(status) && WTERMSIG(status) == sig);
-        CHECK_STR(listing(dir), ""); /* the temporary file is gone, no output */
+        CHECK_STR(tp_test_dir_listing(dir), ""); /* the temporary file is gone, no output */
         return;
     }
     tp_test_fail(__FILE__, __LINE__, "never caught the conversion while it was writing");
@@ -242,7 +223,7 @@ TEST(output_never_overwrites_the_input)
         CHECK_STR(now, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]\n");
         free(now);
     }
-    CHECK(strstr(listing(dir), ".tmp.") == NULL);
+    CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
 }
 
 TEST(output_over_an_existing_file_is_replaced_by_rename)
@@ -272,7 +253,7 @@ TEST(output_over_an_existing_file_is_replaced_by_rename)
     free(old);
     struct stat a, b;
     CHECK(stat(out, &a) == 0 && stat(keep, &b) == 0 && a.st_ino != b.st_ino);
-    CHECK(strstr(listing(dir), ".tmp.") == NULL);
+    CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
 }
 
 TEST(output_to_a_missing_directory_or_a_directory_fails_cleanly)
@@ -292,6 +273,6 @@ TEST(output_to_a_missing_directory_or_a_directory_fails_cleanly)
     if (!strstr(err, "cannot rename") || lines(err) != 1)
         tp_test_fail(__FILE__, __LINE__, "expected one 'cannot rename' line, got: %s", err);
     free(err);
-    CHECK(strstr(listing(dir), ".tmp.") == NULL);
-    CHECK_STR(listing(sub), "");
+    CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
+    CHECK_STR(tp_test_dir_listing(sub), "");
 }
