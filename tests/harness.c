@@ -228,3 +228,17 @@ const char *tp_test_dir_listing(const char *dir)
     closedir(d);
     return list;
 }
+
+char *tp_test_read_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tp_test_read_file(p, NULL);
+}
+
+bool tp_test_exists_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tp_test_file_exists(p);
+}

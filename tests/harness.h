@@ -52,6 +52,9 @@ const char *tp_test_tmp(const char *name);    /* tmpdir/name */
 /* The names in dir, space-separated, "." and ".." left out: "" when empty,
  * "(missing)" when it cannot be read.  Static buffer. */
 const char *tp_test_dir_listing(const char *dir);
+/* dir/name: its contents (malloc'ed, NUL-terminated; NULL if unreadable), or whether it exists. */
+char *tp_test_read_in(const char *dir, const char *name);
+bool tp_test_exists_in(const char *dir, const char *name);
 const char *tp_test_bin(void);                /* the tracepress binary under test */
 /* Run a shell command; returns its exit status; stdout+stderr into *out (malloc'ed, may be NULL). */
 int tp_test_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -51,20 +51,6 @@ static void want_all(const char *what, const char *text, const char *const *want
             tp_test_fail(__FILE__, line, "%s lacks \"%s\"", what, want[i]);
 }
 
-static char *read_in(const char *dir, const char *name)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return tp_test_read_file(p, NULL);
-}
-
-static bool exists_in(const char *dir, const char *name)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return tp_test_file_exists(p);
-}
-
 /* The text of the JSON value after "key": up to the end of its object. */
 static char *member(const char *json, const char *key)
 {
@@ -123,7 +109,7 @@ TEST(fpages_etdump_real_sample_report)
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
     /* summary.json: the same Inspector object as stats --json */
-    char *js = read_in(dir, "summary.json"), *st = NULL;
+    char *js = tp_test_read_in(dir, "summary.json"), *st = NULL;
     CHECK_EQ_INT(tp_test_run(&st, "'%s' stats --json '%s' %s", tp_test_bin(), tp_test_shared(ED_SAMPLE), rec), 0);
     char *a = member(js, "etdump_inspector"), *b = member(st, "etdump_inspector");
     CHECK(a && b && strlen(a) > 100);
@@ -133,14 +119,14 @@ TEST(fpages_etdump_real_sample_report)
     free(b);
     free(st);
     free(js);
-    char *md = read_in(dir, "summary.md");
+    char *md = tp_test_read_in(dir, "summary.md");
     static const char *const wmd[] = {"#### ExecuTorch Inspector", "**Execute** (run 1), framework tax 0.002745 ms",
                                       "| `native_call_convolution.out` | 3 | 1 | 1.031719 |",
                                       "png/etdump_operators.png", NULL};
     want_all("summary.md", md, wmd, __LINE__);
     free(md);
-    CHECK(exists_in(dir, "png/etdump_operators.png"));
-    CHECK(!exists_in(dir, "png/etdump_modules.png")); /* no module known */
+    CHECK(tp_test_exists_in(dir, "png/etdump_operators.png"));
+    CHECK(!tp_test_exists_in(dir, "png/etdump_modules.png")); /* no module known */
 }
 
 /* Kineto traces get no format member, section or page. */
@@ -150,9 +136,9 @@ TEST(fpages_other_formats_unchanged)
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report golden/example.pt.trace.json -o '%s'", tp_test_bin(), dir), 0);
     free(out);
-    char *js = read_in(dir, "summary.json"), *md = read_in(dir, "summary.md");
+    char *js = tp_test_read_in(dir, "summary.json"), *md = tp_test_read_in(dir, "summary.md");
     CHECK(js && !strstr(js, "etdump_inspector") && md && !strstr(md, "Inspector"));
-    CHECK(!exists_in(dir, "png/etdump_operators.png"));
+    CHECK(!tp_test_exists_in(dir, "png/etdump_operators.png"));
     free(js);
     free(md);
 }
@@ -234,15 +220,15 @@ TEST(fpages_etdump_synthetic_merged_runs_delegates_modules)
                                        "0.0003", "0.0005", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     char *a = member(js, "etdump_inspector");
     CHECK(a && strstr(a, "\"module\":\"head\",\"total_ms\":0.0008,\"events\":1"));
     CHECK(a && strstr(a, "\"module\":\"body.conv\",\"total_ms\":0.0004,\"events\":1"));
     CHECK(a && strstr(a, "\"raw_ms\":[0.0003,0.0005],\"p10_ms\":0.00032,\"p50_ms\":0.0004"));
     free(a);
     free(js);
-    CHECK(exists_in(dir, "png/etdump_modules.png"));
-    char *md = read_in(dir, "summary.md");
+    CHECK(tp_test_exists_in(dir, "png/etdump_modules.png"));
+    char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "png/etdump_modules.png") && strstr(md, "2 identical runs merged"));
     free(md);
 }
@@ -317,7 +303,7 @@ TEST(fpages_plaidml_2017_report)
     want_all("pdftotext", txt, want, __LINE__);
     CHECK(txt && !strstr(txt, "OpenCL source of"));
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     char *a = member(js, "plaidml");
     CHECK(a && strstr(a, "{\"invocations\":473,\"program_run\":{\"invocation\":11,\"items\":278,\"descendants\":262,"
                          "\"kernel_executions\":65,\"mapping_events\":15,\"span_ns\":29585986}"));
@@ -326,12 +312,12 @@ TEST(fpages_plaidml_2017_report)
     CHECK(a && strstr(a, "\"tmp_count\":67,\"tmp_bytes\":6370696") && strstr(a, "\"alloc_count\":30,\"alloc_bytes\":1383264"));
     free(a);
     free(js);
-    char *md = read_in(dir, "summary.md");
+    char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "#### PlaidML") && strstr(md, "ScheduleInvocation 11 of 473") &&
           strstr(md, "| `kernel_c4_sdk_2` | highest total | 156 | 746985.832 us |") &&
           strstr(md, "png/plaidml_program_run.png"));
     free(md);
-    CHECK(exists_in(dir, "png/plaidml_program_run.png"));
+    CHECK(tp_test_exists_in(dir, "png/plaidml_program_run.png"));
 }
 
 TEST(fpages_plaidml_invocation_and_source)
@@ -364,13 +350,13 @@ TEST(fpages_plaidml_hello_log)
     static const char *const want[] = {"PlaidML: nothing to show", "1 events read, 0 slices", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     char *a = member(js, "plaidml");
     CHECK_STR(a, "{\"invocations\":0,\"program_run\":null,\"top_mean\":null,\"top_total\":null}");
     free(a);
     free(js);
-    CHECK(!exists_in(dir, "png/plaidml_program_run.png"));
-    char *md = read_in(dir, "summary.md");
+    CHECK(!tp_test_exists_in(dir, "png/plaidml_program_run.png"));
+    char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "nothing to show"));
     free(md);
 }
@@ -437,7 +423,7 @@ TEST(fpages_dvdt_real_trace_report)
     want_all("pdftotext", txt, want, __LINE__);
     CHECK(txt && !strstr(txt, "GEMM sizes") && !strstr(txt, "CK repetitions"));
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     char *a = member(js, "dvdt");
     CHECK(a && strstr(a, "{\"name\":\"batchnormalization_layer\",\"exec_total_ns\":1962768,\"exec\":{\"count\":27,"
                          "\"mean_ns\":72695.111,\"std_ns\":59232.681,\"min_ns\":22918.000,"));
@@ -445,10 +431,10 @@ TEST(fpages_dvdt_real_trace_report)
     CHECK(a && strstr(a, "\"gemms\":[]"));
     free(a);
     free(js);
-    char *md = read_in(dir, "summary.md");
+    char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "#### dv/dt (OpenCL)") && strstr(md, "execution time 38604.622 us"));
     free(md);
-    CHECK(!exists_in(dir, "png/dvdt_repetitions.png"));
+    CHECK(!tp_test_exists_in(dir, "png/dvdt_repetitions.png"));
 }
 
 /* CK point, 3 repetitions: kernel execution per repetition 30, 31, 32 us
@@ -473,7 +459,7 @@ TEST(fpages_dvdt_ck_point_repetitions_and_layers)
                                        "01: conv1", "kA x1 10.000", "kB x1 20.000", "14500.000", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     char *a = member(js, "dvdt");
     CHECK(a && strstr(a, "\"repetitions\":[{\"repetition\":0,\"kernels\":2,\"exec_total_ns\":30000,\"time_fw_ns\":12500000},"));
     CHECK(a && strstr(a, "\"repetition_exec\":{\"count\":3,\"mean_ns\":31000.000,\"std_ns\":1000.000,"));
@@ -481,7 +467,7 @@ TEST(fpages_dvdt_ck_point_repetitions_and_layers)
                          "\"parts\":[{\"name\":\"kB\",\"count\":1,\"total_ns\":20000}]}"));
     free(a);
     free(js);
-    CHECK(exists_in(dir, "png/dvdt_repetitions.png"));
+    CHECK(tp_test_exists_in(dir, "png/dvdt_repetitions.png"));
 }
 
 #define ND(name, kernel, q, s, st, e, t0, t1)                                                                  \
@@ -510,7 +496,7 @@ TEST(fpages_dvdt_gemm_sizes)
                                        "2.000", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     char *a = member(js, "dvdt");
     CHECK(a && strstr(a, "\"gemms\":[{\"name\":\"XgemmDirectNN\",\"M\":128,\"N\":256,\"K\":64,\"count\":2,"
                          "\"total_ns\":4194304,\"gflop\":0.008389,\"gflops\":2.000}]"));
@@ -538,7 +524,7 @@ TEST(fpages_dvdt_no_kernels)
     static const char *const want[] = {"dv/dt: nothing to show", "no kernel executions", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
-    char *js = read_in(dir, "summary.json");
+    char *js = tp_test_read_in(dir, "summary.json");
     CHECK(js && strstr(js, "\"dvdt\":{\"kernels\":[],"));
     free(js);
 }

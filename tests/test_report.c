@@ -249,13 +249,6 @@ static char *between(const char *s, const char *from, const char *to)
     return r;
 }
 
-static char *read_in(const char *dir, const char *name)
-{
-    char p[2100];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return tp_test_read_file(p, NULL);
-}
-
 static int run_report(const char *in, const char *dir, const char *extra)
 {
     char *out = NULL;
@@ -270,7 +263,7 @@ TEST(report_summary_kernels_identical_to_stats_json)
 {
     const char *dir = tp_test_tmp("r_alex");
     CHECK_EQ_INT(run_report(sample(ALEXNET), dir, NULL), 0);
-    char *sum = read_in(dir, "summary.json"), *st = NULL;
+    char *sum = tp_test_read_in(dir, "summary.json"), *st = NULL;
     CHECK_EQ_INT(tp_test_run(&st, "'%s' stats --json '%s'", tp_test_bin(), sample(ALEXNET)), 0);
     char *a = between(sum, "\"kernels\":[", "],\n\"ops\":"), *b = between(st, "\"kernels\":[", "]}\n");
     CHECK(a && b && strlen(a) > 1000);
@@ -297,7 +290,7 @@ TEST(report_on_converted_trace_gives_same_summary)
                      0);
         CHECK_EQ_INT(run_report(sample(names[i]), d1, "--batch-size 16"), 0);
         CHECK_EQ_INT(run_report(conv, d2, "--batch-size 16"), 0);
-        char *a = read_in(d1, "summary.json"), *b = read_in(d2, "summary.json");
+        char *a = tp_test_read_in(d1, "summary.json"), *b = tp_test_read_in(d2, "summary.json");
         /* everything after the "source" line (file name, reader, events read) */
         const char *ta = a ? strstr(a, "\n\"trace\":") : NULL, *tb = b ? strstr(b, "\n\"trace\":") : NULL;
         CHECK(ta && tb);
@@ -378,7 +371,7 @@ TEST(report_png_sizes_as_documented)
     png_size(p, &w, &h);
     CHECK_EQ_INT(w, 3200);
     CHECK_EQ_INT(h, 1920);
-    char *md = read_in(dir, "summary.md");
+    char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "#### Top kernels by total time") && strstr(md, "](png/kernels_total.png)") &&
           strstr(md, "](png/steps.png)"));
     free(md);
@@ -419,7 +412,7 @@ TEST(report_empty_and_tiny_traces)
         snprintf(dir, sizeof dir, "%s", tp_test_tmp("tiny.report"));
         CHECK_EQ_INT(tp_test_run(NULL, "rm -rf '%s'", dir), 0);
         CHECK_EQ_INT(run_report(in, dir, "--batch-size 8"), 0);
-        char *sum = read_in(dir, "summary.json");
+        char *sum = tp_test_read_in(dir, "summary.json");
         CHECK(sum && strstr(sum, "\"schema\":\"tracepress.summary/1\""));
         if (i < 3)
             CHECK(sum && strstr(sum, "\"kernels\":[],"));
@@ -447,7 +440,7 @@ TEST(report_many_distinct_kernel_names)
     fclose(f);
     const char *dir = tp_test_tmp("many.report");
     CHECK_EQ_INT(run_report(in, dir, NULL), 0);
-    char *sum = read_in(dir, "summary.json");
+    char *sum = tp_test_read_in(dir, "summary.json");
     CHECK(sum && strstr(sum, "\"kernel_names\":20000"));
     free(sum);
     if (tp_test_have("pdftotext")) {
@@ -491,7 +484,7 @@ TEST(report_triton_sample_device_first)
 {
     const char *dir = tp_test_tmp("r_triton");
     CHECK_EQ_INT(run_report(sample("external/kineto/hta_triton_example.json.gz"), dir, NULL), 0);
-    char *sum = read_in(dir, "summary.json");
+    char *sum = tp_test_read_in(dir, "summary.json");
     CHECK(sum && strstr(sum, "\"streams\":[\"GPU 0 stream 7\"]"));
     CHECK(sum && strstr(sum, "\"device_busy_ns\":1760,"));
     CHECK(sum && strstr(sum, "\"stream_busy_ns\":[1760]}"));
@@ -528,7 +521,7 @@ TEST(report_steps_option_limits_the_steps)
 {
     const char *dir = tp_test_tmp("r_steps");
     CHECK_EQ_INT(run_report("golden/example.pt.trace.json", dir, "--steps 2:3 --batch-size 16"), 0);
-    char *sum = read_in(dir, "summary.json");
+    char *sum = tp_test_read_in(dir, "summary.json");
     CHECK(sum && strstr(sum, "\"options\":{\"steps\":\"2:3\",\"batch_size\":16}"));
     CHECK(sum && strstr(sum, "\"slices\":") && strstr(sum, "\"steps\":2}"));
     CHECK(sum && strstr(sum, "\"iterations\":2,"));

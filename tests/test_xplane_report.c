@@ -26,20 +26,6 @@ static bool have_pdf_tools(void)
     return false;
 }
 
-static char *read_in(const char *dir, const char *name)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return tp_test_read_file(p, NULL);
-}
-
-static bool exists_in(const char *dir, const char *name)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return tp_test_file_exists(p);
-}
-
 /* `report` into dir (must succeed); the PDF's text (malloc'ed) or NULL. */
 static char *report(const char *in, const char *dir)
 {
@@ -283,7 +269,7 @@ TEST(xplane_report_launch_stats_equal_direct_count_on_samples)
             CHECK_EQ_INT(jint(tp_jv_get(s.xp, "launch_stats"), "steps"), 1);
             CHECK_EQ_INT(jint(tp_jv_get(s.xp, "launch_stats"), "device_from_link"), 1556);
             CHECK(txt && strstr(txt, "Launches per step") && strstr(txt, "#0 GPU:4") && strstr(txt, "#0 GPU:6"));
-            CHECK(exists_in(dir, "png/xplane_launch_stats.png"));
+            CHECK(tp_test_exists_in(dir, "png/xplane_launch_stats.png"));
             /* the generic steps page: one step per device, the busiest streams keyed under short headers */
             CHECK(txt && strstr(txt, "Steps (one per device"));
             CHECK(txt && strstr(txt, "stream 3: device 4 Stream #134(Compute)"));
@@ -294,10 +280,10 @@ TEST(xplane_report_launch_stats_equal_direct_count_on_samples)
             CHECK(txt && strstr(txt, "no step") && strstr(txt, "GPU:0"));
         } else {
             CHECK(txt && strstr(txt, "Launch Stats: no launch calls"));
-            CHECK(!exists_in(dir, "png/xplane_launch_stats.png"));
+            CHECK(!tp_test_exists_in(dir, "png/xplane_launch_stats.png"));
 
         }
-        char *md = read_in(dir, "summary.md");
+        char *md = tp_test_read_in(dir, "summary.md");
         CHECK(md && strstr(md, "#### XPlane: Launch Stats") && strstr(md, "#### XPlane: dominating TF ops"));
         free(md);
         summ_free(&s);
@@ -424,10 +410,10 @@ TEST(xplane_report_op_grids_keyed_by_tf_and_hlo_ops_of_the_data)
         if (i == 1) { /* JAX: both grids, keys from the kernels' stats */
             CHECK(txt && strstr(txt, "Dominating XLA ops: kernel mix by family"));
             CHECK(txt && strstr(txt, "dot_general") && strstr(txt, "custom-call.1 (jit_matmul)"));
-            CHECK(exists_in(dir, "png/xplane_tf_ops.png") && exists_in(dir, "png/xplane_xla_ops.png"));
+            CHECK(tp_test_exists_in(dir, "png/xplane_tf_ops.png") && tp_test_exists_in(dir, "png/xplane_xla_ops.png"));
         } else { /* no hlo_op on TF 2.4 kernels nor on TPU ops: a page that says so */
             CHECK(txt && strstr(txt, "Dominating XLA ops: none"));
-            CHECK(!exists_in(dir, "png/xplane_xla_ops.png"));
+            CHECK(!tp_test_exists_in(dir, "png/xplane_xla_ops.png"));
         }
         if (i == 0) /* TF 2.4's `level 0` op names, by type */
             CHECK(txt && strstr(txt, "RandomUniform") && strstr(txt, "GreaterEqual"));
@@ -729,8 +715,8 @@ TEST(xplane_report_no_launch_events_gives_an_empty_state_page)
     CHECK(txt && strstr(txt, "Launch Stats: no launch calls") && strstr(txt, "nothing to count per step"));
     CHECK(txt && strstr(txt, "Dominating TF ops: kernel mix") && strstr(txt, "MatMul"));
     CHECK(txt && strstr(txt, "Dominating XLA ops: none"));
-    CHECK(!exists_in(dir, "png/xplane_launch_stats.png") && exists_in(dir, "png/xplane_tf_ops.png"));
-    char *md = read_in(dir, "summary.md");
+    CHECK(!tp_test_exists_in(dir, "png/xplane_launch_stats.png") && tp_test_exists_in(dir, "png/xplane_tf_ops.png"));
+    char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "The trace has no launch calls"));
     free(md);
     summ_free(&s);
