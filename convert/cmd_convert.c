@@ -228,6 +228,7 @@ int tp_cmd_convert(int argc, char **argv)
     }
 
     tp_chrome_writer *cw = pf ? NULL : tp_chrome_writer_new(&t);
+    tp_timing("writer setup");
     tp_write_stats total = {0};
     uint64_t bytes = 0;
     char **written = tp_xcalloc(sp.n + 1, sizeof *written);
@@ -246,6 +247,7 @@ int tp_cmd_convert(int argc, char **argv)
             write_pftrace(&t, o, &st);
         else
             tp_chrome_writer_write(cw, o, sp.lo[k], k + 1 < sp.n ? sp.lo[k + 1] : INT64_MAX, &st);
+        tp_timing("write");
         if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
             tp_out_abort(o);
             fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n",
@@ -255,7 +257,9 @@ int tp_cmd_convert(int argc, char **argv)
             break;
         }
         bytes += tp_out_bytes(o);
-        if (tp_out_commit(o, &err) < 0) {
+        int committed = tp_out_commit(o, &err);
+        tp_timing("commit");
+        if (committed < 0) {
             tp_report_error(name, &err);
             free(name);
             rc = TP_EXIT_INPUT;

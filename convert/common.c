@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 static void out_of_memory(size_t n)
 {
@@ -199,4 +200,22 @@ uint64_t tp_hash_bytes(const char *s, size_t n)
     memcpy(&w, s, n);
     h = (h ^ w) * 0x94d049bb133111ebull;
     return h ^ (h >> 29);
+}
+
+void tp_timing(const char *phase)
+{
+    static int on = -1;
+    static struct timespec last;
+    if (on < 0) {
+        const char *v = getenv("TP_TIMING");
+        on = v && *v && strcmp(v, "0") != 0;
+        clock_gettime(CLOCK_MONOTONIC, &last);
+    }
+    if (!on)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double s = (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9;
+    fprintf(stderr, "timing: %-24s %.3f s\n", phase, s);
+    last = now;
 }

@@ -69,3 +69,8 @@ bool tp_single_thread(const char *own_var);
 uint64_t tp_hash_bytes(const char *s, size_t n);
 
 #endif
+
+/* Phase timings for measurements: with TP_TIMING=1 in the environment, each
+ * call prints "timing: <phase> <seconds since the previous call>" to stderr
+ * (wall clock, so never part of an output file). */
+void tp_timing(const char *phase);

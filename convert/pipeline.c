@@ -325,14 +325,18 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     t->format = f->name;
     tp_read_opts ro = o->read;
     ro.no_corr = o->no_links && !o->has_steps;
+    tp_timing("start");
     int rc = f->read(in, t, &ro, err);
     tp_input_close(in);
     if (rc < 0)
         return -1;
+    tp_timing("read");
     classify(t);
     tp_derived_lines_recognise(t); /* derived lines of a converted trace stay derived lines */
+    tp_timing("classify");
     if (!o->no_links || o->has_steps)
         link_events(t);
+    tp_timing("link");
     if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
         return -1;
     if (o->ndrop_cats || o->min_dur_ns > 0)
@@ -343,6 +347,7 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
                             .per_stream = true,      /* compute and NCCL streams overlap: lines per stream nest */
                             .era = tp_derive_era_of(o->read.derive_era)};
         tp_derive_lines(t, &d);
+        tp_timing("derived lines");
     }
     return 0;
 }
