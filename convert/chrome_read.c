@@ -10,6 +10,7 @@
  *
  * Times: `ts`/`dur` are microseconds as decimal text; they are converted to
  * integer nanoseconds exactly (tp_parse_fixed), never through a double. */
+#include "chrome_args.h"
 #include "formats.h"
 #include "input.h"
 #include "json_lex.h"
@@ -607,7 +608,7 @@ static void merge_args(reader *r, tp_event *b, const raw_event *ev)
     size_t blen;
     const char *bargs = tp_args_get(r->t, b->args, &blen);
     if (!bargs || blen <= 2) {
-        b->args = tp_args_add(r->t, ev->args, ev->args_n);
+        b->args = tp_args_add(r->t, ev->args, ev->args_n); /* ev may not be in the buffer (halves joining) */
         return;
     }
     tp_buf m = {0};
@@ -622,6 +623,14 @@ static void merge_args(reader *r, tp_event *b, const raw_event *ev)
     tp_buf_free(&m);
 }
 
+/* ev's args as they stand in the input: a handle into the mapped file when
+ * there is one (chrome_args.h), else a copy in the arena. */
+static uint64_t args_of_input(reader *r, const raw_event *ev)
+{
+    uint64_t h = tp_chrome_args_handle(r->t, off_of(r, ev->args), ev->args_n);
+    return h ? h : tp_args_add(r->t, ev->args, ev->args_n);
+}
+
 static uint64_t args_handle(reader *r, const raw_event *ev)
 {
     tp_trace *t = r->t;
@@ -629,7 +638,7 @@ static uint64_t args_handle(reader *r, const raw_event *ev)
     if (!keep && !(ev->ph.n == 1 && ev->ph.p[0] == 'C'))
         return 0;
     if (ev->extra->len == 0)
-        return ev->args ? tp_args_add(t, ev->args, ev->args_n) : 0;
+        return ev->args ? args_of_input(r, ev) : 0;
     /* extra event keys travel with the args as "{args}\x1f,extra" so the
      * writer can put them back at event level */
     tp_buf *s = &r->scratch;
@@ -765,7 +774,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         if ((track >= r->bstack_tracks || r->bdepth[track] == 0) && r->second) {
             /* its 'B' may be open in the first half: decided when the halves join */
             TP_GROW(r->orphans, r->orphans_cap, r->norphans + 1);
-            uint64_t a = r->o->keep_args && ev->args && ev->args_n > 2 ? tp_args_add(t, ev->args, ev->args_n) : 0;
+            uint64_t a = r->o->keep_args && ev->args && ev->args_n > 2 ? args_of_input(r, ev) : 0;
             r->orphans[r->norphans++] = (orphan_e){track, at, e.ts, a};
             return 0;
         }
@@ -1106,6 +1115,7 @@ static void half_start(reader *r)
     j->t.format = r->t->format;
     j->t.strict = r->t->strict;
     j->t.keep_args = r->t->keep_args;
+    tp_chrome_args_share(&j->t, r->t);
     atomic_init(&j->abandon, false);
     reader *b = &j->r;
     b->t = &j->t;
@@ -1202,7 +1212,7 @@ static int half_merge(reader *a, half_job *j)
         e.name = smap[e.name];
         e.cat = smap[e.cat];
         e.track = tmap[e.track];
-        if (e.args)
+        if (e.args && !tp_chrome_args_is_file(t, e.args)) /* a file handle means the same in both */
             e.args += shift;
         if (e.flags & TP_EV_ID_STRING)
             e.id = smap[e.id];
@@ -1315,6 +1325,8 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         goto done;
     }
     r.pos = (size_t)(p - r.buf) + 1;
+    if (o->keep_args && tp_input_seekable(in)) /* args stay in the file (chrome_args.h) */
+        tp_chrome_args_attach(t, tp_input_path(in), tp_input_compressed_size(in));
     half_start(&r);
     if (*p == '[') {
         r.top_is_array = true;

@@ -381,7 +381,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
     tp_args_split_r(t, w->cursor, w->scratch, e->args, &args, &alen, &extra, &elen);
     if (alen) {
         tp_buf_puts(b, ",\"args\":");
-        if ((e->args & TP_ARGS_EXTERNAL) && args[0] == '{')
+        if (tp_args_is_minified(t, e->args) && args[0] == '{')
             tp_buf_put(b, args, alen); /* rendered by the reader as minified, valid JSON */
         else if (!put_json_min(w, args, alen, MIN_VALUE)) {
             /* never write broken JSON: keep the text, as a string */
@@ -485,6 +485,7 @@ static void *format_chunk(void *arg)
     chunk_job *j = arg;
     j->buf.len = 0;
     j->w.b = &j->buf;
+    tp_args_prefetch(j->w.t, j->w.cursor, j->ev, j->n);
     for (size_t q = 0; q < j->n; q++)
         write_event(&j->w, j->ev[q], j->fp, &j->v1_next);
     return NULL;

@@ -216,6 +216,18 @@ void tp_timing(const char *phase)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double s = (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9;
-    fprintf(stderr, "timing: %-24s %.3f s\n", phase, s);
+    /* the peak so far, and what is resident now: anonymous and mapped file */
+    char line[128], out[160] = "";
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long kb;
+        char key[32];
+        if (sscanf(line, "%31[^:]: %lu kB", key, &kb) == 2 &&
+            (!strcmp(key, "VmHWM") || !strcmp(key, "RssAnon") || !strcmp(key, "RssFile")))
+            snprintf(out + strlen(out), sizeof out - strlen(out), "  %s %lu MB", key, kb >> 10);
+    }
+    if (f)
+        fclose(f);
+    fprintf(stderr, "timing: %-24s %.3f s%s\n", phase, s, out);
     last = now;
 }

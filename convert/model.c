@@ -212,6 +212,19 @@ const char *tp_args_get_r(const tp_trace *t, void *cursor, tp_buf *scratch, uint
     return t->args_data + handle - 1 + 4;
 }
 
+bool tp_args_is_minified(const tp_trace *t, uint64_t handle)
+{
+    if ((handle & (TP_ARGS_EXTERNAL | ARGS_INLINE)) == (TP_ARGS_EXTERNAL | ARGS_INLINE))
+        return true;
+    return (handle & TP_ARGS_EXTERNAL) && t->args_source && !t->args_source->raw_text;
+}
+
+void tp_args_prefetch(const tp_trace *t, void *cursor, const uint32_t *events, size_t n)
+{
+    if (cursor && t->args_source && t->args_source->prefetch)
+        t->args_source->prefetch(t, cursor, events, n);
+}
+
 void *tp_args_cursor_new(const tp_trace *t)
 {
     return t->args_source && t->args_source->cursor_new ? t->args_source->cursor_new(t) : NULL;
@@ -251,7 +264,7 @@ int tp_args_visit(const tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn
         }
         return 1;
     }
-    if (!(handle & TP_ARGS_EXTERNAL) || !t->args_source)
+    if (!(handle & TP_ARGS_EXTERNAL) || !t->args_source || !t->args_source->visit)
         return 0;
     return t->args_source->visit(t, cursor, handle, fn, ctx) < 0 ? -1 : 1;
 }

@@ -224,10 +224,26 @@ typedef struct tp_args_source {
     int (*visit)(const struct tp_trace *t, void *cursor, uint64_t handle, tp_arg_fn fn, void *ctx);
     void *(*cursor_new)(const struct tp_trace *t);
     void (*cursor_free)(void *cursor);
+    /* json() returns the input's own text, unchecked and not minified (the
+     * Chrome reader's args left in the file): writers check it as they check
+     * arena args.  Such a source may have no visit (tp_args_visit then says 0). */
+    bool raw_text;
+    /* Optional: the writer is about to render the args of these events with
+     * this cursor; a source that reads its text in batches reads it now. */
+    void (*prefetch)(const struct tp_trace *t, void *cursor, const uint32_t *events, size_t n);
 } tp_args_source;
 
+/* Tell the args source which events' args a cursor renders next (a no-op
+ * for sources without prefetch and for a NULL cursor). */
+void tp_args_prefetch(const tp_trace *t, void *cursor, const uint32_t *events, size_t n);
+
+/* The handle's text (tp_args_get) is already minified, valid JSON that a
+ * writer may copy as it is: args rendered by a reader or held in the handle. */
+bool tp_args_is_minified(const tp_trace *t, uint64_t handle);
+
 /* Visit the args of an external handle: 1 visited, 0 not an external handle
- * (use tp_args_get / tp_args_split), -1 the source could not render them.
+ * or a source without visit (use tp_args_get / tp_args_split), -1 the source
+ * could not render them.
  * Threads that visit at the same time each use a cursor of their own
  * (tp_args_cursor_new; NULL when the trace needs none); with a NULL cursor
  * only one thread may visit. */

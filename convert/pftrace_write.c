@@ -674,8 +674,8 @@ static void put_event(penc *e, uint32_t i, int type, int64_t ts, uint64_t track)
         const char *args = NULL, *extra;
         size_t alen = 0, elen;
         int v = ev->args ? tp_args_visit(t, e->cursor, ev->args, put_typed_arg, e) : 1;
-        if (v == 0)
-            tp_args_split(t, ev->args, &args, &alen, &extra, &elen);
+        if (v == 0) /* args text: in the arena, or the input file's via this thread's cursor */
+            tp_args_split_r(t, e->cursor, NULL, ev->args, &args, &alen, &extra, &elen);
         else if (v < 0) { /* the source could not render them: say so (tp_args_get is not for threads) */
             args = "args not available";
             alen = strlen(args);
@@ -718,6 +718,7 @@ static void write_chunk(penc *e, const uint32_t *ev, size_t n)
 {
     const tp_trace *t = e->w->t;
     size_t depth = 0;
+    tp_args_prefetch(t, e->cursor, ev, n);
     for (size_t q = 0; q < n; q++) {
         uint32_t i = ev[q];
         const tp_event *x = &t->events[i];

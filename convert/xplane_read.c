@@ -1722,7 +1722,8 @@ static int src_visit(const tp_trace *t, void *cursor, uint64_t h, tp_arg_fn fn, 
     return 0;
 }
 
-static const tp_args_source xp_args_source = {src_json, src_visit, cursor_new, cursor_free};
+static const tp_args_source xp_args_source = {
+    .json = src_json, .visit = src_visit, .cursor_new = cursor_new, .cursor_free = cursor_free};
 
 const tp_xplane_data *tp_xplane_report_data(const tp_trace *t)
 {
