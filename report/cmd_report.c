@@ -96,6 +96,7 @@ int tp_cmd_report(int argc, char **argv)
     }
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
+    tp_timing("summary");
     int rc = TP_EXIT_OK;
     if (tp_report_write(&s, &fo, &po, dir, &err) < 0) {
         tp_report_error(err.where[0] || !err.msg[0] ? dir : path, &err);

@@ -10,6 +10,7 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
 {
     if (tp_format_pages_build(s, fo, err) < 0)
         return -1;
+    tp_timing("format pages");
     const char **pngs = NULL;
     tp_buf json = {0}, md = {0};
     char pngdir[4096];
@@ -17,6 +18,7 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     int rc = 0;
     if (tp_mkdirs(pngdir, err) < 0 || tp_report_pages(s, dir, po, &pngs, err) < 0)
         rc = -1;
+    tp_timing("pages");
     if (rc == 0) {
         tp_summary_json(s, &json);
         tp_summary_md(s, pngs, &md);
@@ -24,6 +26,7 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
             tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
             rc = -1;
     }
+    tp_timing("summary files");
     free(pngs);
     tp_buf_free(&json);
     tp_buf_free(&md);

@@ -5,6 +5,7 @@
 #include "kernel_json.h"
 #include "kname.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,51 @@ static void find_date(const tp_trace *t, tp_summary *s)
     strftime(s->date, sizeof s->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* ---- the analyses, two at a time ---- */
+
+static void *kernel_table_job(void *p)
+{
+    tp_summary *s = p;
+    tp_kernel_table_build(s->t, &s->kt);
+    return NULL;
+}
+
+static void *host_tree_job(void *p)
+{
+    tp_summary *s = p;
+    tp_host_tree_build(s->t, &s->ht);
+    return NULL;
+}
+
+static void *ops_and_steps_job(void *p)
+{
+    tp_summary *s = p;
+    tp_op_kernels_build(s->t, &s->ht, &s->ob);
+    tp_step_figures_build(s->t, &s->ht, &s->sf);
+    return NULL;
+}
+
+static void *overheads_job(void *p)
+{
+    tp_summary *s = p;
+    tp_overheads_build(s->t, &s->ht, &s->ov);
+    return NULL;
+}
+
+/* side() on a second thread while here() runs on this one; both on this
+ * thread with TP_THREADS=1 / TP_REPORT_THREADS=1 (the same results: the
+ * tests compare the two). */
+static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *))
+{
+    pthread_t th;
+    bool spawned = !tp_single_thread("TP_REPORT_THREADS") && pthread_create(&th, NULL, side, s) == 0;
+    here(s);
+    if (spawned)
+        pthread_join(th, NULL);
+    else
+        side(s);
+}
+
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -129,11 +175,10 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     for (size_t i = 0; i < t->nevents; i++)
         s->slices += t->events[i].ph == 'X' &&
                      !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
-    tp_kernel_table_build(t, &s->kt);
-    tp_host_tree_build(t, &s->ht);
-    tp_op_kernels_build(t, &s->ht, &s->ob);
-    tp_step_figures_build(t, &s->ht, &s->sf);
-    tp_overheads_build(t, &s->ht, &s->ov);
+    /* two rounds on two threads: each analysis writes only its own member
+     * and reads the trace (and the host tree, built in the first round) */
+    run_pair(kernel_table_job, s, host_tree_job);
+    run_pair(ops_and_steps_job, s, overheads_job);
     find_devices(t, s);
     find_date(t, s);
 }

@@ -397,6 +397,24 @@ TEST(report_is_byte_identical_and_dated_from_source_date_epoch)
     free(out);
 }
 
+/* The analyses run two at a time on two threads (report/summary.c): the
+ * report must be the one a single thread writes. */
+TEST(report_is_the_same_from_one_thread_and_two)
+{
+    const char *ins[] = {sample("external/kineto/hta_critical_path_alexnet_2023.json.gz"),
+                         sample("external/kineto/kineto_tbplugin_resnet50_pt1.8_2021-01.pt.trace.json.gz"),
+                         "golden/example.pt.trace.json"};
+    for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+        const char *one = tp_test_tmp("threads_one"), *two = tp_test_tmp("threads_two");
+        CHECK_EQ_INT(tp_test_run(NULL, "TP_REPORT_THREADS=1 '%s' report '%s' -o '%s' 2>/dev/null", tp_test_bin(), ins[i], one), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s' 2>/dev/null", tp_test_bin(), ins[i], two), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && for f in report.pdf summary.json summary.md png/*; do cmp -s \"$f\" "
+                                       "'%s'/\"$f\" || exit 1; done",
+                                 one, two),
+                     0);
+    }
+}
+
 TEST(report_empty_and_tiny_traces)
 {
     static const char *const traces[] = {
