@@ -89,7 +89,9 @@ void tp_derived_lines_recognise(tp_trace *t)
 {
     /* a converted trace read again: device tracks whose events are all
      * "derived" are derived lines */
-    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
+    tp_str cat = tp_str_find(t, TP_DERIVED_CAT, strlen(TP_DERIVED_CAT));
+    if (!cat) /* no event has the category: not a converted trace */
+        return;
     uint32_t *nall = tp_xcalloc(t->ntracks + 1, sizeof *nall), *nder = tp_xcalloc(t->ntracks + 1, sizeof *nder);
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];

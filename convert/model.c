@@ -64,6 +64,20 @@ static void rehash(tp_trace *t, size_t cap)
     t->str_hash_cap = cap;
 }
 
+tp_str tp_str_find(const tp_trace *t, const char *s, size_t len)
+{
+    if (len == 0 || !t->str_hash_cap)
+        return 0;
+    size_t mask = t->str_hash_cap - 1;
+    for (size_t i = tp_hash_bytes(s, len) & mask; t->str_hash[i]; i = (i + 1) & mask) {
+        uint32_t id = t->str_hash[i];
+        size_t off = t->str_off[id];
+        if (t->str_off[id + 1] - off - 1 == len && memcmp(t->str_data + off, s, len) == 0)
+            return id;
+    }
+    return 0;
+}
+
 tp_str tp_intern(tp_trace *t, const char *s, size_t len)
 {
     if (t->nstr > 0 && len == 0)

@@ -173,6 +173,8 @@ void tp_trace_free(tp_trace *t);
 /* Strings. */
 tp_str tp_intern(tp_trace *t, const char *s, size_t len);
 tp_str tp_intern_cstr(tp_trace *t, const char *s);
+/* The id of a string already interned, 0 when it is not (nor empty). */
+tp_str tp_str_find(const tp_trace *t, const char *s, size_t len);
 const char *tp_str_get(const tp_trace *t, tp_str id);
 size_t tp_str_len(const tp_trace *t, tp_str id);
 

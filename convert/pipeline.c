@@ -68,10 +68,31 @@ static bool is_device_kind(uint8_t k)
     return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET || k == TP_KIND_SYNC;
 }
 
-/* Device processes, track roles, legacy no-category events, steps. */
+/* Device processes, track roles, legacy no-category events, steps: one walk
+ * over the events (the array is hundreds of MB; each walk costs).  A step
+ * must be on a host thread, which is known only after the walk, so named
+ * steps are taken tentatively and the few on device tracks given back. */
+typedef struct step_guess {
+    uint32_t ev;
+    uint16_t flags;
+    uint8_t kind;
+    uint64_t id;
+} step_guess;
+
 static void classify(tp_trace *t)
 {
     tp_str cuda_fn = tp_intern_cstr(t, "CUDA functions");
+    int64_t *step_of = tp_xmalloc((t->nstr + 1) * sizeof *step_of); /* ProfilerStep#N: N, else -1 */
+    for (size_t i = 0; i < t->nstr; i++) {
+        const char *n = tp_str_get(t, (tp_str)i);
+        int64_t step;
+        step_of[i] = strncmp(n, "ProfilerStep#", 13) == 0 && tp_parse_int(n + 13, strlen(n + 13), &step) == 0 &&
+                             step >= 0
+                         ? step
+                         : -1;
+    }
+    step_guess *guess = NULL;
+    size_t nguess = 0, guess_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         tp_event *e = &t->events[i];
         tp_process *p = &t->processes[t->tracks[e->track].process];
@@ -79,7 +100,17 @@ static void classify(tp_trace *t)
             e->kind = p->key == cuda_fn ? TP_KIND_KERNEL : TP_KIND_HOST_OP; /* legacy autograd profiler */
         if (is_device_kind(e->kind))
             p->is_device = true;
+        /* PyTorch 1.8/1.9 record the step as an Operator, later versions as a user annotation */
+        if (e->ph == 'X' && (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) && e->name < t->nstr &&
+            step_of[e->name] >= 0 && t->tracks[e->track].role == TP_TRACK_HOST) {
+            TP_GROW(guess, guess_cap, nguess + 1);
+            guess[nguess++] = (step_guess){(uint32_t)i, e->flags, e->kind, e->id};
+            e->flags |= TP_EV_STEP;
+            e->kind = TP_KIND_ANNOTATION; /* a step is not an operator, whatever its category */
+            e->id = (uint64_t)step_of[e->name];
+        }
     }
+    free(step_of);
     for (size_t i = 0; i < t->nprocesses; i++) {
         tp_process *p = &t->processes[i];
         if (p->is_device && p->device < 0 && p->key == 0 && p->pid >= 0 && p->pid < (1 << 20))
@@ -90,23 +121,15 @@ static void classify(tp_trace *t)
         if (k->role == TP_TRACK_HOST && t->processes[k->process].is_device)
             k->role = TP_TRACK_DEVICE;
     }
-    /* ProfilerStep#N on host threads are steps */
-    for (size_t i = 0; i < t->nevents; i++) {
-        tp_event *e = &t->events[i];
-        /* PyTorch 1.8/1.9 record the step as an Operator, later versions as a user annotation */
-        if (e->ph != 'X' || (e->kind != TP_KIND_ANNOTATION && e->kind != TP_KIND_HOST_OP) ||
-            t->tracks[e->track].role != TP_TRACK_HOST)
-            continue;
-        const char *n = tp_str_get(t, e->name);
-        if (strncmp(n, "ProfilerStep#", 13) != 0)
-            continue;
-        int64_t step;
-        if (tp_parse_int(n + 13, strlen(n + 13), &step) == 0 && step >= 0) {
-            e->flags |= TP_EV_STEP;
-            e->kind = TP_KIND_ANNOTATION; /* a step is not an operator, whatever its category */
-            e->id = (uint64_t)step;
+    for (size_t g = 0; g < nguess; g++) { /* steps are on host threads only */
+        tp_event *e = &t->events[guess[g].ev];
+        if (t->tracks[e->track].role != TP_TRACK_HOST) {
+            e->flags = guess[g].flags;
+            e->kind = guess[g].kind;
+            e->id = guess[g].id;
         }
     }
+    free(guess);
 }
 
 /* ---- linking ---- */
@@ -128,21 +151,37 @@ static size_t corr_slot(const corr_map *m, uint32_t corr)
     return i;
 }
 
+static bool is_host_slice(const tp_trace *t, const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST;
+}
+
 /* device event -> launch call by correlation id; launch call -> innermost
  * enclosing host op on the same thread (by time containment). */
 static void link_events(tp_trace *t)
 {
+    /* one walk counts the launch calls and each host thread's slices */
     size_t nrt = 0;
     uint32_t maxcorr = 0;
-    for (size_t i = 0; i < t->nevents; i++)
-        if (t->events[i].kind == TP_KIND_RUNTIME && (t->events[i].flags & TP_EV_HAS_CORR)) {
+    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->kind == TP_KIND_RUNTIME && (e->flags & TP_EV_HAS_CORR)) {
             nrt++;
-            if (t->events[i].corr != UINT32_MAX && t->events[i].corr > maxcorr)
-                maxcorr = t->events[i].corr;
+            if (e->corr != UINT32_MAX && e->corr > maxcorr)
+                maxcorr = e->corr;
         }
+        if (is_host_slice(t, e))
+            start[e->track + 1]++;
+    }
+    for (size_t k = 0; k < t->ntracks; k++)
+        start[k + 1] += start[k];
+    uint32_t *idx = tp_xmalloc((t->nevents + 1) * sizeof *idx);
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
     size_t linked = 0;
+    corr_map m = {0};
     if (nrt) {
-        corr_map m;
         m.cap = 64;
         while (m.cap < nrt * 2)
             m.cap *= 2;
@@ -164,37 +203,25 @@ static void link_events(tp_trace *t)
             m.keys[s] = e->corr + 1u;
             m.vals[s] = (uint32_t)i;
         }
-        for (size_t i = 0; i < t->nevents; i++) {
-            tp_event *e = &t->events[i];
-            if (!is_device_kind(e->kind) || !(e->flags & TP_EV_HAS_CORR) || e->link != TP_NONE || e->ph != 'X' ||
-                e->corr == UINT32_MAX)
-                continue;
-            size_t s = corr_slot(&m, e->corr);
-            if (m.keys[s]) {
-                e->link = m.vals[s];
-                linked++;
-            }
-        }
-        free(m.keys);
-        free(m.vals);
     }
-    /* launch -> op: sweep each host thread's slices in time order */
-    uint32_t *idx = tp_xmalloc((t->nevents + 1) * sizeof *idx);
-    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    /* one walk: device activity -> its launch call by correlation id, and
+     * each host thread's slices listed */
     for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST)
-            start[e->track + 1]++;
-    }
-    for (size_t k = 0; k < t->ntracks; k++)
-        start[k + 1] += start[k];
-    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
-    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST)
+        tp_event *e = &t->events[i];
+        if (is_host_slice(t, e))
             idx[fill[e->track]++] = (uint32_t)i;
+        if (!nrt || !is_device_kind(e->kind) || !(e->flags & TP_EV_HAS_CORR) || e->link != TP_NONE || e->ph != 'X' ||
+            e->corr == UINT32_MAX)
+            continue;
+        size_t s = corr_slot(&m, e->corr);
+        if (m.keys[s]) {
+            e->link = m.vals[s];
+            linked++;
+        }
     }
+    free(m.keys);
+    free(m.vals);
+    /* launch -> op: sweep each host thread's slices in time order */
     uint32_t *stack = NULL;
     size_t scap = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
@@ -224,27 +251,23 @@ static void link_events(tp_trace *t)
     free(fill);
     free(start);
     free(idx);
+    /* one walk: device activity gets its launch call's op; the input's own
+     * launch flows are replaced by flows bound to the slices */
+    static const char *const launch_cats[] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu", NULL};
+    tp_str cats[4] = {0};
+    for (int c = 0; linked && launch_cats[c]; c++)
+        cats[c] = tp_intern_cstr(t, launch_cats[c]);
     for (size_t i = 0; i < t->nevents; i++) {
         tp_event *e = &t->events[i];
         if (e->link != TP_NONE && e->op == TP_NONE)
             e->op = t->events[e->link].op;
-    }
-    /* the input's own launch flows are replaced by flows bound to the slices */
-    if (linked) {
-        static const char *const launch_cats[] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu", NULL};
-        tp_str cats[4];
-        for (int c = 0; launch_cats[c]; c++)
-            cats[c] = tp_intern_cstr(t, launch_cats[c]);
-        for (size_t i = 0; i < t->nevents; i++) {
-            tp_event *e = &t->events[i];
-            if (e->ph != 's' && e->ph != 't' && e->ph != 'f')
-                continue;
-            for (int c = 0; c < 4; c++)
-                if (e->cat == cats[c]) {
-                    tp_drop(t, (uint32_t)i, "launch flows (replaced by flows bound to the slices)");
-                    break;
-                }
-        }
+        if (!linked || (e->ph != 's' && e->ph != 't' && e->ph != 'f'))
+            continue;
+        for (int c = 0; c < 4; c++)
+            if (e->cat == cats[c]) {
+                tp_drop(t, (uint32_t)i, "launch flows (replaced by flows bound to the slices)");
+                break;
+            }
     }
 }
 

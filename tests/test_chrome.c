@@ -274,6 +274,32 @@ TEST(chrome_steps_filter)
     CHECK(tp_parse_steps("x", &a, &b2) == -1);
 }
 
+/* ProfilerStep#N is a step on a host thread only; an event of that name on a
+ * device track (a process that has kernels) keeps its kind and id. */
+TEST(chrome_steps_only_on_host_threads)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("{\"traceEvents\":["
+                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2},"
+                    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#4\",\"pid\":0,"
+                    "\"tid\":9,\"ts\":1,\"dur\":5,\"id\":77},"
+                    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#5\",\"pid\":1,\"tid\":1,"
+                    "\"ts\":1,\"dur\":5},"
+                    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#x\",\"pid\":1,\"tid\":1,"
+                    "\"ts\":7,\"dur\":1}]}",
+                    &t, &err, false) == 0);
+    const tp_event *dev = find(&t, "ProfilerStep#4"), *host = find(&t, "ProfilerStep#5"),
+                   *other = find(&t, "ProfilerStep#x");
+    CHECK(dev && host && other);
+    if (dev && host && other) {
+        CHECK(!(dev->flags & TP_EV_STEP) && dev->kind == TP_KIND_HOST_OP);
+        CHECK((host->flags & TP_EV_STEP) && host->kind == TP_KIND_ANNOTATION && host->id == 5);
+        CHECK(!(other->flags & TP_EV_STEP) && other->kind == TP_KIND_HOST_OP);
+    }
+    tp_trace_free(&t);
+}
+
 TEST(percentiles_match_numpy_linear)
 {
     int64_t v[] = {1, 2, 3, 4, 10};
