@@ -5,6 +5,7 @@
 #include "legend.h"
 #include "palette.h"
 #include "textfit.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,17 +19,11 @@
 #define MIN_ROW 7.0
 #define MAX_ROW 24.0
 
-static const tp_tl_item *sort_items; /* qsort has no context argument */
-static int cmp_item(const void *a, const void *b)
-{
-    const tp_tl_item *x = &sort_items[*(const size_t *)a], *y = &sort_items[*(const size_t *)b];
-    if (x->track != y->track)
-        return x->track < y->track ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    size_t i = *(const size_t *)a, j = *(const size_t *)b; /* stable: input order */
-    return (i > j) - (i < j);
-}
+/* items in track order, then by start; ties keep their input order (stable) */
+#define ITEM_LESS(x, y, items)                                                                                   \
+    ((items)[*(x)].track < (items)[*(y)].track ||                                                            \
+     ((items)[*(x)].track == (items)[*(y)].track && (items)[*(x)].start_ns < (items)[*(y)].start_ns))
+TP_SORT_DEFINE(sort_items, size_t, const tp_tl_item *, ITEM_LESS)
 
 void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
 {
@@ -120,8 +115,7 @@ void tp_timeline_draw(tp_canvas *cv, const tp_timeline *tl, tp_rect r)
     size_t *ord = tp_xmalloc(tl->nitems * sizeof *ord);
     for (size_t i = 0; i < tl->nitems; i++)
         ord[i] = i;
-    sort_items = tl->items;
-    qsort(ord, tl->nitems, sizeof *ord, cmp_item);
+    sort_items(ord, tl->nitems, tl->items); /* no global context: pages are drawn on two threads */
     tp_cv_save(cv);
     tp_cv_clip_rect(cv, px, y, pw, bottom - y);
     for (size_t oi = 0; oi < tl->nitems; oi++) {

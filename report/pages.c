@@ -6,6 +6,9 @@
 #include "chart_table.h"
 #include "kname.h"
 
+#include "font.h"
+
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +129,28 @@ void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
     tp_kname_free(pc.knames, pc.nknames);
 }
 
+typedef struct pdf_job {
+    const tp_pagectx *pc;
+    const char *dir, *name;
+    tp_err err;
+    int rc;
+} pdf_job;
+
+static void *write_pdf(void *arg)
+{
+    pdf_job *j = arg;
+    char path[4096], title[400];
+    snprintf(path, sizeof path, "%s/report.pdf", j->dir);
+    snprintf(title, sizeof title, "tracepress report: %s", j->name);
+    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){title, NULL}, &j->err);
+    if (!pdf)
+        return NULL;
+    draw_all(pdf, j->pc);
+    if (tp_canvas_close(pdf, &j->err) == 0)
+        j->rc = 0;
+    return NULL;
+}
+
 int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
                     tp_err *err)
 {
@@ -137,17 +162,15 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
     size_t nn = 0;
     int rc = -1;
 
+    /* the PDF on a second thread while the PNGs are drawn here: both only
+     * read pc and the summary; the fonts are loaded before they start */
+    tp_font_check(NULL, 0);
+    pdf_job pj = {.pc = &pc, .dir = dir, .name = s->name, .rc = -1};
+    pthread_t th;
+    bool spawned = !tp_single_thread("TP_REPORT_THREADS") && pthread_create(&th, NULL, write_pdf, &pj) == 0;
+    if (!spawned)
+        write_pdf(&pj);
     char path[4096];
-    snprintf(path, sizeof path, "%s/report.pdf", dir);
-    char title[400];
-    snprintf(title, sizeof title, "tracepress report: %s", s->name);
-    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){title, NULL}, err);
-    if (!pdf)
-        goto out;
-    draw_all(pdf, &pc);
-    if (tp_canvas_close(pdf, err) != 0)
-        goto out;
-
     double scale = o->png_scale;
     if (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
         write_png(dir, "kernels_mean", &pc, scale, png_kernels_mean, &names, &nn, err) < 0 ||
@@ -168,6 +191,12 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
         goto out;
     rc = 0;
 out:
+    if (spawned)
+        pthread_join(th, NULL);
+    if (pj.rc < 0) { /* the PDF's error comes first, as when it was written first */
+        *err = pj.err;
+        rc = -1;
+    }
     tp_kname_free(pc.knames, pc.nknames);
     if (rc < 0) {
         free(names);
