@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +44,19 @@ struct tp_out {
     bool io_full, stop;
 };
 
-/* Temporary names still open, for the signal handler (async-signal-safe
- * access: fixed array of pointers that stay valid while registered). */
-static char *volatile open_tmps[MAX_OPEN];
+/* Temporary names still open, for the signal handler: a fixed array of
+ * pointers that stay valid while registered, claimed and released
+ * atomically (outputs are opened by two threads at once: the report's PDF
+ * and PNGs; lock-free atomics are async-signal-safe). */
+static _Atomic(char *) open_tmps[MAX_OPEN];
 
 static void on_signal(int sig)
 {
-    for (int i = 0; i < MAX_OPEN; i++)
-        if (open_tmps[i])
-            unlink(open_tmps[i]);
+    for (int i = 0; i < MAX_OPEN; i++) {
+        char *tmp = atomic_load(&open_tmps[i]);
+        if (tmp)
+            unlink(tmp);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -105,12 +110,13 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
     }
     fchmod(o->fd, 0644);
     o->slot = -1;
-    for (int i = 0; i < MAX_OPEN; i++)
-        if (!open_tmps[i]) {
-            open_tmps[i] = o->tmp;
+    for (int i = 0; i < MAX_OPEN; i++) {
+        char *none = NULL;
+        if (atomic_compare_exchange_strong(&open_tmps[i], &none, o->tmp)) {
             o->slot = i;
             break;
         }
+    }
     o->gzip = ends_with(path, ".gz");
     if (o->gzip) {
         isal_deflate_init(&o->z);
@@ -253,7 +259,7 @@ static void release(tp_out *o)
 {
     io_drain(o, true);
     if (o->slot >= 0)
-        open_tmps[o->slot] = NULL;
+        atomic_store(&open_tmps[o->slot], NULL);
     free(o->zlevel);
     free(o->zbuf);
     tp_buf_free(&o->buf);
