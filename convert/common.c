@@ -22,14 +22,33 @@ static void out_of_memory(size_t n)
  * (header to end, one VMA): advising part of it splits the mapping, and a
  * later realloc can then no longer mremap it and falls back to a copy.  A
  * block that is not a whole mapping (heap, another allocator) gets advice
- * only on the 2 MiB-aligned span inside it.  Advice never changes contents. */
+ * only on the 2 MiB-aligned span inside it.  Advice never changes contents.
+ *
+ * Above HUGE_MAX a block stops being huge (MADV_NOHUGEPAGE): every realloc
+ * that moves a block splits its huge pages (glibc's chunks are not 2 MiB
+ * aligned), and on this VM a long run over a few GB of split and collapsed
+ * huge pages cost twice the CPU (1 GB XSpace: 14 s of user time became 30).
+ * HUGE_MAX keeps the gain where it was measured (Kineto up to 1 GB: 0.25x
+ * less time) and the large long runs as they were.  TP_HUGE_PAGES=0 turns
+ * the advice off, for measurements. */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 #define HUGE_MIN ((size_t)8 << 20)
+#define HUGE_MAX ((size_t)320 << 20)
+
+static bool huge_pages_wanted(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("TP_HUGE_PAGES");
+        on = !(v && strcmp(v, "0") == 0);
+    }
+    return on;
+}
 
 static void advise_huge(void *p, size_t asked)
 {
-#ifdef MADV_HUGEPAGE
-    if (asked < HUGE_MIN)
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    if (asked < HUGE_MIN || !huge_pages_wanted())
         return;
     uintptr_t lo = (uintptr_t)p, hi = lo + malloc_usable_size(p);
     const uintptr_t page = 4096, header = 2 * sizeof(size_t);
@@ -40,7 +59,7 @@ static void advise_huge(void *p, size_t asked)
         hi &= ~(HUGE_PAGE - 1);
     }
     if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+        (void)madvise((void *)lo, hi - lo, asked <= HUGE_MAX ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #else
     (void)p;
     (void)asked;
