@@ -224,17 +224,21 @@ uint64_t tp_hash_bytes(const char *s, size_t n)
 void tp_timing(const char *phase)
 {
     static int on = -1;
-    static struct timespec last;
+    static struct timespec last, last_cpu;
     if (on < 0) {
         const char *v = getenv("TP_TIMING");
         on = v && *v && strcmp(v, "0") != 0;
         clock_gettime(CLOCK_MONOTONIC, &last);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &last_cpu);
     }
     if (!on)
         return;
-    struct timespec now;
+    struct timespec now, cpu;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
     double s = (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9;
+    /* CPU seconds of all threads: on a busy machine the wall time says little */
+    double c = (double)(cpu.tv_sec - last_cpu.tv_sec) + (double)(cpu.tv_nsec - last_cpu.tv_nsec) / 1e9;
     /* the peak so far, and what is resident now: anonymous and mapped file */
     char line[128], out[160] = "";
     FILE *f = fopen("/proc/self/status", "r");
@@ -247,6 +251,7 @@ void tp_timing(const char *phase)
     }
     if (f)
         fclose(f);
-    fprintf(stderr, "timing: %-24s %.3f s%s\n", phase, s, out);
+    fprintf(stderr, "timing: %-24s %.3f s  cpu %.3f s%s\n", phase, s, c, out);
     last = now;
+    last_cpu = cpu;
 }

@@ -253,6 +253,26 @@ void tp_out_maybe_flush(tp_out *o)
     pthread_mutex_unlock(&o->mu);
 }
 
+/* Put the finished temporary file at `path`, atomically: a reader sees the
+ * old file or the new one, never neither.  An existing regular file is
+ * swapped with the new one (RENAME_EXCHANGE) and then removed under the
+ * temporary name, instead of being renamed over: ext4 answers a rename over
+ * an existing file by starting writeback of the whole new file before it
+ * returns (its "auto_da_alloc" heuristic), which made re-converting a 1 GB
+ * trace over its old output wait 0.3-0.5 s for the disk.  Anything else (no
+ * file yet, a directory, a filesystem without the flag) takes rename(). */
+static int replace_file(const char *tmp, const char *path)
+{
+#ifdef RENAME_EXCHANGE
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+        (void)unlink(tmp); /* the old output; the signal handler would remove it too */
+        return 0;
+    }
+#endif
+    return rename(tmp, path);
+}
+
 uint64_t tp_out_bytes(const tp_out *o) { return o->bytes + o->buf.len; }
 
 static void release(tp_out *o)
@@ -295,7 +315,7 @@ int tp_out_commit(tp_out *o, tp_err *err)
         release(o);
         return 0;
     }
-    if (rename(o->tmp, o->path) != 0) {
+    if (replace_file(o->tmp, o->path) != 0) {
         tp_fail_at(err, "", "cannot rename to %s: %s", o->path, strerror(errno));
         unlink(o->tmp);
         release(o);

@@ -6,8 +6,10 @@
  *   - SIGTERM / SIGINT during a long conversion remove the temporary file;
  *   - the input is never overwritten (`convert X -o X`, also through another
  *     path, a symlink or a hard link);
- *   - writing over an existing output replaces it by rename: the old file is
- *     never written in place (a hard link to it keeps the old bytes). */
+ *   - writing over an existing output replaces it atomically (swapped in by
+ *     RENAME_EXCHANGE, then the old one unlinked, or renamed over): the old
+ *     file is never written in place (a hard link to it keeps the old bytes)
+ *     and nothing is left under the temporary name. */
 #include "harness.h"
 
 #include <dirent.h>
