@@ -485,7 +485,6 @@ static void *format_chunk(void *arg)
     chunk_job *j = arg;
     j->buf.len = 0;
     j->w.b = &j->buf;
-    tp_args_prefetch(j->w.t, j->w.cursor, j->ev, j->n);
     for (size_t q = 0; q < j->n; q++)
         write_event(&j->w, j->ev[q], j->fp, &j->v1_next);
     return NULL;

@@ -233,12 +233,6 @@ bool tp_args_is_minified(const tp_trace *t, uint64_t handle)
     return (handle & TP_ARGS_EXTERNAL) && t->args_source && !t->args_source->raw_text;
 }
 
-void tp_args_prefetch(const tp_trace *t, void *cursor, const uint32_t *events, size_t n)
-{
-    if (cursor && t->args_source && t->args_source->prefetch)
-        t->args_source->prefetch(t, cursor, events, n);
-}
-
 void *tp_args_cursor_new(const tp_trace *t)
 {
     return t->args_source && t->args_source->cursor_new ? t->args_source->cursor_new(t) : NULL;

@@ -230,14 +230,7 @@ typedef struct tp_args_source {
      * Chrome reader's args left in the file): writers check it as they check
      * arena args.  Such a source may have no visit (tp_args_visit then says 0). */
     bool raw_text;
-    /* Optional: the writer is about to render the args of these events with
-     * this cursor; a source that reads its text in batches reads it now. */
-    void (*prefetch)(const struct tp_trace *t, void *cursor, const uint32_t *events, size_t n);
 } tp_args_source;
-
-/* Tell the args source which events' args a cursor renders next (a no-op
- * for sources without prefetch and for a NULL cursor). */
-void tp_args_prefetch(const tp_trace *t, void *cursor, const uint32_t *events, size_t n);
 
 /* The handle's text (tp_args_get) is already minified, valid JSON that a
  * writer may copy as it is: args rendered by a reader or held in the handle. */

@@ -718,7 +718,6 @@ static void write_chunk(penc *e, const uint32_t *ev, size_t n)
 {
     const tp_trace *t = e->w->t;
     size_t depth = 0;
-    tp_args_prefetch(t, e->cursor, ev, n);
     for (size_t q = 0; q < n; q++) {
         uint32_t i = ev[q];
         const tp_event *x = &t->events[i];
