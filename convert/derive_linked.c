@@ -7,54 +7,52 @@
  * Annotations carry the host event of each op call and scope so that two
  * calls of one op stay two events; the engine in derive.c does the rest. */
 #include "derive.h"
+#include "tracks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_by_time(const void *pa, const void *pb, void *ctx)
-{
-    const tp_trace *t = ctx;
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const tp_event *x = &t->events[a], *y = &t->events[b];
-    if (x->track != y->track)
-        return x->track < y->track ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
-/* parent[i]: the innermost complete event on the same host track enclosing i. */
+/* parent[i]: the innermost complete event on the same host track enclosing i.
+ * Each track's slices in time order (a counting partition, then the inlined
+ * merge sort: qsort_r over all of them cost twice as much at 1 GB). */
 static uint32_t *host_parents(const tp_trace *t)
 {
     uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
-    uint32_t *order = tp_xmalloc((t->nevents + 1) * sizeof *order);
-    size_t n = 0;
+    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+#define HOST_SLICE(e)                                                                                                  \
+    ((e)->ph == 'X' && !((e)->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && (e)->track < t->ntracks &&                 \
+     t->tracks[(e)->track].role == TP_TRACK_HOST)
     for (size_t i = 0; i < t->nevents; i++) {
         parent[i] = TP_NONE;
-        const tp_event *e = &t->events[i];
-        if (e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && e->track < t->ntracks &&
-            t->tracks[e->track].role == TP_TRACK_HOST)
-            order[n++] = (uint32_t)i;
+        if (HOST_SLICE(&t->events[i]))
+            start[t->events[i].track + 1]++;
     }
-    qsort_r(order, n, sizeof *order, cmp_by_time, (void *)t);
-    uint32_t *stack = tp_xmalloc((n + 1) * sizeof *stack);
-    size_t sp = 0;
-    uint32_t track = TP_NONE;
-    for (size_t k = 0; k < n; k++) {
-        const tp_event *e = &t->events[order[k]];
-        if (e->track != track) {
-            sp = 0;
-            track = e->track;
+    for (size_t k = 0; k < t->ntracks; k++)
+        start[k + 1] += start[k];
+    uint32_t *order = tp_xmalloc((start[t->ntracks] + 1) * sizeof *order);
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (HOST_SLICE(&t->events[i]))
+            order[fill[t->events[i].track]++] = (uint32_t)i;
+#undef HOST_SLICE
+    uint32_t *stack = tp_xmalloc((start[t->ntracks] + 1) * sizeof *stack);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        uint32_t *list = order + start[k];
+        size_t n = start[k + 1] - start[k], sp = 0;
+        tp_sort_by_time(t, list, n);
+        for (size_t j = 0; j < n; j++) {
+            const tp_event *e = &t->events[list[j]];
+            while (sp && t->events[stack[sp - 1]].ts + t->events[stack[sp - 1]].dur < e->ts + e->dur)
+                sp--; /* the top ends before e ends: not an ancestor */
+            parent[list[j]] = sp ? stack[sp - 1] : TP_NONE;
+            stack[sp++] = list[j];
         }
-        while (sp && t->events[stack[sp - 1]].ts + t->events[stack[sp - 1]].dur < e->ts + e->dur)
-            sp--; /* the top ends before e ends: not an ancestor */
-        parent[order[k]] = sp ? stack[sp - 1] : TP_NONE;
-        stack[sp++] = order[k];
     }
     free(stack);
+    free(fill);
     free(order);
+    free(start);
     return parent;
 }
 
@@ -75,8 +73,38 @@ static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
     return true;
 }
 
+/* The step whose time holds `at`: steps[] is in time order; when the steps
+ * overlap, the first in event order (a scan), else the one a binary search
+ * finds (a trace has hundreds of steps and millions of kernels). */
+static uint32_t step_at(const tp_trace *t, const uint32_t *steps, size_t n, bool disjoint, int64_t at)
+{
+    if (!disjoint) {
+        uint32_t best = TP_NONE;
+        for (size_t s = 0; s < n; s++) {
+            const tp_event *h = &t->events[steps[s]];
+            if (h->ts <= at && at < h->ts + h->dur && steps[s] < best)
+                best = steps[s];
+        }
+        return best;
+    }
+    size_t lo = 0, hi = n; /* the first step starting after at */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->events[steps[mid]].ts <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return TP_NONE;
+    const tp_event *h = &t->events[steps[lo - 1]];
+    return at < h->ts + h->dur ? steps[lo - 1] : TP_NONE;
+}
+
 static void add_name(tp_derive_input *in, int64_t group, tp_str name)
 {
+    if (in->nnames && in->names[in->nnames - 1].group == group)
+        return; /* kernels come step by step: the common case, without the scan */
     for (size_t s = 0; s < in->nnames; s++)
         if (in->names[s].group == group)
             return;
@@ -171,6 +199,10 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
             steps[nsteps++] = (uint32_t)i;
         }
     }
+    tp_sort_by_time(t, steps, nsteps);
+    bool steps_disjoint = true;
+    for (size_t k = 1; k < nsteps && steps_disjoint; k++)
+        steps_disjoint = t->events[steps[k - 1]].ts + t->events[steps[k - 1]].dur <= t->events[steps[k]].ts;
     tp_derive_input in;
     memset(&in, 0, sizeof in);
     uint32_t *chain = NULL;
@@ -224,17 +256,11 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
         if (top == TP_NONE && t->events[e.link].kind == TP_KIND_HOST_OP)
             top = e.link;
         if (a.group == TP_DERIVE_NO_GROUP) { /* launched from another thread (autograd): the step by time */
-            int64_t at = t->events[e.link].ts;
-            for (size_t s = 0; s < nsteps; s++) {
-                const tp_event *h = &t->events[steps[s]];
-                if (h->ts <= at && at < h->ts + h->dur) {
-                    int64_t num;
-                    if (is_step(t, h, &num)) {
-                        a.group = num;
-                        add_name(&in, num, h->name);
-                    }
-                    break;
-                }
+            uint32_t s = step_at(t, steps, nsteps, steps_disjoint, t->events[e.link].ts);
+            int64_t num;
+            if (s != TP_NONE && is_step(t, &t->events[s], &num)) {
+                a.group = num;
+                add_name(&in, num, t->events[s].name);
             }
         }
         if (top != TP_NONE) {
