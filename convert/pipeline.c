@@ -3,6 +3,7 @@
 #include "pipeline.h"
 #include "derive.h"
 #include "json_lex.h"
+#include "json_write.h"
 #include "tracks.h"
 
 #include <stdlib.h>
@@ -324,6 +325,28 @@ static int filter_steps(tp_trace *t, int64_t first, int64_t last, tp_err *err)
     return 0;
 }
 
+/* Strings holding bytes that are not UTF-8.  The Chrome reader counts bad
+ * escapes as it unescapes, but raw bytes are only met by the writers (which
+ * replace them): --strict looks here so stats and report reject what convert
+ * rejects. */
+static uint64_t strings_not_utf8(const tp_trace *t)
+{
+    uint64_t n = 0;
+    for (size_t id = 1; id < t->nstr; id++) {
+        const unsigned char *s = (const unsigned char *)tp_str_get(t, (tp_str)id);
+        size_t len = tp_str_len(t, (tp_str)id);
+        for (size_t i = 0; i < len;) {
+            size_t k = s[i] < 0x80 ? 1 : tp_utf8_seq_len(s + i, len - i);
+            if (!k) {
+                n++;
+                break;
+            }
+            i += k;
+        }
+    }
+    return n;
+}
+
 int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
 {
     tp_input *in = tp_input_open(path, err);
@@ -353,6 +376,9 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     tp_input_close(in);
     if (rc < 0)
         return -1;
+    uint64_t bad;
+    if (o->read.strict && (bad = strings_not_utf8(t)) > 0)
+        return tp_fail_at(err, "", "invalid UTF-8 in %llu strings, rejected by --strict", (unsigned long long)bad);
     tp_timing("read");
     classify(t);
     tp_derived_lines_recognise(t); /* derived lines of a converted trace stay derived lines */

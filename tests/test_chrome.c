@@ -144,6 +144,29 @@ TEST(chrome_lenient_problems_are_counted_and_strict_rejects_them)
     tp_trace_free(&t);
 }
 
+TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
+{
+    /* a kernel name with raw bytes that are not UTF-8: convert --strict
+     * rejects it (its writer meets the bytes), and so must stats and report,
+     * which write no JSON of the names */
+    const char *in = write_tmp("rawutf8.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+                                               "\"name\":\"k\xff\xfe\",\"pid\":1,\"tid\":7,\"ts\":1,\"dur\":2}]}");
+    const char *dir = tp_test_tmp("rawutf8.report");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert --strict '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("raw.json")), 2);
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --strict '%s'", tp_test_bin(), in), 2);
+    CHECK(log && strncmp(log, "tracepress: ", 12) == 0 &&
+          strstr(log, ": invalid UTF-8 in 1 strings, rejected by --strict\n") != NULL);
+    CHECK(log && strchr(log, '\n') == log + strlen(log) - 1);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s report --strict '%s' -o '%s'", tp_test_bin(), in, dir), 2);
+    CHECK(!tp_test_file_exists(dir));
+    /* lenient (no --strict): still read, the name repaired where JSON is written */
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --json '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "\"name\":\"k\xef\xbf\xbd\xef\xbf\xbd\"") != NULL);
+    free(log);
+}
+
 TEST(chrome_integers_beyond_int64)
 {
     tp_trace t;
