@@ -634,8 +634,17 @@ int dv_run_end(dv_run *r, tp_err *err)
     tp_trace *t = r->t;
     bool aligned;
     int64_t off = align_offset(r, &aligned);
-    t->processes[r->dev_proc].label =
-        tp_intern_cstr(t, aligned ? "device clock aligned to host (estimate)" : "device clock, not aligned");
+    /* The label names the device (the report's stream rows show it, so it
+     * must tell repetitions apart); the name adds how its clock was placed. */
+    {
+        tp_process *dp = &t->processes[r->dev_proc];
+        const char *id = tp_str_get(t, dp->name);
+        char nm[160];
+        snprintf(nm, sizeof nm, "%s (%s)", id,
+                 aligned ? "device clock aligned to host, estimate" : "device clock not aligned");
+        dp->label = dp->name;
+        dp->name = tp_intern_cstr(t, nm);
+    }
     tp_str wait = tp_intern_cstr(t, "queue wait"), queued = tp_intern_cstr(t, "queued"),
            submitted = tp_intern_cstr(t, "submitted"), wait_cat = tp_intern_cstr(t, "queue_wait");
     uint32_t layer_of = TP_NONE; /* the queue track the Layers line sits beside */

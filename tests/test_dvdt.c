@@ -3,6 +3,7 @@
 #include "dvdt.h"
 #include "dvdt_samples.h"
 #include "harness.h"
+#include "steps.h"
 
 #include <stdlib.h>
 
@@ -407,6 +408,34 @@ TEST(dvdt_ck_point_repetitions_and_layers)
     /* the repetition annotation carries time_fw_ms */
     const tp_event *rep = nth_of_kind(&t, TP_KIND_ANNOTATION, 0);
     CHECK(args_has(&t, rep, "\"time_fw_ms\":12.5"));
+    tp_trace_free(&t);
+}
+
+/* The report names device streams after the process label: each
+ * repetition's queue must be told apart there, and the clock note stays in
+ * the process name (it used to be the label: three rows read "device clock
+ * aligned to host (estimate) queue 0x3000"). */
+TEST(dvdt_ck_repetitions_have_distinct_stream_labels)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load(write_ckp(3), true, &t, &err, NULL) == 0);
+    int seen = 0;
+    for (size_t i = 0; i < t.ntracks; i++) {
+        const tp_track *tr = &t.tracks[i];
+        const tp_process *p = &t.processes[tr->process];
+        if (tr->role != TP_TRACK_DEVICE || !strstr(tp_str_get(&t, tr->name), "queue 0x3000") ||
+            strstr(tp_str_get(&t, tr->name), "wait"))
+            continue;
+        char want[128], got[256];
+        snprintf(want, sizeof want, "repetition %d: OpenCL device queue 0x3000", seen);
+        tp_stream_label(&t, (uint32_t)i, got, sizeof got);
+        CHECK_STR(got, want);
+        snprintf(want, sizeof want, "repetition %d: OpenCL device (device clock aligned to host, estimate)", seen);
+        CHECK_STR(tp_str_get(&t, p->name), want);
+        seen++;
+    }
+    CHECK_EQ_INT(seen, 3);
     tp_trace_free(&t);
 }
 
