@@ -5,6 +5,7 @@
  * "queue wait" track, so both nest correctly.  Device times are on another
  * clock; they are kept until the run ends, then shifted onto the host clock
  * (see align_offset). */
+#include "derive.h"
 #include "dvdt.h"
 #include "json_write.h"
 
@@ -695,7 +696,9 @@ int dv_run_end(dv_run *r, tp_err *err)
                 while (dv_days_from_civil(y + 1, 1, 1) <= days)
                     y++;
             }
-            tp_str lcat = tp_intern_cstr(t, tp_kind_name(TP_KIND_ANNOTATION));
+            /* category "derived", as the engine writes derived lines: read
+             * again, the line is a derived line (tp_derived_lines_recognise) */
+            tp_str lcat = tp_intern_cstr(t, TP_DERIVED_CAT);
             for (size_t i = 0; i < r->nlayers; i++) {
                 const dv_layer *L = &r->layers[i];
                 tp_event e;

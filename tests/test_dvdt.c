@@ -559,6 +559,37 @@ static int pipeline_load(const char *path, tp_trace *t)
     return rc;
 }
 
+/* The Layers line, converted and read again, is still a derived line beside
+ * its queue (it had category "annotation": read again it became a device
+ * stream of its own and its slices counted as the trace's). */
+TEST(dvdt_layers_line_stays_derived_when_read_again)
+{
+    const char *out = dv_tmp("layers-again.json");
+    remove(out);
+    char *msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "%s convert -q '%s' -o '%s'", tp_test_bin(), write_ckp(2), out), 0);
+    free(msg);
+    tp_trace t;
+    CHECK_EQ_INT(pipeline_load(out, &t), 0);
+    int lines = 0, layer_events = 0;
+    for (size_t i = 0; i < t.ntracks; i++) {
+        const tp_track *tr = &t.tracks[i];
+        if (strcmp(tp_str_get(&t, tr->name), "Layers") != 0)
+            continue;
+        lines++;
+        CHECK_EQ_INT(tr->role, TP_TRACK_DERIVED);
+        CHECK(tr->derived_of != TP_NONE && strcmp(tp_str_get(&t, t.tracks[tr->derived_of].name), "queue 0x3000") == 0);
+    }
+    for (size_t i = 0; i < t.nevents; i++)
+        if (strcmp(tp_str_get(&t, t.tracks[t.events[i].track].name), "Layers") == 0) {
+            layer_events++;
+            CHECK(t.events[i].flags & TP_EV_DERIVED);
+        }
+    CHECK_EQ_INT(lines, 2);
+    CHECK_EQ_INT(layer_events, 4);
+    tp_trace_free(&t);
+}
+
 static bool near(double a, double b) { return fabs(a - b) <= 1e-6 * (fabs(b) > 1 ? fabs(b) : 1); }
 
 TEST(dvdt_analysis_real_trace_describe)
