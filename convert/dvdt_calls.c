@@ -5,6 +5,7 @@
  * "queue wait" track, so both nest correctly.  Device times are on another
  * clock; they are kept until the run ends, then shifted onto the host clock
  * (see align_offset). */
+#include "derive.h"
 #include "dvdt.h"
 #include "json_write.h"
 
@@ -634,8 +635,17 @@ int dv_run_end(dv_run *r, tp_err *err)
     tp_trace *t = r->t;
     bool aligned;
     int64_t off = align_offset(r, &aligned);
-    t->processes[r->dev_proc].label =
-        tp_intern_cstr(t, aligned ? "device clock aligned to host (estimate)" : "device clock, not aligned");
+    /* The label names the device (the report's stream rows show it, so it
+     * must tell repetitions apart); the name adds how its clock was placed. */
+    {
+        tp_process *dp = &t->processes[r->dev_proc];
+        const char *id = tp_str_get(t, dp->name);
+        char nm[160];
+        snprintf(nm, sizeof nm, "%s (%s)", id,
+                 aligned ? "device clock aligned to host, estimate" : "device clock not aligned");
+        dp->label = dp->name;
+        dp->name = tp_intern_cstr(t, nm);
+    }
     tp_str wait = tp_intern_cstr(t, "queue wait"), queued = tp_intern_cstr(t, "queued"),
            submitted = tp_intern_cstr(t, "submitted"), wait_cat = tp_intern_cstr(t, "queue_wait");
     uint32_t layer_of = TP_NONE; /* the queue track the Layers line sits beside */
@@ -686,7 +696,9 @@ int dv_run_end(dv_run *r, tp_err *err)
                 while (dv_days_from_civil(y + 1, 1, 1) <= days)
                     y++;
             }
-            tp_str lcat = tp_intern_cstr(t, tp_kind_name(TP_KIND_ANNOTATION));
+            /* category "derived", as the engine writes derived lines: read
+             * again, the line is a derived line (tp_derived_lines_recognise) */
+            tp_str lcat = tp_intern_cstr(t, TP_DERIVED_CAT);
             for (size_t i = 0; i < r->nlayers; i++) {
                 const dv_layer *L = &r->layers[i];
                 tp_event e;

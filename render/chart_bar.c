@@ -142,13 +142,18 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
             else
                 tp_format_duration(vb, sizeof vb, v);
             double vw = tp_text_width(TP_FONT_REGULAR, VALUE_FS, vb);
+            double rx =
+                cx + (tp_font_ascent(TP_FONT_REGULAR, VALUE_FS) - tp_font_descent(TP_FONT_REGULAR, VALUE_FS)) / 2;
             if (vw <= slot - 1 && label_top - VALUE_FS * 1.2 >= r.y)
                 tp_cv_text(cv, cx, label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0, vb);
             else if (slot >= VALUE_FS * 1.1 && label_top - vw - 3 >= r.y)
-                tp_cv_text(
-                    cv,
-                    cx + (tp_font_ascent(TP_FONT_REGULAR, VALUE_FS) - tp_font_descent(TP_FONT_REGULAR, VALUE_FS)) / 2,
-                    label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, -90, vb);
+                tp_cv_text(cv, rx, label_top - 2, TP_FONT_REGULAR, VALUE_FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, -90, vb);
+            else if (slot >= VALUE_FS * 1.1 && v > 0 && !(c->err_lo && c->err_hi) &&
+                     base_y - top >= vw + 6)
+                /* no room above (the tallest bars): inside the top of the bar,
+                 * so the largest value is never the one left out */
+                tp_cv_text(cv, rx, top + 3 + vw, TP_FONT_REGULAR, VALUE_FS,
+                           tp_text_color_on(c->colors ? c->colors[i] : tp_palette(0)), TP_ALIGN_LEFT, -90, vb);
         }
     }
     /* axes on top of bars */

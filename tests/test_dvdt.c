@@ -3,6 +3,7 @@
 #include "dvdt.h"
 #include "dvdt_samples.h"
 #include "harness.h"
+#include "steps.h"
 
 #include <stdlib.h>
 
@@ -410,6 +411,34 @@ TEST(dvdt_ck_point_repetitions_and_layers)
     tp_trace_free(&t);
 }
 
+/* The report names device streams after the process label: each
+ * repetition's queue must be told apart there, and the clock note stays in
+ * the process name (it used to be the label: three rows read "device clock
+ * aligned to host (estimate) queue 0x3000"). */
+TEST(dvdt_ck_repetitions_have_distinct_stream_labels)
+{
+    tp_trace t;
+    tp_err err;
+    CHECK(load(write_ckp(3), true, &t, &err, NULL) == 0);
+    int seen = 0;
+    for (size_t i = 0; i < t.ntracks; i++) {
+        const tp_track *tr = &t.tracks[i];
+        const tp_process *p = &t.processes[tr->process];
+        if (tr->role != TP_TRACK_DEVICE || !strstr(tp_str_get(&t, tr->name), "queue 0x3000") ||
+            strstr(tp_str_get(&t, tr->name), "wait"))
+            continue;
+        char want[128], got[256];
+        snprintf(want, sizeof want, "repetition %d: OpenCL device queue 0x3000", seen);
+        tp_stream_label(&t, (uint32_t)i, got, sizeof got);
+        CHECK_STR(got, want);
+        snprintf(want, sizeof want, "repetition %d: OpenCL device (device clock aligned to host, estimate)", seen);
+        CHECK_STR(tp_str_get(&t, p->name), want);
+        seen++;
+    }
+    CHECK_EQ_INT(seen, 3);
+    tp_trace_free(&t);
+}
+
 /* ---- bad input ----------------------------------------------------------- */
 
 TEST(dvdt_every_truncation_is_a_clean_error)
@@ -528,6 +557,37 @@ static int pipeline_load(const char *path, tp_trace *t)
     if (rc)
         fprintf(stderr, "  load %s: %s %s\n", path, err.where, err.msg);
     return rc;
+}
+
+/* The Layers line, converted and read again, is still a derived line beside
+ * its queue (it had category "annotation": read again it became a device
+ * stream of its own and its slices counted as the trace's). */
+TEST(dvdt_layers_line_stays_derived_when_read_again)
+{
+    const char *out = dv_tmp("layers-again.json");
+    remove(out);
+    char *msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "%s convert -q '%s' -o '%s'", tp_test_bin(), write_ckp(2), out), 0);
+    free(msg);
+    tp_trace t;
+    CHECK_EQ_INT(pipeline_load(out, &t), 0);
+    int lines = 0, layer_events = 0;
+    for (size_t i = 0; i < t.ntracks; i++) {
+        const tp_track *tr = &t.tracks[i];
+        if (strcmp(tp_str_get(&t, tr->name), "Layers") != 0)
+            continue;
+        lines++;
+        CHECK_EQ_INT(tr->role, TP_TRACK_DERIVED);
+        CHECK(tr->derived_of != TP_NONE && strcmp(tp_str_get(&t, t.tracks[tr->derived_of].name), "queue 0x3000") == 0);
+    }
+    for (size_t i = 0; i < t.nevents; i++)
+        if (strcmp(tp_str_get(&t, t.tracks[t.events[i].track].name), "Layers") == 0) {
+            layer_events++;
+            CHECK(t.events[i].flags & TP_EV_DERIVED);
+        }
+    CHECK_EQ_INT(lines, 2);
+    CHECK_EQ_INT(layer_events, 4);
+    tp_trace_free(&t);
 }
 
 static bool near(double a, double b) { return fabs(a - b) <= 1e-6 * (fabs(b) > 1 ? fabs(b) : 1); }

@@ -108,6 +108,35 @@ TEST(render_bar_80_long_names_golden)
     tp_sample_free(names, values, 80);
 }
 
+/* 80 bars whose tallest is just under the top tick (the PlaidML "by mean"
+ * chart: 4.79 ms on a 5 ms axis): its rotated value does not fit above the
+ * bar, and it used to be dropped; it now goes inside the bar's top. */
+TEST(render_bar_tallest_value_label_kept)
+{
+    const char *names[80];
+    char nb[80][24];
+    int64_t v[80];
+    for (int i = 0; i < 80; i++) {
+        snprintf(nb[i], sizeof nb[i], "kernel_c4_sdk_%d", i);
+        names[i] = nb[i];
+        v[i] = i == 0 ? 4788371 : 4560894 / i;
+    }
+    tp_barchart c = {.title = "Top 80 kernels by mean time",
+                     .value_label = "mean time per call",
+                     .n = 80,
+                     .labels = names,
+                     .values = v,
+                     .value_labels = 1};
+    tp_canvas *cv = rec_begin(842, 595);
+    tp_barchart_draw(cv, &c, (tp_rect){24, 24, 794, 400});
+    char *r = rec_end(cv);
+    CHECK(strstr(r, "\"5 ms\"") != NULL);    /* the axis ends just above the tallest bar */
+    CHECK(strstr(r, "\"4.79 ms\"") != NULL); /* and its value is shown */
+    CHECK(strstr(r, "\"4.56 ms\"") != NULL);
+    CHECK(anchors_inside(r, 24, 24, 818, 424));
+    free(r);
+}
+
 TEST(render_bar_edge_cases_golden)
 {
     tp_barchart none = {.title = "Nothing", .value_label = "time", .shorten_names = 1, .value_labels = 1};
