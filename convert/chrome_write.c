@@ -464,98 +464,198 @@ void tp_chrome_writer_free(tp_chrome_writer *cw)
 }
 
 /* Writing the events: the window's events in output order are cut into
- * chunks that two threads format into buffers of their own (the trace is
- * only read), round by round; the calling thread then appends both to the
- * output in order, so the bytes are those of one thread writing alone.
- * What one event's text depends on beyond itself is set before: the flow
- * plan, and the v1 flow id each chunk starts at (counted in order here). */
-enum { CHUNK_EVENTS = 4096 };
+ * chunks; two worker threads format chunks into buffers of their own (the
+ * trace is only read) while this thread cuts the next chunks and appends
+ * the formatted ones to the output in order, so the bytes are those of one
+ * thread writing alone.  SLOTS chunks are in flight, so a worker never waits
+ * for the other's chunk to finish (an earlier version ran the two in lock
+ * step, one round at a time, and the faster one idled).  What one event's
+ * text depends on beyond itself is set before: the flow plan, and the v1
+ * flow id each chunk starts at (counted in order here). */
+enum { CHUNK_EVENTS = 4096, SLOTS = 8, WORKERS = 2 };
+
+enum { SLOT_FREE, SLOT_READY, SLOT_BUSY, SLOT_DONE };
 
 typedef struct chunk_job {
-    writer w;                 /* a copy of the window's writer, with its own buffer */
+    writer w;                  /* a copy of the window's writer, with its own buffer */
     tp_buf buf;
     uint32_t ev[CHUNK_EVENTS]; /* the chunk's events */
     size_t n;
     const flow_plan *fp;
     uint64_t v1_next;
+    int state;
 } chunk_job;
 
-static void *format_chunk(void *arg)
+typedef struct chunk_pool {
+    chunk_job job[SLOTS];
+    size_t next_take;          /* the next slot a worker formats (slots are taken in order) */
+    bool stop;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    void *cursor[WORKERS];     /* one args renderer and scratch buffer per worker */
+    tp_buf scratch[WORKERS];
+} chunk_pool;
+
+static void format_chunk(chunk_job *j, void *cursor, tp_buf *scratch)
 {
-    chunk_job *j = arg;
     j->buf.len = 0;
     j->w.b = &j->buf;
+    j->w.cursor = cursor;
+    j->w.scratch = scratch;
     for (size_t q = 0; q < j->n; q++)
         write_event(&j->w, j->ev[q], j->fp, &j->v1_next);
+}
+
+typedef struct worker_arg {
+    chunk_pool *p;
+    int id;
+} worker_arg;
+
+static void *worker_main(void *arg)
+{
+    worker_arg *a = arg;
+    chunk_pool *p = a->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        chunk_job *j = &p->job[p->next_take];
+        while (j->state != SLOT_READY && !p->stop) {
+            pthread_cond_wait(&p->work, &p->mu);
+            j = &p->job[p->next_take];
+        }
+        if (j->state != SLOT_READY)
+            break;
+        j->state = SLOT_BUSY;
+        p->next_take = (p->next_take + 1) % SLOTS;
+        pthread_mutex_unlock(&p->mu);
+        format_chunk(j, p->cursor[a->id], &p->scratch[a->id]);
+        pthread_mutex_lock(&p->mu);
+        j->state = SLOT_DONE;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-/* How many threads format: 2, or 1 with TP_WRITER_THREADS=1 / TP_THREADS=1
- * (the tests compare the two). */
-static int writer_threads(void) { return tp_single_thread("TP_WRITER_THREADS") ? 1 : 2; }
+/* How many threads format: 2, or none (this thread) with TP_WRITER_THREADS=1
+ * / TP_THREADS=1 (the tests compare the two). */
+static int writer_threads(void) { return tp_single_thread("TP_WRITER_THREADS") ? 1 : WORKERS; }
+
+/* The next chunk of the walk (track order, then time) into j; false at the end. */
+static bool cut_chunk(writer *w, const tp_chrome_writer *cw, size_t *tj, size_t *tq, chunk_job *j, uint64_t *v1_next)
+{
+    const tp_trace *t = w->t;
+    const tp_track_index *ix = &cw->ix;
+    j->n = 0;
+    while (j->n < CHUNK_EVENTS && *tj < t->ntracks) {
+        uint32_t k = cw->torder[*tj];
+        if (*tq >= ix->start[k + 1]) {
+            if (++*tj < t->ntracks)
+                *tq = ix->start[cw->torder[*tj]];
+            continue;
+        }
+        uint32_t e = ix->ev[(*tq)++];
+        if (in_window(w, &t->events[e]))
+            j->ev[j->n++] = e;
+    }
+    if (!j->n)
+        return false;
+    j->w = *w;
+    j->w.events_out = j->w.flows = j->w.bad_utf8 = j->w.invalid_args = 0;
+    j->fp = &cw->fp;
+    j->v1_next = *v1_next;
+    for (size_t q = 0; q < j->n; q++) /* where the next chunk's v1 ids start */
+        *v1_next += needs_v1_pair(w, &cw->fp, j->ev[q]);
+    w->first = false; /* the chunk writes at least one event */
+    return true;
+}
+
+/* Append a formatted chunk to the output and add up its counts. */
+static void append_chunk(writer *w, const chunk_job *j)
+{
+    tp_buf_put(w->b, j->buf.data, j->buf.len);
+    tp_out_maybe_flush(w->o);
+    w->b = tp_out_buf(w->o);
+    w->events_out += j->w.events_out;
+    w->flows += j->w.flows;
+    w->bad_utf8 += j->w.bad_utf8;
+    w->invalid_args += j->w.invalid_args;
+}
 
 static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
 {
     const tp_trace *t = w->t;
-    const tp_track_index *ix = &cw->ix;
-    size_t tj = 0, tq = t->ntracks ? ix->start[cw->torder[0]] : 0; /* the walk: track order, then time */
-    int threads = writer_threads();
-    chunk_job *job = tp_xcalloc(2, sizeof *job); /* the event lists: no array of every event (20 M at 1 GB) */
-    void *cursor[2] = {tp_args_cursor_new(t), tp_args_cursor_new(t)}; /* one renderer each */
-    tp_buf scratch[2] = {{0}, {0}};
-    for (;;) {
-        int used = 0;
-        for (; used < 2; used++) {
-            chunk_job *j = &job[used];
-            j->n = 0;
-            while (j->n < CHUNK_EVENTS && tj < t->ntracks) {
-                uint32_t k = cw->torder[tj];
-                if (tq >= ix->start[k + 1]) {
-                    if (++tj < t->ntracks)
-                        tq = ix->start[cw->torder[tj]];
-                    continue;
-                }
-                uint32_t e = ix->ev[tq++];
-                if (in_window(w, &t->events[e]))
-                    j->ev[j->n++] = e;
+    size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
+    chunk_pool *p = tp_xcalloc(1, sizeof *p); /* the event lists: no array of every event (20 M at 1 GB) */
+    for (int k = 0; k < WORKERS; k++)
+        p->cursor[k] = tp_args_cursor_new(t);
+    if (writer_threads() == 1) {
+        chunk_job *j = &p->job[0];
+        while (cut_chunk(w, cw, &tj, &tq, j, &v1_next)) {
+            format_chunk(j, p->cursor[0], &p->scratch[0]);
+            append_chunk(w, j);
+        }
+    } else {
+        pthread_mutex_init(&p->mu, NULL);
+        pthread_cond_init(&p->work, NULL);
+        pthread_cond_init(&p->done, NULL);
+        pthread_t th[WORKERS];
+        worker_arg arg[WORKERS];
+        int started = 0;
+        for (int k = 0; k < WORKERS; k++) {
+            arg[k] = (worker_arg){p, k};
+            started += pthread_create(&th[started], NULL, worker_main, &arg[k]) == 0;
+        }
+        size_t fill = 0, drain = 0; /* the next slot to cut into, the next to append */
+        bool more = true;
+        pthread_mutex_lock(&p->mu);
+        while (more || drain != fill) {
+            /* cut chunks into the free slots (the walk is cheap next to formatting) */
+            while (more && fill - drain < SLOTS) {
+                chunk_job *j = &p->job[fill % SLOTS];
+                pthread_mutex_unlock(&p->mu);
+                more = cut_chunk(w, cw, &tj, &tq, j, &v1_next);
+                pthread_mutex_lock(&p->mu);
+                if (!more)
+                    break;
+                j->state = SLOT_READY;
+                fill++;
+                pthread_cond_broadcast(&p->work);
             }
-            if (!j->n)
+            if (drain == fill)
                 break;
-            j->w = *w;
-            j->w.events_out = j->w.flows = j->w.bad_utf8 = j->w.invalid_args = 0;
-            j->w.cursor = cursor[used];
-            j->w.scratch = &scratch[used];
-            j->fp = &cw->fp;
-            j->v1_next = v1_next;
-            for (size_t q = 0; q < j->n; q++) /* where the next chunk's v1 ids start */
-                v1_next += needs_v1_pair(w, &cw->fp, j->ev[q]);
-            w->first = false; /* the chunk writes at least one event */
+            chunk_job *j = &p->job[drain % SLOTS];
+            if (!started && j->state == SLOT_READY) { /* no worker could start: format here */
+                j->state = SLOT_BUSY;
+                p->next_take = (p->next_take + 1) % SLOTS;
+                pthread_mutex_unlock(&p->mu);
+                format_chunk(j, p->cursor[0], &p->scratch[0]);
+                pthread_mutex_lock(&p->mu);
+                j->state = SLOT_DONE;
+            }
+            while (j->state != SLOT_DONE)
+                pthread_cond_wait(&p->done, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+            append_chunk(w, j); /* in order: the output's bytes do not depend on the threads */
+            pthread_mutex_lock(&p->mu);
+            j->state = SLOT_FREE;
+            drain++;
         }
-        if (!used)
-            break;
-        pthread_t helper;
-        bool spawned = used == 2 && threads == 2 && pthread_create(&helper, NULL, format_chunk, &job[1]) == 0;
-        format_chunk(&job[0]);
-        if (spawned)
-            pthread_join(helper, NULL);
-        else if (used == 2)
-            format_chunk(&job[1]);
-        for (int u = 0; u < used; u++) {
-            tp_buf_put(w->b, job[u].buf.data, job[u].buf.len);
-            tp_out_maybe_flush(w->o);
-            w->b = tp_out_buf(w->o);
-            w->events_out += job[u].w.events_out;
-            w->flows += job[u].w.flows;
-            w->bad_utf8 += job[u].w.bad_utf8;
-            w->invalid_args += job[u].w.invalid_args;
-        }
+        p->stop = true;
+        pthread_cond_broadcast(&p->work);
+        pthread_mutex_unlock(&p->mu);
+        for (int k = 0; k < started; k++)
+            pthread_join(th[k], NULL);
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->done);
     }
-    for (int u = 0; u < 2; u++) {
-        tp_buf_free(&job[u].buf);
-        tp_buf_free(&scratch[u]);
-        tp_args_cursor_free(t, cursor[u]);
+    for (int k = 0; k < SLOTS; k++)
+        tp_buf_free(&p->job[k].buf);
+    for (int k = 0; k < WORKERS; k++) {
+        tp_buf_free(&p->scratch[k]);
+        tp_args_cursor_free(t, p->cursor[k]);
     }
-    free(job);
+    free(p);
 }
 
 int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st)
