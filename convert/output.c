@@ -42,6 +42,11 @@ struct tp_out {
     pthread_cond_t cv;
     tp_buf io;               /* the buffer the thread writes */
     bool io_full, stop;
+    /* Large outputs bypass the page cache (O_DIRECT, see direct_start):
+     * bytes are staged in an aligned buffer and written in whole blocks. */
+    bool direct;
+    unsigned char *dbuf;
+    size_t dlen, dalign;
 };
 
 /* Temporary names still open, for the signal handler: a fixed array of
@@ -130,8 +135,132 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
     return o;
 }
 
+/* Direct output.  On this class of VM, writing into the page cache costs
+ * more CPU than formatting: each new page-cache page is fresh guest memory
+ * (the balloon reports freed pages to the host, which faults them in again),
+ * and a 1 GB conversion spent 0.3-0.8 s of CPU in that copy.  O_DIRECT
+ * writes go from our buffer to the disk (here 1.5 GB/s) without it, for
+ * 0.07 s of CPU per 800 MB.  Only large outputs (the write thread's) do
+ * this, only on regular files whose filesystem says how to align (statx
+ * STATX_DIOALIGN), and any refusal (EINVAL) falls back to the page cache
+ * with nothing lost.  The last partial block is written through the page
+ * cache after O_DIRECT is cleared.  TP_DIRECT_IO=0 turns this off. */
+#define DBUF_SIZE ((size_t)4 << 20)
+
+static ssize_t write_some(tp_out *o, const unsigned char *p, size_t n);
+
+static void direct_start(tp_out *o)
+{
+#if defined(O_DIRECT) && defined(STATX_DIOALIGN)
+    struct statx sx;
+    struct stat st;
+    const char *env = getenv("TP_DIRECT_IO"); /* 0: through the page cache (tests, measurements) */
+    if ((env && strcmp(env, "0") == 0) || o->fd == 1 || fstat(o->fd, &st) != 0 || !S_ISREG(st.st_mode) || lseek(o->fd, 0, SEEK_CUR) != 0 ||
+        statx(o->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) != 0 || !(sx.stx_mask & STATX_DIOALIGN) ||
+        sx.stx_dio_offset_align == 0 || sx.stx_dio_mem_align == 0)
+        return;
+    size_t align = 4096; /* a whole page covers every block size seen; larger if the filesystem asks */
+    if (sx.stx_dio_offset_align > align)
+        align = sx.stx_dio_offset_align;
+    if (sx.stx_dio_mem_align > align)
+        align = sx.stx_dio_mem_align;
+    if (align > DBUF_SIZE || posix_memalign((void **)&o->dbuf, align, DBUF_SIZE) != 0)
+        return;
+    int fl = fcntl(o->fd, F_GETFL);
+    if (fl < 0 || fcntl(o->fd, F_SETFL, fl | O_DIRECT) != 0) {
+        free(o->dbuf);
+        o->dbuf = NULL;
+        return;
+    }
+    o->direct = true;
+    o->dalign = align;
+    o->dlen = 0;
+#else
+    (void)o;
+#endif
+}
+
+/* Back to the page cache: the staged bytes are written as they are. */
+static void direct_stop(tp_out *o)
+{
+    if (!o->direct)
+        return;
+#ifdef O_DIRECT
+    int fl = fcntl(o->fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(o->fd, F_SETFL, fl & ~O_DIRECT);
+#endif
+    o->direct = false;
+    const unsigned char *p = o->dbuf;
+    size_t n = o->dlen;
+    o->dlen = 0;
+    while (n && !o->failed) {
+        ssize_t w = write_some(o, p, n);
+        if (w < 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Write the staged whole blocks; a refusal of O_DIRECT itself (EINVAL)
+ * turns it off and writes them through the page cache instead. */
+static void direct_flush_blocks(tp_out *o)
+{
+    size_t whole = o->dlen & ~(o->dalign - 1), done = 0;
+    while (done < whole && !o->failed) {
+        ssize_t w = write(o->fd, o->dbuf + done, whole - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EINVAL) {
+            memmove(o->dbuf, o->dbuf + done, o->dlen - done);
+            o->dlen -= done;
+            direct_stop(o);
+            return;
+        }
+        if (w < 0) {
+            o->failed = true;
+            o->saved_errno = errno;
+            return;
+        }
+        if ((size_t)w & (o->dalign - 1)) { /* a short write off the block grain: finish through the page cache */
+            done += (size_t)w;
+            memmove(o->dbuf, o->dbuf + done, o->dlen - done);
+            o->dlen -= done;
+            direct_stop(o);
+            return;
+        }
+        done += (size_t)w;
+    }
+    memmove(o->dbuf, o->dbuf + done, o->dlen - done);
+    o->dlen -= done;
+}
+
+static ssize_t write_some(tp_out *o, const unsigned char *p, size_t n)
+{
+    for (;;) {
+        ssize_t w = write(o->fd, p, n);
+        if (w >= 0)
+            return w;
+        if (errno == EINTR)
+            continue;
+        o->failed = true;
+        o->saved_errno = errno;
+        return -1;
+    }
+}
+
 static void write_all(tp_out *o, const unsigned char *p, size_t n)
 {
+    while (o->direct && n && !o->failed) {
+        size_t k = DBUF_SIZE - o->dlen < n ? DBUF_SIZE - o->dlen : n;
+        memcpy(o->dbuf + o->dlen, p, k);
+        o->dlen += k;
+        p += k;
+        n -= k;
+        if (o->dlen == DBUF_SIZE)
+            direct_flush_blocks(o);
+    }
     while (n && !o->failed) {
         ssize_t w = write(o->fd, p, n);
         if (w < 0) {
@@ -230,6 +359,7 @@ void tp_out_maybe_flush(tp_out *o)
     if (!o->thread && !o->failed && !tp_single_thread(NULL)) { /* the first full buffer: an output worth a thread */
         pthread_mutex_init(&o->mu, NULL);
         pthread_cond_init(&o->cv, NULL);
+        direct_start(o); /* before the thread: it alone writes from now on */
         o->thread = pthread_create(&o->th, NULL, io_main, o) == 0;
         if (!o->thread) {
             pthread_mutex_destroy(&o->mu);
@@ -278,6 +408,7 @@ uint64_t tp_out_bytes(const tp_out *o) { return o->bytes + o->buf.len; }
 static void release(tp_out *o)
 {
     io_drain(o, true);
+    free(o->dbuf);
     if (o->slot >= 0)
         atomic_store(&open_tmps[o->slot], NULL);
     free(o->zlevel);
@@ -298,6 +429,10 @@ int tp_out_commit(tp_out *o, tp_err *err)
         o->buf.len = 0;
     } else {
         flush_buf(o, false);
+    }
+    if (o->direct) {
+        direct_flush_blocks(o);
+        direct_stop(o); /* the last partial block */
     }
     if (o->fd != 1 && close(o->fd) != 0 && !o->failed) {
         o->failed = true;

@@ -228,6 +228,32 @@ TEST(output_never_overwrites_the_input)
     CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
 }
 
+/* Large outputs are written with O_DIRECT in whole blocks, the last partial
+ * block through the page cache: the bytes are those of the page-cache path
+ * and of standard output, to JSON and to .json.gz, whatever the length. */
+TEST(output_direct_io_writes_the_same_bytes)
+{
+    const char *in = synthetic("direct.json", 60000); /* about 20 MB of output */
+    const char *dir = fresh_dir("direct");
+    static const char *const ext[] = {"json", "json.gz"};
+    for (int k = 0; k < 2; k++) {
+        char a[1100], b[1100], c[1100];
+        snprintf(a, sizeof a, "%s/direct.%s", dir, ext[k]);
+        snprintf(b, sizeof b, "%s/cached.%s", dir, ext[k]);
+        snprintf(c, sizeof c, "%s/stdout.%s", dir, ext[k]);
+        CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, a), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "TP_DIRECT_IO=0 %s convert -q '%s' -o '%s'", tp_test_bin(), in, b), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", a, b), 0);
+        if (k == 0) {
+            CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o - > '%s'", tp_test_bin(), in, c), 0);
+            CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", a, c), 0);
+            struct stat st;
+            CHECK(stat(a, &st) == 0 && st.st_size > (8 << 20) && st.st_size % 4096 != 0); /* a partial last block */
+        }
+    }
+    CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
+}
+
 TEST(output_over_an_existing_file_is_replaced_by_rename)
 {
     const char *dir = fresh_dir("replace");
