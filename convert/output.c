@@ -70,6 +70,11 @@ void tp_out_install_signal_cleanup(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    /* A file-size limit (ulimit -f; Slurm passes the submitting shell's on)
+     * must be a write error like a full disk: with SIGXFSZ's default action
+     * the process dies at the limit and leaves its temporary file; ignored,
+     * write() fails with EFBIG and the output is cleaned up as usual. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -100,15 +105,9 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
     size_t n = strlen(path);
     o->tmp = tp_xmalloc(n + 16);
     snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
-    o->fd = mkstemp(o->tmp);
-    if (o->fd < 0) {
-        tp_fail_at(err, "", "cannot create %s: %s", o->tmp, strerror(errno));
-        free(o->tmp);
-        free(o->path);
-        free(o);
-        return NULL;
-    }
-    fchmod(o->fd, 0644);
+    /* registered before mkstemp creates the file, so that a signal at any
+     * moment after its creation (on any thread) finds it; before that the
+     * handler unlinks a name that does not exist yet */
     o->slot = -1;
     for (int i = 0; i < MAX_OPEN; i++) {
         char *none = NULL;
@@ -117,6 +116,18 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
             break;
         }
     }
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        int e = errno;
+        if (o->slot >= 0)
+            atomic_store(&open_tmps[o->slot], NULL);
+        tp_fail_at(err, "", "cannot create %s: %s", o->tmp, strerror(e));
+        free(o->tmp);
+        free(o->path);
+        free(o);
+        return NULL;
+    }
+    fchmod(o->fd, 0644);
     o->gzip = ends_with(path, ".gz");
     if (o->gzip) {
         isal_deflate_init(&o->z);
