@@ -83,16 +83,43 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* Inputs no output may replace (tp_out_protect): set before any output is
+ * opened, read-only afterwards (the report's second thread only reads). */
+#define MAX_PROTECTED 4
+static struct {
+    dev_t dev;
+    ino_t ino;
+    const char *path;
+} protected_in[MAX_PROTECTED];
+static int n_protected;
+
+void tp_out_protect(const char *input)
+{
+    struct stat st;
+    if (!input || strcmp(input, "-") == 0 || n_protected == MAX_PROTECTED || stat(input, &st) != 0)
+        return;
+    protected_in[n_protected].dev = st.st_dev;
+    protected_in[n_protected].ino = st.st_ino;
+    protected_in[n_protected++].path = input;
+}
+
 tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
 {
+    struct stat a, b;
     if (protect && strcmp(protect, "-") != 0) {
-        struct stat a, b;
         if (stat(path, &a) == 0 && stat(protect, &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino) {
             tp_fail_at(err, "", "refusing to overwrite the input file %s", protect);
             return NULL;
         }
     }
+    if (n_protected && strcmp(path, "-") != 0 && stat(path, &a) == 0)
+        for (int i = 0; i < n_protected; i++)
+            if (a.st_dev == protected_in[i].dev && a.st_ino == protected_in[i].ino) {
+                tp_fail_at(err, "", "refusing to overwrite the input file %s",
+                           protected_in[i].path);
+                return NULL;
+            }
     tp_out *o = tp_xcalloc(1, sizeof *o);
     o->path = tp_xstrdup(path);
     if (strcmp(path, "-") == 0) {

@@ -391,3 +391,33 @@ TEST(output_signal_during_report_or_diff_removes_temporary_files)
         signal_while_writing("diff", dargv, ddir, sig);
     }
 }
+
+/* report, diff and batch write fixed names (summary.json, diff.json, ...):
+ * an input that has one of those names in the output folder is refused,
+ * never overwritten. */
+TEST(output_report_and_diff_never_overwrite_their_input)
+{
+    static const char *const cases[][2] = {{"report", "summary.json"}, {"report", "summary.md"},
+                                           {"diff", "diff.json"}, {"diff", "diff.md"}};
+    for (int i = 0; i < 4; i++) {
+        const char *dir = fresh_dir("protect-fixed");
+        char in[1200];
+        snprintf(in, sizeof in, "%s/%s", dir, cases[i][1]);
+        CHECK_EQ_INT(tp_test_run(NULL, "cp golden/example.pt.trace.json '%s'", in), 0);
+        char *before = tp_test_read_file(in, NULL), *err = NULL;
+        int rc = !strcmp(cases[i][0], "report")
+                     ? tp_test_run(&err, "%s report '%s' -o '%s'", tp_test_bin(), in, dir)
+                     : tp_test_run(&err, "%s diff golden/example.pt.trace.json '%s' -o '%s' -q", tp_test_bin(), in, dir);
+        CHECK_EQ_INT(rc, 2);
+        if (!err || !strstr(err, "refusing to overwrite the input") || lines(err) != 1)
+            tp_test_fail(__FILE__, __LINE__, "%s -> %s: expected one 'refusing to overwrite' line, got: %s",
+                         cases[i][0], cases[i][1], err ? err : "");
+        char *now = tp_test_read_file(in, NULL);
+        if (!before || !now || strcmp(before, now) != 0)
+            tp_test_fail(__FILE__, __LINE__, "%s overwrote its input %s", cases[i][0], cases[i][1]);
+        CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
+        free(before);
+        free(now);
+        free(err);
+    }
+}
