@@ -1,5 +1,6 @@
 /* tracepress.c: main(): dispatch to the command table in commands.c. */
 #include "cli.h"
+#include "output.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,9 @@ int main(int argc, char **argv)
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
                 return tp_print_help(name);
+        /* every command writes its files through tp_out: a signal removes
+         * the temporary files of all of them (report, diff: PDF, PNGs, ...) */
+        tp_out_install_signal_cleanup();
         return c->run(argc - 1, argv + 1);
     }
     fprintf(stderr, TP_PROG ": unknown command '%s'\n\n", name);

@@ -75,6 +75,11 @@ void tp_out_install_signal_cleanup(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    /* A file-size limit (ulimit -f; Slurm passes the submitting shell's on)
+     * must be a write error like a full disk: with SIGXFSZ's default action
+     * the process dies at the limit and leaves its temporary file; ignored,
+     * write() fails with EFBIG and the output is cleaned up as usual. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -83,16 +88,43 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* Inputs no output may replace (tp_out_protect): set before any output is
+ * opened, read-only afterwards (the report's second thread only reads). */
+#define MAX_PROTECTED 4
+static struct {
+    dev_t dev;
+    ino_t ino;
+    const char *path;
+} protected_in[MAX_PROTECTED];
+static int n_protected;
+
+void tp_out_protect(const char *input)
+{
+    struct stat st;
+    if (!input || strcmp(input, "-") == 0 || n_protected == MAX_PROTECTED || stat(input, &st) != 0)
+        return;
+    protected_in[n_protected].dev = st.st_dev;
+    protected_in[n_protected].ino = st.st_ino;
+    protected_in[n_protected++].path = input;
+}
+
 tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
 {
+    struct stat a, b;
     if (protect && strcmp(protect, "-") != 0) {
-        struct stat a, b;
         if (stat(path, &a) == 0 && stat(protect, &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino) {
             tp_fail_at(err, "", "refusing to overwrite the input file %s", protect);
             return NULL;
         }
     }
+    if (n_protected && strcmp(path, "-") != 0 && stat(path, &a) == 0)
+        for (int i = 0; i < n_protected; i++)
+            if (a.st_dev == protected_in[i].dev && a.st_ino == protected_in[i].ino) {
+                tp_fail_at(err, "", "refusing to overwrite the input file %s",
+                           protected_in[i].path);
+                return NULL;
+            }
     tp_out *o = tp_xcalloc(1, sizeof *o);
     o->path = tp_xstrdup(path);
     if (strcmp(path, "-") == 0) {
@@ -105,15 +137,9 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
     size_t n = strlen(path);
     o->tmp = tp_xmalloc(n + 16);
     snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
-    o->fd = mkstemp(o->tmp);
-    if (o->fd < 0) {
-        tp_fail_at(err, "", "cannot create %s: %s", o->tmp, strerror(errno));
-        free(o->tmp);
-        free(o->path);
-        free(o);
-        return NULL;
-    }
-    fchmod(o->fd, 0644);
+    /* registered before mkstemp creates the file, so that a signal at any
+     * moment after its creation (on any thread) finds it; before that the
+     * handler unlinks a name that does not exist yet */
     o->slot = -1;
     for (int i = 0; i < MAX_OPEN; i++) {
         char *none = NULL;
@@ -122,6 +148,18 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
             break;
         }
     }
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        int e = errno;
+        if (o->slot >= 0)
+            atomic_store(&open_tmps[o->slot], NULL);
+        tp_fail_at(err, "", "cannot create %s: %s", o->tmp, strerror(e));
+        free(o->tmp);
+        free(o->path);
+        free(o);
+        return NULL;
+    }
+    fchmod(o->fd, 0644);
     o->gzip = ends_with(path, ".gz");
     if (o->gzip) {
         isal_deflate_init(&o->z);

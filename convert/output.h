@@ -25,8 +25,14 @@ int tp_out_commit(tp_out *o, tp_err *err);
 void tp_out_abort(tp_out *o);
 uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
 
-/* Install SIGINT/SIGTERM handlers that remove open temporary files. */
+/* Install SIGINT/SIGTERM/SIGHUP handlers that remove open temporary files,
+ * and ignore SIGXFSZ (a file-size limit becomes a write error, EFBIG).
+ * main() calls it for every command. */
 void tp_out_install_signal_cleanup(void);
+/* Refuse (tp_out_open fails) any later output that is this input file, by
+ * device and inode: report, diff and batch write fixed names (summary.json,
+ * diff.md, ...) that an input in the output folder may have.  Up to 4. */
+void tp_out_protect(const char *input);
 
 /* Write a whole small file (JSON, Markdown) atomically: DIR/NAME, or PATH
  * when dir is NULL.  0 or -1 with err. */

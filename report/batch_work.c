@@ -40,6 +40,7 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     tp_trace_init(&t);
     tp_err err = {0};
     r->median_step_ns = -1;
+    tp_out_protect(path); /* this worker process's one input */
     if (tp_load(path, &lo, &t, &err) < 0) {
         fail(r, path, &err);
         if (t.format) {

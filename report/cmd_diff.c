@@ -26,6 +26,7 @@ static int load(const char *path, const tp_load_opts *lo, tp_trace *t)
 {
     tp_err err = {0};
     tp_trace_init(t);
+    tp_out_protect(path);
     if (tp_load(path, lo, t, &err) < 0) {
         tp_report_error(path, &err);
         return -1;

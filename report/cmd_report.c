@@ -89,6 +89,7 @@ int tp_cmd_report(int argc, char **argv)
     lo.read.keep_args = false;
     lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
     lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
+    tp_out_protect(path);
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
         tp_trace_free(&t);

@@ -266,3 +266,28 @@ TEST(batch_names_unique_and_shards_partition)
     tp_strlist_free(&paths);
     tp_strlist_free(&names);
 }
+
+/* docs/SCALING.md calls its recipes tested: scripts/test_scaling.sh runs
+ * them (GNU parallel for real when installed, Slurm and a Kubernetes Indexed
+ * Job with the variables their schedulers set) and compares each merged
+ * index.json with a single run's.  Run it here so a change that breaks a
+ * recipe fails the suite, not just a manual check. */
+TEST(batch_scaling_recipes_of_the_docs)
+{
+    const char *shared = tp_test_shared("");
+    char ext[1200];
+    snprintf(ext, sizeof ext, "%s/external", shared);
+    if (!tp_test_file_exists(ext))
+        return;
+    char *out = NULL;
+    int rc = tp_test_run(&out, "TMPDIR='%s' scripts/test_scaling.sh '%s' '%s'", tp_test_tmpdir(), tp_test_bin(),
+                         shared);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "ok   Slurm array"));
+    CHECK(out && strstr(out, "ok   Kubernetes Indexed Job"));
+    if (tp_test_have("parallel"))
+        CHECK(out && strstr(out, "ok   GNU parallel"));
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out ? out : "");
+    free(out);
+}

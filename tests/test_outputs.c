@@ -14,8 +14,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -69,7 +71,11 @@ static int lines(const char *s)
     return n;
 }
 
-static void full_disk_case(const char *out_name, int limit_kb)
+/* trap_xfsz: ignore SIGXFSZ in the shell (and so in tracepress) as the
+ * original tests did; without it tracepress must ignore it itself, as a
+ * nightly job under a file-size limit (Slurm propagates RLIMIT_FSIZE) would
+ * otherwise be killed by the signal and leave its temporary file behind. */
+static void full_disk_case(const char *out_name, int limit_kb, bool trap_xfsz)
 {
     const char *in = synthetic("outputs-30k.json", 30000);
     char dir[1024], out[1200];
@@ -77,8 +83,8 @@ static void full_disk_case(const char *out_name, int limit_kb)
     snprintf(out, sizeof out, "%s/%s", dir, out_name);
     write_file(out, "OLD OUTPUT\n");
     char *err = NULL;
-    int rc = tp_test_run(&err, "trap '' XFSZ; ulimit -f %d; exec %s convert '%s' -o '%s'", limit_kb, tp_test_bin(), in,
-                         out);
+    int rc = tp_test_run(&err, "%sulimit -f %d; exec %s convert '%s' -o '%s'", trap_xfsz ? "trap '' XFSZ; " : "",
+                         limit_kb, tp_test_bin(), in, out);
     CHECK_EQ_INT(rc, 2);
     if (!strstr(err, "cannot write") || !strstr(err, "File too large") || lines(err) != 1)
         tp_test_fail(__FILE__, __LINE__, "%s: expected one 'cannot write ...: File too large' line, got: %s", out_name,
@@ -92,12 +98,18 @@ static void full_disk_case(const char *out_name, int limit_kb)
 
 TEST(output_full_disk_fails_cleanly_json)
 {
-    full_disk_case("out.json", 256);
+    full_disk_case("out.json", 256, true);
 }
 
 TEST(output_full_disk_fails_cleanly_gzip)
 {
-    full_disk_case("out.json.gz", 8);
+    full_disk_case("out.json.gz", 8, true);
+}
+
+TEST(output_file_size_limit_is_a_write_error_not_a_signal)
+{
+    full_disk_case("out.json", 256, false);
+    full_disk_case("out.json.gz", 8, false);
 }
 
 TEST(output_full_tmpfs_fails_cleanly)
@@ -303,4 +315,137 @@ TEST(output_to_a_missing_directory_or_a_directory_fails_cleanly)
     free(err);
     CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
     CHECK_STR(tp_test_dir_listing(sub), "");
+}
+
+/* report and diff write several files (PDF, PNGs, Markdown, JSON): a signal
+ * while any of them is open removes its temporary file too.  inotify tells
+ * us when a temporary file appears; we stop the process, check the file is
+ * still there (it may have been renamed meanwhile), and only then send sig. */
+/* One attempt: 1 when the signal was sent while a temporary file existed,
+ * 0 when the command ended first, -1 on error; *status is its wait status. */
+static int signal_on_tmp(char *const argv[], const char *dir, int sig, int *status)
+{
+    int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd < 0 || inotify_add_watch(fd, dir, IN_CREATE) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd);
+        return -1;
+    }
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        freopen("/dev/null", "w", stderr);
+        freopen("/dev/null", "w", stdout);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    bool sent = false, ended = false;
+    char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+    while (!sent && !ended) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        poll(&pf, 1, 10);
+        ssize_t n = read(fd, buf, sizeof buf);
+        for (char *q = buf; n > 0 && q < buf + n && !sent && !ended;) {
+            struct inotify_event *e = (struct inotify_event *)q;
+            q += sizeof *e + e->len;
+            if (!e->len || !strstr(e->name, ".tmp."))
+                continue;
+            kill(pid, SIGSTOP);
+            int st;
+            if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st)) {
+                *status = st;
+                ended = true; /* it ended first */
+                break;
+            }
+            char p[2048];
+            snprintf(p, sizeof p, "%s/%s", dir, e->name);
+            if (access(p, F_OK) == 0) {
+                kill(pid, sig);
+                sent = true;
+            }
+            kill(pid, SIGCONT);
+        }
+        if (!sent && !ended && waitpid(pid, status, WNOHANG) == pid)
+            ended = true;
+    }
+    close(fd);
+    if (!ended)
+        waitpid(pid, status, 0);
+    return sent ? 1 : 0;
+}
+
+static void signal_while_writing(const char *what, char *const argv[], const char *dir, int sig)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        tp_test_run(NULL, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+        int status = 0;
+        int k = signal_on_tmp(argv, dir, sig, &status);
+        if (k < 0) {
+            tp_test_fail(__FILE__, __LINE__, "%s: inotify or fork failed", what);
+            return;
+        }
+        if (k == 0)
+            continue; /* every temporary file was renamed before it stopped: again */
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+        for (int sub = 0; sub < 2; sub++) {
+            char d[1100];
+            snprintf(d, sizeof d, "%s%s", dir, sub ? "/png" : "");
+            const char *listing = tp_test_dir_listing(d);
+            if (strstr(listing, ".tmp."))
+                tp_test_fail(__FILE__, __LINE__, "%s: %s left temporary files in %s: %s", what, strsignal(sig), d,
+                             listing);
+        }
+        return;
+    }
+    tp_test_fail(__FILE__, __LINE__, "%s: never caught it while a temporary file was open", what);
+}
+
+TEST(output_signal_during_report_or_diff_removes_temporary_files)
+{
+    const char *in = synthetic("outputs-30k.json", 30000);
+    char *bin = (char *)tp_test_bin();
+    for (int s = 0; s < 2; s++) {
+        int sig = s ? SIGINT : SIGTERM;
+        const char *rdir = fresh_dir("signal-report");
+        char *rargv[] = {bin, "report", (char *)in, "-o", (char *)rdir, NULL};
+        signal_while_writing("report", rargv, rdir, sig);
+        const char *ddir = fresh_dir("signal-diff");
+        char *dargv[] = {bin, "diff", (char *)in, (char *)in, "-o", (char *)ddir, NULL};
+        signal_while_writing("diff", dargv, ddir, sig);
+    }
+}
+
+/* report, diff and batch write fixed names (summary.json, diff.json, ...):
+ * an input that has one of those names in the output folder is refused,
+ * never overwritten. */
+TEST(output_report_and_diff_never_overwrite_their_input)
+{
+    static const char *const cases[][2] = {{"report", "summary.json"}, {"report", "summary.md"},
+                                           {"diff", "diff.json"}, {"diff", "diff.md"}};
+    for (int i = 0; i < 4; i++) {
+        const char *dir = fresh_dir("protect-fixed");
+        char in[1200];
+        snprintf(in, sizeof in, "%s/%s", dir, cases[i][1]);
+        CHECK_EQ_INT(tp_test_run(NULL, "cp golden/example.pt.trace.json '%s'", in), 0);
+        char *before = tp_test_read_file(in, NULL), *err = NULL;
+        int rc = !strcmp(cases[i][0], "report")
+                     ? tp_test_run(&err, "%s report '%s' -o '%s'", tp_test_bin(), in, dir)
+                     : tp_test_run(&err, "%s diff golden/example.pt.trace.json '%s' -o '%s' -q", tp_test_bin(), in, dir);
+        CHECK_EQ_INT(rc, 2);
+        if (!err || !strstr(err, "refusing to overwrite the input") || lines(err) != 1)
+            tp_test_fail(__FILE__, __LINE__, "%s -> %s: expected one 'refusing to overwrite' line, got: %s",
+                         cases[i][0], cases[i][1], err ? err : "");
+        char *now = tp_test_read_file(in, NULL);
+        if (!before || !now || strcmp(before, now) != 0)
+            tp_test_fail(__FILE__, __LINE__, "%s overwrote its input %s", cases[i][0], cases[i][1]);
+        CHECK(strstr(tp_test_dir_listing(dir), ".tmp.") == NULL);
+        free(before);
+        free(now);
+        free(err);
+    }
 }
