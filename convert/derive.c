@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { L_STEPS, L_LAUNCH, L_SCOPE, L_OPS, L_MODULES, L_HLO, L_SOURCE, L_N };
+enum { L_STEPS, L_LAUNCH, L_SCOPE, L_OPS, L_MODULES, L_HLO, L_SOURCE, L_LAYERS, L_N };
 
 /* A derived event while its line is being built. */
 typedef struct dev {
     int64_t ts, end;
     int64_t group;
     tp_str name, long_name;
-    uint64_t args; /* prebuilt args (Launch Stats), else 0 */
+    uint64_t args; /* prebuilt args (Launch Stats, windows), else 0 */
 } dev;
 
 /* The last event of one level, and (2022 rule) the low-level names it covers. */
@@ -64,6 +64,7 @@ void tp_derive_input_free(tp_derive_input *in)
     tp_i64map_free(&in->launch_index);
     free(in->names);
     free(in->inst);
+    free(in->windows);
     memset(in, 0, sizeof *in);
 }
 
@@ -105,6 +106,12 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a)
     it->event = a->event;
     it->cls = c;
     it->group = a->group;
+}
+
+void tp_derive_add_window(tp_derive_input *in, const tp_window *w)
+{
+    TP_GROW(in->windows, in->windows_cap, in->nwindows + 1);
+    in->windows[in->nwindows++] = *w;
 }
 
 bool tp_launch_counted(const char *name, size_t len)
@@ -407,15 +414,18 @@ static const char *line_name(const tp_derive_opts *o, int li)
     case L_OPS: return o->framework_names ? "Framework Ops" : "TensorFlow Ops";
     case L_MODULES: return "XLA Modules";
     case L_HLO: return "XLA Ops";
-    default: return "Source code";
+    case L_SOURCE: return "Source code";
+    default: return "Layers";
     }
 }
 
 /* Derived lines of one device (or one stream: anchor, in per-stream mode;
  * TP_NONE places the lines beside the device's first stream) from its
- * annotations an[idx[0..n)], in time order. */
+ * annotations (keys[0..n), in time order) and its windows
+ * in->windows[win[0..nwin)]. */
 static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
-                            const akey *keys, size_t n, const tp_derive_input *in)
+                            const akey *keys, size_t n, const uint32_t *win, size_t nwin,
+                            const tp_derive_input *in)
 {
     tp_trace *t = b->t;
     const tp_derive_opts *o = b->o;
@@ -501,6 +511,21 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
     if (LS->n)
         qsort(LS->ev, LS->n, sizeof *LS->ev, cmp_dev_start);
 
+    /* Layers: the windows as the file gives them, in its order (the report
+     * gives a kernel to the first window holding its start) */
+    dline *LW = &b->line[L_LAYERS];
+    for (size_t i = 0; i < nwin; i++) {
+        const tp_window *w = &in->windows[win[i]];
+        TP_GROW(LW->ev, LW->cap, LW->n + 1);
+        dev *e = &LW->ev[LW->n++];
+        memset(e, 0, sizeof *e);
+        e->ts = w->ts;
+        e->end = w->ts + w->dur;
+        e->group = TP_DERIVE_NO_GROUP;
+        e->name = w->name;
+        e->args = w->args;
+    }
+
     /* commit: tracks in the viewer's order, beside the device's first stream */
     uint32_t first = anchor;
     for (size_t i = 0; i < t->ntracks && first == TP_NONE; i++)
@@ -549,7 +574,7 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
 
 size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o)
 {
-    if (in->nannots == 0 && in->nlaunches == 0)
+    if (in->nannots == 0 && in->nlaunches == 0 && in->nwindows == 0)
         return 0;
     const tp_annot_item *an = in->annots;
     builder b;
@@ -582,6 +607,18 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     for (size_t i = 0; i < in->nannots; i++)
         sub[fill[GROUP_OF(i)]++] = (uint32_t)i;
 #undef GROUP_OF
+    /* the windows too, keeping their order within a group */
+#define WGROUP_OF(i) (per_stream ? in->windows[i].track : t->tracks[in->windows[i].track].process)
+    size_t *wstart = tp_xcalloc(ngroups + 2, sizeof *wstart);
+    for (size_t i = 0; i < in->nwindows; i++)
+        wstart[WGROUP_OF(i) + 1]++;
+    for (size_t p = 0; p < ngroups; p++)
+        wstart[p + 1] += wstart[p];
+    uint32_t *wsub = tp_xmalloc((in->nwindows + 1) * sizeof *wsub);
+    memcpy(fill, wstart, (ngroups + 1) * sizeof *fill);
+    for (size_t i = 0; i < in->nwindows; i++)
+        wsub[fill[WGROUP_OF(i)]++] = (uint32_t)i;
+#undef WGROUP_OF
     akey *keys = tp_xmalloc((biggest + 1) * sizeof *keys), *tmp = tp_xmalloc((biggest + 1) * sizeof *tmp);
     size_t li = 0;
     for (uint32_t p = 0; p < ngroups; p++) {
@@ -598,14 +635,18 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
                 li++;
             launches = li < sorted.nlaunches && sorted.launches[li].device == p;
         }
-        if (n || launches)
-            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, keys, n, &sorted)
-                                : derive_device(&b, p, TP_NONE, an, keys, n, &sorted);
+        size_t nw = wstart[p + 1] - wstart[p];
+        const uint32_t *win = wsub + wstart[p];
+        if (n || launches || nw)
+            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, keys, n, win, nw, &sorted)
+                                : derive_device(&b, p, TP_NONE, an, keys, n, win, nw, &sorted);
     }
     free(keys);
     free(tmp);
     free(fill);
     free(start);
+    free(wstart);
+    free(wsub);
     free(sorted.launches);
     free(sub);
     tp_i64map_free(&b.paths);

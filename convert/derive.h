@@ -7,6 +7,9 @@
  * from kernel stats (tf_op, hlo_op, ...); tp_derive_lines() fills them for
  * any other trace from the launch links the pipeline made (PyTorch: the
  * top-level CPU op, the enclosing module/annotation scopes, the step).
+ * Lines whose spans the file gives (the CK per_layer_info windows of dv/dt)
+ * come in as windows (tp_derive_add_window) and are written as they are, on a
+ * Layers line beside the stream they describe.
  *
  * Merge semantics follow XPLANE.md §5: per line, the last event of every
  * level is extended while the next annotation has the same key and the same
@@ -100,6 +103,17 @@ typedef struct tp_annot_inst {
     uint32_t op_inst, scope_inst;
 } tp_annot_inst;
 
+/* A span the file gives for a device stream (CK per_layer_info: one layer's
+ * time window): the Layers line beside `track` holds it as it is, neither
+ * merged nor clipped (windows may overlap: the writer's overlap rows take
+ * those).  Windows of one stream keep the order they were added in. */
+typedef struct tp_window {
+    uint32_t track;      /* the device stream the window describes (its process is the device) */
+    int64_t ts, dur;
+    tp_str name;
+    uint64_t args;       /* committed args (tp_argb_commit), or 0 */
+} tp_window;
+
 typedef struct tp_derive_input {
     tp_annot_item *annots;
     size_t nannots, annots_cap;
@@ -115,6 +129,8 @@ typedef struct tp_derive_input {
     size_t nnames, names_cap;
     uint32_t *inst;      /* pool of per-level invocation ids (tp_annot.scope_inst) */
     size_t ninst, inst_cap;
+    tp_window *windows;  /* tp_derive_add_window */
+    size_t nwindows, windows_cap;
 } tp_derive_input;
 
 void tp_derive_input_free(tp_derive_input *in);
@@ -130,6 +146,9 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a);
  * wants the call's group and device id; the report counts the others too
  * (report/launch_stats.h).  The one place this rule lives. */
 bool tp_launch_counted(const char *name, size_t len);
+
+/* Add one window of the Layers line (copied). */
+void tp_derive_add_window(tp_derive_input *in, const tp_window *w);
 
 /* Count one host launch of `group` to `device` (any device key the caller
  * resolves later, e.g. an ordinal) lasting [ts, ts + dur). */

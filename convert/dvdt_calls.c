@@ -684,10 +684,9 @@ int dv_run_end(dv_run *r, tp_err *err)
         if (layer_of == TP_NONE) {
             tp_warn(t, "dvdt: per_layer_info without device activity (no Layers line)", 1);
         } else {
-            /* the derivation engine was not on main when this was written:
-             * the Layers line is made here, as a derived track of the queue */
-            uint32_t lt = tp_track_add(t, r->dev_proc, tp_intern_cstr(t, "Layers"), TP_TRACK_DERIVED, layer_of);
-            t->tracks[lt].tid = 1000;
+            /* a Layers line beside the queue, through the derivation engine
+             * (windows: spans the file gives, written as they are; category
+             * "derived", so read again the line stays a derived line) */
             int64_t y = 1970;
             if (r->any_host) {
                 /* civil year of the first host time */
@@ -696,23 +695,17 @@ int dv_run_end(dv_run *r, tp_err *err)
                 while (dv_days_from_civil(y + 1, 1, 1) <= days)
                     y++;
             }
-            /* category "derived", as the engine writes derived lines: read
-             * again, the line is a derived line (tp_derived_lines_recognise) */
-            tp_str lcat = tp_intern_cstr(t, TP_DERIVED_CAT);
+            tp_derive_input in;
+            memset(&in, 0, sizeof in);
             for (size_t i = 0; i < r->nlayers; i++) {
                 const dv_layer *L = &r->layers[i];
-                tp_event e;
-                tp_event_init(&e);
-                e.track = lt;
-                e.cat = lcat;
-                e.kind = TP_KIND_ANNOTATION;
-                e.flags = TP_EV_DERIVED;
-                e.name = L->label;
-                e.ts = dv_days_from_civil(y, (unsigned)L->month, (unsigned)L->day) * 86400000000000LL + L->mmdd_ns;
-                e.dur = L->dur;
-                e.args = L->args;
-                tp_event_add(t, &e);
+                tp_window w = {.track = layer_of, .name = L->label, .dur = L->dur, .args = L->args};
+                w.ts = dv_days_from_civil(y, (unsigned)L->month, (unsigned)L->day) * 86400000000000LL + L->mmdd_ns;
+                tp_derive_add_window(&in, &w);
             }
+            tp_derive_opts o = {.per_stream = true}; /* beside the stream, not the device's first track */
+            tp_derive_from(t, &in, &o);
+            tp_derive_input_free(&in);
         }
     }
     (void)err;

@@ -390,8 +390,14 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         return -1;
     if (o->ndrop_cats || o->min_dur_ns > 0)
         filter_events(t, o);
-    /* XPlane (and ETDump with an ETRecord) derive while reading */
-    if (!o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0) {
+    /* XPlane (and ETDump with an ETRecord) derive while reading.  PlaidML
+     * gets none: it has no framework op above its kernels.  Its host tree
+     * (ScheduleInvocation > Program::Run > Program::Enqueue > Kernel::Run)
+     * is drawn nested on the host tracks with a flow to every execution; the
+     * launch-link rule would name every kernel's op Program::Run, and as the
+     * kernels have no scopes each one closes the op line (2024 rule), so the
+     * line was a copy of every execution (19,598 on the 2017 sample). */
+    if (!o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0 && strcmp(f->name, "plaidml") != 0) {
         tp_derive_opts d = {.framework_names = true, /* "TensorFlow Ops" would mislead on PyTorch */
                             .per_stream = true,      /* compute and NCCL streams overlap: lines per stream nest */
                             .era = tp_derive_era_of(o->read.derive_era)};

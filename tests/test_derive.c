@@ -349,6 +349,59 @@ TEST(derive_pytorch_samples_framework_ops_follow_launch_links)
     check_pytorch_sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz", 10, true);
 }
 
+/* Windows (spans the file gives, CK per_layer_info): written as they are on
+ * a Layers line beside the stream given, in the order given, args kept;
+ * overlapping and same-named windows neither merge nor clip. */
+TEST(derive_windows_make_a_layers_line_beside_their_stream)
+{
+    tp_trace t;
+    uint32_t s;
+    device(&t, &s);
+    uint32_t s2 = tp_track_get(&t, t.tracks[s].process, 8);
+    t.tracks[s2].role = TP_TRACK_DEVICE;
+    add_kernel(&t, s, 0, 10, "k");
+    tp_derive_input in;
+    memset(&in, 0, sizeof in);
+    tp_argb ab = {0};
+    tp_argb_int(&ab, "index", 1);
+    uint64_t args = tp_argb_commit(&t, &ab);
+    tp_argb_free(&ab);
+    tp_window w = {.track = s2, .ts = 100, .dur = 50, .name = tp_intern_cstr(&t, "conv"), .args = args};
+    tp_derive_add_window(&in, &w);
+    w.ts = 20; /* earlier, overlapping nothing: stays second */
+    w.dur = 5;
+    w.name = tp_intern_cstr(&t, "relu");
+    w.args = 0;
+    tp_derive_add_window(&in, &w);
+    w.ts = 120; /* inside the first, same name: not merged */
+    w.dur = 100;
+    w.name = tp_intern_cstr(&t, "conv");
+    tp_derive_add_window(&in, &w);
+    tp_derive_opts o = {.per_stream = true};
+    CHECK_EQ_INT(tp_derive_from(&t, &in, &o), 3);
+    uint32_t k = derived_track(&t, "Layers");
+    CHECK(k != TP_NONE);
+    CHECK_EQ_INT(t.tracks[k].derived_of, s2);
+    CHECK_EQ_INT(t.tracks[k].process, t.tracks[s].process);
+    char buf[512];
+    line_text(&t, k, buf, sizeof buf);
+    CHECK_STR(buf, "conv@100+50 relu@20+5 conv@120+100");
+    for (size_t i = 0; i < t.nevents; i++)
+        if (t.events[i].track == k) {
+            CHECK_STR(tp_str_get(&t, t.events[i].cat), TP_DERIVED_CAT);
+            CHECK(t.events[i].flags & TP_EV_DERIVED);
+            CHECK_EQ_INT(t.events[i].kind, TP_KIND_ANNOTATION);
+            const char *a = tp_args_get(&t, t.events[i].args, NULL);
+            if (t.events[i].ts == 100)
+                CHECK(a && strcmp(a, "{\"index\":1}") == 0);
+            else
+                CHECK(!a || !*a || strcmp(a, "{}") == 0);
+        }
+    CHECK(derived_track(&t, "Framework Ops") == TP_NONE && derived_track(&t, "TensorFlow Ops") == TP_NONE);
+    tp_derive_input_free(&in);
+    tp_trace_free(&t);
+}
+
 TEST(derive_launch_stats_per_step)
 {
     tp_trace t;

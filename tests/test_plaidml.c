@@ -659,6 +659,36 @@ TEST(plaidml_2017_through_pipeline_and_kernel_table)
     tp_trace_free(&t);
 }
 
+/* No derived lines on PlaidML (pipeline.c): the launch-link rule found only
+ * Program::Run above the kernels and wrote a copy of every execution. */
+TEST(plaidml_2017_gets_no_derived_lines)
+{
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_load_opts lo = {0};
+    tp_err err = {0};
+    CHECK_EQ_INT(tp_load(tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), &lo, &t, &err), 0);
+    size_t derived_tracks = 0, derived_events = 0;
+    for (size_t i = 0; i < t.ntracks; i++)
+        derived_tracks += t.tracks[i].role == TP_TRACK_DERIVED;
+    for (size_t i = 0; i < t.nevents; i++)
+        derived_events += (t.events[i].flags & TP_EV_DERIVED) != 0;
+    CHECK_EQ_INT(derived_tracks, 0);
+    CHECK_EQ_INT(derived_events, 0);
+    tp_trace_free(&t);
+    const char *json = tp_test_tmp("p2017-noderived.json");
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s convert '%s' -o '%s' 2>&1", tp_test_bin(),
+                         tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), json);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "145823 events in, 92491 out,"));
+    free(out);
+    size_t len;
+    char *doc = tp_test_read_file(json, &len);
+    CHECK(doc && !strstr(doc, "\"cat\":\"derived\"") && !strstr(doc, "Framework Ops"));
+    free(doc);
+}
+
 TEST(plaidml_cli_stats_json)
 {
     char *out = NULL;
