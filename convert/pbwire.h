@@ -44,12 +44,15 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err);
 int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err);
 
 /* tp_pb_next with the common shapes decoded inline: a one-byte key (fields
- * 1..15) followed by a varint value, or by a length below 128.  Anything
+ * 1..15) followed by a varint value, or by a length below 128, and the end
+ * of the range.  Anything
  * else, and every malformed case, goes to tp_pb_next (same results, same
  * errors).  For hot loops over many small messages. */
 __attribute__((always_inline)) static inline int tp_pb_next_fast(tp_pb *r, tp_pb_field *f, tp_err *err)
 {
     const uint8_t *p = r->p, *end = r->end;
+    if (p == end) /* the end of every message: no call */
+        return 0;
     if (end - p >= 2 && p[0] < 0x80 && p[0] >= 8) {
         uint8_t wt = p[0] & 7;
         if (wt == TP_PB_VARINT) {
