@@ -80,6 +80,31 @@ static uint32_t stream_of(pml_state *s, const uint8_t *uuid)
     return (uint32_t)s->nstreams++;
 }
 
+/* The usual shapes of the small messages every event carries, decoded
+ * without the field loop.  false for anything else (a stream uuid, other or
+ * repeated fields, long varints, malformed bytes): the caller then runs the
+ * general loop, which decides. */
+
+/* An ActivityID or ClockID that is empty or holds only `1 index`. */
+static inline bool plain_index(const tp_pb_field *f, uint64_t *index)
+{
+    const uint8_t *p = f->data, *end = p + f->len;
+    *index = 0;
+    return p == end || (*p++ == 0x08 && tp_pb_varint_short(&p, end, index) && p == end);
+}
+
+/* A Duration that is empty or holds `1 seconds`, then optionally `2 nanos`. */
+static inline bool plain_duration(const tp_pb_field *f, uint64_t *sec, uint64_t *nanos)
+{
+    const uint8_t *p = f->data, *end = p + f->len;
+    *sec = *nanos = 0;
+    if (p < end && !(*p++ == 0x08 && tp_pb_varint_short(&p, end, sec)))
+        return false;
+    if (p < end && !(*p++ == 0x10 && tp_pb_varint_short(&p, end, nanos)))
+        return false;
+    return p == end;
+}
+
 int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err)
 {
     *none = false;
@@ -93,10 +118,16 @@ int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *
     }
     /* current schema: ActivityID { 1 index, 2 stream_uuid } */
     s->current_ids++;
+    uint64_t index;
+    uint32_t stream = s->cur_stream;
+    if (plain_index(f, &index)) {
+        *k = (pml_key){stream, index, 2};
+        *none = index == 0;
+        return 0;
+    }
     tp_pb r = tp_pb_init(f->data, f->len);
     tp_pb_field g;
-    uint64_t index = 0;
-    uint32_t stream = s->cur_stream;
+    index = 0;
     int rc;
     while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
         if (g.num == 1 && g.wt == TP_PB_VARINT)
@@ -224,20 +255,25 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
     *set = false;
     if (f->wt != TP_PB_LEN)
         return tp_fail_at(err, pml_where(s), "time field %u is not a Duration message", f->num);
-    tp_pb r = tp_pb_init(f->data, f->len);
-    tp_pb_field g;
-    int64_t sec = 0, nanos = 0;
-    int rc;
-    while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
-        if (g.num == 1 && g.wt == TP_PB_VARINT)
-            sec = (int64_t)g.v;
-        else if (g.num == 2 && g.wt == TP_PB_VARINT)
-            nanos = (int32_t)(uint32_t)g.v; /* int32 on the wire: sign-extended varint */
+    uint64_t sec, nanos;
+    if (!plain_duration(f, &sec, &nanos)) {
+        tp_pb r = tp_pb_init(f->data, f->len);
+        tp_pb_field g;
+        int rc;
+        sec = nanos = 0;
+        while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
+            if (g.num == 1 && g.wt == TP_PB_VARINT)
+                sec = g.v;
+            else if (g.num == 2 && g.wt == TP_PB_VARINT)
+                nanos = g.v;
+        }
+        if (rc < 0)
+            return pml_fail_pb(s, err, "Duration");
     }
-    if (rc < 0)
-        return pml_fail_pb(s, err, "Duration");
+    /* int32 nanos on the wire: a sign-extended varint */
     int64_t v;
-    if (__builtin_mul_overflow(sec, (int64_t)1000000000, &v) || __builtin_add_overflow(v, nanos, &v)) {
+    if (__builtin_mul_overflow((int64_t)sec, (int64_t)1000000000, &v) ||
+        __builtin_add_overflow(v, (int64_t)(int32_t)(uint32_t)nanos, &v)) {
         pml_warn(s, "plaidml: time out of range (ignored)");
         return 0;
     }
