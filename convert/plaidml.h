@@ -91,7 +91,31 @@ typedef struct pml_state {
 /* Ids: decode an Event id field (16-byte UUID or ActivityID).  *none set for
  * the root / invalid id.  `switch_stream`: a stream UUID here becomes the
  * current stream (activity_id), else it only names the stream used. */
-int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err);
+int pml_key_of_any(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err);
+
+/* An ActivityID or ClockID that is empty or holds only `1 index`, the usual
+ * shape, decoded without the field loop; false for any other (a stream uuid,
+ * other or repeated fields, a long varint, malformed bytes). */
+static inline bool pml_plain_index(const tp_pb_field *f, uint64_t *index)
+{
+    const uint8_t *p = f->data, *end = p + f->len;
+    *index = 0;
+    return p == end || (*p++ == 0x08 && tp_pb_varint_short(&p, end, index) && p == end);
+}
+
+/* pml_key_of_any with the usual shape inline (the same key). */
+static inline int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none,
+                             tp_err *err)
+{
+    uint64_t index;
+    if (f->wt == TP_PB_LEN && f->len != 16 && pml_plain_index(f, &index)) {
+        s->current_ids++;
+        *k = (pml_key){s->cur_stream, index, 2};
+        *none = index == 0;
+        return 0;
+    }
+    return pml_key_of_any(s, f, switch_stream, k, none, err);
+}
 uint32_t pml_act_get(pml_state *s, const pml_key *k);
 
 /* Decode one google.protobuf.Any attached to activity `act`. */

@@ -80,20 +80,8 @@ static uint32_t stream_of(pml_state *s, const uint8_t *uuid)
     return (uint32_t)s->nstreams++;
 }
 
-/* The usual shapes of the small messages every event carries, decoded
- * without the field loop.  false for anything else (a stream uuid, other or
- * repeated fields, long varints, malformed bytes): the caller then runs the
- * general loop, which decides. */
-
-/* An ActivityID or ClockID that is empty or holds only `1 index`. */
-static inline bool plain_index(const tp_pb_field *f, uint64_t *index)
-{
-    const uint8_t *p = f->data, *end = p + f->len;
-    *index = 0;
-    return p == end || (*p++ == 0x08 && tp_pb_varint_short(&p, end, index) && p == end);
-}
-
-/* A Duration that is empty or holds `1 seconds`, then optionally `2 nanos`. */
+/* A Duration that is empty or holds `1 seconds`, then optionally `2 nanos`
+ * (the usual shape), decoded without the field loop; false for any other. */
 static inline bool plain_duration(const tp_pb_field *f, uint64_t *sec, uint64_t *nanos)
 {
     const uint8_t *p = f->data, *end = p + f->len;
@@ -105,7 +93,7 @@ static inline bool plain_duration(const tp_pb_field *f, uint64_t *sec, uint64_t 
     return p == end;
 }
 
-int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err)
+int pml_key_of_any(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err)
 {
     *none = false;
     if (f->wt != TP_PB_LEN)
@@ -118,16 +106,10 @@ int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *
     }
     /* current schema: ActivityID { 1 index, 2 stream_uuid } */
     s->current_ids++;
-    uint64_t index;
-    uint32_t stream = s->cur_stream;
-    if (plain_index(f, &index)) {
-        *k = (pml_key){stream, index, 2};
-        *none = index == 0;
-        return 0;
-    }
     tp_pb r = tp_pb_init(f->data, f->len);
     tp_pb_field g;
-    index = 0;
+    uint64_t index = 0;
+    uint32_t stream = s->cur_stream;
     int rc;
     while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
         if (g.num == 1 && g.wt == TP_PB_VARINT)
