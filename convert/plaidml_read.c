@@ -264,16 +264,30 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
     return 0;
 }
 
+/* The last (up to) 8 bytes of a verb: verbs share their prefixes
+ * ("tile::hal::opencl::") and differ at the end. */
+static uint64_t verb_tail(const char *v, size_t n)
+{
+    if (n >= 8)
+        return load64((const uint8_t *)v + n - 8);
+    uint64_t x = 0;
+    memcpy(&x, v, n);
+    return x;
+}
+
 /* Interning a verb for every event costs a hash of the whole string; the
- * few distinct verbs are found first in a small cache. */
+ * few distinct verbs are found first in a small cache, by length and tail
+ * before the whole string is compared. */
 static tp_str verb_id(pml_state *s, const char *v, size_t n)
 {
+    uint64_t tail = verb_tail(v, n);
     for (size_t i = 0; i < s->nvcache; i++)
-        if (s->vcache[i].len == n && memcmp(tp_str_get(s->t, s->vcache[i].id), v, n) == 0)
+        if (s->vcache[i].tail == tail && s->vcache[i].len == n &&
+            memcmp(tp_str_get(s->t, s->vcache[i].id), v, n) == 0)
             return s->vcache[i].id;
     tp_str id = tp_intern(s->t, v, n);
     if (s->nvcache < sizeof s->vcache / sizeof s->vcache[0])
-        s->vcache[s->nvcache++] = (struct pml_vcache){n, id}; /* the id: string pool pointers move */
+        s->vcache[s->nvcache++] = (struct pml_vcache){n, tail, id}; /* the id: string pool pointers move */
     return id;
 }
 
