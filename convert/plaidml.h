@@ -116,7 +116,16 @@ static inline int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_str
     }
     return pml_key_of_any(s, f, switch_stream, k, none, err);
 }
-uint32_t pml_act_get(pml_state *s, const pml_key *k);
+uint32_t pml_act_get_any(pml_state *s, const pml_key *k);
+
+/* The activity of a key, created on first sight: pml_act_get_any, with one
+ * already in the direct table (most lookups) found inline. */
+static inline uint32_t pml_act_get(pml_state *s, const pml_key *k)
+{
+    if (k->tag == 2 && k->a < s->ndirect && k->b < s->direct[k->a].cap && s->direct[k->a].act[k->b] != TP_NONE)
+        return s->direct[k->a].act[k->b];
+    return pml_act_get_any(s, k);
+}
 
 /* Decode one google.protobuf.Any attached to activity `act`. */
 int pml_meta(pml_state *s, uint32_t act, const tp_pb *ev, const tp_pb_field *any, tp_err *err);

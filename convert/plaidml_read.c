@@ -167,7 +167,7 @@ static uint32_t act_new(pml_state *s)
 
 #define DIRECT_MAX (1u << 22) /* larger indexes (or a hostile log) use the hash table */
 
-uint32_t pml_act_get(pml_state *s, const pml_key *k)
+uint32_t pml_act_get_any(pml_state *s, const pml_key *k)
 {
     if (k->tag == 2 && k->b < DIRECT_MAX && k->a < 65536) {
         if (k->a >= s->ndirect) { /* streams are few: grow one row at a time */
