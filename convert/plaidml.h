@@ -82,8 +82,7 @@ typedef struct pml_state {
     size_t ndevices, devices_cap;
 
     uint64_t legacy_ids, current_ids; /* which schema the ids used */
-    struct pml_vcache { size_t len; uint64_t tail; tp_str id; } vcache[32]; /* verbs are few */
-    size_t nvcache;
+    struct pml_vcache { size_t len; uint64_t tail; tp_str id; } vcache[64]; /* verbs are few; id 0 = empty */
     struct pml_gcache { tp_str verb; int64_t group; } gcache[32]; /* device track family per verb */
     size_t ngcache;
 } pml_state;
