@@ -75,10 +75,12 @@ int tp_pbstream_next(tp_pbstream *s, const unsigned char **rec, size_t *len, boo
 {
     *zero = false;
     /* The common case first: a one-byte length (records of 1..127 bytes)
-     * whose record is already in the buffer.  Same result as below. */
+     * whose record is already in the buffer, with the 10 bytes buffered that
+     * fill() below asks for (so it would not read either: the same result,
+     * and an input error is met at the same record). */
     const unsigned char *p = s->buf + s->pos;
     size_t avail = s->len - s->pos;
-    if (avail > 1 && p[0] > 0 && p[0] < 0x80 && p[0] < avail && p[0] <= s->max_record) {
+    if (avail >= 10 && p[0] > 0 && p[0] < 0x80 && p[0] < avail && p[0] <= s->max_record) {
         *rec = p + 1;
         *len = p[0];
         s->pos += 1 + (size_t)p[0];
