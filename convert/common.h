@@ -25,7 +25,14 @@ char *tp_xstrndup(const char *s, size_t n);
 
 /* Grow *p (an array of elem-sized items with capacity *cap) to hold need items. */
 void tp_grow(void **p, size_t *cap, size_t need, size_t elem);
-#define TP_GROW(arr, cap, need) tp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* The same with the usual "already big enough" answered inline, no call:
+ * TP_GROW runs once per appended item in the readers' loops. */
+static inline void tp_grow_inline(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need > *cap)
+        tp_grow(p, cap, need, elem);
+}
+#define TP_GROW(arr, cap, need) tp_grow_inline((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* The error a reader reports.  `where` is "offset N" for byte positions or a
  * reader-chosen locus such as "record 12". */

@@ -74,6 +74,20 @@ static int fill(tp_pbstream *s, size_t need, tp_err *err)
 int tp_pbstream_next(tp_pbstream *s, const unsigned char **rec, size_t *len, bool *zero, tp_err *err)
 {
     *zero = false;
+    /* The common case first: a one-byte length (records of 1..127 bytes)
+     * whose record is already in the buffer, with the 10 bytes buffered that
+     * fill() below asks for (so it would not read either: the same result,
+     * and an input error is met at the same record). */
+    const unsigned char *p = s->buf + s->pos;
+    size_t avail = s->len - s->pos;
+    if (avail >= 10 && p[0] > 0 && p[0] < 0x80 && p[0] < avail && p[0] <= s->max_record) {
+        *rec = p + 1;
+        *len = p[0];
+        s->pos += 1 + (size_t)p[0];
+        s->bytes += 1 + (uint64_t)p[0];
+        s->records++;
+        return 1;
+    }
     if (fill(s, 10, err) < 0)
         return -1;
     if (s->pos == s->len)

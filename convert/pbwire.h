@@ -43,30 +43,49 @@ int tp_pb_next(tp_pb *r, tp_pb_field *f, tp_err *err);
 /* A bare varint (used for length prefixes and packed arrays): 1, 0 at end, -1. */
 int tp_pb_varint(tp_pb *r, uint64_t *v, tp_err *err);
 
-/* tp_pb_next with the common shapes decoded inline: a one-byte key (fields
- * 1..15) followed by a varint value, or by a length below 128.  Anything
- * else, and every malformed case, goes to tp_pb_next (same results, same
- * errors).  For hot loops over many small messages. */
+/* A varint of at most 9 bytes (63 bits) at *p, ending before `end`: true,
+ * *v set and *p moved past it.  false, *p unchanged, for a longer or
+ * cut-short one, which the caller leaves to the checked tp_pb_next /
+ * tp_pb_varint (they decode the 10-byte ones and report the errors). */
+__attribute__((always_inline)) static inline bool tp_pb_varint_short(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *q = *p;
+    size_t n = (size_t)(end - q) < 9 ? (size_t)(end - q) : 9;
+    uint64_t x = 0;
+#pragma GCC unroll 9
+    for (size_t i = 0; i < n; i++) {
+        x |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+        if (q[i] < 0x80) {
+            *v = x;
+            *p = q + i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* tp_pb_next with the common shapes decoded inline: the end of the range,
+ * and a one-byte key (fields 1..15) followed by a short varint value or by a
+ * length below 128.  Anything else, and every malformed case, goes to
+ * tp_pb_next (same results, same errors).  For hot loops over many small
+ * messages. */
 __attribute__((always_inline)) static inline int tp_pb_next_fast(tp_pb *r, tp_pb_field *f, tp_err *err)
 {
     const uint8_t *p = r->p, *end = r->end;
+    if (p == end) /* the end of every message: no call */
+        return 0;
     if (end - p >= 2 && p[0] < 0x80 && p[0] >= 8) {
         uint8_t wt = p[0] & 7;
-        if (wt == TP_PB_VARINT) {
-            uint64_t v = 0;
-            const uint8_t *q = p + 1;
-            for (int shift = 0; q < end && shift < 63; shift += 7, q++) {
-                v |= (uint64_t)(*q & 0x7f) << shift;
-                if (*q < 0x80) {
-                    f->num = p[0] >> 3;
-                    f->wt = wt;
-                    f->v = v;
-                    f->data = NULL;
-                    f->len = 0;
-                    r->p = q + 1;
-                    return 1;
-                }
-            }
+        const uint8_t *q = p + 1;
+        uint64_t v;
+        if (wt == TP_PB_VARINT && tp_pb_varint_short(&q, end, &v)) {
+            f->num = p[0] >> 3;
+            f->wt = wt;
+            f->v = v;
+            f->data = NULL;
+            f->len = 0;
+            r->p = q;
+            return 1;
         } else if (wt == TP_PB_LEN && p[1] < 0x80 && (size_t)(end - p - 2) >= p[1]) {
             f->num = p[0] >> 3;
             f->wt = wt;
@@ -77,7 +96,7 @@ __attribute__((always_inline)) static inline int tp_pb_next_fast(tp_pb *r, tp_pb
             return 1;
         }
     }
-    return tp_pb_next(r, f, err); /* 10-byte varints (shift 63) and all errors too */
+    return tp_pb_next(r, f, err); /* 10-byte varints and all errors too */
 }
 
 static inline int64_t tp_pb_zigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }

@@ -82,8 +82,7 @@ typedef struct pml_state {
     size_t ndevices, devices_cap;
 
     uint64_t legacy_ids, current_ids; /* which schema the ids used */
-    struct pml_vcache { size_t len; tp_str id; } vcache[32]; /* verbs are few */
-    size_t nvcache;
+    struct pml_vcache { size_t len; uint64_t tail; tp_str id; } vcache[64]; /* verbs are few; id 0 = empty */
     struct pml_gcache { tp_str verb; int64_t group; } gcache[32]; /* device track family per verb */
     size_t ngcache;
 } pml_state;
@@ -91,8 +90,41 @@ typedef struct pml_state {
 /* Ids: decode an Event id field (16-byte UUID or ActivityID).  *none set for
  * the root / invalid id.  `switch_stream`: a stream UUID here becomes the
  * current stream (activity_id), else it only names the stream used. */
-int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err);
-uint32_t pml_act_get(pml_state *s, const pml_key *k);
+int pml_key_of_any(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err);
+
+/* An ActivityID or ClockID that is empty or holds only `1 index`, the usual
+ * shape, decoded without the field loop; false for any other (a stream uuid,
+ * other or repeated fields, a long varint, malformed bytes). */
+static inline bool pml_plain_index(const tp_pb_field *f, uint64_t *index)
+{
+    const uint8_t *p = f->data, *end = p + f->len;
+    *index = 0;
+    return p == end || (*p++ == 0x08 && tp_pb_varint_short(&p, end, index) && p == end);
+}
+
+/* pml_key_of_any with the usual shape inline (the same key). */
+static inline int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none,
+                             tp_err *err)
+{
+    uint64_t index;
+    if (f->wt == TP_PB_LEN && f->len != 16 && pml_plain_index(f, &index)) {
+        s->current_ids++;
+        *k = (pml_key){s->cur_stream, index, 2};
+        *none = index == 0;
+        return 0;
+    }
+    return pml_key_of_any(s, f, switch_stream, k, none, err);
+}
+uint32_t pml_act_get_any(pml_state *s, const pml_key *k);
+
+/* The activity of a key, created on first sight: pml_act_get_any, with one
+ * already in the direct table (most lookups) found inline. */
+static inline uint32_t pml_act_get(pml_state *s, const pml_key *k)
+{
+    if (k->tag == 2 && k->a < s->ndirect && k->b < s->direct[k->a].cap && s->direct[k->a].act[k->b] != TP_NONE)
+        return s->direct[k->a].act[k->b];
+    return pml_act_get_any(s, k);
+}
 
 /* Decode one google.protobuf.Any attached to activity `act`. */
 int pml_meta(pml_state *s, uint32_t act, const tp_pb *ev, const tp_pb_field *any, tp_err *err);

@@ -260,6 +260,18 @@ static uint8_t kind_of(const pml_state *s, const pml_act *a, bool device)
     return strncmp(v, "tile::hal::", 11) == 0 ? TP_KIND_RUNTIME : TP_KIND_HOST_OP;
 }
 
+/* kind_of once per verb and side, not per activity: verbs are few and
+ * string ids dense.  memo[2 * verb + device], 0xff = not worked out yet. */
+static uint8_t kind_memo(const pml_state *s, const pml_act *a, bool device, uint8_t *memo, size_t nmemo)
+{
+    size_t i = 2 * (size_t)a->verb + device;
+    if (i >= nmemo)
+        return kind_of(s, a, device);
+    if (memo[i] == 0xff)
+        memo[i] = kind_of(s, a, device);
+    return memo[i];
+}
+
 int pml_emit(pml_state *s, tp_err *err)
 {
     (void)err;
@@ -408,6 +420,9 @@ int pml_emit(pml_state *s, tp_err *err)
 
     /* events in activity order (first mention in the log) */
     tp_argb scratch = {0};
+    size_t nmemo = 2 * t->nstr;
+    uint8_t *memo = tp_xmalloc(nmemo ? nmemo : 1);
+    memset(memo, 0xff, nmemo);
     for (size_t i = 0; i < s->nacts; i++) {
         pml_act *a = &s->acts[i];
         if (track_of[i] == TP_NONE)
@@ -418,7 +433,7 @@ int pml_emit(pml_state *s, tp_err *err)
         e.ts = a->start;
         e.dur = a->end - a->start;
         e.track = track_of[i];
-        e.kind = kind_of(s, a, device);
+        e.kind = kind_memo(s, a, device, memo, nmemo);
         e.cat = a->verb;
         e.name = a->verb ? a->verb : tp_intern_cstr(t, "(activity without verb)");
         tp_argb *b = a->meta != TP_NONE ? &s->metas[a->meta] : &scratch;
@@ -445,6 +460,7 @@ int pml_emit(pml_state *s, tp_err *err)
         a->ev = tp_event_add(t, &e);
     }
     tp_argb_free(&scratch);
+    free(memo);
     free(track_of);
 
     /* parent links: device execution -> the host activity that ran it

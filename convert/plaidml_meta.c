@@ -302,10 +302,8 @@ int pml_meta(pml_state *s, uint32_t act, const tp_pb *ev, const tp_pb_field *any
     if (rc < 0)
         return bad(s, "Any", err);
     /* the message name is what follows the last '/' ("type.vertex.ai/NAME") */
-    const char *name = url;
-    for (size_t i = 0; i < url_len; i++)
-        if (url[i] == '/')
-            name = url + i + 1;
+    const char *slash = url_len ? memrchr(url, '/', url_len) : NULL;
+    const char *name = slash ? slash + 1 : url;
     size_t n = url_len - (size_t)(name - url);
     if (is_type(name, n, "vertexai.tile.hal.opencl.proto.RunInfo"))
         return run_info(s, act, val, val_len, err);

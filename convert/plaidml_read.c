@@ -80,7 +80,20 @@ static uint32_t stream_of(pml_state *s, const uint8_t *uuid)
     return (uint32_t)s->nstreams++;
 }
 
-int pml_key_of(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err)
+/* A Duration that is empty or holds `1 seconds`, then optionally `2 nanos`
+ * (the usual shape), decoded without the field loop; false for any other. */
+static inline bool plain_duration(const tp_pb_field *f, uint64_t *sec, uint64_t *nanos)
+{
+    const uint8_t *p = f->data, *end = p + f->len;
+    *sec = *nanos = 0;
+    if (p < end && !(*p++ == 0x08 && tp_pb_varint_short(&p, end, sec)))
+        return false;
+    if (p < end && !(*p++ == 0x10 && tp_pb_varint_short(&p, end, nanos)))
+        return false;
+    return p == end;
+}
+
+int pml_key_of_any(pml_state *s, const tp_pb_field *f, bool switch_stream, pml_key *k, bool *none, tp_err *err)
 {
     *none = false;
     if (f->wt != TP_PB_LEN)
@@ -154,7 +167,7 @@ static uint32_t act_new(pml_state *s)
 
 #define DIRECT_MAX (1u << 22) /* larger indexes (or a hostile log) use the hash table */
 
-uint32_t pml_act_get(pml_state *s, const pml_key *k)
+uint32_t pml_act_get_any(pml_state *s, const pml_key *k)
 {
     if (k->tag == 2 && k->b < DIRECT_MAX && k->a < 65536) {
         if (k->a >= s->ndirect) { /* streams are few: grow one row at a time */
@@ -224,20 +237,25 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
     *set = false;
     if (f->wt != TP_PB_LEN)
         return tp_fail_at(err, pml_where(s), "time field %u is not a Duration message", f->num);
-    tp_pb r = tp_pb_init(f->data, f->len);
-    tp_pb_field g;
-    int64_t sec = 0, nanos = 0;
-    int rc;
-    while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
-        if (g.num == 1 && g.wt == TP_PB_VARINT)
-            sec = (int64_t)g.v;
-        else if (g.num == 2 && g.wt == TP_PB_VARINT)
-            nanos = (int32_t)(uint32_t)g.v; /* int32 on the wire: sign-extended varint */
+    uint64_t sec, nanos;
+    if (!plain_duration(f, &sec, &nanos)) {
+        tp_pb r = tp_pb_init(f->data, f->len);
+        tp_pb_field g;
+        int rc;
+        sec = nanos = 0;
+        while ((rc = tp_pb_next_fast(&r, &g, err)) == 1) {
+            if (g.num == 1 && g.wt == TP_PB_VARINT)
+                sec = g.v;
+            else if (g.num == 2 && g.wt == TP_PB_VARINT)
+                nanos = g.v;
+        }
+        if (rc < 0)
+            return pml_fail_pb(s, err, "Duration");
     }
-    if (rc < 0)
-        return pml_fail_pb(s, err, "Duration");
+    /* int32 nanos on the wire: a sign-extended varint */
     int64_t v;
-    if (__builtin_mul_overflow(sec, (int64_t)1000000000, &v) || __builtin_add_overflow(v, nanos, &v)) {
+    if (__builtin_mul_overflow((int64_t)sec, (int64_t)1000000000, &v) ||
+        __builtin_add_overflow(v, (int64_t)(int32_t)(uint32_t)nanos, &v)) {
         pml_warn(s, "plaidml: time out of range (ignored)");
         return 0;
     }
@@ -246,16 +264,29 @@ static int duration_ns(pml_state *s, const tp_pb_field *f, int64_t *ns, bool *se
     return 0;
 }
 
+/* The last (up to) 8 bytes of a verb: verbs share their prefixes
+ * ("tile::hal::opencl::") and differ at the end. */
+static uint64_t verb_tail(const char *v, size_t n)
+{
+    if (n >= 8)
+        return load64((const uint8_t *)v + n - 8);
+    uint64_t x = 0;
+    memcpy(&x, v, n);
+    return x;
+}
+
 /* Interning a verb for every event costs a hash of the whole string; the
- * few distinct verbs are found first in a small cache. */
+ * few distinct verbs are found first in a small direct-mapped cache, by
+ * length and tail before the whole string is compared.  Two verbs on one
+ * slot only cost a tp_intern (which gives the same id). */
 static tp_str verb_id(pml_state *s, const char *v, size_t n)
 {
-    for (size_t i = 0; i < s->nvcache; i++)
-        if (s->vcache[i].len == n && memcmp(tp_str_get(s->t, s->vcache[i].id), v, n) == 0)
-            return s->vcache[i].id;
+    uint64_t tail = verb_tail(v, n);
+    struct pml_vcache *c = &s->vcache[((tail ^ n) * 0x9E3779B97F4A7C15ull) >> 58];
+    if (c->id && c->tail == tail && c->len == n && memcmp(tp_str_get(s->t, c->id), v, n) == 0)
+        return c->id;
     tp_str id = tp_intern(s->t, v, n);
-    if (s->nvcache < sizeof s->vcache / sizeof s->vcache[0])
-        s->vcache[s->nvcache++] = (struct pml_vcache){n, id}; /* the id: string pool pointers move */
+    *c = (struct pml_vcache){n, tail, id}; /* the id: string pool pointers move */
     return id;
 }
 

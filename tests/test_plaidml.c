@@ -930,3 +930,66 @@ TEST(plaidml_huge_activity_indexes)
     }
     tp_trace_free(&t);
 }
+
+/* Ids and times in shapes other than the usual `1 index` / `1 seconds,
+ * 2 nanos` (which the reader decodes without its field loop) mean what
+ * protobuf says: fields in any order, the last of a repeated one wins,
+ * unknown fields are skipped, negative nanos are 10-byte varints. */
+TEST(plaidml_unusual_id_and_time_encodings)
+{
+    synth s = {0};
+    synth_magic(&s);
+    ev_start(&s, 0, 1, "vertexai::Outer", S(7), NULL);
+    pbe e = {0}, id = {0}, d = {0};
+    /* parent {index 9, index 1}: the last wins */
+    pbe_uint(&id, 1, 9);
+    pbe_uint(&id, 1, 1);
+    pbe_msg(&e, 1, &id);
+    pbe_free(&id);
+    /* activity {unknown field 5, index 2} */
+    pbe_uint(&id, 5, 77);
+    pbe_uint(&id, 1, 2);
+    pbe_msg(&e, 2, &id);
+    pbe_free(&id);
+    pbe_str(&e, 3, "vertexai::Inner");
+    /* start {nanos 500, seconds 7}: nanos first */
+    pbe_uint(&d, 2, 500);
+    pbe_uint(&d, 1, 7);
+    pbe_msg(&e, 5, &d);
+    pbe_free(&d);
+    /* end {seconds 8, nanos -100}: 8 s - 100 ns */
+    pbe_uint(&d, 1, 8);
+    pbe_uint(&d, 2, (uint64_t)(int64_t)-100);
+    pbe_msg(&e, 6, &d);
+    pbe_free(&d);
+    synth_event(&s, &e);
+    pbe_free(&e);
+    /* end of activity 1 {nanos 900 only}, via an id of a 2-byte index 1 (0x81 0x00) */
+    static const uint8_t long_one[] = {0x08, 0x81, 0x00};
+    pbe_bytes(&e, 2, long_one, sizeof long_one);
+    pbe_uint(&d, 2, 900);
+    pbe_uint(&d, 1, 9);
+    pbe_uint(&d, 2, 950); /* repeated nanos: the last wins */
+    pbe_msg(&e, 6, &d);
+    pbe_free(&d);
+    synth_event(&s, &e);
+    pbe_free(&e);
+    const char *path = write_tmp("shapes.eventlog", s.out.d, s.out.len, false);
+    pbe_free(&s.out);
+    tp_trace t;
+    tp_err err = {0};
+    CHECK_EQ_INT(load(path, &t, true, false, &err), 0);
+    CHECK_EQ_INT(t.nevents, 2);
+    CHECK_EQ_INT(t.nwarnings, 0);
+    uint32_t outer = find_event(&t, "vertexai::Outer", NULL);
+    uint32_t inner = find_event(&t, "vertexai::Inner", NULL);
+    CHECK(outer != TP_NONE && inner != TP_NONE);
+    if (outer != TP_NONE && inner != TP_NONE) {
+        CHECK_EQ_INT(t.events[outer].ts, S(7));
+        CHECK_EQ_INT(t.events[outer].dur, S(2) + 950);
+        CHECK_EQ_INT(t.events[inner].op, outer);
+        CHECK_EQ_INT(t.events[inner].ts, S(7) + 500);
+        CHECK_EQ_INT(t.events[inner].dur, S(1) - 100 - 500);
+    }
+    tp_trace_free(&t);
+}

@@ -2,7 +2,8 @@
  * (convert/pbwire.h).  Walks the input as a message, descending into every
  * LEN field as a sub-message and as a packed varint array (bounded depth),
  * and checks the decoder's promises: every field it returns lies inside its
- * parent's range, a failure always says why, and it always moves forward. */
+ * parent's range, a failure always says why, it always moves forward, and
+ * the inline tp_pb_next_fast answers exactly as tp_pb_next does. */
 #include "pbwire.h"
 
 #include <stdlib.h>
@@ -20,9 +21,17 @@ static void walk(tp_pb r, int depth)
 {
     tp_pb_field f;
     tp_err err = {0};
+    tp_pb q = r; /* the inline fast path, in step: it must give the same answers */
     for (;;) {
         const uint8_t *before = r.p;
         int k = tp_pb_next(&r, &f, &err);
+        tp_pb_field g;
+        tp_err eg = {0};
+        ASSERT(tp_pb_next_fast(&q, &g, &eg) == k && q.p == r.p);
+        if (k == 1)
+            ASSERT(g.num == f.num && g.wt == f.wt && g.v == f.v && g.data == f.data && g.len == f.len);
+        else if (k < 0)
+            ASSERT(strcmp(eg.msg, err.msg) == 0);
         if (k == 0) {
             ASSERT(r.p == r.end);
             return;
