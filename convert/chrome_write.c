@@ -11,11 +11,11 @@
  * - args copied minified, with UTF-8 repaired and counted;
  * - one event per line, same bytes for the same input. */
 #include "chrome_write.h"
+#include "ordered_pool.h"
 #include "json_lex.h"
 #include "json_write.h"
 #include "tracks.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -464,17 +464,13 @@ void tp_chrome_writer_free(tp_chrome_writer *cw)
 }
 
 /* Writing the events: the window's events in output order are cut into
- * chunks; two worker threads format chunks into buffers of their own (the
- * trace is only read) while this thread cuts the next chunks and appends
- * the formatted ones to the output in order, so the bytes are those of one
- * thread writing alone.  SLOTS chunks are in flight, so a worker never waits
- * for the other's chunk to finish (an earlier version ran the two in lock
- * step, one round at a time, and the faster one idled).  What one event's
- * text depends on beyond itself is set before: the flow plan, and the v1
- * flow id each chunk starts at (counted in order here). */
+ * chunks that two workers format into buffers of their own (the trace is
+ * only read) while this thread cuts the next ones and appends the finished
+ * ones to the output in order (convert/ordered_pool.h), so the bytes are
+ * those of one thread writing alone.  What one event's text depends on
+ * beyond itself is set before: the flow plan, and the v1 flow id each chunk
+ * starts at (counted in order here). */
 enum { CHUNK_EVENTS = 4096, SLOTS = 8, WORKERS = 2 };
-
-enum { SLOT_FREE, SLOT_READY, SLOT_BUSY, SLOT_DONE };
 
 typedef struct chunk_job {
     writer w;                  /* a copy of the window's writer, with its own buffer */
@@ -483,62 +479,24 @@ typedef struct chunk_job {
     size_t n;
     const flow_plan *fp;
     uint64_t v1_next;
-    int state;
 } chunk_job;
 
-typedef struct chunk_pool {
-    chunk_job job[SLOTS];
-    size_t next_take;          /* the next slot a worker formats (slots are taken in order) */
-    bool stop;
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-    void *cursor[WORKERS];     /* one args renderer and scratch buffer per worker */
+typedef struct worker_state {
+    void *cursor[WORKERS]; /* one args renderer and scratch buffer per worker */
     tp_buf scratch[WORKERS];
-} chunk_pool;
+} worker_state;
 
-static void format_chunk(chunk_job *j, void *cursor, tp_buf *scratch)
+static void format_chunk(void *job, int worker, void *ctx)
 {
+    chunk_job *j = job;
+    worker_state *ws = ctx;
     j->buf.len = 0;
     j->w.b = &j->buf;
-    j->w.cursor = cursor;
-    j->w.scratch = scratch;
+    j->w.cursor = ws->cursor[worker];
+    j->w.scratch = &ws->scratch[worker];
     for (size_t q = 0; q < j->n; q++)
         write_event(&j->w, j->ev[q], j->fp, &j->v1_next);
 }
-
-typedef struct worker_arg {
-    chunk_pool *p;
-    int id;
-} worker_arg;
-
-static void *worker_main(void *arg)
-{
-    worker_arg *a = arg;
-    chunk_pool *p = a->p;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        chunk_job *j = &p->job[p->next_take];
-        while (j->state != SLOT_READY && !p->stop) {
-            pthread_cond_wait(&p->work, &p->mu);
-            j = &p->job[p->next_take];
-        }
-        if (j->state != SLOT_READY)
-            break;
-        j->state = SLOT_BUSY;
-        p->next_take = (p->next_take + 1) % SLOTS;
-        pthread_mutex_unlock(&p->mu);
-        format_chunk(j, p->cursor[a->id], &p->scratch[a->id]);
-        pthread_mutex_lock(&p->mu);
-        j->state = SLOT_DONE;
-        pthread_cond_broadcast(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-/* How many threads format: 2, or none (this thread) with TP_WRITER_THREADS=1
- * / TP_THREADS=1 (the tests compare the two). */
-static int writer_threads(void) { return tp_single_thread("TP_WRITER_THREADS") ? 1 : WORKERS; }
 
 /* The next chunk of the walk (track order, then time) into j; false at the end. */
 static bool cut_chunk(writer *w, const tp_chrome_writer *cw, size_t *tj, size_t *tq, chunk_job *j, uint64_t *v1_next)
@@ -569,93 +527,46 @@ static bool cut_chunk(writer *w, const tp_chrome_writer *cw, size_t *tj, size_t 
     return true;
 }
 
-/* Append a formatted chunk to the output and add up its counts. */
-static void append_chunk(writer *w, const chunk_job *j)
-{
-    tp_buf_put(w->b, j->buf.data, j->buf.len);
-    tp_out_maybe_flush(w->o);
-    w->b = tp_out_buf(w->o);
-    w->events_out += j->w.events_out;
-    w->flows += j->w.flows;
-    w->bad_utf8 += j->w.bad_utf8;
-    w->invalid_args += j->w.invalid_args;
-}
-
 static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
 {
     const tp_trace *t = w->t;
     size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
-    chunk_pool *p = tp_xcalloc(1, sizeof *p); /* the event lists: no array of every event (20 M at 1 GB) */
+    worker_state ws = {0};
     for (int k = 0; k < WORKERS; k++)
-        p->cursor[k] = tp_args_cursor_new(t);
-    if (writer_threads() == 1) {
-        chunk_job *j = &p->job[0];
-        while (cut_chunk(w, cw, &tj, &tq, j, &v1_next)) {
-            format_chunk(j, p->cursor[0], &p->scratch[0]);
-            append_chunk(w, j);
-        }
-    } else {
-        pthread_mutex_init(&p->mu, NULL);
-        pthread_cond_init(&p->work, NULL);
-        pthread_cond_init(&p->done, NULL);
-        pthread_t th[WORKERS];
-        worker_arg arg[WORKERS];
-        int started = 0;
-        for (int k = 0; k < WORKERS; k++) {
-            arg[k] = (worker_arg){p, k};
-            started += pthread_create(&th[started], NULL, worker_main, &arg[k]) == 0;
-        }
-        size_t fill = 0, drain = 0; /* the next slot to cut into, the next to append */
-        bool more = true;
-        pthread_mutex_lock(&p->mu);
-        while (more || drain != fill) {
-            /* cut chunks into the free slots (the walk is cheap next to formatting) */
-            while (more && fill - drain < SLOTS) {
-                chunk_job *j = &p->job[fill % SLOTS];
-                pthread_mutex_unlock(&p->mu);
-                more = cut_chunk(w, cw, &tj, &tq, j, &v1_next);
-                pthread_mutex_lock(&p->mu);
-                if (!more)
-                    break;
-                j->state = SLOT_READY;
-                fill++;
-                pthread_cond_broadcast(&p->work);
+        ws.cursor[k] = tp_args_cursor_new(t);
+    /* the event lists: no array of every event (20 M at 1 GB) */
+    chunk_job *slot = tp_xcalloc(SLOTS, sizeof *slot);
+    /* two workers, or none (this thread) with TP_WRITER_THREADS=1 / TP_THREADS=1: the tests compare the two */
+    tp_opool *pool = tp_opool_new(tp_single_thread("TP_WRITER_THREADS") ? 0 : WORKERS, SLOTS, format_chunk, &ws);
+    size_t cut = 0;
+    bool more = true;
+    for (;;) {
+        while (more && !tp_opool_full(pool)) { /* a slot is free once its chunk is taken */
+            chunk_job *j = &slot[cut % SLOTS];
+            if ((more = cut_chunk(w, cw, &tj, &tq, j, &v1_next))) {
+                tp_opool_give(pool, j);
+                cut++;
             }
-            if (drain == fill)
-                break;
-            chunk_job *j = &p->job[drain % SLOTS];
-            if (!started && j->state == SLOT_READY) { /* no worker could start: format here */
-                j->state = SLOT_BUSY;
-                p->next_take = (p->next_take + 1) % SLOTS;
-                pthread_mutex_unlock(&p->mu);
-                format_chunk(j, p->cursor[0], &p->scratch[0]);
-                pthread_mutex_lock(&p->mu);
-                j->state = SLOT_DONE;
-            }
-            while (j->state != SLOT_DONE)
-                pthread_cond_wait(&p->done, &p->mu);
-            pthread_mutex_unlock(&p->mu);
-            append_chunk(w, j); /* in order: the output's bytes do not depend on the threads */
-            pthread_mutex_lock(&p->mu);
-            j->state = SLOT_FREE;
-            drain++;
         }
-        p->stop = true;
-        pthread_cond_broadcast(&p->work);
-        pthread_mutex_unlock(&p->mu);
-        for (int k = 0; k < started; k++)
-            pthread_join(th[k], NULL);
-        pthread_mutex_destroy(&p->mu);
-        pthread_cond_destroy(&p->work);
-        pthread_cond_destroy(&p->done);
+        const chunk_job *j = tp_opool_take(pool);
+        if (!j)
+            break;
+        tp_buf_put(w->b, j->buf.data, j->buf.len);
+        tp_out_maybe_flush(w->o);
+        w->b = tp_out_buf(w->o);
+        w->events_out += j->w.events_out;
+        w->flows += j->w.flows;
+        w->bad_utf8 += j->w.bad_utf8;
+        w->invalid_args += j->w.invalid_args;
     }
+    tp_opool_free(pool);
     for (int k = 0; k < SLOTS; k++)
-        tp_buf_free(&p->job[k].buf);
+        tp_buf_free(&slot[k].buf);
+    free(slot);
     for (int k = 0; k < WORKERS; k++) {
-        tp_buf_free(&p->scratch[k]);
-        tp_args_cursor_free(t, p->cursor[k]);
+        tp_buf_free(&ws.scratch[k]);
+        tp_args_cursor_free(t, ws.cursor[k]);
     }
-    free(p);
 }
 
 int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t hi, tp_write_stats *st)

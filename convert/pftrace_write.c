@@ -22,6 +22,7 @@
  * - times in ns (base_ns + ts) on the default (boot time) clock.
  * Same bytes for the same input: every id is numbered in output order. */
 #include "pftrace_write.h"
+#include "ordered_pool.h"
 #include "pbwrite.h"
 #include "pftrace_args.h"
 #include "json_write.h"
@@ -29,7 +30,6 @@
 #include "strset.h"
 #include "tracks.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -759,7 +759,6 @@ typedef struct unit {
     size_t from, n;        /* ix.ev[from .. from + n) */
     int64_t t0;            /* absolute time of its first packet */
     tp_buf out;
-    int state;             /* 0 to do, 1 encoding, 2 done */
 } unit;
 
 /* Cut each written track's walk into chunks of about CHUNK_EVENTS events,
@@ -789,7 +788,7 @@ static unit *plan_units(const pfw *w, const uint32_t *torder, const bool *live, 
             if (!x || (items >= chunk && depth == 0)) {
                 if (items) {
                     TP_GROW(u, cap, n + 1);
-                    u[n] = (unit){k, seq++, a, q - a, t0, {0}, 0};
+                    u[n] = (unit){k, seq++, a, q - a, t0, {0}};
                     n++;
                 }
                 a = q;
@@ -818,46 +817,14 @@ static void encode_unit(penc *e, unit *u)
     write_chunk(e, e->w->ix->ev + u->from, u->n);
 }
 
-/* Worker threads take chunks in order and encode them into buffers of their
- * own; the calling thread writes the buffers out in order (and the main
- * sequence's packets between them), so a few chunks are in memory at once. */
-typedef struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unit *u;
-    size_t n, next, written, window;
-    tp_buf *spare;         /* buffers of written chunks, for the next ones (fresh pages cost a fault each) */
-    size_t nspare;
-} pool;
-
-typedef struct worker {
-    pool *p;
-    penc e;
-    pthread_t th;
-} worker;
-
-static void *worker_main(void *arg)
+/* Worker threads encode chunks into buffers of their own; the calling
+ * thread writes the buffers out in order (and the main sequence's packets
+ * between them), so a few chunks are in memory at once
+ * (convert/ordered_pool.h).  Each worker has its own encoder. */
+static void encode_job(void *job, int worker, void *ctx)
 {
-    worker *wk = arg;
-    pool *p = wk->p;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->next < p->n && p->next >= p->written + p->window)
-            pthread_cond_wait(&p->cv, &p->mu);
-        if (p->next >= p->n)
-            break;
-        unit *u = &p->u[p->next++];
-        u->state = 1;
-        if (p->nspare)
-            u->out = p->spare[--p->nspare];
-        pthread_mutex_unlock(&p->mu);
-        encode_unit(&wk->e, u);
-        pthread_mutex_lock(&p->mu);
-        u->state = 2;
-        pthread_cond_broadcast(&p->cv);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
+    penc *enc = ctx;
+    encode_unit(&enc[worker], job);
 }
 
 static void add_counts(tp_pftrace_stats *st, const penc *e)
@@ -907,64 +874,39 @@ static void write_events(pfw *w, const uint32_t *torder)
             live[t->events[i].track] = true;
     unit *u = plan_units(w, torder, live, &nu);
     int nw = nthreads();
-    pool p = {.u = u, .n = nu, .window = (size_t)nw * 2 + 2};
-    p.spare = tp_xcalloc(p.window + 2, sizeof *p.spare);
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.cv, NULL);
-    worker *wk = tp_xcalloc((size_t)nw, sizeof *wk);
-    int started = 0;
-    for (int i = 0; i < nw && nw > 1; i++) {
-        wk[i].p = &p;
-        penc_init(&wk[i].e, w, NULL, true);
-        if (pthread_create(&wk[i].th, NULL, worker_main, &wk[i]) != 0) {
-            penc_free(&wk[i].e);
-            break;
-        }
-        started++;
-    }
-    penc self;
-    if (!started)
-        penc_init(&self, w, NULL, true);
-    size_t q = 0; /* next unit */
+    size_t window = (size_t)nw * 2 + 2;
+    penc *enc = tp_xcalloc((size_t)nw, sizeof *enc);
+    for (int i = 0; i < nw; i++)
+        penc_init(&enc[i], w, NULL, true);
+    tp_opool *pool = tp_opool_new(nw > 1 ? nw : 0, window, encode_job, enc);
+    /* buffers of written chunks, for the next ones (fresh pages cost a fault each) */
+    tp_buf *spare = tp_xcalloc(window + 1, sizeof *spare);
+    size_t nspare = 0, given = 0, q = 0;
     for (size_t j = 0; j < t->ntracks; j++) {
         uint32_t k = torder[j];
         for (; q < nu && u[q].track == k; q++) {
-            if (started) {
-                pthread_mutex_lock(&p.mu);
-                while (u[q].state != 2)
-                    pthread_cond_wait(&p.cv, &p.mu);
-                pthread_mutex_unlock(&p.mu);
-            } else {
-                if (p.nspare)
-                    u[q].out = p.spare[--p.nspare];
-                encode_unit(&self, &u[q]);
+            while (given < nu && !tp_opool_full(pool)) {
+                if (nspare)
+                    u[given].out = spare[--nspare];
+                tp_opool_give(pool, &u[given++]);
             }
-            tp_out_write(w->o, u[q].out.data, u[q].out.len);
-            u[q].out.len = 0;
-            pthread_mutex_lock(&p.mu);
-            p.spare[p.nspare++] = u[q].out;
-            memset(&u[q].out, 0, sizeof u[q].out);
-            p.written = q + 1;
-            pthread_cond_broadcast(&p.cv);
-            pthread_mutex_unlock(&p.mu);
+            unit *x = tp_opool_take(pool); /* u[q]: taken in the order given */
+            tp_out_write(w->o, x->out.data, x->out.len);
+            x->out.len = 0;
+            spare[nspare++] = x->out;
+            memset(&x->out, 0, sizeof x->out);
         }
         write_other_events(w, k);
     }
-    for (int i = 0; i < started; i++) {
-        pthread_join(wk[i].th, NULL);
-        add_counts(w->st, &wk[i].e);
-        penc_free(&wk[i].e);
+    tp_opool_free(pool);
+    for (int i = 0; i < nw; i++) {
+        add_counts(w->st, &enc[i]);
+        penc_free(&enc[i]);
     }
-    if (!started) {
-        add_counts(w->st, &self);
-        penc_free(&self);
-    }
-    free(wk);
-    for (size_t i = 0; i < p.nspare; i++)
-        tp_buf_free(&p.spare[i]);
-    free(p.spare);
-    pthread_mutex_destroy(&p.mu);
-    pthread_cond_destroy(&p.cv);
+    free(enc);
+    for (size_t i = 0; i < nspare; i++)
+        tp_buf_free(&spare[i]);
+    free(spare);
     free(u);
     free(live);
 }
