@@ -165,7 +165,7 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
         row[7] = r->has_share ? cell(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
         row[8] = tp_diff_match_name(r->match);
     }
-    tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2};
+    tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};
     tp_rect area = {DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN};
     tp_table_layout *L = tp_table_layout_new(&tb, area.w, area.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
