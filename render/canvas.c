@@ -190,6 +190,25 @@ double tp_text_baseline_mid(tp_font f, double size, double mid_y)
     return mid_y + (tp_font_ascent(f, size) - tp_font_descent(f, size)) / 2;
 }
 
+static int hexdig(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+void tp_cv_link(tp_canvas *cv, double x, double y, double w, double h, const char *uri)
+{
+    NEED_PAGE(cv);
+    if (!uri || !*uri || !(w > 0) || !(h > 0) || !isfinite(w) || !isfinite(h) || !cv->ops->link)
+        return;
+    tp_buf b = {0};
+    for (const unsigned char *s = (const unsigned char *)uri; *s; s++) {
+        if (*s <= 0x20 || *s >= 0x7F || *s == '"' || *s == '\\' || (*s == '%' && !(hexdig((char)s[1]) && hexdig((char)s[2]))))
+            tp_buf_printf(&b, "%%%02X", *s);
+        else
+            tp_buf_putc(&b, (char)*s);
+    }
+    tp_buf_putc(&b, 0);
+    cv->ops->link(cv->impl, fin(x), fin(y), w, h, b.data);
+    tp_buf_free(&b);
+}
+
 void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h)
 {
     NEED_PAGE(cv);

@@ -49,6 +49,9 @@ typedef struct tp_canvas_ops {
     void (*scale)(void *impl, double sx, double sy);
     int (*close)(void *impl, tp_err *err); /* commit outputs, free impl */
     void (*abort)(void *impl);             /* remove temporaries, free impl */
+    /* A clickable area (canvas coordinates, current transform applied by
+     * the backend) that opens `uri` (7-bit ASCII, already escaped). */
+    void (*link)(void *impl, double x, double y, double w, double h, const char *uri);
 } tp_canvas_ops;
 
 typedef struct tp_canvas tp_canvas;
@@ -100,6 +103,15 @@ void tp_cv_text(tp_canvas *cv, double x, double y, tp_font f, double size, tp_co
                 const char *s);
 /* Baseline that centres a line of text of this font/size on `mid_y`. */
 double tp_text_baseline_mid(tp_font f, double size, double mid_y);
+
+/* A link: clicking the rectangle opens `uri`.  PDF: a /Link annotation
+ * with a /URI action (a relative path such as "name/report/report.pdf" is
+ * resolved against the PDF's own location, so a folder of outputs can be
+ * moved or published as a whole); recording: a "link" line; PNG and SVG:
+ * nothing (draw the visible text yourself).  Spaces, control characters,
+ * quotes, backslashes, '%' not followed by two hex digits and non-ASCII
+ * bytes are %-escaped. */
+void tp_cv_link(tp_canvas *cv, double x, double y, double w, double h, const char *uri);
 
 void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h); /* until restore */
 void tp_cv_save(tp_canvas *cv);

@@ -239,10 +239,12 @@ static int c_close(void *p, tp_err *err)
     return rc;
 }
 static void c_abort(void *p) { c_free(p); }
+/* Images have no clickable areas: the visible link text is all there is. */
+static void c_link(void *p, double x, double y, double w, double h, const char *uri) {}
 
 static const tp_canvas_ops cairo_ops = {c_begin_page, c_end_page, c_move_to, c_line_to, c_close_path, c_rect,
                                         c_fill,       c_stroke,   c_text,    c_clip,    c_save,       c_restore,
-                                        c_translate,  c_scale,    c_close,   c_abort};
+                                        c_translate,  c_scale,    c_close,   c_abort,      c_link};
 
 static tp_canvas *open_cairo(const char *path, int svg, double scale, tp_err *err)
 {

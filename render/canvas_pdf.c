@@ -204,6 +204,27 @@ static void p_scale(void *v, double sx, double sy)
         HPDF_Page_Concat(pg(v), R(sx), 0, 0, R(sy), 0, 0);
 }
 
+/* The annotation's /Rect is in default user space (y up, no transform):
+ * map the rectangle's corners through the current matrix, which includes
+ * the y flip of begin_page and any translate/scale. */
+static void p_link(void *v, double x, double y, double w, double h, const char *uri)
+{
+    pdf_impl *p = v;
+    if (!p->page)
+        return;
+    HPDF_TransMatrix m = HPDF_Page_GetTransMatrix(p->page);
+    double xs[2] = {x, x + w}, ys[2] = {y, y + h}, lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double px = m.a * xs[i] + m.c * ys[j] + m.x, py = m.b * xs[i] + m.d * ys[j] + m.y;
+            lo_x = fmin(lo_x, px), hi_x = fmax(hi_x, px), lo_y = fmin(lo_y, py), hi_y = fmax(hi_y, py);
+        }
+    HPDF_Rect rect = {R(lo_x), R(lo_y), R(hi_x), R(hi_y)};
+    HPDF_Annotation a = HPDF_Page_CreateURILinkAnnot(p->page, rect, uri);
+    if (a)
+        HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0); /* no box around the text */
+}
+
 static void p_free(pdf_impl *p)
 {
     if (p->pdf)
@@ -247,7 +268,7 @@ static void p_abort(void *v) { p_free(v); }
 
 static const tp_canvas_ops pdf_ops = {p_begin_page, p_end_page, p_move_to, p_line_to, p_close_path, p_rect,
                                       p_fill,       p_stroke,   p_text,    p_clip,    p_save,       p_restore,
-                                      p_translate,  p_scale,    p_close,   p_abort};
+                                      p_translate,  p_scale,    p_close,   p_abort,      p_link};
 
 tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err)
 {

@@ -67,6 +67,13 @@ static void r_translate(void *p, double dx, double dy)
     tp_buf_printf(((rec *)p)->out, "translate %.2f %.2f\n", r2(dx), r2(dy));
 }
 static void r_scale(void *p, double sx, double sy) { tp_buf_printf(((rec *)p)->out, "scale %.4f %.4f\n", sx, sy); }
+static void r_link(void *p, double x, double y, double w, double h, const char *uri)
+{
+    rec *r = p;
+    tp_buf_printf(r->out, "link %.2f %.2f %.2f %.2f ", r2(x), r2(y), r2(w), r2(h));
+    quoted(r->out, uri);
+    tp_buf_putc(r->out, '\n');
+}
 static int r_close(void *p, tp_err *err)
 {
     (void)err;
@@ -77,7 +84,7 @@ static void r_abort(void *p) { free(p); }
 
 static const tp_canvas_ops rec_ops = {r_begin_page, r_end_page, r_move_to, r_line_to, r_close_path, r_rect,
                                       r_fill,       r_stroke,   r_text,    r_clip,    r_save,       r_restore,
-                                      r_translate,  r_scale,    r_close,   r_abort};
+                                      r_translate,  r_scale,    r_close,   r_abort,      r_link};
 
 tp_canvas *tp_canvas_rec(tp_buf *out)
 {

@@ -25,6 +25,11 @@ typedef struct tp_barchart {
     const struct tp_legend_item *legend; /* optional legend under the title */
     size_t nlegend;                      /* (e.g. tp_legend_for_keys of the families) */
     int counts;                          /* values are counts, not ns: plain numbers on the axis and bars */
+    double font_size;                    /* 0: the default sizes (title 12, ticks 7.5, axis 8, values 6.5,
+                                          * categories 5.5-9 by room).  Else every text is this size (title
+                                          * 1.25x), for images shown scaled down; category labels that
+                                          * would overlap are thinned out (every k-th) and value labels
+                                          * that do not fit are left out. */
 } tp_barchart;
 
 void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r);

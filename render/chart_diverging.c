@@ -15,17 +15,50 @@
 #define DV_TITLE 11.0
 #define DV_ROW_MAX 18.0
 
+/* Sizes: the defaults, or everything from font_size. */
+typedef struct dv_sizes {
+    double font, title, row_max;
+} dv_sizes;
+static dv_sizes sizes(const tp_diverging *c)
+{
+    if (c->font_size > 0)
+        return (dv_sizes){c->font_size, c->font_size * 1.25, c->font_size * 2};
+    return (dv_sizes){DV_FONT, DV_TITLE, DV_ROW_MAX};
+}
+
+static bool all_zero(const tp_diverging *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->values[i] != 0)
+            return false;
+    return true;
+}
+
+double tp_diverging_height(const tp_diverging *c, double w)
+{
+    dv_sizes z = sizes(c);
+    double h = c->title ? z.title * 1.6 : 0;
+    if (c->pos_label && c->neg_label) {
+        tp_legend_item it[2] = {{c->pos_label, TP_DIVERGE_POS}, {c->neg_label, TP_DIVERGE_NEG}};
+        h += tp_legend_height(it, 2, w, z.font) + 4;
+    }
+    if (c->n == 0 || all_zero(c))
+        return h + z.font * 3;
+    return h + z.row_max * (double)c->n;
+}
+
 void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r)
 {
+    dv_sizes z = sizes(c);
     double y = r.y;
     if (c->title) {
-        tp_cv_text(cv, r.x, y + tp_font_ascent(TP_FONT_BOLD, DV_TITLE), TP_FONT_BOLD, DV_TITLE, TP_COLOR_TEXT,
+        tp_cv_text(cv, r.x, y + tp_font_ascent(TP_FONT_BOLD, z.title), TP_FONT_BOLD, z.title, TP_COLOR_TEXT,
                    TP_ALIGN_LEFT, 0, c->title);
-        y += DV_TITLE * 1.6;
+        y += z.title * 1.6;
     }
     if (c->pos_label && c->neg_label) {
         tp_legend_item it[2] = {{c->pos_label, TP_DIVERGE_POS}, {c->neg_label, TP_DIVERGE_NEG}};
-        y += tp_legend_draw(cv, it, 2, (tp_rect){r.x, y, r.w, r.h - (y - r.y)}, DV_FONT) + 4;
+        y += tp_legend_draw(cv, it, 2, (tp_rect){r.x, y, r.w, r.h - (y - r.y)}, z.font) + 4;
     }
     double maxpos = 0, maxneg = 0;
     for (size_t i = 0; i < c->n; i++) {
@@ -35,7 +68,8 @@ void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r)
     }
     double h = r.y + r.h - y;
     if (c->n == 0 || (maxpos == 0 && maxneg == 0) || h < 10) {
-        tp_cv_text(cv, r.x + r.w / 2, tp_text_baseline_mid(TP_FONT_REGULAR, 10, y + h / 2), TP_FONT_REGULAR, 10,
+        double nfs = c->font_size > 0 ? z.font : 10;
+        tp_cv_text(cv, r.x + r.w / 2, tp_text_baseline_mid(TP_FONT_REGULAR, nfs, y + h / 2), TP_FONT_REGULAR, nfs,
                    TP_COLOR_MUTED, TP_ALIGN_CENTER, 0, "no change");
         return;
     }
@@ -43,8 +77,8 @@ void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r)
     if (c->shorten_names)
         labels = tp_kname_shorten(c->labels, c->n);
     double rh = h / (double)c->n;
-    rh = rh > DV_ROW_MAX ? DV_ROW_MAX : rh;
-    double fs = rh * 0.62 < DV_FONT ? rh * 0.62 : DV_FONT;
+    rh = rh > z.row_max ? z.row_max : rh;
+    double fs = rh * 0.62 < z.font ? rh * 0.62 : z.font;
     double lw = r.w * 0.34;                   /* label column */
     double notew = tp_text_width(TP_FONT_REGULAR, fs, "+888 ms (+888.8%)") + 4;
     double px = r.x + lw + 6 + (maxneg > 0 ? notew : 0), pw = r.x + r.w - (maxpos > 0 ? notew : 0) - px;

@@ -22,8 +22,15 @@ typedef struct tp_diverging {
     const int64_t *values;            /* n signed values, ns */
     const char *const *notes;         /* optional: n texts printed at the bar ends (default: the value) */
     int shorten_names;                /* labels are kernel names: shorten (kname.h) */
+    double font_size;                 /* 0: 8 pt (less when rows are tight), rows at most 18 pt, title
+                                       * 11 pt.  Else labels, notes and legend at this size, rows
+                                       * 2x, title 1.25x: for images shown scaled down. */
 } tp_diverging;
 
 void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r);
+/* The height the chart needs at full row height in a box `w` wide (title,
+ * legend, one row per category, or the "no change" line): size an image
+ * from its rows instead of leaving most of it empty. */
+double tp_diverging_height(const tp_diverging *c, double w);
 
 #endif

@@ -133,26 +133,28 @@ void tp_table_layout_free(tp_table_layout *L)
     free(L);
 }
 
+/* `link`: the cell's target or NULL.  A linked cell is one line of text
+ * in the link colour; the clickable area is that text, the row's height. */
 static void draw_cell(tp_canvas *cv, const tp_table *t, const tp_table_layout *L, size_t c, const char *s, double x,
-                      double y, size_t nl)
+                      double y, size_t nl, const char *link)
 {
     const tp_table_col *col = &t->cols[c];
     tp_font f = col_font(col);
+    tp_color fg = link && *s ? TP_COLOR_LINK : TP_COLOR_TEXT;
     double w = L->colw[c] - 2 * PAD, base = y + PAD / 2 + tp_font_ascent(f, L->fs) + (L->line_h - L->fs) / 2;
-    if (col->numeric) {
-        char *v = tp_fit_end(f, L->fs, s, w);
-        tp_cv_text(cv, x + L->colw[c] - PAD, base, f, L->fs, TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, v);
+    if (col->numeric || col->fit != TP_FIT_WRAP || fg == TP_COLOR_LINK) {
+        char *v = col->fit == TP_FIT_MIDDLE && !col->numeric ? tp_fit_middle(f, L->fs, s, w) : tp_fit_end(f, L->fs, s, w);
+        double tw = tp_text_width(f, L->fs, v), tx = col->numeric ? x + L->colw[c] - PAD - tw : x + PAD;
+        tp_cv_text(cv, tx, base, f, L->fs, fg, TP_ALIGN_LEFT, 0, v);
+        if (fg == TP_COLOR_LINK)
+            tp_cv_link(cv, tx, y, tw, (double)nl * L->line_h + PAD, link);
         free(v);
-    } else if (col->fit == TP_FIT_WRAP) {
+    } else {
         char **lines;
         size_t k = tp_wrap(f, L->fs, s, w, nl, &lines);
         for (size_t i = 0; i < k; i++)
             tp_cv_text(cv, x + PAD, base + (double)i * L->line_h, f, L->fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, lines[i]);
         tp_wrap_free(lines, k);
-    } else {
-        char *v = col->fit == TP_FIT_MIDDLE ? tp_fit_middle(f, L->fs, s, w) : tp_fit_end(f, L->fs, s, w);
-        tp_cv_text(cv, x + PAD, base, f, L->fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, v);
-        free(v);
     }
 }
 
@@ -197,7 +199,7 @@ void tp_table_draw_page(tp_canvas *cv, const tp_table *t, const tp_table_layout 
             tp_cv_fill_rect(cv, r.x, y, tw, rh, TP_COLOR_ZEBRA);
         x = r.x;
         for (size_t c = 0; c < t->ncols; c++) {
-            draw_cell(cv, t, L, c, cell(t, row, c), x, y, L->lines[row]);
+            draw_cell(cv, t, L, c, cell(t, row, c), x, y, L->lines[row], t->links ? t->links[row * t->ncols + c] : NULL);
             x += L->colw[c];
         }
         y += rh;

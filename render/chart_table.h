@@ -30,6 +30,10 @@ typedef struct tp_table {
     const char *const *cells; /* nrows * ncols, row-major; NULL cell = empty */
     double font_size;         /* 0: 8 pt */
     size_t max_lines;         /* wrapped cells: at most this many lines (0: 4) */
+    /* Optional: nrows * ncols link targets (NULL = none; see tp_cv_link).
+     * A linked cell is drawn in TP_COLOR_LINK and its text is clickable in
+     * PDF output. */
+    const char *const *links;
 } tp_table;
 
 typedef struct tp_table_layout tp_table_layout;

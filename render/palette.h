@@ -28,6 +28,7 @@ enum {
     TP_COLOR_ZEBRA = 0xF2F2F2,
     TP_COLOR_HEADER = 0xE0E0E0,
     TP_COLOR_OTHER = 0x999999, /* "other" / unclassified */
+    TP_COLOR_LINK = 0x0060A0,  /* link text (Okabe-Ito blue, darkened for text) */
 };
 
 tp_color tp_palette(size_t i); /* slot i modulo TP_PALETTE_SIZE */

@@ -268,15 +268,27 @@ void tp_batch_index_md(const tp_batch_rows *rs, tp_buf *b)
     }
 }
 
+static char *in_dir(const char *dir, const char *file)
+{
+    tp_buf b = {0};
+    tp_buf_printf(&b, "%s/%s", dir, file);
+    tp_buf_putc(&b, 0);
+    return b.data;
+}
+
+/* The PDF table: the Markdown's columns; the links are relative to the
+ * index (like index.md's), so the folder can be moved or published. */
 static void pdf_draw(tp_canvas *cv, const tp_batch_rows *rs)
 {
     static const tp_table_col cols[] = {{"trace", 0, TP_FIT_MIDDLE, 1}, {"format", 0, TP_FIT_END, 0},
                                         {"steps", 1, 0, 0},             {"median step", 1, 0, 0},
                                         {"device time", 1, 0, 0},       {"span", 1, 0, 0},
-                                        {"status", 0, TP_FIT_WRAP, 0}};
-    enum { NC = 7 };
+                                        {"status", 0, TP_FIT_WRAP, 0},  {"report", 0, TP_FIT_END, 0},
+                                        {"converted", 0, TP_FIT_END, 0}};
+    enum { NC = 9 };
     const char **cells = tp_xcalloc(rs->n * NC + 1, sizeof *cells);
-    char **own = tp_xcalloc(rs->n * NC + 1, sizeof *own);
+    const char **links = tp_xcalloc(rs->n * NC + 1, sizeof *links);
+    char **own = tp_xcalloc(rs->n * NC + 1, sizeof *own); /* freed: cells and links we made */
     for (size_t i = 0; i < rs->n; i++) {
         const tp_batch_row *r = &rs->v[i];
         bool good = strcmp(r->status, "ok") == 0;
@@ -286,20 +298,25 @@ static void pdf_draw(tp_canvas *cv, const tp_batch_rows *rs)
         dur(b[2], sizeof b[2], good ? r->device_ns : -1);
         dur(b[3], sizeof b[3], good ? r->span_ns : -1);
         const char **row = cells + i * NC;
+        char **mine = own + i * NC;
         row[0] = r->name;
         row[1] = r->format;
         for (int k = 0; k < 4; k++)
-            row[2 + k] = own[i * NC + k] = tp_xstrdup(good ? b[k] : "-");
-        if (good)
+            row[2 + k] = mine[k] = tp_xstrdup(good ? b[k] : "-");
+        if (good) {
             row[6] = "ok";
-        else {
+            row[7] = "report.pdf";
+            row[8] = "trace.json.gz";
+            links[i * NC + 7] = mine[5] = in_dir(r->dir, "report/report.pdf");
+            links[i * NC + 8] = mine[6] = in_dir(r->dir, "trace.json.gz");
+        } else {
             char *e = NULL;
             if (asprintf(&e, "error: %s", r->error ? r->error : "?") < 0)
                 e = tp_xstrdup("error");
-            row[6] = own[i * NC + 4] = e;
+            row[6] = mine[4] = e;
         }
     }
-    tp_table t = {"tracepress batch: traces", NC, cols, rs->n, cells, 8, 3};
+    tp_table t = {"tracepress batch: traces", NC, cols, rs->n, cells, 8, 3, links};
     const double w = 842, h = 595, m = 36;
     tp_table_layout *L = tp_table_layout_new(&t, w - 2 * m, h - 2 * m);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
@@ -311,9 +328,9 @@ static void pdf_draw(tp_canvas *cv, const tp_batch_rows *rs)
     for (size_t i = 0; i < rs->n * NC; i++)
         free(own[i]);
     free(own);
+    free(links);
     free(cells);
 }
-
 
 int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *stem, tp_err *err)
 {

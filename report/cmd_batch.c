@@ -155,18 +155,41 @@ static void progress_show(progress *pg, const tp_batch_row *r, bool last)
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The relative folder from `out` to `dir`: "" when the same, else a suffix or an absolute path. */
+/* `dir` relative to `out` ("" when the same folder, "../x" for a sibling),
+ * so the merged index's links survive moving the whole tree; `dir` as
+ * given when either cannot be resolved. */
 static char *rel_dir(const char *out, const char *dir)
 {
     char a[PATH_MAX], b[PATH_MAX];
     if (!realpath(out, a) || !realpath(dir, b))
         return tp_xstrdup(dir);
-    size_t la = strlen(a);
     if (strcmp(a, b) == 0)
         return tp_xstrdup("");
-    if (strncmp(a, b, la) == 0 && b[la] == '/')
-        return tp_xstrdup(b + la + 1);
-    return tp_xstrdup(b);
+    size_t la = strlen(a), lb = strlen(b);
+    if (la == 1) /* out is "/" */
+        return tp_xstrdup(b + 1);
+    /* the common folder: the longest common prefix that ends at a '/' or at
+     * the end of one path where the other continues with a '/' */
+    size_t common = 0;
+    for (size_t i = 0; a[i] && a[i] == b[i]; i++)
+        if (a[i] == '/')
+            common = i;
+    if (la < lb && strncmp(a, b, la) == 0 && b[la] == '/')
+        common = la; /* out is an ancestor of dir */
+    else if (lb < la && strncmp(a, b, lb) == 0 && (a[lb] == '/' || lb == 1))
+        common = lb == 1 ? 0 : lb; /* dir is an ancestor of out */
+    tp_buf r = {0};
+    for (size_t i = common; i < la; i++) /* one ".." per folder of out below the common part */
+        if (a[i] == '/')
+            tp_buf_puts(&r, r.len ? "/.." : "..");
+    const char *rest = b + common + (b[common] == '/');
+    if (*rest) {
+        if (r.len)
+            tp_buf_putc(&r, '/');
+        tp_buf_puts(&r, rest);
+    }
+    tp_buf_putc(&r, 0);
+    return r.data;
 }
 
 static int merge(char **dirs, int ndirs, const char *out)

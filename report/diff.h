@@ -108,5 +108,11 @@ void tp_diff_fmt_delta(char *buf, size_t n, int64_t ns);
 /* PDF and PNGs (report/diff_pages.c): DIR/diff.pdf, DIR/png/changes.png,
  * DIR/png/steps.png.  *pngs: NULL-terminated malloc'ed array of static names. */
 int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const char ***pngs, tp_err *err);
+/* One PNG chart's page on any canvas (tests draw it on the recording one):
+ * which 0 = png/changes.png (800 pt wide, as high as its rows need),
+ * 1 = png/steps.png (800 x 480 pt, the first 20 steps of each run).  Text
+ * is 12 pt: 12 px where GitHub shows the 2 px/pt image at 800 px. */
+struct tp_canvas;
+void tp_diff_png_page(struct tp_canvas *cv, const tp_diff *d, int which);
 
 #endif

@@ -8,20 +8,31 @@
 #include "palette.h"
 #include "textfit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define DP_TOP 20        /* bars in the changes chart */
-#define DP_STEPS_MAX 40  /* steps per run in the step chart */
-#define DP_PNG_W 800.0
-#define DP_PNG_H 480.0
+#define DP_STEPS_MAX 40  /* steps per run in the PDF's step chart */
+#define DP_PNG_STEPS 20  /* steps per run in png/steps.png */
+#define DP_PNG_W 800.0   /* points; 2 px per point by default, so GitHub shows it at half size */
+#define DP_PNG_H 480.0   /* the step chart's height; the changes chart's follows its rows */
+#define DP_PNG_FONT 12.0 /* PNG text: 24 px, 12 px where GitHub halves the image */
+#define DP_PNG_PAD 16.0
 #define DP_MARGIN 36.0
 #define DP_BASE_COLOR 0x999999
 #define DP_CAND_COLOR 0xE69F00
 
 /* The largest |delta| kernel rows, in table order (regressions, then improvements). */
-static void draw_changes(tp_canvas *cv, const tp_diff *d, tp_rect r)
+typedef struct changes {
+    tp_diverging c;
+    const char **labels, **notes;
+    int64_t *vals;
+    char (*nb)[96];
+} changes;
+
+static void changes_build(const tp_diff *d, changes *ch)
 {
     const tp_diff_table *t = &d->kernels;
     size_t *pick = tp_xcalloc(t->n + 1, sizeof *pick), np = 0;
@@ -43,35 +54,46 @@ static void draw_changes(tp_canvas *cv, const tp_diff *d, tp_rect r)
             pick[j] = pick[j - 1];
             pick[j - 1] = x;
         }
-    const char **labels = tp_xcalloc(np + 1, sizeof *labels);
-    const char **notes = tp_xcalloc(np + 1, sizeof *notes);
-    int64_t *vals = tp_xcalloc(np + 1, sizeof *vals);
-    char (*nb)[96] = tp_xcalloc(np + 1, sizeof *nb);
+    ch->labels = tp_xcalloc(np + 1, sizeof *ch->labels);
+    ch->notes = tp_xcalloc(np + 1, sizeof *ch->notes);
+    ch->vals = tp_xcalloc(np + 1, sizeof *ch->vals);
+    ch->nb = tp_xcalloc(np + 1, sizeof *ch->nb);
     for (size_t i = 0; i < np; i++) {
         const tp_diff_row *row = &t->rows[pick[i]];
-        labels[i] = row->label;
-        vals[i] = row->delta;
+        ch->labels[i] = row->label;
+        ch->vals[i] = row->delta;
         char dl[48], rel[32];
         tp_diff_fmt_delta(dl, sizeof dl, row->delta);
         tp_diff_fmt_rel(rel, sizeof rel, row);
-        snprintf(nb[i], sizeof nb[i], "%s (%s)", dl, rel);
-        notes[i] = nb[i];
+        snprintf(ch->nb[i], sizeof ch->nb[i], "%s (%s)", dl, rel);
+        ch->notes[i] = ch->nb[i];
     }
-    tp_diverging c = {"Largest kernel changes (total time, candidate - base)", "slower", "faster", np, labels, vals,
-                      notes, 0};
-    tp_diverging_draw(cv, &c, r);
     free(pick);
-    free(labels);
-    free(notes);
-    free(vals);
-    free(nb);
+    ch->c = (tp_diverging){"Largest kernel changes (total time, candidate - base)", "slower", "faster", np, ch->labels,
+                           ch->vals, ch->notes, 0, 0};
 }
 
-static void draw_steps(tp_canvas *cv, const tp_diff *d, tp_rect r)
+static void changes_free(changes *ch)
 {
-    size_t n0 = d->s[0]->sf.nsteps, n1 = d->s[1]->sf.nsteps;
-    n0 = n0 > DP_STEPS_MAX ? DP_STEPS_MAX : n0;
-    n1 = n1 > DP_STEPS_MAX ? DP_STEPS_MAX : n1;
+    free(ch->labels);
+    free(ch->notes);
+    free(ch->vals);
+    free(ch->nb);
+}
+
+static void draw_changes(tp_canvas *cv, const tp_diff *d, tp_rect r)
+{
+    changes ch;
+    changes_build(d, &ch);
+    tp_diverging_draw(cv, &ch.c, r);
+    changes_free(&ch);
+}
+
+/* Step times of both runs, at most `max` steps each; `fs` as tp_barchart.font_size. */
+static void draw_steps(tp_canvas *cv, const tp_diff *d, tp_rect r, size_t max, double fs)
+{
+    size_t all0 = d->s[0]->sf.nsteps, all1 = d->s[1]->sf.nsteps;
+    size_t n0 = all0 > max ? max : all0, n1 = all1 > max ? max : all1;
     size_t n = n0 + n1;
     const char **labels = tp_xcalloc(n + 1, sizeof *labels);
     int64_t *vals = tp_xcalloc(n + 1, sizeof *vals);
@@ -85,8 +107,13 @@ static void draw_steps(tp_canvas *cv, const tp_diff *d, tp_rect r)
         vals[i] = s->host_ns;
         cols[i] = k ? DP_CAND_COLOR : DP_BASE_COLOR;
     }
+    char title[160];
+    if (all0 > n0 || all1 > n1)
+        snprintf(title, sizeof title, "Step times (host duration; first %zu steps of each run)", max);
+    else
+        snprintf(title, sizeof title, "Step times (host duration of each step)");
     tp_legend_item leg[2] = {{"base", DP_BASE_COLOR}, {"candidate", DP_CAND_COLOR}};
-    tp_barchart c = {.title = "Step times (host duration of each step)",
+    tp_barchart c = {.title = title,
                      .value_label = "step time",
                      .n = n,
                      .labels = labels,
@@ -94,7 +121,8 @@ static void draw_steps(tp_canvas *cv, const tp_diff *d, tp_rect r)
                      .colors = cols,
                      .value_labels = 1,
                      .legend = leg,
-                     .nlegend = 2};
+                     .nlegend = 2,
+                     .font_size = fs};
     tp_barchart_draw(cv, &c, r);
     free(labels);
     free(vals);
@@ -102,18 +130,35 @@ static void draw_steps(tp_canvas *cv, const tp_diff *d, tp_rect r)
     free(lb);
 }
 
-static int write_png(const char *dir, const char *name, const tp_diff *d, double scale,
-                     void (*fn)(tp_canvas *, const tp_diff *, tp_rect), tp_err *err)
+void tp_diff_png_page(struct tp_canvas *cv, const tp_diff *d, int which)
+{
+    const double w = DP_PNG_W, pad = DP_PNG_PAD;
+    if (which == 0) {
+        changes ch;
+        changes_build(d, &ch);
+        ch.c.font_size = DP_PNG_FONT;
+        double h = ceil(2 * pad + tp_diverging_height(&ch.c, w - 2 * pad));
+        tp_cv_begin_page(cv, w, h, "png/changes.png");
+        tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
+        tp_diverging_draw(cv, &ch.c, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad});
+        changes_free(&ch);
+    } else {
+        const double h = DP_PNG_H;
+        tp_cv_begin_page(cv, w, h, "png/steps.png");
+        tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
+        draw_steps(cv, d, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad}, DP_PNG_STEPS, DP_PNG_FONT);
+    }
+    tp_cv_end_page(cv);
+}
+
+static int write_png(const char *dir, const char *name, const tp_diff *d, double scale, int which, tp_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     tp_canvas *cv = tp_canvas_png(path, scale, err);
     if (!cv)
         return -1;
-    tp_cv_begin_page(cv, DP_PNG_W, DP_PNG_H, name);
-    tp_cv_fill_rect(cv, 0, 0, DP_PNG_W, DP_PNG_H, 0xFFFFFF);
-    fn(cv, d, (tp_rect){16, 16, DP_PNG_W - 32, DP_PNG_H - 32});
-    tp_cv_end_page(cv);
+    tp_diff_png_page(cv, d, which);
     return tp_canvas_close(cv, err);
 }
 
@@ -165,7 +210,7 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
         row[7] = r->has_share ? cell(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
         row[8] = tp_diff_match_name(r->match);
     }
-    tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2};
+    tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};
     tp_rect area = {DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN};
     tp_table_layout *L = tp_table_layout_new(&tb, area.w, area.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
@@ -199,7 +244,7 @@ static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *md_verdict)
     tp_cv_end_page(cv);
     if (d->has_steps) {
         tp_cv_begin_page(cv, w, h, "Step times");
-        draw_steps(cv, d, (tp_rect){DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN});
+        draw_steps(cv, d, (tp_rect){DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN}, DP_STEPS_MAX, 0);
         tp_cv_end_page(cv);
         table_pages(cv, "Steps", "step", &d->steps, w, h);
     }
@@ -212,11 +257,11 @@ int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const cha
 {
     *pngs = tp_xcalloc(3, sizeof **pngs);
     size_t n = 0;
-    if (write_png(dir, "png/changes.png", d, png_scale, draw_changes, err) < 0)
+    if (write_png(dir, "png/changes.png", d, png_scale, 0, err) < 0)
         return -1;
     (*pngs)[n++] = "png/changes.png";
     if (d->has_steps) {
-        if (write_png(dir, "png/steps.png", d, png_scale, draw_steps, err) < 0)
+        if (write_png(dir, "png/steps.png", d, png_scale, 1, err) < 0)
             return -1;
         (*pngs)[n++] = "png/steps.png";
     }

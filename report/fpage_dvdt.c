@@ -239,7 +239,7 @@ static void pages_kernels(tp_canvas *cv, const tp_pagectx *pc, int wait)
     intro[1] = "pandas describe(): std with ddof=1 (\"-\" for one value), quartiles by linear interpolation; "
                "microseconds, rounded to the ns; rows by total execution time";
     tp_table t = {wait ? "Queue wait (start - queued) per kernel, us" : "Execution time (end - start) per kernel, us", nc,
-                  cols, a->nkernels, cells, 7.5, 1};
+                  cols, a->nkernels, cells, 7.5, 1, NULL};
     tp_fp_paged_table(cv, pc, &t, wait ? "dv/dt: queue wait per kernel" : "dv/dt: execution time per kernel", intro, 2);
     free(cells);
     tp_strs_free(&S);
@@ -266,7 +266,7 @@ static void pages_positions(tp_canvas *cv, const tp_pagectx *pc)
                                         "The Nth kernel execution of each repetition (%zu repetition%s), described "
                                         "across repetitions; execution time in us",
                                         a->nreps, a->nreps == 1 ? "" : "s")};
-    tp_table t = {"Execution time per position, us", NC, cols, a->npositions, cells, 7.5, 1};
+    tp_table t = {"Execution time per position, us", NC, cols, a->npositions, cells, 7.5, 1, NULL};
     tp_fp_paged_table(cv, pc, &t, "dv/dt: per position", intro, 1);
     free(cells);
     tp_strs_free(&S);
@@ -297,7 +297,7 @@ static void pages_gemm(tp_canvas *cv, const tp_pagectx *pc)
                              {"GFLOP", 1, TP_FIT_END, 0},          {"GFLOP/s", 1, TP_FIT_END, 0}};
     const char *intro[1] = {"M, N, K = integer kernel arguments 0, 1, 2; GFLOP = 2*M*N*K*count / 1e9; "
                             "GFLOP/s = GFLOP / total execution time"};
-    tp_table t = {"GEMM sizes", NC, cols, a->ngemms, cells, 8, 1};
+    tp_table t = {"GEMM sizes", NC, cols, a->ngemms, cells, 8, 1, NULL};
     tp_fp_paged_table(cv, pc, &t, "dv/dt: GEMM sizes and GFLOP/s", intro, 1);
     free(cells);
     tp_strs_free(&S);
@@ -358,7 +358,7 @@ static void pages_ck(tp_canvas *cv, const tp_pagectx *pc)
     const char *intro[1] = {tp_strs_add(&S, "kernel execution: mean %s us, std %s us; time_fw: mean %s us, std %s us",
                                         us3(&S, a->rep_exec.mean), us3(&S, a->rep_exec.std),
                                         us3(&S, a->rep_time_fw.mean), us3(&S, a->rep_time_fw.std))};
-    tp_table t = {"Repetitions", NC, cols, a->nreps, cells, 8, 1};
+    tp_table t = {"Repetitions", NC, cols, a->nreps, cells, 8, 1, NULL};
     tp_fp_paged_table(cv, pc, &t, "dv/dt: CK repetitions (table)", intro, 1);
     free(cells);
     tp_strs_free(&S);
@@ -396,7 +396,7 @@ static void pages_layers(tp_canvas *cv, const tp_pagectx *pc)
                                         "CK per_layer_info: a kernel belongs to the first layer whose window holds its "
                                         "start; %llu kernels of repetitions with layers fall in no window",
                                         (unsigned long long)a->unassigned)};
-    tp_table tb = {"Per-layer timing", NC, cols, a->nlayers, cells, 7.5, 3};
+    tp_table tb = {"Per-layer timing", NC, cols, a->nlayers, cells, 7.5, 3, NULL};
     tp_fp_paged_table(cv, pc, &tb, "dv/dt: per-layer timing", intro, 1);
     free(cells);
     tp_strs_free(&S);

@@ -325,7 +325,7 @@ static void page_block(tp_canvas *cv, const tp_pagectx *pc, size_t bi)
                                   "debug data only (all in summary.json)",
                                   hidden, debug_only);
     const char *title = tp_strs_add(&S, "Events of block \"%s\" (times in ms)", ob->name);
-    tp_table t = {title, nc, cols, n, cells, 7.5, 3};
+    tp_table t = {title, nc, cols, n, cells, 7.5, 3, NULL};
     const char *heading = tp_strs_add(&S, "Inspector: event block \"%s\"", ob->name);
     if (n)
         tp_fp_paged_table(cv, pc, &t, heading, intro, ni);
@@ -352,7 +352,7 @@ static void page_modules(tp_canvas *cv, const tp_pagectx *pc)
         cells[i * NC + 2] = tp_strs_add(&S, "%u", in->modules[i].events);
     }
     tp_table_col cols[NC] = {{"module", 0, TP_FIT_WRAP, 1}, {"total (ms)", 1, TP_FIT_END, 0}, {"events", 1, TP_FIT_END, 0}};
-    tp_table t = {"Time per module (ms)", NC, cols, in->nmodules, cells, 8, 3};
+    tp_table t = {"Time per module (ms)", NC, cols, in->nmodules, cells, 8, 3, NULL};
     tp_fp_paged_table(cv, pc, &t, NULL, NULL, 0);
     free(cells);
     tp_strs_free(&S);

@@ -382,7 +382,7 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
         {"step", 0, TP_FIT_END, 0},     {"device", 0, TP_FIT_END, 0},   {"launches", 1, TP_FIT_END, 0},
         {"max (us)", 1, TP_FIT_END, 0}, {"avg (us)", 1, TP_FIT_END, 0}, {"min (us)", 1, TP_FIT_END, 0},
         {"total (us)", 1, TP_FIT_END, 0}, {"first to last (us)", 1, TP_FIT_END, 0}};
-    tp_table tb = {"Launches per step and device", NC, cols, ls->n, cells, 8, 2};
+    tp_table tb = {"Launches per step and device", NC, cols, ls->n, cells, 8, 2, NULL};
     tp_rect tr = {m, y, w, pc->lh - m - y};
     tp_table_layout *L = tp_table_layout_new(&tb, tr.w, tr.h);
     bool fits = tp_table_pages(L) == 1;

@@ -127,7 +127,7 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
                              {"StdDev (us)", 1, TP_FIT_END, 0}, {"Name", 0, TP_FIT_MIDDLE, 1}};
     const char *title = n < s->kt.n ? tp_strs_add(&st, "Kernel statistics (first %zu of %zu)", n, s->kt.n)
                                     : "Kernel statistics";
-    tp_table t = {title, NC, cols, n, cells, 7.5, 1};
+    tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
     if (n)
         paged_table(cv, pc, &t, "Kernel statistics");
     else {
@@ -151,7 +151,7 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
                               {"short name", 0, TP_FIT_MIDDLE, 0},
                               {"family", 0, TP_FIT_END, 0},
                               {"full kernel name", 0, TP_FIT_WRAP, 1}};
-    tp_table nt = {"Kernel names", NN, ncols, n, nc, 7, 4};
+    tp_table nt = {"Kernel names", NN, ncols, n, nc, 7, 4, NULL};
     if (n)
         paged_table(cv, pc, &nt, "Kernel names");
     free(nc);

@@ -64,7 +64,7 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
     char title[160];
     snprintf(title, sizeof title, "%llu top-level ops, %llu launches%s", (unsigned long long)ov->ops,
              (unsigned long long)ov->launches, n < ov->n ? " (first rows; all in summary.json)" : "");
-    tp_table t = {title, NC, cols, n, cells, 7.5, 1};
+    tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
     /* every page repeats the heading and definitions, the table continues below them */
     tp_rect r1 = {m, y, w, m + h - y};
     tp_table_layout *L = tp_table_layout_new(&t, r1.w, r1.h);

@@ -44,7 +44,7 @@ void tp_strs_free(tp_strs *s)
 double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, size_t ncols, const char **cells,
                            size_t nrows, tp_rect r)
 {
-    tp_table t = {title, ncols, cols, nrows, cells, 8, 2};
+    tp_table t = {title, ncols, cols, nrows, cells, 8, 2, NULL};
     tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h);
     tp_table_draw_page(cv, &t, L, 0, r);
     tp_table_layout_free(L);

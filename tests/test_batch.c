@@ -159,9 +159,55 @@ TEST(batch_two_shards_merged_equal_one_run)
     snprintf(p, sizeof p, "%s/index.json", top);
     b = tp_test_read_file(p, NULL);
     CHECK(b && strstr(b, "\"dir\":\"") && count(b, "\"path\":") == 4);
-    CHECK(b && strstr(b, "shards.batch/example\""));
+    /* relative to the merged index (a sibling folder), not absolute */
+    CHECK(b && strstr(b, "\"dir\":\"../shards.batch/example\""));
     free(b);
+    if (tp_test_have("qpdf")) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "qpdf --qdf --object-streams=disable '%s/index.pdf' - | grep -a '/URI ('", top), 0);
+        CHECK(out && strstr(out, "/URI (../shards.batch/example/report/report.pdf)") &&
+              strstr(out, "/URI (../shards.batch/example/trace.json.gz)"));
+        free(out);
+    }
     free(a);
+}
+
+/* index.pdf: per ok row, links to its report PDF and converted trace,
+ * relative to the index; none for the error row; the same bytes twice. */
+TEST(batch_index_pdf_links)
+{
+    char in[4096];
+    small_set(in, sizeof in);
+    const char *a = tp_test_tmp("links1.batch"), *b = tp_test_tmp("links2.batch");
+    for (int i = 0; i < 2; i++)
+        CHECK_EQ_INT(tp_test_run(NULL, "SOURCE_DATE_EPOCH=1700000000 '%s' batch %s -o '%s' -j 2 2>/dev/null",
+                                 tp_test_bin(), in, i ? b : a),
+                     2);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp '%s/index.pdf' '%s/index.pdf'", a, b), 0);
+    if (!tp_test_have("qpdf")) {
+        fprintf(stderr, "  (skipping qpdf checks: not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s/index.pdf'", a), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --qdf --object-streams=disable '%s/index.pdf' - | grep -a '/URI ('", a), 0);
+    static const char *const ok[] = {"example", "hta_triton_example", "executorch_tutorial_etdump.etdp"};
+    for (size_t i = 0; i < 3; i++) {
+        char want[200];
+        snprintf(want, sizeof want, "/URI (%s/report/report.pdf)", ok[i]);
+        CHECK(out && strstr(out, want));
+        snprintf(want, sizeof want, "/URI (%s/trace.json.gz)", ok[i]);
+        CHECK(out && strstr(out, want));
+        /* and the targets exist where the links say */
+        snprintf(want, sizeof want, "%s/%s/report/report.pdf", a, ok[i]);
+        CHECK(tp_test_file_exists(want));
+        snprintf(want, sizeof want, "%s/%s/trace.json.gz", a, ok[i]);
+        CHECK(tp_test_file_exists(want));
+    }
+    CHECK_EQ_INT(count(out, "/URI ("), 6);
+    CHECK(out && !strstr(out, "corrupt"));
+    free(out);
 }
 
 TEST(batch_incremental_force_and_changed_input)

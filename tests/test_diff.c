@@ -3,8 +3,10 @@
  * step gate, cross-format diffs, and the output files. */
 #include "diff.h"
 #include "harness.h"
+#include "canvas.h"
 #include "pipeline.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* A synthetic Kineto-like trace: `steps` steps of 1000 us (+ step_extra us),
@@ -274,4 +276,148 @@ TEST(diff_usage_and_input_errors)
                              tp_test_tmp("bad.diff")), 2);
     CHECK(out && strncmp(out, "tracepress: ", 12) == 0 && strstr(out, "bad.json"));
     free(out);
+}
+
+/* ---- the PNG charts at GitHub's comment width ------------------------------
+ * GitHub shows an image at most ~800 px wide in a PR comment: the 800 pt page
+ * rendered at 2 px/pt is halved, so 1 pt of the page is 1 px on screen. */
+
+/* `nk` kernels with long templated names, `steps` steps; in the candidate the
+ * first `nch` kernels are 25% slower (even) or 20% faster (odd) -- one
+ * change: 20% slower. */
+static const char *synth_many(const char *name, int nk, int nch, int steps, int cand)
+{
+    const char *p = tp_test_tmp(name);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return p;
+    fputs("{\"traceEvents\":[\n", f);
+    int corr = 1;
+    for (int s = 0; s < steps; s++) {
+        long t0 = 20000L * s;
+        fprintf(f, "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                   "\"ts\":%ld,\"dur\":%d},\n", s + 1, t0, 10000 + (s % 3) * 50 + (cand ? 300 : 0));
+        double dev = t0 + 20;
+        for (int i = 0; i < nk; i++, corr++) {
+            double us = 20 + 7 * i;
+            if (cand && i < nch)
+                us *= nch == 1 ? 1.2 : i % 2 == 0 ? 1.25 : 0.8;
+            fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                       "\"ts\":%ld,\"dur\":1,\"args\":{\"correlation\":%d}},\n", t0 + 20 + i, corr);
+            fprintf(f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::(anonymous namespace)::"
+                       "vectorized_elementwise_kernel_with_a_long_name_%02d<4, at::native::BinaryFunctor<float, "
+                       "float, float, at::native::MulFunctor<float> >, at::detail::Array<char*, 3> >(int, "
+                       "at::detail::Array<char*, 3>)\",\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,"
+                       "\"args\":{\"correlation\":%d}},\n", i, dev + 1, us, corr);
+            dev += 1 + us;
+        }
+    }
+    fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}}\n]}\n", f);
+    fclose(f);
+    return p;
+}
+
+typedef struct tbox {
+    double x0, y0, x1, y1;
+    char s[160];
+} tbox;
+
+/* Draws the page on the recording canvas; checks every text is >= 12 pt,
+ * inside the page and overlaps no other text.  Returns the page height. */
+static double check_png_page(const tp_diff *d, int which, size_t *ntext)
+{
+    tp_buf b = {0};
+    tp_canvas *cv = tp_canvas_rec(&b);
+    tp_diff_png_page(cv, d, which);
+    tp_canvas_close(cv, NULL);
+    double pw = 0, ph = 0;
+    tbox *bx = NULL;
+    size_t n = 0, cap = 0;
+    for (char *line = b.data, *eol; line && *line; line = eol + 1) {
+        eol = strchr(line, '\n');
+        if (!eol)
+            break;
+        *eol = 0;
+        char font[16], s[160] = "";
+        double size, x, y, ang;
+        if (sscanf(line, "page %lf %lf", &pw, &ph) == 2)
+            continue;
+        if (sscanf(line, "text %15s %lf %lf %lf %lf #%*x \"%159[^\"]\"", font, &size, &x, &y, &ang, s) < 5)
+            continue;
+        tp_font f = TP_FONT_REGULAR;
+        for (int k = 0; k < TP_FONT_COUNT; k++)
+            if (strcmp(font, tp_font_name((tp_font)k)) == 0)
+                f = (tp_font)k;
+        if (size < 12 - 1e-9)
+            tp_test_fail(__FILE__, __LINE__, "chart %d: %.2f pt text \"%s\" (under 12 px at 800 px)", which, size, s);
+        double w = tp_text_width(f, size, s), a = tp_font_ascent(f, size), dsc = tp_font_descent(f, size);
+        TP_GROW(bx, cap, n + 1);
+        if (ang == 0)
+            bx[n] = (tbox){x, y - a, x + w, y + dsc, ""};
+        else if (ang == -90)
+            bx[n] = (tbox){x - a, y - w, x + dsc, y, ""};
+        else {
+            tp_test_fail(__FILE__, __LINE__, "chart %d: text at %.0f degrees: \"%s\"", which, ang, s);
+            continue;
+        }
+        snprintf(bx[n].s, sizeof bx[n].s, "%s", s);
+        n++;
+    }
+    CHECK(pw == 800);
+    for (size_t i = 0; i < n; i++) {
+        if (bx[i].x0 < -0.01 || bx[i].y0 < -0.01 || bx[i].x1 > pw + 0.01 || bx[i].y1 > ph + 0.01)
+            tp_test_fail(__FILE__, __LINE__, "chart %d: \"%s\" outside the page", which, bx[i].s);
+        for (size_t j = i + 1; j < n; j++) {
+            double ox = fmin(bx[i].x1, bx[j].x1) - fmax(bx[i].x0, bx[j].x0);
+            double oy = fmin(bx[i].y1, bx[j].y1) - fmax(bx[i].y0, bx[j].y0);
+            if (ox > 0.5 && oy > 0.5)
+                tp_test_fail(__FILE__, __LINE__, "chart %d: \"%s\" overlaps \"%s\"", which, bx[i].s, bx[j].s);
+        }
+    }
+    free(bx);
+    tp_buf_free(&b);
+    *ntext = n;
+    return ph;
+}
+
+TEST(diff_pngs_readable_at_800px)
+{
+    static const struct {
+        int nk, nch, steps;
+    } cases[] = {{6, 1, 3}, {40, 35, 45}};
+    for (int c = 0; c < 2; c++) {
+        char an[32], bn[32];
+        snprintf(an, sizeof an, "png%d_a.json", c);
+        snprintf(bn, sizeof bn, "png%d_b.json", c);
+        const char *a = synth_many(an, cases[c].nk, cases[c].nch, cases[c].steps, 0);
+        const char *b = synth_many(bn, cases[c].nk, cases[c].nch, cases[c].steps, 1);
+        tp_trace ta, tb;
+        tp_summary sa, sb;
+        CHECK(summarize(a, &ta, &sa) == 0);
+        CHECK(summarize(b, &tb, &sb) == 0);
+        tp_diff d;
+        tp_diff_build(&sa, &sb, &d);
+        size_t nt = 0;
+        double h = check_png_page(&d, 0, &nt);
+        if (c == 0) {
+            /* one change: a short image, not a mostly empty 480 pt canvas */
+            CHECK(h <= 130);
+            CHECK(nt >= 5); /* title, legend x2, label, value */
+        } else {
+            /* the 20 largest of 35 changes, each row a full 24 pt high */
+            CHECK(h >= 20 * 24 && h <= 20 * 24 + 130);
+            CHECK(nt >= 3 + 2 * 20);
+        }
+        CHECK(d.has_steps);
+        h = check_png_page(&d, 1, &nt);
+        CHECK(h == 480);
+        /* title, legend, ticks, axis title, a label per bar (45 steps: the first 20 of each run) */
+        CHECK(nt >= (size_t)(4 + 2 * (cases[c].steps < 20 ? cases[c].steps : 20)));
+        tp_diff_free(&d);
+        tp_summary_free(&sa);
+        tp_summary_free(&sb);
+        tp_trace_free(&ta);
+        tp_trace_free(&tb);
+    }
 }

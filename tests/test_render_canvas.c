@@ -165,3 +165,72 @@ TEST(render_canvas_bad_path_fails_cleanly)
     CHECK_EQ_INT(tp_canvas_close(cv, &err), -1);
     CHECK(err.set);
 }
+
+/* A link on a page 200 pt high: at (20,30) 60x10, then the same rectangle
+ * after translate(100,50) and scale(2,2); and a path to escape. */
+static void draw_links(tp_canvas *cv)
+{
+    tp_cv_link(cv, 0, 0, 10, 10, "outside a page is ignored");
+    tp_cv_begin_page(cv, 300, 200, NULL);
+    tp_cv_text(cv, 20, 38, TP_FONT_REGULAR, 10, 0x0055AA, TP_ALIGN_LEFT, 0, "report");
+    tp_cv_link(cv, 20, 30, 60, 10, "a/report/report.pdf");
+    tp_cv_save(cv);
+    tp_cv_translate(cv, 100, 50);
+    tp_cv_scale(cv, 2, 2);
+    tp_cv_link(cv, 20, 30, 60, 10, "https://example.com/x?y=1#z");
+    tp_cv_restore(cv);
+    tp_cv_link(cv, 0, 0, 5, 5, "my dir/ü\"%zz%41");
+    tp_cv_link(cv, 0, 0, 0, 5, "empty rectangle: ignored");
+    tp_cv_link(cv, 0, 0, 5, 5, "");
+    tp_cv_end_page(cv);
+}
+
+TEST(render_canvas_link)
+{
+    tp_buf b = {0};
+    tp_canvas *cv = tp_canvas_rec(&b);
+    draw_links(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, NULL), 0);
+    CHECK(b.data && strstr(b.data, "link 20.00 30.00 60.00 10.00 \"a/report/report.pdf\"\n"));
+    CHECK(b.data && strstr(b.data, "scale 2.0000 2.0000\nlink 20.00 30.00 60.00 10.00 \"https://example.com/x?y=1#z\"\n"));
+    CHECK(b.data && strstr(b.data, "link 0.00 0.00 5.00 5.00 \"my%20dir/%C3%BC%22%25zz%41\"\n"));
+    CHECK(b.data && !strstr(b.data, "ignored") && !strstr(b.data, "5.00 \"\"\n"));
+    tp_buf_free(&b);
+
+    /* PDF: /Link annotations with /URI actions, rectangles in page space (y up) */
+    const char *pdf = tp_test_tmp("link.pdf"), *pdf2 = tp_test_tmp("link2.pdf");
+    for (int i = 0; i < 2; i++) {
+        tp_err err = {0};
+        cv = tp_canvas_pdf(i ? pdf2 : pdf, NULL, &err);
+        draw_links(cv);
+        CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    }
+    size_t n1, n2;
+    char *x = tp_test_read_file(pdf, &n1), *y = tp_test_read_file(pdf2, &n2);
+    CHECK(x && y && n1 == n2 && memcmp(x, y, n1) == 0);
+    free(x), free(y);
+    /* PNG: nothing to click; the same pixels as without links */
+    tp_err err = {0};
+    cv = tp_canvas_png(tp_test_tmp("link.png"), 1, &err);
+    draw_links(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    CHECK(tp_test_file_exists(tp_test_tmp("link.png")));
+    if (!tp_test_have("qpdf")) {
+        fprintf(stderr, "  (skipping qpdf checks: not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", pdf), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --qdf --object-streams=disable '%s' - | tr -s ' \\n' ' '", pdf), 0);
+    CHECK(out && strstr(out, "/Subtype /Link"));
+    CHECK(out && strstr(out, "/Rect [ 20 160 80 170 ]") && strstr(out, "/URI (a/report/report.pdf)"));
+    /* translate(100,50) scale 2: x 140..260, y 110..130 from the top = 70..90 from the bottom */
+    CHECK(out && strstr(out, "/Rect [ 140 70 260 90 ]") && strstr(out, "/URI (https://example.com/x?y=1#z)"));
+    CHECK(out && strstr(out, "/URI (my%20dir/%C3%BC%22%25zz%41)"));
+    size_t nuri = 0;
+    for (const char *p = out; p && (p = strstr(p, "/URI (")); p++)
+        nuri++;
+    CHECK_EQ_INT(nuri, 3);
+    free(out);
+}

@@ -329,7 +329,7 @@ TEST(render_table_golden_and_pagination)
     const char *cells[] = {"short",  "1",
                            "a note", "a much longer name that has to be shortened in the middle",
                            "12345",  "wrapped text that goes on and on and on over several lines of the column"};
-    tp_table t = {"Table", 3, cols, 2, cells, 8, 3};
+    tp_table t = {"Table", 3, cols, 2, cells, 8, 3, NULL};
     tp_table_layout *L = tp_table_layout_new(&t, 300, 200);
     CHECK_EQ_INT(tp_table_pages(L), 1);
     tp_canvas *cv = rec_begin(340, 240);
@@ -351,7 +351,7 @@ TEST(render_table_golden_and_pagination)
         big[i * 3 + 1] = num[i];
         big[i * 3 + 2] = i % 7 ? "x" : "a long note that wraps onto more than one line in this narrow column";
     }
-    tp_table tb = {"Big", 3, cols, n, big, 8, 3};
+    tp_table tb = {"Big", 3, cols, n, big, 8, 3, NULL};
     L = tp_table_layout_new(&tb, 300, 500);
     size_t pages = tp_table_pages(L);
     CHECK(pages > 10);
@@ -373,7 +373,7 @@ TEST(render_table_golden_and_pagination)
     free(big);
     free(num);
 
-    tp_table empty = {NULL, 3, cols, 0, NULL, 0, 0};
+    tp_table empty = {NULL, 3, cols, 0, NULL, 0, 0, NULL};
     L = tp_table_layout_new(&empty, 300, 200);
     cv = rec_begin(340, 240);
     tp_table_draw_page(cv, &empty, L, 0, (tp_rect){20, 20, 300, 200});

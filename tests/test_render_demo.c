@@ -74,7 +74,7 @@ static void demo_names_table(tp_canvas *cv, double w, double h)
                            {"family", 0, TP_FIT_END, 0},
                            {"total", 1, TP_FIT_END, 0},
                            {"full kernel name", 0, TP_FIT_WRAP, 1}};
-    tp_table t = {"Kernel names", 4, cols, n, cells, 7, 12};
+    tp_table t = {"Kernel names", 4, cols, n, cells, 7, 12, NULL};
     tp_rect r = {24, 24, w - 48, h - 48};
     tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {

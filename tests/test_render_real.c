@@ -92,7 +92,7 @@ static void page_names(tp_canvas *cv, const tp_trace *t, const tp_kernel_table *
                            {"calls", 1, TP_FIT_END, 0},
                            {"total", 1, TP_FIT_END, 0},
                            {"full kernel name", 0, TP_FIT_WRAP, 1}};
-    tp_table tb = {"Kernel names (top 80 by total time)", 5, cols, n, cells, 7, 12};
+    tp_table tb = {"Kernel names (top 80 by total time)", 5, cols, n, cells, 7, 12, NULL};
     tp_table_layout *L = tp_table_layout_new(&tb, AREA.w, AREA.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
         tp_cv_begin_page(cv, PAGE_W, PAGE_H, p ? NULL : "Kernel names");
