@@ -255,9 +255,9 @@ static void link_events(tp_trace *t)
     /* one walk: device activity gets its launch call's op; the input's own
      * launch flows are replaced by flows bound to the slices */
     static const char *const launch_cats[] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu", NULL};
-    tp_str cats[4] = {0};
+    tp_str cats[4] = {0}; /* looked up, not interned: the string table may be read beside linking */
     for (int c = 0; linked && launch_cats[c]; c++)
-        cats[c] = tp_intern_cstr(t, launch_cats[c]);
+        cats[c] = tp_str_find(t, launch_cats[c], strlen(launch_cats[c]));
     for (size_t i = 0; i < t->nevents; i++) {
         tp_event *e = &t->events[i];
         if (e->link != TP_NONE && e->op == TP_NONE)
@@ -265,7 +265,7 @@ static void link_events(tp_trace *t)
         if (!linked || (e->ph != 's' && e->ph != 't' && e->ph != 'f'))
             continue;
         for (int c = 0; c < 4; c++)
-            if (e->cat == cats[c]) {
+            if (cats[c] && e->cat == cats[c]) {
                 tp_drop(t, (uint32_t)i, "launch flows (replaced by flows bound to the slices)");
                 break;
             }
@@ -383,13 +383,22 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     classify(t);
     tp_derived_lines_recognise(t); /* derived lines of a converted trace stay derived lines */
     tp_timing("classify");
+    bool beside = o->beside_link_start && !(o->has_steps || o->ndrop_cats || o->min_dur_ns > 0);
+    if (beside)
+        o->beside_link_start(t, o->beside_link_ctx);
     if (!o->no_links || o->has_steps)
         link_events(t);
     tp_timing("link");
     if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
-        return -1;
+        return -1; /* (no work beside: --steps runs it after the filters) */
     if (o->ndrop_cats || o->min_dur_ns > 0)
         filter_events(t, o);
+    if (o->beside_link_start) {
+        if (!beside)
+            o->beside_link_start(t, o->beside_link_ctx);
+        o->beside_link_wait(o->beside_link_ctx);
+        tp_timing("beside link");
+    }
     /* XPlane (and ETDump with an ETRecord) derive while reading.  PlaidML
      * gets none: it has no framework op above its kernels.  Its host tree
      * (ScheduleInvocation > Program::Run > Program::Enqueue > Kernel::Run)

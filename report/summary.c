@@ -166,7 +166,37 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
         side(s);
 }
 
+static void *tree_job(void *p)
+{
+    tp_summary_tree *st = p;
+    tp_host_tree_build(st->t, &st->ht);
+    return NULL;
+}
+
+void tp_summary_tree_start(const tp_trace *t, void *tree)
+{
+    tp_summary_tree *st = tree;
+    st->t = t;
+    st->threaded = !tp_single_thread("TP_REPORT_THREADS") && pthread_create(&st->th, NULL, tree_job, st) == 0;
+    if (!st->threaded)
+        tree_job(st);
+    st->built = true;
+}
+
+void tp_summary_tree_wait(void *tree)
+{
+    tp_summary_tree *st = tree;
+    if (st->threaded)
+        pthread_join(st->th, NULL);
+    st->threaded = false;
+}
+
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
+{
+    tp_summary_build_tree(t, o, NULL, s);
+}
+
+void tp_summary_build_tree(const tp_trace *t, const tp_report_opts *o, tp_summary_tree *tree, tp_summary *s)
 {
     memset(s, 0, sizeof *s);
     s->t = t;
@@ -177,7 +207,15 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
                      !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     /* two rounds on two threads: each analysis writes only its own member
      * and reads the trace (and the host tree, built in the first round) */
-    run_pair(kernel_table_job, s, host_tree_job);
+    if (tree && tree->built && tree->t == t) { /* built beside linking: the kernel table alone is left */
+        tp_summary_tree_wait(tree);
+        s->ht = tree->ht; /* the summary owns it now */
+        memset(&tree->ht, 0, sizeof tree->ht);
+        tree->built = false;
+        kernel_table_job(s);
+    } else {
+        run_pair(kernel_table_job, s, host_tree_job);
+    }
     run_pair(ops_and_steps_job, s, overheads_job);
     find_devices(t, s);
     find_date(t, s);
