@@ -12,7 +12,7 @@
  * each page:
  *     tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
  *     for (size_t p = 0; p < tp_grid_pages(L); p++) {
- *         tp_cv_begin_page(cv, W, H, p ? NULL : "Dominating ops");
+ *         tp_cv_begin_section_page(cv, W, H, "Dominating ops", p, tp_grid_pages(L));
  *         tp_grid_draw_page(cv, &g, L, p, r);
  *         tp_cv_end_page(cv);
  *     }

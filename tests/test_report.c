@@ -2,6 +2,7 @@
  * T1-T5 on a hand-computed synthetic trace), summary.json vs stats --json,
  * report on a converted trace, and the report files themselves. */
 #include "harness.h"
+#include "json_value.h"
 #include "op_breakdown.h"
 #include "overheads.h"
 #include "pages.h"
@@ -335,6 +336,59 @@ TEST(report_pdf_checks_and_text)
     out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "pdfinfo -f 1 -l 2 '%s/report.pdf' 2>/dev/null", dir), 0);
     CHECK(out && strstr(out, "612 x 792") && strstr(out, "792 x 612"));
+    free(out);
+}
+
+/* qpdf --json outlines: mark the page of every bookmark; `parent` is the
+ * title of the enclosing one ("" at the top). */
+static void outline_walk(const tp_jv *arr, const char *parent, bool *seen, size_t npages, int *child_ok)
+{
+    for (size_t i = 0; arr && i < arr->n; i++) {
+        const tp_jv *o = tp_jv_at(arr, i);
+        int64_t pg = 0;
+        size_t tl = 0;
+        const char *t = tp_jv_str(tp_jv_get(o, "title"), &tl);
+        char title[200];
+        snprintf(title, sizeof title, "%.*s", (int)(t ? tl : 0), t ? t : "");
+        if (tp_jv_int(tp_jv_get(o, "destpageposfrom1"), &pg) == 0 && pg >= 1 && (size_t)pg <= npages)
+            seen[pg - 1] = true;
+        if (strcmp(title, "Kernel names (2/2)") == 0 && strcmp(parent, "Kernel names") == 0 && pg == 9)
+            (*child_ok)++;
+        outline_walk(tp_jv_get(o, "kids"), title, seen, npages, child_ok);
+    }
+}
+
+TEST(report_pdf_has_a_bookmark_for_every_page)
+{
+    if (!tp_test_have("qpdf") || !tp_test_have("pdfinfo")) {
+        fprintf(stderr, "  (skipping: qpdf/pdfinfo not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_outline");
+    CHECK_EQ_INT(run_report(sample(ALEXNET), dir, "--batch-size 64"), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s/report.pdf' 2>/dev/null", dir), 0);
+    const char *pp = out ? strstr(out, "Pages:") : NULL;
+    size_t npages = pp ? strtoul(pp + 6, NULL, 10) : 0;
+    free(out);
+    CHECK(npages >= 10); /* "Kernel names" and "CPU overheads" run over two pages each */
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --json --json-key=outlines '%s/report.pdf'", dir), 0);
+    tp_jdoc d;
+    tp_jdoc_init(&d);
+    const tp_jv *root = NULL;
+    tp_err err = {0};
+    CHECK(out && tp_jv_parse_all(&d, out, strlen(out), &root, &err) == 0);
+    bool *seen = tp_xcalloc(npages + 1, sizeof *seen);
+    int child_ok = 0;
+    if (root)
+        outline_walk(tp_jv_get(root, "outlines"), "", seen, npages, &child_ok);
+    for (size_t i = 0; i < npages; i++)
+        if (!seen[i])
+            tp_test_fail(__FILE__, __LINE__, "page %zu of %zu has no bookmark", i + 1, npages);
+    CHECK_EQ_INT(child_ok, 1); /* the continuation is a child of its section, pointing at its own page */
+    free(seen);
+    tp_jdoc_free(&d);
     free(out);
 }
 
