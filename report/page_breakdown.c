@@ -41,6 +41,7 @@ static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const c
         ops[i].op = tp_opk_op_name(t, op);
         ops[i].mixes = &mixes[jm];
         ops[i].nmixes = m;
+        ops[i].total_mixes = op->n;
         for (size_t v = 0; v < m; v++) {
             const tp_opk_variant *va = &ob->variants[op->first + v];
             mixes[jm].parts = &parts[jp];

@@ -392,6 +392,40 @@ TEST(report_pdf_has_a_bookmark_for_every_page)
     free(out);
 }
 
+/* An op with more kernel mixes than the grid draws says so in its box, and
+ * summary.json keeps every mix (19 for ConvolutionBackward0 here). */
+TEST(report_grid_says_how_many_mixes_it_draws)
+{
+    if (!tp_test_have("pdftotext")) {
+        fprintf(stderr, "  (skipping: pdftotext not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_mixes");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_ns_resolution_rank0_v100_2024.pt.trace.json.gz"), dir, NULL), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir), 0);
+    CHECK(out && strstr(out, "(8 of 19 mixes)"));
+    free(out);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    size_t n = 0;
+    char *js = tp_test_read_file(path, &n);
+    tp_jdoc d;
+    tp_jdoc_init(&d);
+    const tp_jv *root = NULL;
+    tp_err err = {0};
+    CHECK(js && tp_jv_parse_all(&d, js, n, &root, &err) == 0);
+    const tp_jv *ops = root ? tp_jv_get(root, "ops") : NULL;
+    size_t variants = 0;
+    for (size_t i = 0; ops && i < ops->n; i++)
+        if (tp_jv_str_eq(tp_jv_get(tp_jv_at(ops, i), "name"),
+                         "autograd::engine::evaluate_function: ConvolutionBackward0"))
+            variants = tp_jv_get(tp_jv_at(ops, i), "variants")->n;
+    CHECK_EQ_INT(variants, 19);
+    tp_jdoc_free(&d);
+    free(js);
+}
+
 static void png_size(const char *path, unsigned *w, unsigned *h)
 {
     size_t n = 0;
