@@ -623,6 +623,7 @@ static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at, int64
     if (r->o->strict)
         return tp_fail(r->err, at, "bad time value '%.*s': %s", (int)(s->n > 40 ? 40 : s->n), s->p, why);
     tp_warn_at(r->t, "bad or out-of-range ts/dur (event dropped)", 1, at);
+    tp_drop_count(r->t, "bad or out-of-range ts/dur", 1);
     return 1;
 }
 
@@ -714,6 +715,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         if (r->o->strict)
             return tp_fail(r->err, at, "event without \"ph\"");
         tp_warn_at(t, "events without \"ph\" (dropped)", 1, at);
+        tp_drop_count(t, "no \"ph\"", 1);
         return 0;
     }
     t->events_in++;
@@ -778,6 +780,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         if (r->o->strict)
             return tp_fail(r->err, at, "event without \"ts\"");
         tp_warn_at(t, "events without \"ts\" (dropped)", 1, at);
+        tp_drop_count(t, "no \"ts\"", 1);
         return 0;
     }
     if (ev->dur.p) {
@@ -835,6 +838,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
             if (r->o->strict)
                 return tp_fail(r->err, at, "'E' event without a matching 'B'");
             tp_warn_at(t, "unmatched E events (dropped)", 1, at);
+            tp_drop_count(t, "'E' without a matching 'B'", 1);
             return 0;
         }
         tp_event *b = &t->events[r->bstack[track][--r->bdepth[track]]];
@@ -1304,8 +1308,10 @@ static int half_merge(reader *a, half_job *j)
         if (track >= a->bstack_tracks || a->bdepth[track] == 0) {
             if (a->o->strict)
                 rc = tp_fail(a->err, o->at, "'E' event without a matching 'B'");
-            else
+            else {
                 tp_warn_at(t, "unmatched E events (dropped)", 1, o->at);
+                tp_drop_count(t, "'E' without a matching 'B'", 1);
+            }
             continue;
         }
         tp_event *be = &t->events[a->bstack[track][--a->bdepth[track]]];
@@ -1323,6 +1329,8 @@ static int half_merge(reader *a, half_job *j)
             bstack_push(a, tmap[k], first_ev + b->bstack[k][d]);
     for (size_t i = 0; i < u->nwarnings; i++)
         tp_warn_merge(t, &u->warnings[i]);
+    for (size_t i = 0; i < u->ndrops; i++)
+        tp_drop_count(t, u->drops[i].what, u->drops[i].count);
     t->events_in += u->events_in;
     a->bad_utf8 += b->bad_utf8;
     if (b->bad_utf8_at)

@@ -593,6 +593,11 @@ void tp_drop(tp_trace *t, uint32_t i, const char *why)
     count_in(t->drops, &t->ndrops, sizeof t->drops / sizeof t->drops[0], why, 1, 0);
 }
 
+void tp_drop_count(tp_trace *t, const char *why, uint64_t n)
+{
+    count_in(t->drops, &t->ndrops, sizeof t->drops / sizeof t->drops[0], why, n, 0);
+}
+
 uint64_t tp_dropped_total(const tp_trace *t)
 {
     uint64_t n = 0;

@@ -309,6 +309,9 @@ const tp_warning *tp_warning_first(const tp_trace *t);
 uint64_t tp_warning_count(const tp_trace *t, const char *what);
 /* Mark event i dropped (not written, not analysed) and count the reason. */
 void tp_drop(tp_trace *t, uint32_t i, const char *why);
+/* Count n events a reader dropped before they entered the model (bad ts,
+ * no "ph", ...): they are in events_in and the summary line's drops. */
+void tp_drop_count(tp_trace *t, const char *why, uint64_t n);
 uint64_t tp_dropped_total(const tp_trace *t);
 
 /* Kind of a Chrome/Kineto category name (both vocabularies). */

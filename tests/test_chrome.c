@@ -227,6 +227,25 @@ TEST(chrome_integers_beyond_int64)
     tp_trace_free(&t);
 }
 
+/* Events the reader drops (a ts out of range, an 'E' without its 'B') are
+ * counted in the summary line's drops, with their reasons. */
+TEST(convert_summary_counts_events_the_reader_dropped)
+{
+    const char *in = write_tmp("drops.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+                                             "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,"
+                                             "\"ts\":99999999999999999999,\"dur\":1},"
+                                             "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":5}]");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("drops.out.json")), 0);
+    CHECK(log && strstr(log, " 2 dropped (bad or out-of-range ts/dur: 1, 'E' without a matching 'B': 1),") != NULL);
+    free(log);
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"dur\":1}]", &t, &err, false) == 0);
+    CHECK_EQ_INT(tp_dropped_total(&t), 1); /* no "ts" */
+    tp_trace_free(&t);
+}
+
 TEST(chrome_errors_name_the_offset)
 {
     tp_trace t;
