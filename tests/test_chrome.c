@@ -209,6 +209,25 @@ TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
     free(log);
 }
 
+/* stats --csv and the text table repair bytes that are not UTF-8 as the
+ * JSON outputs do (U+FFFD per bad byte), and CSV still quotes the name. */
+TEST(stats_csv_and_text_repair_invalid_utf8_like_json)
+{
+    const char *in = write_tmp("rawcsv.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+                                              "\"name\":\"k\xff\xfe\\\"q\",\"pid\":1,\"tid\":7,\"ts\":1,\"dur\":2}]}");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --csv '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "\n\"k\xef\xbf\xbd\xef\xbf\xbd\"\"q\",kernel,1,") != NULL);
+    CHECK(log && strchr(log, '\xff') == NULL);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "  k\xef\xbf\xbd\xef\xbf\xbd\"q\n") != NULL);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --json '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "\"name\":\"k\xef\xbf\xbd\xef\xbf\xbd\\\"q\"") != NULL);
+    free(log);
+}
+
 TEST(chrome_integers_beyond_int64)
 {
     tp_trace t;
