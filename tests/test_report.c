@@ -426,6 +426,22 @@ TEST(report_grid_says_how_many_mixes_it_draws)
     free(js);
 }
 
+/* The AMD sample has 2 steps, #2 a near-empty 49 us one: the timeline shows
+ * the median of the steps with device work, #1, not the lower median #2. */
+TEST(report_timeline_median_prefers_steps_with_device_work)
+{
+    if (!tp_test_have("pdftotext")) {
+        fprintf(stderr, "  (skipping: pdftotext not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_amd_median");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz"), dir, NULL), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir), 0);
+    CHECK(out && strstr(out, "Timeline of step #1 (the median of the 1 of 2 steps with device work;") != NULL);
+    free(out);
+}
+
 static void png_size(const char *path, unsigned *w, unsigned *h)
 {
     size_t n = 0;
