@@ -61,6 +61,8 @@ const tp_command tp_commands[] = {
      "                      p10_ns, p50_ns, p90_ns, stddev_ns); ETDump input adds\n"
      "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
      "  --csv               the kernel table as CSV (same columns as --json)\n"
+     "                      (names: bytes that are not UTF-8 become U+FFFD, as in\n"
+     "                      --json and the text table)\n"
      TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
      "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
      tp_cmd_stats},

@@ -78,6 +78,8 @@ typedef struct reader {
     size_t *bdepth, *bcap;
     size_t bstack_tracks;
     uint64_t bad_utf8;
+    uint64_t bad_utf8_at; /* 1 + offset of the first bad string, 0 = none */
+    uint64_t ev_at;       /* offset of the event being committed */
     /* the last (pid, tid) texts and their track: consecutive events mostly share them */
     char last_pid[24], last_tid[24];
     size_t last_pid_n, last_tid_n;
@@ -436,12 +438,53 @@ static int parse_event(reader *r, const char *p, const char *end, raw_event *ev,
 
 /* ---- committing an event into the model ---- */
 
+/* Where a span starts in the input (its opening quote), or the event's
+ * offset when it does not point into the buffer. */
+static uint64_t span_off(const reader *r, const span *s)
+{
+    if (s->p && s->p >= r->buf && s->p <= r->buf + r->len)
+        return off_of(r, s->p) - (s->str && s->p > r->buf ? 1 : 0);
+    return r->ev_at;
+}
+
+static void bad_string_at(reader *r, uint64_t off)
+{
+    if (!r->bad_utf8_at || off + 1 < r->bad_utf8_at)
+        r->bad_utf8_at = off + 1;
+}
+
+static bool utf8_ok(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = p[i] < 0x80 ? 1 : tp_utf8_seq_len(p + i, n - i);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
 static tp_str intern_span(reader *r, const span *s)
 {
-    if (!s->escaped)
-        return tp_intern(r->t, s->p, s->n);
+    if (!s->escaped) {
+        if (!r->o->strict)
+            return tp_intern(r->t, s->p, s->n);
+        /* --strict: raw bytes that are not UTF-8 (the writers would replace
+         * them) are an error at the string; each distinct string is checked once */
+        size_t before = r->t->nstr;
+        tp_str id = tp_intern(r->t, s->p, s->n);
+        if (r->t->nstr > before && !utf8_ok(s->p, s->n)) {
+            r->bad_utf8++;
+            bad_string_at(r, span_off(r, s));
+        }
+        return id;
+    }
+    uint64_t before = r->bad_utf8;
     r->scratch.len = 0;
     tp_json_unescape(&r->scratch, s->p, s->n, &r->bad_utf8);
+    if (r->bad_utf8 != before)
+        bad_string_at(r, span_off(r, s));
     return tp_intern(r->t, r->scratch.data ? r->scratch.data : "", r->scratch.len);
 }
 
@@ -466,7 +509,7 @@ static int ident_of(reader *r, const span *s, ident *id)
             id->num = v;
             return 0;
         }
-        tp_warn(r->t, "pid/tid beyond int64 (kept as text)", 1);
+        tp_warn_at(r->t, "pid/tid beyond int64 (kept as text)", 1, span_off(r, s));
         id->is_str = true;
         id->key = tp_intern(r->t, s->p, s->n);
         return 0;
@@ -579,7 +622,8 @@ static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at, int64
     }
     if (r->o->strict)
         return tp_fail(r->err, at, "bad time value '%.*s': %s", (int)(s->n > 40 ? 40 : s->n), s->p, why);
-    tp_warn(r->t, "bad or out-of-range ts/dur (event dropped)", 1);
+    tp_warn_at(r->t, "bad or out-of-range ts/dur (event dropped)", 1, at);
+    tp_drop_count(r->t, "bad or out-of-range ts/dur", 1);
     return 1;
 }
 
@@ -634,6 +678,15 @@ static uint64_t args_of_input(reader *r, const raw_event *ev)
 static uint64_t args_handle(reader *r, const raw_event *ev)
 {
     tp_trace *t = r->t;
+    if (r->o->strict) { /* bytes that are not UTF-8 in args: what convert's writer would replace */
+        if (ev->args && !utf8_ok(ev->args, ev->args_n)) {
+            r->bad_utf8++;
+            bad_string_at(r, off_of(r, ev->args));
+        } else if (ev->extra->len && !utf8_ok(ev->extra->data, ev->extra->len)) {
+            r->bad_utf8++;
+            bad_string_at(r, r->ev_at);
+        }
+    }
     bool keep = r->o->keep_args;
     if (!keep && !(ev->ph.n == 1 && ev->ph.p[0] == 'C'))
         return 0;
@@ -653,14 +706,16 @@ static uint64_t args_handle(reader *r, const raw_event *ev)
 static int commit_event(reader *r, raw_event *ev, uint64_t at)
 {
     tp_trace *t = r->t;
+    r->ev_at = at;
     if (!ev->ph.p) {
         if (!ev->name.p && !ev->ts.p && !ev->pid.p) {
-            tp_warn(t, "empty {} events (skipped)", 1);
+            tp_warn_at(t, "empty {} events (skipped)", 1, at);
             return 0;
         }
         if (r->o->strict)
             return tp_fail(r->err, at, "event without \"ph\"");
-        tp_warn(t, "events without \"ph\" (dropped)", 1);
+        tp_warn_at(t, "events without \"ph\" (dropped)", 1, at);
+        tp_drop_count(t, "no \"ph\"", 1);
         return 0;
     }
     t->events_in++;
@@ -724,7 +779,8 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     } else if (ph != 'M') {
         if (r->o->strict)
             return tp_fail(r->err, at, "event without \"ts\"");
-        tp_warn(t, "events without \"ts\" (dropped)", 1);
+        tp_warn_at(t, "events without \"ts\" (dropped)", 1, at);
+        tp_drop_count(t, "no \"ts\"", 1);
         return 0;
     }
     if (ev->dur.p) {
@@ -734,11 +790,11 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         if (e.dur < 0) {
             if (r->o->strict)
                 return tp_fail(r->err, at, "negative duration");
-            tp_warn(t, "negative durations (set to 0)", 1);
+            tp_warn_at(t, "negative durations (set to 0)", 1, at);
             e.dur = 0;
         }
     } else if (ph == 'X') {
-        tp_warn(t, "X events without \"dur\" (dur 0)", 1);
+        tp_warn_at(t, "X events without \"dur\" (dur 0)", 1, at);
     }
     if (ev->has_corr && ev->corr >= 0 && ev->corr <= UINT32_MAX) {
         e.corr = (uint32_t)ev->corr;
@@ -781,7 +837,8 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         if (track >= r->bstack_tracks || r->bdepth[track] == 0) {
             if (r->o->strict)
                 return tp_fail(r->err, at, "'E' event without a matching 'B'");
-            tp_warn(t, "unmatched E events (dropped)", 1);
+            tp_warn_at(t, "unmatched E events (dropped)", 1, at);
+            tp_drop_count(t, "'E' without a matching 'B'", 1);
             return 0;
         }
         tp_event *b = &t->events[r->bstack[track][--r->bdepth[track]]];
@@ -801,7 +858,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     default:
         if (r->o->strict)
             return tp_fail(r->err, at, "unknown phase '%.*s'", (int)(ev->ph.n > 8 ? 8 : ev->ph.n), ev->ph.p);
-        tp_warn(t, "unknown phases (kept)", 1);
+        tp_warn_at(t, "unknown phases (kept)", 1, at);
     }
     e.args = args_handle(r, ev);
     if (e.cat >= r->cat_kind_cap) {
@@ -817,6 +874,24 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
 }
 
 /* ---- top level ---- */
+
+/* --strict: the first lenient problem counted so far (the smallest offset)
+ * as the error.  Checked after every event, so it is the first in the file. */
+static int strict_error(reader *r)
+{
+    const tp_warning *w = tp_warning_first(r->t);
+    if (r->bad_utf8 && (!w || !w->at || (r->bad_utf8_at && r->bad_utf8_at <= w->at))) {
+        if (r->bad_utf8_at)
+            return tp_fail(r->err, r->bad_utf8_at - 1, "invalid escape or UTF-8 in a string, rejected by --strict");
+        return tp_fail_at(r->err, "", "invalid escapes or UTF-8 in %llu strings, rejected by --strict",
+                          (unsigned long long)r->bad_utf8);
+    }
+    if (!w)
+        return 0;
+    if (w->at)
+        return tp_fail(r->err, w->at - 1, "%s, rejected by --strict", w->what);
+    return tp_fail_at(r->err, "", "%s (%llu), rejected by --strict", w->what, (unsigned long long)w->count);
+}
 
 /* Parse the traceEvents array body, event by event, refilling as needed.
  * On entry r->pos is just after '['.  Returns 0 or -1. */
@@ -854,7 +929,7 @@ static int read_events(reader *r)
             if (q < end && *q == ']') {
                 if (r->o->strict)
                     return tp_fail(r->err, off_of(r, p), "trailing comma in traceEvents");
-                tp_warn(r->t, "trailing commas", 1);
+                tp_warn_at(r->t, "trailing commas", 1, off_of(r, p));
                 r->pos = (size_t)(q - r->buf) + 1;
                 return 0;
             }
@@ -888,6 +963,8 @@ static int read_events(reader *r)
         }
         if (commit_event(r, &ev, off_of(r, p)) < 0)
             return -1;
+        if (r->o->strict && (r->t->nwarnings || r->bad_utf8)) /* a lenient problem: the first one in the file */
+            return strict_error(r);
         r->pos = (size_t)(next - r->buf);
         first = false;
     }
@@ -917,7 +994,7 @@ static int read_top_object(reader *r)
             if (p < end && *p == '}') {
                 if (r->o->strict)
                     return tp_fail(r->err, off_of(r, p), "trailing comma in the top-level object");
-                tp_warn(r->t, "trailing commas", 1);
+                tp_warn_at(r->t, "trailing commas", 1, off_of(r, p));
                 r->pos = (size_t)(p - r->buf) + 1;
                 return 0;
             }
@@ -977,7 +1054,7 @@ static int read_top_object(reader *r)
             if (tp_parse_fixed(q, (size_t)(ve - q), 0, &base, &why) == 0)
                 r->t->base_ns = base;
             else
-                tp_warn(r->t, "bad baseTimeNanoseconds (ignored)", 1);
+                tp_warn_at(r->t, "bad baseTimeNanoseconds (ignored)", 1, off_of(r, q));
         } else {
             tp_buf *tl = &r->t->toplevel;
             if (tl->len)
@@ -986,6 +1063,8 @@ static int read_top_object(reader *r)
             tp_buf_putc(tl, ':');
             tp_buf_put(tl, q, (size_t)(ve - q));
         }
+        if (r->o->strict && r->t->nwarnings)
+            return strict_error(r);
         r->pos = (size_t)(vend - r->buf);
         first = false;
     }
@@ -1229,8 +1308,10 @@ static int half_merge(reader *a, half_job *j)
         if (track >= a->bstack_tracks || a->bdepth[track] == 0) {
             if (a->o->strict)
                 rc = tp_fail(a->err, o->at, "'E' event without a matching 'B'");
-            else
-                tp_warn(t, "unmatched E events (dropped)", 1);
+            else {
+                tp_warn_at(t, "unmatched E events (dropped)", 1, o->at);
+                tp_drop_count(t, "'E' without a matching 'B'", 1);
+            }
             continue;
         }
         tp_event *be = &t->events[a->bstack[track][--a->bdepth[track]]];
@@ -1247,9 +1328,13 @@ static int half_merge(reader *a, half_job *j)
         for (size_t d = 0; d < b->bdepth[k]; d++)
             bstack_push(a, tmap[k], first_ev + b->bstack[k][d]);
     for (size_t i = 0; i < u->nwarnings; i++)
-        tp_warn(t, u->warnings[i].what, u->warnings[i].count);
+        tp_warn_merge(t, &u->warnings[i]);
+    for (size_t i = 0; i < u->ndrops; i++)
+        tp_drop_count(t, u->drops[i].what, u->drops[i].count);
     t->events_in += u->events_in;
     a->bad_utf8 += b->bad_utf8;
+    if (b->bad_utf8_at)
+        bad_string_at(a, b->bad_utf8_at - 1);
     free(smap);
     free(pmap);
     free(tmap);
@@ -1332,9 +1417,10 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         r.top_is_array = true;
         rc = read_events(&r);
     } else if (*p == '{') {
+        uint64_t top_at = off_of(&r, p);
         rc = read_top_object(&r);
         if (rc == 0 && !r.saw_events_key)
-            tp_warn(t, "no traceEvents array", 1);
+            tp_warn_at(t, "no traceEvents array", 1, top_at);
     } else {
         rc = tp_fail(err, off_of(&r, p), "not JSON: expected '[' or '{'");
     }
@@ -1348,7 +1434,7 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
                     rc = tp_fail(err, off_of(&r, q), "data after the end of the JSON document");
                     break;
                 }
-                tp_warn(t, "data after the end of the JSON document (ignored)", 1);
+                tp_warn_at(t, "data after the end of the JSON document (ignored)", 1, off_of(&r, q));
                 break;
             }
             if (r.eof)
@@ -1384,16 +1470,12 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
             }
         }
     }
-    if (rc == 0 && r.bad_utf8) {
-        if (o->strict)
-            rc = tp_fail(err, 0, "invalid escapes or UTF-8 in %llu strings", (unsigned long long)r.bad_utf8);
-        else
-            tp_warn(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8);
-    }
-    if (rc == 0 && o->strict && t->nwarnings) {
-        rc = tp_fail_at(err, "", "%s (%llu), rejected by --strict", t->warnings[0].what,
-                        (unsigned long long)t->warnings[0].count);
-    }
+    if (rc == 0 && o->strict && (r.bad_utf8 || t->nwarnings))
+        rc = strict_error(&r);
+    if (rc == 0 && r.bad_utf8 && r.bad_utf8_at)
+        tp_warn_at(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8, r.bad_utf8_at - 1);
+    else if (rc == 0 && r.bad_utf8)
+        tp_warn(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8);
 done:
     half_cancel(&r); /* an error before the split, or a split never reached */
     reader_free(&r);

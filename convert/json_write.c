@@ -35,6 +35,40 @@ size_t tp_utf8_seq_len(const unsigned char *s, size_t avail)
     return n;
 }
 
+/* Copy the UTF-8 sequence at p to o, or U+FFFD for one byte that does not
+ * start a valid one (counted in *bad_utf8).  Returns the bytes consumed; *o
+ * moves past what was written (at most 4 bytes).  The one repair rule of
+ * every output (JSON strings, CSV, text). */
+static size_t put_utf8_seq(char **o, const unsigned char *p, size_t avail, uint64_t *bad_utf8)
+{
+    size_t n = tp_utf8_seq_len(p, avail);
+    if (n) {
+        memcpy(*o, p, n);
+        *o += n;
+        return n;
+    }
+    memcpy(*o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+    *o += 3;
+    if (bad_utf8)
+        ++*bad_utf8;
+    return 1;
+}
+
+void tp_buf_put_utf8(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8)
+{
+    TP_GROW(b->data, b->cap, b->len + len * 3 + 1);
+    char *o = b->data + b->len;
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        if (*p < 0x80)
+            *o++ = (char)*p++;
+        else
+            p += put_utf8_seq(&o, p, (size_t)(end - p), bad_utf8);
+    }
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = 0;
+}
+
 void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8)
 {
     static const char hex[] = "0123456789abcdef";
@@ -70,18 +104,7 @@ void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8
             }
             p++;
         } else {
-            size_t n = tp_utf8_seq_len(p, (size_t)(end - p));
-            if (n) {
-                memcpy(o, p, n);
-                o += n;
-                p += n;
-            } else {
-                memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
-                o += 3;
-                p++;
-                if (bad_utf8)
-                    ++*bad_utf8;
-            }
+            p += put_utf8_seq(&o, p, (size_t)(end - p), bad_utf8);
         }
     }
     *o++ = '"';

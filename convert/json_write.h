@@ -10,6 +10,10 @@
  * *bad_utf8 (when not NULL). */
 void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8);
 
+/* Append s[0..len) unquoted with the same UTF-8 repair (CSV and text outputs:
+ * the same name reads the same in every output). */
+void tp_buf_put_utf8(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8);
+
 /* Write value / 10^decimals exactly ("-1.500" for -1500, 3).  decimals 0..18.
  * Returns the number of characters written (at most 42, no NUL counted; the
  * buffer must hold 48). */

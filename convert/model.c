@@ -531,11 +531,32 @@ uint32_t tp_event_add(tp_trace *t, const tp_event *e)
 
 /* ---- warnings ---- */
 
-static void count_in(tp_warning *list, size_t *n, size_t cap, const char *what, uint64_t k);
+static void count_in(tp_warning *list, size_t *n, size_t cap, const char *what, uint64_t k, uint64_t at);
 
 void tp_warn(tp_trace *t, const char *what, uint64_t n)
 {
-    count_in(t->warnings, &t->nwarnings, sizeof t->warnings / sizeof t->warnings[0], what, n);
+    count_in(t->warnings, &t->nwarnings, sizeof t->warnings / sizeof t->warnings[0], what, n, 0);
+}
+
+void tp_warn_at(tp_trace *t, const char *what, uint64_t n, uint64_t offset)
+{
+    count_in(t->warnings, &t->nwarnings, sizeof t->warnings / sizeof t->warnings[0], what, n, offset + 1);
+}
+
+void tp_warn_merge(tp_trace *t, const tp_warning *w)
+{
+    count_in(t->warnings, &t->nwarnings, sizeof t->warnings / sizeof t->warnings[0], w->what, w->count, w->at);
+}
+
+const tp_warning *tp_warning_first(const tp_trace *t)
+{
+    const tp_warning *best = NULL;
+    for (size_t i = 0; i < t->nwarnings; i++) {
+        const tp_warning *w = &t->warnings[i];
+        if (!best || (w->at && (!best->at || w->at < best->at)))
+            best = w;
+    }
+    return best;
 }
 
 uint64_t tp_warning_count(const tp_trace *t, const char *what)
@@ -546,16 +567,20 @@ uint64_t tp_warning_count(const tp_trace *t, const char *what)
     return 0;
 }
 
-static void count_in(tp_warning *list, size_t *n, size_t cap, const char *what, uint64_t k)
+/* `at`: 1 + offset, 0 = not known; the counter keeps the smallest known. */
+static void count_in(tp_warning *list, size_t *n, size_t cap, const char *what, uint64_t k, uint64_t at)
 {
     for (size_t i = 0; i < *n; i++)
         if (strcmp(list[i].what, what) == 0) {
             list[i].count += k;
+            if (at && (!list[i].at || at < list[i].at))
+                list[i].at = at;
             return;
         }
     if (*n < cap) {
         list[*n].what = what;
         list[*n].count = k;
+        list[*n].at = at;
         ++*n;
     }
 }
@@ -565,7 +590,12 @@ void tp_drop(tp_trace *t, uint32_t i, const char *why)
     if (t->events[i].flags & TP_EV_DROPPED)
         return;
     t->events[i].flags |= TP_EV_DROPPED;
-    count_in(t->drops, &t->ndrops, sizeof t->drops / sizeof t->drops[0], why, 1);
+    count_in(t->drops, &t->ndrops, sizeof t->drops / sizeof t->drops[0], why, 1, 0);
+}
+
+void tp_drop_count(tp_trace *t, const char *why, uint64_t n)
+{
+    count_in(t->drops, &t->ndrops, sizeof t->drops / sizeof t->drops[0], why, n, 0);
 }
 
 uint64_t tp_dropped_total(const tp_trace *t)

@@ -116,6 +116,7 @@ typedef struct tp_track {
 typedef struct tp_warning {
     const char *what; /* static string */
     uint64_t count;
+    uint64_t at;      /* 1 + input offset of the first one (the smallest), 0 = not known */
 } tp_warning;
 
 typedef struct tp_trace {
@@ -297,9 +298,20 @@ void tp_event_init(tp_event *e);                       /* zero, link/op = TP_NON
 
 /* Warnings: counted by name; `what` must be a string literal. */
 void tp_warn(tp_trace *t, const char *what, uint64_t n);
+/* The same with the input offset of (the first of) these: the counter keeps
+ * the smallest, which --strict reports. */
+void tp_warn_at(tp_trace *t, const char *what, uint64_t n, uint64_t offset);
+/* Add another trace's counter (count and first offset). */
+void tp_warn_merge(tp_trace *t, const tp_warning *w);
+/* The counter with the smallest known offset (the first problem in the
+ * input), else the first counted; NULL when there is none. */
+const tp_warning *tp_warning_first(const tp_trace *t);
 uint64_t tp_warning_count(const tp_trace *t, const char *what);
 /* Mark event i dropped (not written, not analysed) and count the reason. */
 void tp_drop(tp_trace *t, uint32_t i, const char *why);
+/* Count n events a reader dropped before they entered the model (bad ts,
+ * no "ph", ...): they are in events_in and the summary line's drops. */
+void tp_drop_count(tp_trace *t, const char *why, uint64_t n);
 uint64_t tp_dropped_total(const tp_trace *t);
 
 /* Kind of a Chrome/Kineto category name (both vocabularies). */

@@ -56,7 +56,7 @@ void tp_canvas_abort(tp_canvas *cv)
     free(cv);
 }
 
-void tp_cv_begin_page(tp_canvas *cv, double w, double h, const char *title)
+static void begin_page(tp_canvas *cv, double w, double h, const char *title, int level)
 {
     if (cv->in_page)
         tp_cv_end_page(cv);
@@ -65,7 +65,31 @@ void tp_cv_begin_page(tp_canvas *cv, double w, double h, const char *title)
     cv->in_page = 1;
     cv->depth = 0;
     cv->pages++;
-    cv->ops->begin_page(cv->impl, w, h, title);
+    cv->ops->begin_page(cv->impl, w, h, title, level);
+}
+
+void tp_cv_begin_page(tp_canvas *cv, double w, double h, const char *title) { begin_page(cv, w, h, title, 0); }
+void tp_cv_begin_subpage(tp_canvas *cv, double w, double h, const char *title) { begin_page(cv, w, h, title, 1); }
+
+void tp_cv_page_label(char *buf, size_t len, const char *section, size_t page, size_t pages)
+{
+    if (pages == 1)
+        snprintf(buf, len, "%s", section ? section : "");
+    else if (pages)
+        snprintf(buf, len, "%s (%zu/%zu)", section ? section : "", page + 1, pages);
+    else
+        snprintf(buf, len, "%s (page %zu)", section ? section : "", page + 1);
+}
+
+void tp_cv_begin_section_page(tp_canvas *cv, double w, double h, const char *section, size_t page, size_t pages)
+{
+    if (page == 0) {
+        begin_page(cv, w, h, section, 0);
+        return;
+    }
+    char t[400];
+    tp_cv_page_label(t, sizeof t, section, page, pages);
+    begin_page(cv, w, h, t, 1);
 }
 
 void tp_cv_end_page(tp_canvas *cv)

@@ -32,7 +32,9 @@ typedef enum tp_align { TP_ALIGN_LEFT = 0, TP_ALIGN_CENTER, TP_ALIGN_RIGHT } tp_
 /* What a backend implements.  The front end (canvas.c) validates, cleans
  * text to valid UTF-8 and resolves alignment before calling these. */
 typedef struct tp_canvas_ops {
-    void (*begin_page)(void *impl, double w, double h, const char *title);
+    /* `title` (NULL = none) is the page's bookmark: level 0 at the top of
+     * the outline, level 1 under the last level-0 one. */
+    void (*begin_page)(void *impl, double w, double h, const char *title, int level);
     void (*end_page)(void *impl);
     void (*move_to)(void *impl, double x, double y);
     void (*line_to)(void *impl, double x, double y);
@@ -64,7 +66,7 @@ tp_canvas *tp_canvas_new(const tp_canvas_ops *ops, void *impl); /* for backends 
 tp_canvas *tp_canvas_png(const char *path, double scale, tp_err *err);
 /* SVG: same file naming as PNG, one document per page. */
 tp_canvas *tp_canvas_svg(const char *path, tp_err *err);
-/* PDF: all pages in one file; each titled page gets a bookmark. */
+/* PDF: all pages in one file; each titled page gets a bookmark (two levels). */
 typedef struct tp_pdf_meta {
     const char *title;   /* document title (Info dictionary) */
     const char *creator; /* default "tracepress <version>" */
@@ -83,6 +85,17 @@ int tp_canvas_pages(const tp_canvas *cv);
 
 /* --- drawing ------------------------------------------------------------- */
 void tp_cv_begin_page(tp_canvas *cv, double w, double h, const char *title);
+/* A page whose bookmark sits under the last top-level one (at the top when
+ * there is none yet). */
+void tp_cv_begin_subpage(tp_canvas *cv, double w, double h, const char *title);
+/* Page `page` (0-based) of a section of `pages` pages: the first page gets
+ * the bookmark `section`, each later one a child bookmark "<section> (k/N)"
+ * under it (pages = 0, not known ahead: "<section> (page k)"), so every page
+ * of the PDF has a bookmark. */
+void tp_cv_begin_section_page(tp_canvas *cv, double w, double h, const char *section, size_t page, size_t pages);
+/* The label above: "<section>" for a one-page section, else "<section> (k/N)"
+ * or "<section> (page k)". */
+void tp_cv_page_label(char *buf, size_t len, const char *section, size_t page, size_t pages);
 void tp_cv_end_page(tp_canvas *cv);
 
 void tp_cv_move_to(tp_canvas *cv, double x, double y);

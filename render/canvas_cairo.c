@@ -63,9 +63,9 @@ static cairo_status_t to_buf(void *closure, const unsigned char *data, unsigned 
     return CAIRO_STATUS_SUCCESS;
 }
 
-static void c_begin_page(void *p, double w, double h, const char *title)
+static void c_begin_page(void *p, double w, double h, const char *title, int level)
 {
-    (void)title;
+    (void)title, (void)level;
     cr_impl *c = p;
     c->page++;
     if (c->svg) {

@@ -1,6 +1,6 @@
 /* canvas_pdf.c: the PDF backend on libharu.  Vector pages, DejaVu fonts
  * embedded (same files font.c measures), UTF-8 text, one bookmark per
- * titled page, Info title/creator.
+ * titled page (level 1 under the last level-0 one), Info title/creator.
  *
  * Determinism: no /ID is written (libharu only adds one when encrypting),
  * the creation date comes from SOURCE_DATE_EPOCH and is left out when that
@@ -27,6 +27,7 @@ typedef struct {
     char *path;
     double h;
     int pages;
+    HPDF_Outline top; /* the last level-0 bookmark: parent of level-1 ones */
     /* libharu only accepts colour changes outside a path, but the canvas
      * gives the colour at fill time: keep the path here and replay it. */
     struct seg {
@@ -61,7 +62,7 @@ static HPDF_Font get_font(pdf_impl *p, tp_font f)
     return p->font[f];
 }
 
-static void p_begin_page(void *v, double w, double h, const char *title)
+static void p_begin_page(void *v, double w, double h, const char *title, int level)
 {
     pdf_impl *p = v;
     p->page = HPDF_AddPage(p->pdf);
@@ -72,7 +73,10 @@ static void p_begin_page(void *v, double w, double h, const char *title)
     HPDF_Page_SetWidth(p->page, (HPDF_REAL)w);
     HPDF_Page_SetHeight(p->page, (HPDF_REAL)h);
     if (title && *title) {
-        HPDF_Outline o = HPDF_CreateOutline(p->pdf, NULL, title, HPDF_GetEncoder(p->pdf, "UTF-8"));
+        HPDF_Outline parent = level > 0 ? p->top : NULL;
+        HPDF_Outline o = HPDF_CreateOutline(p->pdf, parent, title, HPDF_GetEncoder(p->pdf, "UTF-8"));
+        if (!parent)
+            p->top = o;
         HPDF_Destination d = HPDF_Page_CreateDestination(p->page);
         if (o && d) {
             HPDF_Destination_SetFit(d);

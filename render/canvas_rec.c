@@ -28,12 +28,12 @@ static void quoted(tp_buf *b, const char *s)
     tp_buf_putc(b, '"');
 }
 
-static void r_begin_page(void *p, double w, double h, const char *title)
+static void r_begin_page(void *p, double w, double h, const char *title, int level)
 {
     rec *r = p;
     tp_buf_printf(r->out, "page %.2f %.2f ", r2(w), r2(h));
     quoted(r->out, title);
-    tp_buf_putc(r->out, '\n');
+    tp_buf_puts(r->out, level && title && *title ? " sub\n" : "\n");
 }
 static void r_end_page(void *p) { tp_buf_puts(((rec *)p)->out, "endpage\n"); }
 static void r_move_to(void *p, double x, double y) { tp_buf_printf(((rec *)p)->out, "move %.2f %.2f\n", r2(x), r2(y)); }

@@ -67,6 +67,22 @@ static void collect_families(const tp_grid_chart *g, tp_grid_layout *L)
     L->nfam = k;
 }
 
+/* "op", "op (1/2)", "op (8 of 19 mixes)", "op (1/2; 8 of 19 mixes)".  The
+ * layout sizes boxes as if the part were always shown (`for_width`). */
+static void box_title(char *t, size_t len, const tp_op_breakdown *op, int part, int nparts, bool for_width)
+{
+    const char *name = op->op ? op->op : "";
+    bool cut = op->total_mixes > op->nmixes;
+    if ((nparts > 1 || for_width) && cut)
+        snprintf(t, len, "%s (%d/%d; %zu of %zu mixes)", name, part, nparts, op->nmixes, op->total_mixes);
+    else if (nparts > 1 || for_width)
+        snprintf(t, len, "%s (%d/%d)", name, part, nparts);
+    else if (cut)
+        snprintf(t, len, "%s (%zu of %zu mixes)", name, op->nmixes, op->total_mixes);
+    else
+        snprintf(t, len, "%s", name);
+}
+
 static double box_width(size_t nbars, const char *title)
 {
     double w = (double)nbars * (BAR_W + BAR_GAP) - BAR_GAP + 2 * BOX_PAD;
@@ -108,7 +124,7 @@ tp_grid_layout *tp_grid_layout_new(const tp_grid_chart *g, double w, double h)
     for (size_t i = 0; i < L->nboxes; i++) {
         box *b = &L->boxes[i];
         char t[300];
-        snprintf(t, sizeof t, "%s (%d/%d)", g->ops[b->op].op ? g->ops[b->op].op : "", b->part, b->nparts);
+        box_title(t, sizeof t, &g->ops[b->op], b->part, b->nparts, true);
         b->w = fmin(box_width(b->m1 - b->m0, t), w);
         if (i == 0 || x + b->w > w + 1e-9) {
             rows++;
@@ -220,10 +236,7 @@ void tp_grid_draw_page(tp_canvas *cv, const tp_grid_chart *g, const tp_grid_layo
         double bx = r.x + b->x, by = gy + b->y, bh = L->row_h - BOX_GAP;
         tp_cv_stroke_rect(cv, bx, by, b->w, bh, TP_COLOR_TEXT, 1);
         char t[300];
-        if (b->nparts > 1)
-            snprintf(t, sizeof t, "%s (%d/%d)", op->op ? op->op : "", b->part, b->nparts);
-        else
-            snprintf(t, sizeof t, "%s", op->op ? op->op : "");
+        box_title(t, sizeof t, op, b->part, b->nparts, false);
         char *ft = tp_fit_middle(TP_FONT_BOLD, BOX_TITLE_FS, t, b->w - 2 * BOX_PAD);
         tp_cv_text(cv, bx + b->w / 2, by + BOX_TITLE_FS * 1.4, TP_FONT_BOLD, BOX_TITLE_FS, TP_COLOR_TEXT,
                    TP_ALIGN_CENTER, 0, ft);

@@ -6,13 +6,14 @@
  * name, and a legend names the families.  Boxes flow left to right and
  * wrap, so the grid's shape follows the data (an op with many mixes gets
  * a wide box); what does not fit on a page goes to the next page.  An op
- * with more mixes than fit in one row is split into boxes "op (1/2)".
+ * with more mixes than fit in one row is split into boxes "op (1/2)"; an
+ * op whose mixes were cut by the caller says so: "op (8 of 19 mixes)".
  *
  * Usage: layout once for the page's drawing rectangle size, then draw
  * each page:
  *     tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
  *     for (size_t p = 0; p < tp_grid_pages(L); p++) {
- *         tp_cv_begin_page(cv, W, H, p ? NULL : "Dominating ops");
+ *         tp_cv_begin_section_page(cv, W, H, "Dominating ops", p, tp_grid_pages(L));
  *         tp_grid_draw_page(cv, &g, L, p, r);
  *         tp_cv_end_page(cv);
  *     }
@@ -36,6 +37,9 @@ typedef struct tp_op_breakdown {
     const char *op;
     const tp_kernel_mix *mixes;
     size_t nmixes;
+    /* the op's mixes when only the first nmixes are drawn: its box title
+     * then says "op (8 of 19 mixes)"; 0 (or <= nmixes): all drawn */
+    size_t total_mixes;
 } tp_op_breakdown;
 
 typedef struct tp_grid_chart {

@@ -320,7 +320,7 @@ static void pdf_draw(tp_canvas *cv, const tp_batch_rows *rs)
     const double w = 842, h = 595, m = 36;
     tp_table_layout *L = tp_table_layout_new(&t, w - 2 * m, h - 2 * m);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
-        tp_cv_begin_page(cv, w, h, p ? NULL : "Traces");
+        tp_cv_begin_section_page(cv, w, h, "Traces", p, tp_table_pages(L));
         tp_table_draw_page(cv, &t, L, p, (tp_rect){m, m, w - 2 * m, h - 2 * m});
         tp_cv_end_page(cv);
     }

@@ -93,29 +93,34 @@ static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char 
            "Name\n");
     printf(" --------  ---------------  ---------  -----------  -----------  -----------  -----------  -----------  "
            "----\n");
+    tp_buf name = {0};
     for (size_t i = 0; i < kt->n; i++) {
         const tp_kernel_row *r = &kt->rows[i];
         double pct = kt->total_ns ? 100.0 * (double)r->total_ns / (double)kt->total_ns : 0.0;
         const char *tag = r->kind == TP_KIND_MEMCPY ? "[memcpy] " : r->kind == TP_KIND_MEMSET ? "[memset] " : "";
+        name.len = 0; /* invalid UTF-8 repaired as in the JSON outputs */
+        tp_buf_put_utf8(&name, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
         printf(" %8.1f  %15lld  %9llu  %11lld  %11lld  %11lld  %11lld  %11lld  %s%s\n", pct, (long long)r->total_ns,
                (unsigned long long)r->count, (long long)r->mean_ns, (long long)r->p50_ns, (long long)r->min_ns,
-               (long long)r->max_ns, (long long)r->stddev_ns, tag, tp_str_get(t, r->name));
+               (long long)r->max_ns, (long long)r->stddev_ns, tag, name.data);
     }
+    tp_buf_free(&name);
 }
 
 static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
 {
-    tp_buf b = {0};
+    tp_buf b = {0}, name = {0};
     tp_buf_puts(&b, "name,kind,count,total_ns,mean_ns,min_ns,max_ns,p10_ns,p50_ns,p90_ns,stddev_ns\n");
     for (size_t i = 0; i < kt->n; i++) {
         const tp_kernel_row *r = &kt->rows[i];
-        /* RFC 4180 quoting */
-        const char *n = tp_str_get(t, r->name);
+        /* invalid UTF-8 repaired as in the JSON outputs, then RFC 4180 quoting */
+        name.len = 0;
+        tp_buf_put_utf8(&name, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
         tp_buf_putc(&b, '"');
-        for (const char *c = n; *c; c++) {
-            if (*c == '"')
+        for (size_t c = 0; c < name.len; c++) {
+            if (name.data[c] == '"')
                 tp_buf_putc(&b, '"');
-            tp_buf_putc(&b, *c);
+            tp_buf_putc(&b, name.data[c]);
         }
         tp_buf_printf(&b, "\",%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", tp_kind_name((tp_kind)r->kind),
                       (unsigned long long)r->count, (long long)r->total_ns, (long long)r->mean_ns,
@@ -124,6 +129,7 @@ static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
     }
     fwrite(b.data, 1, b.len, stdout);
     tp_buf_free(&b);
+    tp_buf_free(&name);
 }
 
 int tp_cmd_stats(int argc, char **argv)

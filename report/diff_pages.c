@@ -214,7 +214,7 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
     tp_rect area = {DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN};
     tp_table_layout *L = tp_table_layout_new(&tb, area.w, area.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
-        tp_cv_begin_page(cv, w, h, p ? NULL : title);
+        tp_cv_begin_section_page(cv, w, h, title, p, tp_table_pages(L));
         tp_table_draw_page(cv, &tb, L, p, area);
         tp_cv_end_page(cv);
     }

@@ -102,7 +102,13 @@ void tp_fp_paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, c
     /* lay out for the shorter first page: every page then fits */
     tp_table_layout *L = tp_table_layout_new(t, first.w, first.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
-        tp_cv_begin_page(cv, pc->lw, pc->lh, p == 0 ? heading : NULL);
+        if (heading)
+            tp_cv_begin_section_page(cv, pc->lw, pc->lh, heading, p, tp_table_pages(L));
+        else { /* the table continues a titled page: each of its pages goes under that bookmark */
+            char label[400];
+            tp_cv_page_label(label, sizeof label, t->title, p, tp_table_pages(L));
+            tp_cv_begin_subpage(cv, pc->lw, pc->lh, label);
+        }
         if (p == 0) {
             double y = m;
             if (heading)

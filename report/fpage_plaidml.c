@@ -375,22 +375,40 @@ static void text_pages(tp_canvas *cv, const tp_pagectx *pc, const char *title, c
         tp_cv_end_page(cv);
         return;
     }
+    /* every page holds the same number of lines below its title */
+    double y0 = m + tp_font_ascent(TP_FONT_BOLD, 11) + tp_font_descent(TP_FONT_BOLD, 11) + 11 * 0.35 + 4;
+    size_t per_page = 0;
+    for (double y = y0; y + lh <= pc->ph - m; y += lh)
+        per_page++;
+    if (per_page == 0)
+        per_page = 1;
+    size_t nlines = 0; /* after wrapping, as drawn below */
+    for (const char *q = text; *q;) {
+        size_t n = 0;
+        while (q[n] && q[n] != '\n' && n < cols)
+            n++;
+        q += n;
+        if (*q == '\n')
+            q++;
+        nlines++;
+    }
+    size_t pages = nlines ? (nlines + per_page - 1) / per_page : 1;
     const char *p = text;
     size_t page = 0;
     tp_strs S = {0};
     char *line = tp_xmalloc(cols + 1);
     while (*p || page == 0) {
-        tp_cv_begin_page(cv, pc->pw, pc->ph, page == 0 ? title : NULL);
+        tp_cv_begin_section_page(cv, pc->pw, pc->ph, title, page, pages);
         double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 11, TP_COLOR_TEXT,
                                 page == 0 ? title : tp_strs_add(&S, "%s (continued)", title));
         y += 4;
-        while (*p && y + lh <= pc->ph - m) {
+        for (size_t i = 0; *p && i < per_page; i++) {
             size_t n = 0;
             while (p[n] && p[n] != '\n' && n < cols)
                 n++;
             size_t k = 0;
-            for (size_t i = 0; i < n; i++) /* tabs as 4 spaces would exceed the line: one space */
-                line[k++] = p[i] == '\t' ? ' ' : p[i];
+            for (size_t j = 0; j < n; j++) /* tabs as 4 spaces would exceed the line: one space */
+                line[k++] = p[j] == '\t' ? ' ' : p[j];
             line[k] = 0;
             tp_cv_text(cv, m, y + tp_font_ascent(TP_FONT_MONO, size), TP_FONT_MONO, size, TP_COLOR_TEXT, TP_ALIGN_LEFT,
                        0, line);

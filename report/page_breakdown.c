@@ -41,6 +41,7 @@ static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const c
         ops[i].op = tp_opk_op_name(t, op);
         ops[i].mixes = &mixes[jm];
         ops[i].nmixes = m;
+        ops[i].total_mixes = op->n;
         for (size_t v = 0; v < m; v++) {
             const tp_opk_variant *va = &ob->variants[op->first + v];
             mixes[jm].parts = &parts[jp];
@@ -93,7 +94,7 @@ size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_ke
     tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
     size_t pages = tp_grid_pages(L);
     for (size_t p = 0; p < pages; p++) {
-        tp_cv_begin_page(cv, w, h, p == 0 ? bookmark : NULL);
+        tp_cv_begin_section_page(cv, w, h, bookmark, p, pages);
         tp_grid_draw_page(cv, &g, L, p, r);
         tp_cv_end_page(cv);
     }

@@ -88,7 +88,7 @@ static void paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, 
     tp_rect r = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN - 14};
     tp_table_layout *L = tp_table_layout_new(t, r.w, r.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
-        tp_cv_begin_page(cv, pc->lw, pc->lh, p == 0 ? bookmark : NULL);
+        tp_cv_begin_section_page(cv, pc->lw, pc->lh, bookmark, p, tp_table_pages(L));
         tp_table_draw_page(cv, t, L, p, r);
         tp_cv_end_page(cv);
     }

@@ -70,7 +70,7 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
     tp_table_layout *L = tp_table_layout_new(&t, r1.w, r1.h);
     for (size_t p = 0; p < tp_table_pages(L); p++) {
         if (p) {
-            tp_cv_begin_page(cv, pc->lw, pc->lh, NULL);
+            tp_cv_begin_section_page(cv, pc->lw, pc->lh, "CPU overheads", p, tp_table_pages(L));
             double yy = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, "CPU overheads T1-T5 (continued)");
             for (int i = 0; defs[i]; i++)
                 yy = tp_page_line(cv, m, yy, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED, defs[i]);

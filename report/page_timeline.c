@@ -56,7 +56,11 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         char d[48], lab[200];
         tp_format_fixed(d, m->host_ns, 3);
         tp_step_label(t, sf, m, lab, sizeof lab);
-        title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
+        if (sf->median_of < sf->nsteps)
+            title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s us)",
+                                lab, sf->median_of, sf->nsteps, d);
+        else
+            title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
     } else {
         ws = sf->span_start;
         we = host_end = sf->span_end + 1;

@@ -317,12 +317,19 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         r->idle_ns = r->host_ns > r->busy_ns ? r->host_ns - r->busy_ns : 0;
     }
     if (sf->nsteps) {
-        size_t *ix = tp_xmalloc(sf->nsteps * sizeof *ix);
+        /* among the steps with device activity when there are any: a
+         * near-empty step (a profiler's last, cut short) is no typical one */
+        size_t *ix = tp_xmalloc(sf->nsteps * sizeof *ix), n = 0;
         for (size_t b = 0; b < sf->nsteps; b++)
-            ix[b] = b;
+            if (sf->steps[b].device_events)
+                ix[n++] = b;
+        if (n == 0)
+            for (size_t b = 0; b < sf->nsteps; b++)
+                ix[n++] = b;
         med_ctx mc = {sf->steps};
-        qsort_r(ix, sf->nsteps, sizeof *ix, cmp_median, &mc);
-        sf->median = ix[(sf->nsteps - 1) / 2];
+        qsort_r(ix, n, sizeof *ix, cmp_median, &mc);
+        sf->median = ix[(n - 1) / 2];
+        sf->median_of = n;
         free(ix);
     }
 }

@@ -20,8 +20,9 @@
  *   overlap_ns  time at least two streams are busy at once
  *   idle_ns     max(0, host_ns - busy_ns)
  *
- * The median step: steps ordered by (host_ns, step number), element
- * (n-1)/2.  Throughput (the seeds' QPS, KINETO.md §2.2):
+ * The median step: the steps with device activity (device_events > 0),
+ * or all steps when none has any, ordered by (host_ns, step number),
+ * element (n-1)/2 of them.  Throughput (the seeds' QPS, KINETO.md §2.2):
  *   samples/s = batch_size * iterations * 1e9 / host_ns_total
  * with iterations = number of steps and host_ns_total the sum of their
  * host_ns; without steps, one iteration over the whole window.  Kept as an
@@ -47,6 +48,7 @@ typedef struct tp_step_figures {
     size_t nsteps;
     tp_step_row whole;
     size_t median;       /* index into steps, or SIZE_MAX without steps */
+    size_t median_of;    /* how many steps it is the median of (those with device activity) */
     int64_t span_start, span_end;
     int64_t *matrix;     /* (nsteps+1) x nstreams busy times */
 } tp_step_figures;

@@ -144,6 +144,48 @@ TEST(chrome_lenient_problems_are_counted_and_strict_rejects_them)
     tp_trace_free(&t);
 }
 
+/* --strict names the first problem in the file, at its offset: problems
+ * counted as warnings (bad escapes, empty events) are not passed over for a
+ * later one that fails at once (unknown phase, trailing comma). */
+TEST(chrome_strict_reports_the_first_problem_at_its_offset)
+{
+    static const struct {
+        const char *text, *where, *msg;
+    } cases[] = {
+        /* a bad escape (offset 33, the string's quote), then an unknown phase */
+        {"[{\"ph\":\"X\",\"pid\":1,\"ts\":0,\"name\":\"a\\ud800\",\"tid\":1,\"dur\":1},"
+         "{\"ph\":\"Q\",\"name\":\"q\",\"pid\":1,\"tid\":1,\"ts\":0}]",
+         "offset 33", "invalid escape or UTF-8 in a string, rejected by --strict"},
+        /* an empty event (offset 1), then a trailing comma */
+        {"[{},{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},]", "offset 1",
+         "empty {} events (skipped), rejected by --strict"},
+        /* an X without dur (offset 38), then a bad escape, then an unknown phase */
+        {"[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":0},{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"ts\":0},"
+         "{\"ph\":\"X\",\"name\":\"\\udc00\",\"pid\":1,\"ts\":0,\"dur\":1},{\"ph\":\"Q\",\"pid\":1,\"ts\":0}]",
+         "offset 38", "X events without \"dur\" (dur 0), rejected by --strict"},
+        /* raw bytes that are not UTF-8 in args (offset of the args object) */
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"ts\":0,\"dur\":1,\"args\":{\"k\":\"\xff\"}}]", "offset 52",
+         "invalid escape or UTF-8 in a string, rejected by --strict"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_trace t;
+        tp_err err;
+        CHECK(load_text(cases[i].text, &t, &err, true) == -1);
+        CHECK_STR(err.where, cases[i].where);
+        CHECK_STR(err.msg, cases[i].msg);
+        tp_trace_free(&t);
+        /* lenient: read, and the counter keeps the first offset */
+        CHECK(load_text(cases[i].text, &t, &err, false) == 0);
+        const tp_warning *w = tp_warning_first(&t);
+        if (i < 3) {
+            char where[48];
+            snprintf(where, sizeof where, "offset %llu", w && w->at ? (unsigned long long)(w->at - 1) : 999999ULL);
+            CHECK_STR(where, cases[i].where);
+        }
+        tp_trace_free(&t);
+    }
+}
+
 TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
 {
     /* a kernel name with raw bytes that are not UTF-8: convert --strict
@@ -156,7 +198,7 @@ TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert --strict '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("raw.json")), 2);
     CHECK_EQ_INT(tp_test_run(&log, "%s stats --strict '%s'", tp_test_bin(), in), 2);
     CHECK(log && strncmp(log, "tracepress: ", 12) == 0 &&
-          strstr(log, ": invalid UTF-8 in 1 strings, rejected by --strict\n") != NULL);
+          strstr(log, ": offset 48: invalid escape or UTF-8 in a string, rejected by --strict\n") != NULL);
     CHECK(log && strchr(log, '\n') == log + strlen(log) - 1);
     free(log);
     CHECK_EQ_INT(tp_test_run(NULL, "%s report --strict '%s' -o '%s'", tp_test_bin(), in, dir), 2);
@@ -164,6 +206,25 @@ TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
     /* lenient (no --strict): still read, the name repaired where JSON is written */
     CHECK_EQ_INT(tp_test_run(&log, "%s stats --json '%s'", tp_test_bin(), in), 0);
     CHECK(log && strstr(log, "\"name\":\"k\xef\xbf\xbd\xef\xbf\xbd\"") != NULL);
+    free(log);
+}
+
+/* stats --csv and the text table repair bytes that are not UTF-8 as the
+ * JSON outputs do (U+FFFD per bad byte), and CSV still quotes the name. */
+TEST(stats_csv_and_text_repair_invalid_utf8_like_json)
+{
+    const char *in = write_tmp("rawcsv.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+                                              "\"name\":\"k\xff\xfe\\\"q\",\"pid\":1,\"tid\":7,\"ts\":1,\"dur\":2}]}");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --csv '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "\n\"k\xef\xbf\xbd\xef\xbf\xbd\"\"q\",kernel,1,") != NULL);
+    CHECK(log && strchr(log, '\xff') == NULL);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "  k\xef\xbf\xbd\xef\xbf\xbd\"q\n") != NULL);
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --json '%s'", tp_test_bin(), in), 0);
+    CHECK(log && strstr(log, "\"name\":\"k\xef\xbf\xbd\xef\xbf\xbd\\\"q\"") != NULL);
     free(log);
 }
 
@@ -182,6 +243,25 @@ TEST(chrome_integers_beyond_int64)
                     &err, false) == 0);
     CHECK_EQ_INT(t.nevents, 0);
     CHECK_EQ_INT(tp_warning_count(&t, "bad or out-of-range ts/dur (event dropped)"), 1);
+    tp_trace_free(&t);
+}
+
+/* Events the reader drops (a ts out of range, an 'E' without its 'B') are
+ * counted in the summary line's drops, with their reasons. */
+TEST(convert_summary_counts_events_the_reader_dropped)
+{
+    const char *in = write_tmp("drops.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+                                             "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,"
+                                             "\"ts\":99999999999999999999,\"dur\":1},"
+                                             "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":5}]");
+    char *log = NULL;
+    CHECK_EQ_INT(tp_test_run(&log, "%s convert '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("drops.out.json")), 0);
+    CHECK(log && strstr(log, " 2 dropped (bad or out-of-range ts/dur: 1, 'E' without a matching 'B': 1),") != NULL);
+    free(log);
+    tp_trace t;
+    tp_err err;
+    CHECK(load_text("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"dur\":1}]", &t, &err, false) == 0);
+    CHECK_EQ_INT(tp_dropped_total(&t), 1); /* no "ts" */
     tp_trace_free(&t);
 }
 

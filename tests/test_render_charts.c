@@ -199,14 +199,14 @@ static const tp_kernel_mix mixes_ab[] = {{mix_a, 2}, {mix_b, 3}};
 
 TEST(render_grid_golden_and_pages)
 {
-    tp_op_breakdown ops[] = {{"aten::addmm", mixes_ab, 2}, {"aten::conv2d", mixes_ab + 1, 1}};
+    tp_op_breakdown ops[] = {{"aten::addmm", mixes_ab, 2, 5}, {"aten::conv2d", mixes_ab + 1, 1, 0}};
     tp_grid_chart g = {"Breakdown", ops, 2};
     tp_grid_layout *L = tp_grid_layout_new(&g, 500, 300);
     CHECK_EQ_INT(tp_grid_pages(L), 1);
     tp_canvas *cv = rec_begin(540, 340);
     tp_grid_draw_page(cv, &g, L, 0, (tp_rect){20, 20, 500, 300});
     char *r = rec_end(cv);
-    CHECK(strstr(r, "\"75%\"") && strstr(r, "\"25%\"") && strstr(r, "\"aten::addmm\""));
+    CHECK(strstr(r, "\"75%\"") && strstr(r, "\"25%\"") && strstr(r, "\"aten::addmm (2 of 5 mixes)\""));
     CHECK(strstr(r, "\"gemm\"") && strstr(r, "\"conv\"") && strstr(r, "\"elementwise\""));
     CHECK(anchors_inside(r, 20, 20, 520, 320));
     CHECK_GOLDEN("render_grid.rec", r, strlen(r));
@@ -218,7 +218,7 @@ TEST(render_grid_golden_and_pages)
     char names[200][24];
     for (int i = 0; i < 200; i++) {
         snprintf(names[i], sizeof names[i], "op%d", i);
-        many[i] = (tp_op_breakdown){names[i], mixes_ab, 2};
+        many[i] = (tp_op_breakdown){names[i], mixes_ab, 2, 0};
     }
     tp_grid_chart gm = {NULL, many, 200};
     L = tp_grid_layout_new(&gm, 794, 547);
@@ -241,13 +241,14 @@ TEST(render_grid_golden_and_pages)
     tp_kernel_mix lots[100];
     for (int i = 0; i < 100; i++)
         lots[i] = mixes_ab[i % 2];
-    tp_op_breakdown wide = {"aten::wide", lots, 100};
+    tp_op_breakdown wide = {"aten::wide", lots, 100, 0};
     tp_grid_chart gw = {NULL, &wide, 1};
     L = tp_grid_layout_new(&gw, 500, 1000);
     cv = rec_begin(540, 1040);
     tp_grid_draw_page(cv, &gw, L, 0, (tp_rect){20, 20, 500, 1000});
     r = rec_end(cv);
     CHECK(strstr(r, "\"aten::wide (1/") != NULL);
+    CHECK(strstr(r, "mixes") == NULL); /* all of its mixes drawn: no note */
     CHECK(anchors_inside(r, 20, 20, 520, 1020));
     free(r);
     tp_grid_layout_free(L);

@@ -115,22 +115,22 @@ static void demo_grid(tp_canvas *cv, double w, double h)
     static const tp_kernel_mix arm[] = {{ar, 1}};
     static const tp_kernel_mix smm[] = {{sm, 2}};
     tp_op_breakdown ops[40] = {
-        {"nccl:all_reduce", arm, 1},
-        {"aten::cudnn_convolution", cv_, 3},
-        {"aten::embedding_dense_backward", embbm, 1},
-        {"aten::addmm", mm, 2},
-        {"aten::embedding", embm, 1},
-        {"aten::native_batch_norm", bnm, 1},
-        {"aten::cat", catm, 1},
-        {"aten::copy_", cpm, 1},
-        {"aten::_softmax", smm, 1},
+        {"nccl:all_reduce", arm, 1, 0},
+        {"aten::cudnn_convolution", cv_, 3, 0},
+        {"aten::embedding_dense_backward", embbm, 1, 0},
+        {"aten::addmm", mm, 2, 0},
+        {"aten::embedding", embm, 1, 0},
+        {"aten::native_batch_norm", bnm, 1, 0},
+        {"aten::cat", catm, 1, 0},
+        {"aten::copy_", cpm, 1, 0},
+        {"aten::_softmax", smm, 1, 0},
     };
     size_t nops = 9;
     /* more ops to force a second page */
     static char extra[31][40];
     for (size_t i = 0; nops < 40; i++, nops++) {
         snprintf(extra[i], sizeof extra[i], "aten::op_number_%zu", i);
-        ops[nops] = (tp_op_breakdown){extra[i], i % 2 ? mm : cv_, i % 2 ? 2 : 3};
+        ops[nops] = (tp_op_breakdown){extra[i], i % 2 ? mm : cv_, i % 2 ? 2 : 3, 0};
     }
     tp_grid_chart g = {"Dominating ops: kernel breakdown", ops, nops};
     tp_rect r = {24, 24, w - 48, h - 48};

@@ -189,7 +189,7 @@ static void page_grid(tp_canvas *cv, const tp_trace *t, const tp_kernel_table *k
     size_t nops = 0;
     for (size_t i = 0; i < nm;) {
         size_t j = i;
-        ops[nops] = (tp_op_breakdown){tp_str_get(t, m[i].name), mixes + i, 0};
+        ops[nops] = (tp_op_breakdown){tp_str_get(t, m[i].name), mixes + i, 0, 0};
         while (j < nm && m[j].name == m[i].name) {
             mixes[j] = (tp_kernel_mix){m[j].parts, m[j].nparts};
             tot[nops] += m[j].total;

@@ -2,6 +2,7 @@
  * T1-T5 on a hand-computed synthetic trace), summary.json vs stats --json,
  * report on a converted trace, and the report files themselves. */
 #include "harness.h"
+#include "json_value.h"
 #include "op_breakdown.h"
 #include "overheads.h"
 #include "pages.h"
@@ -335,6 +336,109 @@ TEST(report_pdf_checks_and_text)
     out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "pdfinfo -f 1 -l 2 '%s/report.pdf' 2>/dev/null", dir), 0);
     CHECK(out && strstr(out, "612 x 792") && strstr(out, "792 x 612"));
+    free(out);
+}
+
+/* qpdf --json outlines: mark the page of every bookmark; `parent` is the
+ * title of the enclosing one ("" at the top). */
+static void outline_walk(const tp_jv *arr, const char *parent, bool *seen, size_t npages, int *child_ok)
+{
+    for (size_t i = 0; arr && i < arr->n; i++) {
+        const tp_jv *o = tp_jv_at(arr, i);
+        int64_t pg = 0;
+        size_t tl = 0;
+        const char *t = tp_jv_str(tp_jv_get(o, "title"), &tl);
+        char title[200];
+        snprintf(title, sizeof title, "%.*s", (int)(t ? tl : 0), t ? t : "");
+        if (tp_jv_int(tp_jv_get(o, "destpageposfrom1"), &pg) == 0 && pg >= 1 && (size_t)pg <= npages)
+            seen[pg - 1] = true;
+        if (strcmp(title, "Kernel names (2/2)") == 0 && strcmp(parent, "Kernel names") == 0 && pg == 9)
+            (*child_ok)++;
+        outline_walk(tp_jv_get(o, "kids"), title, seen, npages, child_ok);
+    }
+}
+
+TEST(report_pdf_has_a_bookmark_for_every_page)
+{
+    if (!tp_test_have("qpdf") || !tp_test_have("pdfinfo")) {
+        fprintf(stderr, "  (skipping: qpdf/pdfinfo not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_outline");
+    CHECK_EQ_INT(run_report(sample(ALEXNET), dir, "--batch-size 64"), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s/report.pdf' 2>/dev/null", dir), 0);
+    const char *pp = out ? strstr(out, "Pages:") : NULL;
+    size_t npages = pp ? strtoul(pp + 6, NULL, 10) : 0;
+    free(out);
+    CHECK(npages >= 10); /* "Kernel names" and "CPU overheads" run over two pages each */
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --json --json-key=outlines '%s/report.pdf'", dir), 0);
+    tp_jdoc d;
+    tp_jdoc_init(&d);
+    const tp_jv *root = NULL;
+    tp_err err = {0};
+    CHECK(out && tp_jv_parse_all(&d, out, strlen(out), &root, &err) == 0);
+    bool *seen = tp_xcalloc(npages + 1, sizeof *seen);
+    int child_ok = 0;
+    if (root)
+        outline_walk(tp_jv_get(root, "outlines"), "", seen, npages, &child_ok);
+    for (size_t i = 0; i < npages; i++)
+        if (!seen[i])
+            tp_test_fail(__FILE__, __LINE__, "page %zu of %zu has no bookmark", i + 1, npages);
+    CHECK_EQ_INT(child_ok, 1); /* the continuation is a child of its section, pointing at its own page */
+    free(seen);
+    tp_jdoc_free(&d);
+    free(out);
+}
+
+/* An op with more kernel mixes than the grid draws says so in its box, and
+ * summary.json keeps every mix (19 for ConvolutionBackward0 here). */
+TEST(report_grid_says_how_many_mixes_it_draws)
+{
+    if (!tp_test_have("pdftotext")) {
+        fprintf(stderr, "  (skipping: pdftotext not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_mixes");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_ns_resolution_rank0_v100_2024.pt.trace.json.gz"), dir, NULL), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir), 0);
+    CHECK(out && strstr(out, "(8 of 19 mixes)"));
+    free(out);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    size_t n = 0;
+    char *js = tp_test_read_file(path, &n);
+    tp_jdoc d;
+    tp_jdoc_init(&d);
+    const tp_jv *root = NULL;
+    tp_err err = {0};
+    CHECK(js && tp_jv_parse_all(&d, js, n, &root, &err) == 0);
+    const tp_jv *ops = root ? tp_jv_get(root, "ops") : NULL;
+    size_t variants = 0;
+    for (size_t i = 0; ops && i < ops->n; i++)
+        if (tp_jv_str_eq(tp_jv_get(tp_jv_at(ops, i), "name"),
+                         "autograd::engine::evaluate_function: ConvolutionBackward0"))
+            variants = tp_jv_get(tp_jv_at(ops, i), "variants")->n;
+    CHECK_EQ_INT(variants, 19);
+    tp_jdoc_free(&d);
+    free(js);
+}
+
+/* The AMD sample has 2 steps, #2 a near-empty 49 us one: the timeline shows
+ * the median of the steps with device work, #1, not the lower median #2. */
+TEST(report_timeline_median_prefers_steps_with_device_work)
+{
+    if (!tp_test_have("pdftotext")) {
+        fprintf(stderr, "  (skipping: pdftotext not installed)\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("r_amd_median");
+    CHECK_EQ_INT(run_report(sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz"), dir, NULL), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir), 0);
+    CHECK(out && strstr(out, "Timeline of step #1 (the median of the 1 of 2 steps with device work;") != NULL);
     free(out);
 }
 
