@@ -206,17 +206,19 @@ static void link_events(tp_trace *t)
         }
     }
     /* one walk: device activity -> its launch call by correlation id, and
-     * each host thread's slices listed */
+     * each host thread's slices listed.  A reader's own link is kept, except
+     * one the Chrome reader restored from flow keys: correlation comes first */
     for (size_t i = 0; i < t->nevents; i++) {
         tp_event *e = &t->events[i];
         if (is_host_slice(t, e))
             idx[fill[e->track]++] = (uint32_t)i;
-        if (!nrt || !is_device_kind(e->kind) || !(e->flags & TP_EV_HAS_CORR) || e->link != TP_NONE || e->ph != 'X' ||
-            e->corr == UINT32_MAX)
+        if (!nrt || !is_device_kind(e->kind) || !(e->flags & TP_EV_HAS_CORR) ||
+            (e->link != TP_NONE && !(e->flags & TP_EV_LINK_FLOW)) || e->ph != 'X' || e->corr == UINT32_MAX)
             continue;
         size_t s = corr_slot(&m, e->corr);
         if (m.keys[s]) {
             e->link = m.vals[s];
+            e->flags &= (uint16_t)~TP_EV_LINK_FLOW;
             linked++;
         }
     }
