@@ -1615,7 +1615,9 @@ static int half_meet(reader *r, uint64_t at)
         if (r->err && !r->err->set)
             *r->err = j->err;
     } else {
+        tp_timing("read: first half, joined");
         rc = half_merge(r, j);
+        tp_timing("read: halves merged");
         /* the first reader goes on just after the array */
         if (rc == 0)
             rc = tp_input_seek(r->in, j->end, r->err);
