@@ -437,7 +437,7 @@ tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
     cw->repaired = tp_nest_repair(t, &cw->ix);
     tp_assign_ids(t);
     cw->porder = tp_process_order(t);
-    cw->torder = tp_track_order(t);
+    cw->torder = tp_track_order_of(t, cw->porder);
     cw->pos = tp_xmalloc((t->nevents + 1) * sizeof *cw->pos);
     uint32_t n = 0;
     for (size_t j = 0; j < t->ntracks; j++)

@@ -936,7 +936,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     w.shift = -lo;
 
     uint32_t *porder = tp_process_order(t);
-    uint32_t *torder = tp_track_order(t);
+    uint32_t *torder = tp_track_order_of(t, porder);
     tp_pf_flows_plan(t, &ix, torder, &w.flows);
     st->flows = w.flows.launch;
     st->input_flows = w.flows.input;

@@ -155,8 +155,15 @@ static int cmp_track(const void *a, const void *b, void *ctx)
 
 uint32_t *tp_track_order(const tp_trace *t)
 {
-    size_t nt = t->ntracks;
     uint32_t *porder = tp_process_order(t);
+    uint32_t *out = tp_track_order_of(t, porder);
+    free(porder);
+    return out;
+}
+
+uint32_t *tp_track_order_of(const tp_trace *t, const uint32_t *porder)
+{
+    size_t nt = t->ntracks;
     uint32_t *out = tp_xmalloc((nt + 1) * sizeof *out);
     /* tracks bucketed by process, and each track's beside-tracks in creation
      * order (a linked list), so ordering is linear in the number of tracks */
@@ -217,7 +224,6 @@ uint32_t *tp_track_order(const tp_trace *t)
     free(child_head);
     free(byproc);
     free(pstart);
-    free(porder);
     return out;
 }
 

@@ -29,6 +29,8 @@ void tp_assign_ids(tp_trace *t);
  * track they describe.  Arrays of indexes, malloc'ed, owned by the caller. */
 uint32_t *tp_process_order(const tp_trace *t);
 uint32_t *tp_track_order(const tp_trace *t); /* within each process, grouped by process order */
+/* The same with the process order at hand (tp_process_order walks every event). */
+uint32_t *tp_track_order_of(const tp_trace *t, const uint32_t *porder);
 
 /* Make slices on every track properly nested: a slice that partially
  * overlaps an enclosing one moves to an overflow track "<name> (overlap)"
