@@ -837,6 +837,28 @@ static bool flow_link(tp_trace *t, uint32_t out, uint32_t in)
     return true;
 }
 
+/* The pairs found so far: unmatched ends counted, and with v1 pairs in the
+ * file the launches they start from. */
+typedef struct flow_pairing {
+    tp_trace *t;
+    bool v1;
+    uint64_t no_out, no_in;
+    launch_at *launch;
+    size_t nlaunch, launch_cap;
+} flow_pairing;
+
+static void pair_flow(flow_pairing *fp, uint32_t out, uint32_t in)
+{
+    if (out == TP_NONE)
+        fp->no_out++;
+    else if (in == TP_NONE)
+        fp->no_in++;
+    else if (flow_link(fp->t, out, in) && fp->v1) {
+        TP_GROW(fp->launch, fp->launch_cap, fp->nlaunch + 1);
+        fp->launch[fp->nlaunch++] = (launch_at){fp->t->events[out].track, fp->t->events[out].ts, out};
+    }
+}
+
 static void restore_flows(reader *r)
 {
     tp_trace *t = r->t;
@@ -854,9 +876,8 @@ static void restore_flows(reader *r)
                 maxid = x.id;
         }
     bool v1 = nv2 < r->nflows;
-    uint64_t dup = 0, no_out = 0, no_in = 0;
-    launch_at *launch = NULL;
-    size_t nlaunch = 0, launch_cap = 0;
+    uint64_t dup = 0;
+    flow_pairing fp = {t, v1, 0, 0, NULL, 0, 0};
     /* v2: one flow_out and one flow_in per bind id, the first of each kept */
     if (maxid <= (uint64_t)nv2 * 2 + 1024) {
         /* the writer numbers its flows 1, 2, 3...: a table indexed by id */
@@ -872,16 +893,8 @@ static void restore_flows(reader *r)
         }
         for (size_t id = 1; id <= maxid; id++) {
             uint32_t out = end[id * 2], in = end[id * 2 + 1];
-            if (out == TP_NONE && in == TP_NONE)
-                continue;
-            if (out == TP_NONE)
-                no_out++;
-            else if (in == TP_NONE)
-                no_in++;
-            else if (flow_link(t, out, in) && v1) {
-                TP_GROW(launch, launch_cap, nlaunch + 1);
-                launch[nlaunch++] = (launch_at){t->events[out].track, t->events[out].ts, out};
-            }
+            if (out != TP_NONE || in != TP_NONE)
+                pair_flow(&fp, out, in);
         }
         free(end);
     } else {
@@ -897,28 +910,21 @@ static void restore_flows(reader *r)
                     dup++;
             }
             i = j;
-            if (out == TP_NONE)
-                no_out++;
-            else if (in == TP_NONE)
-                no_in++;
-            else if (flow_link(t, out, in) && v1) {
-                TP_GROW(launch, launch_cap, nlaunch + 1);
-                launch[nlaunch++] = (launch_at){t->events[out].track, t->events[out].ts, out};
-            }
+            pair_flow(&fp, out, in);
         }
     }
     if (dup)
         tp_warn(t, "flow keys: bind_id on more than one flow_out or flow_in (first kept)", dup);
-    if (no_out)
-        tp_warn(t, "flow keys: flow_in without a flow_out (ignored)", no_out);
-    if (no_in)
-        tp_warn(t, "flow keys: flow_out without a flow_in (ignored)", no_in);
+    if (fp.no_out)
+        tp_warn(t, "flow keys: flow_in without a flow_out (ignored)", fp.no_out);
+    if (fp.no_in)
+        tp_warn(t, "flow keys: flow_out without a flow_in (ignored)", fp.no_in);
     if (!v1)
         return;
     /* v1 "launch" pairs: the writer puts the device slice, the 's' and the
      * 'f' one after the other, the 's' at the start of a launch slice that
      * has a v2 flow */
-    qsort(launch, nlaunch, sizeof *launch, launch_at_cmp);
+    qsort(fp.launch, fp.nlaunch, sizeof *fp.launch, launch_at_cmp);
     uint64_t unmatched = 0;
     for (size_t i = nv2; i < r->nflows; i++) {
         uint32_t f = r->flows[i].ev;
@@ -928,7 +934,7 @@ static void restore_flows(reader *r)
         if (se && se->ph == 's' && se->cat == fe->cat && se->name == fe->name && (se->flags & TP_EV_HAS_ID) &&
             !(se->flags & TP_EV_ID_STRING) && se->id == fe->id && !(se->flags & TP_EV_DROPPED) && de->ph == 'X' &&
             de->track == fe->track && de->ts == fe->ts && de->link == TP_NONE)
-            l = launch_find(launch, nlaunch, se->track, se->ts);
+            l = launch_find(fp.launch, fp.nlaunch, se->track, se->ts);
         if (l == TP_NONE || l == f - 2) {
             unmatched++;
             continue;
@@ -940,7 +946,7 @@ static void restore_flows(reader *r)
     }
     if (unmatched)
         tp_warn(t, "flow keys: \"launch\" flow pairs not next to their slices (kept as they are)", unmatched);
-    free(launch);
+    free(fp.launch);
 }
 
 static int commit_event(reader *r, raw_event *ev, uint64_t at)

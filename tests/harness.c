@@ -71,6 +71,19 @@ const char *tp_test_tmp(const char *name)
     return b;
 }
 
+const char *tp_test_write(const char *name, const void *data, size_t len)
+{
+    const char *path = tp_test_tmp(name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len)
+        tp_test_fail(__FILE__, __LINE__, "cannot write %s", path);
+    if (f)
+        fclose(f);
+    return path;
+}
+
+const char *tp_test_write_text(const char *name, const char *text) { return tp_test_write(name, text, strlen(text)); }
+
 const char *tp_test_bin(void)
 {
     const char *b = getenv("TP_BIN");

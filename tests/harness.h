@@ -49,6 +49,9 @@ void tp_test_fail(const char *file, int line, const char *fmt, ...) __attribute_
 const char *tp_test_shared(const char *rel);  /* "../shared/<rel>" (static buffer rotation) */
 const char *tp_test_tmpdir(void);             /* a fresh directory for this run */
 const char *tp_test_tmp(const char *name);    /* tmpdir/name */
+/* Write len bytes (or a C string) to tmpdir/name; returns its path (a failure is a test failure). */
+const char *tp_test_write(const char *name, const void *data, size_t len);
+const char *tp_test_write_text(const char *name, const char *text);
 /* The names in dir, space-separated, "." and ".." left out: "" when empty,
  * "(missing)" when it cannot be read.  Static buffer. */
 const char *tp_test_dir_listing(const char *dir);

@@ -8,19 +8,10 @@
 
 #include <stdlib.h>
 
-static const char *write_tmp(const char *name, const char *text)
-{
-    const char *p = tp_test_tmp(name);
-    FILE *f = fopen(p, "wb");
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
-
 /* Load JSON text; returns 0 or -1 with err. */
 static int load_text(const char *text, tp_trace *t, tp_err *err, bool strict)
 {
-    const char *p = write_tmp("in.json", text);
+    const char *p = tp_test_write_text("in.json", text);
     tp_trace_init(t);
     tp_load_opts o = {0};
     o.read.keep_args = true;
@@ -191,7 +182,7 @@ TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
     /* a kernel name with raw bytes that are not UTF-8: convert --strict
      * rejects it (its writer meets the bytes), and so must stats and report,
      * which write no JSON of the names */
-    const char *in = write_tmp("rawutf8.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+    const char *in = tp_test_write_text("rawutf8.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
                                                "\"name\":\"k\xff\xfe\",\"pid\":1,\"tid\":7,\"ts\":1,\"dur\":2}]}");
     const char *dir = tp_test_tmp("rawutf8.report");
     char *log = NULL;
@@ -213,7 +204,7 @@ TEST(stats_and_report_strict_reject_raw_bytes_that_are_not_utf8)
  * JSON outputs do (U+FFFD per bad byte), and CSV still quotes the name. */
 TEST(stats_csv_and_text_repair_invalid_utf8_like_json)
 {
-    const char *in = write_tmp("rawcsv.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+    const char *in = tp_test_write_text("rawcsv.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
                                               "\"name\":\"k\xff\xfe\\\"q\",\"pid\":1,\"tid\":7,\"ts\":1,\"dur\":2}]}");
     char *log = NULL;
     CHECK_EQ_INT(tp_test_run(&log, "%s stats --csv '%s'", tp_test_bin(), in), 0);
@@ -250,7 +241,7 @@ TEST(chrome_integers_beyond_int64)
  * counted in the summary line's drops, with their reasons. */
 TEST(convert_summary_counts_events_the_reader_dropped)
 {
-    const char *in = write_tmp("drops.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+    const char *in = tp_test_write_text("drops.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
                                              "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,"
                                              "\"ts\":99999999999999999999,\"dur\":1},"
                                              "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":5}]");
@@ -524,7 +515,7 @@ TEST(convert_errors_are_one_line_and_leave_no_output)
     CHECK_EQ_INT(tp_test_run(&log, "%s convert /nonexistent.json -o %s", tp_test_bin(), out), 2);
     CHECK(log && strncmp(log, "tracepress: /nonexistent.json: cannot open", 42) == 0);
     free(log);
-    const char *bad = write_tmp("trunc.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\"");
+    const char *bad = tp_test_write_text("trunc.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\"");
     CHECK_EQ_INT(tp_test_run(&log, "%s convert %s -o %s", tp_test_bin(), bad, out), 2);
     CHECK(log && strstr(log, ": offset 16: file ends inside an event (truncated?)\n") != NULL);
     CHECK(log && strchr(log, '\n') == log + strlen(log) - 1); /* exactly one line */
@@ -565,7 +556,7 @@ TEST(convert_never_writes_invalid_json_from_bad_args)
         char text[256];
         snprintf(text, sizeof text, "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"args\":%s}]",
                  cases[c]);
-        const char *in = write_tmp("badargs-case.json", text);
+        const char *in = tp_test_write_text("badargs-case.json", text);
         const char *out = tp_test_tmp("badargs-case.out.json");
         int rc = tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, out);
         if (rc == 0) {
@@ -578,12 +569,12 @@ TEST(convert_never_writes_invalid_json_from_bad_args)
     }
     /* an unknown event field is copied too: a bad escape there (found by the fuzzer: a
      * backslash before invalid UTF-8) must not reach the output either */
-    const char *in2 = write_tmp("badescape.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,"
+    const char *in2 = tp_test_write_text("badescape.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,"
                                                   "\"dur\":1,\"extra\":\"bad \\\x88\\u00\"}]");
     const char *out2 = tp_test_tmp("badescape.out.json");
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in2, out2), 0);
     CHECK_EQ_INT(tp_test_run(NULL, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", out2), 0);
-    const char *in = write_tmp("badargs.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
+    const char *in = tp_test_write_text("badargs.json", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
                                                "\"args\":{\"x\":bogus, \"y\":[1,2]}}]");
     const char *out = tp_test_tmp("badargs.out.json");
     char *log = NULL;

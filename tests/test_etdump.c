@@ -693,18 +693,6 @@ TEST(etrecord_links_events_to_op_types_and_modules)
 
 /* ---- through the command line ---- */
 
-static const char *write_tmp(const char *name, const uint8_t *p, size_t n)
-{
-    const char *path = tp_test_tmp(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (f) {
-        fwrite(p, 1, n, f);
-        fclose(f);
-    }
-    return path;
-}
-
 TEST(etdump_cli_stats_json_has_inspector_figures)
 {
     char *out = NULL;
@@ -751,7 +739,7 @@ TEST(etdump_cli_truncated_files_fail_cleanly)
         return;
     const size_t cuts[] = {1, 4, 11, 12, 100, 1000, 2319};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-        const char *p = write_tmp("cut.etdp", (const uint8_t *)raw, cuts[i]);
+        const char *p = tp_test_write("cut.etdp", (const uint8_t *)raw, cuts[i]);
         char *out = NULL;
         int rc = tp_test_run(&out, "%s stats --format etdump %s", tp_test_bin(), p);
         CHECK_EQ_INT(rc, 2);
@@ -793,7 +781,7 @@ TEST(etdump_converted_output_loads_in_trace_engine)
     const xrun runs[] = {{"Execute", -1, 7, ev, 0}, {"Execute", -1, 7, ev, 0}};
     size_t n;
     uint8_t *buf = build(runs, 2, &n);
-    const char *in = write_tmp("synthetic.etdp", buf, n);
+    const char *in = tp_test_write("synthetic.etdp", buf, n);
     free(buf);
     const char *json2 = tp_test_tmp("synthetic.json");
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, json2), 0);
@@ -897,7 +885,7 @@ TEST(etdump_cli_etrecord_option)
     const xrun run = {"Execute", -1, 3, ev, 0};
     size_t n;
     uint8_t *buf = build(&run, 1, &n);
-    const char *in = write_tmp("linked.etdp", buf, n);
+    const char *in = tp_test_write("linked.etdp", buf, n);
     free(buf);
     const char *json = tp_test_tmp("linked.json");
     char *out = NULL;
@@ -940,7 +928,7 @@ TEST(etdump_golden_outputs)
     const xrun runs[] = {{"Execute", 2, 9, ev, 1}, {"Execute", 2, 9, ev, 1}};
     size_t n;
     uint8_t *buf = build(runs, 2, &n);
-    const char *in = write_tmp("golden.etdp", buf, n);
+    const char *in = tp_test_write("golden.etdp", buf, n);
     free(buf);
     const char *b = tp_test_tmp("golden_synthetic.json");
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q %s -o %s", tp_test_bin(), in, b), 0);

@@ -370,18 +370,6 @@ TEST(etdump_scope_module_paths_normalised)
 
 /* ---- through the command line ---- */
 
-static const char *write_tmp(const char *name, const uint8_t *p, size_t len)
-{
-    const char *path = tp_test_tmp(name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (f) {
-        fwrite(p, 1, len, f);
-        fclose(f);
-    }
-    return path;
-}
-
 static int count(const char *hay, const char *needle)
 {
     int k = 0;
@@ -394,7 +382,7 @@ TEST(etdump_scope_cli_convert_loads_and_reconverts)
 {
     size_t n;
     uint8_t *buf = nested_etdump(&n);
-    const char *in = write_tmp("nested.etdp", buf, n);
+    const char *in = tp_test_write("nested.etdp", buf, n);
     free(buf);
     const char *rec = write_nested_etrecord();
     const char *json = tp_test_tmp("nested_scope.json"), *again = tp_test_tmp("nested_scope2.json");

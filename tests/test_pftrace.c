@@ -23,15 +23,6 @@ static int load(const char *path, tp_trace *t)
     return tp_load(path, &o, t, &err);
 }
 
-static const char *write_tmp(const char *name, const char *text)
-{
-    const char *p = tp_test_tmp(name);
-    FILE *f = fopen(p, "wb");
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
-
 /* Load `in`, write it as .pftrace to `out`; returns the file's bytes (malloc'ed). */
 static char *to_pftrace(const char *in, const char *out, size_t *len, tp_pftrace_stats *st)
 {
@@ -491,7 +482,7 @@ TEST(pftrace_wire_encoder_round_trips_through_pbwire)
 
 TEST(pftrace_args_counters_instants_and_dump)
 {
-    const char *in = write_tmp(
+    const char *in = tp_test_write_text(
         "pf_small.json",
         "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":5,"
@@ -677,7 +668,7 @@ TEST(pftrace_input_flows_bind_to_slices)
     /* fwdbwd-style flows: 's' inside fwd, 'f' (bp e) inside bwd on another
      * thread; a second chain reusing the id; one 'f' (no bp) before its slice;
      * one 's' outside any slice (not written) */
-    const char *in = write_tmp(
+    const char *in = tp_test_write_text(
         "pf_flows.json",
         "[{\"ph\":\"X\",\"name\":\"fwd\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
         "{\"ph\":\"s\",\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":1},"

@@ -12,15 +12,6 @@
 
 #include <stdlib.h>
 
-static const char *write_tmp(const char *name, const char *text)
-{
-    const char *p = tp_test_tmp(name);
-    FILE *f = fopen(p, "wb");
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
-
 /* "N launch flows" of a summary line, or -1. */
 static long launch_flows(const char *log)
 {
@@ -65,7 +56,7 @@ static const char *write_ckp(int reps)
         tp_test_dvdt_ck_rep(&b, r);
     tp_buf_puts(&b, "],\n  \"choices\": {\"env\": {\"CK_CAFFE_BATCH_SIZE\": \"2\"}}}\n");
     tp_buf_putc(&b, 0);
-    const char *p = write_tmp("ckp-0123456789abcdef.0001.json", b.data);
+    const char *p = tp_test_write_text("ckp-0123456789abcdef.0001.json", b.data);
     tp_buf_free(&b);
     return p;
 }
@@ -110,11 +101,11 @@ TEST(reconvert_every_format_identically_with_its_launch_flows)
 TEST(reconvert_launch_with_several_device_events)
 {
     /* with correlation: the v1 pairs used to come back twice */
-    CHECK_EQ_INT(round_trip(write_tmp("multi_corr.json", MULTI_LAUNCH(",\"args\":{\"correlation\":5}")), ""), 3);
+    CHECK_EQ_INT(round_trip(tp_test_write_text("multi_corr.json", MULTI_LAUNCH(",\"args\":{\"correlation\":5}")), ""), 3);
     /* without: a converted trace with its links only in the flow keys */
     const char *conv = tp_test_tmp("multi_conv.json");
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(),
-                             write_tmp("multi_corr2.json", MULTI_LAUNCH(",\"args\":{\"correlation\":5}")), conv),
+                             tp_test_write_text("multi_corr2.json", MULTI_LAUNCH(",\"args\":{\"correlation\":5}")), conv),
                  0);
     CHECK_EQ_INT(tp_test_run(NULL, "sed -i 's/,\"args\":{\"correlation\":5}//' '%s'", conv), 0);
     char *text = tp_test_read_file(conv, NULL);
@@ -153,7 +144,7 @@ TEST(reconvert_launch_with_several_device_events)
 /* Correlation first: flow keys only fill in what correlation did not link. */
 TEST(reconvert_flow_keys_yield_to_correlation)
 {
-    const char *in = write_tmp(
+    const char *in = tp_test_write_text(
         "corr_first.json",
         "{\"traceEvents\":[\n"
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,"
@@ -220,7 +211,7 @@ TEST(reconvert_broken_flow_keys_are_counted)
         "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"pid\":1,\"tid\":2,\"ts\":81,\"id\":11}\n"
         "]}\n";
 #undef SL
-    const char *in = write_tmp("broken_flows.json", text);
+    const char *in = tp_test_write_text("broken_flows.json", text);
     tp_trace t;
     tp_trace_init(&t);
     tp_load_opts o = {0};
@@ -266,7 +257,7 @@ TEST(reconvert_broken_flow_keys_are_counted)
 /* Bind ids far apart (not the writer's 1, 2, 3...): the sorted path. */
 TEST(reconvert_sparse_bind_ids)
 {
-    const char *in = write_tmp(
+    const char *in = tp_test_write_text(
         "sparse_flows.json",
         "{\"traceEvents\":[\n"
         "{\"ph\":\"X\",\"cat\":\"runtime\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,"

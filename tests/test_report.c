@@ -58,18 +58,6 @@ static const char synth[] =
     "\"args\":{\"correlation\":5}}\n"
     "]}\n";
 
-static const char *write_tmp(const char *name, const char *text)
-{
-    const char *p = tp_test_tmp(name);
-    FILE *f = fopen(p, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-    return p;
-}
-
 static int load(const char *path, tp_trace *t)
 {
     tp_load_opts lo = {0};
@@ -94,7 +82,7 @@ static const tp_overhead_row *find_row(const tp_trace *t, const tp_overheads *ov
 TEST(report_overheads_t1_to_t5_hand_computed)
 {
     tp_trace t;
-    CHECK(load(write_tmp("synth.json", synth), &t) == 0);
+    CHECK(load(tp_test_write_text("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
     tp_overheads ov;
@@ -152,7 +140,7 @@ TEST(report_overheads_t1_to_t5_hand_computed)
 TEST(report_op_breakdown_groups_by_top_level_op_and_mix)
 {
     tp_trace t;
-    CHECK(load(write_tmp("synth.json", synth), &t) == 0);
+    CHECK(load(tp_test_write_text("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
     tp_op_kernels ob;
@@ -184,7 +172,7 @@ TEST(report_op_breakdown_groups_by_top_level_op_and_mix)
 TEST(report_step_figures_busy_overlap_idle_and_throughput)
 {
     tp_trace t;
-    CHECK(load(write_tmp("synth.json", synth), &t) == 0);
+    CHECK(load(tp_test_write_text("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
     tp_step_figures sf;
@@ -530,7 +518,7 @@ TEST(report_empty_and_tiny_traces)
     for (int i = 0; traces[i]; i++) {
         char name[32], dir[1024];
         snprintf(name, sizeof name, "tiny%d.json", i);
-        const char *in = write_tmp(name, traces[i]);
+        const char *in = tp_test_write_text(name, traces[i]);
         snprintf(dir, sizeof dir, "%s", tp_test_tmp("tiny.report"));
         CHECK_EQ_INT(tp_test_run(NULL, "rm -rf '%s'", dir), 0);
         CHECK_EQ_INT(run_report(in, dir, "--batch-size 8"), 0);
@@ -587,7 +575,7 @@ TEST(report_usage_and_input_errors)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report", tp_test_bin()), 1);
     free(out);
     out = NULL;
-    const char *bad = write_tmp("bad.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":");
+    const char *bad = tp_test_write_text("bad.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":");
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), bad, dir), 2);
     free(out);
     char p[1024];
