@@ -212,6 +212,7 @@ uint32_t *tp_track_order_of(const tp_trace *t, const uint32_t *porder)
     uint32_t *child_head = tp_xmalloc((nt + 1) * sizeof *child_head);
     uint32_t *child_tail = tp_xmalloc((nt + 1) * sizeof *child_tail);
     uint32_t *child_next = tp_xmalloc((nt + 1) * sizeof *child_next);
+    uint32_t *stack = tp_xmalloc((nt + 1) * sizeof *stack); /* each track is pushed once at most */
     for (size_t k = 0; k < nt; k++) {
         child_head[k] = child_tail[k] = child_next[k] = TP_NONE;
         const tp_track *tk = &t->tracks[k];
@@ -242,10 +243,23 @@ uint32_t *tp_track_order_of(const tp_trace *t, const uint32_t *porder)
         size_t m = pstart[p + 1] - pstart[p];
         qsort_r(list, m, sizeof *list, cmp_track, (void *)t);
         for (size_t j = 0; j < m; j++) {
-            out[n++] = list[j];
-            /* its overflow and derived tracks, in creation order, right after it */
-            for (uint32_t c = child_head[list[j]]; c != TP_NONE; c = child_next[c])
-                out[n++] = c;
+            /* it, then its overflow and derived tracks in creation order, each
+             * followed by its own (a derived line's overlap rows sit beside
+             * the line, not at the end of the list): depth first */
+            size_t sp = 0;
+            stack[sp++] = list[j];
+            while (sp) {
+                uint32_t k = stack[--sp];
+                out[n++] = k;
+                size_t first = sp;
+                for (uint32_t c = child_head[k]; c != TP_NONE; c = child_next[c])
+                    stack[sp++] = c;
+                for (size_t a = first, b = sp; a + 1 < b; a++, b--) { /* first child on top */
+                    uint32_t x = stack[a];
+                    stack[a] = stack[b - 1];
+                    stack[b - 1] = x;
+                }
+            }
         }
     }
     /* tracks placed beside a track of another process, or chains: append */
@@ -259,6 +273,7 @@ uint32_t *tp_track_order_of(const tp_trace *t, const uint32_t *porder)
         free(seen);
     }
     free(fill);
+    free(stack);
     free(child_next);
     free(child_tail);
     free(child_head);

@@ -296,3 +296,29 @@ TEST(reconvert_sparse_bind_ids)
     /* converted, then converted again: the same bytes */
     CHECK_EQ_INT(round_trip(in, ""), 2);
 }
+
+/* A synthetic XSpace whose derived lines overlap themselves: nesting repair
+ * gives "(overlap)" rows, and "(overlap) (overlap)" ones, which must sit
+ * right after their line (they were appended after every stream: the track
+ * order expanded one level of "beside" tracks only), and the converted trace
+ * must convert again to the same bytes. */
+TEST(reconvert_overlap_rows_of_derived_lines_sit_beside_them)
+{
+    const char *x = tp_test_tmp("ov.xplane.pb"), *a = tp_test_tmp("ov1.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_xplane 5 '%s' > /dev/null", x), 0);
+    round_trip(x, "");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), x, a), 0);
+    char *text = tp_test_read_file(a, NULL);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    /* the thread names of the first device, in output order */
+    const char *line = strstr(text, "\"name\":\"TensorFlow Name Scope\"");
+    const char *ov = strstr(text, "\"name\":\"TensorFlow Name Scope (overlap)\"");
+    const char *ov2 = strstr(text, "\"name\":\"TensorFlow Name Scope (overlap) (overlap)\"");
+    const char *ops = line ? strstr(line, "\"name\":\"TensorFlow Ops\"") : NULL;
+    CHECK(line && ov && ov2 && ops);
+    if (line && ov && ov2 && ops)
+        CHECK(line < ov && ov < ov2 && ov2 < ops); /* beside the line, before the next line */
+    free(text);
+}
