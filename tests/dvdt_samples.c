@@ -1,5 +1,6 @@
 /* dvdt_samples.c: see dvdt_samples.h. */
 #include "dvdt_samples.h"
+#include "harness.h"
 
 void tp_test_dvdt_ck_rep(tp_buf *b, int rep)
 {
@@ -19,4 +20,17 @@ void tp_test_dvdt_ck_rep(tp_buf *b, int rep)
                   "{\"direction\":\"forward\",\"index\":2,\"label\":\"02: relu1\",\"time_ms\":0.3,"
                   "\"time_s\":0.0003,\"timestamp\":\"0520 12:40:04.000900\"}]}}",
                   rep ? "," : "", 12 + rep, 5002000 + 10000 + 1000 * rep);
+}
+
+const char *tp_test_dvdt_ck_point(const char *name, int reps)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\n  \"characteristics_list\": [");
+    for (int r = 0; r < reps; r++)
+        tp_test_dvdt_ck_rep(&b, r);
+    tp_buf_puts(&b, "],\n  \"choices\": {\"env\": {\"CK_CAFFE_BATCH_SIZE\": \"2\"}}}\n");
+    tp_buf_putc(&b, 0);
+    const char *p = tp_test_write_text(name, b.data);
+    tp_buf_free(&b);
+    return p;
 }

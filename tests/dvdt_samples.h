@@ -9,4 +9,7 @@
  * separating comma when rep > 0. */
 void tp_test_dvdt_ck_rep(tp_buf *b, int rep);
 
+/* A CK point file of `reps` repetitions at tmpdir/name; returns its path. */
+const char *tp_test_dvdt_ck_point(const char *name, int reps);
+
 #endif

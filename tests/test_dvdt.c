@@ -31,6 +31,8 @@ static int load(const char *path, bool keep_args, tp_trace *t, tp_err *err, cons
 }
 
 /* The tmpdir is shared by every test of the run: our files are "dvdt-*". */
+#define CKP_NAME "dvdt-ckp-0123456789abcdef.0001.json" /* CK point files are named ckp-*.0001.json */
+
 static const char *dv_tmp(const char *name)
 {
     char n[256];
@@ -356,25 +358,12 @@ TEST(dvdt_gemm_sizes_and_args)
 
 /* ---- CK point, several repetitions, per-layer windows -------------------- */
 
-static const char *write_ckp(int reps)
-{
-    tp_buf b = {0};
-    tp_buf_puts(&b, "{\n  \"characteristics_list\": [");
-    for (int r = 0; r < reps; r++)
-        tp_test_dvdt_ck_rep(&b, r);
-    tp_buf_puts(&b, "],\n  \"choices\": {\"env\": {\"CK_CAFFE_BATCH_SIZE\": \"2\"}}}\n");
-    tp_buf_putc(&b, 0);
-    const char *p = write_tmp("ckp-0123456789abcdef.0001.json", b.data);
-    tp_buf_free(&b);
-    return p;
-}
-
 TEST(dvdt_ck_point_repetitions_and_layers)
 {
     tp_trace t;
     tp_err err;
     const char *fmt = NULL;
-    CHECK(load(write_ckp(3), true, &t, &err, &fmt) == 0);
+    CHECK(load(tp_test_dvdt_ck_point(CKP_NAME, 3), true, &t, &err, &fmt) == 0);
     CHECK_STR(fmt, "dvdt");
     CHECK_EQ_INT(t.nprocesses, 6);
     CHECK_STR(tp_str_get(&t, t.processes[4].name), "repetition 2: host");
@@ -419,7 +408,7 @@ TEST(dvdt_ck_repetitions_have_distinct_stream_labels)
 {
     tp_trace t;
     tp_err err;
-    CHECK(load(write_ckp(3), true, &t, &err, NULL) == 0);
+    CHECK(load(tp_test_dvdt_ck_point(CKP_NAME, 3), true, &t, &err, NULL) == 0);
     int seen = 0;
     for (size_t i = 0; i < t.ntracks; i++) {
         const tp_track *tr = &t.tracks[i];
@@ -567,7 +556,7 @@ TEST(dvdt_layers_line_stays_derived_when_read_again)
     const char *out = dv_tmp("layers-again.json");
     remove(out);
     char *msg = NULL;
-    CHECK_EQ_INT(tp_test_run(&msg, "%s convert -q '%s' -o '%s'", tp_test_bin(), write_ckp(2), out), 0);
+    CHECK_EQ_INT(tp_test_run(&msg, "%s convert -q '%s' -o '%s'", tp_test_bin(), tp_test_dvdt_ck_point(CKP_NAME, 2), out), 0);
     free(msg);
     tp_trace t;
     CHECK_EQ_INT(pipeline_load(out, &t), 0);
@@ -633,7 +622,7 @@ TEST(dvdt_analysis_real_trace_describe)
 TEST(dvdt_analysis_ck_repetitions_positions_layers)
 {
     tp_trace t;
-    CHECK(pipeline_load(write_ckp(3), &t) == 0);
+    CHECK(pipeline_load(tp_test_dvdt_ck_point(CKP_NAME, 3), &t) == 0);
     tp_dvdt_analysis a;
     tp_dvdt_analyse(&t, &a);
     CHECK_EQ_INT(a.nreps, 3);
@@ -755,7 +744,7 @@ static void check_in_engine(const char *in, const char *name, const char *expect
 TEST(dvdt_converted_output_loads_in_trace_engine)
 {
     check_in_engine(tp_test_shared(SAMPLE), "real.json", "\"flows_bound\":100");
-    check_in_engine(write_ckp(3), "ckp.json", "\"flows_bound\":6");
+    check_in_engine(tp_test_dvdt_ck_point(CKP_NAME, 3), "ckp.json", "\"flows_bound\":6");
     check_in_engine(write_tmp("text2.log", TEXT_MODE), "text.json", "\"flows_bound\":1");
 }
 
@@ -832,7 +821,7 @@ static void golden_convert(const char *in, const char *name)
 TEST(dvdt_golden_conversions)
 {
     golden_convert(write_tmp("golden_text.log", TEXT_MODE), "dvdt_text.json");
-    golden_convert(write_ckp(2), "dvdt_ckp.json");
+    golden_convert(tp_test_dvdt_ck_point(CKP_NAME, 2), "dvdt_ckp.json");
 }
 
 TEST(dvdt_analysis_of_empty_and_foreign_traces)

@@ -12,6 +12,17 @@
 
 #include <stdlib.h>
 
+/* Load IN as convert does (args kept, links made); a failure fails the test. */
+static void load_for_convert(const char *in, tp_trace *t)
+{
+    tp_trace_init(t);
+    tp_load_opts o = {0};
+    o.read.keep_args = true;
+    tp_err err;
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_INT(tp_load(in, &o, t, &err), 0);
+}
+
 /* "N launch flows" of a summary line, or -1. */
 static long launch_flows(const char *log)
 {
@@ -48,19 +59,6 @@ static long round_trip(const char *in, const char *env)
     return f1;
 }
 
-static const char *write_ckp(int reps)
-{
-    tp_buf b = {0};
-    tp_buf_puts(&b, "{\n  \"characteristics_list\": [");
-    for (int r = 0; r < reps; r++)
-        tp_test_dvdt_ck_rep(&b, r);
-    tp_buf_puts(&b, "],\n  \"choices\": {\"env\": {\"CK_CAFFE_BATCH_SIZE\": \"2\"}}}\n");
-    tp_buf_putc(&b, 0);
-    const char *p = tp_test_write_text("ckp-0123456789abcdef.0001.json", b.data);
-    tp_buf_free(&b);
-    return p;
-}
-
 TEST(reconvert_every_format_identically_with_its_launch_flows)
 {
     static const struct {
@@ -80,7 +78,7 @@ TEST(reconvert_every_format_identically_with_its_launch_flows)
         CHECK_EQ_INT(f, samples[i].flows);
     }
     /* a dv/dt CK point (three repetitions, a Layers line) */
-    CHECK_EQ_INT(round_trip(write_ckp(3), ""), 6);
+    CHECK_EQ_INT(round_trip(tp_test_dvdt_ck_point("ckp-0123456789abcdef.0001.json", 3), ""), 6);
     /* the second reading in two halves: the flow keys of both are joined */
     CHECK_EQ_INT(round_trip(tp_test_shared("external/plaidml/plaidml_2017_mnist_mlp_log.gz"), "TP_READ_SPLIT_MIN=0"),
                  19598);
@@ -159,12 +157,7 @@ TEST(reconvert_flow_keys_yield_to_correlation)
         "\"flow_in\":true,\"args\":{\"correlation\":9}}\n"
         "]}\n");
     tp_trace t;
-    tp_trace_init(&t);
-    tp_load_opts o = {0};
-    o.read.keep_args = true;
-    tp_err err;
-    memset(&err, 0, sizeof err);
-    CHECK_EQ_INT(tp_load(in, &o, &t, &err), 0);
+    load_for_convert(in, &t);
     for (size_t i = 0; i < t.nevents; i++) {
         const tp_event *e = &t.events[i];
         const char *n = tp_str_get(&t, e->name);
@@ -213,12 +206,7 @@ TEST(reconvert_broken_flow_keys_are_counted)
 #undef SL
     const char *in = tp_test_write_text("broken_flows.json", text);
     tp_trace t;
-    tp_trace_init(&t);
-    tp_load_opts o = {0};
-    o.read.keep_args = true;
-    tp_err err;
-    memset(&err, 0, sizeof err);
-    CHECK_EQ_INT(tp_load(in, &o, &t, &err), 0);
+    load_for_convert(in, &t);
     CHECK_EQ_INT(tp_warning_count(&t, "flow keys: bind_id on more than one flow_out or flow_in (first kept)"), 1);
     CHECK_EQ_INT(tp_warning_count(&t, "flow keys: flow_in without a flow_out (ignored)"), 1);
     CHECK_EQ_INT(tp_warning_count(&t, "flow keys: flow_out without a flow_in (ignored)"), 1);
@@ -274,12 +262,7 @@ TEST(reconvert_sparse_bind_ids)
         "\"bind_id\":55555555555,\"flow_in\":true}\n"
         "]}\n");
     tp_trace t;
-    tp_trace_init(&t);
-    tp_load_opts o = {0};
-    o.read.keep_args = true;
-    tp_err err;
-    memset(&err, 0, sizeof err);
-    CHECK_EQ_INT(tp_load(in, &o, &t, &err), 0);
+    load_for_convert(in, &t);
     for (size_t i = 0; i < t.nevents; i++) {
         const tp_event *e = &t.events[i];
         const char *n = tp_str_get(&t, e->name), *l = e->link != TP_NONE ? tp_str_get(&t, t.events[e->link].name) : "";
