@@ -126,27 +126,24 @@ void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_
     f->one = tp_xcalloc(t->nevents + 1, sizeof *f->one);
     adder ps = {f, NULL, 0, 0};
     uint32_t next = 1;
-    /* launch flows, numbered in output order of the device events */
-    for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
-            uint32_t i = ix->ev[q];
-            if (launch_ok(t, &t->events[i])) {
-                add_pair(&ps, i, next);
-                add_pair(&ps, t->events[i].link, next);
-                next++;
-            }
-        }
-    f->launch = next - 1;
-
-    /* input flows */
+    /* one walk in output order: launch flows numbered by their device
+     * events; input flow events listed (their ids follow, sorted below) */
     uint32_t *fl = NULL;
     size_t nfl = 0, flcap = 0;
     for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++)
-            if (is_flow(&t->events[ix->ev[q]])) {
+        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++) {
+            uint32_t i = ix->ev[q];
+            const tp_event *e = &t->events[i];
+            if (launch_ok(t, e)) {
+                add_pair(&ps, i, next);
+                add_pair(&ps, e->link, next);
+                next++;
+            } else if (is_flow(e)) {
                 TP_GROW(fl, flcap, nfl + 1);
-                fl[nfl++] = ix->ev[q];
+                fl[nfl++] = i;
             }
+        }
+    f->launch = next - 1;
     if (nfl) {
         uint32_t *slice_of = tp_xmalloc(t->nevents * sizeof *slice_of);
         for (size_t k = 0; k < nfl; k++)

@@ -864,14 +864,10 @@ static void write_other_events(pfw *w, uint32_t k)
     }
 }
 
-static void write_events(pfw *w, const uint32_t *torder)
+static void write_events(pfw *w, const uint32_t *torder, const bool *live)
 {
     const tp_trace *t = w->t;
     size_t nu;
-    bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
-    for (size_t i = 0; i < t->nevents; i++)
-        if (!(t->events[i].flags & TP_EV_DROPPED) && thread_item(&t->events[i]))
-            live[t->events[i].track] = true;
     unit *u = plan_units(w, torder, live, &nu);
     int nw = nthreads();
     size_t window = (size_t)nw * 2 + 2;
@@ -908,7 +904,6 @@ static void write_events(pfw *w, const uint32_t *torder)
         tp_buf_free(&spare[i]);
     free(spare);
     free(u);
-    free(live);
 }
 
 int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
@@ -916,6 +911,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     memset(st, 0, sizeof *st);
     tp_track_index ix;
     st->repaired = tp_nest_repair(t, &ix);
+    tp_timing("write: nesting repaired");
     tp_assign_ids(t);
     pfw w = {0};
     w.t = t;
@@ -926,42 +922,37 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     w.main.seq = MAIN_SEQ;
     w.main.first = true;
 
-    /* no negative timestamps: shift everything when base_ns + ts < 0 */
+    /* no negative timestamps: shift everything when base_ns + ts < 0 (each
+     * track's first indexed event is its earliest) */
     int64_t lo = 0;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (!(e->flags & TP_EV_DROPPED) && t->base_ns + e->ts < lo)
-            lo = t->base_ns + e->ts;
-    }
+    for (size_t k = 0; k < ix.ntracks; k++)
+        if (ix.start[k] < ix.start[k + 1] && t->base_ns + t->events[ix.ev[ix.start[k]]].ts < lo)
+            lo = t->base_ns + t->events[ix.ev[ix.start[k]]].ts;
     w.shift = -lo;
 
     uint32_t *porder = tp_process_order(t);
     uint32_t *torder = tp_track_order_of(t, porder);
     tp_pf_flows_plan(t, &ix, torder, &w.flows);
+    tp_timing("write: flows planned");
     st->flows = w.flows.launch;
     st->input_flows = w.flows.input;
     st->not_written += w.flows.unbound;
 
-    /* which tracks hold slices or thread instants; what else there is */
+    /* one walk in output order: which tracks hold slices or thread
+     * instants, what else there is, counter series numbered */
     bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
     bool has_global = false;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (e->flags & TP_EV_DROPPED)
-            continue;
-        if (thread_item(e))
-            live[e->track] = true;
-        else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_GLOBAL))
-            has_global = true;
-        else if (e->ph != 'i' && e->ph != 'C' && e->ph != 's' && e->ph != 't' && e->ph != 'f')
-            st->not_written++;
-    }
-    /* counter series, numbered in output order */
     for (size_t j = 0; j < t->ntracks; j++)
         for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++) {
             const tp_event *e = &t->events[ix.ev[q]];
-            if (e->ph == 'C')
+            if (thread_item(e))
+                live[e->track] = true;
+            else if (e->ph == 'C')
                 counter_event(&w, e, false);
+            else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_GLOBAL))
+                has_global = true;
+            else if (e->ph != 'i' && e->ph != 's' && e->ph != 't' && e->ph != 'f')
+                st->not_written++;
         }
 
     w.puuid = tp_xmalloc((t->nprocesses + 1) * sizeof *w.puuid);
@@ -993,9 +984,10 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
                        rank[w.cm.process[c]]++);
     }
     free(rank);
-    free(live);
 
-    write_events(&w, torder);
+    tp_timing("write: descriptors");
+    write_events(&w, torder, live);
+    free(live);
     add_counts(st, &w.main);
 
     free(porder);

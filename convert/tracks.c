@@ -136,13 +136,18 @@ void tp_assign_ids(tp_trace *t)
 static int *process_groups(const tp_trace *t)
 {
     int *g = tp_xmalloc((t->nprocesses + 1) * sizeof *g);
-    for (size_t i = 0; i < t->nprocesses; i++)
+    size_t open = 0; /* processes still in group 2: the walk stops when none is left */
+    for (size_t i = 0; i < t->nprocesses; i++) {
         g[i] = t->processes[i].is_device ? 1 : 2;
-    for (size_t i = 0; i < t->nevents; i++) {
+        open += g[i] == 2;
+    }
+    for (size_t i = 0; i < t->nevents && open; i++) {
         const tp_event *e = &t->events[i];
         uint32_t p = t->tracks[e->track].process;
-        if (g[p] == 2 && !t->processes[p].is_device && e->kind != TP_KIND_OTHER)
+        if (g[p] == 2 && e->kind != TP_KIND_OTHER) {
             g[p] = 0;
+            open--;
+        }
     }
     return g;
 }
@@ -299,23 +304,63 @@ static uint32_t overflow_track(tp_trace *t, uint32_t base, uint32_t *cache)
     return k;
 }
 
+/* The index after a round of moves, without sorting again: a track that
+ * lost slices keeps the rest in order, and each overflow track made this
+ * round (ids from the old index's ntracks) holds the slices of `moved`, which come in
+ * walk order: grouped by overflow track in id order (each has one base
+ * track, walked in one piece) and time-sorted within (a part of a sorted
+ * list).  Costs a copy of the index instead of a walk over every event. */
+static void index_after_moves(const tp_trace *t, tp_track_index *ix, const bool *lost, const uint32_t *moved,
+                              size_t nmoved)
+{
+    size_t ntr = t->ntracks, nold = ix->ntracks;
+    size_t *start = tp_xcalloc(ntr + 1, sizeof *start);
+    uint32_t *ev = tp_xmalloc((ix->start[nold] + 1) * sizeof *ev);
+    size_t o = 0;
+    for (size_t k = 0; k < nold; k++) {
+        start[k] = o;
+        const uint32_t *src = ix->ev + ix->start[k];
+        size_t n = ix->start[k + 1] - ix->start[k];
+        if (!lost[k]) {
+            memcpy(ev + o, src, n * sizeof *ev);
+            o += n;
+            continue;
+        }
+        for (size_t q = 0; q < n; q++)
+            if (t->events[src[q]].track == k)
+                ev[o++] = src[q];
+    }
+    size_t m = 0;
+    for (size_t k = nold; k < ntr; k++) {
+        start[k] = o;
+        while (m < nmoved && t->events[moved[m]].track == k)
+            ev[o++] = moved[m++];
+    }
+    start[ntr] = o;
+    tp_track_index_free(ix);
+    ix->ev = ev;
+    ix->start = start;
+    ix->ntracks = ntr;
+}
+
 uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
 {
     uint64_t moved_total = 0;
     /* after the first round only the tracks that received slices can need
      * repair (a track that lost some is still nested) */
     bool *check = NULL;
+    tp_track_index ix;
+    tp_track_index_build(t, &ix);
+    uint32_t *moved = NULL, *stack = NULL;
+    size_t mcap = 0, scap = 0;
     for (int round = 0; round < 16; round++) {
-        tp_track_index ix;
-        tp_track_index_build(t, &ix);
         size_t ntr = t->ntracks;
         uint32_t *cache = tp_xmalloc((ntr + 1) * sizeof *cache);
         for (size_t k = 0; k < ntr; k++)
             cache[k] = TP_NONE;
         bool *next = tp_xcalloc(ntr * 2 + 2, sizeof *next); /* overflow tracks are added below */
-        uint32_t *stack = NULL;
-        size_t scap = 0;
-        uint64_t moved = 0;
+        bool *lost = tp_xcalloc(ntr + 1, sizeof *lost);
+        size_t nmoved = 0;
         for (size_t k = 0; k < ntr; k++) {
             if (check && !check[k])
                 continue;
@@ -334,7 +379,9 @@ uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
                     t->events[i].track = ov; /* re-fetch: overflow_track may grow arrays */
                     if (ov < ntr * 2 + 2)
                         next[ov] = true;
-                    moved++;
+                    lost[k] = true;
+                    TP_GROW(moved, mcap, nmoved + 1);
+                    moved[nmoved++] = i;
                     continue;
                 }
                 e->depth = (uint32_t)depth;
@@ -342,24 +389,23 @@ uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
                 stack[depth++] = i;
             }
         }
-        free(stack);
         free(cache);
         free(check);
         check = next;
-        moved_total += moved;
-        if (!moved && out) {
-            *out = ix; /* nothing moved this round: it is the final index */
-            free(check);
-            return moved_total;
-        }
-        tp_track_index_free(&ix);
-        if (!moved) {
-            free(check);
-            return moved_total;
-        }
+        moved_total += nmoved;
+        if (nmoved)
+            index_after_moves(t, &ix, lost, moved, nmoved);
+        free(lost);
+        if (!nmoved)
+            break;
     }
     free(check);
-    if (out) /* gave up after 16 rounds of moves: index what is there */
-        tp_track_index_build(t, out);
+    free(moved);
+    free(stack);
+    /* (after 16 rounds of moves the last tracks may still overlap: the writers' open-slice stacks clip them) */
+    if (out)
+        *out = ix;
+    else
+        tp_track_index_free(&ix);
     return moved_total;
 }

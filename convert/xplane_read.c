@@ -1803,6 +1803,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     tp_derive_opts dopt = {.framework_names = o->framework_names,
                            .mark_steps = true,
                            .era = tp_derive_era_of(o->derive_era)};
+    tp_timing("read: planes");
     tp_derive_from(t, &r.din, &dopt);
 
     tp_buf top = {0};
