@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ static void out_of_memory(size_t n)
 
 static bool huge_pages_wanted(void)
 {
-    static int on = -1;
+    static _Atomic int on = -1; /* readers' threads allocate too */
     if (on < 0) {
         const char *v = getenv("TP_HUGE_PAGES");
         on = !(v && strcmp(v, "0") == 0);

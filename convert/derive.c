@@ -75,7 +75,10 @@ static bool same_class(const tp_annot *a, const tp_annot *b)
            a->source == b->source && a->low_name == b->low_name;
 }
 
-void tp_derive_add(tp_derive_input *in, const tp_annot *a)
+static tp_launch *launch_record(tp_derive_input *in, uint32_t device, int64_t group, int64_t lo, int64_t hi);
+
+/* The class of annotation a: found, or added. */
+static uint32_t class_of(tp_derive_input *in, const tp_annot *a)
 {
     const uint32_t f[9] = {a->flags, a->op, a->op_display, a->scopes, a->module, a->hlo_ops, a->hlo_prefix,
                            a->source, a->low_name};
@@ -91,6 +94,12 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a)
         if (fresh)
             tp_i64map_put(&in->class_index, (int64_t)h, c);
     }
+    return c;
+}
+
+void tp_derive_add(tp_derive_input *in, const tp_annot *a)
+{
+    uint32_t c = class_of(in, a);
     TP_GROW(in->annots, in->annots_cap, in->nannots + 1);
     if (!in->insts && (a->op_inst != 0 || a->scope_inst != TP_NONE)) { /* the first with invocation ids */
         in->insts = tp_xmalloc(in->annots_cap * sizeof *in->insts);
@@ -108,6 +117,47 @@ void tp_derive_add(tp_derive_input *in, const tp_annot *a)
     it->group = a->group;
 }
 
+bool tp_derive_input_append(tp_derive_input *dst, const tp_derive_input *src, uint32_t ev_shift, const tp_str *smap)
+{
+    if (src->insts || src->nwindows || src->ninst || src->nnames)
+        return false;
+    /* classes in their first use, as tp_derive_add would have made them */
+    uint32_t *cmap = tp_xmalloc((src->nclasses + 1) * sizeof *cmap);
+    for (size_t c = 0; c < src->nclasses; c++)
+        cmap[c] = TP_NONE;
+    if (dst->insts)
+        TP_GROW(dst->insts, dst->insts_cap, dst->nannots + src->nannots);
+    TP_GROW(dst->annots, dst->annots_cap, dst->nannots + src->nannots);
+    for (size_t i = 0; i < src->nannots; i++) {
+        tp_annot_item it = src->annots[i];
+        if (cmap[it.cls] == TP_NONE) {
+            tp_annot a = src->classes[it.cls];
+            tp_str *f[] = {&a.op, &a.op_display, &a.scopes, &a.module, &a.hlo_ops, &a.hlo_prefix, &a.source,
+                           &a.low_name};
+            for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+                *f[k] = smap[*f[k]];
+            cmap[it.cls] = class_of(dst, &a);
+        }
+        it.cls = cmap[it.cls];
+        it.event += ev_shift;
+        if (dst->insts)
+            dst->insts[dst->nannots] = (tp_annot_inst){0, TP_NONE};
+        dst->annots[dst->nannots++] = it;
+    }
+    free(cmap);
+    /* launch records: combined with the same (device, group), as their launches would have been */
+    for (size_t i = 0; i < src->nlaunches; i++) {
+        const tp_launch *l = &src->launches[i];
+        tp_launch *d = launch_record(dst, l->device, l->group, l->lo, l->hi);
+        d->lo = l->lo < d->lo ? l->lo : d->lo;
+        d->hi = l->hi > d->hi ? l->hi : d->hi;
+        d->max_dur = l->max_dur > d->max_dur ? l->max_dur : d->max_dur;
+        d->sum_dur += l->sum_dur;
+        d->count += l->count;
+    }
+    return true;
+}
+
 void tp_derive_add_window(tp_derive_input *in, const tp_window *w)
 {
     TP_GROW(in->windows, in->windows_cap, in->nwindows + 1);
@@ -119,7 +169,8 @@ bool tp_launch_counted(const char *name, size_t len)
     return !(len >= 2 && name[0] == 'c' && name[1] == 'u');
 }
 
-void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur)
+/* The record of (device, group): found, or made empty (count 0) with the span [lo, hi]. */
+static tp_launch *launch_record(tp_derive_input *in, uint32_t device, int64_t group, int64_t lo, int64_t hi)
 {
     /* small devices and groups share one map key; others are searched */
     bool keyed = device < 256 && group >= 0 && group < (INT64_C(1) << 54);
@@ -135,13 +186,18 @@ void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, i
         memset(la, 0, sizeof *la);
         la->device = device;
         la->group = group;
-        la->lo = ts;
-        la->hi = ts + dur;
+        la->lo = lo;
+        la->hi = hi;
         i = (uint32_t)in->nlaunches++;
         if (keyed)
             tp_i64map_put(&in->launch_index, key, i);
     }
-    tp_launch *la = &in->launches[i];
+    return &in->launches[i];
+}
+
+void tp_derive_add_launch(tp_derive_input *in, uint32_t device, int64_t group, int64_t ts, int64_t dur)
+{
+    tp_launch *la = launch_record(in, device, group, ts, ts + dur);
     la->lo = ts < la->lo ? ts : la->lo;
     la->hi = ts + dur > la->hi ? ts + dur : la->hi;
     la->max_dur = dur > la->max_dur ? dur : la->max_dur;

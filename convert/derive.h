@@ -138,6 +138,14 @@ void tp_derive_input_free(tp_derive_input *in);
 /* Add one annotation (copied; classes shared between events are stored once). */
 void tp_derive_add(tp_derive_input *in, const tp_annot *a);
 
+/* Append what another reader (a second thread over later parts of the same
+ * input) collected into its own trace: its event indexes move by ev_shift,
+ * its strings through smap (its tp_str -> ours).  The result is what adding
+ * the same annotations and launches here would have given.  Returns false,
+ * changing nothing, when src holds what this does not carry over
+ * (invocation ids, windows, step names: inputs that are read on one thread). */
+bool tp_derive_input_append(tp_derive_input *dst, const tp_derive_input *src, uint32_t ev_shift, const tp_str *smap);
+
 /* Whether a host call that has a correlation id is a launch the Launch Stats
  * count (XPLANE.md §5.2): every one but the CUDA driver API's own calls,
  * whose names start with "cu" (cuEventRecord, cuCtxSynchronize, ...;

@@ -28,6 +28,7 @@
 #include "xplane.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1739,6 +1740,292 @@ const tp_xplane_data *tp_xplane_report_data(const tp_trace *t)
 /* mapped: buf is a private file mapping whose finished lines may be dropped.
  * On success with args kept, t->format_data is the renderer, without the
  * input's bytes yet: the caller attaches them (attach_bytes). */
+/* ---- two threads: the later planes read into a trace of their own ----
+ *
+ * Planes are independent (each has its own metadata, and a plane's lines
+ * are one process), so the planes after a split point are read on a second
+ * thread by a reader of their own, into a trace of their own, and appended
+ * afterwards: strings, processes, tracks, events, the derivation input,
+ * the report's data and what the args renderer keeps of each plane.  The
+ * result is the trace one reader makes (same strings, tracks and events in
+ * the same order: the output does not depend on the threads).  Two cases
+ * are read again on one thread instead, as they would need the first
+ * planes' state: a process of the second part that the first part also has
+ * (two planes with one pid), and host or other planes numbered in both
+ * parts (pids 701, 702...).  TP_THREADS=1 or TP_READ_THREADS=1 reads on
+ * one thread; TP_READ_SPLIT_MIN (bytes of planes, default 64 MiB) is the
+ * smallest input split (tests set it low). */
+
+#define XP_SPLIT_MIN ((uint64_t)64 << 20)
+
+typedef struct plane_part {
+    xp_reader r;
+    tp_trace t;
+    tp_err err;
+    const tp_pb_field *planes;
+    size_t from, to;
+    int rc;
+} plane_part;
+
+static void reader_free(xp_reader *r)
+{
+    xplane_data_free(r->xd);
+    src_free(r->src);
+    tp_buf_free(&r->planes_json);
+    tp_i64map_free(&r->opcache);
+    free(r->ops);
+    free(r->em);
+    free(r->sm);
+    free(r->skeys);
+    free(r->ekeys);
+    free(r->mst);
+    free(r->st.v);
+    free(r->ev.v);
+    tp_argb_free(&r->ab);
+    tp_derive_input_free(&r->din);
+    memset(r, 0, sizeof *r);
+}
+
+static void *part_main(void *p)
+{
+    plane_part *q = p;
+    q->rc = 0;
+    for (size_t i = q->from; i < q->to && q->rc == 0; i++)
+        q->rc = read_plane(&q->r, &q->planes[i]);
+    return NULL;
+}
+
+/* Where to split: the plane that makes the two parts' bytes most even, or 0. */
+static size_t split_point(const tp_pb_field *planes, size_t n)
+{
+    if (n < 2 || tp_single_thread("TP_READ_THREADS"))
+        return 0;
+    uint64_t total = 0, min = XP_SPLIT_MIN, before = 0;
+    const char *m = getenv("TP_READ_SPLIT_MIN");
+    if (m && *m)
+        min = strtoull(m, NULL, 10);
+    for (size_t i = 0; i < n; i++)
+        total += planes[i].len;
+    if (total < min)
+        return 0;
+    size_t best = 0;
+    uint64_t best_gap = UINT64_MAX;
+    for (size_t s = 1; s < n; s++) {
+        before += planes[s - 1].len;
+        uint64_t gap = before > total - before ? before - (total - before) : total - before - before;
+        if (gap < best_gap) {
+            best_gap = gap;
+            best = s;
+        }
+    }
+    return best;
+}
+
+static bool has_pid(const tp_trace *t, int64_t pid)
+{
+    for (size_t i = 0; i < t->nprocesses; i++)
+        if (t->processes[i].pid == pid)
+            return true;
+    return false;
+}
+
+/* Append part q (read after the planes in r) to r.  Returns false, changing
+ * nothing, when the part must be read again on r's thread (see above). */
+static bool part_append(xp_reader *r, plane_part *q)
+{
+    tp_trace *t = r->t, *u = &q->t;
+    xp_reader *b = &q->r;
+    if ((r->nhost && b->nhost) || (r->nother && b->nother))
+        return false;
+    for (size_t i = 0; i < u->nprocesses; i++)
+        if (has_pid(t, u->processes[i].pid))
+            return false;
+    tp_str *smap = tp_xmalloc((u->nstr + 1) * sizeof *smap);
+    for (size_t i = 0; i < u->nstr; i++)
+        smap[i] = tp_intern(t, tp_str_get(u, (tp_str)i), tp_str_len(u, (tp_str)i));
+    uint32_t first_ev = (uint32_t)t->nevents;
+    if (!tp_derive_input_append(&r->din, &b->din, first_ev, smap)) {
+        free(smap); /* (strings interned are harmless: re-reading interns them anyway, in the same order) */
+        return false;
+    }
+    uint32_t *pmap = tp_xmalloc((u->nprocesses + 1) * sizeof *pmap);
+    for (size_t i = 0; i < u->nprocesses; i++) {
+        const tp_process *x = &u->processes[i];
+        uint32_t k = tp_process_get(t, x->pid);
+        tp_process *p = &t->processes[k];
+        p->name = smap[x->name];
+        p->label = smap[x->label];
+        p->sort_index = x->sort_index;
+        p->has_sort = x->has_sort;
+        p->is_device = x->is_device;
+        p->device = x->device;
+        pmap[i] = k;
+    }
+    uint32_t *tmap = tp_xmalloc((u->ntracks + 1) * sizeof *tmap);
+    for (size_t i = 0; i < u->ntracks; i++) { /* derived_of points back: set below */
+        const tp_track *x = &u->tracks[i];
+        uint32_t k = x->role == TP_TRACK_DERIVED ? tp_track_add(t, pmap[x->process], smap[x->name], x->role, TP_NONE)
+                                                 : tp_track_get(t, pmap[x->process], x->tid);
+        tp_track *y = &t->tracks[k];
+        y->tid = x->tid;
+        y->name = smap[x->name];
+        y->role = x->role;
+        y->sort_index = x->sort_index;
+        y->has_sort = x->has_sort;
+        tmap[i] = k;
+    }
+    for (size_t i = 0; i < u->ntracks; i++)
+        if (u->tracks[i].derived_of != TP_NONE)
+            t->tracks[tmap[i]].derived_of = tmap[u->tracks[i].derived_of];
+    /* args kept as JSON (handles that do not fit the file form): after ours */
+    uint64_t shift = t->args_len;
+    if (u->args_len) {
+        if (t->args_cap < t->args_len + u->args_len) {
+            t->args_cap = t->args_len + u->args_len;
+            t->args_data = tp_xrealloc(t->args_data, t->args_cap);
+        }
+        memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
+        t->args_len += u->args_len;
+    }
+    /* events, a block at a time, giving the part's pages back as they are
+     * copied: the peak stays one copy of the events */
+    TP_GROW(t->events, t->events_cap, t->nevents + u->nevents);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), block = ((size_t)4 << 20) / sizeof(tp_event);
+    for (size_t i = 0; i < u->nevents; i++) {
+        tp_event e = u->events[i];
+        e.name = smap[e.name];
+        e.cat = smap[e.cat];
+        e.track = tmap[e.track];
+        if (e.args && !(e.args & TP_ARGS_EXTERNAL))
+            e.args += shift;
+        if (e.flags & TP_EV_ID_STRING)
+            e.id = smap[e.id];
+        if (e.link != TP_NONE)
+            e.link += first_ev;
+        if (e.op != TP_NONE)
+            e.op += first_ev;
+        t->events[t->nevents++] = e;
+        if ((i + 1) % block == 0) {
+            uintptr_t lo = ((uintptr_t)&u->events[i + 1 - block] + page - 1) & ~(uintptr_t)(page - 1);
+            uintptr_t hi = (uintptr_t)&u->events[i + 1] & ~(uintptr_t)(page - 1);
+            if (hi > lo)
+                madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        }
+    }
+    free(u->events);
+    u->events = NULL;
+    u->nevents = u->events_cap = 0;
+    t->events_in += u->events_in;
+    for (size_t i = 0; i < u->nwarnings; i++)
+        tp_warn_merge(t, &u->warnings[i]);
+    for (size_t i = 0; i < u->ndrops; i++)
+        tp_drop_count(t, u->drops[i].what, u->drops[i].count);
+    /* the report's data */
+    if (r->xd && b->xd) {
+        tp_xplane_data *x = r->xd, *y = b->xd;
+        TP_GROW(x->ops, x->ops_cap, x->nops + y->nops);
+        for (size_t i = 0; i < y->nops; i++) {
+            tp_xplane_opkey o = y->ops[i];
+            x->ops[x->nops++] = (tp_xplane_opkey){o.event + first_ev, smap[o.tf_op], smap[o.tf_type], smap[o.hlo_op]};
+        }
+        TP_GROW(x->launches, x->launches_cap, x->nlaunches + y->nlaunches);
+        for (size_t i = 0; i < y->nlaunches; i++) {
+            tp_xplane_launch l = y->launches[i];
+            l.event += first_ev;
+            x->launches[x->nlaunches++] = l;
+        }
+    }
+    /* what the renderer keeps of each plane: the part's planes follow ours */
+    xp_src *src = r->src, *bs = b->src;
+    size_t pst0 = src->npst;
+    TP_GROW(src->pst, src->pst_cap, src->npst + bs->npst);
+    for (size_t i = 0; i < bs->npst; i++) {
+        xp_pst x = bs->pst[i];
+        x.str = smap[x.str];
+        src->pst[src->npst++] = x;
+    }
+    TP_GROW(src->planes, src->planes_cap, bs->nplanes);
+    for (size_t i = q->from; i < bs->nplanes; i++) {
+        xp_plane *pl = &bs->planes[i];
+        for (size_t j = 0; j < pl->nsm; j++)
+            pl->sm[j].name = smap[pl->sm[j].name];
+        for (size_t j = 0; j < pl->nem; j++) {
+            pl->em[j].full = smap[pl->em[j].full];
+            pl->em[j].st += (uint32_t)pst0;
+        }
+        src->planes[src->nplanes++] = *pl;
+        memset(pl, 0, sizeof *pl);
+    }
+    if (b->planes_json.len) {
+        if (r->planes_json.len)
+            tp_buf_putc(&r->planes_json, ',');
+        tp_buf_put(&r->planes_json, b->planes_json.data, b->planes_json.len);
+    }
+    r->nhost += b->nhost;
+    r->nother += b->nother;
+    free(smap);
+    free(pmap);
+    free(tmap);
+    return true;
+}
+
+/* Read the planes: on this thread, or the later ones on a second. */
+static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
+{
+    size_t s = split_point(planes, n);
+    plane_part *q = NULL;
+    pthread_t th;
+    if (s) {
+        q = tp_xcalloc(1, sizeof *q);
+        tp_trace_init(&q->t);
+        q->t.format = r->t->format;
+        q->t.strict = r->t->strict;
+        q->t.keep_args = r->t->keep_args;
+        q->r = (xp_reader){.t = &q->t, .o = r->o, .err = &q->err, .top = r->top, .page = r->page,
+                           .lazy_args = r->lazy_args};
+        q->r.src = tp_xcalloc(1, sizeof *q->r.src);
+        q->r.src->fd = -1;
+        q->r.src->planes = tp_xcalloc(s, sizeof *q->r.src->planes); /* the first part's: left empty */
+        q->r.src->nplanes = q->r.src->planes_cap = s;
+        if (r->xd)
+            q->r.xd = tp_xcalloc(1, sizeof *q->r.xd);
+        q->planes = planes;
+        q->from = s;
+        q->to = n;
+        if (pthread_create(&th, NULL, part_main, q) != 0) {
+            reader_free(&q->r);
+            tp_trace_free(&q->t);
+            free(q);
+            q = NULL;
+            s = 0;
+        }
+    }
+    int rc = 0;
+    size_t to = s ? s : n;
+    for (size_t i = 0; i < to && rc == 0; i++)
+        rc = read_plane(r, &planes[i]);
+    if (!q)
+        return rc;
+    tp_timing("read: planes, first part");
+    pthread_join(th, NULL);
+    if (rc == 0 && q->rc < 0) {
+        *r->err = q->err;
+        rc = -1;
+    }
+    bool joined = rc == 0 && q->rc == 0 && part_append(r, q);
+    tp_timing("read: planes, second part joined");
+    if (getenv("TP_READ_SPLIT_REPORT"))
+        fprintf(stderr, "tracepress: planes: split at %zu of %zu, %s\n", s, n,
+                joined ? "joined" : rc == 0 ? "read again" : "failed");
+    reader_free(&q->r);
+    tp_trace_free(&q->t);
+    free(q);
+    if (rc == 0 && !joined) /* read them here after all */
+        for (size_t i = s; i < n && rc == 0; i++)
+            rc = read_plane(r, &planes[i]);
+    return rc;
+}
+
 static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     xp_reader r;
@@ -1761,16 +2048,16 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     if (o->report_data)
         r.xd = tp_xcalloc(1, sizeof *r.xd);
     tp_buf hosts = {0}, errs = {0}, warns = {0};
-    tp_pb_field f;
+    tp_pb_field f, *planes = NULL;
+    size_t nplanes = 0, planes_cap = 0;
     int k, rc = -1;
-    uint64_t nplanes = 0;
-    while ((k = tp_pb_next(&r.top, &f, err)) == 1) {
+    tp_err scan_err = {0}; /* a framing error after some planes: theirs come first */
+    while ((k = tp_pb_next(&r.top, &f, &scan_err)) == 1) {
         if (f.wt != TP_PB_LEN)
             continue;
         if (f.num == 1) {
-            nplanes++;
-            if (read_plane(&r, &f) < 0)
-                goto out;
+            TP_GROW(planes, planes_cap, nplanes + 1);
+            planes[nplanes++] = f;
         } else if (f.num >= 2 && f.num <= 4) {
             tp_buf *b = f.num == 2 ? &errs : f.num == 3 ? &warns : &hosts;
             if (b->len)
@@ -1778,8 +2065,12 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
             tp_json_put_string(b, (const char *)f.data, f.len, NULL);
         }
     }
-    if (k < 0)
+    if (read_planes(&r, planes, nplanes) < 0)
         goto out;
+    if (k < 0) {
+        *err = scan_err;
+        goto out;
+    }
     if (nplanes == 0) {
         tp_fail(err, 0, "not an XSpace: no planes");
         goto out;
@@ -1844,6 +2135,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
         r.xd = NULL;
     }
 out:
+    free(planes);
     xplane_data_free(r.xd);
     src_free(r.src);
     tp_buf_free(&hosts);
