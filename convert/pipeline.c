@@ -157,30 +157,37 @@ static bool is_host_slice(const tp_trace *t, const tp_event *e)
     return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST;
 }
 
+typedef struct corr_ev {
+    uint32_t corr, ev;
+} corr_ev;
+
 /* device event -> launch call by correlation id; launch call -> innermost
- * enclosing host op on the same thread (by time containment). */
+ * enclosing host op on the same thread (by time containment).  Two walks
+ * over the events (they dominate on large traces): the first lists the
+ * launch calls and the host slices, the second links device activity once
+ * the launch calls know their ops. */
 static void link_events(tp_trace *t)
 {
-    /* one walk counts the launch calls and each host thread's slices */
-    size_t nrt = 0;
+    corr_ev *rt = NULL;
+    uint32_t *host = NULL;
+    size_t nrt = 0, rt_cap = 0, nhost = 0, host_cap = 0;
     uint32_t maxcorr = 0;
     size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->kind == TP_KIND_RUNTIME && (e->flags & TP_EV_HAS_CORR)) {
-            nrt++;
-            if (e->corr != UINT32_MAX && e->corr > maxcorr)
-                maxcorr = e->corr;
+        if (e->kind == TP_KIND_RUNTIME && (e->flags & TP_EV_HAS_CORR) && e->ph == 'X' &&
+            !(e->flags & TP_EV_DROPPED) && e->corr != UINT32_MAX) {
+            TP_GROW(rt, rt_cap, nrt + 1);
+            rt[nrt++] = (corr_ev){e->corr, (uint32_t)i};
+            maxcorr = e->corr > maxcorr ? e->corr : maxcorr;
         }
-        if (is_host_slice(t, e))
+        if (is_host_slice(t, e)) {
+            TP_GROW(host, host_cap, nhost + 1);
+            host[nhost++] = (uint32_t)i;
             start[e->track + 1]++;
+        }
     }
-    for (size_t k = 0; k < t->ntracks; k++)
-        start[k + 1] += start[k];
-    uint32_t *idx = tp_xmalloc((t->nevents + 1) * sizeof *idx);
-    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
-    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
-    size_t linked = 0;
+    /* launch calls by correlation id (the first of a duplicate kept) */
     corr_map m = {0};
     if (nrt) {
         m.cap = 64;
@@ -191,40 +198,26 @@ static void link_events(tp_trace *t)
             m.cap = (size_t)maxcorr + 2;
         m.keys = tp_xcalloc(m.cap, sizeof *m.keys);
         m.vals = tp_xmalloc(m.cap * sizeof *m.vals);
-        for (size_t i = 0; i < t->nevents; i++) {
-            tp_event *e = &t->events[i];
-            if (e->kind != TP_KIND_RUNTIME || !(e->flags & TP_EV_HAS_CORR) || e->ph != 'X' ||
-                (e->flags & TP_EV_DROPPED) || e->corr == UINT32_MAX)
-                continue;
-            size_t s = corr_slot(&m, e->corr);
+        for (size_t j = 0; j < nrt; j++) {
+            size_t s = corr_slot(&m, rt[j].corr);
             if (m.keys[s]) {
                 tp_warn(t, "duplicate correlation ids on launch calls (first kept)", 1);
                 continue;
             }
-            m.keys[s] = e->corr + 1u;
-            m.vals[s] = (uint32_t)i;
+            m.keys[s] = rt[j].corr + 1u;
+            m.vals[s] = rt[j].ev;
         }
     }
-    /* one walk: device activity -> its launch call by correlation id, and
-     * each host thread's slices listed.  A reader's own link is kept, except
-     * one the Chrome reader restored from flow keys: correlation comes first */
-    for (size_t i = 0; i < t->nevents; i++) {
-        tp_event *e = &t->events[i];
-        if (is_host_slice(t, e))
-            idx[fill[e->track]++] = (uint32_t)i;
-        if (!nrt || !is_device_kind(e->kind) || !(e->flags & TP_EV_HAS_CORR) ||
-            (e->link != TP_NONE && !(e->flags & TP_EV_LINK_FLOW)) || e->ph != 'X' || e->corr == UINT32_MAX)
-            continue;
-        size_t s = corr_slot(&m, e->corr);
-        if (m.keys[s]) {
-            e->link = m.vals[s];
-            e->flags &= (uint16_t)~TP_EV_LINK_FLOW;
-            linked++;
-        }
-    }
-    free(m.keys);
-    free(m.vals);
+    free(rt);
     /* launch -> op: sweep each host thread's slices in time order */
+    for (size_t k = 0; k < t->ntracks; k++)
+        start[k + 1] += start[k];
+    uint32_t *idx = tp_xmalloc((nhost + 1) * sizeof *idx);
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
+    for (size_t j = 0; j < nhost; j++)
+        idx[fill[t->events[host[j]].track]++] = host[j];
+    free(host);
     uint32_t *stack = NULL;
     size_t scap = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
@@ -254,24 +247,47 @@ static void link_events(tp_trace *t)
     free(fill);
     free(start);
     free(idx);
-    /* one walk: device activity gets its launch call's op; the input's own
-     * launch flows are replaced by flows bound to the slices */
+    /* device activity -> its launch call by correlation id, and that call's
+     * op.  A reader's own link is kept, except one the Chrome reader
+     * restored from flow keys: correlation comes first.  The input's own
+     * launch flows are noted, to be replaced by flows bound to the slices. */
+    size_t linked = 0;
+    uint32_t *flows = NULL;
+    size_t nflows = 0, flows_cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->ph == 's' || e->ph == 't' || e->ph == 'f') {
+            TP_GROW(flows, flows_cap, nflows + 1);
+            flows[nflows++] = (uint32_t)i;
+            continue;
+        }
+        if (nrt && is_device_kind(e->kind) && (e->flags & TP_EV_HAS_CORR) &&
+            (e->link == TP_NONE || (e->flags & TP_EV_LINK_FLOW)) && e->ph == 'X' && e->corr != UINT32_MAX) {
+            size_t s = corr_slot(&m, e->corr);
+            if (m.keys[s]) {
+                e->link = m.vals[s];
+                e->flags &= (uint16_t)~TP_EV_LINK_FLOW;
+                linked++;
+            }
+        }
+        if (e->link != TP_NONE && e->op == TP_NONE)
+            e->op = t->events[e->link].op;
+    }
+    free(m.keys);
+    free(m.vals);
     static const char *const launch_cats[] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu", NULL};
     tp_str cats[4] = {0}; /* looked up, not interned: the string table may be read beside linking */
     for (int c = 0; linked && launch_cats[c]; c++)
         cats[c] = tp_str_find(t, launch_cats[c], strlen(launch_cats[c]));
-    for (size_t i = 0; i < t->nevents; i++) {
-        tp_event *e = &t->events[i];
-        if (e->link != TP_NONE && e->op == TP_NONE)
-            e->op = t->events[e->link].op;
-        if (!linked || (e->ph != 's' && e->ph != 't' && e->ph != 'f'))
-            continue;
+    for (size_t j = 0; linked && j < nflows; j++) {
+        const tp_event *e = &t->events[flows[j]];
         for (int c = 0; c < 4; c++)
             if (cats[c] && e->cat == cats[c]) {
-                tp_drop(t, (uint32_t)i, "launch flows (replaced by flows bound to the slices)");
+                tp_drop(t, flows[j], "launch flows (replaced by flows bound to the slices)");
                 break;
             }
     }
+    free(flows);
 }
 
 /* ---- --steps ---- */
