@@ -172,6 +172,7 @@ static void link_events(tp_trace *t)
     uint32_t *host = NULL;
     size_t nrt = 0, rt_cap = 0, nhost = 0, host_cap = 0;
     uint32_t maxcorr = 0;
+    bool any_op = false; /* an event with an op (a reader's, or below): else there is none to pass on */
     size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
@@ -181,6 +182,7 @@ static void link_events(tp_trace *t)
             rt[nrt++] = (corr_ev){e->corr, (uint32_t)i};
             maxcorr = e->corr > maxcorr ? e->corr : maxcorr;
         }
+        any_op |= e->op != TP_NONE;
         if (is_host_slice(t, e)) {
             TP_GROW(host, host_cap, nhost + 1);
             host[nhost++] = (uint32_t)i;
@@ -236,6 +238,7 @@ static void link_events(tp_trace *t)
                 for (size_t d = depth; d > 0; d--)
                     if (t->events[stack[d - 1]].kind == TP_KIND_HOST_OP) {
                         e->op = stack[d - 1];
+                        any_op = true;
                         break;
                     }
             }
@@ -270,7 +273,7 @@ static void link_events(tp_trace *t)
                 linked++;
             }
         }
-        if (e->link != TP_NONE && e->op == TP_NONE)
+        if (any_op && e->link != TP_NONE && e->op == TP_NONE) /* (XPlane: no host op, a miss per kernel saved) */
             e->op = t->events[e->link].op;
     }
     free(m.keys);
