@@ -34,6 +34,20 @@ typedef struct dline {
     int ndeps;
 } dline;
 
+/* One device's lines, built and not yet in the trace. */
+typedef struct dev_lines {
+    uint32_t proc, anchor;
+    dev *ev[L_N];
+    size_t n[L_N];
+} dev_lines;
+
+struct tp_derive_job {
+    tp_trace *t;
+    tp_derive_opts o;
+    dev_lines *dev;
+    size_t ndev;
+};
+
 typedef struct builder {
     tp_trace *t;
     const tp_derive_opts *o;
@@ -479,9 +493,8 @@ static const char *line_name(const tp_derive_opts *o, int li)
  * TP_NONE places the lines beside the device's first stream) from its
  * annotations (keys[0..n), in time order) and its windows
  * in->windows[win[0..nwin)]. */
-static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
-                            const akey *keys, size_t n, const uint32_t *win, size_t nwin,
-                            const tp_derive_input *in)
+static void derive_device(builder *b, tp_derive_job *job, uint32_t proc, uint32_t anchor, const tp_annot_item *an,
+                          const akey *keys, size_t n, const uint32_t *win, size_t nwin, const tp_derive_input *in)
 {
     tp_trace *t = b->t;
     const tp_derive_opts *o = b->o;
@@ -582,56 +595,74 @@ static size_t derive_device(builder *b, uint32_t proc, uint32_t anchor, const tp
         e->args = w->args;
     }
 
-    /* commit: tracks in the viewer's order, beside the device's first stream */
-    uint32_t first = anchor;
-    for (size_t i = 0; i < t->ntracks && first == TP_NONE; i++)
-        if (t->tracks[i].process == proc && t->tracks[i].role == TP_TRACK_DEVICE)
-            first = (uint32_t)i;
-    size_t added = 0;
-    tp_argb ab = {0};
-    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
+    /* the strings the commit names its lines with, interned here (where
+     * one pass interned them before the two were apart: same string ids) */
+    tp_intern_cstr(t, TP_DERIVED_CAT);
+    for (int li = 0; li < L_N; li++)
+        if (b->line[li].n && !(li == L_STEPS && o->no_steps_line))
+            tp_intern_cstr(t, line_name(o, li));
+    /* keep the events, drop the merge state */
+    dev_lines *d = &job->dev[job->ndev++];
+    d->proc = proc;
+    d->anchor = anchor;
     for (int li = 0; li < L_N; li++) {
         dline *L = &b->line[li];
-        if (L->n && !(li == L_STEPS && o->no_steps_line)) {
-            uint32_t tr = tp_track_add(t, proc, tp_intern_cstr(t, line_name(o, li)), TP_TRACK_DERIVED, first);
-            for (size_t i = 0; i < L->n; i++) {
-                dev *d = &L->ev[i];
+        for (size_t i = 0; i < L->nlv; i++)
+            tp_i64map_free(&L->lv[i].seen);
+        free(L->lv);
+        d->ev[li] = L->ev;
+        d->n[li] = L->n;
+    }
+    memset(b->line, 0, sizeof b->line);
+}
+
+/* Add one device's lines to the trace: tracks in the viewer's order, beside
+ * the device's first stream. */
+static size_t commit_device(tp_trace *t, const tp_derive_opts *o, dev_lines *d)
+{
+    uint32_t first = d->anchor;
+    for (size_t i = 0; i < t->ntracks && first == TP_NONE; i++)
+        if (t->tracks[i].process == d->proc && t->tracks[i].role == TP_TRACK_DEVICE)
+            first = (uint32_t)i;
+    size_t added = 0;
+    tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
+    for (int li = 0; li < L_N; li++) {
+        if (d->n[li] && !(li == L_STEPS && o->no_steps_line)) {
+            uint32_t tr = tp_track_add(t, d->proc, tp_intern_cstr(t, line_name(o, li)), TP_TRACK_DERIVED, first);
+            for (size_t i = 0; i < d->n[li]; i++) {
+                const dev *v = &d->ev[li][i];
                 tp_event e;
                 tp_event_init(&e);
-                e.ts = d->ts;
-                e.dur = d->end - d->ts;
+                e.ts = v->ts;
+                e.dur = v->end - v->ts;
                 e.track = tr;
-                e.name = d->name;
+                e.name = v->name;
                 e.kind = TP_KIND_ANNOTATION;
                 e.cat = cat;
                 e.flags = TP_EV_DERIVED;
-                if (li == L_STEPS && o->mark_steps && d->group != TP_DERIVE_NO_GROUP) {
+                if (li == L_STEPS && o->mark_steps && v->group != TP_DERIVE_NO_GROUP) {
                     e.flags |= TP_EV_STEP;
-                    e.id = (uint64_t)d->group;
+                    e.id = (uint64_t)v->group;
                 }
-                if (d->args) {
-                    e.args = d->args;
-                } else {
-                    e.args = tp_args_name_group(t, d->long_name, d->group != TP_DERIVE_NO_GROUP, d->group);
-                }
+                e.args = v->args ? v->args : tp_args_name_group(t, v->long_name, v->group != TP_DERIVE_NO_GROUP, v->group);
                 tp_event_add(t, &e);
                 added++;
             }
         }
-        for (size_t i = 0; i < L->nlv; i++)
-            tp_i64map_free(&L->lv[i].seen);
-        free(L->lv);
-        free(L->ev);
+        free(d->ev[li]);
+        d->ev[li] = NULL;
     }
-    tp_argb_free(&ab);
-    memset(b->line, 0, sizeof b->line);
     return added;
 }
 
-size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o)
+tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o)
 {
+    tp_derive_job *job = tp_xcalloc(1, sizeof *job);
+    job->t = t;
+    job->o = *o;
     if (in->nannots == 0 && in->nlaunches == 0 && in->nwindows == 0)
-        return 0;
+        return job;
+    o = &job->o;
     const tp_annot_item *an = in->annots;
     builder b;
     memset(&b, 0, sizeof b);
@@ -647,7 +678,8 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
      * counting partition, then each one's annotations sorted by time (an
      * index array: annotations are not copied, memory on big traces) */
     bool per_stream = o->per_stream;
-    size_t ngroups = per_stream ? t->ntracks : t->nprocesses, added = 0;
+    size_t ngroups = per_stream ? t->ntracks : t->nprocesses;
+    job->dev = tp_xcalloc(ngroups + 1, sizeof *job->dev);
 #define GROUP_OF(i) (per_stream ? t->events[an[i].event].track : t->tracks[t->events[an[i].event].track].process)
     size_t *start = tp_xcalloc(ngroups + 2, sizeof *start);
     for (size_t i = 0; i < in->nannots; i++)
@@ -693,9 +725,12 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
         }
         size_t nw = wstart[p + 1] - wstart[p];
         const uint32_t *win = wsub + wstart[p];
-        if (n || launches || nw)
-            added += per_stream ? derive_device(&b, t->tracks[p].process, p, an, keys, n, win, nw, &sorted)
-                                : derive_device(&b, p, TP_NONE, an, keys, n, win, nw, &sorted);
+        if (n || launches || nw) {
+            if (per_stream)
+                derive_device(&b, job, t->tracks[p].process, p, an, keys, n, win, nw, &sorted);
+            else
+                derive_device(&b, job, p, TP_NONE, an, keys, n, win, nw, &sorted);
+        }
     }
     free(keys);
     free(tmp);
@@ -707,5 +742,20 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
     free(sub);
     tp_i64map_free(&b.paths);
     free(b.pool);
+    return job;
+}
+
+size_t tp_derive_commit(tp_derive_job *job)
+{
+    size_t added = 0;
+    for (size_t i = 0; i < job->ndev; i++)
+        added += commit_device(job->t, &job->o, &job->dev[i]);
+    free(job->dev);
+    free(job);
     return added;
+}
+
+size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o)
+{
+    return tp_derive_commit(tp_derive_begin(t, in, o));
 }

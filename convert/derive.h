@@ -172,6 +172,27 @@ int tp_tfop_parse(tp_trace *t, const char *s, size_t n, tp_annot *a);
  * derived events added. */
 size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o);
 
+/* The same in two steps, so the first can run beside other work on the
+ * trace.  tp_derive_begin builds every line (the costly part): it reads the
+ * annotated events' ts, dur and track, tracks' process, processes' names and
+ * the strings; it interns strings and adds args; it adds no event or track.
+ * So while it runs, another thread may read and write events' other fields
+ * (links, ops, flags), the warnings and drops, but must not read or add
+ * strings, args, events or tracks.  `in` must stay unchanged until it
+ * returns.  tp_derive_commit adds the lines' tracks and events (beside each
+ * device's first stream, in index order) and frees the job; the result is
+ * tp_derive_from's. */
+typedef struct tp_derive_job tp_derive_job;
+
+/* A reader's derivation, left to the caller (tp_read_opts.derive_later). */
+typedef struct tp_derive_later {
+    bool set;              /* the reader left one: the caller derives, then frees `in` */
+    tp_derive_input in;
+    tp_derive_opts opts;
+} tp_derive_later;
+tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_derive_opts *o);
+size_t tp_derive_commit(tp_derive_job *job);
+
 /* A converted trace read again: device tracks whose events all have
  * category TP_DERIVED_CAT become derived lines again (their "(overlap)" rows
  * overflow rows beside them) and their events TP_EV_DERIVED.  tp_load calls

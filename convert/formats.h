@@ -21,6 +21,10 @@ typedef struct tp_read_opts {
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */
     const char *etrecord;    /* ETDump: optional ETRecord side-car */
     const char *time_scale;  /* ETDump: source time unit ("ns", "us", "ms", "s", "cycles:HZ") */
+    /* When set, a reader that derives lines while reading (XPlane) leaves
+     * them to the caller instead: it moves its derivation input there (the
+     * pipeline builds the lines beside linking, derive.h) */
+    struct tp_derive_later *derive_later;
 } tp_read_opts;
 
 typedef struct tp_format {

@@ -58,8 +58,10 @@ enum {
     TP_EV_DERIVED = 1u << 8,    /* made by the derivation engine, not read */
     TP_EV_INSTANT_GLOBAL = 1u << 9, /* instant scope "g" */
     TP_EV_INSTANT_PROCESS = 1u << 10, /* instant scope "p" */
-    TP_EV_LINK_FLOW = 1u << 11, /* `link` restored from the input's flow keys (Chrome reader); a
-                                 * correlation link found by the pipeline replaces it */
+    TP_EV_LINK_FLOW = 1u << 11, /* the reader restored `link` from the input's flow keys (Chrome
+                                 * reader); a correlation link found by the pipeline replaces
+                                 * it.  Read by linking only (left set after it: X events'
+                                 * flags are read beside linking) */
 };
 
 /* One event.  64 bytes; strings and args live in the trace's arenas.

@@ -6,6 +6,7 @@
 #include "json_write.h"
 #include "tracks.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,7 +83,7 @@ typedef struct step_guess {
 
 static void classify(tp_trace *t)
 {
-    tp_str cuda_fn = tp_intern_cstr(t, "CUDA functions");
+    tp_str cuda_fn = tp_str_find(t, "CUDA functions", 14); /* looked up: classifying adds no string */
     int64_t *step_of = tp_xmalloc((t->nstr + 1) * sizeof *step_of); /* ProfilerStep#N: N, else -1 */
     for (size_t i = 0; i < t->nstr; i++) {
         const char *n = tp_str_get(t, (tp_str)i);
@@ -98,7 +99,7 @@ static void classify(tp_trace *t)
         tp_event *e = &t->events[i];
         tp_process *p = &t->processes[t->tracks[e->track].process];
         if (e->kind == TP_KIND_OTHER && e->cat == 0 && e->ph == 'X')
-            e->kind = p->key == cuda_fn ? TP_KIND_KERNEL : TP_KIND_HOST_OP; /* legacy autograd profiler */
+            e->kind = cuda_fn && p->key == cuda_fn ? TP_KIND_KERNEL : TP_KIND_HOST_OP; /* legacy autograd profiler */
         if (is_device_kind(e->kind))
             p->is_device = true;
         /* PyTorch 1.8/1.9 record the step as an Operator, later versions as a user annotation */
@@ -166,7 +167,16 @@ typedef struct corr_ev {
  * over the events (they dominate on large traces): the first lists the
  * launch calls and the host slices, the second links device activity once
  * the launch calls know their ops. */
-static void link_events(tp_trace *t)
+/* The categories of the input's own launch flows (replaced when linked),
+ * looked up before linking: linking reads no string (derive.h). */
+static void launch_flow_cats(const tp_trace *t, tp_str cats[4])
+{
+    static const char *const names[4] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu"};
+    for (int c = 0; c < 4; c++)
+        cats[c] = tp_str_find(t, names[c], strlen(names[c]));
+}
+
+static void link_events(tp_trace *t, const tp_str cats[4])
 {
     corr_ev *rt = NULL;
     uint32_t *host = NULL;
@@ -267,9 +277,8 @@ static void link_events(tp_trace *t)
         if (nrt && is_device_kind(e->kind) && (e->flags & TP_EV_HAS_CORR) &&
             (e->link == TP_NONE || (e->flags & TP_EV_LINK_FLOW)) && e->ph == 'X' && e->corr != UINT32_MAX) {
             size_t s = corr_slot(&m, e->corr);
-            if (m.keys[s]) {
+            if (m.keys[s]) { /* (TP_EV_LINK_FLOW stays: read only here, and X events' flags may be read beside) */
                 e->link = m.vals[s];
-                e->flags &= (uint16_t)~TP_EV_LINK_FLOW;
                 linked++;
             }
         }
@@ -278,10 +287,6 @@ static void link_events(tp_trace *t)
     }
     free(m.keys);
     free(m.vals);
-    static const char *const launch_cats[] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu", NULL};
-    tp_str cats[4] = {0}; /* looked up, not interned: the string table may be read beside linking */
-    for (int c = 0; linked && launch_cats[c]; c++)
-        cats[c] = tp_str_find(t, launch_cats[c], strlen(launch_cats[c]));
     for (size_t j = 0; linked && j < nflows; j++) {
         const tp_event *e = &t->events[flows[j]];
         for (int c = 0; c < 4; c++)
@@ -291,6 +296,21 @@ static void link_events(tp_trace *t)
             }
     }
     free(flows);
+}
+
+/* ---- a reader's derived lines, built beside linking ---- */
+
+typedef struct derive_beside {
+    tp_trace *t;
+    tp_derive_later *later;
+    tp_derive_job *job;
+} derive_beside;
+
+static void *derive_main(void *p)
+{
+    derive_beside *d = p;
+    d->job = tp_derive_begin(d->t, &d->later->in, &d->later->opts);
+    return NULL;
 }
 
 /* ---- --steps ---- */
@@ -392,14 +412,22 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     t->format = f->name;
     tp_read_opts ro = o->read;
     ro.no_corr = o->no_links && !o->has_steps;
+    bool links = !o->no_links || o->has_steps;
+    /* XPlane's derived lines are built beside linking (not when other work
+     * runs beside it: that work reads strings, which building adds) */
+    tp_derive_later later = {0};
+    if (links && !o->beside_link_start)
+        ro.derive_later = &later;
     tp_timing("start");
     int rc = f->read(in, t, &ro, err);
     tp_input_close(in);
     if (rc < 0)
         return -1;
     uint64_t bad;
-    if (o->read.strict && (bad = strings_not_utf8(t)) > 0)
+    if (o->read.strict && (bad = strings_not_utf8(t)) > 0) {
+        tp_derive_input_free(&later.in);
         return tp_fail_at(err, "", "invalid UTF-8 in %llu strings, rejected by --strict", (unsigned long long)bad);
+    }
     tp_timing("read");
     classify(t);
     tp_derived_lines_recognise(t); /* derived lines of a converted trace stay derived lines */
@@ -407,9 +435,25 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     bool beside = o->beside_link_start && !(o->has_steps || o->ndrop_cats || o->min_dur_ns > 0);
     if (beside)
         o->beside_link_start(t, o->beside_link_ctx);
-    if (!o->no_links || o->has_steps)
-        link_events(t);
-    tp_timing("link");
+    if (links) {
+        tp_str cats[4];
+        launch_flow_cats(t, cats);
+        derive_beside beside_job = {t, &later, NULL};
+        pthread_t th;
+        bool threaded = later.set && !tp_single_thread(NULL) &&
+                        pthread_create(&th, NULL, derive_main, &beside_job) == 0;
+        link_events(t, cats);
+        tp_timing("link");
+        if (later.set) {
+            if (threaded)
+                pthread_join(th, NULL);
+            else
+                derive_main(&beside_job);
+            tp_derive_commit(beside_job.job);
+            tp_derive_input_free(&later.in);
+            tp_timing("derived lines (beside linking)");
+        }
+    }
     if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
         return -1; /* (no work beside: --steps runs it after the filters) */
     if (o->ndrop_cats || o->min_dur_ns > 0)

@@ -2095,7 +2095,14 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
                            .mark_steps = true,
                            .era = tp_derive_era_of(o->derive_era)};
     tp_timing("read: planes");
-    tp_derive_from(t, &r.din, &dopt);
+    if (o->derive_later) {
+        o->derive_later->in = r.din;
+        o->derive_later->opts = dopt;
+        o->derive_later->set = true;
+        memset(&r.din, 0, sizeof r.din);
+    } else {
+        tp_derive_from(t, &r.din, &dopt);
+    }
 
     tp_buf top = {0};
     tp_buf_puts(&top, "\"xplane\":{\"planes\":[");

@@ -163,7 +163,6 @@ TEST(reconvert_flow_keys_yield_to_correlation)
         const char *n = tp_str_get(&t, e->name);
         if (strcmp(n, "k") == 0) { /* correlation 5 names A, the flow B: A wins */
             CHECK(e->link != TP_NONE && strcmp(tp_str_get(&t, t.events[e->link].name), "A") == 0);
-            CHECK(!(e->flags & TP_EV_LINK_FLOW));
         }
         if (strcmp(n, "m") == 0) { /* correlation 9 names no launch: the flow's C stays */
             CHECK(e->link != TP_NONE && strcmp(tp_str_get(&t, t.events[e->link].name), "C") == 0);

@@ -163,3 +163,17 @@ TEST(xplane_parts_errors_are_the_same_in_either_part)
     free(junk);
     free(buf);
 }
+
+/* Derived lines are built beside linking (convert/pipeline.c); with one
+ * thread they are built before it: the same trace either way. */
+TEST(xplane_derived_lines_built_beside_linking_are_the_same)
+{
+    const char *samples[] = {GPU_SAMPLE, AMD_SAMPLE, TPU_SAMPLE};
+    const char *one = tp_test_tmp("beside.one.pftrace"), *two = tp_test_tmp("beside.two.pftrace");
+    for (size_t i = 0; i < 3; i++) {
+        const char *in = tp_test_shared(samples[i]);
+        CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=1 '%s' convert -q '%s' --rederive -o '%s'", tp_test_bin(), in, one), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "'%s' convert -q '%s' --rederive -o '%s'", tp_test_bin(), in, two), 0);
+        same_file(one, two);
+    }
+}
