@@ -119,4 +119,4 @@ clean:
 
 .PHONY: all test golden bench install clean demo
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(sort $(BUILD) $(ASAN)) -name '*.d' 2>/dev/null)

@@ -196,7 +196,8 @@ size_t tp_derive_commit(tp_derive_job *job);
 /* A converted trace read again: device tracks whose events all have
  * category TP_DERIVED_CAT become derived lines again (their "(overlap)" rows
  * overflow rows beside them) and their events TP_EV_DERIVED.  tp_load calls
- * it for every format right after classification. */
+ * it for Chrome JSON input (what tracepress writes and reads back) right
+ * after classification. */
 void tp_derived_lines_recognise(tp_trace *t);
 
 /* Derived lines for a trace whose device events are linked to their launches

@@ -430,7 +430,8 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     }
     tp_timing("read");
     classify(t);
-    tp_derived_lines_recognise(t); /* derived lines of a converted trace stay derived lines */
+    if (f == &tp_format_chrome) /* derived lines of a converted trace (Chrome JSON: the only form we write that is read) stay derived lines */
+        tp_derived_lines_recognise(t);
     tp_timing("classify");
     bool beside = o->beside_link_start && !(o->has_steps || o->ndrop_cats || o->min_dur_ns > 0);
     if (beside)

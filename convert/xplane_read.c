@@ -511,6 +511,7 @@ typedef struct xp_reader {
     tp_annot *ops;
     size_t nops, ops_cap;
     int nhost, nother;
+    size_t ev_limit;         /* events its trace may hold (two threads: each writes its part of one array) */
     size_t page;
     bool lazy_args;          /* args rendered from the file later (else JSON now) */
     tp_str cat_kind[TP_KIND_COUNT], cat_derived; /* interned once */
@@ -1256,6 +1257,8 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
         e.flags |= TP_EV_STEP;
         e.id = (uint64_t)group;
     }
+    if (r->t->nevents >= r->ev_limit) /* more events than counted: the file changed under us */
+        return tp_fail(r->err, evoff, "XPlane events changed while the file was read");
     uint32_t idx = tp_event_add(r->t, &e);
     r->t->events_in++;
     r->plane_events++;
@@ -1765,6 +1768,12 @@ typedef struct plane_part {
     const tp_pb_field *planes;
     size_t from, to;
     int rc;
+    /* both parts' events go into one array: each part counts its own (a
+     * walk over the frames), then the first reserves the array and hands the
+     * second its slice (between the two waits) */
+    pthread_barrier_t counted, sliced;
+    int64_t count;           /* the second part's events, -1 on a framing error */
+    bool go;                 /* the slice is there: read (else stop) */
 } plane_part;
 
 static void reader_free(xp_reader *r)
@@ -1786,11 +1795,16 @@ static void reader_free(xp_reader *r)
     memset(r, 0, sizeof *r);
 }
 
+static int64_t planes_events(const xp_reader *r, const tp_pb_field *planes, size_t from, size_t to);
+
 static void *part_main(void *p)
 {
     plane_part *q = p;
     q->rc = 0;
-    for (size_t i = q->from; i < q->to && q->rc == 0; i++)
+    q->count = planes_events(&q->r, q->planes, q->from, q->to);
+    pthread_barrier_wait(&q->counted);
+    pthread_barrier_wait(&q->sliced);
+    for (size_t i = q->from; i < q->to && q->rc == 0 && q->go; i++)
         q->rc = read_plane(&q->r, &q->planes[i]);
     return NULL;
 }
@@ -1821,6 +1835,46 @@ static size_t split_point(const tp_pb_field *planes, size_t n)
     return best;
 }
 
+/* The events reading plane pf adds (an event field of each line read), or
+ * -1 on a framing error (then nothing is split: one reader reports it). */
+static int64_t plane_events(const xp_reader *r, const tp_pb_field *pf)
+{
+    tp_pb plane = tp_pb_sub(&r->top, pf);
+    tp_pb_field f, g;
+    tp_err e = {0};
+    int k, k2;
+    int64_t n = 0;
+    while ((k = tp_pb_next(&plane, &f, &e)) == 1) {
+        if (f.num != 3 || f.wt != TP_PB_LEN)
+            continue;
+        tp_pb lp = tp_pb_sub(&plane, &f);
+        int64_t id = 0, m = 0;
+        while ((k2 = tp_pb_next_fast(&lp, &g, &e)) == 1) {
+            if (g.num == 1 && g.wt == TP_PB_VARINT)
+                id = (int64_t)g.v;
+            else if (g.num == 4 && g.wt == TP_PB_LEN)
+                m++;
+        }
+        if (k2 < 0)
+            return -1;
+        if (!(r->o->rederive && tp_xplane_is_derived_line_id(id))) /* (read_line skips those) */
+            n += m;
+    }
+    return k < 0 ? -1 : n;
+}
+
+static int64_t planes_events(const xp_reader *r, const tp_pb_field *planes, size_t from, size_t to)
+{
+    int64_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        int64_t c = plane_events(r, &planes[i]);
+        if (c < 0)
+            return -1;
+        n += c;
+    }
+    return n;
+}
+
 static bool has_pid(const tp_trace *t, int64_t pid)
 {
     for (size_t i = 0; i < t->nprocesses; i++)
@@ -1835,7 +1889,7 @@ static bool part_append(xp_reader *r, plane_part *q)
 {
     tp_trace *t = r->t, *u = &q->t;
     xp_reader *b = &q->r;
-    if ((r->nhost && b->nhost) || (r->nother && b->nother))
+    if ((r->nhost && b->nhost) || (r->nother && b->nother) || u->events != t->events + t->nevents)
         return false;
     for (size_t i = 0; i < u->nprocesses; i++)
         if (has_pid(t, u->processes[i].pid))
@@ -1887,34 +1941,22 @@ static bool part_append(xp_reader *r, plane_part *q)
         memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
         t->args_len += u->args_len;
     }
-    /* events, a block at a time, giving the part's pages back as they are
-     * copied: the peak stays one copy of the events */
-    TP_GROW(t->events, t->events_cap, t->nevents + u->nevents);
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), block = ((size_t)4 << 20) / sizeof(tp_event);
+    /* events: the part wrote them into our array, after ours */
     for (size_t i = 0; i < u->nevents; i++) {
-        tp_event e = u->events[i];
-        e.name = smap[e.name];
-        e.cat = smap[e.cat];
-        e.track = tmap[e.track];
-        if (e.args && !(e.args & TP_ARGS_EXTERNAL))
-            e.args += shift;
-        if (e.flags & TP_EV_ID_STRING)
-            e.id = smap[e.id];
-        if (e.link != TP_NONE)
-            e.link += first_ev;
-        if (e.op != TP_NONE)
-            e.op += first_ev;
-        t->events[t->nevents++] = e;
-        if ((i + 1) % block == 0) {
-            uintptr_t lo = ((uintptr_t)&u->events[i + 1 - block] + page - 1) & ~(uintptr_t)(page - 1);
-            uintptr_t hi = (uintptr_t)&u->events[i + 1] & ~(uintptr_t)(page - 1);
-            if (hi > lo)
-                madvise((void *)lo, hi - lo, MADV_DONTNEED);
-        }
+        tp_event *e = &u->events[i];
+        e->name = smap[e->name];
+        e->cat = smap[e->cat];
+        e->track = tmap[e->track];
+        if (e->args && !(e->args & TP_ARGS_EXTERNAL))
+            e->args += shift;
+        if (e->flags & TP_EV_ID_STRING)
+            e->id = smap[e->id];
+        if (e->link != TP_NONE)
+            e->link += first_ev;
+        if (e->op != TP_NONE)
+            e->op += first_ev;
     }
-    free(u->events);
-    u->events = NULL;
-    u->nevents = u->events_cap = 0;
+    t->nevents += u->nevents;
     t->events_in += u->events_in;
     for (size_t i = 0; i < u->nwarnings; i++)
         tp_warn_merge(t, &u->warnings[i]);
@@ -1992,7 +2034,36 @@ static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
         q->planes = planes;
         q->from = s;
         q->to = n;
+        pthread_barrier_init(&q->counted, NULL, 2);
+        pthread_barrier_init(&q->sliced, NULL, 2);
         if (pthread_create(&th, NULL, part_main, q) != 0) {
+            pthread_barrier_destroy(&q->counted);
+            pthread_barrier_destroy(&q->sliced);
+            reader_free(&q->r);
+            tp_trace_free(&q->t);
+            free(q);
+            q = NULL;
+            s = 0;
+        }
+    }
+    if (q) {
+        int64_t na = planes_events(r, planes, 0, s);
+        pthread_barrier_wait(&q->counted);
+        tp_trace *t = r->t;
+        q->go = na >= 0 && q->count >= 0 && t->nevents + (uint64_t)na + (uint64_t)q->count < UINT32_MAX - 1;
+        if (q->go) { /* (else a framing error, or too many events: one reader reports it) */
+            TP_GROW(t->events, t->events_cap, t->nevents + (size_t)na + (size_t)q->count);
+            r->ev_limit = t->nevents + (size_t)na;
+            q->t.events = t->events + r->ev_limit; /* its slice of our array */
+            q->t.events_cap = (size_t)q->count;
+            q->r.ev_limit = (size_t)q->count;
+        }
+        pthread_barrier_wait(&q->sliced);
+        tp_timing("read: planes counted");
+        if (!q->go) {
+            pthread_join(th, NULL);
+            pthread_barrier_destroy(&q->counted);
+            pthread_barrier_destroy(&q->sliced);
             reader_free(&q->r);
             tp_trace_free(&q->t);
             free(q);
@@ -2014,6 +2085,10 @@ static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
     }
     bool joined = rc == 0 && q->rc == 0 && part_append(r, q);
     tp_timing("read: planes, second part joined");
+    q->t.events = NULL; /* (ours) */
+    r->ev_limit = SIZE_MAX;
+    pthread_barrier_destroy(&q->counted);
+    pthread_barrier_destroy(&q->sliced);
     if (getenv("TP_READ_SPLIT_REPORT"))
         fprintf(stderr, "tracepress: planes: split at %zu of %zu, %s\n", s, n,
                 joined ? "joined" : rc == 0 ? "read again" : "failed");
@@ -2039,6 +2114,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     r.src = tp_xcalloc(1, sizeof *r.src);
     r.src->fd = -1;
     r.lazy_args = o->keep_args;
+    r.ev_limit = SIZE_MAX;
     if (r.lazy_args) {
         r.src->k_long_name = tp_intern_cstr(t, "long_name");
         r.src->k_occ = tp_intern_cstr(t, "num_occurrences");
