@@ -77,24 +77,84 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
     free(k);
 }
 
+/* Two halves of a job at once: a on a second thread, b on this one (both
+ * here with TP_THREADS=1 or below `min` items). */
+static void run_pair(void *(*fn)(void *), void *a, void *b, size_t items, size_t min)
+{
+    pthread_t th;
+    if (items >= min && !tp_single_thread(NULL) && pthread_create(&th, NULL, fn, a) == 0) {
+        fn(b);
+        pthread_join(th, NULL);
+    } else {
+        fn(a);
+        fn(b);
+    }
+}
+
+#define PAR_INDEX_MIN ((size_t)1 << 20) /* events: below, threads cost more than they save */
+
+/* The track that splits a's events into two even halves: tracks [0, m) and [m, ntracks). */
+static size_t even_split(const size_t *start, size_t ntracks)
+{
+    size_t m = 0;
+    while (m < ntracks && start[m + 1] * 2 <= start[ntracks])
+        m++;
+    return m;
+}
+
+typedef struct index_part {
+    const tp_trace *t;
+    tp_track_index *ix;
+    size_t lo, hi;   /* events [lo, hi), or tracks when sorting */
+    size_t *count;   /* per track: its events in [lo, hi); then where they go */
+    int step;
+} index_part;
+
+static void *index_part_main(void *p)
+{
+    index_part *q = p;
+    const tp_trace *t = q->t;
+    if (q->step == 0) {
+        for (size_t i = q->lo; i < q->hi; i++)
+            if (!(t->events[i].flags & TP_EV_DROPPED))
+                q->count[t->events[i].track]++;
+    } else if (q->step == 1) {
+        for (size_t i = q->lo; i < q->hi; i++)
+            if (!(t->events[i].flags & TP_EV_DROPPED))
+                q->ix->ev[q->count[t->events[i].track]++] = (uint32_t)i;
+    } else {
+        for (size_t k = q->lo; k < q->hi; k++)
+            tp_sort_by_time(t, q->ix->ev + q->ix->start[k], q->ix->start[k + 1] - q->ix->start[k]);
+    }
+    return NULL;
+}
+
+/* Counting sort by track (two halves of the events at once, each filling
+ * its own places: the order within a track is the event order), then each
+ * track sorted by time (two sets of tracks at once). */
 void tp_track_index_build(const tp_trace *t, tp_track_index *ix)
 {
-    ix->ntracks = t->ntracks;
-    ix->start = tp_xcalloc(t->ntracks + 1, sizeof *ix->start);
-    for (size_t i = 0; i < t->nevents; i++)
-        if (!(t->events[i].flags & TP_EV_DROPPED))
-            ix->start[t->events[i].track + 1]++;
-    for (size_t k = 0; k < t->ntracks; k++)
-        ix->start[k + 1] += ix->start[k];
-    ix->ev = tp_xmalloc((ix->start[t->ntracks] + 1) * sizeof *ix->ev);
-    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
-    memcpy(fill, ix->start, (t->ntracks + 1) * sizeof *fill);
-    for (size_t i = 0; i < t->nevents; i++)
-        if (!(t->events[i].flags & TP_EV_DROPPED))
-            ix->ev[fill[t->events[i].track]++] = (uint32_t)i;
-    free(fill);
-    for (size_t k = 0; k < t->ntracks; k++)
-        tp_sort_by_time(t, ix->ev + ix->start[k], ix->start[k + 1] - ix->start[k]);
+    size_t nt = t->ntracks, half = t->nevents / 2;
+    ix->ntracks = nt;
+    ix->start = tp_xcalloc(nt + 1, sizeof *ix->start);
+    index_part a = {t, ix, 0, half, tp_xcalloc(nt + 1, sizeof(size_t)), 0};
+    index_part b = {t, ix, half, t->nevents, tp_xcalloc(nt + 1, sizeof(size_t)), 0};
+    run_pair(index_part_main, &a, &b, t->nevents, PAR_INDEX_MIN);
+    for (size_t k = 0; k < nt; k++) {
+        ix->start[k + 1] = ix->start[k] + a.count[k] + b.count[k];
+        b.count[k] = ix->start[k] + a.count[k]; /* where each half's events of track k go */
+        a.count[k] = ix->start[k];
+    }
+    ix->ev = tp_xmalloc((ix->start[nt] + 1) * sizeof *ix->ev);
+    a.step = b.step = 1;
+    run_pair(index_part_main, &a, &b, t->nevents, PAR_INDEX_MIN);
+    free(a.count);
+    free(b.count);
+    a.step = b.step = 2;
+    a.lo = 0;
+    a.hi = b.lo = even_split(ix->start, nt);
+    b.hi = nt;
+    run_pair(index_part_main, &a, &b, t->nevents, PAR_INDEX_MIN);
 }
 
 void tp_track_index_free(tp_track_index *ix)
@@ -343,6 +403,50 @@ static void index_after_moves(const tp_trace *t, tp_track_index *ix, const bool 
     ix->ntracks = ntr;
 }
 
+/* One set of tracks' walk of a nesting-repair round: depths set, the slices
+ * to move listed in walk order (tracks are made after: see below). */
+typedef struct walk_part {
+    tp_trace *t;
+    const tp_track_index *ix;
+    const bool *check;
+    size_t lo, hi;        /* tracks */
+    uint32_t *moved;      /* events to move off their track, in walk order */
+    size_t nmoved, mcap;
+    uint32_t *stack;
+    size_t scap;
+} walk_part;
+
+static void *walk_part_main(void *p)
+{
+    walk_part *w = p;
+    tp_trace *t = w->t;
+    const tp_track_index *ix = w->ix;
+    for (size_t k = w->lo; k < w->hi; k++) {
+        if (w->check && !w->check[k])
+            continue;
+        size_t depth = 0;
+        for (size_t j = ix->start[k]; j < ix->start[k + 1]; j++) {
+            uint32_t i = ix->ev[j];
+            tp_event *e = &t->events[i];
+            if (e->ph != 'X')
+                continue;
+            while (depth && t->events[w->stack[depth - 1]].ts + t->events[w->stack[depth - 1]].dur <= e->ts &&
+                   !(t->events[w->stack[depth - 1]].dur == 0 && e->dur == 0 &&
+                     t->events[w->stack[depth - 1]].ts == e->ts))
+                depth--;
+            if (depth && e->ts + e->dur > t->events[w->stack[depth - 1]].ts + t->events[w->stack[depth - 1]].dur) {
+                TP_GROW(w->moved, w->mcap, w->nmoved + 1);
+                w->moved[w->nmoved++] = i;
+                continue;
+            }
+            e->depth = (uint32_t)depth;
+            TP_GROW(w->stack, w->scap, depth + 1);
+            w->stack[depth++] = i;
+        }
+    }
+    return NULL;
+}
+
 uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
 {
     uint64_t moved_total = 0;
@@ -351,57 +455,51 @@ uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
     bool *check = NULL;
     tp_track_index ix;
     tp_track_index_build(t, &ix);
-    uint32_t *moved = NULL, *stack = NULL;
-    size_t mcap = 0, scap = 0;
+    walk_part a = {0}, b = {0};
     for (int round = 0; round < 16; round++) {
         size_t ntr = t->ntracks;
+        /* two sets of tracks walked at once; the moves are then made in
+         * walk order (overflow tracks numbered as one walk would) */
+        a.t = b.t = t;
+        a.ix = b.ix = &ix;
+        a.check = b.check = check;
+        a.lo = 0;
+        a.hi = b.lo = even_split(ix.start, ntr);
+        b.hi = ntr;
+        a.nmoved = b.nmoved = 0;
+        run_pair(walk_part_main, &a, &b, round == 0 ? ix.start[ntr] : 0, PAR_INDEX_MIN);
         uint32_t *cache = tp_xmalloc((ntr + 1) * sizeof *cache);
         for (size_t k = 0; k < ntr; k++)
             cache[k] = TP_NONE;
         bool *next = tp_xcalloc(ntr * 2 + 2, sizeof *next); /* overflow tracks are added below */
         bool *lost = tp_xcalloc(ntr + 1, sizeof *lost);
-        size_t nmoved = 0;
-        for (size_t k = 0; k < ntr; k++) {
-            if (check && !check[k])
-                continue;
-            size_t depth = 0;
-            for (size_t j = ix.start[k]; j < ix.start[k + 1]; j++) {
-                uint32_t i = ix.ev[j];
-                tp_event *e = &t->events[i];
-                if (e->ph != 'X')
-                    continue;
-                while (depth && t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur <= e->ts &&
-                       !(t->events[stack[depth - 1]].dur == 0 && e->dur == 0 &&
-                         t->events[stack[depth - 1]].ts == e->ts))
-                    depth--;
-                if (depth && e->ts + e->dur > t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur) {
-                    uint32_t ov = overflow_track(t, (uint32_t)k, cache);
-                    t->events[i].track = ov; /* re-fetch: overflow_track may grow arrays */
-                    if (ov < ntr * 2 + 2)
-                        next[ov] = true;
-                    lost[k] = true;
-                    TP_GROW(moved, mcap, nmoved + 1);
-                    moved[nmoved++] = i;
-                    continue;
-                }
-                e->depth = (uint32_t)depth;
-                TP_GROW(stack, scap, depth + 1);
-                stack[depth++] = i;
-            }
+        size_t nmoved = a.nmoved + b.nmoved;
+        TP_GROW(a.moved, a.mcap, nmoved); /* all the moves, in walk order */
+        if (b.nmoved)
+            memcpy(a.moved + a.nmoved, b.moved, b.nmoved * sizeof *b.moved);
+        for (size_t j = 0; j < nmoved; j++) {
+            uint32_t i = a.moved[j], k = t->events[i].track;
+            uint32_t ov = overflow_track(t, k, cache);
+            t->events[i].track = ov;
+            if (ov < ntr * 2 + 2)
+                next[ov] = true;
+            lost[k] = true;
         }
         free(cache);
         free(check);
         check = next;
         moved_total += nmoved;
         if (nmoved)
-            index_after_moves(t, &ix, lost, moved, nmoved);
+            index_after_moves(t, &ix, lost, a.moved, nmoved);
         free(lost);
         if (!nmoved)
             break;
     }
     free(check);
-    free(moved);
-    free(stack);
+    free(a.moved);
+    free(b.moved);
+    free(a.stack);
+    free(b.stack);
     /* (after 16 rounds of moves the last tracks may still overlap: the writers' open-slice stacks clip them) */
     if (out)
         *out = ix;
