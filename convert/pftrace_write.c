@@ -761,35 +761,56 @@ typedef struct unit {
     tp_buf out;
 } unit;
 
-/* Cut each written track's walk into chunks of about CHUNK_EVENTS events,
- * where no slice is open (the same stack rule as write_chunk). */
-static unit *plan_units(const pfw *w, const uint32_t *torder, const bool *live, size_t *nunits)
+/* What one walk over the index in output order finds. */
+typedef struct survey {
+    bool *live;      /* per track: holds slices or thread instants (it gets a descriptor and chunks) */
+    bool *other;     /* per track: holds counters or process / global instants (the main sequence's) */
+    bool has_global;
+    unit *u;         /* the chunks, in output order */
+    size_t nu;
+} survey;
+
+/* One walk in output order: which tracks hold what, counter series
+ * registered (numbered in output order), events no packet carries counted,
+ * and each track's slices cut into chunks of about CHUNK_EVENTS events where
+ * no slice is open (the same stack rule as write_chunk). */
+static void survey_and_plan(pfw *w, const uint32_t *torder, survey *sv)
 {
     const tp_trace *t = w->t;
     const tp_track_index *ix = w->ix;
-    unit *u = NULL;
-    size_t n = 0, cap = 0;
+    sv->live = tp_xcalloc(t->ntracks + 1, sizeof *sv->live);
+    sv->other = tp_xcalloc(t->ntracks + 1, sizeof *sv->other);
+    size_t cap = 0;
     uint32_t *stack = NULL;
     size_t scap = 0;
     uint32_t seq = MAIN_SEQ + 1;
     size_t chunk = chunk_events();
     for (size_t j = 0; j < t->ntracks; j++) {
         uint32_t k = torder[j];
-        if (!live[k])
-            continue;
         size_t a = ix->start[k], end = ix->start[k + 1], depth = 0, items = 0;
         int64_t t0 = 0;
         for (size_t q = a; q <= end; q++) {
             const tp_event *x = q < end ? &t->events[ix->ev[q]] : NULL;
-            if (x && !thread_item(x))
+            if (x && !thread_item(x)) {
+                if (x->ph == 'C') {
+                    counter_event(w, x, false);
+                    sv->other[k] = true;
+                } else if (x->ph == 'i') { /* process or global */
+                    sv->other[k] = true;
+                    sv->has_global |= (x->flags & TP_EV_INSTANT_GLOBAL) != 0;
+                } else if (x->ph != 's' && x->ph != 't' && x->ph != 'f') {
+                    w->st->not_written++;
+                }
                 continue;
+            }
+            if (x)
+                sv->live[k] = true;
             while (x && depth && !still_open(&t->events[stack[depth - 1]], x))
                 depth--;
             if (!x || (items >= chunk && depth == 0)) {
                 if (items) {
-                    TP_GROW(u, cap, n + 1);
-                    u[n] = (unit){k, seq++, a, q - a, t0, {0}};
-                    n++;
+                    TP_GROW(sv->u, cap, sv->nu + 1);
+                    sv->u[sv->nu++] = (unit){k, seq++, a, q - a, t0, {0}};
                 }
                 a = q;
                 items = 0;
@@ -806,8 +827,6 @@ static unit *plan_units(const pfw *w, const uint32_t *torder, const bool *live, 
         }
     }
     free(stack);
-    *nunits = n;
-    return u;
 }
 
 static void encode_unit(penc *e, unit *u)
@@ -864,11 +883,11 @@ static void write_other_events(pfw *w, uint32_t k)
     }
 }
 
-static void write_events(pfw *w, const uint32_t *torder, const bool *live)
+static void write_events(pfw *w, const uint32_t *torder, const survey *sv)
 {
     const tp_trace *t = w->t;
-    size_t nu;
-    unit *u = plan_units(w, torder, live, &nu);
+    size_t nu = sv->nu;
+    unit *u = sv->u;
     int nw = nthreads();
     size_t window = (size_t)nw * 2 + 2;
     penc *enc = tp_xcalloc((size_t)nw, sizeof *enc);
@@ -892,7 +911,8 @@ static void write_events(pfw *w, const uint32_t *torder, const bool *live)
             spare[nspare++] = x->out;
             memset(&x->out, 0, sizeof x->out);
         }
-        write_other_events(w, k);
+        if (sv->other[k])
+            write_other_events(w, k);
     }
     tp_opool_free(pool);
     for (int i = 0; i < nw; i++) {
@@ -903,7 +923,6 @@ static void write_events(pfw *w, const uint32_t *torder, const bool *live)
     for (size_t i = 0; i < nspare; i++)
         tp_buf_free(&spare[i]);
     free(spare);
-    free(u);
 }
 
 int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
@@ -938,22 +957,10 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     st->input_flows = w.flows.input;
     st->not_written += w.flows.unbound;
 
-    /* one walk in output order: which tracks hold slices or thread
-     * instants, what else there is, counter series numbered */
-    bool *live = tp_xcalloc(t->ntracks + 1, sizeof *live);
-    bool has_global = false;
-    for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix.start[torder[j]]; q < ix.start[torder[j] + 1]; q++) {
-            const tp_event *e = &t->events[ix.ev[q]];
-            if (thread_item(e))
-                live[e->track] = true;
-            else if (e->ph == 'C')
-                counter_event(&w, e, false);
-            else if (e->ph == 'i' && (e->flags & TP_EV_INSTANT_GLOBAL))
-                has_global = true;
-            else if (e->ph != 'i' && e->ph != 's' && e->ph != 't' && e->ph != 'f')
-                st->not_written++;
-        }
+    survey sv = {0};
+    survey_and_plan(&w, torder, &sv);
+    const bool *live = sv.live;
+    bool has_global = sv.has_global;
 
     w.puuid = tp_xmalloc((t->nprocesses + 1) * sizeof *w.puuid);
     w.tuuid = tp_xcalloc(t->ntracks + 1, sizeof *w.tuuid);
@@ -986,8 +993,10 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     free(rank);
 
     tp_timing("write: descriptors");
-    write_events(&w, torder, live);
-    free(live);
+    write_events(&w, torder, &sv);
+    free(sv.live);
+    free(sv.other);
+    free(sv.u);
     add_counts(st, &w.main);
 
     free(porder);
