@@ -486,6 +486,20 @@ typedef struct xp_emeta {    /* event metadata while reading its plane */
     uint32_t badrefs;        /* ref_values among them without their string */
 } xp_emeta;
 
+/* Line header fields (everything but the events). */
+typedef struct xp_line {
+    int64_t id, display_id, ts_ns;
+    const uint8_t *name, *disp;
+    size_t nlen, dlen;
+} xp_line;
+
+/* A line's header, found by the walk that counts events (two threads), so
+ * reading does not walk the line's frames once more for it. */
+typedef struct xp_lcache {
+    const uint8_t *data;     /* the line's bytes: the key */
+    xp_line L;
+} xp_lcache;
+
 typedef struct xp_reader {
     tp_trace *t;
     const tp_read_opts *o;
@@ -512,6 +526,8 @@ typedef struct xp_reader {
     size_t nops, ops_cap;
     int nhost, nother;
     size_t ev_limit;         /* events its trace may hold (two threads: each writes its part of one array) */
+    xp_lcache *lcache;       /* headers of the lines to read, in order (two threads), and the next one */
+    size_t nlcache, lcache_cap, lcache_next;
     size_t page;
     bool lazy_args;          /* args rendered from the file later (else JSON now) */
     tp_str cat_kind[TP_KIND_COUNT], cat_derived; /* interned once */
@@ -879,12 +895,6 @@ static uint32_t plane_process(xp_reader *r)
     return p;
 }
 
-/* Line header fields (everything but the events). */
-typedef struct xp_line {
-    int64_t id, display_id, ts_ns;
-    const uint8_t *name, *disp;
-    size_t nlen, dlen;
-} xp_line;
 
 static int line_header(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf, xp_line *L)
 {
@@ -1302,7 +1312,9 @@ static void drop_pages(xp_reader *r, const uint8_t *from, const uint8_t *to)
 static int read_line(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf)
 {
     xp_line L;
-    if (line_header(r, plane, lf, &L) < 0)
+    if (r->lcache_next < r->nlcache && r->lcache[r->lcache_next].data == lf->data)
+        L = r->lcache[r->lcache_next++].L;
+    else if (line_header(r, plane, lf, &L) < 0)
         return -1;
     bool derived = tp_xplane_is_derived_line_id(L.id);
     if (derived && r->o->rederive)
@@ -1778,6 +1790,7 @@ typedef struct plane_part {
 
 static void reader_free(xp_reader *r)
 {
+    free(r->lcache);
     xplane_data_free(r->xd);
     src_free(r->src);
     tp_buf_free(&r->planes_json);
@@ -1795,7 +1808,7 @@ static void reader_free(xp_reader *r)
     memset(r, 0, sizeof *r);
 }
 
-static int64_t planes_events(const xp_reader *r, const tp_pb_field *planes, size_t from, size_t to);
+static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t from, size_t to);
 
 static void *part_main(void *p)
 {
@@ -1837,7 +1850,7 @@ static size_t split_point(const tp_pb_field *planes, size_t n)
 
 /* The events reading plane pf adds (an event field of each line read), or
  * -1 on a framing error (then nothing is split: one reader reports it). */
-static int64_t plane_events(const xp_reader *r, const tp_pb_field *pf)
+static int64_t plane_events(xp_reader *r, const tp_pb_field *pf)
 {
     tp_pb plane = tp_pb_sub(&r->top, pf);
     tp_pb_field f, g;
@@ -1848,22 +1861,39 @@ static int64_t plane_events(const xp_reader *r, const tp_pb_field *pf)
         if (f.num != 3 || f.wt != TP_PB_LEN)
             continue;
         tp_pb lp = tp_pb_sub(&plane, &f);
-        int64_t id = 0, m = 0;
+        int64_t m = 0;
+        xp_line L = {0}; /* the fields line_header reads, as it reads them */
         while ((k2 = tp_pb_next_fast(&lp, &g, &e)) == 1) {
-            if (g.num == 1 && g.wt == TP_PB_VARINT)
-                id = (int64_t)g.v;
-            else if (g.num == 4 && g.wt == TP_PB_LEN)
-                m++;
+            if (g.wt == TP_PB_VARINT) {
+                if (g.num == 1)
+                    L.id = (int64_t)g.v;
+                else if (g.num == 10)
+                    L.display_id = (int64_t)g.v;
+                else if (g.num == 3)
+                    L.ts_ns = (int64_t)g.v;
+            } else if (g.wt == TP_PB_LEN) {
+                if (g.num == 4)
+                    m++;
+                else if (g.num == 2) {
+                    L.name = g.data;
+                    L.nlen = g.len;
+                } else if (g.num == 11) {
+                    L.disp = g.data;
+                    L.dlen = g.len;
+                }
+            }
         }
         if (k2 < 0)
             return -1;
-        if (!(r->o->rederive && tp_xplane_is_derived_line_id(id))) /* (read_line skips those) */
+        if (!(r->o->rederive && tp_xplane_is_derived_line_id(L.id))) /* (read_line skips those) */
             n += m;
+        TP_GROW(r->lcache, r->lcache_cap, r->nlcache + 1);
+        r->lcache[r->nlcache++] = (xp_lcache){f.data, L};
     }
     return k < 0 ? -1 : n;
 }
 
-static int64_t planes_events(const xp_reader *r, const tp_pb_field *planes, size_t from, size_t to)
+static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t from, size_t to)
 {
     int64_t n = 0;
     for (size_t i = from; i < to; i++) {
@@ -2234,6 +2264,7 @@ out:
     free(r.mst);
     free(r.st.v);
     free(r.ev.v);
+    free(r.lcache);
     tp_argb_free(&r.ab);
     tp_derive_input_free(&r.din);
     return rc;
