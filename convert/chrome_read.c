@@ -80,10 +80,13 @@ typedef struct reader {
     tp_trace *t;
     const tp_read_opts *o;
     tp_err *err;
-    char *buf;
+    const char *buf;  /* the text being parsed: `own`, or the mapped file */
+    char *own;        /* the streamed buffer (NULL when the file is mapped) */
     size_t cap, len, pos;
     uint64_t buf_off; /* input offset of buf[0] */
     bool eof;
+    const char *map;  /* the whole file, parsed in place (tp_input_map), or NULL */
+    uint64_t released; /* mapped pages before this offset are handed back */
     tp_buf extra;     /* scratch for extra keys */
     tp_buf scratch;   /* scratch for unescaping */
     track_slot *slots;
@@ -149,7 +152,7 @@ static int refill(reader *r, size_t keep_from)
     /* move the unfinished unit to the front and read more after it */
     size_t keep = r->len - keep_from;
     if (keep_from > 0) {
-        memmove(r->buf, r->buf + keep_from, keep);
+        memmove(r->own, r->own + keep_from, keep);
         r->buf_off += keep_from;
         r->pos -= keep_from;
     }
@@ -160,16 +163,42 @@ static int refill(reader *r, size_t keep_from)
             return tp_fail(r->err, r->buf_off,
                            "one event or top-level value is larger than %zu MB (corrupt file?)", MAX_UNIT >> 20);
         r->cap = r->cap * 2;
-        r->buf = tp_xrealloc(r->buf, r->cap + 1);
+        r->own = tp_xrealloc(r->own, r->cap + 1);
+        r->buf = r->own;
     }
-    long n = tp_input_read(r->in, r->buf + r->len, r->cap - r->len, r->err);
+    long n = tp_input_read(r->in, r->own + r->len, r->cap - r->len, r->err);
     if (n < 0)
         return -1;
     if (n == 0)
         r->eof = true;
     r->len += (size_t)n;
-    r->buf[r->len] = 0;
+    r->own[r->len] = 0;
     return 0;
+}
+
+/* A mapped file is parsed where it lies, all of it in the buffer from the
+ * start (so no unit ever runs past the buffer but at the end of the file,
+ * and MAX_UNIT does not apply: nothing is copied). */
+static void use_map(reader *r, const char *map, uint64_t size, uint64_t pos)
+{
+    r->map = r->buf = map;
+    r->len = r->cap = (size_t)size;
+    r->pos = (size_t)pos;
+    r->buf_off = 0;
+    r->eof = true;
+    r->released = pos;
+}
+
+/* Mapped pages count in the resident size: hand back those behind the
+ * parser every RELEASE bytes (stats' peak is otherwise the whole file). */
+#define RELEASE ((size_t)32 << 20)
+
+static inline void release_behind(reader *r)
+{
+    if (r->map && r->pos - r->released >= RELEASE) {
+        tp_input_unmap_pages(r->map, r->released, r->pos);
+        r->released = r->pos;
+    }
 }
 
 static uint64_t off_of(const reader *r, const char *p) { return r->buf_off + (uint64_t)(p - r->buf); }
@@ -1218,6 +1247,7 @@ static int read_events(reader *r)
         if (r->o->strict && (r->t->nwarnings || r->bad_utf8)) /* a lenient problem: the first one in the file */
             return strict_error(r);
         r->pos = (size_t)(next - r->buf);
+        release_behind(r);
         first = false;
     }
 }
@@ -1372,7 +1402,7 @@ static void reader_free(reader *r)
     free(r->bcap);
     free(r->slots);
     free(r->cat_kind);
-    free(r->buf);
+    free(r->own);
     free(r->orphans);
     free(r->meta_set);
     free(r->pmeta_set);
@@ -1386,13 +1416,15 @@ static void *half_main(void *arg)
     half_job *j = arg;
     reader *r = &j->r;
     j->rc = -1;
-    j->in = tp_input_open(j->path, &j->err);
-    if (!j->in || tp_input_seek(j->in, j->split, &j->err) < 0)
-        return NULL;
-    r->in = j->in;
-    r->buf_off = j->split;
-    if (refill(r, 0) < 0)
-        return NULL;
+    if (!r->map) {
+        j->in = tp_input_open(j->path, &j->err);
+        if (!j->in || tp_input_seek(j->in, j->split, &j->err) < 0)
+            return NULL;
+        r->in = j->in;
+        r->buf_off = j->split;
+        if (refill(r, 0) < 0)
+            return NULL;
+    }
     if (read_events(r) < 0)
         return NULL;
     j->end = off_of(r, r->buf + r->pos);
@@ -1453,8 +1485,12 @@ static void half_start(reader *r)
     b->t = &j->t;
     b->o = r->o;
     b->err = &j->err;
-    b->cap = CHUNK;
-    b->buf = tp_xmalloc(b->cap + 1);
+    if (r->map) {
+        use_map(b, r->map, r->len, split);
+    } else {
+        b->cap = CHUNK;
+        b->buf = b->own = tp_xmalloc(b->cap + 1);
+    }
     b->second = true;
     b->abandon = &j->abandon;
     if (pthread_create(&j->thread, NULL, half_main, j) != 0) {
@@ -1625,12 +1661,14 @@ static int half_meet(reader *r, uint64_t at)
         rc = half_merge(r, j);
         tp_timing("read: halves merged");
         /* the first reader goes on just after the array */
-        if (rc == 0)
+        if (rc == 0 && r->map) {
+            r->pos = (size_t)j->end;
+        } else if (rc == 0)
             rc = tp_input_seek(r->in, j->end, r->err);
-        if (rc == 0) {
+        if (rc == 0 && !r->map) {
             r->buf_off = j->end;
             r->len = r->pos = 0;
-            r->buf[0] = 0;
+            r->own[0] = 0;
             r->eof = false;
         }
     }
@@ -1646,13 +1684,19 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
     r.t = t;
     r.o = o;
     r.err = err;
-    r.cap = CHUNK;
-    r.buf = tp_xmalloc(r.cap + 1);
     t->format = "chrome";
     int rc = 0;
-    if (refill(&r, 0) < 0) {
-        rc = -1;
-        goto done;
+    uint64_t size;
+    const char *map = tp_input_map(in, &size);
+    if (map) {
+        use_map(&r, map, size, 0);
+    } else {
+        r.cap = CHUNK;
+        r.buf = r.own = tp_xmalloc(r.cap + 1);
+        if (refill(&r, 0) < 0) {
+            rc = -1;
+            goto done;
+        }
     }
     /* skip a UTF-8 byte order mark */
     if (r.len >= 3 && memcmp(r.buf, "\xEF\xBB\xBF", 3) == 0)
