@@ -226,6 +226,29 @@ static int scan_scalar(const char *p, const char *end, span *s, const char **nex
         s->escaped = esc;
         return k;
     }
+    /* fast path: [-]digits[.digits] ended by a byte that cannot continue a
+     * token, the form of every Kineto ts, dur, pid and tid; anything else
+     * (exponents, literals, "01", the end of the buffer) goes the long way */
+    const char *q = p + (*p == '-'), *d0 = q;
+    while (q < end && (unsigned)(*q - '0') < 10)
+        q++;
+    if (q > d0 && (*d0 != '0' || q - d0 == 1)) {
+        if (q < end && *q == '.') {
+            const char *f = ++q;
+            while (q < end && (unsigned)(*q - '0') < 10)
+                q++;
+            if (q == f)
+                q = end; /* "1." is not a number: the long way says so */
+        }
+        if (q < end && !tp_json_token_char((unsigned char)*q)) {
+            s->p = p;
+            s->n = (size_t)(q - p);
+            s->str = false;
+            s->escaped = false;
+            *next = tp_json_ws(q, end);
+            return TP_JL_OK;
+        }
+    }
     const char *start = p;
     int k = tp_json_skip(p, end, next, why);
     if (k)
@@ -359,6 +382,25 @@ static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, b
     return TP_JL_OK;
 }
 
+/* An event's key at p (its opening quote): keys are short and plain, a
+ * byte loop finds their end sooner than tp_json_string's 16-byte steps. */
+static inline int scan_key(const char *p, const char *end, const char **k, size_t *kn, const char **next,
+                           const char **why)
+{
+    for (const char *q = p + 1; q < end && q - p <= 16; q++) {
+        if (*q == '"') {
+            *k = p + 1;
+            *kn = (size_t)(q - p - 1);
+            *next = q + 1;
+            return TP_JL_OK;
+        }
+        if (*q == '\\')
+            break;
+    }
+    bool esc;
+    return tp_json_string(p, end, k, kn, &esc, next, why);
+}
+
 /* Parse one event object at p.  No side effects on the trace. */
 static int parse_event(reader *r, const char *p, const char *end, raw_event *ev, const char **next,
                        const char **why)
@@ -384,9 +426,8 @@ static int parse_event(reader *r, const char *p, const char *end, raw_event *ev,
         }
         const char *k;
         size_t kn;
-        bool kesc;
         const char *key_start = p;
-        int rc = tp_json_string(p, end, &k, &kn, &kesc, &p, why);
+        int rc = scan_key(p, end, &k, &kn, &p, why);
         if (rc)
             return rc;
         p = tp_json_ws(p, end);
