@@ -107,6 +107,9 @@ typedef struct reader {
     size_t cat_kind_cap;
     bool top_is_array;
     bool saw_events_key;
+    /* names and categories repeat: the id of a text seen recently, found
+     * by its length and end bytes instead of hashing all of it (see intern_text) */
+    struct { uint32_t id, len; } recent[512];
     /* two halves (see "---- two halves ----"): the first reader's job, the
      * second reader's bookkeeping */
     struct half_job *half;     /* first half: the second half's job, or NULL */
@@ -382,20 +385,33 @@ static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, b
     return TP_JL_OK;
 }
 
-/* An event's key at p (its opening quote): keys are short and plain, a
- * byte loop finds their end sooner than tp_json_string's 16-byte steps. */
+/* An event's key at p (its opening quote): keys are short and plain, so
+ * one 16-byte look (SSE2) or a short byte loop finds their end, without
+ * tp_json_string's call and loop, which stays for the others. */
 static inline int scan_key(const char *p, const char *end, const char **k, size_t *kn, const char **next,
                            const char **why)
 {
-    for (const char *q = p + 1; q < end && q - p <= 16; q++) {
-        if (*q == '"') {
-            *k = p + 1;
-            *kn = (size_t)(q - p - 1);
-            *next = q + 1;
-            return TP_JL_OK;
-        }
-        if (*q == '\\')
+    const char *q = NULL;
+#ifdef __SSE2__
+    if (end - p > 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+        if (m && p[1 + __builtin_ctz(m)] == '"')
+            q = p + 1 + __builtin_ctz(m);
+    }
+#else
+    for (const char *c = p + 1; c < end && c - p <= 16 && *c != '\\'; c++)
+        if (*c == '"') {
+            q = c;
             break;
+        }
+#endif
+    if (q) {
+        *k = p + 1;
+        *kn = (size_t)(q - p - 1);
+        *next = q + 1;
+        return TP_JL_OK;
     }
     bool esc;
     return tp_json_string(p, end, k, kn, &esc, next, why);
@@ -562,11 +578,35 @@ static bool utf8_ok(const char *s, size_t n)
     return true;
 }
 
+/* tp_intern with a cache in front: kernel names are 100-500 bytes, and
+ * hashing all of them was a tenth of `stats`.  The slot comes from the
+ * length and the first and last eight bytes; a hit is checked by comparing
+ * the whole text, so a collision only costs a tp_intern. */
+static tp_str intern_text(reader *r, const char *s, size_t n)
+{
+    if (n < 8)
+        return tp_intern(r->t, s, n);
+    uint64_t a, b;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + n - 8, 8);
+    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xbf58476d1ce4e5b9ull;
+    size_t slot = (size_t)(h >> 55); /* 512 slots */
+    if (r->recent[slot].len == n) {
+        tp_str id = r->recent[slot].id;
+        if (memcmp(tp_str_get(r->t, id), s, n) == 0)
+            return id;
+    }
+    tp_str id = tp_intern(r->t, s, n);
+    r->recent[slot].id = id;
+    r->recent[slot].len = (uint32_t)n;
+    return id;
+}
+
 static tp_str intern_span(reader *r, const span *s)
 {
     if (!s->escaped) {
         if (!r->o->strict)
-            return tp_intern(r->t, s->p, s->n);
+            return intern_text(r, s->p, s->n);
         /* --strict: raw bytes that are not UTF-8 (the writers would replace
          * them) are an error at the string; each distinct string is checked once */
         size_t before = r->t->nstr;
