@@ -123,6 +123,7 @@ typedef struct reader {
     size_t pmeta_set_cap;
     flow_rec *flows;           /* events with flow keys (see restore_flows) */
     size_t nflows, flows_cap;
+    tp_i64map flow_seen;       /* no_corr: (track, cat) pairs that kept a flow event (keep_flow) */
 } reader;
 
 typedef struct orphan_e {
@@ -1059,6 +1060,26 @@ static void restore_flows(reader *r)
     free(fp.launch);
 }
 
+/* With nothing to link (o->no_corr: `stats` without --steps), the flow
+ * events ('s', 't', 'f': a third of a Kineto trace's events, two per kernel
+ * launch) draw nothing and nobody reads them: they are counted in
+ * events_in, parsed and checked like the others (same warnings and
+ * errors), and then only the first of each (track, category) is kept, so
+ * that every track and category that has events still has one (the tracks
+ * `stats` counts, under --drop-cat too).  Flows of a device kind (a
+ * "kernel" category on an 's') are all kept: they mark device processes.
+ * 1 GB: 0.09 s of CPU and 75 MB of fresh memory less. */
+static bool keep_flow(reader *r, const tp_event *e)
+{
+    if (!r->o->no_corr || (e->ph != 's' && e->ph != 't' && e->ph != 'f') || e->kind != TP_KIND_OTHER)
+        return true;
+    int64_t key = (int64_t)((uint64_t)e->track << 32 | e->cat);
+    if (tp_i64map_get(&r->flow_seen, key) != TP_I64MAP_EMPTY)
+        return false;
+    tp_i64map_put(&r->flow_seen, key, 1);
+    return true;
+}
+
 static int commit_event(reader *r, raw_event *ev, uint64_t at)
 {
     tp_trace *t = r->t;
@@ -1229,6 +1250,8 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     if (!r->cat_kind[e.cat])
         r->cat_kind[e.cat] = (uint8_t)(1 + tp_kind_from_cat(tp_str_get(t, e.cat), tp_str_len(t, e.cat)));
     e.kind = (uint8_t)(r->cat_kind[e.cat] - 1);
+    if (!keep_flow(r, &e))
+        return 0;
     uint32_t idx = tp_event_add(t, &e);
     if (ev->bind.p || ev->flow || e.ph == 'f')
         note_flow(r, ev, &e, idx);
@@ -1488,6 +1511,7 @@ static void reader_free(reader *r)
     free(r->meta_set);
     free(r->pmeta_set);
     free(r->flows);
+    tp_i64map_free(&r->flow_seen);
     tp_buf_free(&r->extra);
     tp_buf_free(&r->scratch);
 }
