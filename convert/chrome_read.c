@@ -98,11 +98,16 @@ typedef struct reader {
     uint64_t bad_utf8;
     uint64_t bad_utf8_at; /* 1 + offset of the first bad string, 0 = none */
     uint64_t ev_at;       /* offset of the event being committed */
-    /* the last (pid, tid) texts and their track: consecutive events mostly share them */
-    char last_pid[24], last_tid[24];
-    size_t last_pid_n, last_tid_n;
-    uint8_t last_flags; /* 1 valid, 2 pid string, 4 tid string, 8 tid present */
-    uint32_t last_track;
+    /* the last few (pid, tid) texts and their tracks: events mostly repeat
+     * the pair of one of the last few (a kernel's device stream, its
+     * launch's host thread, ...) */
+    struct last_pair {
+        char pid[24], tid[24];
+        uint8_t pid_n, tid_n;
+        uint8_t flags; /* 1 valid, 2 pid string, 4 tid string, 8 tid present, 16 pid present */
+        uint32_t track;
+    } last[4];
+    unsigned last_next; /* the entry replaced next */
     uint8_t *cat_kind;   /* cat string id -> tp_kind + 1 (0 = not looked up yet) */
     size_t cat_kind_cap;
     bool top_is_array;
@@ -581,15 +586,20 @@ static bool utf8_ok(const char *s, size_t n)
 
 /* tp_intern with a cache in front: kernel names are 100-500 bytes, and
  * hashing all of them was a tenth of `stats`.  The slot comes from the
- * length and the first and last eight bytes; a hit is checked by comparing
+ * length and the first and last (up to) eight bytes; a hit is checked by comparing
  * the whole text, so a collision only costs a tp_intern. */
 static tp_str intern_text(reader *r, const char *s, size_t n)
 {
-    if (n < 8)
+    if (n == 0)
         return tp_intern(r->t, s, n);
-    uint64_t a, b;
-    memcpy(&a, s, 8);
-    memcpy(&b, s + n - 8, 8);
+    uint64_t a = 0, b;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+    } else { /* "ac2g", "kernel": categories and flow names are short */
+        memcpy(&a, s, n);
+        b = a;
+    }
     uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xbf58476d1ce4e5b9ull;
     size_t slot = (size_t)(h >> 55); /* 512 slots */
     if (r->recent[slot].len == n) {
@@ -667,22 +677,25 @@ static uint32_t track_for(reader *r, const raw_event *ev)
 {
     uint8_t flags = (uint8_t)(1 | (ev->pid.str ? 2 : 0) | (ev->tid.str ? 4 : 0) | (ev->tid.p ? 8 : 0) |
                               (ev->pid.p ? 16 : 0));
-    if (r->last_flags == flags && ev->pid.n == r->last_pid_n && ev->tid.n == r->last_tid_n &&
-        (!ev->pid.p || memcmp(ev->pid.p, r->last_pid, ev->pid.n) == 0) &&
-        (!ev->tid.p || memcmp(ev->tid.p, r->last_tid, ev->tid.n) == 0))
-        return r->last_track;
+    for (int i = 0; i < 4; i++) {
+        const struct last_pair *l = &r->last[i];
+        if (l->flags == flags && ev->pid.n == l->pid_n && ev->tid.n == l->tid_n &&
+            (!ev->pid.p || memcmp(ev->pid.p, l->pid, ev->pid.n) == 0) &&
+            (!ev->tid.p || memcmp(ev->tid.p, l->tid, ev->tid.n) == 0))
+            return l->track;
+    }
     uint32_t k = track_for_slow(r, ev);
-    if (ev->pid.n <= sizeof r->last_pid && ev->tid.n <= sizeof r->last_tid) {
+    if (ev->pid.n <= sizeof r->last[0].pid && ev->tid.n <= sizeof r->last[0].tid) {
+        struct last_pair *l = &r->last[r->last_next++ % 4];
         if (ev->pid.p)
-            memcpy(r->last_pid, ev->pid.p, ev->pid.n);
+            memcpy(l->pid, ev->pid.p, ev->pid.n);
         if (ev->tid.p)
-            memcpy(r->last_tid, ev->tid.p, ev->tid.n);
-        r->last_pid_n = ev->pid.n;
-        r->last_tid_n = ev->tid.n;
-        r->last_flags = flags;
-        r->last_track = k;
-    } else
-        r->last_flags = 0;
+            memcpy(l->tid, ev->tid.p, ev->tid.n);
+        l->pid_n = (uint8_t)ev->pid.n;
+        l->tid_n = (uint8_t)ev->tid.n;
+        l->flags = flags;
+        l->track = k;
+    }
     return k;
 }
 
