@@ -53,7 +53,7 @@ static void gen_value(unsigned *seed, char *out, size_t cap, size_t *len, int br
     int depth = 0;
     out[n++] = '{';
     stack[depth++] = '}';
-    while (depth > 0 && n + 80 < cap) {
+    while (depth > 0 && n + 160 < cap) { /* room for a piece and every closer */
         const char *pc = pieces[rand_r(seed) % (sizeof pieces / sizeof pieces[0])];
         if (pc[0] == '{' || pc[0] == '[') {
             if (depth == 64)
