@@ -13,7 +13,9 @@
 typedef struct tp_read_opts {
     bool strict;             /* lenient problems (bad UTF-8, trailing commas...) become errors */
     bool keep_args;          /* keep event args (convert) or skip them (stats, report) */
-    bool no_corr;            /* correlation ids are not needed (nothing will be linked): may skip them */
+    bool no_corr;            /* correlation ids are not needed (nothing will be linked, set for `stats`
+                              * only): may skip them, and events that only draw links (Chrome flow
+                              * events, see chrome_read.c keep_flow) need not all be kept */
     bool rederive;           /* rebuild derived lines even when the file has them (XPlane) */
     bool framework_names;    /* derived lines named "Framework Ops"/"Framework Name Scope" (--line-names framework) */
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <isa-l/igzip_lib.h>
@@ -50,6 +51,8 @@ struct tp_input {
     size_t ring_head, ring_count; /* consumer takes ring[ring_head]; producer fills after */
     bool producer_done, producer_failed, stop;
     tp_err thread_err;
+    char *map;               /* tp_input_map: the file, then one zero page */
+    size_t map_len;
 };
 
 static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err *err);
@@ -295,6 +298,8 @@ void tp_input_close(tp_input *in)
         pthread_mutex_destroy(&in->mu);
         pthread_cond_destroy(&in->cv);
     }
+    if (in->map)
+        munmap(in->map, in->map_len);
     if (in->fd > 0)
         close(in->fd);
     free(in->raw);
@@ -410,6 +415,50 @@ int tp_input_seek(tp_input *in, uint64_t offset, tp_err *err)
     in->raw_read = offset;
     in->consumed = offset;
     return 0;
+}
+
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+const char *tp_input_map(tp_input *in, uint64_t *size)
+{
+    if (in->map) {
+        *size = in->file_size;
+        return in->map;
+    }
+    size_t page = page_size();
+    if (!tp_input_seekable(in) || in->file_size > SIZE_MAX - 2 * page)
+        return NULL;
+    struct stat st;
+    if (fstat(in->fd, &st) != 0 || (uint64_t)st.st_size != in->file_size)
+        return NULL;
+    /* reserve the file's pages and one more (anonymous, zero), then put the
+     * file over the first ones: a NUL follows the last byte even when the
+     * file ends on a page boundary */
+    size_t len = ((size_t)in->file_size + page - 1) / page * page + page;
+    char *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (mmap(m, (size_t)in->file_size, PROT_READ, MAP_PRIVATE | MAP_FIXED, in->fd, 0) == MAP_FAILED) {
+        munmap(m, len);
+        return NULL;
+    }
+    in->map = m;
+    in->map_len = len;
+    *size = in->file_size;
+    return m;
+}
+
+void tp_input_unmap_pages(const char *map, uint64_t from, uint64_t to)
+{
+    const uint64_t page = page_size();
+    from = from / page * page;
+    to = to / page * page;
+    if (to > from)
+        (void)madvise((void *)(map + from), (size_t)(to - from), MADV_DONTNEED);
 }
 
 bool tp_input_is_gzip(const tp_input *in) { return in->gzip; }

@@ -216,36 +216,136 @@ static const char *string_end(const char *p, const char *end)
     }
 }
 
-/* Next '"', '{', '}', '[' or ']' at or after p, or NULL.  SSE2 (baseline on
- * x86-64) looks at 16 bytes at a time: '[' | 0x20 == '{' and ']' | 0x20 == '}'. */
-static const char *next_structural(const char *p, const char *end)
+/* Skipping a compound value: only strings and brackets matter for finding
+ * its end.  What lies between them is checked where it is used (the writer
+ * validates every args byte it copies). */
+typedef struct skip_state {
+    int depth;
+    bool in_str, esc; /* inside a string; the previous byte was a backslash in it */
+    char stack[TP_JSON_MAX_DEPTH]; /* the closing bracket each open one needs */
+} skip_state;
+
+/* One bracket outside strings at p: 1 when it closed the value. */
+static int skip_bracket(skip_state *s, const char *p, const char **why)
 {
+    char c = *p;
+    if (c == '{' || c == '[') {
+        if (s->depth >= TP_JSON_MAX_DEPTH) {
+            *why = "nesting deeper than 512 levels";
+            return -1;
+        }
+        s->stack[s->depth++] = c == '{' ? '}' : ']';
+        return 0;
+    }
+    if (s->depth == 0 || s->stack[s->depth - 1] != c) {
+        *why = s->depth ? "mismatched bracket" : "unexpected closing bracket";
+        return -1;
+    }
+    return --s->depth == 0;
+}
+
+/* Byte by byte over [p, lim): TP_JL_OK with *next past the value's end,
+ * TP_JL_BAD, or TP_JL_MORE when the value goes on past lim. */
+static int skip_bytes(skip_state *s, const char *p, const char *lim, const char **next, const char **why)
+{
+    for (; p < lim; p++) {
+        char c = *p;
+        if (s->in_str) {
+            if (s->esc)
+                s->esc = false;
+            else if (c == '\\')
+                s->esc = true;
+            else if (c == '"')
+                s->in_str = false;
+            continue;
+        }
+        if (c == '"') {
+            s->in_str = true;
+        } else if ((c | 0x20) == '{' || (c | 0x20) == '}') { /* '[' | 0x20 == '{', ']' | 0x20 == '}' */
+            int k = skip_bracket(s, p, why);
+            if (k < 0)
+                return TP_JL_BAD;
+            if (k) {
+                *next = p + 1;
+                return TP_JL_OK;
+            }
+        }
+    }
+    return TP_JL_MORE;
+}
+
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'),
-                  lower = _mm_set1_epi8(0x20);
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i l = _mm_or_si128(v, lower);
-        __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                 _mm_or_si128(_mm_cmpeq_epi8(l, open), _mm_cmpeq_epi8(l, close)));
-        int mask = _mm_movemask_epi8(m);
-        if (mask)
-            return p + __builtin_ctz((unsigned)mask);
-        p += 16;
+/* Bit i set where p[i] equals c, for the 64 bytes at p. */
+static inline uint64_t eq_mask64(const __m128i v[4], __m128i c)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++)
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[k], c)) << (16 * k);
+    return m;
+}
+
+/* Bit i = XOR of bits 0..i: set from an opening quote up to (not
+ * including) its closing quote. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+#endif
+
+/* p at the '{' or '[' of a compound value.  64 bytes at a time with SSE2
+ * (baseline on x86-64): masks of quotes and brackets, the bytes inside
+ * strings from a prefix XOR of the quotes, then only the brackets outside
+ * strings are looked at one by one.  A block with a backslash (rare in
+ * traces) goes byte by byte, as does the tail of the range. */
+static int skip_compound(const char *p, const char *end, const char **next, const char **why)
+{
+    skip_state s;
+    s.depth = 0;
+    s.in_str = s.esc = false;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), open = _mm_set1_epi8('{'),
+                  close = _mm_set1_epi8('}'), lower = _mm_set1_epi8(0x20);
+    while (end - p >= 64) {
+        __m128i v[4], l[4];
+        for (int k = 0; k < 4; k++) {
+            v[k] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+            l[k] = _mm_or_si128(v[k], lower);
+        }
+        if (s.esc || eq_mask64(v, bs)) {
+            int rc = skip_bytes(&s, p, p + 64, next, why);
+            if (rc != TP_JL_MORE)
+                return rc;
+            p += 64;
+            continue;
+        }
+        uint64_t in_str = prefix_xor(eq_mask64(v, quote)) ^ (s.in_str ? ~(uint64_t)0 : 0);
+        uint64_t br = (eq_mask64(l, open) | eq_mask64(l, close)) & ~in_str;
+        while (br) {
+            int i = __builtin_ctzll(br);
+            br &= br - 1;
+            int k = skip_bracket(&s, p + i, why);
+            if (k < 0)
+                return TP_JL_BAD;
+            if (k) {
+                *next = p + i + 1;
+                return TP_JL_OK;
+            }
+        }
+        s.in_str = in_str >> 63;
+        p += 64;
     }
 #endif
-    for (; p < end; p++) {
-        unsigned c = cls[(unsigned char)*p];
-        if (c == C_QUOTE || c == C_OPEN_OBJ || c == C_OPEN_ARR || c == C_CLOSE_OBJ || c == C_CLOSE_ARR)
-            return p;
-    }
-    return NULL;
+    return skip_bytes(&s, p, end, next, why);
 }
 
 int tp_json_skip(const char *p, const char *end, const char **next, const char **why)
 {
-    char stack[TP_JSON_MAX_DEPTH];
-    int depth = 0;
     p = tp_json_ws(p, end);
     if (p >= end)
         return TP_JL_MORE;
@@ -275,38 +375,10 @@ int tp_json_skip(const char *p, const char *end, const char **next, const char *
         *why = c0 == C_SEP ? "unexpected separator" : c0 == C_BAD ? "unexpected character" : "unexpected closing bracket";
         return TP_JL_BAD;
     }
-    /* A compound value: only strings and brackets matter for finding its
-     * end.  What lies between them is checked where it is used (the writer
-     * validates every args byte it copies). */
-    for (;;) {
-        p = next_structural(p, end);
-        if (!p)
-            return TP_JL_MORE;
-        unsigned c = cls[(unsigned char)*p];
-        if (c == C_QUOTE) {
-            const char *e = string_end(p, end);
-            if (!e)
-                return TP_JL_MORE;
-            p = e;
-        } else if (c == C_OPEN_OBJ || c == C_OPEN_ARR) {
-            if (depth >= TP_JSON_MAX_DEPTH) {
-                *why = "nesting deeper than 512 levels";
-                return TP_JL_BAD;
-            }
-            stack[depth++] = c == C_OPEN_OBJ ? '}' : ']';
-            p++;
-        } else {
-            if (depth == 0 || stack[depth - 1] != *p) {
-                *why = depth ? "mismatched bracket" : "unexpected closing bracket";
-                return TP_JL_BAD;
-            }
-            p++;
-            if (--depth == 0) {
-                *next = tp_json_ws(p, end);
-                return TP_JL_OK;
-            }
-        }
-    }
+    int rc = skip_compound(p, end, &p, why);
+    if (rc == TP_JL_OK)
+        *next = tp_json_ws(p, end);
+    return rc;
 }
 
 bool tp_json_char_ok(unsigned c) { return c < 256 && cls[c] != C_BAD; }

@@ -94,15 +94,13 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
 {
     memset(kt, 0, sizeof *kt);
-    /* group id per (name, kind) through a hash table */
+    /* group id per (name, kind) through a hash table, sized by the groups
+     * (it grows below): a trace has hundreds of kernel names, and a table
+     * sized by the instances was 12 MB of fresh memory on 1 GB */
     size_t cap = 1024;
     size_t nev = 0;
     for (size_t i = 0; i < t->nevents; i++)
         nev += counted(&t->events[i]);
-    while (cap < nev * 2 + 16)
-        cap *= 2;
-    if (cap > (size_t)1 << 26)
-        cap = (size_t)1 << 26;
     uint64_t *keys = tp_xcalloc(cap, sizeof *keys); /* (name<<8 | kind) + 1 */
     uint32_t *gid = tp_xmalloc(cap * sizeof *gid);
     uint32_t *ev_group = tp_xmalloc((nev + 1) * sizeof *ev_group);
