@@ -66,6 +66,23 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Inputs are read through memory maps: one that shrinks under us (another
+ * process truncating it) faults with SIGBUS.  That is bad input, not a
+ * crash: temporary outputs removed, one line, exit 2. */
+static void on_bus_error(int sig)
+{
+    (void)sig;
+    for (int i = 0; i < MAX_OPEN; i++) {
+        char *tmp = atomic_load(&open_tmps[i]);
+        if (tmp)
+            unlink(tmp);
+    }
+    static const char msg[] = TP_PROG ": an input file shrank while it was read (bus error)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(TP_EXIT_INPUT);
+}
+
 void tp_out_install_signal_cleanup(void)
 {
     struct sigaction sa;
@@ -75,6 +92,8 @@ void tp_out_install_signal_cleanup(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_bus_error;
+    sigaction(SIGBUS, &sa, NULL);
     /* A file-size limit (ulimit -f; Slurm passes the submitting shell's on)
      * must be a write error like a full disk: with SIGXFSZ's default action
      * the process dies at the limit and leaves its temporary file; ignored,
