@@ -177,8 +177,9 @@ size_t tp_derive_from(tp_trace *t, const tp_derive_input *in, const tp_derive_op
  * annotated events' ts, dur and track, tracks' process, processes' names and
  * the strings; it interns strings and adds args; it adds no event or track.
  * So while it runs, another thread may read and write events' other fields
- * (links, ops, flags), the warnings and drops, but must not read or add
- * strings, args, events or tracks.  `in` must stay unchanged until it
+ * (kinds, links, ops, flags, ids), tracks' and processes' other fields
+ * (roles, is_device), the warnings and drops (tp_load classifies and links
+ * meanwhile), but must not read or add strings, args, events or tracks.  `in` must stay unchanged until it
  * returns.  tp_derive_commit adds the lines' tracks and events (beside each
  * device's first stream, in index order) and frees the job; the result is
  * tp_derive_from's. */

@@ -81,18 +81,33 @@ typedef struct step_guess {
     uint64_t id;
 } step_guess;
 
-static void classify(tp_trace *t)
+/* What classifying needs of the strings, read before it starts: the
+ * derived lines may be built (and strings added) while it runs. */
+typedef struct class_strings {
+    tp_str cuda_fn;          /* "CUDA functions" (looked up: classifying adds no string), or 0 */
+    int64_t *step_of;        /* per string: N of "ProfilerStep#N", else -1 */
+    size_t nstr;
+} class_strings;
+
+static class_strings classify_strings(const tp_trace *t)
 {
-    tp_str cuda_fn = tp_str_find(t, "CUDA functions", 14); /* looked up: classifying adds no string */
-    int64_t *step_of = tp_xmalloc((t->nstr + 1) * sizeof *step_of); /* ProfilerStep#N: N, else -1 */
-    for (size_t i = 0; i < t->nstr; i++) {
+    class_strings c = {tp_str_find(t, "CUDA functions", 14), NULL, t->nstr};
+    c.step_of = tp_xmalloc((c.nstr + 1) * sizeof *c.step_of);
+    for (size_t i = 0; i < c.nstr; i++) {
         const char *n = tp_str_get(t, (tp_str)i);
         int64_t step;
-        step_of[i] = strncmp(n, "ProfilerStep#", 13) == 0 && tp_parse_int(n + 13, strlen(n + 13), &step) == 0 &&
-                             step >= 0
-                         ? step
-                         : -1;
+        c.step_of[i] = strncmp(n, "ProfilerStep#", 13) == 0 && tp_parse_int(n + 13, strlen(n + 13), &step) == 0 &&
+                               step >= 0
+                           ? step
+                           : -1;
     }
+    return c;
+}
+
+static void classify(tp_trace *t, class_strings cs)
+{
+    tp_str cuda_fn = cs.cuda_fn;
+    int64_t *step_of = cs.step_of;
     step_guess *guess = NULL;
     size_t nguess = 0, guess_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
@@ -103,7 +118,7 @@ static void classify(tp_trace *t)
         if (is_device_kind(e->kind))
             p->is_device = true;
         /* PyTorch 1.8/1.9 record the step as an Operator, later versions as a user annotation */
-        if (e->ph == 'X' && (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) && e->name < t->nstr &&
+        if (e->ph == 'X' && (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) && e->name < cs.nstr &&
             step_of[e->name] >= 0 && t->tracks[e->track].role == TP_TRACK_HOST) {
             TP_GROW(guess, guess_cap, nguess + 1);
             guess[nguess++] = (step_guess){(uint32_t)i, e->flags, e->kind, e->id};
@@ -429,7 +444,15 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         return tp_fail_at(err, "", "invalid UTF-8 in %llu strings, rejected by --strict", (unsigned long long)bad);
     }
     tp_timing("read");
-    classify(t);
+    /* a reader's derived lines are built beside classifying and linking,
+     * which read no string meanwhile (derive.h) */
+    class_strings cs = classify_strings(t);
+    tp_str cats[4];
+    launch_flow_cats(t, cats);
+    derive_beside beside_job = {t, &later, NULL};
+    pthread_t th;
+    bool threaded = later.set && !tp_single_thread(NULL) && pthread_create(&th, NULL, derive_main, &beside_job) == 0;
+    classify(t, cs);
     if (f == &tp_format_chrome) /* derived lines of a converted trace (Chrome JSON: the only form we write that is read) stay derived lines */
         tp_derived_lines_recognise(t);
     tp_timing("classify");
@@ -437,12 +460,6 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     if (beside)
         o->beside_link_start(t, o->beside_link_ctx);
     if (links) {
-        tp_str cats[4];
-        launch_flow_cats(t, cats);
-        derive_beside beside_job = {t, &later, NULL};
-        pthread_t th;
-        bool threaded = later.set && !tp_single_thread(NULL) &&
-                        pthread_create(&th, NULL, derive_main, &beside_job) == 0;
         link_events(t, cats);
         tp_timing("link");
         if (later.set) {
