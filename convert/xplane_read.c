@@ -1238,6 +1238,8 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
             r->cat_kind[kk] = tp_intern_cstr(r->t, tp_kind_name((tp_kind)kk));
     }
     e.cat = r->plane_is_device && !is_device_line ? r->cat_derived : r->cat_kind[e.kind];
+    if (r->plane_is_device && !is_device_line) /* a line TensorFlow derived: not the trace's own slices */
+        e.flags |= TP_EV_DERIVED;
     if (corr >= 0 && (is_device_line || e.kind == TP_KIND_RUNTIME)) {
         e.corr = (uint32_t)corr;
         e.flags |= TP_EV_HAS_CORR;

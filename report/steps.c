@@ -219,6 +219,14 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         }
         by_dev[j] = by_ts[a];
     }
+    /* each device's steps: by_dev[dev_lo[p] .. dev_hi[p]) */
+    size_t *dev_lo = tp_xcalloc(t->nprocesses + 1, sizeof *dev_lo), *dev_hi = tp_xcalloc(t->nprocesses + 1, sizeof *dev_hi);
+    for (size_t a = 0; a < ndev_steps; a++) {
+        uint32_t p = step_device(t, &sf->steps[by_dev[a]]);
+        if (a == 0 || step_device(t, &sf->steps[by_dev[a - 1]]) != p)
+            dev_lo[p] = a;
+        dev_hi[p] = a + 1;
+    }
     ival *iv = tp_xmalloc((2 * ndev + 1) * sizeof *iv);
     size_t niv = 0;
     for (size_t i = 0; i < t->nevents; i++) {
@@ -231,29 +239,14 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         uint32_t proc = t->tracks[e->track].process;
         const size_t *cand = by_ts;
         size_t lo = 0, hi = sf->nsteps, base = 0;
-        int64_t when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
+        int64_t when;
         if (dev_has[proc]) { /* the device's own steps, by the activity's own start */
             when = e->ts;
             cand = by_dev;
-            hi = ndev_steps;
-            while (lo < hi) { /* first step of this device */
-                size_t mid = (lo + hi) / 2;
-                if (step_device(t, &sf->steps[by_dev[mid]]) < proc)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            base = lo;
-            hi = ndev_steps;
-            while (lo < hi) { /* past its last step */
-                size_t mid = (lo + hi) / 2;
-                if (step_device(t, &sf->steps[by_dev[mid]]) <= proc)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            hi = lo;
-            lo = base;
+            lo = base = dev_lo[proc];
+            hi = dev_hi[proc];
+        } else { /* the host's steps, by the launch (a miss per kernel: only here) */
+            when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
         }
         /* last step starting at or before `when` */
         while (lo < hi) {
@@ -272,6 +265,8 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         r->device_events++;
     }
     free(dev_has);
+    free(dev_lo);
+    free(dev_hi);
     free(by_dev);
     free(by_ts);
     free(stream_of);

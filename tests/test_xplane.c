@@ -130,6 +130,29 @@ TEST(xplane_gpu_sample_counts)
     tp_trace_free(&t);
 }
 
+/* Lines TensorFlow derived (kept from the file) are derived lines: every
+ * event on them is TP_EV_DERIVED, so analyses do not count them as the
+ * trace's own slices (the report's "slices" of GPU:4 and GPU:6); and
+ * nothing else is. */
+TEST(xplane_file_derived_lines_are_flagged_derived)
+{
+    const char *samples[] = {GPU_SAMPLE, TPU_SAMPLE, AMD_SAMPLE};
+    for (int k = 0; k < 3; k++) {
+        tp_trace t;
+        CHECK(load(samples[k], &t, false, 0) == 0);
+        size_t derived = 0;
+        for (size_t i = 0; i < t.nevents; i++) {
+            const tp_event *e = &t.events[i];
+            bool on_line = t.tracks[e->track].role == TP_TRACK_DERIVED;
+            CHECK_EQ_INT(on_line, (e->flags & TP_EV_DERIVED) != 0);
+            derived += on_line;
+        }
+        if (k == 0)
+            CHECK(derived > 0); /* the GPU sample has TensorFlow's own lines */
+        tp_trace_free(&t);
+    }
+}
+
 TEST(xplane_tpu_sample_counts)
 {
     tp_trace t;
