@@ -1,6 +1,7 @@
 /* chrome_args.c: the Chrome reader's args left in the input file
  * (see chrome_args.h). */
 #include "chrome_args.h"
+#include "file_window.h"
 
 
 #include <fcntl.h>
@@ -18,29 +19,12 @@
 #define LEN_MAX ((UINT64_C(1) << LEN_BITS) - 1)
 
 /* Args are copied by the writers straight from the mapping (reading them
- * into a buffer first cost a third of the writers' CPU).  Mapped pages count
- * in the process's resident size, and each fault maps the cached pages
- * around it too (the kernel's fault-around, 64 KB), so each writer thread
- * counts the 64 KB windows it has touched and, past WINDOWS of them, hands
- * back the span they lie in (MADV_DONTNEED: the page cache keeps the pages;
- * a later touch, maybe the other thread's, maps them again).  A writer walks
- * one track at a time: a busy track's args are close together in the file,
- * a sparse one's far apart, so this bounds the mapped pages at about
- * WINDOWS x 64 KB per thread either way, with few system calls. */
-#define AROUND ((uint64_t)64 << 10)
-#define WINDOWS 256
-
+ * into a buffer first cost a third of the writers' CPU); each writer
+ * thread's cursor bounds what stays mapped (file_window.h). */
 typedef struct file_args {
     const char *map;
     uint64_t size;
 } file_args;
-
-/* A writer thread's cursor: the windows it has touched since the last release. */
-typedef struct file_cursor {
-    const file_args *f;
-    uint64_t last, lo, hi; /* the last window touched; the span of all of them */
-    size_t touched;
-} file_cursor;
 
 static const tp_args_source file_source;
 
@@ -55,33 +39,6 @@ static void range_of(uint64_t h, uint64_t *off, uint64_t *n)
     *n = (h >> OFF_BITS) & LEN_MAX;
 }
 
-static void release_pages(file_cursor *c)
-{
-    if (!c->touched)
-        return;
-    uint64_t hi = (c->hi + 1) * AROUND, top = (c->f->size + 4095) & ~(uint64_t)4095;
-    hi = hi > top ? top : hi;
-    (void)madvise((void *)(c->f->map + c->lo * AROUND), (size_t)(hi - c->lo * AROUND), MADV_DONTNEED);
-    c->touched = 0;
-}
-
-static void touch(file_cursor *c, const file_args *f, uint64_t off)
-{
-    uint64_t w = off / AROUND;
-    if (c->touched && w == c->last)
-        return;
-    if (c->touched >= WINDOWS)
-        release_pages(c);
-    if (!c->touched) {
-        c->f = f;
-        c->lo = c->hi = w;
-    }
-    c->lo = w < c->lo ? w : c->lo;
-    c->hi = w > c->hi ? w : c->hi;
-    c->last = w;
-    c->touched++;
-}
-
 static const char *file_json(const tp_trace *t, void *cursor, uint64_t h, size_t *len, const char **err)
 {
     const file_args *f = source_of(t);
@@ -93,7 +50,7 @@ static const char *file_json(const tp_trace *t, void *cursor, uint64_t h, size_t
         return NULL;
     }
     if (cursor)
-        touch(cursor, f, off);
+        tp_fwin_touch(cursor, f->map, f->size, off);
     *len = (size_t)n;
     return f->map + off;
 }
@@ -101,14 +58,13 @@ static const char *file_json(const tp_trace *t, void *cursor, uint64_t h, size_t
 static void *file_cursor_new(const tp_trace *t)
 {
     (void)t;
-    return tp_xcalloc(1, sizeof(file_cursor));
+    return tp_xcalloc(1, sizeof(tp_fwin));
 }
 
 static void file_cursor_free(void *p)
 {
-    file_cursor *c = p;
-    release_pages(c);
-    free(c);
+    tp_fwin_release(p);
+    free(p);
 }
 
 /* json() returns the file's own text: writers check it (tp_args_is_minified) */
