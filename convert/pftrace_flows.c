@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct pair {
+typedef struct tp_pf_pair {
     uint32_t ev, id;
 } pair;
 
@@ -16,21 +16,15 @@ static int cmp_pair(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-typedef struct adder {
-    tp_pf_flows *f;
-    pair *extra; /* ids of events that have several */
-    size_t n, cap;
-} adder;
-
-static void push_extra(adder *a, uint32_t ev, uint32_t id)
+static void push_extra(tp_pf_flows *f, uint32_t ev, uint32_t id)
 {
-    TP_GROW(a->extra, a->cap, a->n + 1);
-    a->extra[a->n++] = (pair){ev, id};
+    TP_GROW(f->extra, f->extra_cap, f->nextra + 1);
+    f->extra[f->nextra++] = (pair){ev, id};
 }
 
-static void add_pair(adder *a, uint32_t ev, uint32_t id)
+static void add_pair(tp_pf_flows *a, uint32_t ev, uint32_t id)
 {
-    uint32_t *one = &a->f->one[ev];
+    uint32_t *one = &a->one[ev];
     if (*one == 0)
         *one = id;
     else if (*one == TP_PF_MANY)
@@ -120,39 +114,43 @@ static int cmp_flow(const void *a, const void *b, void *vctx)
     return ia < ib ? -1 : ia > ib;
 }
 
-void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f)
+void tp_pf_flows_begin(tp_pf_flows *f, const tp_trace *t)
 {
     memset(f, 0, sizeof *f);
     f->one = tp_xcalloc(t->nevents + 1, sizeof *f->one);
-    adder ps = {f, NULL, 0, 0};
-    uint32_t next = 1;
-    /* one walk in output order: launch flows numbered by their device
-     * events; input flow events listed (their ids follow, sorted below) */
-    uint32_t *fl = NULL;
-    size_t nfl = 0, flcap = 0;
+    f->next = 1;
+}
+
+/* Launch flows numbered by their device events in the order visited; input
+ * flow events listed (their ids follow, sorted in tp_pf_flows_end). */
+void tp_pf_flows_visit(tp_pf_flows *f, const tp_trace *t, uint32_t i)
+{
+    const tp_event *e = &t->events[i];
+    if (launch_ok(t, e)) {
+        add_pair(f, i, f->next);
+        add_pair(f, e->link, f->next);
+        f->next++;
+    } else if (is_flow(e)) {
+        TP_GROW(f->fl, f->flcap, f->nfl + 1);
+        f->fl[f->nfl++] = i;
+    }
+}
+
+void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f)
+{
+    tp_pf_flows_begin(f, t);
     for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix->start[torder[j]], end = ix->start[torder[j] + 1]; q < end; q++) {
-            /* launches are far from their device events: fetched ahead (a
-             * cache miss each was most of this walk on large traces) */
-            if (q + 16 < end)
-                __builtin_prefetch(&t->events[ix->ev[q + 16]]);
-            if (q + 8 < end) {
-                uint32_t ahead = t->events[ix->ev[q + 8]].link;
-                if (ahead != TP_NONE)
-                    __builtin_prefetch(&t->events[ahead]);
-            }
-            uint32_t i = ix->ev[q];
-            const tp_event *e = &t->events[i];
-            if (launch_ok(t, e)) {
-                add_pair(&ps, i, next);
-                add_pair(&ps, e->link, next);
-                next++;
-            } else if (is_flow(e)) {
-                TP_GROW(fl, flcap, nfl + 1);
-                fl[nfl++] = i;
-            }
-        }
-    f->launch = next - 1;
+        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++)
+            tp_pf_flows_visit(f, t, ix->ev[q]);
+    tp_pf_flows_end(f, t, ix);
+}
+
+void tp_pf_flows_end(tp_pf_flows *f, const tp_trace *t, const tp_track_index *ix)
+{
+    f->launch = f->next - 1;
+    uint32_t next = f->next, *fl = f->fl;
+    size_t nfl = f->nfl;
+    tp_pf_flows *ps = f;
     if (nfl) {
         uint32_t *slice_of = tp_xmalloc(t->nevents * sizeof *slice_of);
         for (size_t k = 0; k < nfl; k++)
@@ -175,7 +173,7 @@ void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_
                 bound = 0;
             }
             if (slice_of[fl[k]] != TP_NONE) {
-                add_pair(&ps, slice_of[fl[k]], cur);
+                add_pair(ps, slice_of[fl[k]], cur);
                 bound++;
             } else
                 f->unbound++;
@@ -189,19 +187,23 @@ void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_
         free(slice_of);
     }
     free(fl);
+    f->fl = NULL;
+    f->nfl = f->flcap = 0;
 
     /* events with several ids: ascending, each id once */
-    if (ps.n)
-        qsort(ps.extra, ps.n, sizeof *ps.extra, cmp_pair);
-    f->mev = tp_xmalloc((ps.n + 1) * sizeof *f->mev);
-    f->mid = tp_xmalloc((ps.n + 1) * sizeof *f->mid);
-    for (size_t k = 0; k < ps.n; k++) {
-        if (k && ps.extra[k].ev == ps.extra[k - 1].ev && ps.extra[k].id == ps.extra[k - 1].id)
+    if (f->nextra)
+        qsort(f->extra, f->nextra, sizeof *f->extra, cmp_pair);
+    f->mev = tp_xmalloc((f->nextra + 1) * sizeof *f->mev);
+    f->mid = tp_xmalloc((f->nextra + 1) * sizeof *f->mid);
+    for (size_t k = 0; k < f->nextra; k++) {
+        if (k && f->extra[k].ev == f->extra[k - 1].ev && f->extra[k].id == f->extra[k - 1].id)
             continue;
-        f->mev[f->nm] = ps.extra[k].ev;
-        f->mid[f->nm++] = ps.extra[k].id;
+        f->mev[f->nm] = f->extra[k].ev;
+        f->mid[f->nm++] = f->extra[k].id;
     }
-    free(ps.extra);
+    free(f->extra);
+    f->extra = NULL;
+    f->nextra = f->extra_cap = 0;
 }
 
 void tp_pf_flows_free(tp_pf_flows *f)

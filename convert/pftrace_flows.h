@@ -19,6 +19,8 @@
  * qsort, took 30 bytes per launch at its peak). */
 #define TP_PF_MANY UINT32_MAX
 
+struct tp_pf_pair;
+
 typedef struct tp_pf_flows {
     uint32_t *one;    /* per event: its only flow id, 0 = none, TP_PF_MANY = several (below) */
     uint32_t *mev, *mid; /* (event, id) of the events with several ids, sorted, no duplicates */
@@ -26,10 +28,22 @@ typedef struct tp_pf_flows {
     uint64_t launch;  /* launch flows */
     uint64_t input;   /* input flow chains bound to two or more slices */
     uint64_t unbound; /* input flow events with no slice to bind to (not written) */
+    /* while planning */
+    uint32_t next;
+    uint32_t *fl;     /* input flow events seen */
+    size_t nfl, flcap;
+    struct tp_pf_pair *extra; /* ids of events that have several */
+    size_t nextra, extra_cap;
 } tp_pf_flows;
 
-/* ix: tp_track_index of t; torder: tp_track_order(t). */
+/* ix: tp_track_index of t; torder: tp_track_order(t).  The same as
+ * tp_pf_flows_begin, tp_pf_flows_visit of every indexed event in output
+ * order (torder, then each track's index order), and tp_pf_flows_end: a
+ * writer that walks the events in that order anyway visits them itself. */
 void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f);
+void tp_pf_flows_begin(tp_pf_flows *f, const tp_trace *t);
+void tp_pf_flows_visit(tp_pf_flows *f, const tp_trace *t, uint32_t i);
+void tp_pf_flows_end(tp_pf_flows *f, const tp_trace *t, const tp_track_index *ix);
 void tp_pf_flows_free(tp_pf_flows *f);
 
 /* The flow ids of event i, ascending: their number, and *ids pointing at
