@@ -541,23 +541,18 @@ static bool cut_chunk(writer *w, const tp_chrome_writer *cw, size_t *tj, size_t 
     return true;
 }
 
-static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
+/* Two workers format chunks into buffers of their own; this thread appends
+ * them to the output in the order cut. */
+static void write_chunks(writer *w, const tp_chrome_writer *cw, size_t *tjp, size_t *tqp, chunk_job *slot,
+                         worker_state *ws, uint64_t v1_next)
 {
-    const tp_trace *t = w->t;
-    size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
-    worker_state ws = {0};
-    for (int k = 0; k < WORKERS; k++)
-        ws.cursor[k] = tp_args_cursor_new(t);
-    /* the event lists: no array of every event (20 M at 1 GB) */
-    chunk_job *slot = tp_xcalloc(SLOTS, sizeof *slot);
-    /* two workers, or none (this thread) with TP_WRITER_THREADS=1 / TP_THREADS=1: the tests compare the two */
-    tp_opool *pool = tp_opool_new(tp_single_thread("TP_WRITER_THREADS") ? 0 : WORKERS, SLOTS, format_chunk, &ws);
+    tp_opool *pool = tp_opool_new(WORKERS, SLOTS, format_chunk, ws);
     size_t cut = 0;
     bool more = true;
     for (;;) {
         while (more && !tp_opool_full(pool)) { /* a slot is free once its chunk is taken */
             chunk_job *j = &slot[cut % SLOTS];
-            if ((more = cut_chunk(w, cw, &tj, &tq, j, &v1_next))) {
+            if ((more = cut_chunk(w, cw, tjp, tqp, j, &v1_next))) {
                 tp_opool_give(pool, j);
                 cut++;
             }
@@ -574,6 +569,42 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
         w->invalid_args += j->w.invalid_args;
     }
     tp_opool_free(pool);
+}
+
+static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
+{
+    const tp_trace *t = w->t;
+    size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
+    worker_state ws = {0};
+    for (int k = 0; k < WORKERS; k++)
+        ws.cursor[k] = tp_args_cursor_new(t);
+    /* the event lists: no array of every event (20 M at 1 GB) */
+    chunk_job *slot = tp_xcalloc(SLOTS, sizeof *slot);
+    if (tp_single_thread("TP_WRITER_THREADS")) {
+        /* this thread alone (TP_WRITER_THREADS=1 / TP_THREADS=1: the tests
+         * compare the two): the same walk, formatted straight into the
+         * output buffer, without a chunk buffer to copy from (4% of a 1 GB
+         * conversion) */
+        chunk_job *j = slot;
+        void *cursor = w->cursor;
+        tp_buf *scratch = w->scratch;
+        w->cursor = ws.cursor[0];
+        w->scratch = &ws.scratch[0];
+        bool first = w->first;
+        while (cut_chunk(w, cw, &tj, &tq, j, &v1_next)) {
+            w->first = first;
+            for (size_t q = 0; q < j->n; q++)
+                write_event(w, j->ev[q], j->fp, &j->v1_next);
+            first = w->first;
+            tp_out_maybe_flush(w->o);
+            w->b = tp_out_buf(w->o);
+        }
+        w->first = first;
+        w->cursor = cursor;
+        w->scratch = scratch;
+    } else {
+        write_chunks(w, cw, &tj, &tq, slot, &ws, v1_next);
+    }
     for (int k = 0; k < SLOTS; k++)
         tp_buf_free(&slot[k].buf);
     free(slot);
