@@ -156,15 +156,18 @@ static inline void room_done(tp_buf *b, char *o)
 
 #define PUT_LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
 
+/* Numbers are written backwards into a scratch and moved with one
+ * fixed-size copy (the room has space for it): a copy of variable size is
+ * a libc call per number. */
 static inline char *put_u64_at(char *o, uint64_t v)
 {
-    char tmp[20];
+    char tmp[40];
     int n = 0;
     do {
         tmp[19 - n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    memcpy(o, tmp + 20 - n, (size_t)n);
+    memcpy(o, tmp + 20 - n, 20);
     return o + n;
 }
 
@@ -177,7 +180,27 @@ static inline char *put_i64_at(char *o, int64_t v)
     return put_u64_at(o, (uint64_t)v);
 }
 
-static inline char *put_us_at(char *o, int64_t ns) { return o + tp_format_fixed(o, ns, 3); }
+/* Nanoseconds as microseconds with 3 decimals (tp_format_fixed's text). */
+static inline char *put_us_at(char *o, int64_t ns)
+{
+    char tmp[64];
+    uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, us = v / 1000;
+    unsigned frac = (unsigned)(v % 1000);
+    int n = 0;
+    tmp[31] = (char)('0' + frac % 10);
+    tmp[30] = (char)('0' + frac / 10 % 10);
+    tmp[29] = (char)('0' + frac / 100);
+    tmp[28] = '.';
+    n = 4;
+    do {
+        tmp[31 - n++] = (char)('0' + us % 10);
+        us /= 10;
+    } while (us);
+    if (ns < 0)
+        tmp[31 - n++] = '-';
+    memcpy(o, tmp + 32 - n, 32);
+    return o + n;
+}
 
 static inline char *begin_event_at(writer *w, char *o)
 {
@@ -535,22 +558,19 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     w.first = true;
     w.lo = lo;
     w.hi = hi;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (in_window(&w, e) && e->ph != 'M' && e->ts < w.start)
-            w.start = e->ts;
-    }
-    if (w.start == INT64_MAX)
-        w.start = 0;
-
     /* Plan flows so that ids depend only on the output, never on the input's
      * event order (re-converting gives the same bytes): each launch call gets
      * a v2 flow to its earliest device event; ids are numbered in the order
-     * the launches are written.  Both ends must be in the window. */
+     * the launches are written.  Both ends must be in the window.  The same
+     * walk over the events finds the earliest time. */
     flow_plan *fp = &cw->fp;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->link == TP_NONE || e->ph != 'X' || !in_window(&w, e))
+        if (!in_window(&w, e))
+            continue;
+        if (e->ph != 'M' && e->ts < w.start)
+            w.start = e->ts;
+        if (e->link == TP_NONE || e->ph != 'X')
             continue;
         const tp_event *l = &t->events[e->link];
         if (!in_window(&w, l) || l->ph != 'X')
@@ -559,6 +579,8 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
         if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && written_before(cw, (uint32_t)i, cur)))
             fp->first_target[e->link] = (uint32_t)i;
     }
+    if (w.start == INT64_MAX)
+        w.start = 0;
     uint64_t next_bind = 1;
     const uint32_t *torder = cw->torder;
     const tp_track_index *ix = &cw->ix;
