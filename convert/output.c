@@ -354,6 +354,7 @@ static void in_place_flush(tp_out *o, bool finish)
     }
     if (o->failed || !o->direct) { /* failed (nothing more is written), or O_DIRECT refused */
         o->in_place = false;
+        direct_stop(o); /* nothing staged in dbuf: only the flag */
         flush_buf(o, false);
     }
     if (o->buf.data)
