@@ -12,15 +12,26 @@
  * - one event per line, same bytes for the same input. */
 #include "chrome_write.h"
 #include "ordered_pool.h"
+#include "chrome_args.h"
 #include "json_lex.h"
+#include "json_min.h"
 #include "json_write.h"
 #include "tracks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A track's ",\"pid\":P,\"tid\":T" text, made once per trace (formatting
+ * the two numbers for every event was 2% of a conversion): two signed
+ * 20-digit numbers fit. */
+typedef struct pid_tid_text {
+    char s[63];
+    uint8_t len;
+} pid_tid_text;
+
 typedef struct writer {
     tp_trace *t;
+    const pid_tid_text *pid_tid; /* by track */
     tp_out *o;
     tp_buf *b;
     int64_t start;
@@ -49,199 +60,9 @@ static void begin_event(writer *w)
     w->events_out++;
 }
 
-static void put_us(tp_buf *b, int64_t ns)
-{
-    char tmp[48];
-    size_t n = tp_format_fixed(tmp, ns, 3);
-    tp_buf_put(b, tmp, n);
-}
-
 static void put_str(writer *w, tp_str s)
 {
     tp_json_put_string(w->b, tp_str_get(w->t, s), tp_str_len(w->t, s), &w->bad_utf8);
-}
-
-/* What put_json_min copies: a whole value, or object members without their
- * braces (the event-level extras ",\"k\":v..." and the top-level keys). */
-enum { MIN_VALUE, MIN_MEMBERS_AFTER_COMMA, MIN_MEMBERS };
-
-/* Copy JSON text without insignificant whitespace, checking it against the
- * JSON grammar as it goes (a small state machine with a bracket stack):
- * raw control characters in strings are escaped and invalid UTF-8 repaired;
- * anything else that is not JSON makes it return false and leave the buffer
- * as it was, so broken input is never written as broken output.  One pass. */
-static bool put_json_min(writer *w, const char *s, size_t n, int mode)
-{
-    enum { S_VALUE, S_VALUE_OR_CLOSE, S_KEY, S_KEY_OR_CLOSE, S_COLON, S_COMMA_OR_CLOSE, S_END };
-    tp_buf *b = w->b;
-    size_t mark = b->len;
-    uint64_t bad_before = w->bad_utf8;
-    char stack[TP_JSON_MAX_DEPTH + 1];
-    int depth = 0, st = S_VALUE;
-    if (mode != MIN_VALUE) {
-        stack[depth++] = '}'; /* the braces the members live in */
-        st = mode == MIN_MEMBERS ? S_KEY : S_COMMA_OR_CLOSE;
-    }
-    TP_GROW(b->data, b->cap, b->len + n * 3 + 8);
-    char *o = b->data + b->len;
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
-#define FAIL()                                                                                                   \
-    do {                                                                                                         \
-        b->len = mark;                                                                                           \
-        w->bad_utf8 = bad_before;                                                                                \
-        return false;                                                                                            \
-    } while (0)
-    while (p < end) {
-        unsigned c = *p;
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-            p++;
-            continue;
-        }
-        bool value_done = false;
-        switch (st) {
-        case S_VALUE:
-        case S_VALUE_OR_CLOSE:
-            if (c == ']' && st == S_VALUE_OR_CLOSE) {
-                depth--;
-                *o++ = ']';
-                p++;
-                value_done = true;
-            } else if (c == '{' || c == '[') {
-                if (depth >= TP_JSON_MAX_DEPTH)
-                    FAIL();
-                stack[depth++] = c == '{' ? '}' : ']';
-                *o++ = (char)c;
-                p++;
-                st = c == '{' ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
-            } else if (c == '"')
-                goto string; /* a string value */
-            else if (tp_json_char_ok(c)) {
-                const unsigned char *t0 = p;
-                while (p < end && tp_json_token_char(*p))
-                    p++;
-                if (!tp_json_token_ok((const char *)t0, (size_t)(p - t0)))
-                    FAIL();
-                memcpy(o, t0, (size_t)(p - t0));
-                o += p - t0;
-                value_done = true;
-            } else
-                FAIL();
-            break;
-        case S_KEY:
-        case S_KEY_OR_CLOSE:
-            if (c == '}' && st == S_KEY_OR_CLOSE) {
-                depth--;
-                *o++ = '}';
-                p++;
-                value_done = true;
-            } else if (c == '"')
-                goto string; /* a key */
-            else
-                FAIL();
-            break;
-        case S_COLON:
-            if (c != ':')
-                FAIL();
-            *o++ = ':';
-            p++;
-            st = S_VALUE;
-            break;
-        case S_COMMA_OR_CLOSE:
-            if (c == ',') {
-                *o++ = ',';
-                p++;
-                st = stack[depth - 1] == '}' ? S_KEY : S_VALUE;
-            } else if ((c == '}' || c == ']') && depth > (mode != MIN_VALUE) && stack[depth - 1] == (char)c) {
-                depth--;
-                *o++ = (char)c;
-                p++;
-                value_done = true;
-            } else
-                FAIL();
-            break;
-        default: /* S_END: nothing may follow the value */
-            FAIL();
-        }
-        if (value_done)
-            st = depth == 0 ? S_END : S_COMMA_OR_CLOSE;
-        continue;
-    string: {
-        bool is_key = st == S_KEY || st == S_KEY_OR_CLOSE;
-        *o++ = '"';
-        p++;
-        for (;;) {
-            /* plain ASCII is copied in a tight loop */
-            const unsigned char *q = (const unsigned char *)tp_json_plain_end((const char *)p, (const char *)end);
-            memcpy(o, p, (size_t)(q - p));
-            o += q - p;
-            p = q;
-            if (p >= end)
-                FAIL(); /* unterminated string */
-            c = *p;
-            if (c == '"') {
-                *o++ = '"';
-                p++;
-                break;
-            }
-            if (c == '\\') {
-                size_t k = tp_json_escape_len((const char *)p, (size_t)(end - p));
-                if (!k)
-                    FAIL(); /* not one of JSON's escapes */
-                memcpy(o, p, k);
-                o += k;
-                p += k;
-            } else if (c < 0x20) {
-                static const char hex[] = "0123456789abcdef";
-                size_t at = (size_t)(o - b->data);
-                b->len = at;
-                TP_GROW(b->data, b->cap, b->len + (size_t)(end - p) * 6 + 8);
-                o = b->data + at;
-                *o++ = '\\';
-                *o++ = 'u';
-                *o++ = '0';
-                *o++ = '0';
-                *o++ = hex[c >> 4];
-                *o++ = hex[c & 15];
-                p++;
-            } else {
-                size_t k = tp_utf8_seq_len(p, (size_t)(end - p));
-                if (k) {
-                    memcpy(o, p, k);
-                    o += k;
-                    p += k;
-                } else {
-                    memcpy(o, "\xEF\xBF\xBD", 3);
-                    o += 3;
-                    p++;
-                    w->bad_utf8++;
-                }
-            }
-        }
-        if (is_key)
-            st = S_COLON;
-        else
-            st = depth == 0 ? S_END : S_COMMA_OR_CLOSE;
-    }
-    }
-#undef FAIL
-    bool complete = mode == MIN_VALUE ? st == S_END : (st == S_COMMA_OR_CLOSE && depth == 1) || (mode == MIN_MEMBERS && n == 0);
-    if (!complete) {
-        b->len = mark;
-        w->bad_utf8 = bad_before;
-        return false;
-    }
-    b->len = (size_t)(o - b->data);
-    b->data[b->len] = 0;
-    return true;
-}
-
-static void put_pid_tid(writer *w, const tp_track *tk)
-{
-    const tp_process *p = &w->t->processes[tk->process];
-    tp_buf_puts(w->b, ",\"pid\":");
-    tp_buf_put_int(w->b, p->pid);
-    tp_buf_puts(w->b, ",\"tid\":");
-    tp_buf_put_int(w->b, tk->tid);
 }
 
 static void put_meta(writer *w, const char *what, const tp_track *tk, bool thread, tp_str sval, int64_t ival,
@@ -308,15 +129,6 @@ static void write_metadata(writer *w, const uint32_t *porder, const uint32_t *to
     free(live);
 }
 
-static void put_id(writer *w, const tp_event *e)
-{
-    tp_buf_puts(w->b, ",\"id\":");
-    if (e->flags & TP_EV_ID_STRING)
-        put_str(w, (tp_str)e->id);
-    else
-        tp_buf_put_uint(w->b, e->id);
-}
-
 /* Flow bookkeeping: per launch event, the bind id of its v2 flow (0 = none). */
 typedef struct flow_plan {
     uint32_t *first_target;  /* launch event -> first device event linked to it */
@@ -334,48 +146,146 @@ static bool needs_v1_pair(const writer *w, const flow_plan *fp, uint32_t i)
     return in_window(w, l) && l->ph == 'X';
 }
 
+/* An event's fixed fields and numbers are appended through a cursor into
+ * room reserved once (EVENT_ROOM bytes hold all of them), not by a tp_buf
+ * call per field: a tenth of the writer's time went to those calls. */
+enum { EVENT_ROOM = 512 };
+
+static inline char *room(tp_buf *b)
+{
+    TP_GROW(b->data, b->cap, b->len + EVENT_ROOM);
+    return b->data + b->len;
+}
+
+static inline void room_done(tp_buf *b, char *o)
+{
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = 0;
+}
+
+#define PUT_LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
+
+/* Numbers are written backwards into a scratch and moved with one
+ * fixed-size copy (the room has space for it): a copy of variable size is
+ * a libc call per number. */
+static inline char *put_u64_at(char *o, uint64_t v)
+{
+    char tmp[40];
+    int n = 0;
+    do {
+        tmp[19 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(o, tmp + 20 - n, 20);
+    return o + n;
+}
+
+static inline char *put_i64_at(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return put_u64_at(o, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64_at(o, (uint64_t)v);
+}
+
+/* Nanoseconds as microseconds with 3 decimals (tp_format_fixed's text). */
+static inline char *put_us_at(char *o, int64_t ns)
+{
+    char tmp[64];
+    uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, us = v / 1000;
+    unsigned frac = (unsigned)(v % 1000);
+    int n = 0;
+    tmp[31] = (char)('0' + frac % 10);
+    tmp[30] = (char)('0' + frac / 10 % 10);
+    tmp[29] = (char)('0' + frac / 100);
+    tmp[28] = '.';
+    n = 4;
+    do {
+        tmp[31 - n++] = (char)('0' + us % 10);
+        us /= 10;
+    } while (us);
+    if (ns < 0)
+        tmp[31 - n++] = '-';
+    memcpy(o, tmp + 32 - n, 32);
+    return o + n;
+}
+
+static inline char *begin_event_at(writer *w, char *o)
+{
+    if (!w->first)
+        o = PUT_LIT(o, ",\n");
+    w->first = false;
+    w->events_out++;
+    return o;
+}
+
+static inline char *pid_tid_at(const writer *w, char *o, const tp_track *tk)
+{
+    const pid_tid_text *pt = &w->pid_tid[tk - w->t->tracks];
+    memcpy(o, pt->s, sizeof pt->s);
+    return o + pt->len;
+}
+
+/* A string field: the escaping writes into the buffer itself. */
+static inline char *put_str_at(writer *w, char *o, tp_str str)
+{
+    room_done(w->b, o);
+    put_str(w, str);
+    return room(w->b);
+}
+
 static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1_next)
 {
     tp_trace *t = w->t;
     const tp_event *e = &t->events[i];
     const tp_track *tk = &t->tracks[e->track];
     tp_buf *b = w->b;
-    begin_event(w);
-    tp_buf_puts(b, "{\"ph\":\"");
-    tp_buf_putc(b, e->ph == '"' || e->ph == '\\' || (unsigned char)e->ph < 0x20 ? '?' : e->ph);
-    tp_buf_putc(b, '"');
+    char *o = begin_event_at(w, room(b));
+    o = PUT_LIT(o, "{\"ph\":\"");
+    *o++ = e->ph == '"' || e->ph == '\\' || (unsigned char)e->ph < 0x20 ? '?' : e->ph;
+    *o++ = '"';
     if (e->cat) {
-        tp_buf_puts(b, ",\"cat\":");
-        put_str(w, e->cat);
+        o = PUT_LIT(o, ",\"cat\":");
+        o = put_str_at(w, o, e->cat);
     }
-    tp_buf_puts(b, ",\"name\":");
-    put_str(w, e->name);
-    put_pid_tid(w, tk);
+    o = PUT_LIT(o, ",\"name\":");
+    o = put_str_at(w, o, e->name);
+    o = pid_tid_at(w, o, tk);
     if (e->ph != 'M') {
-        tp_buf_puts(b, ",\"ts\":");
-        put_us(b, e->ts - w->start);
+        o = PUT_LIT(o, ",\"ts\":");
+        o = put_us_at(o, e->ts - w->start);
     }
     if (e->ph == 'X') {
-        tp_buf_puts(b, ",\"dur\":");
-        put_us(b, e->dur);
+        o = PUT_LIT(o, ",\"dur\":");
+        o = put_us_at(o, e->dur);
     }
     if (e->ph == 'i') {
         if (e->flags & TP_EV_INSTANT_GLOBAL)
-            tp_buf_puts(b, ",\"s\":\"g\"");
+            o = PUT_LIT(o, ",\"s\":\"g\"");
         else if (e->flags & TP_EV_INSTANT_PROCESS)
-            tp_buf_puts(b, ",\"s\":\"p\"");
+            o = PUT_LIT(o, ",\"s\":\"p\"");
         else
-            tp_buf_puts(b, ",\"s\":\"t\"");
+            o = PUT_LIT(o, ",\"s\":\"t\"");
     }
-    if ((e->flags & TP_EV_HAS_ID) && e->ph != 'X')
-        put_id(w, e);
+    if ((e->flags & TP_EV_HAS_ID) && e->ph != 'X') {
+        o = PUT_LIT(o, ",\"id\":");
+        if (e->flags & TP_EV_ID_STRING)
+            o = put_str_at(w, o, (tp_str)e->id);
+        else
+            o = put_u64_at(o, e->id);
+    }
     if (e->flags & TP_EV_BP_ENCLOSING)
-        tp_buf_puts(b, ",\"bp\":\"e\"");
+        o = PUT_LIT(o, ",\"bp\":\"e\"");
     if (fp->bind[i]) {
-        tp_buf_puts(b, ",\"bind_id\":");
-        tp_buf_put_uint(b, fp->bind[i]);
-        tp_buf_puts(b, e->link != TP_NONE ? ",\"flow_in\":true" : ",\"flow_out\":true");
+        o = PUT_LIT(o, ",\"bind_id\":");
+        o = put_u64_at(o, fp->bind[i]);
+        if (e->link != TP_NONE)
+            o = PUT_LIT(o, ",\"flow_in\":true");
+        else
+            o = PUT_LIT(o, ",\"flow_out\":true");
     }
+    room_done(b, o);
     const char *args, *extra;
     size_t alen, elen;
     tp_args_split_r(t, w->cursor, w->scratch, e->args, &args, &alen, &extra, &elen);
@@ -383,7 +293,7 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
         tp_buf_puts(b, ",\"args\":");
         if (tp_args_is_minified(t, e->args) && args[0] == '{')
             tp_buf_put(b, args, alen); /* rendered by the reader as minified, valid JSON */
-        else if (!put_json_min(w, args, alen, MIN_VALUE)) {
+        else if (!tp_json_min(b, args, alen, TP_MIN_VALUE, &w->bad_utf8)) {
             /* never write broken JSON: keep the text, as a string */
             tp_buf_puts(b, "{\"invalid_args\":");
             tp_json_put_string(b, args, alen, &w->bad_utf8);
@@ -391,32 +301,32 @@ static void write_event(writer *w, uint32_t i, const flow_plan *fp, uint64_t *v1
             w->invalid_args++;
         }
     }
-    if (elen && !put_json_min(w, extra, elen, MIN_MEMBERS_AFTER_COMMA))
+    if (elen && !tp_json_min(b, extra, elen, TP_MIN_MEMBERS_AFTER_COMMA, &w->bad_utf8))
         w->invalid_args++;
     tp_buf_putc(b, '}');
     /* a second, third ... device event of one launch: a v1 flow pair */
     if (needs_v1_pair(w, fp, i)) {
         const tp_event *l = &t->events[e->link];
-        {
-            uint64_t id = (*v1_next)++;
-            begin_event(w);
-            tp_buf_puts(b, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\"");
-            put_pid_tid(w, &t->tracks[l->track]);
-            tp_buf_puts(b, ",\"ts\":");
-            put_us(b, l->ts - w->start);
-            tp_buf_puts(b, ",\"id\":");
-            tp_buf_put_uint(b, id);
-            tp_buf_putc(b, '}');
-            begin_event(w);
-            tp_buf_puts(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\"");
-            put_pid_tid(w, tk);
-            tp_buf_puts(b, ",\"ts\":");
-            put_us(b, e->ts - w->start);
-            tp_buf_puts(b, ",\"id\":");
-            tp_buf_put_uint(b, id);
-            tp_buf_putc(b, '}');
-            w->flows++;
-        }
+        uint64_t id = (*v1_next)++;
+        o = begin_event_at(w, room(b));
+        o = PUT_LIT(o, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\"");
+        o = pid_tid_at(w, o, &t->tracks[l->track]);
+        o = PUT_LIT(o, ",\"ts\":");
+        o = put_us_at(o, l->ts - w->start);
+        o = PUT_LIT(o, ",\"id\":");
+        o = put_u64_at(o, id);
+        *o++ = '}';
+        room_done(b, o);
+        o = begin_event_at(w, room(b));
+        o = PUT_LIT(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\"");
+        o = pid_tid_at(w, o, tk);
+        o = PUT_LIT(o, ",\"ts\":");
+        o = put_us_at(o, e->ts - w->start);
+        o = PUT_LIT(o, ",\"id\":");
+        o = put_u64_at(o, id);
+        *o++ = '}';
+        room_done(b, o);
+        w->flows++;
     }
 }
 
@@ -426,6 +336,7 @@ struct tp_chrome_writer {
     uint32_t *porder, *torder;
     tp_track_index ix;
     uint32_t *trank;        /* track -> its place in torder */
+    pid_tid_text *pid_tid;  /* track -> its pid and tid fields */
     flow_plan fp;           /* per-window scratch, all zero/TP_NONE between windows */
     uint64_t repaired;
 };
@@ -457,6 +368,15 @@ tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
     cw->trank = tp_xmalloc((t->ntracks + 1) * sizeof *cw->trank);
     for (size_t j = 0; j < t->ntracks; j++)
         cw->trank[cw->torder[j]] = (uint32_t)j;
+    cw->pid_tid = tp_xcalloc(t->ntracks + 1, sizeof *cw->pid_tid);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        char *o = cw->pid_tid[k].s;
+        o = PUT_LIT(o, ",\"pid\":");
+        o = put_i64_at(o, t->processes[t->tracks[k].process].pid);
+        o = PUT_LIT(o, ",\"tid\":");
+        o = put_i64_at(o, t->tracks[k].tid);
+        cw->pid_tid[k].len = (uint8_t)(o - cw->pid_tid[k].s);
+    }
     cw->fp.bind = tp_xcalloc(t->nevents + 1, sizeof *cw->fp.bind);
     cw->fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *cw->fp.first_target);
     for (size_t i = 0; i < t->nevents; i++)
@@ -472,6 +392,7 @@ void tp_chrome_writer_free(tp_chrome_writer *cw)
     free(cw->porder);
     free(cw->torder);
     free(cw->trank);
+    free(cw->pid_tid);
     free(cw->fp.bind);
     free(cw->fp.first_target);
     free(cw);
@@ -500,6 +421,36 @@ typedef struct worker_state {
     tp_buf scratch[WORKERS];
 } worker_state;
 
+/* Args left in the input file (convert/chrome_args.h) are read in track
+ * order, not file order: the first bytes of each were a cache miss that
+ * held up the minifier (40% of its time on a 1 GB Kineto trace).  Their
+ * cache lines are asked for PREFETCH_AHEAD events before they are needed.
+ * A pure look-up: no cursor, nothing touched but the cache. */
+enum { PREFETCH_AHEAD = 4 };
+
+static void prefetch_args(const tp_trace *t, uint32_t i)
+{
+    uint64_t h = t->events[i].args;
+    if (!tp_chrome_args_is_file(t, h))
+        return;
+    size_t n = 0;
+    const char *why = NULL, *s = t->args_source->json(t, NULL, h, &n, &why);
+    if (!s)
+        return;
+    for (size_t k = 0; k < n && k < 256; k += 64)
+        __builtin_prefetch(s + k);
+}
+
+/* Write a chunk's events with its writer. */
+static void write_chunk_events(writer *w, const chunk_job *j, uint64_t *v1_next)
+{
+    for (size_t q = 0; q < j->n; q++) {
+        if (q + PREFETCH_AHEAD < j->n)
+            prefetch_args(w->t, j->ev[q + PREFETCH_AHEAD]);
+        write_event(w, j->ev[q], j->fp, v1_next);
+    }
+}
+
 static void format_chunk(void *job, int worker, void *ctx)
 {
     chunk_job *j = job;
@@ -508,8 +459,7 @@ static void format_chunk(void *job, int worker, void *ctx)
     j->w.b = &j->buf;
     j->w.cursor = ws->cursor[worker];
     j->w.scratch = &ws->scratch[worker];
-    for (size_t q = 0; q < j->n; q++)
-        write_event(&j->w, j->ev[q], j->fp, &j->v1_next);
+    write_chunk_events(&j->w, j, &j->v1_next);
 }
 
 /* The next chunk of the walk (track order, then time) into j; false at the end. */
@@ -541,23 +491,18 @@ static bool cut_chunk(writer *w, const tp_chrome_writer *cw, size_t *tj, size_t 
     return true;
 }
 
-static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
+/* Two workers format chunks into buffers of their own; this thread appends
+ * them to the output in the order cut. */
+static void write_chunks(writer *w, const tp_chrome_writer *cw, size_t *tjp, size_t *tqp, chunk_job *slot,
+                         worker_state *ws, uint64_t v1_next)
 {
-    const tp_trace *t = w->t;
-    size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
-    worker_state ws = {0};
-    for (int k = 0; k < WORKERS; k++)
-        ws.cursor[k] = tp_args_cursor_new(t);
-    /* the event lists: no array of every event (20 M at 1 GB) */
-    chunk_job *slot = tp_xcalloc(SLOTS, sizeof *slot);
-    /* two workers, or none (this thread) with TP_WRITER_THREADS=1 / TP_THREADS=1: the tests compare the two */
-    tp_opool *pool = tp_opool_new(tp_single_thread("TP_WRITER_THREADS") ? 0 : WORKERS, SLOTS, format_chunk, &ws);
+    tp_opool *pool = tp_opool_new(WORKERS, SLOTS, format_chunk, ws);
     size_t cut = 0;
     bool more = true;
     for (;;) {
         while (more && !tp_opool_full(pool)) { /* a slot is free once its chunk is taken */
             chunk_job *j = &slot[cut % SLOTS];
-            if ((more = cut_chunk(w, cw, &tj, &tq, j, &v1_next))) {
+            if ((more = cut_chunk(w, cw, tjp, tqp, j, &v1_next))) {
                 tp_opool_give(pool, j);
                 cut++;
             }
@@ -574,6 +519,41 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
         w->invalid_args += j->w.invalid_args;
     }
     tp_opool_free(pool);
+}
+
+static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next)
+{
+    const tp_trace *t = w->t;
+    size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
+    worker_state ws = {0};
+    for (int k = 0; k < WORKERS; k++)
+        ws.cursor[k] = tp_args_cursor_new(t);
+    /* the event lists: no array of every event (20 M at 1 GB) */
+    chunk_job *slot = tp_xcalloc(SLOTS, sizeof *slot);
+    if (tp_single_thread("TP_WRITER_THREADS")) {
+        /* this thread alone (TP_WRITER_THREADS=1 / TP_THREADS=1: the tests
+         * compare the two): the same walk, formatted straight into the
+         * output buffer, without a chunk buffer to copy from (4% of a 1 GB
+         * conversion) */
+        chunk_job *j = slot;
+        void *cursor = w->cursor;
+        tp_buf *scratch = w->scratch;
+        w->cursor = ws.cursor[0];
+        w->scratch = &ws.scratch[0];
+        bool first = w->first;
+        while (cut_chunk(w, cw, &tj, &tq, j, &v1_next)) {
+            w->first = first;
+            write_chunk_events(w, j, &j->v1_next);
+            first = w->first;
+            tp_out_maybe_flush(w->o);
+            w->b = tp_out_buf(w->o);
+        }
+        w->first = first;
+        w->cursor = cursor;
+        w->scratch = scratch;
+    } else {
+        write_chunks(w, cw, &tj, &tq, slot, &ws, v1_next);
+    }
     for (int k = 0; k < SLOTS; k++)
         tp_buf_free(&slot[k].buf);
     free(slot);
@@ -590,6 +570,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     st->repaired = cw->repaired;
     writer w = {0};
     w.t = t;
+    w.pid_tid = cw->pid_tid;
     w.scratch = t->args_text; /* the shared one: this thread alone uses it */
     w.o = o;
     w.b = tp_out_buf(o);
@@ -597,22 +578,19 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     w.first = true;
     w.lo = lo;
     w.hi = hi;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (in_window(&w, e) && e->ph != 'M' && e->ts < w.start)
-            w.start = e->ts;
-    }
-    if (w.start == INT64_MAX)
-        w.start = 0;
-
     /* Plan flows so that ids depend only on the output, never on the input's
      * event order (re-converting gives the same bytes): each launch call gets
      * a v2 flow to its earliest device event; ids are numbered in the order
-     * the launches are written.  Both ends must be in the window. */
+     * the launches are written.  Both ends must be in the window.  The same
+     * walk over the events finds the earliest time. */
     flow_plan *fp = &cw->fp;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->link == TP_NONE || e->ph != 'X' || !in_window(&w, e))
+        if (!in_window(&w, e))
+            continue;
+        if (e->ph != 'M' && e->ts < w.start)
+            w.start = e->ts;
+        if (e->link == TP_NONE || e->ph != 'X')
             continue;
         const tp_event *l = &t->events[e->link];
         if (!in_window(&w, l) || l->ph != 'X')
@@ -621,6 +599,8 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
         if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && written_before(cw, (uint32_t)i, cur)))
             fp->first_target[e->link] = (uint32_t)i;
     }
+    if (w.start == INT64_MAX)
+        w.start = 0;
     uint64_t next_bind = 1;
     const uint32_t *torder = cw->torder;
     const tp_track_index *ix = &cw->ix;
@@ -650,7 +630,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     if (t->toplevel.len) {
         size_t mark = w.b->len;
         tp_buf_puts(w.b, ",\n");
-        if (!put_json_min(&w, t->toplevel.data, t->toplevel.len, MIN_MEMBERS)) {
+        if (!tp_json_min(w.b, t->toplevel.data, t->toplevel.len, TP_MIN_MEMBERS, &w.bad_utf8)) {
             w.b->len = mark; /* no dangling comma */
             w.invalid_args++;
         }

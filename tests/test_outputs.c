@@ -76,7 +76,7 @@ static int lines(const char *s)
  * original tests did; without it tracepress must ignore it itself, as a
  * nightly job under a file-size limit (Slurm propagates RLIMIT_FSIZE) would
  * otherwise be killed by the signal and leave its temporary file behind. */
-static void full_disk_case(const char *out_name, int limit_kb, bool trap_xfsz)
+static void full_disk_case_env(const char *env, const char *out_name, int limit_kb, bool trap_xfsz)
 {
     const char *in = synthetic("outputs-30k.json", 30000);
     char dir[1024], out[1200];
@@ -84,8 +84,8 @@ static void full_disk_case(const char *out_name, int limit_kb, bool trap_xfsz)
     snprintf(out, sizeof out, "%s/%s", dir, out_name);
     write_file(out, "OLD OUTPUT\n");
     char *err = NULL;
-    int rc = tp_test_run(&err, "%sulimit -f %d; exec %s convert '%s' -o '%s'", trap_xfsz ? "trap '' XFSZ; " : "",
-                         limit_kb, tp_test_bin(), in, out);
+    int rc = tp_test_run(&err, "%sulimit -f %d; %s exec %s convert '%s' -o '%s'", trap_xfsz ? "trap '' XFSZ; " : "",
+                         limit_kb, env, tp_test_bin(), in, out);
     CHECK_EQ_INT(rc, 2);
     if (!strstr(err, "cannot write") || !strstr(err, "File too large") || lines(err) != 1)
         tp_test_fail(__FILE__, __LINE__, "%s: expected one 'cannot write ...: File too large' line, got: %s", out_name,
@@ -95,6 +95,20 @@ static void full_disk_case(const char *out_name, int limit_kb, bool trap_xfsz)
     CHECK_STR(old, "OLD OUTPUT\n"); /* the previous output is intact */
     free(old);
     free(err);
+}
+
+static void full_disk_case(const char *out_name, int limit_kb, bool trap_xfsz)
+{
+    full_disk_case_env("", out_name, limit_kb, trap_xfsz);
+}
+
+/* with no write thread, a plain output goes O_DIRECT from the formatting
+ * buffer itself: a refused write is the same clean failure */
+TEST(output_full_disk_fails_cleanly_one_thread)
+{
+    full_disk_case_env("TP_THREADS=1", "out.json", 256, false);
+    full_disk_case_env("TP_THREADS=1", "out.json", 2048, true);
+    full_disk_case_env("TP_THREADS=1", "out.json.gz", 8, false);
 }
 
 TEST(output_full_disk_fails_cleanly_json)
@@ -254,20 +268,25 @@ TEST(output_never_overwrites_the_input)
 
 /* Large outputs are written with O_DIRECT in whole blocks, the last partial
  * block through the page cache: the bytes are those of the page-cache path
- * and of standard output, to JSON and to .json.gz, whatever the length. */
+ * and of standard output, to JSON, .json.gz and .pftrace, whatever the
+ * length; also with no write thread (TP_THREADS=1: staged in the
+ * formatting buffer itself). */
 TEST(output_direct_io_writes_the_same_bytes)
 {
     const char *in = synthetic("direct.json", 60000); /* about 20 MB of output */
     const char *dir = fresh_dir("direct");
-    static const char *const ext[] = {"json", "json.gz"};
-    for (int k = 0; k < 2; k++) {
-        char a[1100], b[1100], c[1100];
+    static const char *const ext[] = {"json", "json.gz", "pftrace"};
+    for (int k = 0; k < 3; k++) {
+        char a[1100], b[1100], c[1100], d[1100];
         snprintf(a, sizeof a, "%s/direct.%s", dir, ext[k]);
         snprintf(b, sizeof b, "%s/cached.%s", dir, ext[k]);
         snprintf(c, sizeof c, "%s/stdout.%s", dir, ext[k]);
+        snprintf(d, sizeof d, "%s/one_thread.%s", dir, ext[k]);
         CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, a), 0);
         CHECK_EQ_INT(tp_test_run(NULL, "TP_DIRECT_IO=0 %s convert -q '%s' -o '%s'", tp_test_bin(), in, b), 0);
         CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", a, b), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=1 %s convert -q '%s' -o '%s'", tp_test_bin(), in, d), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", d, b), 0);
         if (k == 0) {
             CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o - > '%s'", tp_test_bin(), in, c), 0);
             CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", a, c), 0);
