@@ -102,13 +102,15 @@ static void full_disk_case(const char *out_name, int limit_kb, bool trap_xfsz)
     full_disk_case_env("", out_name, limit_kb, trap_xfsz);
 }
 
-/* with no write thread, a plain output goes O_DIRECT from the formatting
- * buffer itself: a refused write is the same clean failure */
+/* with no write thread (TP_WRITE_THREAD=0), a plain output goes O_DIRECT
+ * from the formatting buffer itself: a refused write is the same clean
+ * failure; and with TP_THREADS=1 (the write thread stays) */
 TEST(output_full_disk_fails_cleanly_one_thread)
 {
-    full_disk_case_env("TP_THREADS=1", "out.json", 256, false);
+    full_disk_case_env("TP_WRITE_THREAD=0", "out.json", 256, false);
+    full_disk_case_env("TP_WRITE_THREAD=0", "out.json", 2048, true);
+    full_disk_case_env("TP_WRITE_THREAD=0", "out.json.gz", 8, false);
     full_disk_case_env("TP_THREADS=1", "out.json", 2048, true);
-    full_disk_case_env("TP_THREADS=1", "out.json.gz", 8, false);
 }
 
 TEST(output_full_disk_fails_cleanly_json)
@@ -269,8 +271,8 @@ TEST(output_never_overwrites_the_input)
 /* Large outputs are written with O_DIRECT in whole blocks, the last partial
  * block through the page cache: the bytes are those of the page-cache path
  * and of standard output, to JSON, .json.gz and .pftrace, whatever the
- * length; also with no write thread (TP_THREADS=1: staged in the
- * formatting buffer itself). */
+ * length; also with no write thread (TP_WRITE_THREAD=0: staged in the
+ * formatting buffer itself) and with TP_THREADS=1. */
 TEST(output_direct_io_writes_the_same_bytes)
 {
     const char *in = synthetic("direct.json", 60000); /* about 20 MB of output */
@@ -285,6 +287,8 @@ TEST(output_direct_io_writes_the_same_bytes)
         CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), in, a), 0);
         CHECK_EQ_INT(tp_test_run(NULL, "TP_DIRECT_IO=0 %s convert -q '%s' -o '%s'", tp_test_bin(), in, b), 0);
         CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", a, b), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "TP_WRITE_THREAD=0 %s convert -q '%s' -o '%s'", tp_test_bin(), in, d), 0);
+        CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", d, b), 0);
         CHECK_EQ_INT(tp_test_run(NULL, "TP_THREADS=1 %s convert -q '%s' -o '%s'", tp_test_bin(), in, d), 0);
         CHECK_EQ_INT(tp_test_run(NULL, "cmp -s '%s' '%s'", d, b), 0);
         if (k == 0) {
