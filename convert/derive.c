@@ -1,6 +1,7 @@
 /* derive.c: the derivation engine (see derive.h, XPLANE.md §5). */
 #include "derive.h"
 #include "i64map.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -432,48 +433,11 @@ static bool akey_less(const akey *a, const akey *b)
     return a->event < b->event;
 }
 
-/* Natural merge sort: a device's annotations come as a few time-sorted runs
- * (one per stream), so merging the runs is O(n log runs) where qsort with a
- * callback through the events was O(n log n) and the largest cost of
- * reading a big XSpace.  tmp holds n keys. */
-static void sort_keys(akey *k, akey *tmp, size_t n)
-{
-    size_t *runs = NULL, nruns = 0, cap = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && !akey_less(&k[j], &k[j - 1]))
-            j++;
-        TP_GROW(runs, cap, nruns + 2);
-        runs[nruns++] = i;
-        i = j;
-    }
-    TP_GROW(runs, cap, nruns + 1);
-    runs[nruns] = n; /* runs[r] .. runs[r + 1] */
-    akey *src = k, *dst = tmp;
-    while (nruns > 1) {
-        size_t out = 0;
-        for (size_t r = 0; r < nruns; r += 2) {
-            size_t a = runs[r], mid = runs[r + 1], b = r + 2 <= nruns ? runs[r + 2] : mid;
-            if (r + 1 >= nruns) /* odd run out: copied as it is */
-                mid = b = runs[r + 1];
-            size_t i = a, j = mid, o = a;
-            while (i < mid && j < b)
-                dst[o++] = akey_less(&src[j], &src[i]) ? src[j++] : src[i++];
-            memcpy(dst + o, src + i, (mid - i) * sizeof *dst);
-            o += mid - i;
-            memcpy(dst + o, src + j, (b - j) * sizeof *dst);
-            runs[out++] = a;
-        }
-        runs[out] = n;
-        nruns = out;
-        akey *sw = src;
-        src = dst;
-        dst = sw;
-    }
-    if (src != k)
-        memcpy(k, src, n * sizeof *k);
-    free(runs);
-}
+/* A device's annotations come as a few time-sorted runs (one per stream),
+ * so merging the runs is O(n log runs) where qsort with a callback through
+ * the events was O(n log n) and the largest cost of reading a big XSpace. */
+#define AKEY_LESS(x, y, c) akey_less((x), (y))
+TP_RUNS_SORT_DEFINE(sort_keys, akey, AKEY_LESS)
 
 static const char *line_name(const tp_derive_opts *o, int li)
 {
@@ -716,7 +680,7 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
             const tp_event *e = &t->events[an[idx[q]].event];
             keys[q] = (akey){e->ts, -e->dur, an[idx[q]].event, idx[q]};
         }
-        sort_keys(keys, tmp, n);
+        sort_keys(keys, n, SIZE_MAX, tmp);
         bool launches = false;
         if (!per_stream) {
             while (li < sorted.nlaunches && sorted.launches[li].device < p)

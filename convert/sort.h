@@ -64,6 +64,56 @@
         free(buf);                                                                                               \
     }
 
+/* TP_RUNS_SORT_DEFINE(fn, T, LESS): `bool fn(T *a, size_t n, size_t max_runs, T *tmp)`,
+ * a natural merge sort for data made of a few long sorted runs (a device's
+ * streams, a host thread's ops then its runtime calls): the runs are found,
+ * then merged pairwise, O(n log runs).  It returns false, leaving `a` as it
+ * was, when there are more than max_runs runs (the caller sorts another
+ * way).  tmp: room for n elements, or NULL (allocated here).  Stable, like
+ * TP_SORT_DEFINE; LESS(x, y, c) is called with c = 0. */
+#define TP_RUNS_SORT_DEFINE(fn, T, LESS)                                                                         \
+    static bool fn(T *a, size_t n, size_t max_runs, T *tmp)                                                      \
+    {                                                                                                            \
+        size_t nruns = n > 0;                                                                                    \
+        for (size_t j = 1; j < n; j++)                                                                           \
+            nruns += LESS((&a[j]), (&a[j - 1]), 0) ? 1 : 0;                                                       \
+        if (nruns > max_runs)                                                                                    \
+            return false;                                                                                        \
+        if (nruns < 2)                                                                                           \
+            return true;                                                                                         \
+        size_t *runs = tp_xmalloc((nruns + 1) * sizeof *runs), r = 0;                                            \
+        runs[r++] = 0;                                                                                           \
+        for (size_t j = 1; j < n; j++)                                                                           \
+            if (LESS((&a[j]), (&a[j - 1]), 0))                                                                   \
+                runs[r++] = j;                                                                                   \
+        runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */                                                     \
+        T *buf = tmp ? tmp : tp_xmalloc(n * sizeof *buf), *src = a, *dst = buf;                                  \
+        while (nruns > 1) {                                                                                      \
+            size_t out = 0;                                                                                      \
+            for (size_t i = 0; i < nruns; i += 2) {                                                              \
+                size_t lo = runs[i], mid = runs[i + 1], hi = i + 2 <= nruns ? runs[i + 2] : mid;                 \
+                size_t x = lo, y = mid, k = lo;                                                                  \
+                while (x < mid && y < hi)                                                                        \
+                    dst[k++] = LESS((&src[y]), (&src[x]), 0) ? src[y++] : src[x++];                              \
+                memcpy(dst + k, src + x, (mid - x) * sizeof *src);                                               \
+                k += mid - x;                                                                                    \
+                memcpy(dst + k, src + y, (hi - y) * sizeof *src);                                                \
+                runs[out++] = lo;                                                                                \
+            }                                                                                                    \
+            runs[out] = n;                                                                                       \
+            nruns = out;                                                                                         \
+            T *s = src;                                                                                          \
+            src = dst;                                                                                           \
+            dst = s;                                                                                             \
+        }                                                                                                        \
+        if (src != a)                                                                                            \
+            memcpy(a, src, n * sizeof *a);                                                                       \
+        if (buf != tmp)                                                                                          \
+            free(buf);                                                                                           \
+        free(runs);                                                                                              \
+        return true;                                                                                             \
+    }
+
 /* rank[id] for every interned string: the strcmp order of the strings
  * (equal strings share a rank), so `strcmp(name(x), name(y)) < 0` is
  * `rank[x] < rank[y]`.  The caller frees the array.  O(S log S) in the

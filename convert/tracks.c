@@ -57,49 +57,8 @@ static bool sort_two_halves(sort_key *k, size_t n, uint32_t *ev)
 
 /* A list made of a few long sorted runs (a host thread's ops, then the
  * runtime calls the trace lists with the device section, step after step)
- * is merged run by run: O(n log runs) instead of the merge sort's passes
- * over short runs.  The keys are unique, so the order is the sort's.
- * Returns false (nothing done) when the runs are short. */
-static bool merge_runs(sort_key *k, size_t n, uint32_t *ev)
-{
-    size_t nruns = 1;
-    for (size_t j = 1; j < n; j++)
-        nruns += KEY_LESS(&k[j], &k[j - 1], 0);
-    if (nruns > n / 256)
-        return false;
-    size_t *runs = tp_xmalloc((nruns + 1) * sizeof *runs), r = 0;
-    runs[r++] = 0;
-    for (size_t j = 1; j < n; j++)
-        if (KEY_LESS(&k[j], &k[j - 1], 0))
-            runs[r++] = j;
-    runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */
-    sort_key *tmp = tp_xmalloc((n + 1) * sizeof *tmp), *src = k, *dst = tmp;
-    while (nruns > 1) {
-        size_t out = 0;
-        for (size_t i = 0; i < nruns; i += 2) {
-            size_t a = runs[i], mid = i + 1 < nruns ? runs[i + 1] : runs[i + 1], b = i + 2 <= nruns ? runs[i + 2] : mid;
-            if (i + 1 >= nruns) /* the odd run out, copied */
-                mid = b = runs[i + 1];
-            size_t x = a, y = mid, o = a;
-            while (x < mid && y < b)
-                dst[o++] = KEY_LESS(&src[y], &src[x], 0) ? src[y++] : src[x++];
-            memcpy(dst + o, src + x, (mid - x) * sizeof *dst);
-            o += mid - x;
-            memcpy(dst + o, src + y, (b - y) * sizeof *dst);
-            runs[out++] = a;
-        }
-        runs[out] = n;
-        nruns = out;
-        sort_key *sw = src;
-        src = dst;
-        dst = sw;
-    }
-    for (size_t j = 0; j < n; j++)
-        ev[j] = src[j].idx;
-    free(tmp);
-    free(runs);
-    return true;
-}
+ * is merged run by run. */
+TP_RUNS_SORT_DEFINE(sort_runs, sort_key, KEY_LESS)
 
 void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
 {
@@ -115,7 +74,9 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
         const tp_event *e = &t->events[ev[j]];
         k[j] = (sort_key){e->ts, -e->dur, ev[j]};
     }
-    if (n >= 4096 && merge_runs(k, n, ev)) {
+    if (n >= 4096 && sort_runs(k, n, n / 256, NULL)) {
+        for (size_t j = 0; j < n; j++)
+            ev[j] = k[j].idx;
         free(k);
         return;
     }
