@@ -1680,17 +1680,7 @@ static int half_merge(reader *a, half_job *j)
         }
         tmap[i] = k;
     }
-    /* args: the second arena after the first; handles move by its old length
-     * (grown to the exact size: nothing is added to it later). */
-    uint64_t shift = t->args_len;
-    if (u->args_len) {
-        if (t->args_cap < t->args_len + u->args_len) {
-            t->args_cap = t->args_len + u->args_len;
-            t->args_data = tp_xrealloc(t->args_data, t->args_cap);
-        }
-        memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
-        t->args_len += u->args_len;
-    }
+    uint64_t shift = tp_args_append(t, u); /* the second arena after the first */
     uint32_t first_ev = (uint32_t)t->nevents;
     TP_GROW(t->events, t->events_cap, t->nevents + u->nevents); /* with the usual room for derived events */
     for (size_t i = 0; i < u->nevents; i++) {

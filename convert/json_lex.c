@@ -421,38 +421,6 @@ bool tp_json_token_ok(const char *s, size_t n)
     return i == n;
 }
 
-/* A JSON number exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static const char *valid_number(const char *p, const char *end)
-{
-    if (p < end && *p == '-')
-        p++;
-    if (p >= end || *p < '0' || *p > '9')
-        return NULL;
-    if (*p == '0')
-        p++;
-    else
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-    if (p < end && *p == '.') {
-        const char *d = ++p;
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-        if (p == d)
-            return NULL;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        const char *d = p;
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-        if (p == d)
-            return NULL;
-    }
-    return p;
-}
-
 size_t tp_json_escape_len(const char *c, size_t avail)
 {
     if (avail < 2)
@@ -555,7 +523,7 @@ static bool valid_json(const char *p, const char *end, bool members)
         else if (c == 'n')
             p = end - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
         else
-            p = valid_number(p, end);
+            p = tp_json_number_end(p, end);
         if (!p)
             return false;
         st = AFTER;

@@ -96,4 +96,37 @@ int tp_parse_fixed(const char *s, size_t len, int decimals, int64_t *out, const 
 /* Integer text (no fraction) to int64; -1 if not an integer or out of range. */
 int tp_parse_int(const char *s, size_t len, int64_t *out);
 
+/* The end of the JSON number at p, exactly -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * or NULL when p does not start one (the grammar check and the args minifier). */
+static inline const char *tp_json_number_end(const char *p, const char *end)
+{
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end || *p < '0' || *p > '9')
+        return NULL;
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    if (p < end && *p == '.') {
+        const char *d = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const char *d = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    return p;
+}
+
 #endif

@@ -19,39 +19,6 @@
  * at the output's end never runs past the buffer. */
 #define SLACK 64
 
-/* The end of the JSON number at p, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?,
- * or NULL when p does not start one. */
-static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end)
-{
-    if (p < end && *p == '-')
-        p++;
-    if (p >= end || *p < '0' || *p > '9')
-        return NULL;
-    if (*p == '0')
-        p++;
-    else
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-    if (p < end && *p == '.') {
-        const unsigned char *d = ++p;
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-        if (p == d)
-            return NULL;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        const unsigned char *d = p;
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-        if (p == d)
-            return NULL;
-    }
-    return p;
-}
-
 /* The end of the number or literal at p when it is exactly one (the next
  * byte cannot continue a token: "01", "1.2.3", "truex" are not JSON), else
  * NULL. */
@@ -65,7 +32,7 @@ static inline const unsigned char *token_end(const unsigned char *p, const unsig
         q = p + 5;
     else if (*p == 'n' && avail >= 4 && !memcmp(p, "null", 4))
         q = p + 4;
-    else if (!(q = number_end(p, end)))
+    else if (!(q = (const unsigned char *)tp_json_number_end((const char *)p, (const char *)end)))
         return NULL;
     return q < end && tp_json_token_char(*q) ? NULL : q;
 }

@@ -132,6 +132,20 @@ size_t tp_str_len(const tp_trace *t, tp_str id)
 
 /* ---- args ---- */
 
+uint64_t tp_args_append(tp_trace *t, const tp_trace *u)
+{
+    uint64_t shift = t->args_len;
+    if (u->args_len) {
+        if (t->args_cap < t->args_len + u->args_len) {
+            t->args_cap = t->args_len + u->args_len;
+            t->args_data = tp_xrealloc(t->args_data, t->args_cap);
+        }
+        memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
+        t->args_len += u->args_len;
+    }
+    return shift;
+}
+
 uint64_t tp_args_add(tp_trace *t, const char *json, size_t len)
 {
     if (len == 0 || len > UINT32_MAX)

@@ -189,6 +189,10 @@ size_t tp_str_len(const tp_trace *t, tp_str id);
  * for those, the text tp_args_get returns is valid only until the next
  * tp_args_get. */
 uint64_t tp_args_add(tp_trace *t, const char *json, size_t len);
+/* Append u's args arena to t's (a second reader's trace joined to the
+ * first): u's arena handles move by the returned shift (add it to them);
+ * external handles keep their meaning.  t's arena grows to the exact size. */
+uint64_t tp_args_append(tp_trace *t, const tp_trace *u);
 const char *tp_args_get(const tp_trace *t, uint64_t handle, size_t *len);
 
 /* External args: a reader that keeps an event's args in a compact form of

@@ -1825,6 +1825,17 @@ static void reader_free(xp_reader *r)
 
 static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t from, size_t to);
 
+/* Free a part (its events are in our array: not freed with its trace). */
+static void part_free(plane_part *q)
+{
+    q->t.events = NULL;
+    pthread_barrier_destroy(&q->counted);
+    pthread_barrier_destroy(&q->sliced);
+    reader_free(&q->r);
+    tp_trace_free(&q->t);
+    free(q);
+}
+
 static void *part_main(void *p)
 {
     plane_part *q = p;
@@ -1976,16 +1987,7 @@ static bool part_append(xp_reader *r, plane_part *q)
     for (size_t i = 0; i < u->ntracks; i++)
         if (u->tracks[i].derived_of != TP_NONE)
             t->tracks[tmap[i]].derived_of = tmap[u->tracks[i].derived_of];
-    /* args kept as JSON (handles that do not fit the file form): after ours */
-    uint64_t shift = t->args_len;
-    if (u->args_len) {
-        if (t->args_cap < t->args_len + u->args_len) {
-            t->args_cap = t->args_len + u->args_len;
-            t->args_data = tp_xrealloc(t->args_data, t->args_cap);
-        }
-        memcpy(t->args_data + t->args_len, u->args_data, u->args_len);
-        t->args_len += u->args_len;
-    }
+    uint64_t shift = tp_args_append(t, u); /* args kept as JSON (handles that do not fit the file form) */
     /* events: the part wrote them into our array, after ours */
     for (size_t i = 0; i < u->nevents; i++) {
         tp_event *e = &u->events[i];
@@ -2082,11 +2084,7 @@ static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
         pthread_barrier_init(&q->counted, NULL, 2);
         pthread_barrier_init(&q->sliced, NULL, 2);
         if (pthread_create(&th, NULL, part_main, q) != 0) {
-            pthread_barrier_destroy(&q->counted);
-            pthread_barrier_destroy(&q->sliced);
-            reader_free(&q->r);
-            tp_trace_free(&q->t);
-            free(q);
+            part_free(q);
             q = NULL;
             s = 0;
         }
@@ -2107,11 +2105,7 @@ static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
         tp_timing("read: planes counted");
         if (!q->go) {
             pthread_join(th, NULL);
-            pthread_barrier_destroy(&q->counted);
-            pthread_barrier_destroy(&q->sliced);
-            reader_free(&q->r);
-            tp_trace_free(&q->t);
-            free(q);
+            part_free(q);
             q = NULL;
             s = 0;
         }
@@ -2130,16 +2124,11 @@ static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
     }
     bool joined = rc == 0 && q->rc == 0 && part_append(r, q);
     tp_timing("read: planes, second part joined");
-    q->t.events = NULL; /* (ours) */
     r->ev_limit = SIZE_MAX;
-    pthread_barrier_destroy(&q->counted);
-    pthread_barrier_destroy(&q->sliced);
     if (getenv("TP_READ_SPLIT_REPORT"))
         fprintf(stderr, "tracepress: planes: split at %zu of %zu, %s\n", s, n,
                 joined ? "joined" : rc == 0 ? "read again" : "failed");
-    reader_free(&q->r);
-    tp_trace_free(&q->t);
-    free(q);
+    part_free(q);
     if (rc == 0 && !joined) /* read them here after all */
         for (size_t i = s; i < n && rc == 0; i++)
             rc = read_plane(r, &planes[i]);
