@@ -25,6 +25,19 @@
 
 #define TP_SORT_RUN 16
 
+/* Merge src[lo, mid) and src[mid, hi), both sorted, into dst[lo, hi)
+ * (stable; ranges already in order are copied without comparing). */
+#define TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, c)                                                          \
+    do {                                                                                                         \
+        size_t i_ = (lo), j_ = (mid), k_ = (lo);                                                                 \
+        if (j_ < (hi) && LESS((&(src)[j_]), (&(src)[j_ - 1]), c))                                                \
+            while (i_ < (mid) && j_ < (hi))                                                                      \
+                (dst)[k_++] = LESS((&(src)[j_]), (&(src)[i_]), c) ? (src)[j_++] : (src)[i_++];                   \
+        memcpy((dst) + k_, (src) + i_, ((mid) - i_) * sizeof *(src));                                           \
+        k_ += (mid) - i_;                                                                                        \
+        memcpy((dst) + k_, (src) + j_, ((hi) - j_) * sizeof *(src));                                            \
+    } while (0)
+
 #define TP_SORT_DEFINE(fn, T, CTX, LESS)                                                                         \
     static void fn(T *a, size_t n, CTX c)                                                                        \
     {                                                                                                            \
@@ -47,13 +60,7 @@
         for (size_t w = TP_SORT_RUN; w < n; w *= 2) { /* bottom-up merges, ping-pong between the arrays */     \
             for (size_t lo = 0; lo < n; lo += 2 * w) {                                                           \
                 size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                      \
-                size_t i = lo, j = mid, k = lo;                                                                  \
-                if (mid < hi && LESS((&src[mid]), (&src[mid - 1]), c))                                           \
-                    while (i < mid && j < hi)                                                                    \
-                        dst[k++] = LESS((&src[j]), (&src[i]), c) ? src[j++] : src[i++];                          \
-                memcpy(dst + k, src + i, (mid - i) * sizeof *src);                                               \
-                k += mid - i;                                                                                    \
-                memcpy(dst + k, src + j, (hi - j) * sizeof *src);                                                \
+                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, c);                                                  \
             }                                                                                                    \
             T *s = src;                                                                                          \
             src = dst;                                                                                           \
@@ -92,12 +99,7 @@
             size_t out = 0;                                                                                      \
             for (size_t i = 0; i < nruns; i += 2) {                                                              \
                 size_t lo = runs[i], mid = runs[i + 1], hi = i + 2 <= nruns ? runs[i + 2] : mid;                 \
-                size_t x = lo, y = mid, k = lo;                                                                  \
-                while (x < mid && y < hi)                                                                        \
-                    dst[k++] = LESS((&src[y]), (&src[x]), 0) ? src[y++] : src[x++];                              \
-                memcpy(dst + k, src + x, (mid - x) * sizeof *src);                                               \
-                k += mid - x;                                                                                    \
-                memcpy(dst + k, src + y, (hi - y) * sizeof *src);                                                \
+                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, 0);                                                  \
                 runs[out++] = lo;                                                                                \
             }                                                                                                    \
             runs[out] = n;                                                                                       \
