@@ -25,16 +25,7 @@ static void put_varint_at(char *p, uint64_t v)
 
 void tp_pbw_varint(tp_buf *b, uint64_t v)
 {
-    if (b->len + 11 > b->cap) /* the longest varint and the NUL */
-        TP_GROW(b->data, b->cap, b->len + 11);
-    char *p = b->data + b->len, *start = p;
-    while (v >= 0x80) {
-        *p++ = (char)(0x80 | (v & 0x7f));
-        v >>= 7;
-    }
-    *p++ = (char)v;
-    *p = 0;
-    b->len += (size_t)(p - start);
+    tp_pbw_done(b, tp_pbw_at_varint(tp_pbw_room(b, 10), v));
 }
 
 void tp_pbw_tag(tp_buf *b, uint32_t field, unsigned wire_type)
@@ -44,12 +35,7 @@ void tp_pbw_tag(tp_buf *b, uint32_t field, unsigned wire_type)
 
 void tp_pbw_fixed64(tp_buf *b, uint32_t field, uint64_t v)
 {
-    tp_pbw_tag(b, field, 1);
-    if (b->len + 9 > b->cap)
-        TP_GROW(b->data, b->cap, b->len + 9);
-    for (int i = 0; i < 8; i++)
-        b->data[b->len++] = (char)(v >> (8 * i));
-    b->data[b->len] = 0;
+    tp_pbw_done(b, tp_pbw_at_fixed64(tp_pbw_room(b, 13), field, v));
 }
 
 void tp_pbw_double(tp_buf *b, uint32_t field, double v)

@@ -322,40 +322,53 @@ static void put_pending(penc *e, interner *in, uint32_t field, bool own)
     in->npending = 0;
 }
 
-/* One typed arg (tp_args_visit) as a debug annotation. */
+/* One typed arg (tp_args_visit) as a debug annotation.  Ids are interned
+ * before anything is written (name, then value: the order of the ids), so
+ * that an int, a double or an interned string goes out as one short run. */
 static void put_typed_arg(void *ctx, const tp_arg *a)
 {
     penc *e = ctx;
     tp_buf *b = e->b;
     uint64_t name = a->key_id ? intern_id(&e->anns, str_own(e, a->key_id) & ~OWN_NOT_VALUE)
                               : ann_name_iid(e, a->key, a->klen);
-    size_t m = tp_pbw_begin(b, TE_DEBUG_ANNOTATIONS);
-    tp_pbw_uint(b, DA_NAME_IID, name);
-    switch (a->type) {
-    case TP_ARG_INT:
-        tp_pbw_int(b, DA_INT, a->i);
-        break;
-    case TP_ARG_DOUBLE:
-        tp_pbw_double(b, DA_DOUBLE, a->d);
-        break;
-    case TP_ARG_STR: {
-        uint64_t v = 0;
+    uint64_t v = 0;
+    if (a->type == TP_ARG_STR) {
         if (a->s_id) {
             uint32_t own = str_own(e, a->s_id);
             v = own & OWN_NOT_VALUE ? 0 : intern_id(&e->vals, own);
         } else
             v = value_iid(e, name, a->s, a->len);
-        if (v)
-            tp_pbw_uint(b, DA_STRING_IID, v);
-        else /* repaired silently, as the JSON writer's text of these args is */
-            tp_pbw_utf8(b, DA_STRING, a->s, a->len, NULL);
+    }
+    unsigned char *p = tp_pbw_room(b, 6 + 15 + 15), *base = (unsigned char *)b->data;
+    size_t m = tp_pbw_at_begin(&p, base, TE_DEBUG_ANNOTATIONS);
+    p = tp_pbw_at_uint(p, DA_NAME_IID, name);
+    switch (a->type) {
+    case TP_ARG_INT:
+        p = tp_pbw_at_uint(p, DA_INT, (uint64_t)a->i);
+        break;
+    case TP_ARG_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &a->d, sizeof bits);
+        p = tp_pbw_at_fixed64(p, DA_DOUBLE, bits);
         break;
     }
+    case TP_ARG_STR:
+        if (v) {
+            p = tp_pbw_at_uint(p, DA_STRING_IID, v);
+            break;
+        }
+        tp_pbw_done(b, p); /* repaired silently, as the JSON writer's text of these args is */
+        tp_pbw_utf8(b, DA_STRING, a->s, a->len, NULL);
+        tp_pbw_end(b, m);
+        return;
     default:
+        tp_pbw_done(b, p);
         tp_pbw_utf8(b, DA_LEGACY_JSON, a->s, a->len, NULL);
-        break;
+        tp_pbw_end(b, m);
+        return;
     }
-    tp_pbw_end(b, m);
+    tp_pbw_at_end_short(base, m, p); /* at most 30 bytes */
+    tp_pbw_done(b, p);
 }
 
 /* ---- packets ---- */
@@ -390,18 +403,23 @@ static size_t packet_begin(penc *e)
 
 /* ts: absolute ns.  On an incremental sequence a time before the last one
  * (only a slice cut at its parent's end can be) is written absolute on the
- * default clock. */
+ * default clock.  At most 2 * 15 bytes at p. */
+static unsigned char *put_time_at(penc *e, unsigned char *p, int64_t ts)
+{
+    if (!e->incremental)
+        return tp_pbw_at_uint(p, TP_TIMESTAMP, (uint64_t)ts);
+    if (ts >= e->last) {
+        p = tp_pbw_at_uint(p, TP_TIMESTAMP, (uint64_t)(ts - e->last));
+        e->last = ts;
+        return p;
+    }
+    p = tp_pbw_at_uint(p, TP_TIMESTAMP, (uint64_t)ts);
+    return tp_pbw_at_uint(p, TP_TIMESTAMP_CLOCK, PF_CLOCK_BOOTTIME);
+}
+
 static void put_time(penc *e, int64_t ts)
 {
-    if (!e->incremental) {
-        tp_pbw_uint(e->b, TP_TIMESTAMP, (uint64_t)ts);
-    } else if (ts >= e->last) {
-        tp_pbw_uint(e->b, TP_TIMESTAMP, (uint64_t)(ts - e->last));
-        e->last = ts;
-    } else {
-        tp_pbw_uint(e->b, TP_TIMESTAMP, (uint64_t)ts);
-        tp_pbw_uint(e->b, TP_TIMESTAMP_CLOCK, PF_CLOCK_BOOTTIME);
-    }
+    tp_pbw_done(e->b, put_time_at(e, tp_pbw_room(e->b, 2 * 15), ts));
 }
 
 static void packet_end(penc *e, size_t mark, bool uses_state)
@@ -414,10 +432,12 @@ static void packet_end(penc *e, size_t mark, bool uses_state)
         put_pending(e, &e->vals, ID_ANNOTATION_STRINGS, true);
         tp_pbw_end(e->b, m);
     }
-    tp_pbw_uint(e->b, TP_SEQ_ID, e->seq);
+    unsigned char *p = tp_pbw_room(e->b, 2 * 15);
+    p = tp_pbw_at_uint(p, TP_SEQ_ID, e->seq);
     uint64_t flags = (e->first ? SEQ_CLEARED : 0) | (uses_state ? SEQ_NEEDS : 0);
     if (flags)
-        tp_pbw_uint(e->b, TP_SEQ_FLAGS, flags);
+        p = tp_pbw_at_uint(p, TP_SEQ_FLAGS, flags);
+    tp_pbw_done(e->b, p);
     e->first = false;
     tp_pbw_end(e->b, mark);
     e->packets++;
@@ -654,23 +674,45 @@ static void counter_event(pfw *w, const tp_event *e, bool emit)
 
 /* ---- track events ---- */
 
-/* track: its uuid, or 0 for the sequence's default track. */
+/* track: its uuid, or 0 for the sequence's default track.  The fields
+ * around the args go out as short runs (pbwrite.h's cursor); an END packet
+ * is one run. */
 static void put_event(penc *e, uint32_t i, int type, int64_t ts, uint64_t track)
 {
     const pfw *w = e->w;
     const tp_trace *t = w->t;
     const tp_event *ev = &t->events[i];
     tp_buf *b = e->b;
-    size_t pk = packet_begin(e);
-    put_time(e, abs_ts(w, ts));
-    size_t te = tp_pbw_begin(b, TP_TRACK_EVENT);
-    tp_pbw_uint(b, TE_TYPE, (uint64_t)type);
-    if (track)
-        tp_pbw_uint(b, TE_TRACK_UUID, track);
-    if (type != TYPE_END) {
-        tp_pbw_uint(b, TE_NAME_IID, intern_id(&e->names, ev->name));
+    uint64_t name = 0, cat = 0;
+    if (type != TYPE_END) { /* ids before the args' (the order of the ids) */
+        name = intern_id(&e->names, ev->name);
         if (ev->cat)
-            tp_pbw_uint(b, TE_CATEGORY_IIDS, intern_id(&e->cats, ev->cat));
+            cat = intern_id(&e->cats, ev->cat);
+    }
+    unsigned char *p = tp_pbw_room(b, 6 + 2 * 15 + 6 + 4 * 15), *base = (unsigned char *)b->data;
+    size_t pk = tp_pbw_at_begin(&p, base, TRACE_PACKET);
+    p = put_time_at(e, p, abs_ts(w, ts));
+    size_t te = tp_pbw_at_begin(&p, base, TP_TRACK_EVENT);
+    p = tp_pbw_at_uint(p, TE_TYPE, (uint64_t)type);
+    if (track)
+        p = tp_pbw_at_uint(p, TE_TRACK_UUID, track);
+    if (type == TYPE_END && !e->names.npending && !e->cats.npending && !e->anns.npending && !e->vals.npending) {
+        tp_pbw_at_end_short(base, te, p); /* at most 31 bytes */
+        p = tp_pbw_at_uint(p, TP_SEQ_ID, e->seq);
+        p = tp_pbw_at_uint(p, TP_SEQ_FLAGS, (e->first ? SEQ_CLEARED : 0) | SEQ_NEEDS);
+        tp_pbw_at_end_short(base, pk, p); /* at most 93 bytes */
+        tp_pbw_done(b, p);
+        e->first = false;
+        e->packets++;
+        return;
+    }
+    if (type != TYPE_END) {
+        p = tp_pbw_at_uint(p, TE_NAME_IID, name);
+        if (ev->cat)
+            p = tp_pbw_at_uint(p, TE_CATEGORY_IIDS, cat);
+    }
+    tp_pbw_done(b, p);
+    if (type != TYPE_END) {
         const char *args = NULL, *extra;
         size_t alen = 0, elen;
         int v = ev->args ? tp_args_visit(t, e->cursor, ev->args, put_typed_arg, e) : 1;
