@@ -85,6 +85,15 @@ void *tp_xcalloc(size_t n, size_t size)
     return p;
 }
 
+void *tp_xaligned_zero(size_t align, size_t n)
+{
+    void *p;
+    if (posix_memalign(&p, align, n ? n : 1) != 0)
+        out_of_memory(n);
+    memset(p, 0, n);
+    return p;
+}
+
 void *tp_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
