@@ -417,8 +417,10 @@ typedef struct chunk_job {
 } chunk_job;
 
 typedef struct worker_state {
-    void *cursor[WORKERS]; /* one args renderer and scratch buffer per worker */
-    tp_buf scratch[WORKERS];
+    struct { /* one args renderer and scratch buffer per worker, on lines of its own */
+        _Alignas(64) void *cursor;
+        tp_buf scratch;
+    } of[WORKERS];
 } worker_state;
 
 /* Args left in the input file (convert/chrome_args.h) are read in track
@@ -457,8 +459,8 @@ static void format_chunk(void *job, int worker, void *ctx)
     worker_state *ws = ctx;
     j->buf.len = 0;
     j->w.b = &j->buf;
-    j->w.cursor = ws->cursor[worker];
-    j->w.scratch = &ws->scratch[worker];
+    j->w.cursor = ws->of[worker].cursor;
+    j->w.scratch = &ws->of[worker].scratch;
     write_chunk_events(&j->w, j, &j->v1_next);
 }
 
@@ -527,7 +529,7 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
     size_t tj = 0, tq = t->ntracks ? cw->ix.start[cw->torder[0]] : 0;
     worker_state ws = {0};
     for (int k = 0; k < WORKERS; k++)
-        ws.cursor[k] = tp_args_cursor_new(t);
+        ws.of[k].cursor = tp_args_cursor_new(t);
     /* the event lists: no array of every event (20 M at 1 GB) */
     chunk_job *slot = tp_xcalloc(SLOTS, sizeof *slot);
     if (tp_single_thread("TP_WRITER_THREADS")) {
@@ -538,8 +540,8 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
         chunk_job *j = slot;
         void *cursor = w->cursor;
         tp_buf *scratch = w->scratch;
-        w->cursor = ws.cursor[0];
-        w->scratch = &ws.scratch[0];
+        w->cursor = ws.of[0].cursor;
+        w->scratch = &ws.of[0].scratch;
         bool first = w->first;
         while (cut_chunk(w, cw, &tj, &tq, j, &v1_next)) {
             w->first = first;
@@ -558,8 +560,8 @@ static void write_events(writer *w, const tp_chrome_writer *cw, uint64_t v1_next
         tp_buf_free(&slot[k].buf);
     free(slot);
     for (int k = 0; k < WORKERS; k++) {
-        tp_buf_free(&ws.scratch[k]);
-        tp_args_cursor_free(t, ws.cursor[k]);
+        tp_buf_free(&ws.of[k].scratch);
+        tp_args_cursor_free(t, ws.of[k].cursor);
     }
 }
 

@@ -88,7 +88,8 @@ void *tp_xcalloc(size_t n, size_t size)
 void *tp_xaligned_zero(size_t align, size_t n)
 {
     void *p;
-    if (posix_memalign(&p, align, n ? n : 1) != 0)
+    n = (n + align - 1) / align * align; /* nothing else on its last line either */
+    if (posix_memalign(&p, align, n ? n : align) != 0)
         out_of_memory(n);
     memset(p, 0, n);
     return p;
