@@ -17,7 +17,11 @@
 #include <unistd.h>
 #include <isa-l/igzip_lib.h>
 
-#define FLUSH_AT (1u << 20)
+/* The formatting buffer is handed to the write thread at this size: 4 MB,
+ * as the O_DIRECT staging buffer, so one hand-over is one disk write; with
+ * 1 MB the formatter waited for every fourth write (0.1 s of a 1 GB Kineto
+ * conversion on one core). */
+#define FLUSH_AT (4u << 20)
 #define MAX_OPEN 16
 
 struct tp_out {
