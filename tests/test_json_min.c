@@ -45,7 +45,9 @@ static size_t gen(unsigned *seed, char *out, size_t cap)
     static const char *pieces[] = {"{", "}", "[", "]", ",", ":", " ", "\n  ", "\t", "\"k\"", "\"\"", "12", "-0.5e+3",
                                    "01", "1.", "-", "1e", "tru", "true", "truex", "null", "false", "0", "-12.25",
                                    "\"a long string that fills more than one sixteen-byte copy\"", "\"\\\"q\\\\\"",
-                                   "\"\\u00e9\"", "\"\\x\"", "\"\\u12\"", "\"abc", "x", "1 2"};
+                                   "\"\\u00e9\"", "\"\\x\"", "\"\\u12\"", "\"abc", "x", "1 2",
+                                   /* runs longer than the 16 bytes the minifier skips at once */
+                                   "  \n \t\r      \n          \t", "\n                                  "};
     size_t n = 0;
     int len = (int)(rand_r(seed) % 24);
     if (rand_r(seed) % 2) { /* mostly whole objects */
