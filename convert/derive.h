@@ -201,11 +201,26 @@ size_t tp_derive_commit(tp_derive_job *job);
  * after classification. */
 void tp_derived_lines_recognise(tp_trace *t);
 
+/* The host slices of each track in time order (tp_sort_by_time):
+ * list[start[k] .. start[k + 1]) for track k, for a trace of nevents events
+ * and ntracks tracks.  Linking builds it (tp_load); tp_derive_lines reuses
+ * it instead of sorting the same slices again, skipping those dropped or
+ * derived since.  Owned by whoever filled it: tp_host_slices_free. */
+typedef struct tp_host_slices {
+    uint32_t *list;
+    size_t *start;
+    size_t nevents, ntracks;
+} tp_host_slices;
+
+void tp_host_slices_free(tp_host_slices *hs);
+
 /* Derived lines for a trace whose device events are linked to their launches
  * (PyTorch/Kineto after the pipeline's linking): Framework Ops = the top-level
  * host op that launched each kernel, Name Scope = the enclosing annotation /
  * module / python_function hierarchy, Steps = the enclosing step.  Devices
- * that already have derived tracks are left alone.  Returns 0. */
-int tp_derive_lines(tp_trace *t, const tp_derive_opts *o);
+ * that already have derived tracks are left alone.  hs: linking's host
+ * slices (used only when the trace still has as many events and tracks), or
+ * NULL.  Returns 0. */
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *hs);
 
 #endif

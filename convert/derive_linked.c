@@ -12,37 +12,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* parent[i]: the innermost complete event on the same host track enclosing i.
- * Each track's slices in time order (a counting partition, then the inlined
- * merge sort: qsort_r over all of them cost twice as much at 1 GB). */
-static uint32_t *host_parents(const tp_trace *t)
+void tp_host_slices_free(tp_host_slices *hs)
 {
-    uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
-    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    free(hs->list);
+    free(hs->start);
+    memset(hs, 0, sizeof *hs);
+}
+
 #define HOST_SLICE(e)                                                                                                  \
     ((e)->ph == 'X' && !((e)->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && (e)->track < t->ntracks &&                 \
      t->tracks[(e)->track].role == TP_TRACK_HOST)
-    for (size_t i = 0; i < t->nevents; i++) {
-        parent[i] = TP_NONE;
+
+/* Each track's host slices in time order (a counting partition, then the
+ * inlined merge sort: qsort_r over all of them cost twice as much at 1 GB). */
+static void sort_host_slices(const tp_trace *t, tp_host_slices *hs)
+{
+    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    for (size_t i = 0; i < t->nevents; i++)
         if (HOST_SLICE(&t->events[i]))
             start[t->events[i].track + 1]++;
-    }
     for (size_t k = 0; k < t->ntracks; k++)
         start[k + 1] += start[k];
-    uint32_t *order = tp_xmalloc((start[t->ntracks] + 1) * sizeof *order);
+    uint32_t *list = tp_xmalloc((start[t->ntracks] + 1) * sizeof *list);
     size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
     memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
     for (size_t i = 0; i < t->nevents; i++)
         if (HOST_SLICE(&t->events[i]))
-            order[fill[t->events[i].track]++] = (uint32_t)i;
-#undef HOST_SLICE
-    uint32_t *stack = tp_xmalloc((start[t->ntracks] + 1) * sizeof *stack);
+            list[fill[t->events[i].track]++] = (uint32_t)i;
+    free(fill);
+    for (size_t k = 0; k < t->ntracks; k++)
+        tp_sort_by_time(t, list + start[k], start[k + 1] - start[k]);
+    *hs = (tp_host_slices){list, start, t->nevents, t->ntracks};
+}
+
+/* parent[i]: the innermost complete event on the same host track enclosing
+ * i.  hs: linking's lists when they are still the trace's (then the slices
+ * dropped or derived since are skipped), else sorted here. */
+static uint32_t *host_parents(const tp_trace *t, const tp_host_slices *linked)
+{
+    uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
+    memset(parent, 0xff, (t->nevents + 1) * sizeof *parent); /* TP_NONE */
+    tp_host_slices own = {0};
+    const tp_host_slices *hs = linked;
+    if (!hs || !hs->list || hs->nevents != t->nevents || hs->ntracks != t->ntracks) {
+        sort_host_slices(t, &own);
+        hs = &own;
+    }
+    uint32_t *stack = tp_xmalloc((hs->start[t->ntracks] + 1) * sizeof *stack);
     for (size_t k = 0; k < t->ntracks; k++) {
-        uint32_t *list = order + start[k];
-        size_t n = start[k + 1] - start[k], sp = 0;
-        tp_sort_by_time(t, list, n);
+        const uint32_t *list = hs->list + hs->start[k];
+        size_t n = hs->start[k + 1] - hs->start[k], sp = 0;
         for (size_t j = 0; j < n; j++) {
             const tp_event *e = &t->events[list[j]];
+            if (!HOST_SLICE(e))
+                continue;
             while (sp && t->events[stack[sp - 1]].ts + t->events[stack[sp - 1]].dur < e->ts + e->dur)
                 sp--; /* the top ends before e ends: not an ancestor */
             parent[list[j]] = sp ? stack[sp - 1] : TP_NONE;
@@ -50,11 +73,10 @@ static uint32_t *host_parents(const tp_trace *t)
         }
     }
     free(stack);
-    free(fill);
-    free(order);
-    free(start);
+    tp_host_slices_free(&own);
     return parent;
 }
+#undef HOST_SLICE
 
 static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
 {
@@ -169,7 +191,7 @@ void tp_derived_lines_recognise(tp_trace *t)
     }
 }
 
-int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *hs)
 {
     /* devices that already have derived lines (read from the file) keep them */
     bool *has_derived = tp_xcalloc(t->nprocesses + 1, sizeof *has_derived);
@@ -186,7 +208,7 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o)
         free(has_derived);
         return 0;
     }
-    uint32_t *parent = host_parents(t);
+    uint32_t *parent = host_parents(t, hs);
     /* host step events (ProfilerStep#N), for launches outside their thread */
     uint32_t *steps = NULL;
     size_t nsteps = 0, steps_cap = 0;

@@ -191,7 +191,9 @@ static void launch_flow_cats(const tp_trace *t, tp_str cats[4])
         cats[c] = tp_str_find(t, names[c], strlen(names[c]));
 }
 
-static void link_events(tp_trace *t, const tp_str cats[4])
+/* hs: the host slices of each track in time order, as the sweep below
+ * needs them, kept for the derived lines (derive.h). */
+static void link_events(tp_trace *t, const tp_str cats[4], tp_host_slices *hs)
 {
     corr_ev *rt = NULL;
     uint32_t *host = NULL;
@@ -273,8 +275,7 @@ static void link_events(tp_trace *t, const tp_str cats[4])
     }
     free(stack);
     free(fill);
-    free(start);
-    free(idx);
+    *hs = (tp_host_slices){idx, start, t->nevents, t->ntracks};
     /* device activity -> its launch call by correlation id, and that call's
      * op.  A reader's own link is kept, except one the Chrome reader
      * restored from flow keys: correlation comes first.  The input's own
@@ -459,8 +460,14 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     bool beside = o->beside_link_start && !(o->has_steps || o->ndrop_cats || o->min_dur_ns > 0);
     if (beside)
         o->beside_link_start(t, o->beside_link_ctx);
+    /* the derived lines of linked traces (below) sort the host slices as linking does: they take its lists */
+    bool derive_linked =
+        !o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0 && strcmp(f->name, "plaidml") != 0;
+    tp_host_slices host_slices = {0};
     if (links) {
-        link_events(t, cats);
+        link_events(t, cats, &host_slices);
+        if (!derive_linked)
+            tp_host_slices_free(&host_slices);
         tp_timing("link");
         if (later.set) {
             if (threaded)
@@ -472,8 +479,10 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
             tp_timing("derived lines (beside linking)");
         }
     }
-    if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0)
+    if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0) {
+        tp_host_slices_free(&host_slices);
         return -1; /* (no work beside: --steps runs it after the filters) */
+    }
     if (o->ndrop_cats || o->min_dur_ns > 0)
         filter_events(t, o);
     if (o->beside_link_start) {
@@ -489,12 +498,13 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
      * launch-link rule would name every kernel's op Program::Run, and as the
      * kernels have no scopes each one closes the op line (2024 rule), so the
      * line was a copy of every execution (19,598 on the 2017 sample). */
-    if (!o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0 && strcmp(f->name, "plaidml") != 0) {
+    if (derive_linked) {
         tp_derive_opts d = {.framework_names = true, /* "TensorFlow Ops" would mislead on PyTorch */
                             .per_stream = true,      /* compute and NCCL streams overlap: lines per stream nest */
                             .era = tp_derive_era_of(o->read.derive_era)};
-        tp_derive_lines(t, &d);
+        tp_derive_lines(t, &d, &host_slices); /* (drops since linking are skipped there) */
         tp_timing("derived lines");
     }
+    tp_host_slices_free(&host_slices);
     return 0;
 }

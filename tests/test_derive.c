@@ -250,7 +250,7 @@ TEST(derive_pytorch_lines_follow_launch_links)
     }
     tp_derive_opts o = {0};
     o.framework_names = true;
-    CHECK(tp_derive_lines(&t, &o) == 0);
+    CHECK(tp_derive_lines(&t, &o, NULL) == 0);
     char buf[1024];
     /* two calls of aten::linear stay two events (the engine keys by call) */
     line_text(&t, derived_track(&t, "Framework Ops"), buf, sizeof buf);
@@ -263,7 +263,7 @@ TEST(derive_pytorch_lines_follow_launch_links)
     CHECK(t.tracks[ops].process == dp && t.tracks[ops].derived_of == st);
     /* a second run leaves devices that already have derived lines alone */
     size_t n = t.nevents;
-    CHECK(tp_derive_lines(&t, &o) == 0);
+    CHECK(tp_derive_lines(&t, &o, NULL) == 0);
     CHECK_EQ_INT(t.nevents, n);
     tp_trace_free(&t);
 }
