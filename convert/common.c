@@ -16,7 +16,7 @@ static void out_of_memory(size_t n)
     exit(TP_EXIT_INPUT);
 }
 
-/* Large blocks (the event array, arenas, sort buffers) are touched page by
+/* Large blocks (the event array, arenas, indexes) are touched page by
  * page once, and on this class of VM a 4 KiB page fault is expensive: 80k of
  * them were a quarter of `stats` on 1 GB.  Transparent huge pages make that
  * one fault per 2 MiB.  The advice must cover glibc's whole mmapped chunk
@@ -73,6 +73,14 @@ void *tp_xmalloc(size_t n)
     if (!p)
         out_of_memory(n);
     advise_huge(p, n);
+    return p;
+}
+
+void *tp_xmalloc_stream(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory(n);
     return p;
 }
 

@@ -19,6 +19,10 @@ enum { TP_EXIT_OK = 0, TP_EXIT_USAGE = 1, TP_EXIT_INPUT = 2, TP_EXIT_GATE = 3 };
  * a clear message (there is nothing sensible a converter can do instead). */
 void *tp_xmalloc(size_t n);
 void *tp_xcalloc(size_t n, size_t size);
+/* For a buffer written and read in order (sort keys, merge buffers): no
+ * huge pages.  Their first touch costs more than the TLB misses they save
+ * on such a buffer (common.c). */
+void *tp_xmalloc_stream(size_t n);
 /* n zeroed bytes aligned to align (a power of two, a multiple of
  * sizeof(void *)): per-thread structs on cache lines of their own.  free(). */
 void *tp_xaligned_zero(size_t align, size_t n);
