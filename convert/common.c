@@ -67,20 +67,18 @@ static void advise_huge(void *p, size_t asked)
 #endif
 }
 
-void *tp_xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        out_of_memory(n);
-    advise_huge(p, n);
-    return p;
-}
-
 void *tp_xmalloc_stream(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
         out_of_memory(n);
+    return p;
+}
+
+void *tp_xmalloc(size_t n)
+{
+    void *p = tp_xmalloc_stream(n);
+    advise_huge(p, n);
     return p;
 }
 

@@ -347,13 +347,11 @@ static bool buf_align(tp_buf *b, size_t align)
     return true;
 }
 
-static bool in_place_align(tp_out *o) { return buf_align(&o->buf, o->dalign); }
-
 /* Write buf's whole blocks, keep the partial last one at its start;
  * `finish` writes that too (through the page cache). */
 static void in_place_flush(tp_out *o, bool finish)
 {
-    if (o->direct && !o->failed && !in_place_align(o))
+    if (o->direct && !o->failed && !buf_align(&o->buf, o->dalign))
         direct_stop(o); /* nothing staged elsewhere: just O_DIRECT off */
     if (!o->failed && o->direct) {
         o->dbuf = (unsigned char *)o->buf.data;

@@ -73,7 +73,6 @@ static inline void tp_pbw_at_end_short(unsigned char *base, size_t mark, const u
     base[mark - 1] = (unsigned char)((size_t)(p - base) - mark);
 }
 
-
 /* VARINT fields: unsigned, and signed as two's complement (int32/int64, not
  * sint). */
 static inline void tp_pbw_uint(tp_buf *b, uint32_t field, uint64_t v)

@@ -423,9 +423,26 @@ static void put_time(penc *e, int64_t ts)
     tp_pbw_done(e->b, put_time_at(e, tp_pbw_room(e->b, 2 * 15), ts));
 }
 
+static bool interned_pending(const penc *e)
+{
+    return e->names.npending || e->cats.npending || e->anns.npending || e->vals.npending;
+}
+
+/* A packet's last fields, its sequence and flags: at most 2 * 15 bytes at p. */
+static unsigned char *put_sequence_at(penc *e, unsigned char *p, bool uses_state)
+{
+    p = tp_pbw_at_uint(p, TP_SEQ_ID, e->seq);
+    uint64_t flags = (e->first ? SEQ_CLEARED : 0) | (uses_state ? SEQ_NEEDS : 0);
+    if (flags)
+        p = tp_pbw_at_uint(p, TP_SEQ_FLAGS, flags);
+    e->first = false;
+    e->packets++;
+    return p;
+}
+
 static void packet_end(penc *e, size_t mark, bool uses_state)
 {
-    if (e->names.npending || e->cats.npending || e->anns.npending || e->vals.npending) {
+    if (interned_pending(e)) {
         size_t m = tp_pbw_begin(e->b, TP_INTERNED);
         put_pending(e, &e->cats, ID_CATEGORIES, false);
         put_pending(e, &e->names, ID_NAMES, false);
@@ -433,15 +450,8 @@ static void packet_end(penc *e, size_t mark, bool uses_state)
         put_pending(e, &e->vals, ID_ANNOTATION_STRINGS, true);
         tp_pbw_end(e->b, m);
     }
-    unsigned char *p = tp_pbw_room(e->b, 2 * 15);
-    p = tp_pbw_at_uint(p, TP_SEQ_ID, e->seq);
-    uint64_t flags = (e->first ? SEQ_CLEARED : 0) | (uses_state ? SEQ_NEEDS : 0);
-    if (flags)
-        p = tp_pbw_at_uint(p, TP_SEQ_FLAGS, flags);
-    tp_pbw_done(e->b, p);
-    e->first = false;
+    tp_pbw_done(e->b, put_sequence_at(e, tp_pbw_room(e->b, 2 * 15), uses_state));
     tp_pbw_end(e->b, mark);
-    e->packets++;
 }
 
 /* The first packet of a chunk's sequence: incremental state cleared, its
@@ -697,23 +707,20 @@ static void put_event(penc *e, uint32_t i, int type, int64_t ts, uint64_t track)
     p = tp_pbw_at_uint(p, TE_TYPE, (uint64_t)type);
     if (track)
         p = tp_pbw_at_uint(p, TE_TRACK_UUID, track);
-    if (type == TYPE_END && !e->names.npending && !e->cats.npending && !e->anns.npending && !e->vals.npending) {
-        tp_pbw_at_end_short(base, te, p); /* at most 31 bytes */
-        p = tp_pbw_at_uint(p, TP_SEQ_ID, e->seq);
-        p = tp_pbw_at_uint(p, TP_SEQ_FLAGS, (e->first ? SEQ_CLEARED : 0) | SEQ_NEEDS);
-        tp_pbw_at_end_short(base, pk, p); /* at most 93 bytes */
+    if (type == TYPE_END) {
+        if (!interned_pending(e)) { /* (none is, after any packet) the whole packet in one run */
+            tp_pbw_at_end_short(base, te, p); /* at most 31 bytes */
+            p = put_sequence_at(e, p, true);
+            tp_pbw_at_end_short(base, pk, p); /* at most 93 bytes */
+            tp_pbw_done(b, p);
+            return;
+        }
         tp_pbw_done(b, p);
-        e->first = false;
-        e->packets++;
-        return;
-    }
-    if (type != TYPE_END) {
+    } else {
         p = tp_pbw_at_uint(p, TE_NAME_IID, name);
         if (ev->cat)
             p = tp_pbw_at_uint(p, TE_CATEGORY_IIDS, cat);
-    }
-    tp_pbw_done(b, p);
-    if (type != TYPE_END) {
+        tp_pbw_done(b, p);
         const char *args = NULL, *extra;
         size_t alen = 0, elen;
         int v = ev->args ? tp_args_visit(t, e->cursor, ev->args, put_typed_arg, e) : 1;

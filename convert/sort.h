@@ -38,6 +38,14 @@
         memcpy((dst) + k_, (src) + j_, ((hi) - j_) * sizeof *(src));                                            \
     } while (0)
 
+/* After a merge pass (src -> dst): the merged data becomes the source. */
+#define TP_SORT_FLIP_(T, src, dst)                                                                               \
+    do {                                                                                                         \
+        T *s_ = (src);                                                                                           \
+        (src) = (dst);                                                                                           \
+        (dst) = s_;                                                                                              \
+    } while (0)
+
 #define TP_SORT_DEFINE(fn, T, CTX, LESS)                                                                         \
     static void fn(T *a, size_t n, CTX c)                                                                        \
     {                                                                                                            \
@@ -56,15 +64,13 @@
         }                                                                                                        \
         if (n <= TP_SORT_RUN)                                                                                    \
             return;                                                                                              \
-        T *buf = tp_xmalloc_stream(n * sizeof *buf), *src = a, *dst = buf;                                              \
+        T *buf = tp_xmalloc_stream(n * sizeof *buf), *src = a, *dst = buf;                                      \
         for (size_t w = TP_SORT_RUN; w < n; w *= 2) { /* bottom-up merges, ping-pong between the arrays */     \
             for (size_t lo = 0; lo < n; lo += 2 * w) {                                                           \
                 size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                      \
                 TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, c);                                                  \
             }                                                                                                    \
-            T *s = src;                                                                                          \
-            src = dst;                                                                                           \
-            dst = s;                                                                                             \
+            TP_SORT_FLIP_(T, src, dst);                                                                         \
         }                                                                                                        \
         if (src != a)                                                                                            \
             memcpy(a, src, n * sizeof *a);                                                                       \
@@ -94,7 +100,7 @@
             if (LESS((&a[j]), (&a[j - 1]), 0))                                                                   \
                 runs[r++] = j;                                                                                   \
         runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */                                                     \
-        T *buf = tmp ? tmp : tp_xmalloc_stream(n * sizeof *buf), *src = a, *dst = buf;                                  \
+        T *buf = tmp ? tmp : tp_xmalloc_stream(n * sizeof *buf), *src = a, *dst = buf;                          \
         while (nruns > 1) {                                                                                      \
             size_t out = 0;                                                                                      \
             for (size_t i = 0; i < nruns; i += 2) {                                                              \
@@ -104,9 +110,7 @@
             }                                                                                                    \
             runs[out] = n;                                                                                       \
             nruns = out;                                                                                         \
-            T *s = src;                                                                                          \
-            src = dst;                                                                                           \
-            dst = s;                                                                                             \
+            TP_SORT_FLIP_(T, src, dst);                                                                         \
         }                                                                                                        \
         if (src != a)                                                                                            \
             memcpy(a, src, n * sizeof *a);                                                                       \
