@@ -279,6 +279,30 @@ static bool key_is(const char *k, size_t n, const char *lit)
     return n == l && memcmp(k, lit, l) == 0;
 }
 
+/* The first `key` (n >= 12 bytes) in [p, e), or NULL.  glibc's memmem
+ * sets up for long haystacks; args are ~200 bytes and this runs on every
+ * one (memmem was 2% of a conversion).  SSE2 (baseline on x86-64) tests 16 places at
+ * once for the key's second and last bytes, then compares the few that
+ * match both. */
+static const char *find_key(const char *p, const char *e, const char *key, size_t n)
+{
+#ifdef __SSE2__
+    const __m128i first = _mm_set1_epi8(key[1]), last = _mm_set1_epi8(key[n - 1]);
+    for (; e - p >= (ptrdiff_t)(n + 15); p += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+        __m128i z = _mm_loadu_si128((const __m128i *)(const void *)(p + n - 1));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(z, last)));
+        for (; m; m &= m - 1)
+            if (memcmp(p + __builtin_ctz(m), key, n) == 0)
+                return p + __builtin_ctz(m);
+    }
+#endif
+    for (; e - p >= (ptrdiff_t)n; p++) /* the last few places */
+        if (*p == *key && memcmp(p, key, n) == 0)
+            return p;
+    return NULL;
+}
+
 /* Scan an args object: find its end and pick out the keys analyses need. */
 static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, bool meta, const char **next,
                      const char **why)
@@ -300,7 +324,7 @@ static int scan_args(reader *r, const char *p, const char *end, raw_event *ev, b
             return TP_JL_OK;
         const char *k = start;
         static const char key[] = "\"correlation\"";
-        while ((k = memmem(k, (size_t)(e - k), key, sizeof key - 1)) != NULL) {
+        while ((k = find_key(k, e, key, sizeof key - 1)) != NULL) {
             const char *b = k;
             while (b > start && (b[-1] == ' ' || b[-1] == '\n' || b[-1] == '\r' || b[-1] == '\t'))
                 b--;
@@ -1293,10 +1317,16 @@ static int strict_error(reader *r)
 
 /* Parse the traceEvents array body, event by event, refilling as needed.
  * On entry r->pos is just after '['.  Returns 0 or -1. */
+/* Every cache line of the input is asked for PREFETCH_AHEAD bytes before
+ * the parser reaches it: the hardware's prefetcher stops at each 4 KiB
+ * page, and the first look at each event's keys was a miss (1 GB Kineto,
+ * one core: 0.02 s of 0.89). */
+#define PREFETCH_AHEAD 1024
 static int read_events(reader *r)
 {
     raw_event ev;
     bool first = true;
+    const char *ahead_in = r->buf, *ahead = r->buf + r->pos; /* the input is asked for up to here */
     for (;;) {
         const char *p = tp_json_ws(r->buf + r->pos, r->buf + r->len);
         r->pos = (size_t)(p - r->buf);
@@ -1349,6 +1379,10 @@ static int read_events(reader *r)
                 return k;
         }
         const char *next = p, *why = "malformed event";
+        if (ahead_in != r->buf || ahead < p) /* a refill moved the buffer, or a long event passed it */
+            ahead_in = r->buf, ahead = p;
+        for (const char *to = end - p > PREFETCH_AHEAD ? p + PREFETCH_AHEAD : end; ahead < to; ahead += 64)
+            __builtin_prefetch(ahead);
         int k = parse_event(r, p, end, &ev, &next, &why);
         if (k == TP_JL_MORE) {
             if (more_or_truncated(r, p, "an event") < 0)
