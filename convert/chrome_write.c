@@ -43,6 +43,8 @@ typedef struct writer {
     int64_t lo, hi; /* the time window written: [lo, hi) */
     void *cursor;   /* this thread's args renderer (tp_args_get_r), or NULL */
     tp_buf *scratch;
+    const uint8_t *plain; /* string id -> 1: JSON as it is (tp_chrome_writer's) */
+    size_t nplain;
 } writer;
 
 static bool in_window(const writer *w, const tp_event *e)
@@ -227,9 +229,22 @@ static inline char *pid_tid_at(const writer *w, char *o, const tp_track *tk)
     return o + pt->len;
 }
 
-/* A string field: the escaping writes into the buffer itself. */
+/* A string field.  One that needs no escaping (nearly all: names,
+ * categories) is copied in its quotes; the others are escaped in the
+ * buffer itself. */
 static inline char *put_str_at(writer *w, char *o, tp_str str)
 {
+    if (str < w->nplain && w->plain[str]) {
+        const tp_trace *t = w->t;
+        size_t n = t->str_off[str + 1] - t->str_off[str] - 1, at = (size_t)(o - w->b->data);
+        TP_GROW(w->b->data, w->b->cap, at + n + 2 + EVENT_ROOM); /* the room stays whole after it */
+        o = w->b->data + at;
+        *o++ = '"';
+        memcpy(o, t->str_data + t->str_off[str], n);
+        o += n;
+        *o++ = '"';
+        return o;
+    }
     room_done(w->b, o);
     put_str(w, str);
     return room(w->b);
@@ -337,6 +352,8 @@ struct tp_chrome_writer {
     tp_track_index ix;
     uint32_t *trank;        /* track -> its place in torder */
     pid_tid_text *pid_tid;  /* track -> its pid and tid fields */
+    uint8_t *plain;         /* string id -> 1 when it needs no escaping */
+    size_t nplain;
     flow_plan fp;           /* per-window scratch, all zero/TP_NONE between windows */
     uint64_t repaired;
 };
@@ -377,6 +394,12 @@ tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
         o = put_i64_at(o, t->tracks[k].tid);
         cw->pid_tid[k].len = (uint8_t)(o - cw->pid_tid[k].s);
     }
+    cw->nplain = t->nstr;
+    cw->plain = tp_xmalloc(t->nstr + 1);
+    for (size_t k = 0; k < t->nstr; k++) {
+        const char *s = t->str_data + t->str_off[k], *e = s + (t->str_off[k + 1] - t->str_off[k] - 1);
+        cw->plain[k] = tp_json_plain_end(s, e) == e;
+    }
     cw->fp.bind = tp_xcalloc(t->nevents + 1, sizeof *cw->fp.bind);
     cw->fp.first_target = tp_xmalloc((t->nevents + 1) * sizeof *cw->fp.first_target);
     for (size_t i = 0; i < t->nevents; i++)
@@ -393,6 +416,7 @@ void tp_chrome_writer_free(tp_chrome_writer *cw)
     free(cw->torder);
     free(cw->trank);
     free(cw->pid_tid);
+    free(cw->plain);
     free(cw->fp.bind);
     free(cw->fp.first_target);
     free(cw);
@@ -573,6 +597,8 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     writer w = {0};
     w.t = t;
     w.pid_tid = cw->pid_tid;
+    w.plain = cw->plain;
+    w.nplain = cw->nplain;
     w.scratch = t->args_text; /* the shared one: this thread alone uses it */
     w.o = o;
     w.b = tp_out_buf(o);
