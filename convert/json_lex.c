@@ -1,6 +1,7 @@
 /* json_lex.c: JSON token scanning and exact decimal parsing. */
 #include "json_lex.h"
 #include "json_write.h"
+#include "simd.h"
 
 #include <string.h>
 #ifdef __SSE2__
@@ -298,6 +299,57 @@ static inline uint64_t prefix_xor(uint64_t x)
 }
 #endif
 
+#ifdef TP_HAVE_AVX2_PATHS
+/* skip_compound's loop with AVX2 (simd.h): the same masks from two 32-byte
+ * loads, the prefix XOR in one carry-less multiply.  Args are 40% of a
+ * Kineto trace's bytes and all pass here. */
+TP_AVX2 static inline uint64_t eq_mask64_avx2(__m256i lo, __m256i hi, __m256i c)
+{
+    return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, c)) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, c)) << 32;
+}
+
+TP_AVX2 static int skip_compound_avx2(skip_state *s, const char **pp, const char *end, const char **next,
+                                      const char **why)
+{
+    const char *p = *pp;
+    const __m256i quote = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), open = _mm256_set1_epi8('{'),
+                  close = _mm256_set1_epi8('}'), lower = _mm256_set1_epi8(0x20);
+    const __m128i ones = _mm_set1_epi8((char)0xFF);
+    while (end - p >= 64) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)p),
+                hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+        if (s->esc || eq_mask64_avx2(lo, hi, bs)) {
+            int rc = skip_bytes(s, p, p + 64, next, why);
+            if (rc != TP_JL_MORE)
+                return rc;
+            p += 64;
+            continue;
+        }
+        uint64_t q = eq_mask64_avx2(lo, hi, quote);
+        uint64_t in_str = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)q), ones, 0)) ^
+                          (s->in_str ? ~(uint64_t)0 : 0);
+        __m256i llo = _mm256_or_si256(lo, lower), lhi = _mm256_or_si256(hi, lower);
+        uint64_t br = (eq_mask64_avx2(llo, lhi, open) | eq_mask64_avx2(llo, lhi, close)) & ~in_str;
+        while (br) {
+            int i = __builtin_ctzll(br);
+            br &= br - 1;
+            int k = skip_bracket(s, p + i, why);
+            if (k < 0)
+                return TP_JL_BAD;
+            if (k) {
+                *next = p + i + 1;
+                return TP_JL_OK;
+            }
+        }
+        s->in_str = in_str >> 63;
+        p += 64;
+    }
+    *pp = p;
+    return TP_JL_MORE;
+}
+#endif
+
 /* p at the '{' or '[' of a compound value.  64 bytes at a time with SSE2
  * (baseline on x86-64): masks of quotes and brackets, the bytes inside
  * strings from a prefix XOR of the quotes, then only the brackets outside
@@ -308,6 +360,14 @@ static int skip_compound(const char *p, const char *end, const char **next, cons
     skip_state s;
     s.depth = 0;
     s.in_str = s.esc = false;
+#ifdef TP_HAVE_AVX2_PATHS
+    if (tp_simd_avx2()) {
+        int rc = skip_compound_avx2(&s, &p, end, next, why);
+        if (rc != TP_JL_MORE)
+            return rc;
+        return skip_bytes(&s, p, end, next, why);
+    }
+#endif
 #ifdef __SSE2__
     const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), open = _mm_set1_epi8('{'),
                   close = _mm_set1_epi8('}'), lower = _mm_set1_epi8(0x20);

@@ -31,16 +31,13 @@
  * is the slow path's, byte for byte: JSON without whitespace is unique. */
 #include "json_lex.h"
 #include "json_min.h"
+#include "simd.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-#define FAST __attribute__((target("avx2,popcnt,bmi,pclmul")))
+#ifdef TP_HAVE_AVX2_PATHS
+#define FAST TP_AVX2
 
 /* shuffle[m]: the indices of the bits set in the byte m, in order, for
  * vpshufb (an 8-byte group's kept bytes moved to its front). */
@@ -61,17 +58,10 @@ static void make_shuffle(void)
 
 static bool fast_wanted(void)
 {
-    static _Atomic int on = -1; /* the writer's threads minify too: the table is made before on says 1 */
-    if (on < 0) {
-        const char *v = getenv("TP_SIMD");
-        __builtin_cpu_init();
-        int yes = !(v && strcmp(v, "0") == 0) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
-                  __builtin_cpu_supports("bmi") && __builtin_cpu_supports("pclmul");
-        if (yes)
-            pthread_once(&shuffle_once, make_shuffle);
-        on = yes;
-    }
-    return on;
+    if (!tp_simd_avx2())
+        return false;
+    pthread_once(&shuffle_once, make_shuffle); /* the writer's threads minify too */
+    return true;
 }
 
 typedef struct block {

@@ -1,8 +1,9 @@
-/* test_json_skip.c: tp_json_skip's 64-byte block path against a plain
+/* test_json_skip.c: tp_json_skip's 64-byte block paths against a plain
  * byte-by-byte reference, on values whose strings, escapes and brackets
  * fall at every position of a block. */
 #include "harness.h"
 #include "json_lex.h"
+#include "simd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static void gen_value(unsigned *seed, char *out, size_t cap, size_t *len, int br
     *len = n;
 }
 
-TEST(json_skip_blocks_agree_with_a_byte_by_byte_reference)
+static void skip_against_reference(void)
 {
     unsigned seed = 12345;
     char val[4096], buf[4096 + 128];
@@ -109,7 +110,16 @@ TEST(json_skip_blocks_agree_with_a_byte_by_byte_reference)
     }
 }
 
-TEST(json_skip_deep_and_escaped_across_blocks)
+/* both block paths: AVX2 where the CPU has it (simd.h), and SSE2 */
+TEST(json_skip_blocks_agree_with_a_byte_by_byte_reference)
+{
+    skip_against_reference();
+    tp_simd_allow(false);
+    skip_against_reference();
+    tp_simd_allow(true);
+}
+
+static void deep_and_escaped(void)
 {
     /* a backslash as the last byte of a block escapes the first of the next */
     char buf[256];
@@ -140,4 +150,12 @@ TEST(json_skip_deep_and_escaped_across_blocks)
     why = NULL;
     CHECK_EQ_INT(tp_json_skip(mism, mism + strlen(mism), &next, &why), TP_JL_BAD);
     CHECK_STR(why, "mismatched bracket");
+}
+
+TEST(json_skip_deep_and_escaped_across_blocks)
+{
+    deep_and_escaped();
+    tp_simd_allow(false);
+    deep_and_escaped();
+    tp_simd_allow(true);
 }
