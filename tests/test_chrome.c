@@ -729,3 +729,48 @@ TEST(convert_split_by_steps_and_size_and_filters)
     CHECK(tp_parse_duration("250", &ns) == 0 && ns == 250);
     CHECK(tp_parse_duration("-1us", &ns) == -1);
 }
+
+/* The writer prints times and ids itself (chrome_write.c, put_us_at and
+ * put_u64_at): every length from 1 to 16 integer digits, each side of a
+ * power of ten; the output's text must be the input's (rebased on a first
+ * event at 0, 3 decimals both sides). */
+TEST(chrome_writer_prints_numbers_of_every_length)
+{
+    tp_buf in = {0}, want = {0};
+    tp_buf_puts(&in, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"base\",\"pid\":1,\"tid\":1,\"ts\":0.000,\"dur\":0.000}");
+    char num[40];
+    int k = 0;
+    for (int d = 1; d <= 16; d++)
+        for (int side = 0; side < 3; side++) {
+            /* 10^(d-1), 10^d - 1 (as d digits), and a fraction that needs its leading zeros */
+            uint64_t p = 1;
+            for (int i = 1; i < d; i++)
+                p *= 10;
+            uint64_t us = side == 0 ? p : side == 1 ? p * 10 - 1 : p + 7;
+            if (us >= 9000000000000000u) /* past int64 nanoseconds */
+                continue;
+            const char *frac = side == 0 ? "000" : side == 1 ? "999" : "042";
+            snprintf(num, sizeof num, "%llu.%s", (unsigned long long)us, frac);
+            tp_buf_printf(&in, ",{\"ph\":\"X\",\"name\":\"e%d\",\"pid\":1,\"tid\":%d,\"ts\":%s,\"dur\":%s}", k, 2 + k, num,
+                          num);
+            tp_buf_printf(&want, "\"ts\":%s,\"dur\":%s", num, num);
+            tp_buf_putc(&want, 0);
+            k++;
+        }
+    tp_buf_puts(&in, "]}");
+    const char *path = tp_test_write_text("numbers.json", in.data);
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert -q '%s' -o '%s'", tp_test_bin(), path, tp_test_tmp("numbers.out.json")), 0);
+    char *out = tp_test_read_in(tp_test_tmpdir(), "numbers.out.json");
+    CHECK(out != NULL);
+    for (size_t at = 0; out && at < want.len; at += strlen(want.data + at) + 1)
+        if (!strstr(out, want.data + at)) {
+            tp_test_fail(__FILE__, __LINE__, "missing %s", want.data + at);
+            break;
+        }
+    /* thread ids from 2 to k + 1 went through put_u64_at too */
+    snprintf(num, sizeof num, "\"tid\":%d,", k + 1);
+    CHECK(k > 40 && out && strstr(out, "\"tid\":9,") && strstr(out, "\"tid\":10,") && strstr(out, num));
+    free(out);
+    tp_buf_free(&in);
+    tp_buf_free(&want);
+}
