@@ -1716,7 +1716,7 @@ static int half_merge(reader *a, half_job *j)
     }
     uint64_t shift = tp_args_append(t, u); /* the second arena after the first */
     uint32_t first_ev = (uint32_t)t->nevents;
-    TP_GROW(t->events, t->events_cap, t->nevents + u->nevents); /* with the usual room for derived events */
+    TP_GROW_EVENTS(t, t->nevents + u->nevents); /* with the usual room for derived events */
     for (size_t i = 0; i < u->nevents; i++) {
         tp_event e = u->events[i];
         e.name = smap[e.name];

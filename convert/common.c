@@ -120,7 +120,7 @@ char *tp_xstrndup(const char *s, size_t n)
     return p;
 }
 
-void tp_grow(void **p, size_t *cap, size_t need, size_t elem)
+static void grow(void **p, size_t *cap, size_t need, size_t elem, bool huge)
 {
     if (need <= *cap)
         return;
@@ -129,9 +129,17 @@ void tp_grow(void **p, size_t *cap, size_t need, size_t elem)
         c += c / 2 + 16; /* 1.5x keeps peak memory closer to what is used */
     if (c > SIZE_MAX / elem)
         out_of_memory(SIZE_MAX);
-    *p = tp_xrealloc(*p, c * elem);
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        out_of_memory(c * elem);
+    if (huge)
+        advise_huge(q, c * elem);
+    *p = q;
     *cap = c;
 }
+
+void tp_grow(void **p, size_t *cap, size_t need, size_t elem) { grow(p, cap, need, elem, true); }
+void tp_grow_stream(void **p, size_t *cap, size_t need, size_t elem) { grow(p, cap, need, elem, false); }
 
 static int vfail(tp_err *err, const char *where, const char *fmt, va_list ap)
 {

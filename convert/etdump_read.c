@@ -492,7 +492,7 @@ int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read
     m.cat_debug = tp_intern_cstr(t, "debug");
     m.cat_run = m.cat_framework;
     t->events_in += d->nprofile + d->ndebug + d->nalloc;
-    TP_GROW(t->events, t->events_cap, t->nevents + d->nprofile + d->ndebug + d->nruns); /* one allocation */
+    TP_GROW_EVENTS(t, t->nevents + d->nprofile + d->ndebug + d->nruns); /* one allocation */
     /* ~110 bytes of args per profile event: avoid regrowing (and copying) the
      * arena, unless events share tables (legal, never written by flatcc) and
      * the estimate runs far beyond the file's size */

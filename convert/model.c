@@ -538,7 +538,7 @@ uint32_t tp_event_add(tp_trace *t, const tp_event *e)
         fprintf(stderr, TP_PROG ": more than 4 billion events\n");
         exit(TP_EXIT_INPUT);
     }
-    TP_GROW(t->events, t->events_cap, t->nevents + 1);
+    TP_GROW_EVENTS(t, t->nevents + 1);
     t->events[t->nevents] = *e;
     return (uint32_t)t->nevents++;
 }

@@ -374,7 +374,7 @@ int pml_emit(pml_state *s, tp_err *err)
     }
 
     /* lanes: a child goes on its parent's lane when it nests there */
-    TP_GROW(t->events, t->events_cap, t->nevents + np); /* once, not by steps */
+    TP_GROW_EVENTS(t, t->nevents + np); /* once, not by steps */
     uint32_t *track_of = tp_xmalloc((s->nacts ? s->nacts : 1) * sizeof *track_of);
     for (size_t i = 0; i < s->nacts; i++)
         track_of[i] = TP_NONE;

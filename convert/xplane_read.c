@@ -2095,7 +2095,7 @@ static int read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
         tp_trace *t = r->t;
         q->go = na >= 0 && q->count >= 0 && t->nevents + (uint64_t)na + (uint64_t)q->count < UINT32_MAX - 1;
         if (q->go) { /* (else a framing error, or too many events: one reader reports it) */
-            TP_GROW(t->events, t->events_cap, t->nevents + (size_t)na + (size_t)q->count);
+            TP_GROW_EVENTS(t, t->nevents + (size_t)na + (size_t)q->count);
             r->ev_limit = t->nevents + (size_t)na;
             q->t.events = t->events + r->ev_limit; /* its slice of our array */
             q->t.events_cap = (size_t)q->count;
