@@ -315,7 +315,6 @@ TP_AVX2 static int skip_compound_avx2(skip_state *s, const char **pp, const char
     const char *p = *pp;
     const __m256i quote = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), open = _mm256_set1_epi8('{'),
                   close = _mm256_set1_epi8('}'), lower = _mm256_set1_epi8(0x20);
-    const __m128i ones = _mm_set1_epi8((char)0xFF);
     while (end - p >= 64) {
         __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)p),
                 hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
@@ -327,8 +326,7 @@ TP_AVX2 static int skip_compound_avx2(skip_state *s, const char **pp, const char
             continue;
         }
         uint64_t q = eq_mask64_avx2(lo, hi, quote);
-        uint64_t in_str = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)q), ones, 0)) ^
-                          (s->in_str ? ~(uint64_t)0 : 0);
+        uint64_t in_str = tp_prefix_xor(q) ^ (s->in_str ? ~(uint64_t)0 : 0);
         __m256i llo = _mm256_or_si256(lo, lower), lhi = _mm256_or_si256(hi, lower);
         uint64_t br = (eq_mask64_avx2(llo, lhi, open) | eq_mask64_avx2(llo, lhi, close)) & ~in_str;
         while (br) {

@@ -87,15 +87,6 @@ FAST static inline uint64_t eq(block b, char c)
     return mask64(_mm256_cmpeq_epi8(b.lo, k), _mm256_cmpeq_epi8(b.hi, k));
 }
 
-/* bit i = XOR of bits 0..i: set from an opening quote up to (not
- * including) its closing quote */
-FAST static inline uint64_t prefix_xor(uint64_t x)
-{
-    /* a carry-less multiply by all ones: one instruction for six shifts */
-    __m128i r = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0);
-    return (uint64_t)_mm_cvtsi128_si64(r);
-}
-
 /* The kept bytes of 32 (bit i of keep: byte i) stored at o, in order;
  * returns the new end.  Writes up to 8 bytes past it. */
 FAST static inline unsigned char *compress32(unsigned char *o, __m256i v, uint32_t keep)
@@ -142,7 +133,7 @@ FAST static unsigned char *strip(unsigned char *o, const unsigned char *s, size_
         uint64_t low = mask64(_mm256_cmpgt_epi8(below, b.lo), _mm256_cmpgt_epi8(below, b.hi)) & valid;
         if (eq(b, '\\') & valid)
             return NULL;
-        uint64_t str = prefix_xor(quote) ^ in_str;
+        uint64_t str = tp_prefix_xor(quote) ^ in_str;
         in_str = (uint64_t)((int64_t)str >> 63);
         if (low & ~(nl & ~str))
             return NULL;
@@ -207,7 +198,7 @@ FAST static bool brackets(carry *c, const unsigned char *p, uint64_t br, size_t 
             toggle |= (uint64_t)1 << (i + 1);
         arr = now;
     }
-    *in_arr = prefix_xor(toggle) ^ start;
+    *in_arr = tp_prefix_xor(toggle) ^ start;
     return true;
 }
 
@@ -246,7 +237,7 @@ FAST static bool check(const unsigned char *begin, const unsigned char *end)
         uint64_t valid = n - at >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n - at)) - 1;
         block b = load64(p);
         uint64_t quote = eq(b, '"') & valid;
-        uint64_t str = prefix_xor(quote) ^ in_str; /* opening quote to before the closing one */
+        uint64_t str = tp_prefix_xor(quote) ^ in_str; /* opening quote to before the closing one */
         in_str = (uint64_t)((int64_t)str >> 63);
         uint64_t out = ~str & valid, open_q = quote & str, close_q = quote & ~str;
         uint64_t obj_open = eq(b, '{') & out, arr_open = eq(b, '[') & out, obj_close = eq(b, '}') & out,

@@ -15,6 +15,16 @@
 #define TP_HAVE_AVX2_PATHS 1
 #define TP_AVX2 __attribute__((target("avx2,popcnt,bmi,pclmul")))
 #include <immintrin.h>
+#include <stdint.h>
+
+/* Bit i = XOR of bits 0..i of x: with x the quotes of 64 bytes, the bytes
+ * from an opening quote up to (not including) its closing one.  One
+ * carry-less multiply by all ones does the six shift-and-XOR steps. */
+TP_AVX2 static inline uint64_t tp_prefix_xor(uint64_t x)
+{
+    __m128i r = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0);
+    return (uint64_t)_mm_cvtsi128_si64(r);
+}
 #endif
 
 bool tp_simd_avx2(void);
