@@ -279,11 +279,11 @@ static bool key_is(const char *k, size_t n, const char *lit)
     return n == l && memcmp(k, lit, l) == 0;
 }
 
-/* The first `key` (n >= 12 bytes) in [p, e), or NULL.  glibc's memmem
+/* The first `key` (n >= 2 bytes) in [p, e), or NULL.  glibc's memmem
  * sets up for long haystacks; args are ~200 bytes and this runs on every
- * one (memmem was 2% of a conversion).  SSE2 (baseline on x86-64) tests 16 places at
- * once for the key's second and last bytes, then compares the few that
- * match both. */
+ * one (memmem was 2% of a conversion).  SSE2 (baseline on x86-64) tests
+ * 16 places at once for the key's second and last bytes, then compares
+ * the few that match both. */
 static const char *find_key(const char *p, const char *e, const char *key, size_t n)
 {
 #ifdef __SSE2__

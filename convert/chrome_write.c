@@ -255,12 +255,11 @@ static inline char *pid_tid_at(const writer *w, char *o, const tp_track *tk)
 static inline char *put_str_at(writer *w, char *o, tp_str str)
 {
     if (str < w->nplain && w->plain[str]) {
-        const tp_trace *t = w->t;
-        size_t n = t->str_off[str + 1] - t->str_off[str] - 1, at = (size_t)(o - w->b->data);
+        size_t n = tp_str_len(w->t, str), at = (size_t)(o - w->b->data);
         TP_GROW(w->b->data, w->b->cap, at + n + 2 + EVENT_ROOM); /* the room stays whole after it */
         o = w->b->data + at;
         *o++ = '"';
-        memcpy(o, t->str_data + t->str_off[str], n);
+        memcpy(o, tp_str_get(w->t, str), n);
         o += n;
         *o++ = '"';
         return o;
@@ -417,7 +416,7 @@ tp_chrome_writer *tp_chrome_writer_new(tp_trace *t)
     cw->nplain = t->nstr;
     cw->plain = tp_xmalloc(t->nstr + 1);
     for (size_t k = 0; k < t->nstr; k++) {
-        const char *s = t->str_data + t->str_off[k], *e = s + (t->str_off[k + 1] - t->str_off[k] - 1);
+        const char *s = tp_str_get(t, (tp_str)k), *e = s + tp_str_len(t, (tp_str)k);
         cw->plain[k] = tp_json_plain_end(s, e) == e;
     }
     cw->fp.bind = tp_xcalloc(t->nevents + 1, sizeof *cw->fp.bind);

@@ -101,14 +101,17 @@ void *tp_xaligned_zero(size_t align, size_t n)
     return p;
 }
 
-void *tp_xrealloc(void *p, size_t n)
+static void *xrealloc(void *p, size_t n, bool huge)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q)
         out_of_memory(n);
-    advise_huge(q, n);
+    if (huge)
+        advise_huge(q, n);
     return q;
 }
+
+void *tp_xrealloc(void *p, size_t n) { return xrealloc(p, n, true); }
 
 char *tp_xstrdup(const char *s) { return tp_xstrndup(s, strlen(s)); }
 
@@ -129,12 +132,7 @@ static void grow(void **p, size_t *cap, size_t need, size_t elem, bool huge)
         c += c / 2 + 16; /* 1.5x keeps peak memory closer to what is used */
     if (c > SIZE_MAX / elem)
         out_of_memory(SIZE_MAX);
-    void *q = realloc(*p, c * elem);
-    if (!q)
-        out_of_memory(c * elem);
-    if (huge)
-        advise_huge(q, c * elem);
-    *p = q;
+    *p = xrealloc(*p, c * elem, huge);
     *cap = c;
 }
 

@@ -43,11 +43,12 @@ static inline void tp_grow_inline(void **p, size_t *cap, size_t need, size_t ele
 /* The same for an array that should not ask for huge pages (see
  * tp_xmalloc_stream and model.h's TP_GROW_EVENTS). */
 void tp_grow_stream(void **p, size_t *cap, size_t need, size_t elem);
-#define TP_GROW_STREAM(arr, cap, need)                                                                             \
-    do {                                                                                                           \
-        if ((need) > (cap))                                                                                        \
-            tp_grow_stream((void **)&(arr), &(cap), (need), sizeof *(arr));                                        \
-    } while (0)
+static inline void tp_grow_stream_inline(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need > *cap)
+        tp_grow_stream(p, cap, need, elem);
+}
+#define TP_GROW_STREAM(arr, cap, need) tp_grow_stream_inline((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* The error a reader reports.  `where` is "offset N" for byte positions or a
  * reader-chosen locus such as "record 12". */

@@ -299,49 +299,45 @@ static inline uint64_t prefix_xor(uint64_t x)
 }
 #endif
 
-#ifdef TP_HAVE_AVX2_PATHS
-/* skip_compound's loop with AVX2 (simd.h): the same masks from two 32-byte
- * loads, the prefix XOR in one carry-less multiply.  Args are 40% of a
- * Kineto trace's bytes and all pass here. */
-TP_AVX2 static inline uint64_t eq_mask64_avx2(__m256i lo, __m256i hi, __m256i c)
+/* One 64-byte block at p, from its masks: `escapes` when it holds a
+ * backslash (or starts escaped: it goes byte by byte), its quotes' prefix
+ * XOR, its brackets (inside strings too).  TP_JL_OK with *next past the
+ * value, TP_JL_BAD, or TP_JL_MORE for the next block.  Both block loops
+ * below (SSE2, AVX2) end here. */
+static inline int skip_block(skip_state *s, const char *p, bool escapes, uint64_t quotes_xor, uint64_t br,
+                             const char **next, const char **why)
 {
-    return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, c)) |
-           (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, c)) << 32;
+    if (escapes)
+        return skip_bytes(s, p, p + 64, next, why);
+    uint64_t in_str = quotes_xor ^ (s->in_str ? ~(uint64_t)0 : 0);
+    for (br &= ~in_str; br; br &= br - 1) {
+        int i = __builtin_ctzll(br);
+        int k = skip_bracket(s, p + i, why);
+        if (k < 0)
+            return TP_JL_BAD;
+        if (k) {
+            *next = p + i + 1;
+            return TP_JL_OK;
+        }
+    }
+    s->in_str = in_str >> 63;
+    return TP_JL_MORE;
 }
 
-TP_AVX2 static int skip_compound_avx2(skip_state *s, const char **pp, const char *end, const char **next,
-                                      const char **why)
+#ifdef TP_HAVE_AVX2_PATHS
+/* The block loop with AVX2 (simd.h): two 32-byte loads a block, the prefix
+ * XOR in one carry-less multiply.  Args are 40% of a Kineto trace's bytes
+ * and all pass here.  *pp: where the blocks stopped (TP_JL_MORE). */
+TP_AVX2 static int skip_blocks_avx2(skip_state *s, const char **pp, const char *end, const char **next,
+                                    const char **why)
 {
     const char *p = *pp;
-    const __m256i quote = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), open = _mm256_set1_epi8('{'),
-                  close = _mm256_set1_epi8('}'), lower = _mm256_set1_epi8(0x20);
-    while (end - p >= 64) {
-        __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)p),
-                hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-        if (s->esc || eq_mask64_avx2(lo, hi, bs)) {
-            int rc = skip_bytes(s, p, p + 64, next, why);
-            if (rc != TP_JL_MORE)
-                return rc;
-            p += 64;
-            continue;
-        }
-        uint64_t q = eq_mask64_avx2(lo, hi, quote);
-        uint64_t in_str = tp_prefix_xor(q) ^ (s->in_str ? ~(uint64_t)0 : 0);
-        __m256i llo = _mm256_or_si256(lo, lower), lhi = _mm256_or_si256(hi, lower);
-        uint64_t br = (eq_mask64_avx2(llo, lhi, open) | eq_mask64_avx2(llo, lhi, close)) & ~in_str;
-        while (br) {
-            int i = __builtin_ctzll(br);
-            br &= br - 1;
-            int k = skip_bracket(s, p + i, why);
-            if (k < 0)
-                return TP_JL_BAD;
-            if (k) {
-                *next = p + i + 1;
-                return TP_JL_OK;
-            }
-        }
-        s->in_str = in_str >> 63;
-        p += 64;
+    for (; end - p >= 64; p += 64) {
+        tp_block64 b = tp_load64(p), l = tp_or64(b, 0x20); /* '[' | 0x20 is '{', ']' | 0x20 is '}' */
+        int rc = skip_block(s, p, s->esc || tp_eq64(b, '\\'), tp_prefix_xor(tp_eq64(b, '"')),
+                            tp_eq64(l, '{') | tp_eq64(l, '}'), next, why);
+        if (rc != TP_JL_MORE)
+            return rc;
     }
     *pp = p;
     return TP_JL_MORE;
@@ -360,43 +356,24 @@ static int skip_compound(const char *p, const char *end, const char **next, cons
     s.in_str = s.esc = false;
 #ifdef TP_HAVE_AVX2_PATHS
     if (tp_simd_avx2()) {
-        int rc = skip_compound_avx2(&s, &p, end, next, why);
+        int rc = skip_blocks_avx2(&s, &p, end, next, why);
         if (rc != TP_JL_MORE)
-            return rc;
-        return skip_bytes(&s, p, end, next, why);
+            return rc; /* else under 64 bytes are left, for skip_bytes */
     }
 #endif
 #ifdef __SSE2__
     const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), open = _mm_set1_epi8('{'),
                   close = _mm_set1_epi8('}'), lower = _mm_set1_epi8(0x20);
-    while (end - p >= 64) {
+    for (; end - p >= 64; p += 64) {
         __m128i v[4], l[4];
         for (int k = 0; k < 4; k++) {
             v[k] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
             l[k] = _mm_or_si128(v[k], lower);
         }
-        if (s.esc || eq_mask64(v, bs)) {
-            int rc = skip_bytes(&s, p, p + 64, next, why);
-            if (rc != TP_JL_MORE)
-                return rc;
-            p += 64;
-            continue;
-        }
-        uint64_t in_str = prefix_xor(eq_mask64(v, quote)) ^ (s.in_str ? ~(uint64_t)0 : 0);
-        uint64_t br = (eq_mask64(l, open) | eq_mask64(l, close)) & ~in_str;
-        while (br) {
-            int i = __builtin_ctzll(br);
-            br &= br - 1;
-            int k = skip_bracket(&s, p + i, why);
-            if (k < 0)
-                return TP_JL_BAD;
-            if (k) {
-                *next = p + i + 1;
-                return TP_JL_OK;
-            }
-        }
-        s.in_str = in_str >> 63;
-        p += 64;
+        int rc = skip_block(&s, p, s.esc || eq_mask64(v, bs), prefix_xor(eq_mask64(v, quote)),
+                            eq_mask64(l, open) | eq_mask64(l, close), next, why);
+        if (rc != TP_JL_MORE)
+            return rc;
     }
 #endif
     return skip_bytes(&s, p, end, next, why);

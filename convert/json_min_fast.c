@@ -64,29 +64,6 @@ static bool fast_wanted(void)
     return true;
 }
 
-typedef struct block {
-    __m256i lo, hi;
-} block;
-
-FAST static inline block load64(const unsigned char *p)
-{
-    block b = {_mm256_loadu_si256((const __m256i *)(const void *)p),
-               _mm256_loadu_si256((const __m256i *)(const void *)(p + 32))};
-    return b;
-}
-
-FAST static inline uint64_t mask64(__m256i lo, __m256i hi)
-{
-    return (uint32_t)_mm256_movemask_epi8(lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32;
-}
-
-/* bit i set where byte i equals c */
-FAST static inline uint64_t eq(block b, char c)
-{
-    __m256i k = _mm256_set1_epi8(c);
-    return mask64(_mm256_cmpeq_epi8(b.lo, k), _mm256_cmpeq_epi8(b.hi, k));
-}
-
 /* The kept bytes of 32 (bit i of keep: byte i) stored at o, in order;
  * returns the new end.  Writes up to 8 bytes past it. */
 FAST static inline unsigned char *compress32(unsigned char *o, __m256i v, uint32_t keep)
@@ -127,22 +104,22 @@ FAST static unsigned char *strip(unsigned char *o, const unsigned char *s, size_
                 p = tail;
             }
         }
-        block b = load64(p);
-        uint64_t quote = eq(b, '"') & valid, nl = eq(b, '\n');
+        tp_block64 b = tp_load64(p);
+        uint64_t quote = tp_eq64(b, '"') & valid, nl = tp_eq64(b, '\n');
         /* signed: the controls and every byte >= 0x80 */
-        uint64_t low = mask64(_mm256_cmpgt_epi8(below, b.lo), _mm256_cmpgt_epi8(below, b.hi)) & valid;
-        if (eq(b, '\\') & valid)
+        uint64_t low = tp_mask64(_mm256_cmpgt_epi8(below, b.lo), _mm256_cmpgt_epi8(below, b.hi)) & valid;
+        if (tp_eq64(b, '\\') & valid)
             return NULL;
         uint64_t str = tp_prefix_xor(quote) ^ in_str;
         in_str = (uint64_t)((int64_t)str >> 63);
         if (low & ~(nl & ~str))
             return NULL;
-        uint64_t space = (eq(b, ' ') | nl) & ~str & valid, drop = space | ~valid;
+        uint64_t space = (tp_eq64(b, ' ') | nl) & ~str & valid, drop = space | ~valid;
         /* Space between two bytes of tokens ("1 2", "nu ll") would join
          * them: refused.  The runs of space after a token byte are carried
          * to their ends by an add; a token byte must not be there. */
-        block l = {_mm256_or_si256(b.lo, below), _mm256_or_si256(b.hi, below)}; /* '[' | 0x20 is '{', ']' | 0x20 is '}' */
-        uint64_t token = valid & ~str & ~quote & ~space & ~(eq(l, '{') | eq(l, '}') | eq(b, ':') | eq(b, ','));
+        tp_block64 l = tp_or64(b, 0x20); /* brackets of both kinds */
+        uint64_t token = valid & ~str & ~quote & ~space & ~(tp_eq64(l, '{') | tp_eq64(l, '}') | tp_eq64(b, ':') | tp_eq64(b, ','));
         uint64_t starts = (token << 1 | (uint64_t)(token_last | space_after_token) << first) & space, ends;
         bool runs_on = __builtin_uaddll_overflow(space, starts, (unsigned long long *)&ends);
         if ((ends & ~space & token) || (space_after_token && (token >> first & 1)))
@@ -202,20 +179,19 @@ FAST static bool brackets(carry *c, const unsigned char *p, uint64_t br, size_t 
     return true;
 }
 
-static inline bool delimiter(unsigned char ch)
-{
-    return ch == '{' || ch == '}' || ch == '[' || ch == ']' || ch == ':' || ch == ',' || ch == '"';
-}
-
-/* The number token around p (which is inside it) checked by the grammar. */
+/* The number or literal around p (a byte the masks found outside strings
+ * and brackets) checked by the grammar.  Every such byte but digits comes
+ * here, so a byte no token can hold ("1x2") is refused by its own call. */
 static bool number_ok(carry *c, const unsigned char *p, const unsigned char *begin, const unsigned char *end)
 {
     if (p < c->checked)
         return true;
+    if (!tp_json_token_char(*p))
+        return false;
     const unsigned char *a = p, *z = p;
-    while (a > begin && !delimiter(a[-1]))
+    while (a > begin && tp_json_token_char(a[-1]))
         a--;
-    while (z < end && !delimiter(*z))
+    while (z < end && tp_json_token_char(*z))
         z++;
     c->checked = z;
     return tp_json_token_ok((const char *)a, (size_t)(z - a));
@@ -235,16 +211,16 @@ FAST static bool check(const unsigned char *begin, const unsigned char *end)
     for (size_t at = 0; at < n; at += 64) {
         const unsigned char *p = begin + at; /* the buffer has 64 bytes of room past end */
         uint64_t valid = n - at >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n - at)) - 1;
-        block b = load64(p);
-        uint64_t quote = eq(b, '"') & valid;
+        tp_block64 b = tp_load64(p);
+        uint64_t quote = tp_eq64(b, '"') & valid;
         uint64_t str = tp_prefix_xor(quote) ^ in_str; /* opening quote to before the closing one */
         in_str = (uint64_t)((int64_t)str >> 63);
         uint64_t out = ~str & valid, open_q = quote & str, close_q = quote & ~str;
-        uint64_t obj_open = eq(b, '{') & out, arr_open = eq(b, '[') & out, obj_close = eq(b, '}') & out,
-                 arr_close = eq(b, ']') & out, colon = eq(b, ':') & out, comma = eq(b, ',') & out;
+        uint64_t obj_open = tp_eq64(b, '{') & out, arr_open = tp_eq64(b, '[') & out, obj_close = tp_eq64(b, '}') & out,
+                 arr_close = tp_eq64(b, ']') & out, colon = tp_eq64(b, ':') & out, comma = tp_eq64(b, ',') & out;
         uint64_t close = obj_close | arr_close;
         uint64_t token = out & ~(quote | obj_open | arr_open | close | colon | comma);
-        uint64_t digit = mask64(_mm256_and_si256(_mm256_cmpgt_epi8(b.lo, zero), _mm256_cmpgt_epi8(nine, b.lo)),
+        uint64_t digit = tp_mask64(_mm256_and_si256(_mm256_cmpgt_epi8(b.lo, zero), _mm256_cmpgt_epi8(nine, b.lo)),
                                 _mm256_and_si256(_mm256_cmpgt_epi8(b.hi, zero), _mm256_cmpgt_epi8(nine, b.hi)));
         uint64_t in_arr = 0;
         uint64_t br = obj_open | arr_open | close;
@@ -263,7 +239,7 @@ FAST static bool check(const unsigned char *begin, const unsigned char *end)
             __builtin_uaddll_overflow(str, value_q | (uint64_t)c.value_runs, (unsigned long long *)&value_end);
         key_end &= ~str & close_q;
         value_end &= ~str & close_q;
-        uint64_t token_start = token & ~PREV(token, c.token), zero_start = token_start & eq(b, '0');
+        uint64_t token_start = token & ~PREV(token, c.token), zero_start = token_start & tp_eq64(b, '0');
         uint64_t bad = (PREV(obj_open, c.obj_open) & ~(open_q | obj_close)) |
                        (PREV(arr_open, c.arr_open) & ~(value_start | arr_close)) |
                        (PREV(colon, c.colon) & ~value_start) | (PREV(obj_comma, c.obj_comma) & ~open_q) |

@@ -116,20 +116,6 @@ tp_str tp_intern(tp_trace *t, const char *s, size_t len)
 
 tp_str tp_intern_cstr(tp_trace *t, const char *s) { return tp_intern(t, s, strlen(s)); }
 
-const char *tp_str_get(const tp_trace *t, tp_str id)
-{
-    if (id >= t->nstr)
-        return "";
-    return t->str_data + t->str_off[id];
-}
-
-size_t tp_str_len(const tp_trace *t, tp_str id)
-{
-    if (id >= t->nstr)
-        return 0;
-    return t->str_off[id + 1] - t->str_off[id] - 1;
-}
-
 /* ---- args ---- */
 
 uint64_t tp_args_append(tp_trace *t, const tp_trace *u)

@@ -180,8 +180,15 @@ tp_str tp_intern(tp_trace *t, const char *s, size_t len);
 tp_str tp_intern_cstr(tp_trace *t, const char *s);
 /* The id of a string already interned, 0 when it is not (nor empty). */
 tp_str tp_str_find(const tp_trace *t, const char *s, size_t len);
-const char *tp_str_get(const tp_trace *t, tp_str id);
-size_t tp_str_len(const tp_trace *t, tp_str id);
+/* Inline: the writers call them for every event's name and category. */
+static inline const char *tp_str_get(const tp_trace *t, tp_str id)
+{
+    return id < t->nstr ? t->str_data + t->str_off[id] : "";
+}
+static inline size_t tp_str_len(const tp_trace *t, tp_str id)
+{
+    return id < t->nstr ? t->str_off[id + 1] - t->str_off[id] - 1 : 0;
+}
 
 /* Args: a JSON object text ("{...}") kept verbatim.  tp_args_add copies it
  * and returns a handle (0 for empty input).  A handle with TP_ARGS_EXTERNAL
