@@ -5,18 +5,19 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wno-unused-parameter \
-               -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iconvert -Ireport -Irender
+               -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I.
 PKGS    := cairo libzip freetype2 libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-# Every .c under these folders is part of the program: adding a reader or a
-# page is adding a file, not editing this Makefile.
-LIB_SRCS  := commands.c $(sort $(wildcard convert/*.c report/*.c render/*.c))
+# Every .c under these folders (at any depth) is part of the program: adding a
+# reader or a page is adding a file, not editing this Makefile.  Includes name
+# their room from the root: #include "convert/model/model.h".
+LIB_SRCS  := commands.c $(sort $(shell find convert report render -name '*.c'))
 MAIN_SRC  := tracepress.c
-TEST_SRCS := $(sort $(wildcard tests/*.c))
+TEST_SRCS := $(sort $(shell find tests -name '*.c' -not -path 'tests/fuzz/*'))
 
 define objs
 $(patsubst %.c,$(1)/%.o,$(2))
@@ -48,8 +49,8 @@ $(ASAN)/tracepress: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(MAIN_SRC))
 $(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
 	$(CC) -fsanitize=address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
 
-# Synthetic trace generators (scripts/gen_*.c): standalone C programs.
-$(BUILD)/gen/%: scripts/%.c
+# Synthetic trace generators (scripts/gen/gen_*.c): standalone C programs.
+$(BUILD)/gen/%: scripts/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o $@ $< -lz -lm
 
@@ -76,7 +77,7 @@ demo: $(BUILD)/tracepress
 	@echo "report:          $(CURDIR)/out/example.report/report.pdf (and summary.md, summary.json, png/)"
 
 bench: $(BUILD)/tracepress
-	@scripts/bench
+	@scripts/bench/run
 
 # Fuzzing (docs/ERRORS.md): libFuzzer targets in tests/fuzz/, built with clang
 # under ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS with a seed corpus

@@ -1,9 +1,9 @@
 /* commands.c: the command table.  Adding a subcommand: write its run
  * function in the folder it belongs to (convert/, report/), declare it in
- * convert/cli.h, add a row here with its help text, and a line to the
+ * convert/base/cli.h, add a row here with its help text, and a line to the
  * README's command table. */
-#include "cli.h"
-#include "pipeline.h"
+#include "convert/base/cli.h"
+#include "convert/pipeline/pipeline.h"
 
 #include <stdio.h>
 

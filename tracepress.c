@@ -1,6 +1,6 @@
 /* tracepress.c: main(): dispatch to the command table in commands.c. */
-#include "cli.h"
-#include "output.h"
+#include "convert/base/cli.h"
+#include "convert/io/output.h"
 
 #include <stdio.h>
 #include <string.h>

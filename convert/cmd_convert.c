@@ -1,8 +1,8 @@
 /* cmd_convert.c: `tracepress convert`. */
-#include "chrome_write.h"
-#include "cli.h"
-#include "pftrace_write.h"
-#include "pipeline.h"
+#include "convert/write/chrome_write.h"
+#include "convert/base/cli.h"
+#include "convert/write/pftrace_write.h"
+#include "convert/pipeline/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* cmd_formats.c: `tracepress formats`. */
-#include "cli.h"
-#include "formats.h"
+#include "convert/base/cli.h"
+#include "convert/read/formats.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* canvas.c: the backend-independent front end: checks call order, cleans
  * text, resolves alignment, then forwards to the backend. */
-#include "canvas.h"
+#include "render/canvas.h"
 
 #include <math.h>
 #include <stdio.h>

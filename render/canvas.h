@@ -20,8 +20,8 @@
 #ifndef TP_CANVAS_H
 #define TP_CANVAS_H
 
-#include "common.h"
-#include "font.h"
+#include "convert/base/common.h"
+#include "render/text/font.h"
 
 typedef uint32_t tp_color; /* 0xRRGGBB */
 typedef struct tp_rect {

@@ -1,10 +1,10 @@
 /* cmd_batch.c: `tracepress batch`: many traces in parallel forked workers,
  * incremental by content hash, shards and --merge (batch.h,
  * docs/SCALING.md). */
-#include "batch.h"
-#include "cli.h"
-#include "output.h"
-#include "pipeline.h"
+#include "report/batch/batch.h"
+#include "convert/base/cli.h"
+#include "convert/io/output.h"
+#include "convert/pipeline/pipeline.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* cmd_diff.c: `tracepress diff BASE CANDIDATE`: diff.md, diff.json, diff.pdf,
  * png/<chart>.png, and the regression gates (exit code 3). */
-#include "cli.h"
-#include "diff.h"
-#include "output.h"
-#include "pipeline.h"
+#include "convert/base/cli.h"
+#include "report/diff/diff.h"
+#include "convert/io/output.h"
+#include "convert/pipeline/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

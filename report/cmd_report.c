@@ -1,11 +1,11 @@
 /* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
-#include "cli.h"
-#include "format_pages.h"
-#include "output.h"
-#include "pages.h"
-#include "report_write.h"
-#include "pipeline.h"
-#include "summary.h"
+#include "convert/base/cli.h"
+#include "report/formats/format_pages.h"
+#include "convert/io/output.h"
+#include "report/pages/pages.h"
+#include "report/out/report_write.h"
+#include "convert/pipeline/pipeline.h"
+#include "report/analysis/summary.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
-#include "cli.h"
-#include "json_write.h"
-#include "kernel_json.h"
-#include "kernel_table.h"
-#include "pipeline.h"
-#include "stats_sections.h"
+#include "convert/base/cli.h"
+#include "convert/codec/json_write.h"
+#include "report/out/kernel_json.h"
+#include "report/analysis/kernel_table.h"
+#include "convert/pipeline/pipeline.h"
+#include "report/out/stats_sections.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,10 +9,10 @@
  * as it is in tp_formats[]: nothing here names a format.
  *
  * Built by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined). */
-#include "chrome_write.h"
-#include "json_lex.h"
-#include "kernel_table.h"
-#include "pipeline.h"
+#include "convert/write/chrome_write.h"
+#include "convert/codec/json_lex.h"
+#include "report/analysis/kernel_table.h"
+#include "convert/pipeline/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,14 @@
 /* fuzz_json_lex.c: libFuzzer target for the shared JSON scanner
- * (convert/json_lex.h) and the JSON string writer (json_write.h).  The
+ * (convert/codec/json_lex.h) and the JSON string writer (json_write.h).  The
  * input is used as the exact byte range, so any read past it is an ASan
  * report.  Checks the scanner's promises: OK results stay inside the range
  * and move forward; decimal parsing agrees with integer parsing; text the
  * grammar check (tp_json_valid) accepts is never refused by the skipper;
  * the minifier accepts what the grammar check does, and its fast path
  * (json_min_fast.c) nothing more, with the same output. */
-#include "json_lex.h"
-#include "json_min.h"
-#include "json_write.h"
+#include "convert/codec/json_lex.h"
+#include "convert/codec/json_min.h"
+#include "convert/codec/json_write.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* fuzz_pbwire.c: libFuzzer target for the shared protobuf wire decoder
- * (convert/pbwire.h).  Walks the input as a message, descending into every
+ * (convert/codec/pbwire.h).  Walks the input as a message, descending into every
  * LEN field as a sub-message and as a packed varint array (bounded depth),
  * and checks the decoder's promises: every field it returns lies inside its
  * parent's range, a failure always says why, it always moves forward, and
  * the inline tp_pb_next_fast answers exactly as tp_pb_next does. */
-#include "pbwire.h"
+#include "convert/codec/pbwire.h"
 
 #include <stdlib.h>
 #include <string.h>

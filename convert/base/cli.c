@@ -1,0 +1,49 @@
+/* cli.c: option parsing helpers. */
+#include "convert/base/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int tp_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, TP_PROG " %s: option %s needs a value\n", argv[0], name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+bool tp_opt_flag(char **argv, int i, const char *name) { return strcmp(argv[i], name) == 0; }
+
+int tp_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, TP_PROG " %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see `" TP_PROG " help %s`)\n", cmd);
+    va_end(ap);
+    return TP_EXIT_USAGE;
+}
+
+int tp_print_help(const char *cmd)
+{
+    for (const tp_command *c = tp_commands; c->name; c++)
+        if (strcmp(c->name, cmd) == 0) {
+            fputs(c->help, stdout);
+            return TP_EXIT_OK;
+        }
+    fprintf(stderr, TP_PROG ": no command '%s' (see `" TP_PROG " help`)\n", cmd);
+    return TP_EXIT_USAGE;
+}

@@ -1,0 +1,48 @@
+/* cli.h: the command table and small option-parsing helpers shared by every
+ * subcommand.  A subcommand is one tp_command in tracepress.c's table. */
+#ifndef TP_CLI_H
+#define TP_CLI_H
+
+#include "convert/base/common.h"
+
+#include <stdio.h>
+
+typedef struct tp_command {
+    const char *name;
+    const char *summary; /* one line for `tracepress help` */
+    const char *help;    /* full text for `tracepress help NAME` / `NAME --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} tp_command;
+
+extern const tp_command tp_commands[];
+
+/* Option scanning: `--name value` and `--name=value`.
+ * tp_opt_value: if argv[*i] is option `name` taking a value, store it in
+ * *val, advance *i past it and return 1; return -1 (message printed) when the
+ * value is missing; 0 when argv[*i] is not this option. */
+int tp_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+bool tp_opt_flag(char **argv, int i, const char *name);
+/* Print "tracepress CMD: MSG" and a hint to --help; returns TP_EXIT_USAGE. */
+int tp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print the command's help text (from the table) to stdout; returns 0. */
+int tp_print_help(const char *cmd);
+
+
+
+/* The overall usage text (commands.c). */
+void tp_print_usage(FILE *f);
+
+/* Subcommands (each in its own file). */
+int tp_cmd_convert(int argc, char **argv); /* convert/cmd_convert.c */
+int tp_cmd_stats(int argc, char **argv);   /* report/cmd_stats.c */
+int tp_cmd_report(int argc, char **argv);  /* report/cmd_report.c */
+int tp_cmd_diff(int argc, char **argv);    /* report/cmd_diff.c */
+int tp_cmd_batch(int argc, char **argv);   /* report/cmd_batch.c */
+int tp_cmd_formats(int argc, char **argv); /* convert/cmd_formats.c */
+int tp_cmd_help(int argc, char **argv);    /* commands.c */
+
+/* "Exit codes: ..." paragraph shared by help texts. */
+#define TP_EXIT_CODES_HELP                                                              \
+    "Exit codes: 0 success, 1 usage error, 2 bad or unreadable input (or an output\n"   \
+    "that could not be written), 3 a regression gate tripped.\n"
+#endif

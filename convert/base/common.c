@@ -1,0 +1,280 @@
+/* common.c: allocation, growable arrays, error records, growable strings. */
+#include "convert/base/common.h"
+
+#include <malloc.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, TP_PROG ": out of memory (asked for %zu bytes)\n", n);
+    exit(TP_EXIT_INPUT);
+}
+
+/* Large blocks (the event array, arenas, indexes) are touched page by
+ * page once, and on this class of VM a 4 KiB page fault is expensive: 80k of
+ * them were a quarter of `stats` on 1 GB.  Transparent huge pages make that
+ * one fault per 2 MiB.  The advice must cover glibc's whole mmapped chunk
+ * (header to end, one VMA): advising part of it splits the mapping, and a
+ * later realloc can then no longer mremap it and falls back to a copy.  A
+ * block that is not a whole mapping (heap, another allocator) gets advice
+ * only on the 2 MiB-aligned span inside it.  Advice never changes contents.
+ *
+ * Above HUGE_MAX a block stops being huge (MADV_NOHUGEPAGE): every realloc
+ * that moves a block splits its huge pages (glibc's chunks are not 2 MiB
+ * aligned), and on this VM a long run over a few GB of split and collapsed
+ * huge pages cost twice the CPU (1 GB XSpace: 14 s of user time became 30).
+ * HUGE_MAX keeps the gain where it was measured (Kineto up to 1 GB: 0.25x
+ * less time) and the large long runs as they were.  TP_HUGE_PAGES=0 turns
+ * the advice off, for measurements. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+#define HUGE_MIN ((size_t)8 << 20)
+#define HUGE_MAX ((size_t)320 << 20)
+
+static bool huge_pages_wanted(void)
+{
+    static _Atomic int on = -1; /* readers' threads allocate too */
+    if (on < 0) {
+        const char *v = getenv("TP_HUGE_PAGES");
+        on = !(v && strcmp(v, "0") == 0);
+    }
+    return on;
+}
+
+static void advise_huge(void *p, size_t asked)
+{
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    if (asked < HUGE_MIN || !huge_pages_wanted())
+        return;
+    uintptr_t lo = (uintptr_t)p, hi = lo + malloc_usable_size(p);
+    const uintptr_t page = 4096, header = 2 * sizeof(size_t);
+    if ((lo - header) % page == 0 && hi % page == 0) {
+        lo -= header; /* a whole mmapped chunk */
+    } else {
+        lo = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+        hi &= ~(HUGE_PAGE - 1);
+    }
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, asked <= HUGE_MAX ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#else
+    (void)p;
+    (void)asked;
+#endif
+}
+
+void *tp_xmalloc_stream(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory(n);
+    return p;
+}
+
+void *tp_xmalloc(size_t n)
+{
+    void *p = tp_xmalloc_stream(n);
+    advise_huge(p, n);
+    return p;
+}
+
+void *tp_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        out_of_memory(n * size);
+    advise_huge(p, n * size);
+    return p;
+}
+
+void *tp_xaligned_zero(size_t align, size_t n)
+{
+    void *p;
+    n = (n + align - 1) / align * align; /* nothing else on its last line either */
+    if (posix_memalign(&p, align, n ? n : align) != 0)
+        out_of_memory(n);
+    memset(p, 0, n);
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n, bool huge)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory(n);
+    if (huge)
+        advise_huge(q, n);
+    return q;
+}
+
+void *tp_xrealloc(void *p, size_t n) { return xrealloc(p, n, true); }
+
+char *tp_xstrdup(const char *s) { return tp_xstrndup(s, strlen(s)); }
+
+char *tp_xstrndup(const char *s, size_t n)
+{
+    char *p = tp_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+static void grow(void **p, size_t *cap, size_t need, size_t elem, bool huge)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c += c / 2 + 16; /* 1.5x keeps peak memory closer to what is used */
+    if (c > SIZE_MAX / elem)
+        out_of_memory(SIZE_MAX);
+    *p = xrealloc(*p, c * elem, huge);
+    *cap = c;
+}
+
+void tp_grow(void **p, size_t *cap, size_t need, size_t elem) { grow(p, cap, need, elem, true); }
+void tp_grow_stream(void **p, size_t *cap, size_t need, size_t elem) { grow(p, cap, need, elem, false); }
+
+static int vfail(tp_err *err, const char *where, const char *fmt, va_list ap)
+{
+    if (err && !err->set) {
+        snprintf(err->where, sizeof err->where, "%s", where);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        /* one line: no newlines inside a message */
+        for (char *c = err->msg; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+        err->set = true;
+    }
+    return -1;
+}
+
+int tp_fail(tp_err *err, uint64_t offset, const char *fmt, ...)
+{
+    char where[48];
+    snprintf(where, sizeof where, "offset %llu", (unsigned long long)offset);
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, where, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, where ? where : "", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void tp_report_error(const char *file, const tp_err *err)
+{
+    if (err->where[0])
+        fprintf(stderr, TP_PROG ": %s: %s: %s\n", file, err->where, err->msg);
+    else
+        fprintf(stderr, TP_PROG ": %s: %s\n", file, err->msg);
+}
+
+void tp_buf_put(tp_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        TP_GROW(b->data, b->cap, b->len + n + 1);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void tp_buf_putc(tp_buf *b, char c) { tp_buf_put(b, &c, 1); }
+void tp_buf_puts(tp_buf *b, const char *s) { tp_buf_put(b, s, strlen(s)); }
+
+void tp_buf_printf(tp_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        tp_buf_put(b, small, (size_t)n);
+        return;
+    }
+    TP_GROW(b->data, b->cap, b->len + (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void tp_buf_free(tp_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+bool tp_single_thread(const char *own_var)
+{
+    const char *all = getenv("TP_THREADS"), *own = own_var ? getenv(own_var) : NULL;
+    return (all && strcmp(all, "1") == 0) || (own && strcmp(own, "1") == 0);
+}
+
+uint64_t tp_hash_bytes(const char *s, size_t n)
+{
+    /* eight bytes at a time: kernel names are long (200+ characters) */
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    return h ^ (h >> 29);
+}
+
+void tp_timing(const char *phase)
+{
+    static int on = -1;
+    static struct timespec last, last_cpu;
+    if (on < 0) {
+        const char *v = getenv("TP_TIMING");
+        on = v && *v && strcmp(v, "0") != 0;
+        clock_gettime(CLOCK_MONOTONIC, &last);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &last_cpu);
+    }
+    if (!on)
+        return;
+    struct timespec now, cpu;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+    double s = (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9;
+    /* CPU seconds of all threads: on a busy machine the wall time says little */
+    double c = (double)(cpu.tv_sec - last_cpu.tv_sec) + (double)(cpu.tv_nsec - last_cpu.tv_nsec) / 1e9;
+    /* the peak so far, and what is resident now: anonymous and mapped file */
+    char line[128], out[160] = "";
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long kb;
+        char key[32];
+        if (sscanf(line, "%31[^:]: %lu kB", key, &kb) == 2 &&
+            (!strcmp(key, "VmHWM") || !strcmp(key, "RssAnon") || !strcmp(key, "RssFile")))
+            snprintf(out + strlen(out), sizeof out - strlen(out), "  %s %lu MB", key, kb >> 10);
+    }
+    if (f)
+        fclose(f);
+    fprintf(stderr, "timing: %-24s %.3f s  cpu %.3f s%s\n", phase, s, c, out);
+    last = now;
+    last_cpu = cpu;
+}

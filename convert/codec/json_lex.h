@@ -1,0 +1,132 @@
+/* json_lex.h: low-level JSON scanning over a byte range, shared by every
+ * JSON-based reader.  Functions return TP_JL_OK, TP_JL_MORE when the range
+ * ends inside the token (a streaming caller refills and retries), or
+ * TP_JL_BAD (malformed; *why says what).  Nothing allocates except
+ * tp_json_unescape, which appends to a caller's buffer. */
+#ifndef TP_JSON_LEX_H
+#define TP_JSON_LEX_H
+
+#include "convert/base/common.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+enum { TP_JL_OK = 0, TP_JL_MORE = 1, TP_JL_BAD = 2 };
+
+#define TP_JSON_MAX_DEPTH 512
+
+/* The end of the run of bytes at p that a JSON string can hold as they
+ * are: printable ASCII other than '"' and '\\'.  Returns the first byte
+ * that needs a look (quote, backslash, control character, non-ASCII), or
+ * end.  SSE2 (baseline on x86-64) tests 16 bytes at a time: a signed
+ * "less than 0x20" catches both the controls and the bytes >= 0x80. */
+static inline const char *tp_json_plain_end(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)));
+        int mask = _mm_movemask_epi8(m);
+        if (mask)
+            return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#endif
+    while (p < end && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
+        p++;
+    return p;
+}
+
+static inline const char *tp_json_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* p points at the opening double quote.  On OK: *s and *len is the raw content,
+ * still escaped; *escaped tells whether it has backslashes, *next is past the closing quote. */
+int tp_json_string(const char *p, const char *end, const char **s, size_t *len, bool *escaped,
+                   const char **next, const char **why);
+
+/* Decode an escaped string body into b (appends).  Bad escapes and lone
+ * surrogates become U+FFFD and are counted in *bad (when not NULL). */
+void tp_json_unescape(tp_buf *b, const char *s, size_t len, uint64_t *bad);
+
+/* p points at a number's first char.  *len is its text length. */
+int tp_json_number(const char *p, const char *end, size_t *len, const char **why);
+
+/* Skip any value starting at p (after whitespace).  *next is past it. */
+int tp_json_skip(const char *p, const char *end, const char **next, const char **why);
+
+/* Can byte c stand outside a string in JSON (token, bracket, separator, space)? */
+bool tp_json_char_ok(unsigned c);
+/* Can byte c be part of a number, true, false or null?  (The token's
+ * grammar is tp_json_token_ok's job.) */
+static inline bool tp_json_token_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == 't' ||
+           c == 'r' || c == 'u' || c == 'f' || c == 'a' || c == 'l' || c == 's' || c == 'n';
+}
+/* Is s[0..n) exactly a JSON number, true, false or null? */
+bool tp_json_token_ok(const char *s, size_t n);
+/* The length of the valid JSON escape at c (c[0] is the backslash): 2, or 6
+ * for \uXXXX; 0 when it is not one of JSON's escapes. */
+size_t tp_json_escape_len(const char *c, size_t avail);
+
+/* Full grammar checks (RFC 8259, iterative, nesting up to TP_JSON_MAX_DEPTH)
+ * for text that is copied to an output verbatim: s[0..n) is exactly one
+ * value (surrounding whitespace allowed).  Inside strings only the escapes
+ * are checked: raw control characters and invalid UTF-8 are left to the
+ * writer, which repairs them. */
+bool tp_json_valid(const char *s, size_t n);
+/* s[0..n) is a list of object members `"k":v,"k":v` (each may also start
+ * with a comma: `,"k":v,"k":v`), as kept for extra keys; empty is valid. */
+bool tp_json_valid_members(const char *s, size_t n);
+
+/* Decimal text (JSON number, or the body of a numeric string) to an integer
+ * scaled by 10^decimals, exactly: "1712195495519689.047" with 3 -> ns.
+ * Digits beyond `decimals` are rounded half away from zero.  Exponents are
+ * applied exactly.  Returns 0, or -1 if the text is not a number or the value
+ * does not fit in int64 (*why says which). */
+int tp_parse_fixed(const char *s, size_t len, int decimals, int64_t *out, const char **why);
+
+/* Integer text (no fraction) to int64; -1 if not an integer or out of range. */
+int tp_parse_int(const char *s, size_t len, int64_t *out);
+
+/* The end of the JSON number at p, exactly -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * or NULL when p does not start one (the grammar check and the args minifier). */
+static inline const char *tp_json_number_end(const char *p, const char *end)
+{
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end || *p < '0' || *p > '9')
+        return NULL;
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    if (p < end && *p == '.') {
+        const char *d = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const char *d = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    return p;
+}
+
+#endif

@@ -1,0 +1,44 @@
+/* output.h: every file tracepress writes goes through here.  Data goes to a
+ * temporary file in the destination directory and is renamed over the final
+ * name only when complete, so a failure, a full disk or a signal never
+ * leaves a partial output.  A name ending in ".gz" is written gzip'ed. */
+#ifndef TP_OUTPUT_H
+#define TP_OUTPUT_H
+
+#include "convert/base/common.h"
+
+typedef struct tp_out tp_out;
+
+/* Open for writing.  Refuses to write over `protect` (the input) when it is
+ * the same file.  NULL on failure (err filled). */
+tp_out *tp_out_open(const char *path, const char *protect, tp_err *err);
+/* Append bytes (buffered).  Errors are remembered and reported by commit. */
+void tp_out_write(tp_out *o, const void *p, size_t n);
+void tp_out_puts(tp_out *o, const char *s);
+/* The buffer writers format into directly; flushed when large. */
+tp_buf *tp_out_buf(tp_out *o);
+void tp_out_maybe_flush(tp_out *o);
+/* Finish: flush, fsync-free close, rename.  Returns 0 or -1 (err filled;
+ * the temporary file is removed). */
+int tp_out_commit(tp_out *o, tp_err *err);
+/* Give up: remove the temporary file. */
+void tp_out_abort(tp_out *o);
+uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
+
+/* Install SIGINT/SIGTERM/SIGHUP handlers that remove open temporary files,
+ * and ignore SIGXFSZ (a file-size limit becomes a write error, EFBIG).
+ * main() calls it for every command. */
+void tp_out_install_signal_cleanup(void);
+/* Refuse (tp_out_open fails) any later output that is this input file, by
+ * device and inode: report, diff and batch write fixed names (summary.json,
+ * diff.md, ...) that an input in the output folder may have.  Up to 4. */
+void tp_out_protect(const char *input);
+
+/* Write a whole small file (JSON, Markdown) atomically: DIR/NAME, or PATH
+ * when dir is NULL.  0 or -1 with err. */
+int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err);
+
+/* Create a directory and its parents (mkdir -p).  0 or -1 with err. */
+int tp_mkdirs(const char *path, tp_err *err);
+
+#endif

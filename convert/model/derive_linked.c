@@ -1,0 +1,314 @@
+/* derive_linked.c: derived lines for traces whose device events are linked
+ * to the host calls that launched them (PyTorch / Kineto after tp_link):
+ *   Framework Ops  = the top-level host op around the launch call,
+ *   Name Scope     = the annotations (modules, user_annotation,
+ *                    python_function) around the launch, outermost first,
+ *   Steps          = the step (ProfilerStep#N) around the launch.
+ * Annotations carry the host event of each op call and scope so that two
+ * calls of one op stay two events; the engine in derive.c does the rest. */
+#include "convert/model/derive.h"
+#include "convert/model/tracks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tp_host_slices_free(tp_host_slices *hs)
+{
+    free(hs->list);
+    free(hs->start);
+    memset(hs, 0, sizeof *hs);
+}
+
+#define HOST_SLICE(e)                                                                                                  \
+    ((e)->ph == 'X' && !((e)->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && (e)->track < t->ntracks &&                 \
+     t->tracks[(e)->track].role == TP_TRACK_HOST)
+
+/* Each track's host slices in time order (a counting partition, then the
+ * inlined merge sort: qsort_r over all of them cost twice as much at 1 GB). */
+static void sort_host_slices(const tp_trace *t, tp_host_slices *hs)
+{
+    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (HOST_SLICE(&t->events[i]))
+            start[t->events[i].track + 1]++;
+    for (size_t k = 0; k < t->ntracks; k++)
+        start[k + 1] += start[k];
+    uint32_t *list = tp_xmalloc((start[t->ntracks] + 1) * sizeof *list);
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
+    for (size_t i = 0; i < t->nevents; i++)
+        if (HOST_SLICE(&t->events[i]))
+            list[fill[t->events[i].track]++] = (uint32_t)i;
+    free(fill);
+    for (size_t k = 0; k < t->ntracks; k++)
+        tp_sort_by_time(t, list + start[k], start[k + 1] - start[k]);
+    *hs = (tp_host_slices){list, start, t->nevents, t->ntracks};
+}
+
+/* parent[i]: the innermost complete event on the same host track enclosing
+ * i.  hs: linking's lists when they are still the trace's (then the slices
+ * dropped or derived since are skipped), else sorted here. */
+static uint32_t *host_parents(const tp_trace *t, const tp_host_slices *linked)
+{
+    uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
+    memset(parent, 0xff, (t->nevents + 1) * sizeof *parent); /* TP_NONE */
+    tp_host_slices own = {0};
+    const tp_host_slices *hs = linked;
+    if (!hs || !hs->list || hs->nevents != t->nevents || hs->ntracks != t->ntracks) {
+        sort_host_slices(t, &own);
+        hs = &own;
+    }
+    uint32_t *stack = tp_xmalloc((hs->start[t->ntracks] + 1) * sizeof *stack);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const uint32_t *list = hs->list + hs->start[k];
+        size_t n = hs->start[k + 1] - hs->start[k], sp = 0;
+        for (size_t j = 0; j < n; j++) {
+            const tp_event *e = &t->events[list[j]];
+            if (!HOST_SLICE(e))
+                continue;
+            while (sp && t->events[stack[sp - 1]].ts + t->events[stack[sp - 1]].dur < e->ts + e->dur)
+                sp--; /* the top ends before e ends: not an ancestor */
+            parent[list[j]] = sp ? stack[sp - 1] : TP_NONE;
+            stack[sp++] = list[j];
+        }
+    }
+    free(stack);
+    tp_host_slices_free(&own);
+    return parent;
+}
+#undef HOST_SLICE
+
+static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
+{
+    if (e->flags & TP_EV_STEP) {
+        *num = (int64_t)e->id;
+        return true;
+    }
+    const char *s = tp_str_get(t, e->name);
+    if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
+        return false;
+    char *end;
+    long long v = strtoll(s + 13, &end, 10);
+    if (*end)
+        return false;
+    *num = v;
+    return true;
+}
+
+/* The step whose time holds `at`: steps[] is in time order; when the steps
+ * overlap, the first in event order (a scan), else the one a binary search
+ * finds (a trace has hundreds of steps and millions of kernels). */
+static uint32_t step_at(const tp_trace *t, const uint32_t *steps, size_t n, bool disjoint, int64_t at)
+{
+    if (!disjoint) {
+        uint32_t best = TP_NONE;
+        for (size_t s = 0; s < n; s++) {
+            const tp_event *h = &t->events[steps[s]];
+            if (h->ts <= at && at < h->ts + h->dur && steps[s] < best)
+                best = steps[s];
+        }
+        return best;
+    }
+    size_t lo = 0, hi = n; /* the first step starting after at */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->events[steps[mid]].ts <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return TP_NONE;
+    const tp_event *h = &t->events[steps[lo - 1]];
+    return at < h->ts + h->dur ? steps[lo - 1] : TP_NONE;
+}
+
+static void add_name(tp_derive_input *in, int64_t group, tp_str name)
+{
+    if (in->nnames && in->names[in->nnames - 1].group == group)
+        return; /* kernels come step by step: the common case, without the scan */
+    for (size_t s = 0; s < in->nnames; s++)
+        if (in->names[s].group == group)
+            return;
+    TP_GROW(in->names, in->names_cap, in->nnames + 1);
+    in->names[in->nnames].group = group;
+    in->names[in->nnames++].name = name;
+}
+
+void tp_derived_lines_recognise(tp_trace *t)
+{
+    /* a converted trace read again: device tracks whose events are all
+     * "derived" are derived lines */
+    tp_str cat = tp_str_find(t, TP_DERIVED_CAT, strlen(TP_DERIVED_CAT));
+    if (!cat) /* no event has the category: not a converted trace */
+        return;
+    uint32_t *nall = tp_xcalloc(t->ntracks + 1, sizeof *nall), *nder = tp_xcalloc(t->ntracks + 1, sizeof *nder);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->track >= t->ntracks || e->ph == 'M' || (e->flags & TP_EV_DROPPED))
+            continue;
+        nall[e->track]++;
+        nder[e->track] += e->cat == cat;
+    }
+    for (int pass = 0; pass < 2; pass++) /* derived lines, then the writer's "(overlap)" rows of them */
+        for (size_t k = 0; k < t->ntracks; k++) {
+            tp_track *tr = &t->tracks[k];
+            if (tr->role != TP_TRACK_DEVICE || nall[k] == 0 || nder[k] != nall[k])
+                continue;
+            const char *name = tp_str_get(t, tr->name);
+            size_t nl = strlen(name);
+            bool overlap = nl > 10 && strcmp(name + nl - 10, " (overlap)") == 0;
+            if (overlap != (pass == 1))
+                continue;
+            uint32_t anchor = TP_NONE;
+            if (!overlap) { /* beside the stream before it (per-stream lines), else the first stream */
+                for (size_t j = 0; j < t->ntracks && (anchor == TP_NONE || j < k); j++)
+                    if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DEVICE &&
+                        (nall[j] == 0 || nder[j] != nall[j]))
+                        anchor = (uint32_t)j;
+            } else { /* beside the last derived line of that name before it */
+                for (size_t j = 0; j < k; j++)
+                    if (t->tracks[j].process == tr->process && t->tracks[j].role == TP_TRACK_DERIVED &&
+                        tp_str_len(t, t->tracks[j].name) == nl - 10 &&
+                        strncmp(tp_str_get(t, t->tracks[j].name), name, nl - 10) == 0)
+                        anchor = (uint32_t)j;
+            }
+            if (anchor != TP_NONE) {
+                tr->role = overlap ? TP_TRACK_OVERFLOW : TP_TRACK_DERIVED;
+                tr->derived_of = anchor;
+            }
+        }
+    free(nall);
+    free(nder);
+    /* their events are derived: not counted as the trace's own slices */
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->cat == cat && e->track < t->ntracks &&
+            (t->tracks[e->track].role == TP_TRACK_DERIVED ||
+             (t->tracks[e->track].role == TP_TRACK_OVERFLOW && t->tracks[e->track].derived_of != TP_NONE &&
+              t->tracks[t->tracks[e->track].derived_of].role == TP_TRACK_DERIVED)))
+            e->flags |= TP_EV_DERIVED;
+    }
+}
+
+int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *hs)
+{
+    /* devices that already have derived lines (read from the file) keep them */
+    bool *has_derived = tp_xcalloc(t->nprocesses + 1, sizeof *has_derived);
+    for (size_t i = 0; i < t->ntracks; i++)
+        if (t->tracks[i].role == TP_TRACK_DERIVED)
+            has_derived[t->tracks[i].process] = true;
+    bool any = false; /* no linked kernel on a device without derived lines: nothing to do */
+    for (size_t i = 0; i < t->nevents && !any; i++) {
+        const tp_event *e = &t->events[i];
+        any = e->kind == TP_KIND_KERNEL && e->link != TP_NONE && e->track < t->ntracks &&
+              !has_derived[t->tracks[e->track].process];
+    }
+    if (!any) {
+        free(has_derived);
+        return 0;
+    }
+    uint32_t *parent = host_parents(t, hs);
+    /* host step events (ProfilerStep#N), for launches outside their thread */
+    uint32_t *steps = NULL;
+    size_t nsteps = 0, steps_cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        int64_t num;
+        const tp_event *h = &t->events[i];
+        if (h->ph == 'X' && !(h->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && h->track < t->ntracks &&
+            t->tracks[h->track].role == TP_TRACK_HOST && is_step(t, h, &num)) {
+            TP_GROW(steps, steps_cap, nsteps + 1);
+            steps[nsteps++] = (uint32_t)i;
+        }
+    }
+    tp_sort_by_time(t, steps, nsteps);
+    bool steps_disjoint = true;
+    for (size_t k = 1; k < nsteps && steps_disjoint; k++)
+        steps_disjoint = t->events[steps[k - 1]].ts + t->events[steps[k - 1]].dur <= t->events[steps[k]].ts;
+    tp_derive_input in;
+    memset(&in, 0, sizeof in);
+    uint32_t *chain = NULL;
+    size_t chain_cap = 0;
+    tp_buf path = {0};
+    size_t nev = t->nevents;
+    for (size_t i = 0; i < nev; i++) {
+        const tp_event e = t->events[i];
+        if (e.kind != TP_KIND_KERNEL || e.link == TP_NONE || e.link >= nev || e.ph != 'X' ||
+            (e.flags & (TP_EV_DROPPED | TP_EV_DERIVED)) || e.track >= t->ntracks)
+            continue;
+        uint32_t proc = t->tracks[e.track].process;
+        if (has_derived[proc])
+            continue;
+        tp_annot a;
+        memset(&a, 0, sizeof a);
+        a.event = (uint32_t)i;
+        a.flags = TP_ANNOT_OP_SOURCE;
+        a.group = TP_DERIVE_NO_GROUP;
+        a.scope_inst = TP_NONE;
+        a.low_name = e.name;
+        /* the ancestors of the launch call, innermost first */
+        size_t nc = 0;
+        for (uint32_t p = parent[e.link]; p != TP_NONE; p = parent[p]) {
+            TP_GROW(chain, chain_cap, nc + 1);
+            chain[nc++] = p;
+        }
+        uint32_t top = TP_NONE; /* the outermost host op */
+        path.len = 0;
+        size_t scope_start = in.ninst;
+        for (size_t k = nc; k-- > 0;) { /* outermost first */
+            const tp_event *h = &t->events[chain[k]];
+            int64_t num;
+            if (is_step(t, h, &num)) {
+                if (a.group == TP_DERIVE_NO_GROUP) {
+                    a.group = num;
+                    add_name(&in, num, h->name);
+                }
+            } else if (h->kind == TP_KIND_HOST_OP) {
+                if (top == TP_NONE)
+                    top = chain[k];
+            } else if (h->kind == TP_KIND_ANNOTATION && top == TP_NONE) {
+                /* scopes above the top-level op (inside it they are its internals) */
+                if (path.len)
+                    tp_buf_putc(&path, TP_DERIVE_SEP);
+                tp_buf_puts(&path, tp_str_get(t, h->name));
+                TP_GROW(in.inst, in.inst_cap, in.ninst + 1);
+                in.inst[in.ninst++] = chain[k] + 1;
+            }
+        }
+        if (top == TP_NONE && t->events[e.link].kind == TP_KIND_HOST_OP)
+            top = e.link;
+        if (a.group == TP_DERIVE_NO_GROUP) { /* launched from another thread (autograd): the step by time */
+            uint32_t s = step_at(t, steps, nsteps, steps_disjoint, t->events[e.link].ts);
+            int64_t num;
+            if (s != TP_NONE && is_step(t, &t->events[s], &num)) {
+                a.group = num;
+                add_name(&in, num, t->events[s].name);
+            }
+        }
+        if (top != TP_NONE) {
+            a.op = t->events[top].name;
+            a.op_display = a.op;
+            a.op_inst = top + 1;
+        }
+        if (path.len) {
+            a.scopes = tp_intern(t, path.data, path.len);
+            a.scope_inst = (uint32_t)scope_start;
+        }
+        if (a.op || a.scopes || a.group != TP_DERIVE_NO_GROUP) {
+            if (!a.op) { /* scopes and steps without an op: name the op line by the launch */
+                a.op = t->events[e.link].name;
+                a.op_display = a.op;
+                a.op_inst = e.link + 1;
+            }
+            tp_derive_add(&in, &a);
+        }
+    }
+    tp_derive_from(t, &in, o);
+    tp_buf_free(&path);
+    free(chain);
+    free(steps);
+    free(parent);
+    free(has_derived);
+    tp_derive_input_free(&in);
+    return 0;
+}

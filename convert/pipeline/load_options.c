@@ -1,0 +1,80 @@
+/* load_options.c: the options every command that loads a trace accepts,
+ * parsed in one place so `convert`, `stats`, `report`, `diff` and `batch`
+ * agree (documented once: LOAD_OPTIONS_HELP in pipeline.h). */
+#include "convert/base/cli.h"
+#include "convert/pipeline/pipeline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
+{
+    const char *v;
+    int k;
+    if ((k = tp_opt_value(argc, argv, i, "--format", &lo->format)) != 0 ||
+        (k = tp_opt_value(argc, argv, i, "--etrecord", &lo->read.etrecord)) != 0 ||
+        (k = tp_opt_value(argc, argv, i, "--time-scale", &lo->read.time_scale)) != 0)
+        return k;
+    if (tp_opt_flag(argv, *i, "--strict")) {
+        lo->read.strict = true;
+        return 1;
+    }
+    if (tp_opt_flag(argv, *i, "--rederive")) { /* derived lines (convert/model/derive.h) */
+        lo->read.rederive = true;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--line-names", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (strcmp(v, "framework") != 0 && strcmp(v, "tensorflow") != 0) {
+            tp_usage_error(argv[0], "--line-names takes tensorflow or framework (got '%s')", v);
+            return -1;
+        }
+        lo->read.framework_names = strcmp(v, "framework") == 0;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--derive-rule", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (strcmp(v, "2020") != 0 && strcmp(v, "2022") != 0 && strcmp(v, "2024") != 0) {
+            tp_usage_error(argv[0], "--derive-rule takes 2020, 2022 or 2024 (got '%s')", v);
+            return -1;
+        }
+        lo->read.derive_era = strcmp(v, "2024") == 0 ? 0 : (v[3] == '0' ? 2020 : 2022);
+        return 1;
+    }
+    if (tp_opt_flag(argv, *i, "--with-source")) {
+        lo->read.with_source = true;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--steps", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (tp_parse_steps(v, &lo->step_first, &lo->step_last) != 0) {
+            tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", v);
+            return -1;
+        }
+        lo->has_steps = true;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--drop-cat", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (lo->ndrop_cats >= sizeof lo->drop_cats / sizeof lo->drop_cats[0]) {
+            tp_usage_error(argv[0], "at most 16 --drop-cat options");
+            return -1;
+        }
+        lo->drop_cats[lo->ndrop_cats++] = v;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--min-dur", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (tp_parse_duration(v, &lo->min_dur_ns) != 0) {
+            tp_usage_error(argv[0], "--min-dur takes a duration such as 1us, 500ns, 2ms (got '%s')", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}

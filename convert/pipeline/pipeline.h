@@ -1,0 +1,65 @@
+/* pipeline.h: loading a trace the way every command does: open, detect the
+ * format, read, then the format-independent post-processing:
+ *   1. tp_classify: device processes, track roles;
+ *   2. tp_link: device event -> launch call by correlation id, launch call ->
+ *      innermost enclosing host op on the same thread (events a reader
+ *      already linked keep their links);
+ *   3. tp_steps: step annotations (ProfilerStep#N, reader-marked steps);
+ *   4. --steps A:B filtering;
+ *   5. derived lines (derivation engine, when present).
+ * Writers and analyses only ever see a trace that went through tp_load. */
+#ifndef TP_PIPELINE_H
+#define TP_PIPELINE_H
+
+#include "convert/read/formats.h"
+
+typedef struct tp_load_opts {
+    tp_read_opts read;
+    const char *format;      /* force a format by name, or NULL to detect */
+    bool no_links;           /* skip linking (stats without --steps does not need it) */
+    bool no_derive;          /* skip step 5: the report reads no derived line it did not load */
+    bool has_steps;          /* --steps A:B given */
+    int64_t step_first, step_last;
+    const char *drop_cats[16]; /* --drop-cat CAT (repeatable): events of these categories go */
+    size_t ndrop_cats;
+    int64_t min_dur_ns;      /* --min-dur: slices shorter than this go (0 = keep all) */
+    /* Optional work beside linking (the report's host tree): start() is
+     * called once the trace is classified and wait() once it is linked; the
+     * work may read what linking never writes (events' ts, dur, ph, track,
+     * kind, name, and the flags of 'X' events; tracks; strings).  With a
+     * filter (--steps, --drop-cat, --min-dur), which changes what is kept,
+     * both are called after the filters instead. */
+    void (*beside_link_start)(const tp_trace *t, void *ctx);
+    void (*beside_link_wait)(void *ctx);
+    void *beside_link_ctx;
+} tp_load_opts;
+
+/* If argv[*i] is one of the load options below, apply it, advance *i past
+ * its value and return 1; -1 on a bad value (message printed); 0 otherwise. */
+int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
+
+/* Help text for those options, shared by every command's help. */
+#define TP_LOAD_OPTIONS_HELP                                                                  \
+    "  --format NAME       input format instead of detecting it (see `tracepress formats`)\n" \
+    "  --steps A:B         keep only iterations A..B (ProfilerStep#A..#B); A: or :B open-ended\n" \
+    "  --drop-cat CAT      leave out events of category CAT (repeatable)\n"                 \
+    "  --min-dur DUR       leave out slices shorter than DUR (1us, 500ns, 2ms)\n"            \
+    "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
+    "  --etrecord FILE     ExecuTorch: the ETRecord of the program (op types, modules, Name Scope line)\n"    \
+    "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n" \
+    "  --line-names NAME   derived lines: tensorflow (\"TensorFlow Ops\", default) or framework\n" \
+    "  --rederive          XPlane: rebuild the derived lines the file already has\n"          \
+    "  --derive-rule YEAR  merge rule of derived lines: 2024 (default), 2022, 2020 (TF 2.4's)\n" \
+    "  --with-source       PlaidML: keep kernel sources and program text in the args\n"
+
+/* "1us", "250ns", "1.5ms", "2s" (a bare number is ns) to ns; -1 if malformed. */
+int tp_parse_duration(const char *s, int64_t *ns);
+
+/* Parse "A:B", "A:", ":B" or "N" into first/last (INT64_MIN/MAX for open ends). */
+int tp_parse_steps(const char *s, int64_t *first, int64_t *last);
+
+/* Load PATH into t (initialised by the caller with tp_trace_init).  Returns 0,
+ * or -1 with err filled (the caller prints it with tp_report_error). */
+int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err);
+
+#endif

@@ -1,0 +1,250 @@
+/* chart_grid.c: dominating-op breakdown grid (see chart_grid.h). */
+#include "render/charts/chart_grid.h"
+
+#include "render/charts/axis.h"
+#include "render/labels/kernel_family.h"
+#include "render/charts/legend.h"
+#include "render/charts/palette.h"
+#include "render/text/textfit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TITLE_FS 12.0
+#define BOX_TITLE_FS 8.0
+#define LEGEND_FS 8.0
+#define SMALL_FS 6.5
+#define BAR_W 22.0
+#define BAR_GAP 8.0
+#define BOX_PAD 6.0
+#define BOX_GAP 8.0
+#define MIN_BOX_W 80.0
+#define MIN_ROW_H 150.0
+#define MAX_ROW_H 230.0
+
+typedef struct {
+    size_t op;        /* index into ops */
+    size_t m0, m1;    /* mixes [m0, m1) */
+    int part, nparts; /* "op (part/nparts)" when split */
+    size_t page;
+    double x, y, w; /* position relative to the grid area */
+} box;
+
+struct tp_grid_layout {
+    box *boxes;
+    size_t nboxes;
+    size_t pages;
+    double row_h, top; /* top: height of title + legend + axis note */
+    char **fam;        /* legend families, display order */
+    size_t nfam;
+};
+
+static int cmp_fam(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int rx = tp_kernel_family_rank(x), ry = tp_kernel_family_rank(y);
+    return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x, y);
+}
+
+static void collect_families(const tp_grid_chart *g, tp_grid_layout *L)
+{
+    size_t cap = 0;
+    for (size_t o = 0; o < g->nops; o++)
+        for (size_t m = 0; m < g->ops[o].nmixes; m++)
+            for (size_t p = 0; p < g->ops[o].mixes[m].nparts; p++) {
+                TP_GROW(L->fam, cap, L->nfam + 1);
+                const char *f = g->ops[o].mixes[m].parts[p].family;
+                L->fam[L->nfam++] = (char *)(f ? f : "other");
+            }
+    if (L->nfam > 1) /* qsort(NULL, 0) is undefined */
+        qsort(L->fam, L->nfam, sizeof *L->fam, cmp_fam);
+    size_t k = 0; /* unique */
+    for (size_t i = 0; i < L->nfam; i++)
+        if (k == 0 || strcmp(L->fam[k - 1], L->fam[i]) != 0)
+            L->fam[k++] = L->fam[i];
+    L->nfam = k;
+}
+
+/* "op", "op (1/2)", "op (8 of 19 mixes)", "op (1/2; 8 of 19 mixes)".  The
+ * layout sizes boxes as if the part were always shown (`for_width`). */
+static void box_title(char *t, size_t len, const tp_op_breakdown *op, int part, int nparts, bool for_width)
+{
+    const char *name = op->op ? op->op : "";
+    bool cut = op->total_mixes > op->nmixes;
+    if ((nparts > 1 || for_width) && cut)
+        snprintf(t, len, "%s (%d/%d; %zu of %zu mixes)", name, part, nparts, op->nmixes, op->total_mixes);
+    else if (nparts > 1 || for_width)
+        snprintf(t, len, "%s (%d/%d)", name, part, nparts);
+    else if (cut)
+        snprintf(t, len, "%s (%zu of %zu mixes)", name, op->nmixes, op->total_mixes);
+    else
+        snprintf(t, len, "%s", name);
+}
+
+static double box_width(size_t nbars, const char *title)
+{
+    double w = (double)nbars * (BAR_W + BAR_GAP) - BAR_GAP + 2 * BOX_PAD;
+    double tw = tp_text_width(TP_FONT_BOLD, BOX_TITLE_FS, title ? title : "") + 2 * BOX_PAD;
+    return fmax(w, fmin(fmax(tw, MIN_BOX_W), 160));
+}
+
+static tp_legend_item *legend_items(const tp_grid_layout *L)
+{
+    tp_legend_item *it = tp_xcalloc(L->nfam ? L->nfam : 1, sizeof *it);
+    for (size_t i = 0; i < L->nfam; i++)
+        it[i] = (tp_legend_item){L->fam[i], tp_palette_key(L->fam[i])};
+    return it;
+}
+
+tp_grid_layout *tp_grid_layout_new(const tp_grid_chart *g, double w, double h)
+{
+    tp_grid_layout *L = tp_xcalloc(1, sizeof *L);
+    collect_families(g, L);
+    tp_legend_item *it = legend_items(L);
+    L->top = (g->title ? TITLE_FS * 1.8 : 0) + tp_legend_height(it, L->nfam, w, LEGEND_FS) + 6;
+    free(it);
+    double avail = h - L->top;
+    /* how many mixes fit in one row at most */
+    size_t per_row = (size_t)fmax(1, floor((w - 2 * BOX_PAD + BAR_GAP) / (BAR_W + BAR_GAP)));
+    size_t cap = 0;
+    for (size_t o = 0; o < g->nops; o++) {
+        size_t nm = g->ops[o].nmixes ? g->ops[o].nmixes : 1;
+        int parts = (int)((nm + per_row - 1) / per_row);
+        for (int p = 0; p < parts; p++) {
+            TP_GROW(L->boxes, cap, L->nboxes + 1);
+            size_t m0 = (size_t)p * per_row, m1 = m0 + per_row < nm ? m0 + per_row : nm;
+            L->boxes[L->nboxes++] = (box){o, m0, m1, p + 1, parts, 0, 0, 0, 0};
+        }
+    }
+    /* rows: flow boxes; then rows per page from the space */
+    size_t rows = 0;
+    double x = 0;
+    for (size_t i = 0; i < L->nboxes; i++) {
+        box *b = &L->boxes[i];
+        char t[300];
+        box_title(t, sizeof t, &g->ops[b->op], b->part, b->nparts, true);
+        b->w = fmin(box_width(b->m1 - b->m0, t), w);
+        if (i == 0 || x + b->w > w + 1e-9) {
+            rows++;
+            x = 0;
+        }
+        b->x = x;
+        b->y = (double)(rows - 1); /* row index for now */
+        x += b->w + BOX_GAP;
+    }
+    size_t rows_per_page = (size_t)fmax(1, floor(avail / MIN_ROW_H));
+    if (rows && rows < rows_per_page)
+        rows_per_page = rows;
+    L->row_h = fmin(MAX_ROW_H, avail / (double)rows_per_page);
+    for (size_t i = 0; i < L->nboxes; i++) {
+        size_t row = (size_t)L->boxes[i].y;
+        L->boxes[i].page = row / rows_per_page;
+        L->boxes[i].y = (double)(row % rows_per_page) * L->row_h;
+    }
+    L->pages = rows ? (rows + rows_per_page - 1) / rows_per_page : 1;
+    return L;
+}
+
+size_t tp_grid_pages(const tp_grid_layout *L) { return L->pages; }
+
+void tp_grid_layout_free(tp_grid_layout *L)
+{
+    if (!L)
+        return;
+    free(L->boxes);
+    free(L->fam);
+    free(L);
+}
+
+/* One mix as a 100% stacked bar: families merged, in display order. */
+static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y, double h)
+{
+    size_t n = mix->nparts;
+    tp_mix_part *p = tp_xcalloc(n ? n : 1, sizeof *p);
+    size_t k = 0;
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *f = mix->parts[i].family ? mix->parts[i].family : "other";
+        double ns = mix->parts[i].ns > 0 ? (double)mix->parts[i].ns : 0;
+        total += ns;
+        size_t j = 0;
+        while (j < k && strcmp(p[j].family, f) != 0)
+            j++;
+        if (j == k)
+            p[k++] = (tp_mix_part){f, 0};
+        p[j].ns += (int64_t)ns;
+    }
+    qsort(p, k, sizeof *p, cmp_fam); /* family is the first member */
+    tp_cv_stroke_rect(cv, x, y, BAR_W, h, TP_COLOR_GRID, 0.5);
+    double yb = y + h;
+    for (size_t i = 0; i < k && total > 0; i++) {
+        double share = (double)p[i].ns / total, sh = share * h;
+        if (sh <= 0)
+            continue;
+        tp_color col = tp_palette_key(p[i].family);
+        tp_cv_fill_rect(cv, x, yb - sh, BAR_W, sh, col);
+        if (sh >= SMALL_FS + 2) {
+            char pct[16];
+            snprintf(pct, sizeof pct, "%.0f%%", share * 100);
+            tp_cv_text(cv, x + BAR_W / 2, tp_text_baseline_mid(TP_FONT_REGULAR, SMALL_FS, yb - sh / 2), TP_FONT_REGULAR,
+                       SMALL_FS, tp_text_color_on(col), TP_ALIGN_CENTER, 0, pct);
+        }
+        yb -= sh;
+    }
+    char tb[32];
+    tp_format_duration(tb, sizeof tb, total);
+    char *fit = tp_fit_end(TP_FONT_REGULAR, SMALL_FS, tb, BAR_W + BAR_GAP - 1);
+    tp_cv_text(cv, x + BAR_W / 2, y + h + SMALL_FS * 1.3, TP_FONT_REGULAR, SMALL_FS, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0,
+               fit);
+    free(fit);
+    free(p);
+}
+
+void tp_grid_draw_page(tp_canvas *cv, const tp_grid_chart *g, const tp_grid_layout *L, size_t page, tp_rect r)
+{
+    double y = r.y;
+    if (g->title) {
+        char t[400];
+        if (L->pages > 1)
+            snprintf(t, sizeof t, "%s (page %zu of %zu)", g->title, page + 1, L->pages);
+        else
+            snprintf(t, sizeof t, "%s", g->title);
+        char *f = tp_fit_end(TP_FONT_BOLD, TITLE_FS, t, r.w);
+        tp_cv_text(cv, r.x, y + tp_font_ascent(TP_FONT_BOLD, TITLE_FS), TP_FONT_BOLD, TITLE_FS, TP_COLOR_TEXT,
+                   TP_ALIGN_LEFT, 0, f);
+        free(f);
+        y += TITLE_FS * 1.8;
+    }
+    if (L->nboxes == 0) {
+        tp_cv_stroke_rect(cv, r.x, y, r.w, r.y + r.h - y, TP_COLOR_GRID, 1);
+        tp_cv_text(cv, r.x + r.w / 2, tp_text_baseline_mid(TP_FONT_REGULAR, 11, (y + r.y + r.h) / 2), TP_FONT_REGULAR,
+                   11, TP_COLOR_MUTED, TP_ALIGN_CENTER, 0, "no data");
+        return;
+    }
+    tp_legend_item *it = legend_items(L);
+    tp_legend_draw(cv, it, L->nfam, (tp_rect){r.x, y, r.w, 0}, LEGEND_FS);
+    free(it);
+    double gy = r.y + L->top;
+    double title_h = BOX_TITLE_FS * 2, foot_h = SMALL_FS * 2;
+    for (size_t i = 0; i < L->nboxes; i++) {
+        const box *b = &L->boxes[i];
+        if (b->page != page)
+            continue;
+        const tp_op_breakdown *op = &g->ops[b->op];
+        double bx = r.x + b->x, by = gy + b->y, bh = L->row_h - BOX_GAP;
+        tp_cv_stroke_rect(cv, bx, by, b->w, bh, TP_COLOR_TEXT, 1);
+        char t[300];
+        box_title(t, sizeof t, op, b->part, b->nparts, false);
+        char *ft = tp_fit_middle(TP_FONT_BOLD, BOX_TITLE_FS, t, b->w - 2 * BOX_PAD);
+        tp_cv_text(cv, bx + b->w / 2, by + BOX_TITLE_FS * 1.4, TP_FONT_BOLD, BOX_TITLE_FS, TP_COLOR_TEXT,
+                   TP_ALIGN_CENTER, 0, ft);
+        free(ft);
+        size_t nb = b->m1 - b->m0;
+        double used = (double)nb * (BAR_W + BAR_GAP) - BAR_GAP;
+        double x0 = bx + (b->w - used) / 2, top = by + title_h, h = bh - title_h - foot_h - 2;
+        for (size_t m = b->m0; m < b->m1 && m < op->nmixes; m++)
+            draw_mix(cv, &op->mixes[m], x0 + (double)(m - b->m0) * (BAR_W + BAR_GAP), top, h);
+    }
+}

@@ -1,0 +1,150 @@
+/* textfit.c: ellipsizing and wrapping by measured width. */
+#include "render/text/textfit.h"
+
+#include "convert/base/common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ELLIPSIS "\xE2\x80\xA6"
+
+/* Byte offsets of code point starts (n+1 entries, last = len) and
+ * cumulative widths at each start. */
+typedef struct {
+    size_t n;
+    size_t *off;
+    double *cum;
+} cps;
+
+static cps split(tp_font f, double size, const char *s)
+{
+    size_t len = strlen(s);
+    cps c = {0, tp_xmalloc((len + 1) * sizeof(size_t)), tp_xmalloc((len + 1) * sizeof(double))};
+    size_t i = 0;
+    double w = 0;
+    while (i < len) {
+        c.off[c.n] = i;
+        c.cum[c.n] = w;
+        size_t st = i;
+        tp_utf8_next(s, len, &i);
+        w += tp_text_width_n(f, size, s + st, i - st);
+        c.n++;
+    }
+    c.off[c.n] = len;
+    c.cum[c.n] = w;
+    return c;
+}
+
+static void cps_free(cps *c)
+{
+    free(c->off);
+    free(c->cum);
+}
+
+char *tp_fit_end(tp_font f, double size, const char *s, double max_w)
+{
+    if (!s)
+        s = "";
+    if (tp_text_width(f, size, s) <= max_w)
+        return tp_xstrdup(s);
+    double ew = tp_text_width(f, size, ELLIPSIS);
+    if (ew > max_w)
+        return tp_xstrdup("");
+    cps c = split(f, size, s);
+    size_t k = 0;
+    while (k < c.n && c.cum[k + 1] + ew <= max_w)
+        k++;
+    tp_buf b = {0};
+    tp_buf_put(&b, s, c.off[k]);
+    tp_buf_puts(&b, ELLIPSIS);
+    cps_free(&c);
+    return b.data;
+}
+
+char *tp_fit_middle(tp_font f, double size, const char *s, double max_w)
+{
+    if (!s)
+        s = "";
+    if (tp_text_width(f, size, s) <= max_w)
+        return tp_xstrdup(s);
+    double ew = tp_text_width(f, size, ELLIPSIS);
+    if (ew > max_w)
+        return tp_xstrdup("");
+    cps c = split(f, size, s);
+    /* grow head and tail alternately while they fit */
+    size_t head = 0, tail = 0;
+    double total = c.cum[c.n];
+    for (;;) {
+        int grew = 0;
+        for (int side = 0; side < 2; side++) {
+            size_t h = head + (side == 0), t = tail + (side == 1);
+            if (h + t > c.n)
+                continue;
+            double w = c.cum[h] + (total - c.cum[c.n - t]) + ew;
+            if (w <= max_w) {
+                head = h, tail = t;
+                grew = 1;
+            }
+        }
+        if (!grew)
+            break;
+    }
+    tp_buf b = {0};
+    tp_buf_put(&b, s, c.off[head]);
+    tp_buf_puts(&b, ELLIPSIS);
+    tp_buf_puts(&b, s + c.off[c.n - tail]);
+    cps_free(&c);
+    return b.data;
+}
+
+static int break_after(char ch) { return ch == ' ' || strchr("_:,/-<(", ch) != NULL; }
+
+size_t tp_wrap(tp_font f, double size, const char *s, double max_w, size_t max_lines, char ***lines)
+{
+    if (!s)
+        s = "";
+    if (max_lines == 0)
+        max_lines = 1;
+    cps c = split(f, size, s);
+    char **out = NULL;
+    size_t nout = 0, cap = 0;
+    size_t start = 0; /* code point index where the current line starts */
+    while (start < c.n && nout < max_lines) {
+        while (start < c.n && s[c.off[start]] == ' ') /* no leading blanks */
+            start++;
+        if (start >= c.n)
+            break;
+        size_t end = start, last_break = 0;
+        while (end < c.n && c.cum[end + 1] - c.cum[start] <= max_w) {
+            if (break_after(s[c.off[end]]))
+                last_break = end + 1;
+            end++;
+        }
+        if (end == start)
+            end = start + 1; /* a glyph wider than the line: take it anyway */
+        else if (end < c.n && last_break > start)
+            end = last_break;
+        TP_GROW(out, cap, nout + 1);
+        if (nout + 1 == max_lines && end < c.n) {
+            char *rest = tp_xstrdup(s + c.off[start]);
+            out[nout++] = tp_fit_end(f, size, rest, max_w);
+            free(rest);
+            break;
+        }
+        size_t e = c.off[end];
+        while (e > c.off[start] && s[e - 1] == ' ')
+            e--;
+        out[nout++] = tp_xstrndup(s + c.off[start], e - c.off[start]);
+        start = end;
+    }
+    cps_free(&c);
+    *lines = out;
+    return nout;
+}
+
+void tp_wrap_free(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+}

@@ -1,0 +1,22 @@
+/* textfit.h: making text fit a width, measured with font.h.  Results are
+ * malloc'ed and never cut inside a UTF-8 sequence; "…" (U+2026) marks what
+ * was left out. */
+#ifndef TP_TEXTFIT_H
+#define TP_TEXTFIT_H
+
+#include "render/text/font.h"
+
+/* `s` if it fits in max_w, else its start + "…" (or just "…"/"" if even
+ * that does not fit). */
+char *tp_fit_end(tp_font f, double size, const char *s, double max_w);
+/* Same, keeping the start and the end: "at::native::vec…_kernel<4>". */
+char *tp_fit_middle(tp_font f, double size, const char *s, double max_w);
+/* Greedy wrap into at most max_lines lines (the last one ellipsized at
+ * the end when text remains).  Breaks after spaces and after _ : , / - < (
+ * so C++ names wrap at their joints; a piece wider than the line is cut.
+ * Returns the line count; *lines is a malloc'ed array of malloc'ed strings
+ * (free with tp_wrap_free). */
+size_t tp_wrap(tp_font f, double size, const char *s, double max_w, size_t max_lines, char ***lines);
+void tp_wrap_free(char **lines, size_t n);
+
+#endif

@@ -1,0 +1,51 @@
+/* hosttree.h: the host-side event tree every report analysis shares.
+ *
+ * Host slices (ph 'X' on host threads, not dropped) of each thread are
+ * sorted by (start, longer first, name, index) and swept with a stack: an
+ * event's parent is the innermost earlier event on the same thread that
+ * still covers its start (a partially overlapping "crossover" is treated as
+ * a sibling of the event it crosses).  The sort order is a preorder, so the
+ * subtree of the event at position p is positions p .. sub_end[p]-1.
+ *
+ * Overlap rows: `tracepress convert` moves partially overlapping slices to a
+ * row named "<thread> (overlap)" (role TP_TRACK_OVERFLOW in the model, a
+ * plain thread once the converted file is read again).  Both are folded back
+ * into the thread they came from (tp_logical_tracks), so an analysis gives
+ * the same answer on a trace and on its conversion.
+ *
+ * Top-level op (KINETO.md §2.2 get_operators): the outermost host op
+ * (kind TP_KIND_HOST_OP) on the path from a root to the event that is
+ * neither a step (ProfilerStep#N) nor a module label.  Module labels
+ * (KINETO.md §2.1 LABEL_MARKERS) are names starting with "##", "__",
+ * "module::", "DLRM " or "DistributedDataParallel". */
+#ifndef TP_HOSTTREE_H
+#define TP_HOSTTREE_H
+
+#include "convert/model/model.h"
+
+typedef struct tp_host_tree {
+    uint32_t *order;   /* host slices in preorder, thread after thread (by logical track index) */
+    size_t n;
+    uint32_t *pos;     /* event index -> position in order, TP_NONE if not a host slice */
+    uint32_t *parent;  /* event index -> parent event, TP_NONE for roots and non-host events */
+    uint32_t *top;     /* event index -> its top-level op, TP_NONE when none */
+    uint32_t *sub_end; /* position -> one past the last position of its subtree */
+    uint32_t *logical; /* track index -> logical track (overlap rows folded) */
+} tp_host_tree;
+
+void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht);
+void tp_host_tree_free(tp_host_tree *ht);
+
+/* Track index -> the track it was split off from (itself otherwise).
+ * malloc'ed array of t->ntracks entries. */
+uint32_t *tp_logical_tracks(const tp_trace *t);
+
+bool tp_is_module_label(const char *name);
+/* A host op that can be a top-level op (HOST_OP kind, not a step, not a label). */
+bool tp_is_op(const tp_trace *t, const tp_event *e);
+
+/* The top-level op of a device event (through its launch call), or of a
+ * host event; TP_NONE when it has none. */
+uint32_t tp_top_op_of(const tp_trace *t, const tp_host_tree *ht, uint32_t ev);
+
+#endif

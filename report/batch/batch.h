@@ -1,0 +1,92 @@
+/* batch.h: `tracepress batch`: many traces -> per-trace converted trace and
+ * report folder, and an index (docs/SCALING.md).
+ *
+ * Layout of DIR:
+ *   DIR/<name>/trace.json.gz       the converted trace (tracepress convert)
+ *   DIR/<name>/report/...          the report folder (tracepress report)
+ *   DIR/index.json                 schema tracepress.batch/1, one row per trace;
+ *                                  the state incremental runs read; written last
+ *   DIR/index.md, DIR/index.pdf    the same rows for people
+ * With --shard K/N the index is DIR/index-K-of-N.{json,md,pdf}; `batch --merge`
+ * joins the shard indexes into DIR/index.*.
+ *
+ * <name>: the input's base name without .gz/.json/.pt.trace (tp_trace_basename),
+ * made of [A-Za-z0-9._-] (others become '_'); names that repeat among all the
+ * inputs get "-" and 8 hex digits of the path's hash appended, so every
+ * shard names every trace the same way. */
+#ifndef TP_BATCH_H
+#define TP_BATCH_H
+
+#include "convert/base/common.h"
+
+/* A fast 64-bit hash of bytes (4 lanes of multiply-rotate over 8-byte
+ * words, murmur-style finalizer; written for tracepress, not a standard).
+ * The same bytes give the same hash on every little-endian machine. */
+typedef struct tp_hash64 {
+    uint64_t lane[4];
+    unsigned char tail[32];
+    size_t ntail;
+    uint64_t len;
+} tp_hash64;
+void tp_hash64_init(tp_hash64 *h);
+void tp_hash64_update(tp_hash64 *h, const void *p, size_t n);
+uint64_t tp_hash64_final(const tp_hash64 *h);
+uint64_t tp_hash64_bytes(const void *p, size_t n);
+/* Hash a file's bytes (as stored, compressed or not).  0 or -1 (err). */
+int tp_hash64_file(const char *path, uint64_t *out, uint64_t *size, tp_err *err);
+
+/* One trace of the index. */
+typedef struct tp_batch_row {
+    char *path;    /* the input path */
+    char *name;    /* output folder name */
+    char *dir;     /* folder relative to the index ("<name>", or "<shard dir>/<name>" after --merge) */
+    char *format;  /* reader name, "" when unknown */
+    char *status;  /* "ok" or "error" */
+    char *error;   /* the error line, NULL when ok */
+    uint64_t bytes, hash, options;
+    int64_t events, steps;
+    int64_t median_step_ns; /* -1 without steps */
+    int64_t device_ns, span_ns;
+} tp_batch_row;
+
+typedef struct tp_batch_rows {
+    tp_batch_row *v;
+    size_t n, cap;
+} tp_batch_rows;
+void tp_batch_row_free(tp_batch_row *r);
+void tp_batch_rows_free(tp_batch_rows *rs);
+void tp_batch_rows_sort(tp_batch_rows *rs); /* by path */
+
+/* index.json: write, read (0, or -1 with err; a missing file is 0 with no rows). */
+void tp_batch_index_json(const tp_batch_rows *rs, tp_buf *b);
+int tp_batch_index_read(const char *path, tp_batch_rows *rs, tp_err *err);
+void tp_batch_index_md(const tp_batch_rows *rs, tp_buf *b);
+/* Writes DIR/<stem>.pdf, .md, then .json (last). */
+int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *stem, tp_err *err);
+
+/* Inputs: files, directories (walked; only files a reader recognises are
+ * taken, and nothing under `exclude`), glob patterns, @list files.  Sorted,
+ * duplicates removed.  0, or -1 with err. */
+typedef struct tp_strlist {
+    char **v;
+    size_t n, cap;
+} tp_strlist;
+void tp_strlist_add(tp_strlist *l, const char *s);
+void tp_strlist_free(tp_strlist *l);
+int tp_batch_inputs(char **args, int nargs, const char *exclude, tp_strlist *out, size_t *not_traces, tp_err *err);
+/* Output names for sorted paths (see above).  names->v[i] for paths->v[i]. */
+void tp_batch_names(const tp_strlist *paths, tp_strlist *names);
+/* Shard k of n (1-based): the path's hash modulo n == k-1. */
+bool tp_batch_in_shard(const char *path, int k, int n);
+
+/* Work on one trace (in a forked worker): the converted trace and the
+ * report folder under DIR/<name>; fills the row's result fields. */
+struct tp_load_opts;
+typedef struct tp_batch_opts {
+    const char *steps;
+    int64_t batch_size;
+    const struct tp_load_opts *load; /* load options (--format, --drop-cat, ...), or NULL */
+} tp_batch_opts;
+void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r);
+
+#endif

@@ -1,0 +1,118 @@
+/* diff.h: comparing two traces (`tracepress diff BASE CANDIDATE`).
+ *
+ * Both traces go through tp_load and tp_summary_build (the report's
+ * analyses); the diff only matches and subtracts what those computed:
+ *   kernels  tp_kernel_table rows (kernels, memcpy, memset) by name;
+ *   ops      tp_op_kernels top-level ops (device time they launched) by name;
+ *   steps    tp_step_figures rows by step number.
+ * Matching: exact name first; then rows left unmatched on both sides whose
+ * kname base name (render/labels/kname.h rules 1-3) is the same and unique among
+ * the unmatched rows of each side (so "void foo<float>(...)" matches
+ * "foo<float>" and cross-format names line up); the rest are "added"
+ * (candidate only) or "removed" (base only).  Steps left unmatched by number
+ * are paired by position when both runs have the same number of steps.
+ *
+ * For each row: count, total and mean (total / count, rounded) in both;
+ *   delta = total_cand - total_base;
+ *   rel   = delta / total_base (absent when total_base is 0);
+ *   share = delta / (sum of |delta| over the table's rows): the part of
+ *           all the change (regressions and improvements together) this
+ *           row explains, signed like delta, so shares of a table's rows
+ *           add up to 100% in absolute value (absent when nothing changed).
+ *           Dividing by the net change instead explodes when regressions
+ *           and improvements nearly cancel.
+ * Rows are ordered by delta, largest regression first, then by name; the
+ * improvements are the same rows read from the end.
+ *
+ * Step times (host_ns of each step, steps.h): median (the report's median
+ * step: lower median), min, max in both runs.  Noise = max(range_base,
+ * range_cand) / 2 with range = max - min; the change of the median is
+ * "beyond noise" when |delta median| > noise.  With fewer than 2 steps in a
+ * run the noise is unknown and the change is reported as such. */
+#ifndef TP_DIFF_H
+#define TP_DIFF_H
+
+#include "report/analysis/summary.h"
+
+enum { TP_DM_NAME = 0, TP_DM_SHORT, TP_DM_ADDED, TP_DM_REMOVED };
+const char *tp_diff_match_name(int m); /* "name", "short_name", "added", "removed" */
+
+typedef struct tp_diff_row {
+    char *name;        /* base name (candidate name for added rows) */
+    char *cand_name;   /* candidate's name when matched by short name, else NULL */
+    char *short_name;  /* kname base name (the short-name matching key) */
+    char *label;       /* display name: tp_kname_shorten over the whole table (unique) */
+    uint8_t kind;      /* kernels: TP_KIND_KERNEL/MEMCPY/MEMSET; ops/steps: 0 */
+    int match;         /* TP_DM_* */
+    int64_t step;      /* steps: step number in base (candidate for added) */
+    uint64_t count[2];
+    int64_t total[2], mean[2];
+    int64_t delta;
+    bool has_rel, has_share;
+    double rel, share; /* fractions (0.2 = 20%) */
+} tp_diff_row;
+
+typedef struct tp_diff_table {
+    tp_diff_row *rows;
+    size_t n;
+    int64_t total[2];
+    int64_t delta;
+} tp_diff_table;
+
+typedef struct tp_step_spread {
+    size_t n;
+    int64_t median, min, max;
+} tp_step_spread;
+
+typedef struct tp_diff {
+    const tp_summary *s[2]; /* base, candidate */
+    tp_diff_table kernels, ops, steps;
+    tp_step_spread spread[2];
+    bool has_steps;          /* both runs have steps */
+    int64_t median_delta;
+    bool median_has_rel;
+    double median_rel;
+    bool noise_known;
+    int64_t noise;
+    bool beyond_noise;
+    /* the figure --fail-if-slower looks at */
+    const char *headline;    /* "median_step_time" or "total_device_time" */
+    int64_t head[2];
+    bool head_has_rel;
+    double head_rel;
+} tp_diff;
+
+void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d);
+void tp_diff_free(tp_diff *d);
+
+/* Gates.  kernel_min_share: a kernel is gated only when its total is at
+ * least this fraction of the run's total device time (in base or in
+ * candidate).  Returns the number of gates tripped; each reason is one line
+ * appended to `why`. */
+typedef struct tp_diff_gates {
+    bool slower, kernel_slower;
+    double slower_pct, kernel_pct, kernel_min_share_pct;
+} tp_diff_gates;
+int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why);
+
+/* diff.json (schema "tracepress.diff/1", docs/DIFF.md) and diff.md. */
+void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, tp_buf *b);
+void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped,
+                const char *const *pngs, tp_buf *b);
+
+/* "+12.3%", "-4.0%", "new"/"-" style relative change text. */
+void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r);
+/* "+1.234 ms" signed duration, 3 significant digits. */
+void tp_diff_fmt_delta(char *buf, size_t n, int64_t ns);
+
+/* PDF and PNGs (report/diff/diff_pages.c): DIR/diff.pdf, DIR/png/changes.png,
+ * DIR/png/steps.png.  *pngs: NULL-terminated malloc'ed array of static names. */
+int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const char ***pngs, tp_err *err);
+/* One PNG chart's page on any canvas (tests draw it on the recording one):
+ * which 0 = png/changes.png (800 pt wide, as high as its rows need),
+ * 1 = png/steps.png (800 x 480 pt, the first 20 steps of each run).  Text
+ * is 12 pt: 12 px where GitHub shows the 2 px/pt image at 800 px. */
+struct tp_canvas;
+void tp_diff_png_page(struct tp_canvas *cv, const tp_diff *d, int which);
+
+#endif

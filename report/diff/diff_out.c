@@ -1,0 +1,335 @@
+/* diff_out.c: diff.json (schema tracepress.diff/1) and diff.md (diff.h). */
+#include "render/charts/axis.h"
+#include "report/diff/diff.h"
+#include "convert/codec/json_write.h"
+#include "render/labels/kname.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MD_TOP 10    /* regressions and improvements listed in diff.md */
+#define MD_TOP_OPS 5
+#define MD_NAME_MAX 72
+
+static void jstr(tp_buf *b, const char *s) { tp_json_put_string(b, s, strlen(s), NULL); }
+
+static void jfrac(tp_buf *b, bool has, double v)
+{
+    if (has)
+        tp_buf_printf(b, "%.6f", v + 0.0);
+    else
+        tp_buf_puts(b, "null");
+}
+
+static void jrun(tp_buf *b, const tp_summary *s, const tp_step_spread *sp)
+{
+    tp_buf_puts(b, "{\"file\":");
+    jstr(b, s->opts.path);
+    tp_buf_puts(b, ",\"name\":");
+    jstr(b, s->name);
+    tp_buf_puts(b, ",\"format\":");
+    jstr(b, s->t->format ? s->t->format : "");
+    tp_buf_printf(b, ",\"steps\":%zu,\"device_time_ns\":%lld,\"device_events\":%llu", sp->n,
+                  (long long)s->kt.total_ns, (unsigned long long)s->kt.instances);
+    if (sp->n)
+        tp_buf_printf(b, ",\"step_median_ns\":%lld,\"step_min_ns\":%lld,\"step_max_ns\":%lld", (long long)sp->median,
+                      (long long)sp->min, (long long)sp->max);
+    tp_buf_puts(b, "}");
+}
+
+static void jside(tp_buf *b, const tp_diff_row *r, int k)
+{
+    tp_buf_printf(b, "{\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%lld}", (unsigned long long)r->count[k],
+                  (long long)r->total[k], (long long)r->mean[k]);
+}
+
+static void jtable(tp_buf *b, const char *key, const tp_diff_table *t, bool kernels, bool steps)
+{
+    tp_buf_printf(b, ",\n\"%s\":{\"base_total_ns\":%lld,\"candidate_total_ns\":%lld,\"delta_ns\":%lld,\"rows\":[", key,
+                  (long long)t->total[0], (long long)t->total[1], (long long)t->delta);
+    for (size_t i = 0; i < t->n; i++) {
+        const tp_diff_row *r = &t->rows[i];
+        tp_buf_puts(b, i ? ",\n" : "\n");
+        if (steps)
+            tp_buf_printf(b, "{\"step\":%lld,\"name\":", (long long)r->step);
+        else
+            tp_buf_puts(b, "{\"name\":");
+        jstr(b, r->name);
+        if (r->cand_name) {
+            tp_buf_puts(b, ",\"candidate_name\":");
+            jstr(b, r->cand_name);
+        }
+        if (!steps) {
+            tp_buf_puts(b, ",\"short_name\":");
+            jstr(b, r->short_name);
+        }
+        if (kernels)
+            tp_buf_printf(b, ",\"kind\":\"%s\"", tp_kind_name((tp_kind)r->kind));
+        tp_buf_printf(b, ",\"match\":\"%s\",\"base\":", tp_diff_match_name(r->match));
+        jside(b, r, 0);
+        tp_buf_puts(b, ",\"candidate\":");
+        jside(b, r, 1);
+        tp_buf_printf(b, ",\"delta_ns\":%lld,\"rel\":", (long long)r->delta);
+        jfrac(b, r->has_rel, r->rel);
+        tp_buf_puts(b, ",\"share\":");
+        jfrac(b, r->has_share, r->share);
+        tp_buf_puts(b, "}");
+    }
+    tp_buf_puts(b, "]}");
+}
+
+static const char *verdict(const tp_diff *d)
+{
+    int64_t delta = d->head[1] - d->head[0];
+    if (delta == 0 && d->kernels.delta == 0)
+        return "no change";
+    if (d->has_steps && d->noise_known && !d->beyond_noise)
+        return "within noise";
+    if (delta == 0)
+        return "no change";
+    return delta > 0 ? "slower" : "faster";
+}
+
+void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, tp_buf *b)
+{
+    tp_buf_puts(b, "{\"schema\":\"tracepress.diff/1\",\n\"base\":");
+    jrun(b, d->s[0], &d->spread[0]);
+    tp_buf_puts(b, ",\n\"candidate\":");
+    jrun(b, d->s[1], &d->spread[1]);
+    tp_buf_printf(b, ",\n\"verdict\":\"%s\",\n\"headline\":{\"metric\":\"%s\",\"base_ns\":%lld,\"candidate_ns\":%lld,"
+                     "\"delta_ns\":%lld,\"rel\":",
+                  verdict(d), d->headline, (long long)d->head[0], (long long)d->head[1],
+                  (long long)(d->head[1] - d->head[0]));
+    jfrac(b, d->head_has_rel, d->head_rel);
+    tp_buf_puts(b, "},\n\"step_time\":");
+    if (!d->has_steps)
+        tp_buf_puts(b, "null");
+    else {
+        tp_buf_printf(b, "{\"median_delta_ns\":%lld,\"median_rel\":", (long long)d->median_delta);
+        jfrac(b, d->median_has_rel, d->median_rel);
+        tp_buf_printf(b, ",\"noise_ns\":%lld,\"noise_known\":%s,\"beyond_noise\":%s}", (long long)d->noise,
+                      d->noise_known ? "true" : "false", d->beyond_noise ? "true" : "false");
+    }
+    jtable(b, "steps", &d->steps, false, true);
+    jtable(b, "kernels", &d->kernels, true, false);
+    jtable(b, "ops", &d->ops, false, false);
+    tp_buf_puts(b, ",\n\"gates\":{\"fail_if_slower_pct\":");
+    if (g->slower)
+        tp_buf_printf(b, "%g", g->slower_pct);
+    else
+        tp_buf_puts(b, "null");
+    tp_buf_puts(b, ",\"fail_if_kernel_slower_pct\":");
+    if (g->kernel_slower)
+        tp_buf_printf(b, "%g", g->kernel_pct);
+    else
+        tp_buf_puts(b, "null");
+    tp_buf_printf(b, ",\"kernel_min_share_pct\":%g,\"tripped\":%d,\"reasons\":[", g->kernel_min_share_pct, tripped);
+    size_t start = 0, k = 0;
+    for (size_t i = 0; why && i < why->len; i++)
+        if (why->data[i] == '\n') {
+            if (k++)
+                tp_buf_putc(b, ',');
+            tp_json_put_string(b, why->data + start, i - start, NULL);
+            start = i + 1;
+        }
+    tp_buf_puts(b, "]}}\n");
+}
+
+/* ---- Markdown ------------------------------------------------------------ */
+
+static void md_code(tp_buf *b, const char *s)
+{
+    tp_buf_putc(b, '`');
+    for (; *s; s++)
+        if (*s == '`')
+            tp_buf_putc(b, '\'');
+        else if (*s == '|')
+            tp_buf_puts(b, "\\|");
+        else if (*s == '\n' || *s == '\r')
+            tp_buf_putc(b, ' ');
+        else
+            tp_buf_putc(b, *s);
+    tp_buf_putc(b, '`');
+}
+
+static void md_text(tp_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("\\`*_[]<>|#", *s))
+            tp_buf_putc(b, '\\');
+        tp_buf_putc(b, *s == '\n' ? ' ' : *s);
+    }
+}
+
+static void dur(char *buf, size_t n, int64_t ns) { tp_format_duration(buf, n, (double)ns); }
+
+/* Display names for a table's rows: kname short names (unique), cut to MD_NAME_MAX bytes. */
+static char **display_names(const tp_diff_table *t)
+{
+    char **sh = tp_xcalloc(t->n + 1, sizeof *sh);
+    for (size_t i = 0; i < t->n; i++)
+        sh[i] = tp_xstrdup(t->rows[i].label);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t l = strlen(sh[i]);
+        if (l > MD_NAME_MAX) {
+            size_t cut = MD_NAME_MAX - 3;
+            while (cut > 0 && ((unsigned char)sh[i][cut] & 0xC0) == 0x80)
+                cut--;
+            memcpy(sh[i] + cut, "...", 4);
+        }
+    }
+    return sh;
+}
+
+static size_t md_rows(tp_buf *b, const char *what, const tp_diff_table *t, char **names, bool regress, size_t top)
+{
+    size_t shown = 0;
+    for (size_t k = 0; k < t->n && shown < top; k++) {
+        size_t i = regress ? k : t->n - 1 - k;
+        const tp_diff_row *r = &t->rows[i];
+        if (regress ? r->delta <= 0 : r->delta >= 0)
+            break;
+        if (!shown)
+            tp_buf_printf(b, "| %s | count | total (base) | total (candidate) | change | change %% | share |\n"
+                             "|---|---:|---:|---:|---:|---:|---:|\n",
+                          what);
+        char c0[40], c1[40], dl[48], rel[32], sh[32];
+        dur(c0, sizeof c0, r->total[0]);
+        dur(c1, sizeof c1, r->total[1]);
+        tp_diff_fmt_delta(dl, sizeof dl, r->delta);
+        tp_diff_fmt_rel(rel, sizeof rel, r);
+        if (r->has_share)
+            snprintf(sh, sizeof sh, "%.1f%%", r->share * 100.0 + 0.0);
+        else
+            snprintf(sh, sizeof sh, "-");
+        tp_buf_puts(b, "| ");
+        md_code(b, names[i]);
+        if (r->match == TP_DM_SHORT)
+            tp_buf_puts(b, " (matched by short name)");
+        tp_buf_printf(b, " | %llu → %llu | %s | %s | %s | %s | %s |\n", (unsigned long long)r->count[0],
+                      (unsigned long long)r->count[1], r->match == TP_DM_ADDED ? "-" : c0,
+                      r->match == TP_DM_REMOVED ? "-" : c1, dl, rel, sh);
+        shown++;
+    }
+    if (shown)
+        tp_buf_putc(b, '\n');
+    return shown;
+}
+
+static size_t changed(const tp_diff_table *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->rows[i].delta != 0;
+    return n;
+}
+
+void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, const char *const *pngs,
+                tp_buf *b)
+{
+    const tp_summary *s0 = d->s[0], *s1 = d->s[1];
+    tp_buf_puts(b, "### tracepress diff: ");
+    md_text(b, s0->name);
+    tp_buf_puts(b, " → ");
+    md_text(b, s1->name);
+    tp_buf_puts(b, "\n\n");
+
+    const char *v = verdict(d);
+    char h0[40], h1[40], hd[48], nz[40];
+    dur(h0, sizeof h0, d->head[0]);
+    dur(h1, sizeof h1, d->head[1]);
+    tp_diff_fmt_delta(hd, sizeof hd, d->head[1] - d->head[0]);
+    bool steps = d->has_steps;
+    tp_buf_printf(b, "**Verdict: %s.** %s %s → %s (%s", v, steps ? "Median step time" : "Total device time", h0, h1,
+                  hd);
+    if (d->head_has_rel)
+        tp_buf_printf(b, ", %+.1f%%", d->head_rel * 100.0 + 0.0);
+    tp_buf_puts(b, ")");
+    if (steps && d->noise_known) {
+        dur(nz, sizeof nz, d->noise);
+        tp_buf_printf(b, "; step-to-step noise ±%s, so the change is %s.", nz,
+                      d->beyond_noise ? "larger than the noise" : "within the noise");
+    } else if (steps)
+        tp_buf_puts(b, "; noise unknown (a run has a single step).");
+    else
+        tp_buf_puts(b, "; no steps in at least one trace, so device time is compared.");
+    tp_buf_puts(b, "\n\n");
+    if (tripped) {
+        tp_buf_printf(b, "**Gate failed** (%d):\n\n", tripped);
+        size_t start = 0;
+        for (size_t i = 0; i < why->len; i++)
+            if (why->data[i] == '\n') {
+                tp_buf_puts(b, "- ");
+                char *line = tp_xstrndup(why->data + start, i - start);
+                md_text(b, line);
+                free(line);
+                tp_buf_putc(b, '\n');
+                start = i + 1;
+            }
+        tp_buf_putc(b, '\n');
+    } else if (g->slower || g->kernel_slower)
+        tp_buf_puts(b, "Gates passed.\n\n");
+
+    /* Overview table. */
+    tp_buf_puts(b, "| | base | candidate | change |\n|---|---:|---:|---:|\n");
+    tp_buf_puts(b, "| trace | ");
+    md_text(b, s0->name);
+    tp_buf_printf(b, " (%s) | ", s0->t->format ? s0->t->format : "?");
+    md_text(b, s1->name);
+    tp_buf_printf(b, " (%s) | |\n", s1->t->format ? s1->t->format : "?");
+    tp_buf_printf(b, "| steps | %zu | %zu | |\n", d->spread[0].n, d->spread[1].n);
+    if (steps) {
+        char a[40], c[40], e[40], f2[40];
+        const tp_step_spread *p = d->spread;
+        dur(a, sizeof a, p[0].median);
+        dur(c, sizeof c, p[1].median);
+        tp_diff_fmt_delta(e, sizeof e, d->median_delta);
+        tp_buf_printf(b, "| median step | %s | %s | %s |\n", a, c, e);
+        dur(a, sizeof a, p[0].min);
+        dur(c, sizeof c, p[0].max);
+        dur(e, sizeof e, p[1].min);
+        dur(f2, sizeof f2, p[1].max);
+        tp_buf_printf(b, "| min – max step | %s – %s | %s – %s | |\n", a, c, e, f2);
+    }
+    {
+        char a[40], c[40], e[48], r[32] = "";
+        dur(a, sizeof a, s0->kt.total_ns);
+        dur(c, sizeof c, s1->kt.total_ns);
+        tp_diff_fmt_delta(e, sizeof e, s1->kt.total_ns - s0->kt.total_ns);
+        if (s0->kt.total_ns)
+            snprintf(r, sizeof r, " (%+.1f%%)",
+                     (double)(s1->kt.total_ns - s0->kt.total_ns) * 100.0 / (double)s0->kt.total_ns + 0.0);
+        tp_buf_printf(b, "| device time | %s | %s | %s%s |\n", a, c, e, r);
+        tp_buf_printf(b, "| distinct kernels | %zu | %zu | |\n\n", s0->kt.n, s1->kt.n);
+    }
+
+    char **kn = display_names(&d->kernels);
+    if (!changed(&d->kernels))
+        tp_buf_puts(b, "No kernel's total time changed.\n\n");
+    else {
+        tp_buf_puts(b, "#### Top regressions\n\n");
+        if (!md_rows(b, "kernel", &d->kernels, kn, true, MD_TOP))
+            tp_buf_puts(b, "None.\n\n");
+        tp_buf_puts(b, "#### Top improvements\n\n");
+        if (!md_rows(b, "kernel", &d->kernels, kn, false, MD_TOP))
+            tp_buf_puts(b, "None.\n\n");
+    }
+    tp_kname_free(kn, d->kernels.n);
+    if (changed(&d->ops)) {
+        char **on = display_names(&d->ops);
+        tp_buf_puts(b, "#### Ops (device time they launched)\n\n");
+        md_rows(b, "op (slower)", &d->ops, on, true, MD_TOP_OPS);
+        md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
+        tp_kname_free(on, d->ops.n);
+    }
+    for (size_t i = 0; pngs && pngs[i]; i++)
+        tp_buf_printf(b, "![%s](%s)\n\n", strstr(pngs[i], "steps") ? "step times" : "largest changes", pngs[i]);
+    size_t m[4] = {0};
+    for (size_t i = 0; i < d->kernels.n; i++)
+        m[d->kernels.rows[i].match]++;
+    tp_buf_printf(b,
+                  "<sub>Kernels matched by name: %zu, by short name: %zu; new: %zu; gone: %zu. "
+                  "Share = part of all kernel time change (regressions and improvements together). Full tables: diff.json, diff.pdf.</sub>\n",
+                  m[TP_DM_NAME], m[TP_DM_SHORT], m[TP_DM_ADDED], m[TP_DM_REMOVED]);
+}

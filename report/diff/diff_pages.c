@@ -1,0 +1,281 @@
+/* diff_pages.c: diff.pdf and the diff's PNG charts (diff.h). */
+#include "render/charts/axis.h"
+#include "render/charts/chart_bar.h"
+#include "render/charts/chart_diverging.h"
+#include "render/charts/chart_table.h"
+#include "report/diff/diff.h"
+#include "render/charts/legend.h"
+#include "render/charts/palette.h"
+#include "render/text/textfit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DP_TOP 20        /* bars in the changes chart */
+#define DP_STEPS_MAX 40  /* steps per run in the PDF's step chart */
+#define DP_PNG_STEPS 20  /* steps per run in png/steps.png */
+#define DP_PNG_W 800.0   /* points; 2 px per point by default, so GitHub shows it at half size */
+#define DP_PNG_H 480.0   /* the step chart's height; the changes chart's follows its rows */
+#define DP_PNG_FONT 12.0 /* PNG text: 24 px, 12 px where GitHub halves the image */
+#define DP_PNG_PAD 16.0
+#define DP_MARGIN 36.0
+#define DP_BASE_COLOR 0x999999
+#define DP_CAND_COLOR 0xE69F00
+
+/* The largest |delta| kernel rows, in table order (regressions, then improvements). */
+typedef struct changes {
+    tp_diverging c;
+    const char **labels, **notes;
+    int64_t *vals;
+    char (*nb)[96];
+} changes;
+
+static void changes_build(const tp_diff *d, changes *ch)
+{
+    const tp_diff_table *t = &d->kernels;
+    size_t *pick = tp_xcalloc(t->n + 1, sizeof *pick), np = 0;
+    /* rows are sorted by delta: take from both ends by size */
+    size_t lo = 0, hi = t->n;
+    while (np < DP_TOP && lo < hi) {
+        int64_t a = t->rows[lo].delta, b = -t->rows[hi - 1].delta;
+        if (a <= 0 && b <= 0)
+            break;
+        if (a >= b)
+            pick[np++] = lo++;
+        else
+            pick[np++] = --hi;
+    }
+    /* table order */
+    for (size_t i = 1; i < np; i++)
+        for (size_t j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
+            size_t x = pick[j];
+            pick[j] = pick[j - 1];
+            pick[j - 1] = x;
+        }
+    ch->labels = tp_xcalloc(np + 1, sizeof *ch->labels);
+    ch->notes = tp_xcalloc(np + 1, sizeof *ch->notes);
+    ch->vals = tp_xcalloc(np + 1, sizeof *ch->vals);
+    ch->nb = tp_xcalloc(np + 1, sizeof *ch->nb);
+    for (size_t i = 0; i < np; i++) {
+        const tp_diff_row *row = &t->rows[pick[i]];
+        ch->labels[i] = row->label;
+        ch->vals[i] = row->delta;
+        char dl[48], rel[32];
+        tp_diff_fmt_delta(dl, sizeof dl, row->delta);
+        tp_diff_fmt_rel(rel, sizeof rel, row);
+        snprintf(ch->nb[i], sizeof ch->nb[i], "%s (%s)", dl, rel);
+        ch->notes[i] = ch->nb[i];
+    }
+    free(pick);
+    ch->c = (tp_diverging){"Largest kernel changes (total time, candidate - base)", "slower", "faster", np, ch->labels,
+                           ch->vals, ch->notes, 0, 0};
+}
+
+static void changes_free(changes *ch)
+{
+    free(ch->labels);
+    free(ch->notes);
+    free(ch->vals);
+    free(ch->nb);
+}
+
+static void draw_changes(tp_canvas *cv, const tp_diff *d, tp_rect r)
+{
+    changes ch;
+    changes_build(d, &ch);
+    tp_diverging_draw(cv, &ch.c, r);
+    changes_free(&ch);
+}
+
+/* Step times of both runs, at most `max` steps each; `fs` as tp_barchart.font_size. */
+static void draw_steps(tp_canvas *cv, const tp_diff *d, tp_rect r, size_t max, double fs)
+{
+    size_t all0 = d->s[0]->sf.nsteps, all1 = d->s[1]->sf.nsteps;
+    size_t n0 = all0 > max ? max : all0, n1 = all1 > max ? max : all1;
+    size_t n = n0 + n1;
+    const char **labels = tp_xcalloc(n + 1, sizeof *labels);
+    int64_t *vals = tp_xcalloc(n + 1, sizeof *vals);
+    tp_color *cols = tp_xcalloc(n + 1, sizeof *cols);
+    char (*lb)[40] = tp_xcalloc(n + 1, sizeof *lb);
+    for (size_t i = 0; i < n; i++) {
+        int k = i < n0 ? 0 : 1;
+        const tp_step_row *s = &d->s[k]->sf.steps[k ? i - n0 : i];
+        snprintf(lb[i], sizeof lb[i], "%s %lld", k ? "cand" : "base", (long long)s->step);
+        labels[i] = lb[i];
+        vals[i] = s->host_ns;
+        cols[i] = k ? DP_CAND_COLOR : DP_BASE_COLOR;
+    }
+    char title[160];
+    if (all0 > n0 || all1 > n1)
+        snprintf(title, sizeof title, "Step times (host duration; first %zu steps of each run)", max);
+    else
+        snprintf(title, sizeof title, "Step times (host duration of each step)");
+    tp_legend_item leg[2] = {{"base", DP_BASE_COLOR}, {"candidate", DP_CAND_COLOR}};
+    tp_barchart c = {.title = title,
+                     .value_label = "step time",
+                     .n = n,
+                     .labels = labels,
+                     .values = vals,
+                     .colors = cols,
+                     .value_labels = 1,
+                     .legend = leg,
+                     .nlegend = 2,
+                     .font_size = fs};
+    tp_barchart_draw(cv, &c, r);
+    free(labels);
+    free(vals);
+    free(cols);
+    free(lb);
+}
+
+void tp_diff_png_page(struct tp_canvas *cv, const tp_diff *d, int which)
+{
+    const double w = DP_PNG_W, pad = DP_PNG_PAD;
+    if (which == 0) {
+        changes ch;
+        changes_build(d, &ch);
+        ch.c.font_size = DP_PNG_FONT;
+        double h = ceil(2 * pad + tp_diverging_height(&ch.c, w - 2 * pad));
+        tp_cv_begin_page(cv, w, h, "png/changes.png");
+        tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
+        tp_diverging_draw(cv, &ch.c, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad});
+        changes_free(&ch);
+    } else {
+        const double h = DP_PNG_H;
+        tp_cv_begin_page(cv, w, h, "png/steps.png");
+        tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
+        draw_steps(cv, d, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad}, DP_PNG_STEPS, DP_PNG_FONT);
+    }
+    tp_cv_end_page(cv);
+}
+
+static int write_png(const char *dir, const char *name, const tp_diff *d, double scale, int which, tp_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    tp_canvas *cv = tp_canvas_png(path, scale, err);
+    if (!cv)
+        return -1;
+    tp_diff_png_page(cv, d, which);
+    return tp_canvas_close(cv, err);
+}
+
+typedef struct cells {
+    char **v;
+    size_t n, cap;
+} cells;
+static const char *cell(cells *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *cell(cells *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = NULL;
+    if (vasprintf(&p, fmt, ap) < 0)
+        p = tp_xstrdup("");
+    va_end(ap);
+    TP_GROW(c->v, c->cap, c->n + 1);
+    c->v[c->n++] = p;
+    return p;
+}
+
+static void table_pages(tp_canvas *cv, const char *title, const char *what, const tp_diff_table *t, double w,
+                        double h)
+{
+    static const tp_table_col base_cols[] = {
+        {NULL, 0, TP_FIT_MIDDLE, 1}, {"count base", 1, 0, 0}, {"count cand", 1, 0, 0},
+        {"total base", 1, 0, 0},     {"total cand", 1, 0, 0}, {"change", 1, 0, 0},
+        {"change %", 1, 0, 0},       {"share", 1, 0, 0},      {"match", 0, TP_FIT_END, 0}};
+    tp_table_col cols[9];
+    memcpy(cols, base_cols, sizeof cols);
+    cols[0].header = what;
+    cells c = {0};
+    const char **cv_cells = tp_xcalloc(t->n * 9 + 1, sizeof *cv_cells);
+    for (size_t i = 0; i < t->n; i++) {
+        const tp_diff_row *r = &t->rows[i];
+        char a[40], b[40], dl[48], rel[32];
+        tp_format_duration(a, sizeof a, (double)r->total[0]);
+        tp_format_duration(b, sizeof b, (double)r->total[1]);
+        tp_diff_fmt_delta(dl, sizeof dl, r->delta);
+        tp_diff_fmt_rel(rel, sizeof rel, r);
+        const char **row = cv_cells + i * 9;
+        row[0] = r->name;
+        row[1] = cell(&c, "%llu", (unsigned long long)r->count[0]);
+        row[2] = cell(&c, "%llu", (unsigned long long)r->count[1]);
+        row[3] = cell(&c, "%s", a);
+        row[4] = cell(&c, "%s", b);
+        row[5] = cell(&c, "%s", dl);
+        row[6] = cell(&c, "%s", rel);
+        row[7] = r->has_share ? cell(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
+        row[8] = tp_diff_match_name(r->match);
+    }
+    tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};
+    tp_rect area = {DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN};
+    tp_table_layout *L = tp_table_layout_new(&tb, area.w, area.h);
+    for (size_t p = 0; p < tp_table_pages(L); p++) {
+        tp_cv_begin_section_page(cv, w, h, title, p, tp_table_pages(L));
+        tp_table_draw_page(cv, &tb, L, p, area);
+        tp_cv_end_page(cv);
+    }
+    tp_table_layout_free(L);
+    for (size_t i = 0; i < c.n; i++)
+        free(c.v[i]);
+    free(c.v);
+    free(cv_cells);
+}
+
+static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *md_verdict)
+{
+    const double w = 842, h = 595;
+    tp_cv_begin_page(cv, w, h, "Summary and largest changes");
+    double y = DP_MARGIN;
+    char line[600];
+    snprintf(line, sizeof line, "tracepress diff: %s -> %s", d->s[0]->name, d->s[1]->name);
+    char *fit = tp_fit_middle(TP_FONT_BOLD, 14, line, w - 2 * DP_MARGIN);
+    tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_BOLD, 14), TP_FONT_BOLD, 14, TP_COLOR_TEXT, TP_ALIGN_LEFT,
+               0, fit);
+    free(fit);
+    y += 22;
+    tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_REGULAR, 10), TP_FONT_REGULAR, 10, TP_COLOR_TEXT,
+               TP_ALIGN_LEFT, 0, md_verdict);
+    y += 20;
+    draw_changes(cv, d, (tp_rect){DP_MARGIN, y, w - 2 * DP_MARGIN, h - DP_MARGIN - y});
+    tp_cv_end_page(cv);
+    if (d->has_steps) {
+        tp_cv_begin_page(cv, w, h, "Step times");
+        draw_steps(cv, d, (tp_rect){DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN}, DP_STEPS_MAX, 0);
+        tp_cv_end_page(cv);
+        table_pages(cv, "Steps", "step", &d->steps, w, h);
+    }
+    table_pages(cv, "Kernels", "kernel", &d->kernels, w, h);
+    if (d->ops.n)
+        table_pages(cv, "Ops (device time launched)", "op", &d->ops, w, h);
+}
+
+int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const char ***pngs, tp_err *err)
+{
+    *pngs = tp_xcalloc(3, sizeof **pngs);
+    size_t n = 0;
+    if (write_png(dir, "png/changes.png", d, png_scale, 0, err) < 0)
+        return -1;
+    (*pngs)[n++] = "png/changes.png";
+    if (d->has_steps) {
+        if (write_png(dir, "png/steps.png", d, png_scale, 1, err) < 0)
+            return -1;
+        (*pngs)[n++] = "png/steps.png";
+    }
+    char path[4096], v[400], a[40], b[40];
+    snprintf(path, sizeof path, "%s/diff.pdf", dir);
+    tp_format_duration(a, sizeof a, (double)d->head[0]);
+    tp_format_duration(b, sizeof b, (double)d->head[1]);
+    snprintf(v, sizeof v, "%s: %s -> %s%s", d->has_steps ? "Median step time" : "Total device time", a, b,
+             d->has_steps && d->noise_known ? (d->beyond_noise ? " (larger than step-to-step noise)"
+                                                               : " (within step-to-step noise)")
+                                            : "");
+    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){"tracepress diff", NULL}, err);
+    if (!cv)
+        return -1;
+    draw_pdf(cv, d, v);
+    return tp_canvas_close(cv, err);
+}

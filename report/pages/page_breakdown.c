@@ -1,0 +1,126 @@
+/* page_breakdown.c: the dominating-op breakdown grid (KINETO.md §2.4): for
+ * the ops with the most device time, each kernel mix as a 100% bar of
+ * kernel-family shares. */
+#include "render/charts/chart_grid.h"
+#include "render/labels/kernel_family.h"
+#include "report/pages/pages_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_PARTS 64 /* kernels of a mix classified by family; the rest is "other" */
+
+/* The grid chart of an op breakdown (the arrays it points to are malloc'ed
+ * in *mem, free with grid_free). */
+typedef struct grid_mem {
+    tp_op_breakdown *ops;
+    tp_kernel_mix *mixes;
+    tp_mix_part *parts;
+    char title[200];
+} grid_mem;
+
+static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const char *what, size_t max_ops,
+                             grid_mem *mem)
+{
+    size_t nops = ob->nops < max_ops ? ob->nops : max_ops;
+    tp_op_breakdown *ops = tp_xcalloc(nops + 1, sizeof *ops);
+    size_t nmix = 0, nparts = 0;
+    for (size_t i = 0; i < nops; i++) {
+        size_t m = ob->ops[i].n < TP_GRID_MAX_MIXES ? ob->ops[i].n : TP_GRID_MAX_MIXES;
+        nmix += m;
+        for (size_t v = 0; v < m; v++)
+            nparts += ob->variants[ob->ops[i].first + v].n < MAX_PARTS ? ob->variants[ob->ops[i].first + v].n
+                                                                       : MAX_PARTS + 1;
+    }
+    tp_kernel_mix *mixes = tp_xcalloc(nmix + 1, sizeof *mixes);
+    tp_mix_part *parts = tp_xcalloc(nparts + 1, sizeof *parts);
+    size_t jm = 0, jp = 0;
+    for (size_t i = 0; i < nops; i++) {
+        const tp_opk_op *op = &ob->ops[i];
+        size_t m = op->n < TP_GRID_MAX_MIXES ? op->n : TP_GRID_MAX_MIXES;
+        ops[i].op = tp_opk_op_name(t, op);
+        ops[i].mixes = &mixes[jm];
+        ops[i].nmixes = m;
+        ops[i].total_mixes = op->n;
+        for (size_t v = 0; v < m; v++) {
+            const tp_opk_variant *va = &ob->variants[op->first + v];
+            mixes[jm].parts = &parts[jp];
+            size_t np = 0;
+            int64_t rest = 0;
+            for (size_t k = 0; k < va->n; k++) {
+                const tp_opk_kernel *kk = &ob->kernels[va->first + k];
+                if (k >= MAX_PARTS) { /* kernels are by time: the small tail counts as "other" */
+                    rest += kk->total_ns;
+                    continue;
+                }
+                parts[jp + np].family = tp_kernel_family(tp_str_get(t, kk->name));
+                parts[jp + np].ns = kk->total_ns;
+                np++;
+            }
+            if (rest) {
+                parts[jp + np].family = "other";
+                parts[jp + np].ns = rest;
+                np++;
+            }
+            mixes[jm].nparts = np;
+            jp += np;
+            jm++;
+        }
+    }
+    snprintf(mem->title, sizeof mem->title, "Dominating %s: kernel mix by family (top %zu of %zu %s by device time)",
+             what, nops, ob->nops, what);
+    mem->ops = ops;
+    mem->mixes = mixes;
+    mem->parts = parts;
+    return (tp_grid_chart){mem->title, ops, nops};
+}
+
+static void grid_free(grid_mem *mem)
+{
+    free(mem->parts);
+    free(mem->mixes);
+    free(mem->ops);
+}
+
+size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
+                             double w, double h)
+{
+    grid_mem mem;
+    tp_grid_chart g = grid_of(pc->s->t, ob, what, TP_GRID_MAX_OPS, &mem);
+    char bookmark[120];
+    snprintf(bookmark, sizeof bookmark, "Dominating %s", what);
+    double m = w > TP_PNG_W ? TP_PAGE_MARGIN : 16;
+    tp_rect r = {m, m, w - 2 * m, h - 2 * m};
+    tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
+    size_t pages = tp_grid_pages(L);
+    for (size_t p = 0; p < pages; p++) {
+        tp_cv_begin_section_page(cv, w, h, bookmark, p, pages);
+        tp_grid_draw_page(cv, &g, L, p, r);
+        tp_cv_end_page(cv);
+    }
+    tp_grid_layout_free(L);
+    grid_free(&mem);
+    return pages;
+}
+
+size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h)
+{
+    return tp_pages_breakdown_of(cv, pc, &pc->s->ob, "ops", w, h);
+}
+
+void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r)
+{
+    /* one picture: as many of the top ops as fit on one page */
+    for (size_t max = TP_GRID_MAX_OPS;; max--) {
+        grid_mem mem;
+        tp_grid_chart g = grid_of(pc->s->t, ob, what, max, &mem);
+        tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
+        bool done = tp_grid_pages(L) == 1 || max <= 1;
+        if (done)
+            tp_grid_draw_page(cv, &g, L, 0, r);
+        tp_grid_layout_free(L);
+        grid_free(&mem);
+        if (done)
+            break;
+    }
+}

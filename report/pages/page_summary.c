@@ -1,0 +1,119 @@
+/* page_summary.c: page 1: what the trace is, the headline numbers, the top ops. */
+#include "render/charts/chart_table.h"
+#include "convert/codec/json_write.h"
+#include "report/pages/pages_int.h"
+#include "render/charts/palette.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TOP_OPS 12
+
+void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
+{
+    const tp_summary *s = pc->s;
+    const tp_trace *t = s->t;
+    const tp_step_figures *sf = &s->sf;
+    double m = TP_PAGE_MARGIN, w = pc->pw - 2 * m;
+    tp_cv_begin_page(cv, pc->pw, pc->ph, "Summary");
+    double y = m;
+    y = tp_page_line(cv, m, y, TP_FONT_BOLD, 16, TP_COLOR_TEXT, "tracepress report");
+    y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 11, TP_COLOR_MUTED, s->name);
+    y += 8;
+
+    tp_strs st = {0};
+    const char *cells[2 * 24];
+    size_t n = 0;
+#define ROW(k, v)                                                                                                     \
+    do {                                                                                                              \
+        cells[2 * n] = (k);                                                                                           \
+        cells[2 * n + 1] = (v);                                                                                       \
+        n++;                                                                                                          \
+    } while (0)
+    ROW("trace", s->name);
+    ROW("format", t->format);
+    if (s->ndevices) {
+        /* "8 x NVIDIA A100" when all are the same */
+        bool same = true;
+        for (size_t i = 1; i < s->ndevices; i++)
+            same = same && strcmp(s->devices[i], s->devices[0]) == 0;
+        if (same)
+            ROW("devices", s->ndevices > 1 ? tp_strs_add(&st, "%zu x %s", s->ndevices, s->devices[0]) : s->devices[0]);
+        else
+            ROW("devices", tp_strs_add(&st, "%s and %zu more", s->devices[0], s->ndevices - 1));
+    }
+    ROW("date", s->date[0] ? s->date : "unknown");
+    ROW("time span", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->span_end - sf->span_start)));
+    ROW("events read / slices", tp_strs_add(&st, "%llu / %llu", (unsigned long long)t->events_in,
+                                            (unsigned long long)s->slices));
+    if (sf->nsteps) {
+        char a[160], b[160], c[160];
+        tp_step_label(t, sf, &sf->steps[0], a, sizeof a);
+        tp_step_label(t, sf, &sf->steps[sf->nsteps - 1], b, sizeof b);
+        tp_step_label(t, sf, &sf->steps[sf->median], c, sizeof c);
+        ROW("steps", tp_strs_add(&st, "%zu (%s to %s), median %s", sf->nsteps, a, b, c));
+    } else
+        ROW("steps", "none (figures over the whole trace)");
+    ROW("device streams", tp_strs_add(&st, "%zu", sf->nstreams));
+    tp_table_col kv[] = {{"property", 0, TP_FIT_END, 0}, {"value", 0, TP_FIT_MIDDLE, 0}};
+    double th = 16 * (double)(n + 1) + 36;
+    tp_draw_small_table(cv, "Trace", kv, 2, cells, n, (tp_rect){m, y, w, th});
+    y += th + 6;
+
+    /* headline numbers */
+    n = 0;
+    int64_t host = 0;
+    for (size_t i = 0; i < sf->nsteps; i++)
+        host += sf->steps[i].host_ns;
+    if (!sf->nsteps)
+        host = sf->whole.host_ns;
+    char pct[32];
+    ROW(sf->nsteps ? "host time (sum of steps)" : "host time (whole span)", tp_strs_add(&st, "%s us", tp_strs_us(&st, host)));
+    if (sf->nsteps)
+        ROW("median step time", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->steps[sf->median].host_ns)));
+    tp_fmt_pct(pct, sizeof pct, sf->whole.busy_ns, sf->whole.host_ns);
+    ROW("device busy (any stream)", tp_strs_add(&st, "%s us (%s of the span)", tp_strs_us(&st, sf->whole.busy_ns), pct));
+    ROW("device idle", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->whole.idle_ns)));
+    ROW("stream overlap", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->whole.overlap_ns)));
+    ROW("kernel time (sum)", tp_strs_add(&st, "%s us", tp_strs_us(&st, s->kt.total_ns)));
+    ROW("kernel instances / names", tp_strs_add(&st, "%llu / %zu", (unsigned long long)s->kt.instances, s->kt.n));
+    if (s->opts.batch_size > 0) {
+        char f[48];
+        tp_format_fixed(f, tp_throughput_milli(sf, s->opts.batch_size), 3);
+        ROW("throughput", tp_strs_add(&st, "%s samples/s (batch size %lld)", f, (long long)s->opts.batch_size));
+    } else
+        ROW("throughput", "not computed (give --batch-size N)");
+    th = 16 * (double)(n + 1) + 36;
+    tp_draw_small_table(cv, "Headline numbers", kv, 2, cells, n, (tp_rect){m, y, w, th});
+    y += th + 6;
+#undef ROW
+
+    /* top ops */
+    size_t nops = s->ob.nops < TOP_OPS ? s->ob.nops : TOP_OPS;
+    if (nops) {
+        const char *oc[5 * TOP_OPS];
+        for (size_t i = 0; i < nops; i++) {
+            const tp_opk_op *op = &s->ob.ops[i];
+            char p[32];
+            tp_fmt_pct(p, sizeof p, op->total_ns, s->ob.total_ns);
+            oc[5 * i] = tp_opk_op_name(t, op);
+            oc[5 * i + 1] = tp_strs_us(&st, op->total_ns);
+            oc[5 * i + 2] = tp_strs_add(&st, "%s", p);
+            oc[5 * i + 3] = tp_strs_add(&st, "%llu", (unsigned long long)op->occurrences);
+            oc[5 * i + 4] = tp_strs_add(&st, "%zu", op->n);
+        }
+        tp_table_col cols[] = {{"top-level op", 0, TP_FIT_MIDDLE, 0},
+                               {"device time (us)", 1, TP_FIT_END, 0},
+                               {"share", 1, TP_FIT_END, 0},
+                               {"calls", 1, TP_FIT_END, 0},
+                               {"kernel mixes", 1, TP_FIT_END, 0}};
+        th = 16 * (double)(nops + 1) + 36;
+        if (y + th > pc->ph - m)
+            th = pc->ph - m - y;
+        tp_draw_small_table(cv, tp_strs_add(&st, "Top ops by device time (%zu of %zu)", nops, s->ob.nops), cols, 5, oc,
+                            nops, (tp_rect){m, y, w, th});
+    } else
+        tp_page_line(cv, m, y, TP_FONT_REGULAR, 10, TP_COLOR_MUTED, "No device activity: no op breakdown.");
+    tp_cv_end_page(cv);
+    tp_strs_free(&st);
+}

@@ -1,0 +1,152 @@
+/* page_timeline.c: a Gantt chart of the median step (or of the whole
+ * trace when it has no steps): host threads (one row per nesting level, the
+ * first TL_DEPTH levels) and device streams.  Bars are coloured by kind
+ * (cpu op, runtime call, annotation, kernel, memcpy, memset). */
+#include "render/charts/chart_timeline.h"
+#include "render/labels/kname.h"
+#include "convert/codec/json_write.h"
+#include "report/pages/pages_int.h"
+#include "convert/model/tracks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_DEPTH 4
+
+/* Bars are coloured by kind; the palette gives these names fixed colours. */
+static const char *category(const tp_event *e)
+{
+    switch (e->kind) {
+    case TP_KIND_HOST_OP: return "cpu_op";
+    case TP_KIND_RUNTIME: return "runtime";
+    case TP_KIND_ANNOTATION: return "annotation";
+    case TP_KIND_KERNEL: return "kernel";
+    case TP_KIND_MEMCPY: return "memcpy";
+    case TP_KIND_MEMSET: return "memset";
+    default: return "other";
+    }
+}
+
+static bool device_activity(const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) &&
+           (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
+}
+
+void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+{
+    const tp_summary *s = pc->s;
+    const tp_trace *t = s->t;
+    const tp_host_tree *ht = &s->ht;
+    const tp_step_figures *sf = &s->sf;
+    tp_strs st = {0};
+    int64_t ws, we, host_end;
+    const char *title;
+    if (sf->median != SIZE_MAX) {
+        const tp_step_row *m = &sf->steps[sf->median];
+        ws = m->ts;
+        we = host_end = m->ts + m->host_ns;
+        /* extend to the end of the device work launched in the step */
+        for (size_t i = 0; i < t->nevents; i++) {
+            const tp_event *e = &t->events[i];
+            if (device_activity(e) && tp_step_holds(t, m, e) && e->ts + e->dur > we)
+                we = e->ts + e->dur;
+        }
+        char d[48], lab[200];
+        tp_format_fixed(d, m->host_ns, 3);
+        tp_step_label(t, sf, m, lab, sizeof lab);
+        if (sf->median_of < sf->nsteps)
+            title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s us)",
+                                lab, sf->median_of, sf->nsteps, d);
+        else
+            title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
+    } else {
+        ws = sf->span_start;
+        we = host_end = sf->span_end + 1;
+        title = "Timeline of the whole trace (no steps)";
+    }
+    /* rows: host (logical track, depth), then device streams */
+    uint32_t *order = tp_track_order(t);
+    size_t nt = t->ntracks;
+    int32_t *row_of = tp_xmalloc((nt * TL_DEPTH + 1) * sizeof *row_of); /* host track*depth -> row */
+    for (size_t i = 0; i < nt * TL_DEPTH; i++)
+        row_of[i] = -1;
+    size_t nitems = 0, icap = 0;
+    tp_tl_item *items = NULL;
+    uint8_t *depth_of = tp_xmalloc(ht->n + 1);
+    tp_str trace_cat = TP_NONE;
+    for (tp_str id = 1; id < t->nstr; id++)
+        if (strcmp(tp_str_get(t, id), "Trace") == 0) {
+            trace_cat = id;
+            break;
+        }
+    for (size_t p = 0; p < ht->n; p++) {
+        uint32_t ei = ht->order[p];
+        const tp_event *e = &t->events[ei];
+        uint32_t par = ht->parent[ei];
+        depth_of[p] = par == TP_NONE ? 0 : (uint8_t)(depth_of[ht->pos[par]] < 255 ? depth_of[ht->pos[par]] + 1 : 255);
+        /* host work of the step: slices starting inside its host span (the
+         * window may run on while the device finishes the step's work) */
+        if (depth_of[p] >= TL_DEPTH || e->ts < ws || e->ts >= host_end)
+            continue;
+        if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
+            continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
+        row_of[ht->logical[e->track] * TL_DEPTH + depth_of[p]] = 0;
+        TP_GROW(items, icap, nitems + 1);
+        int64_t a = e->ts < ws ? ws : e->ts, b = e->ts + e->dur > we ? we : e->ts + e->dur;
+        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + depth_of[p]), a, b - a,
+                                       tp_str_get(t, e->name), category(e)};
+    }
+    free(depth_of);
+    size_t nrows = 0;
+    const char **labels = tp_xmalloc((nt * TL_DEPTH + sf->nstreams + 1) * sizeof *labels);
+    for (size_t k = 0; k < nt; k++) {
+        uint32_t tk = order[k];
+        for (int d = 0; d < TL_DEPTH; d++) {
+            if (row_of[tk * TL_DEPTH + d] < 0)
+                continue;
+            row_of[tk * TL_DEPTH + d] = (int32_t)nrows;
+            char lab[256];
+            tp_stream_label(t, tk, lab, sizeof lab);
+            labels[nrows++] = d == 0 ? tp_strs_add(&st, "%s", lab) : tp_strs_add(&st, "level %d", d + 1);
+        }
+    }
+    for (size_t i = 0; i < nitems; i++)
+        items[i].track = (uint32_t)row_of[items[i].track];
+    /* device streams */
+    uint32_t *srow = tp_xmalloc((nt + 1) * sizeof *srow);
+    for (size_t k = 0; k < nt; k++)
+        srow[k] = TP_NONE;
+    for (size_t k = 0; k < sf->nstreams; k++) {
+        char lab[256];
+        tp_stream_label(t, sf->streams[k], lab, sizeof lab);
+        srow[sf->streams[k]] = (uint32_t)nrows;
+        labels[nrows++] = tp_strs_add(&st, "%s", lab);
+    }
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!device_activity(e))
+            continue;
+        bool in = sf->median == SIZE_MAX || tp_step_holds(t, &sf->steps[sf->median], e);
+        if (!in || e->ts >= we || e->ts + e->dur <= ws)
+            continue;
+        /* a name only for bars that can be wide enough to show one (>= 1/40 of the window) */
+        const char *name = NULL;
+        if (e->dur * 40 >= we - ws) {
+            char *base = tp_kname_base(tp_str_get(t, e->name));
+            name = tp_strs_add(&st, "%s", base);
+            free(base);
+        }
+        TP_GROW(items, icap, nitems + 1);
+        items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e)};
+    }
+    tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams always shown */
+    tp_timeline_draw(cv, &tl, r);
+    free(srow);
+    free(labels);
+    free(items);
+    free(row_of);
+    free(order);
+    tp_strs_free(&st);
+}

@@ -1,0 +1,236 @@
+/* Canvas front end and backends: recording output, measurement, PDF/PNG
+ * files that exist, are deterministic and carry their text. */
+#include "render/canvas.h"
+#include "tests/lib/harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void draw_sample(tp_canvas *cv)
+{
+    tp_cv_begin_page(cv, 300, 200, "Sample page — µs");
+    tp_cv_fill_rect(cv, 10, 10, 100, 50, 0x0072B2);
+    tp_cv_stroke_rect(cv, 10, 10, 100, 50, 0x000000, 1);
+    tp_cv_move_to(cv, 150, 20);
+    tp_cv_line_to(cv, 200, 60);
+    tp_cv_line_to(cv, 150, 60);
+    tp_cv_close_path(cv);
+    tp_cv_fill(cv, 0xE69F00);
+    tp_cv_text(cv, 20, 100, TP_FONT_REGULAR, 12, 0x000000, TP_ALIGN_LEFT, 0, "Hello tracepress");
+    tp_cv_text(cv, 150, 130, TP_FONT_BOLD, 10, 0x000000, TP_ALIGN_CENTER, 0, "centred bold");
+    tp_cv_text(cv, 40, 190, TP_FONT_MONO, 9, 0xD55E00, TP_ALIGN_LEFT, -90, "rotated mono");
+    tp_cv_save(cv);
+    tp_cv_clip_rect(cv, 200, 100, 40, 40);
+    tp_cv_translate(cv, 200, 100);
+    tp_cv_scale(cv, 2, 2);
+    tp_cv_fill_rect(cv, 0, 0, 30, 30, 0x009E73);
+    tp_cv_restore(cv);
+    tp_cv_text(cv, 290, 180, TP_FONT_REGULAR, 8, 0x555555, TP_ALIGN_RIGHT, 0, "µs — ünïcode");
+    tp_cv_end_page(cv);
+    tp_cv_begin_page(cv, 200, 100, "Second page");
+    tp_cv_line(cv, 0, 50, 200, 50, 0xCC79A7, 2);
+    tp_cv_text(cv, 10, 40, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0, "page two");
+    tp_cv_end_page(cv);
+}
+
+TEST(render_canvas_recording_golden)
+{
+    tp_buf b = {0};
+    tp_canvas *cv = tp_canvas_rec(&b);
+    draw_sample(cv);
+    tp_err err = {0};
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    CHECK(b.data && strstr(b.data, "text regular 12.00 20.00 100.00 0.00 #000000 \"Hello tracepress\""));
+    CHECK_GOLDEN("render/render_canvas.rec", b.data, b.len);
+    tp_buf_free(&b);
+}
+
+TEST(render_canvas_measure)
+{
+    char why[300];
+    CHECK_EQ_INT(tp_font_check(why, sizeof why), 0);
+    /* DejaVu Sans: 'M' advance 1767 of 2048 units; mono: 1233 for every glyph */
+    CHECK(fabs(tp_text_width(TP_FONT_REGULAR, 2048, "M") - 1767) < 1e-9);
+    CHECK(fabs(tp_text_width(TP_FONT_MONO, 2048, "abc") - 3 * 1233) < 1e-9);
+    CHECK(tp_text_width(TP_FONT_BOLD, 10, "Wide") > tp_text_width(TP_FONT_REGULAR, 10, "Wide"));
+    CHECK(tp_text_width(TP_FONT_REGULAR, 10, "") == 0);
+    /* invalid UTF-8 measures (as replacement glyphs) instead of crashing */
+    CHECK(tp_text_width(TP_FONT_REGULAR, 10, "\xff\xfe") > 0);
+    CHECK(tp_font_ascent(TP_FONT_REGULAR, 10) > 7 && tp_font_ascent(TP_FONT_REGULAR, 10) < 10);
+    CHECK(tp_font_descent(TP_FONT_REGULAR, 10) > 1 && tp_font_descent(TP_FONT_REGULAR, 10) < 3.5);
+}
+
+TEST(render_canvas_page_path)
+{
+    char b[256];
+    tp_canvas_page_path("/tmp/x/chart.png", 1, b, sizeof b);
+    CHECK_STR(b, "/tmp/x/chart.png");
+    tp_canvas_page_path("/tmp/x/chart.png", 3, b, sizeof b);
+    CHECK_STR(b, "/tmp/x/chart-3.png");
+    tp_canvas_page_path("/tmp/x.d/chart", 2, b, sizeof b);
+    CHECK_STR(b, "/tmp/x.d/chart-2");
+}
+
+TEST(render_canvas_text_cleaned)
+{
+    tp_buf b = {0};
+    tp_canvas *cv = tp_canvas_rec(&b);
+    tp_cv_text(cv, 0, 0, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0, "outside a page is ignored");
+    tp_cv_begin_page(cv, 100, 100, NULL);
+    tp_cv_text(cv, 0, 10, TP_FONT_REGULAR, 10, 0, TP_ALIGN_LEFT, 0,
+               "a\tb\xc0\x80"
+               "c\xff");
+    tp_cv_save(cv); /* unbalanced: end_page restores */
+    tp_canvas_close(cv, NULL);
+    CHECK(strstr(b.data, "\"a b c\xEF\xBF\xBD\"") != NULL);
+    CHECK(strstr(b.data, "outside") == NULL);
+    CHECK(strstr(b.data, "restore\nendpage\n") != NULL);
+    tp_buf_free(&b);
+}
+
+static void render_files(const char *pdf, const char *png)
+{
+    tp_err err = {0};
+    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test — µs", NULL}, &err);
+    CHECK(cv != NULL);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    cv = tp_canvas_png(png, 2, &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+}
+
+TEST(render_canvas_files_deterministic)
+{
+    render_files(tp_test_tmp("c1.pdf"), tp_test_tmp("c1.png"));
+    render_files(tp_test_tmp("c2.pdf"), tp_test_tmp("c2.png"));
+    size_t n1, n2;
+    char *a = tp_test_read_file(tp_test_tmp("c1.pdf"), &n1), *b = tp_test_read_file(tp_test_tmp("c2.pdf"), &n2);
+    CHECK(a && b && n1 == n2 && memcmp(a, b, n1) == 0);
+    CHECK(a && memcmp(a, "%PDF-", 5) == 0);
+    free(a), free(b);
+    a = tp_test_read_file(tp_test_tmp("c1-2.png"), &n1), b = tp_test_read_file(tp_test_tmp("c2-2.png"), &n2);
+    CHECK(a && b && n1 == n2 && memcmp(a, b, n1) == 0);
+    CHECK(a && memcmp(a, "\x89PNG", 4) == 0);
+    free(a), free(b);
+    CHECK(tp_test_file_exists(tp_test_tmp("c1.png")));
+    if (!tp_test_have("pdftotext") || !tp_test_have("qpdf")) {
+        fprintf(stderr, "  (skipping pdftotext/qpdf checks: tools not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s' -", tp_test_tmp("c1.pdf")), 0);
+    CHECK(out && strstr(out, "Hello tracepress") && strstr(out, "page two") && strstr(out, "µs — ünïcode"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", tp_test_tmp("c1.pdf")), 0);
+    free(out);
+    /* UTF-8 metadata and one bookmark per titled page */
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --json --json-key=outlines '%s'", tp_test_tmp("c1.pdf")), 0);
+    CHECK(out && strstr(out, "\"Sample page — µs\"") && strstr(out, "\"Second page\""));
+    free(out);
+    if (tp_test_have("pdfinfo")) {
+        CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s' 2>/dev/null", tp_test_tmp("c1.pdf")), 0);
+        CHECK(out && strstr(out, "Canvas test — µs") && strstr(out, "Pages:           2"));
+        free(out);
+    }
+}
+
+TEST(render_canvas_svg)
+{
+    tp_err err = {0};
+    tp_canvas *cv = tp_canvas_svg(tp_test_tmp("c.svg"), &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    cv = tp_canvas_svg(tp_test_tmp("d.svg"), &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    size_t n1, n2;
+    char *s = tp_test_read_file(tp_test_tmp("c-2.svg"), &n1), *t = tp_test_read_file(tp_test_tmp("d-2.svg"), &n2);
+    CHECK(s && strstr(s, "<svg"));
+    CHECK(s && t && n1 == n2 && memcmp(s, t, n1) == 0); /* same drawing, same bytes */
+    free(s);
+    free(t);
+}
+
+TEST(render_canvas_bad_path_fails_cleanly)
+{
+    tp_err err = {0};
+    tp_canvas *cv = tp_canvas_png("/nonexistent-dir/x.png", 1, &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), -1);
+    CHECK(err.set);
+    err = (tp_err){0};
+    cv = tp_canvas_pdf("/nonexistent-dir/x.pdf", NULL, &err);
+    draw_sample(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), -1);
+    CHECK(err.set);
+}
+
+/* A link on a page 200 pt high: at (20,30) 60x10, then the same rectangle
+ * after translate(100,50) and scale(2,2); and a path to escape. */
+static void draw_links(tp_canvas *cv)
+{
+    tp_cv_link(cv, 0, 0, 10, 10, "outside a page is ignored");
+    tp_cv_begin_page(cv, 300, 200, NULL);
+    tp_cv_text(cv, 20, 38, TP_FONT_REGULAR, 10, 0x0055AA, TP_ALIGN_LEFT, 0, "report");
+    tp_cv_link(cv, 20, 30, 60, 10, "a/report/report.pdf");
+    tp_cv_save(cv);
+    tp_cv_translate(cv, 100, 50);
+    tp_cv_scale(cv, 2, 2);
+    tp_cv_link(cv, 20, 30, 60, 10, "https://example.com/x?y=1#z");
+    tp_cv_restore(cv);
+    tp_cv_link(cv, 0, 0, 5, 5, "my dir/ü\"%zz%41");
+    tp_cv_link(cv, 0, 0, 0, 5, "empty rectangle: ignored");
+    tp_cv_link(cv, 0, 0, 5, 5, "");
+    tp_cv_end_page(cv);
+}
+
+TEST(render_canvas_link)
+{
+    tp_buf b = {0};
+    tp_canvas *cv = tp_canvas_rec(&b);
+    draw_links(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, NULL), 0);
+    CHECK(b.data && strstr(b.data, "link 20.00 30.00 60.00 10.00 \"a/report/report.pdf\"\n"));
+    CHECK(b.data && strstr(b.data, "scale 2.0000 2.0000\nlink 20.00 30.00 60.00 10.00 \"https://example.com/x?y=1#z\"\n"));
+    CHECK(b.data && strstr(b.data, "link 0.00 0.00 5.00 5.00 \"my%20dir/%C3%BC%22%25zz%41\"\n"));
+    CHECK(b.data && !strstr(b.data, "ignored") && !strstr(b.data, "5.00 \"\"\n"));
+    tp_buf_free(&b);
+
+    /* PDF: /Link annotations with /URI actions, rectangles in page space (y up) */
+    const char *pdf = tp_test_tmp("link.pdf"), *pdf2 = tp_test_tmp("link2.pdf");
+    for (int i = 0; i < 2; i++) {
+        tp_err err = {0};
+        cv = tp_canvas_pdf(i ? pdf2 : pdf, NULL, &err);
+        draw_links(cv);
+        CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    }
+    size_t n1, n2;
+    char *x = tp_test_read_file(pdf, &n1), *y = tp_test_read_file(pdf2, &n2);
+    CHECK(x && y && n1 == n2 && memcmp(x, y, n1) == 0);
+    free(x), free(y);
+    /* PNG: nothing to click; the same pixels as without links */
+    tp_err err = {0};
+    cv = tp_canvas_png(tp_test_tmp("link.png"), 1, &err);
+    draw_links(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    CHECK(tp_test_file_exists(tp_test_tmp("link.png")));
+    if (!tp_test_have("qpdf")) {
+        fprintf(stderr, "  (skipping qpdf checks: not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", pdf), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --qdf --object-streams=disable '%s' - | tr -s ' \\n' ' '", pdf), 0);
+    CHECK(out && strstr(out, "/Subtype /Link"));
+    CHECK(out && strstr(out, "/Rect [ 20 160 80 170 ]") && strstr(out, "/URI (a/report/report.pdf)"));
+    /* translate(100,50) scale 2: x 140..260, y 110..130 from the top = 70..90 from the bottom */
+    CHECK(out && strstr(out, "/Rect [ 140 70 260 90 ]") && strstr(out, "/URI (https://example.com/x?y=1#z)"));
+    CHECK(out && strstr(out, "/URI (my%20dir/%C3%BC%22%25zz%41)"));
+    size_t nuri = 0;
+    for (const char *p = out; p && (p = strstr(p, "/URI (")); p++)
+        nuri++;
+    CHECK_EQ_INT(nuri, 3);
+    free(out);
+}
