@@ -23,8 +23,8 @@ define objs
 $(patsubst %.c,$(1)/%.o,$(2))
 endef
 
-BUILD := build
-ASAN  := build/asan
+BUILD ?= build
+ASAN  ?= $(BUILD)/asan
 
 all: $(BUILD)/tracepress
 

@@ -220,12 +220,6 @@ void tp_buf_free(tp_buf *b)
     b->len = b->cap = 0;
 }
 
-bool tp_single_thread(const char *own_var)
-{
-    const char *all = getenv("TP_THREADS"), *own = own_var ? getenv(own_var) : NULL;
-    return (all && strcmp(all, "1") == 0) || (own && strcmp(own, "1") == 0);
-}
-
 uint64_t tp_hash_bytes(const char *s, size_t n)
 {
     /* eight bytes at a time: kernel names are long (200+ characters) */

@@ -82,11 +82,6 @@ void tp_buf_free(tp_buf *b);
 /* Program name for messages. */
 #define TP_PROG "tracepress"
 
-/* Threads are a speed-up only, never a change in output: TP_THREADS=1 (all
- * of them) or the part's own variable set to 1 makes that part run on the
- * calling thread.  Tests compare the two; batch workers run with one. */
-bool tp_single_thread(const char *own_var);
-
 /* A 64-bit hash of n bytes, eight at a time (kernel names are 200+
  * characters): the string pool and the writers' string sets use it. */
 uint64_t tp_hash_bytes(const char *s, size_t n);

@@ -1,8 +1,8 @@
 /* tracks.c: per-track ordering, id assignment, nesting repair. */
 #include "convert/base/sort.h"
 #include "convert/model/tracks.h"
+#include "convert/base/threads.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +36,10 @@ static void *sort_half(void *p)
     return NULL;
 }
 
-static bool sort_two_halves(sort_key *k, size_t n, uint32_t *ev)
+static void sort_two_halves(sort_key *k, size_t n, uint32_t *ev)
 {
-    half_sort a = {k, n / 2};
-    pthread_t th;
-    if (pthread_create(&th, NULL, sort_half, &a) != 0)
-        return false;
-    sort_keys(k + n / 2, n - n / 2, 0);
-    pthread_join(th, NULL);
+    half_sort a = {k, n / 2}, b = {k + n / 2, n - n / 2};
+    tp_run_pair(sort_half, &a, sort_half, &b, NULL);
     const sort_key *x = k, *xe = k + n / 2, *y = xe, *ye = k + n;
     size_t o = 0;
     while (x < xe && y < ye)
@@ -52,7 +48,6 @@ static bool sort_two_halves(sort_key *k, size_t n, uint32_t *ev)
         ev[o++] = (x++)->idx;
     while (y < ye)
         ev[o++] = (y++)->idx;
-    return true;
 }
 
 /* A list made of a few long sorted runs (a host thread's ops, then the
@@ -80,7 +75,9 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
         free(k);
         return;
     }
-    if (n < PAR_SORT_MIN || tp_single_thread(NULL) || !sort_two_halves(k, n, ev)) {
+    if (n >= PAR_SORT_MIN && !tp_single_thread(NULL)) {
+        sort_two_halves(k, n, ev);
+    } else {
         sort_keys(k, n, 0);
         for (size_t j = 0; j < n; j++)
             ev[j] = k[j].idx;
@@ -92,10 +89,8 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
  * here with TP_THREADS=1 or below `min` items). */
 static void run_pair(void *(*fn)(void *), void *a, void *b, size_t items, size_t min)
 {
-    pthread_t th;
-    if (items >= min && !tp_single_thread(NULL) && pthread_create(&th, NULL, fn, a) == 0) {
-        fn(b);
-        pthread_join(th, NULL);
+    if (items >= min) {
+        tp_run_pair(fn, a, fn, b, NULL);
     } else {
         fn(a);
         fn(b);

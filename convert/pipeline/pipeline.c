@@ -1,5 +1,6 @@
 /* pipeline.c: load a trace and apply the format-independent steps every
  * command relies on (see pipeline.h for the order and why). */
+#include "convert/base/threads.h"
 #include "convert/pipeline/pipeline.h"
 #include "convert/model/derive.h"
 #include "convert/codec/json_lex.h"
@@ -451,8 +452,9 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     tp_str cats[4];
     launch_flow_cats(t, cats);
     derive_beside beside_job = {t, &later, NULL};
-    pthread_t th;
-    bool threaded = later.set && !tp_single_thread(NULL) && pthread_create(&th, NULL, derive_main, &beside_job) == 0;
+    tp_side derive_side = {0}; /* without a thread the lines are derived here first: they only read */
+    if (later.set)
+        tp_side_start(&derive_side, derive_main, &beside_job, NULL);
     classify(t, cs);
     if (f == &tp_format_chrome) /* derived lines of a converted trace (Chrome JSON: the only form we write that is read) stay derived lines */
         tp_derived_lines_recognise(t);
@@ -470,10 +472,7 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
             tp_host_slices_free(&host_slices);
         tp_timing("link");
         if (later.set) {
-            if (threaded)
-                pthread_join(th, NULL);
-            else
-                derive_main(&beside_job);
+            tp_side_join(&derive_side);
             tp_derive_commit(beside_job.job);
             tp_derive_input_free(&later.in);
             tp_timing("derived lines (beside linking)");

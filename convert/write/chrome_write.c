@@ -10,6 +10,7 @@
  *   device events of the same call;
  * - args copied minified, with UTF-8 repaired and counted;
  * - one event per line, same bytes for the same input. */
+#include "convert/base/threads.h"
 #include "convert/write/chrome_write.h"
 #include "convert/base/ordered_pool.h"
 #include "convert/read/chrome/chrome_args.h"

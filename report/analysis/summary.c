@@ -5,7 +5,6 @@
 #include "report/out/kernel_json.h"
 #include "render/labels/kname.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,13 +156,7 @@ static void *overheads_job(void *p)
  * tests compare the two). */
 static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *))
 {
-    pthread_t th;
-    bool spawned = !tp_single_thread("TP_REPORT_THREADS") && pthread_create(&th, NULL, side, s) == 0;
-    here(s);
-    if (spawned)
-        pthread_join(th, NULL);
-    else
-        side(s);
+    tp_run_pair(side, s, here, s, "TP_REPORT_THREADS");
 }
 
 static void *tree_job(void *p)
@@ -177,18 +170,14 @@ void tp_summary_tree_start(const tp_trace *t, void *tree)
 {
     tp_summary_tree *st = tree;
     st->t = t;
-    st->threaded = !tp_single_thread("TP_REPORT_THREADS") && pthread_create(&st->th, NULL, tree_job, st) == 0;
-    if (!st->threaded)
-        tree_job(st);
+    tp_side_start(&st->side, tree_job, st, "TP_REPORT_THREADS");
     st->built = true;
 }
 
 void tp_summary_tree_wait(void *tree)
 {
     tp_summary_tree *st = tree;
-    if (st->threaded)
-        pthread_join(st->th, NULL);
-    st->threaded = false;
+    tp_side_join(&st->side);
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)

@@ -15,7 +15,7 @@
 #include "report/analysis/overheads.h"
 #include "report/analysis/steps.h"
 
-#include <pthread.h>
+#include "convert/base/threads.h"
 
 typedef struct tp_report_opts {
     const char *path;       /* the input as given */
@@ -49,8 +49,8 @@ typedef struct tp_summary {
 typedef struct tp_summary_tree {
     tp_host_tree ht;
     const tp_trace *t;
-    bool built, threaded;
-    pthread_t th;
+    bool built;
+    tp_side side;
 } tp_summary_tree;
 void tp_summary_tree_start(const tp_trace *t, void *tree);
 void tp_summary_tree_wait(void *tree);

@@ -7,8 +7,8 @@
 #include "render/labels/kname.h"
 
 #include "render/text/font.h"
+#include "convert/base/threads.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,10 +166,8 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
      * read pc and the summary; the fonts are loaded before they start */
     tp_font_check(NULL, 0);
     pdf_job pj = {.pc = &pc, .dir = dir, .name = s->name, .rc = -1};
-    pthread_t th;
-    bool spawned = !tp_single_thread("TP_REPORT_THREADS") && pthread_create(&th, NULL, write_pdf, &pj) == 0;
-    if (!spawned)
-        write_pdf(&pj);
+    tp_side pdf_side;
+    tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
     char path[4096];
     double scale = o->png_scale;
     if (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
@@ -191,8 +189,7 @@ int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o,
         goto out;
     rc = 0;
 out:
-    if (spawned)
-        pthread_join(th, NULL);
+    tp_side_join(&pdf_side);
     if (pj.rc < 0) { /* the PDF's error comes first, as when it was written first */
         *err = pj.err;
         rc = -1;

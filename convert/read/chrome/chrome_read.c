@@ -10,6 +10,7 @@
  *
  * Times: `ts`/`dur` are microseconds as decimal text; they are converted to
  * integer nanoseconds exactly (tp_parse_fixed), never through a double. */
+#include "convert/base/threads.h"
 #include "convert/read/chrome/chrome_args.h"
 #include "convert/read/formats.h"
 #include "convert/io/input.h"

@@ -20,6 +20,7 @@
  * renderer needs of each plane (names of stat and event metadata, metadata
  * stats) is kept as interned strings.  Hot loops decode the usual encoding
  * inline and hand anything else to pbwire (same results, same errors). */
+#include "convert/base/threads.h"
 #include "convert/model/derive.h"
 #include "convert/base/file_window.h"
 #include "convert/base/i64map.h"
