@@ -13,7 +13,6 @@
 #include "convert/base/threads.h"
 #include "convert/write/chrome_write.h"
 #include "convert/base/ordered_pool.h"
-#include "convert/read/chrome/chrome_args.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_min.h"
 #include "convert/codec/json_write.h"
@@ -467,7 +466,7 @@ typedef struct worker_state {
     } of[WORKERS];
 } worker_state;
 
-/* Args left in the input file (convert/read/chrome/chrome_args.h) are read in track
+/* Args left in the input file (a raw_text args source: the Chrome reader's) are read in track
  * order, not file order: the first bytes of each were a cache miss that
  * held up the minifier (40% of its time on a 1 GB Kineto trace).  Their
  * cache lines are asked for PREFETCH_AHEAD events before they are needed.
@@ -477,7 +476,7 @@ enum { PREFETCH_AHEAD = 4 };
 static void prefetch_args(const tp_trace *t, uint32_t i)
 {
     uint64_t h = t->events[i].args;
-    if (!tp_chrome_args_is_file(t, h))
+    if ((h & (TP_ARGS_EXTERNAL | TP_ARGS_RESERVED)) != TP_ARGS_EXTERNAL || !t->args_source || !t->args_source->raw_text)
         return;
     size_t n = 0;
     const char *why = NULL, *s = t->args_source->json(t, NULL, h, &n, &why);

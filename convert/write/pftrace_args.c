@@ -1,22 +1,13 @@
 /* pftrace_args.c: args JSON text -> DebugAnnotation fields (see pftrace_args.h).
- * Field numbers are listed in docs/PFTRACE.md. */
+ * Field numbers: pftrace_fields.h. */
 #include "convert/write/pftrace_args.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/pbwrite.h"
+#include "convert/write/pftrace_fields.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    TE_DEBUG_ANNOTATIONS = 4,
-    DA_NAME_IID = 1,
-    DA_BOOL = 2,
-    DA_INT = 4,
-    DA_DOUBLE = 5,
-    DA_STRING = 6,
-    DA_LEGACY_JSON = 9,
-    DA_STRING_IID = 17,
-};
 
 /* One top-level member: key (unescaped into `key`) and the value's range. */
 typedef struct member {

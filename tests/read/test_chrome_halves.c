@@ -99,7 +99,7 @@ TEST(halves_generated_traces_read_the_same)
 TEST(halves_bad_inputs_fail_the_same)
 {
     char *list = NULL;
-    CHECK_EQ_INT(tp_test_run(&list, "ls tests/bad/*.json"), 0);
+    CHECK_EQ_INT(tp_test_run(&list, "ls tests/bad/chrome/*.json"), 0);
     for (char *line = list; line && *line;) {
         char *nl = strchr(line, '\n');
         if (nl)
