@@ -24,7 +24,8 @@ int main(int argc, char **argv)
         tp_print_usage(stdout);
         return TP_EXIT_OK;
     }
-    for (const tp_command *c = tp_commands; c->name; c++) {
+    for (const tp_command *const *cp = tp_commands; *cp; cp++) {
+        const tp_command *c = *cp;
         if (strcmp(c->name, name) != 0)
             continue;
         for (int i = 2; i < argc; i++)

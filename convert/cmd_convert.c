@@ -149,7 +149,7 @@ static void write_pftrace(tp_trace *t, tp_out *o, tp_write_stats *st)
         tp_warn(t, "slices cut at their parent's end (nesting)", ps.clipped);
 }
 
-int tp_cmd_convert(int argc, char **argv)
+static int tp_cmd_convert(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *in = NULL, *out = NULL, *split = NULL;
@@ -320,3 +320,38 @@ int tp_cmd_convert(int argc, char **argv)
     tp_trace_free(&t);
     return rc;
 }
+
+/* The command's row in the command table (commands.c): name, summary, help. */
+const tp_command tp_command_convert = {"convert", "convert a trace to normalised Chrome Trace Event JSON (Perfetto-ready)",
+    "usage: tracepress convert INPUT -o OUTPUT[.json|.json.gz] [options]\n"
+    "\n"
+    "Reads any supported trace (see `tracepress formats`) and writes one Chrome\n"
+    "Trace Event JSON file that loads in Perfetto and chrome://tracing: numeric\n"
+    "pids/tids with names, timestamps rebased to the trace start (the offset is\n"
+    "kept in baseTimeNanoseconds), properly nested slices, launch flows bound to\n"
+    "their slices.  An output name ending in .gz is written gzip'ed.  The output\n"
+    "is written to a temporary file and renamed when complete.\n"
+    "\n"
+    "An output name ending in .pftrace (or .perfetto-trace, each optionally .gz)\n"
+    "is written as a Perfetto protobuf trace instead: the same tracks, slices,\n"
+    "instants, counters and flows, absolute timestamps in ns; Perfetto's UI loads\n"
+    "it with far less memory than JSON (use it for traces over ~1 GB of JSON).\n"
+    "Async events are not written there (counted in the summary line); --split\n"
+    "writes JSON only.  See docs/PFTRACE.md.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE   output file (required; '-' writes the JSON to standard output)\n"
+    "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
+    "  --split size=SIZE   files of about SIZE each (500MB, 1GB): OUTPUT.part-NNN.json[.gz]\n"
+    "  -q, --quiet         no summary line on stderr\n"
+    TP_LOAD_OPTIONS_HELP
+    "\n"
+    "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
+    "reasons), warnings, size and time; a warning follows when an output passes\n"
+    "500 MB or a million events, 2 GB for .pftrace (Perfetto's web UI runs out of\n"
+    "memory around 1-2 GB of JSON).  An existing OUTPUT is replaced; the input is\n"
+    "never overwritten.  "
+    "With --split, either every part is written or none is.\n" TP_EXIT_CODES_HELP
+    "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n"
+    "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n",
+    tp_cmd_convert};

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-int tp_cmd_formats(int argc, char **argv)
+static int tp_cmd_formats(int argc, char **argv)
 {
     if (argc > 1)
         return tp_usage_error(argv[0], "takes no arguments");
@@ -13,3 +13,9 @@ int tp_cmd_formats(int argc, char **argv)
         printf("%-10s %-34s %s\n", tp_formats[i]->name, tp_formats[i]->extensions, tp_formats[i]->description);
     return TP_EXIT_OK;
 }
+
+/* The command's row in the command table (commands.c): name, summary, help. */
+const tp_command tp_command_formats = {"formats", "list the input formats tracepress reads",
+    "usage: tracepress formats\n\nLists every input format: its name (for --format), typical file names,\n"
+    "and what it is.  Formats are detected from the file's first bytes.\n",
+    tp_cmd_formats};

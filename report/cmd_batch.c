@@ -289,7 +289,7 @@ static void set_str(char **dst, const char *s)
     *dst = s ? tp_xstrdup(s) : NULL;
 }
 
-int tp_cmd_batch(int argc, char **argv)
+static int tp_cmd_batch(int argc, char **argv)
 {
     const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL;
     bool force = false, merging = false;
@@ -557,3 +557,34 @@ int tp_cmd_batch(int argc, char **argv)
     tp_strlist_free(&names);
     return rc;
 }
+
+/* The command's row in the command table (commands.c): name, summary, help. */
+const tp_command tp_command_batch = {"batch", "convert and report many traces in parallel, incrementally, with an index",
+    "usage: tracepress batch INPUT... -o DIR [-j N] [--force] [--shard K/N] [options]\n"
+    "       tracepress batch --merge DIR... [-o OUT]\n"
+    "\n"
+    "INPUT is a file, a folder (walked recursively; files no reader recognises\n"
+    "are ignored), a glob pattern or @list.txt (one input per line).  For each\n"
+    "trace: DIR/<name>/trace.json.gz (as `convert`) and DIR/<name>/report/ (as\n"
+    "`report`).  DIR/index.md, index.pdf and index.json (schema tracepress.batch/1)\n"
+    "list every trace with its format, steps, median step, device time, status and\n"
+    "links.  A bad trace becomes an error row; the others go on.  Re-runs skip a\n"
+    "trace whose content hash and options are unchanged.  Every file is written to\n"
+    "a temporary name and renamed; the index is written last.  docs/SCALING.md has\n"
+    "recipes for GNU parallel, Slurm and Kubernetes.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR    output folder (required)\n"
+    "  -j, --jobs N        traces at once, one worker process each (default: cores)\n"
+    "  --force             redo every trace\n"
+    "  --shard K/N         only the K-th of N deterministic parts of the inputs;\n"
+    "                      the index is DIR/index-K-of-N.*\n"
+    "  --merge DIR...      join the shard indexes found in the folders into\n"
+    "                      OUT/index.* (OUT: -o, default the first folder)\n"
+    "  --batch-size N      samples per step, for throughput in the reports\n"
+    "load options (applied to every trace; part of the options hash):\n" TP_LOAD_OPTIONS_HELP
+    "\n"
+    "Exit codes: 0 every trace ok, 1 usage error, 2 at least one trace failed (or\n"
+    "an output could not be written).\n"
+    "\nexample: tracepress batch nightly/ -o site -j 8\n",
+    tp_cmd_batch};

@@ -34,7 +34,7 @@ static int load(const char *path, const tp_load_opts *lo, tp_trace *t)
     return 0;
 }
 
-int tp_cmd_diff(int argc, char **argv)
+static int tp_cmd_diff(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
@@ -164,3 +164,30 @@ done:
     }
     return rc;
 }
+
+/* The command's row in the command table (commands.c): name, summary, help. */
+const tp_command tp_command_diff = {"diff", "compare two traces: what got slower, with a regression gate for CI",
+    "usage: tracepress diff BASE CANDIDATE [-o DIR] [options]\n"
+    "\n"
+    "Compares two traces of any supported formats: kernels, top-level ops and\n"
+    "steps are matched by name (then by shortened kernel name), with count,\n"
+    "total and mean in both, the change and the share of the net change each\n"
+    "explains; step times with their spread and whether the change of the\n"
+    "median is larger than the step-to-step noise.  Writes DIR/diff.md (a\n"
+    "pull-request comment), DIR/diff.json (schema tracepress.diff/1),\n"
+    "DIR/diff.pdf and DIR/png/changes.png, DIR/png/steps.png.  Definitions:\n"
+    "docs/DIFF.md.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR              output folder (default: diff)\n"
+    "  --fail-if-slower PCT          exit 3 when the median step time (total device\n"
+    "                                time without steps) grew by more than PCT%\n"
+    "  --fail-if-kernel-slower PCT   exit 3 when any kernel's total time grew by more\n"
+    "                                than PCT% (kernels under --kernel-min-share ignored)\n"
+    "  --kernel-min-share PCT        smallest share of device time a kernel needs to be\n"
+    "                                gated (default 1)\n"
+    "  --scale S                     PNG resolution factor (default 1)\n"
+    "  -q, --quiet                   no summary line on stderr\n"
+    "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+    "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
+    tp_cmd_diff};

@@ -12,7 +12,7 @@
 #include <string.h>
 
 
-int tp_cmd_report(int argc, char **argv)
+static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
@@ -112,3 +112,28 @@ int tp_cmd_report(int argc, char **argv)
     tp_trace_free(&t);
     return rc;
 }
+
+/* The command's row in the command table (commands.c): name, summary, help. */
+const tp_command tp_command_report = {"report", "write a PDF report, PNG charts, summary.json and summary.md for a trace",
+    "usage: tracepress report INPUT [-o DIR] [options]\n"
+    "\n"
+    "Writes DIR/report.pdf (summary, top kernels, op breakdown, timeline of the\n"
+    "median step, statistics, CPU overheads), DIR/png/<chart>.png, DIR/summary.json\n"
+    "(schema tracepress.summary/1: headline numbers and tables for dashboards) and\n"
+    "DIR/summary.md (Markdown for a pull-request comment).  Every number is\n"
+    "defined in docs/REPORT.md.  Outputs are byte-identical for the same input;\n"
+    "dates come from SOURCE_DATE_EPOCH or the trace, never the clock.\n"
+    "Some formats add their own pages after the summary (ETDump: the ExecuTorch\n"
+    "Inspector's event blocks, top operators, time per module with --etrecord;\n"
+    "PlaidML: top kernels' temporary memory, the Program Run of one invocation;\n"
+    "dv/dt: describe() per kernel and position, GEMM GFLOP/s, CK repetitions).\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR    output folder (default: <input base name>.report)\n"
+    "  --batch-size N      samples per step: adds throughput (samples/s)\n"
+    "  --paper a4|letter   PDF page size (default a4)\n"
+    "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
+    "  --invocation N      PlaidML: the ScheduleInvocation of the Program Run page (default 11)\n"
+    TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+    "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
+    tp_cmd_report};

@@ -132,7 +132,7 @@ static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
     tp_buf_free(&name);
 }
 
-int tp_cmd_stats(int argc, char **argv)
+static int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     lo.no_links = true;
@@ -183,3 +183,26 @@ int tp_cmd_stats(int argc, char **argv)
     tp_trace_free(&t);
     return rc;
 }
+
+/* The command's row in the command table (commands.c): name, summary, help. */
+const tp_command tp_command_stats = {"stats", "print events, tracks, steps and the kernel table of a trace",
+    "usage: tracepress stats INPUT [--json|--csv] [options]\n"
+    "\n"
+    "Prints the number of events, tracks and steps, and a table of device kernels\n"
+    "(memcpy and memset marked as such) sorted by total time, with count, total,\n"
+    "mean, min, max, p10, p50, p90 and standard deviation in nanoseconds, in the\n"
+    "layout of `nsys stats`.  Means and percentiles are rounded half away from zero\n"
+    "to whole ns; percentiles interpolate linearly between closest ranks (numpy's\n"
+    "default); the standard deviation is the population one (numpy's default).\n"
+    "\n"
+    "options:\n"
+    "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
+    "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
+    "                      p10_ns, p50_ns, p90_ns, stddev_ns); ETDump input adds\n"
+    "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
+    "  --csv               the kernel table as CSV (same columns as --json)\n"
+    "                      (names: bytes that are not UTF-8 become U+FFFD, as in\n"
+    "                      --json and the text table)\n"
+    TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+    "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
+    tp_cmd_stats};

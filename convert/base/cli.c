@@ -36,14 +36,3 @@ int tp_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     return TP_EXIT_USAGE;
 }
-
-int tp_print_help(const char *cmd)
-{
-    for (const tp_command *c = tp_commands; c->name; c++)
-        if (strcmp(c->name, cmd) == 0) {
-            fputs(c->help, stdout);
-            return TP_EXIT_OK;
-        }
-    fprintf(stderr, TP_PROG ": no command '%s' (see `" TP_PROG " help`)\n", cmd);
-    return TP_EXIT_USAGE;
-}

@@ -1,5 +1,6 @@
 /* cli.h: the command table and small option-parsing helpers shared by every
- * subcommand.  A subcommand is one tp_command in tracepress.c's table. */
+ * subcommand.  A subcommand is one tp_command, defined beside its run
+ * function in its cmd_*.c and listed in commands.c's table. */
 #ifndef TP_CLI_H
 #define TP_CLI_H
 
@@ -14,7 +15,7 @@ typedef struct tp_command {
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } tp_command;
 
-extern const tp_command tp_commands[];
+extern const tp_command *const tp_commands[]; /* NULL-terminated (commands.c) */
 
 /* Option scanning: `--name value` and `--name=value`.
  * tp_opt_value: if argv[*i] is option `name` taking a value, store it in
@@ -32,14 +33,6 @@ int tp_print_help(const char *cmd);
 /* The overall usage text (commands.c). */
 void tp_print_usage(FILE *f);
 
-/* Subcommands (each in its own file). */
-int tp_cmd_convert(int argc, char **argv); /* convert/cmd_convert.c */
-int tp_cmd_stats(int argc, char **argv);   /* report/cmd_stats.c */
-int tp_cmd_report(int argc, char **argv);  /* report/cmd_report.c */
-int tp_cmd_diff(int argc, char **argv);    /* report/cmd_diff.c */
-int tp_cmd_batch(int argc, char **argv);   /* report/cmd_batch.c */
-int tp_cmd_formats(int argc, char **argv); /* convert/cmd_formats.c */
-int tp_cmd_help(int argc, char **argv);    /* commands.c */
 
 /* "Exit codes: ..." paragraph shared by help texts. */
 #define TP_EXIT_CODES_HELP                                                              \
