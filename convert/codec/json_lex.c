@@ -54,24 +54,13 @@ int tp_json_string(const char *p, const char *end, const char **s, size_t *len, 
     }
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static int read_u4(const char *s, size_t left)
 {
     if (left < 4)
         return -1;
     int v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(s[i]);
+        int h = tp_hex_digit(s[i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;
@@ -467,7 +456,7 @@ size_t tp_json_escape_len(const char *c, size_t avail)
         if (avail < 6)
             return 0;
         for (int i = 2; i < 6; i++)
-            if (hexval(c[i]) < 0)
+            if (tp_hex_digit(c[i]) < 0)
                 return 0;
         return 6;
     default:

@@ -129,4 +129,17 @@ static inline const char *tp_json_number_end(const char *p, const char *end)
     return p;
 }
 
+/* The value of one hexadecimal digit, or -1 (JSON's \uXXXX, and the
+ * readers' hex fields). */
+static inline int tp_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #endif

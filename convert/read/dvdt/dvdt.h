@@ -8,6 +8,8 @@
 
 #include "convert/read/formats.h"
 #include "convert/codec/json_value.h"
+#include "convert/codec/json_lex.h"
+#include "convert/base/i64map.h"
 
 typedef struct dv_run dv_run;
 
@@ -44,7 +46,6 @@ int dv_digits(const char *s, int n, int *out);
 /* Little-endian hex bytes ("e0000000" -> 224).  -1 if not hex, odd length
  * or longer than 8 bytes. */
 int dv_hex_le(const char *s, size_t len, uint64_t *out);
-int dv_hexv(char c);                       /* hex digit value or -1 */
 bool dv_all_hex(const char *s, size_t n);
 /* A pointer handle ("0x55a2b3dc00", "0", "(nil)") -> value; -1 if not one. */
 int dv_parse_ptr(const tp_jv *v, uint64_t *out);
@@ -53,15 +54,5 @@ int dv_parse_ptr(const tp_jv *v, uint64_t *out);
 void dv_put_u64(tp_buf *b, uint64_t v);
 void dv_put_i64(tp_buf *b, int64_t v);
 void dv_put_hex(tp_buf *b, uint64_t v);    /* "0x1f" */
-
-/* u64 -> u32 map (handles -> indexes), open addressing. */
-typedef struct dv_map {
-    uint64_t *keys;
-    uint32_t *vals; /* UINT32_MAX = empty */
-    size_t cap, n;
-} dv_map;
-/* The value slot of key: created (UINT32_MAX) when insert, else NULL if absent. */
-uint32_t *dv_map_slot(dv_map *m, uint64_t key, bool insert);
-void dv_map_free(dv_map *m);
 
 #endif

@@ -54,7 +54,7 @@ struct dv_run {
     const tp_read_opts *o;
     int repetition;
     uint32_t host_proc, dev_proc, host_track;
-    dv_map kernel_map, buffer_map, queue_map;
+    tp_i64map kernel_map, buffer_map, queue_map; /* pointer handles -> indexes */
     dv_kernel *kernels;
     size_t nkernels, kernels_cap;
     int64_t *buffer_sizes;
@@ -127,9 +127,9 @@ void dv_run_abort(dv_run *r)
     free(r->queues);
     free(r->devs);
     free(r->layers);
-    dv_map_free(&r->kernel_map);
-    dv_map_free(&r->buffer_map);
-    dv_map_free(&r->queue_map);
+    tp_i64map_free(&r->kernel_map);
+    tp_i64map_free(&r->buffer_map);
+    tp_i64map_free(&r->queue_map);
     tp_argb_free(&r->ab);
     tp_buf_free(&r->tmp);
     tp_buf_free(&r->hb);
@@ -138,20 +138,21 @@ void dv_run_abort(dv_run *r)
 
 static dv_kernel *kernel_of(dv_run *r, uint64_t ptr)
 {
-    uint32_t *slot = dv_map_slot(&r->kernel_map, ptr, true);
-    if (*slot == UINT32_MAX) {
+    uint32_t k = tp_i64map_get(&r->kernel_map, (int64_t)ptr);
+    if (k == TP_I64MAP_EMPTY) {
         TP_GROW(r->kernels, r->kernels_cap, r->nkernels + 1);
         memset(&r->kernels[r->nkernels], 0, sizeof r->kernels[0]);
-        *slot = (uint32_t)r->nkernels++;
+        k = (uint32_t)r->nkernels++;
+        tp_i64map_put(&r->kernel_map, (int64_t)ptr, k);
     }
-    return &r->kernels[*slot];
+    return &r->kernels[k];
 }
 
 static uint32_t queue_of(dv_run *r, uint64_t ptr, const char *text, size_t len)
 {
-    uint32_t *slot = dv_map_slot(&r->queue_map, ptr, true);
-    if (*slot != UINT32_MAX)
-        return *slot;
+    uint32_t known = tp_i64map_get(&r->queue_map, (int64_t)ptr);
+    if (known != TP_I64MAP_EMPTY)
+        return known;
     TP_GROW(r->queues, r->queues_cap, r->nqueues + 1);
     dv_queue *q = &r->queues[r->nqueues];
     q->ptr = ptr;
@@ -165,8 +166,8 @@ static uint32_t queue_of(dv_run *r, uint64_t ptr, const char *text, size_t len)
     snprintf(name, sizeof name, "queue wait %.*s", (int)(len > 40 ? 40 : len), text);
     r->t->tracks[q->wait_track].name = tp_intern_cstr(r->t, name);
     r->t->tracks[q->wait_track].role = TP_TRACK_DEVICE;
-    *slot = (uint32_t)r->nqueues++;
-    return *slot;
+    tp_i64map_put(&r->queue_map, (int64_t)ptr, (uint32_t)r->nqueues);
+    return (uint32_t)r->nqueues++;
 }
 
 /* ---- per call --------------------------------------------------------- */
@@ -203,12 +204,12 @@ static void set_kernel_arg(dv_run *r, const tp_jv *rec)
         tp_json_put_string(&b, hex, hl, NULL);
     } else if (size <= 8) {
         a->val = v;
-        uint32_t *bslot = size == 8 ? dv_map_slot(&r->buffer_map, v, false) : NULL;
-        if (bslot) {
+        uint32_t bi = size == 8 ? tp_i64map_get(&r->buffer_map, (int64_t)v) : TP_I64MAP_EMPTY;
+        if (bi != TP_I64MAP_EMPTY) {
             tp_buf_puts(&b, "\"cl_mem ");
             dv_put_hex(&b, v);
             tp_buf_puts(&b, " (");
-            dv_put_i64(&b, r->buffer_sizes[*bslot]);
+            dv_put_i64(&b, r->buffer_sizes[bi]);
             tp_buf_puts(&b, " bytes)\"");
         } else if (size == 8) {
             tp_buf_putc(&b, '"'); /* pointer-sized: shown as a pointer */
@@ -237,12 +238,13 @@ static void create_buffer(dv_run *r, const tp_jv *rec)
         h = tp_jv_get(rec, "queue");
     if (dv_parse_ptr(h, &ptr) || tp_jv_int(tp_jv_get(rec, "size"), &size))
         return;
-    uint32_t *slot = dv_map_slot(&r->buffer_map, ptr, true);
-    if (*slot == UINT32_MAX) {
+    uint32_t bi = tp_i64map_get(&r->buffer_map, (int64_t)ptr);
+    if (bi == TP_I64MAP_EMPTY) {
         TP_GROW(r->buffer_sizes, r->buffers_cap, r->nbuffers + 1);
-        *slot = (uint32_t)r->nbuffers++;
+        bi = (uint32_t)r->nbuffers++;
+        tp_i64map_put(&r->buffer_map, (int64_t)ptr, bi);
     }
-    r->buffer_sizes[*slot] = size;
+    r->buffer_sizes[bi] = size;
 }
 
 static bool is_gemm(const char *name)
@@ -410,9 +412,9 @@ int dv_run_call(dv_run *r, const tp_jv *rec, uint64_t off, tp_err *err)
     dv_kernel *k = NULL;
     uint64_t kptr;
     if (nd && dv_parse_ptr(tp_jv_get(rec, "kernel"), &kptr) == 0) {
-        uint32_t *slot = dv_map_slot(&r->kernel_map, kptr, false);
-        if (slot)
-            k = &r->kernels[*slot];
+        uint32_t ki = tp_i64map_get(&r->kernel_map, (int64_t)kptr);
+        if (ki != TP_I64MAP_EMPTY)
+            k = &r->kernels[ki];
     }
 
     /* host slice */

@@ -1,50 +1,10 @@
 /* dvdt_util.c: small text parsers and writers of the dv/dt reader (ISO and
- * glog times, little-endian hex, pointer handles, printf-free numbers) and a
- * u64 -> u32 map for handles.  No state. */
+ * glog times, little-endian hex, pointer handles, printf-free numbers).
+ * No state. */
 #include "convert/read/dvdt/dvdt.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* u64 -> u32 map (pointer handles -> indexes).  Open addressing. */
-static size_t mix(uint64_t k) { return (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 17); }
-
-uint32_t *dv_map_slot(dv_map *m, uint64_t key, bool insert)
-{
-    if (insert && (m->n + 1) * 2 > m->cap) {
-        dv_map o = *m;
-        m->cap = o.cap ? o.cap * 2 : 64;
-        m->keys = tp_xcalloc(m->cap, sizeof *m->keys);
-        m->vals = tp_xmalloc(m->cap * sizeof *m->vals);
-        memset(m->vals, 0xff, m->cap * sizeof *m->vals);
-        m->n = 0;
-        for (size_t i = 0; i < o.cap; i++)
-            if (o.vals[i] != UINT32_MAX) {
-                *dv_map_slot(m, o.keys[i], true) = o.vals[i];
-            }
-        free(o.keys);
-        free(o.vals);
-    }
-    if (!m->cap)
-        return NULL;
-    for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->vals[i] == UINT32_MAX) {
-            if (!insert)
-                return NULL;
-            m->keys[i] = key;
-            m->n++;
-            return &m->vals[i];
-        }
-        if (m->keys[i] == key)
-            return &m->vals[i];
-    }
-}
-
-void dv_map_free(dv_map *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
 
 
 int64_t dv_days_from_civil(int64_t y, unsigned m, unsigned d)
@@ -109,24 +69,13 @@ int dv_parse_iso(const char *s, size_t len, int64_t *ns)
     return 0;
 }
 
-int dv_hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int dv_hex_le(const char *s, size_t len, uint64_t *out)
 {
     if (len % 2 || len > 16)
         return -1;
     uint64_t v = 0;
     for (size_t i = 0; i < len; i += 2) {
-        int hi = dv_hexv(s[i]), lo = dv_hexv(s[i + 1]);
+        int hi = tp_hex_digit(s[i]), lo = tp_hex_digit(s[i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
         v |= (uint64_t)(hi * 16 + lo) << (4 * i); /* byte i/2 is bits 8*(i/2) */
@@ -138,7 +87,7 @@ int dv_hex_le(const char *s, size_t len, uint64_t *out)
 bool dv_all_hex(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (dv_hexv(s[i]) < 0)
+        if (tp_hex_digit(s[i]) < 0)
             return false;
     return true;
 }
@@ -162,7 +111,7 @@ int dv_parse_ptr(const tp_jv *v, uint64_t *out)
         return -1;
     uint64_t x = 0;
     for (size_t i = 0; i < n; i++) {
-        int h = dv_hexv(s[i]);
+        int h = tp_hex_digit(s[i]);
         if (h < 0)
             return -1;
         x = x * 16 + (unsigned)h;
