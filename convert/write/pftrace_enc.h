@@ -9,6 +9,7 @@
 #include "convert/write/pftrace_fields.h"
 #include "convert/write/pftrace_flows.h"
 #include "convert/base/strset.h"
+#include "convert/base/i64map.h"
 #include "convert/model/tracks.h"
 
 #define MAIN_SEQ 1
@@ -61,11 +62,10 @@ typedef struct penc {
     uint64_t packets, slices, instants, clipped, bad_utf8, invalid_args;
 } penc;
 
-/* Counter series: (process, "name key") -> counter index, open addressing. */
+/* Counter series, numbered in the order first met: (process, name) -> index. */
 typedef struct counter_map {
-    uint64_t *keys; /* (process << 32 | str) + 1, 0 = empty */
-    uint32_t *vals;
-    size_t cap, n;
+    tp_i64map index;   /* process << 32 | name id (in pfw.series) -> counter index */
+    size_t n;
     uint32_t *process; /* per counter: process index */
     uint32_t *name;    /* per counter: track name (id in pfw.series) */
     size_t list_cap;

@@ -412,38 +412,6 @@ void pf_put_named_desc(pfw *w, uint64_t uuid, uint64_t parent, const char *name,
 
 /* ---- counters (main sequence) ---- */
 
-static uint32_t *counter_slot(counter_map *cm, uint32_t process, uint32_t name, bool *found)
-{
-    if (cm->n * 2 + 2 > cm->cap) {
-        size_t ncap = cm->cap ? cm->cap * 2 : 64;
-        uint64_t *nk = tp_xcalloc(ncap, sizeof *nk);
-        uint32_t *nv = tp_xmalloc(ncap * sizeof *nv);
-        for (size_t i = 0; i < cm->cap; i++)
-            if (cm->keys[i]) {
-                size_t h = (size_t)((cm->keys[i] * 0x9E3779B97F4A7C15ull) >> 20) & (ncap - 1);
-                while (nk[h])
-                    h = (h + 1) & (ncap - 1);
-                nk[h] = cm->keys[i];
-                nv[h] = cm->vals[i];
-            }
-        free(cm->keys);
-        free(cm->vals);
-        cm->keys = nk;
-        cm->vals = nv;
-        cm->cap = ncap;
-    }
-    uint64_t key = (((uint64_t)process << 32) | name) + 1;
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cm->cap - 1);
-    while (cm->keys[h] && cm->keys[h] != key)
-        h = (h + 1) & (cm->cap - 1);
-    *found = cm->keys[h] == key;
-    if (!*found) {
-        cm->keys[h] = key;
-        cm->n++;
-    }
-    return &cm->vals[h];
-}
-
 static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
 {
     pfw *w = ctx;
@@ -453,11 +421,11 @@ static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
     tp_buf_putc(&w->key, ' ');
     tp_buf_put(&w->key, key, klen);
     uint32_t s = tp_strset_add(&w->series, w->key.data, w->key.len);
-    bool found;
-    uint32_t *slot = counter_slot(&w->cm, w->cur_process, s, &found);
-    if (!found) {
-        uint32_t c = (uint32_t)(w->cm.n - 1);
-        *slot = c;
+    int64_t series_key = (int64_t)(((uint64_t)w->cur_process << 32) | s);
+    uint32_t c = tp_i64map_get(&w->cm.index, series_key);
+    if (c == TP_I64MAP_EMPTY) {
+        c = (uint32_t)w->cm.n++;
+        tp_i64map_put(&w->cm.index, series_key, c);
         TP_GROW(w->cm.process, w->cm.list_cap, w->cm.n);
         w->cm.name = tp_xrealloc(w->cm.name, w->cm.list_cap * sizeof *w->cm.name);
         w->cm.process[c] = w->cur_process;
@@ -470,7 +438,7 @@ static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
     put_time(e, abs_ts(w, w->cur_ts));
     size_t te = tp_pbw_begin(e->b, TP_TRACK_EVENT);
     tp_pbw_uint(e->b, TE_TYPE, TYPE_COUNTER);
-    tp_pbw_uint(e->b, TE_TRACK_UUID, w->counter_base + *slot);
+    tp_pbw_uint(e->b, TE_TRACK_UUID, w->counter_base + c);
     tp_pbw_double(e->b, TE_DOUBLE_COUNTER, v);
     tp_pbw_end(e->b, te);
     main_packet_end(w, pk, false);

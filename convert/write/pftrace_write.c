@@ -317,8 +317,7 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     free(w.puuid);
     free(w.tuuid);
     tp_pf_flows_free(&w.flows);
-    free(w.cm.keys);
-    free(w.cm.vals);
+    tp_i64map_free(&w.cm.index);
     free(w.cm.process);
     free(w.cm.name);
     tp_strset_free(&w.series);
