@@ -33,7 +33,7 @@ static void resize(tp_i64map *m, size_t cap)
 
 void tp_i64map_clear(tp_i64map *m)
 {
-    if (m->vals)
+    if (m->vals && m->n) /* an empty map stays as it is: clearing is then free */
         memset(m->vals, 0xff, m->cap * sizeof *m->vals);
     m->n = 0;
 }

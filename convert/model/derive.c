@@ -31,6 +31,8 @@ typedef struct dline {
     size_t n, cap;
     dlevel *lv;
     size_t nlv, lvcap;
+    size_t nactive; /* levels [nactive, nlv) are reset (ev -1, seen empty): resets stop there, so a
+                     * path of depth d costs O(d), not O(d * deepest path seen) */
     int deps[3];
     int ndeps;
 } dline;
@@ -237,10 +239,10 @@ static inline dlevel *level_at(dline *L, size_t level)
  * viewers nest them deterministically (AdjustDurationForTraceViewer). */
 static void adjust_for_viewer(dline *L, size_t level)
 {
-    if (level >= L->nlv || L->lv[level].ev < 0)
+    if (level >= L->nactive || L->lv[level].ev < 0)
         return;
     size_t max = level;
-    while (max + 1 < L->nlv && L->lv[max + 1].ev >= 0)
+    while (max + 1 < L->nactive && L->lv[max + 1].ev >= 0)
         max++;
     if (max == level)
         return;
@@ -265,10 +267,12 @@ static void reset_levels(builder *b, int li, size_t level)
     dline *L = &b->line[li];
     if (b->o->era == TP_DERIVE_2024)
         adjust_for_viewer(L, level);
-    for (size_t i = level; i < L->nlv; i++) {
+    for (size_t i = level; i < L->nactive; i++) {
         L->lv[i].ev = -1;
         tp_i64map_clear(&L->lv[i].seen);
     }
+    if (level < L->nactive)
+        L->nactive = level;
     if (level == 0)
         for (int d = 0; d < L->ndeps; d++)
             reset_levels(b, L->deps[d], 0);
@@ -315,6 +319,8 @@ static void expand_or_add(builder *b, int li, size_t level, tp_str key, uint32_t
     e->long_name = long_name != name ? long_name : 0;
     e->args = 0;
     lv->ev = (int64_t)L->n++;
+    if (level + 1 > L->nactive)
+        L->nactive = level + 1;
     lv->key = key;
     lv->inst = inst;
     lv->group = group;

@@ -432,3 +432,45 @@ TEST(derive_launch_stats_per_step)
     tp_derive_input_free(&in);
     tp_trace_free(&t);
 }
+
+/* Deep name scopes (hostile input: a few KB of XPlane can name scopes a
+ * thousand deep): kernels alternate between two paths that differ at level
+ * 0, so every kernel opens `depth` new levels.  A new level once reset
+ * every level ever opened (depth^2 per kernel); now only the open ones. */
+TEST(derive_deep_scopes_alternating_paths)
+{
+    enum { DEPTH = 1000, KERNELS = 60 };
+    tp_trace t;
+    uint32_t s;
+    device(&t, &s);
+    tp_derive_input in;
+    memset(&in, 0, sizeof in);
+    char *path[2];
+    for (int p = 0; p < 2; p++) {
+        path[p] = malloc(DEPTH * 8 + 16);
+        size_t len = 0;
+        for (int d = 0; d < DEPTH; d++)
+            len += (size_t)sprintf(path[p] + len, "%c%d/", p ? 'y' : 'x', d);
+        sprintf(path[p] + len, "Op:Op");
+    }
+    for (int k = 0; k < KERNELS; k++)
+        add_op_annot(&t, &in, add_kernel(&t, s, 10 * k, 5, "k"), path[k % 2], TP_DERIVE_NO_GROUP);
+    tp_derive_opts o = {0};
+    tp_derive_from(&t, &in, &o);
+    uint32_t scope = derived_track(&t, "TensorFlow Name Scope"), ops = derived_track(&t, "TensorFlow Ops");
+    size_t nscope = 0, nops = 0;
+    int64_t deepest_last = -1;
+    for (size_t i = 0; i < t.nevents; i++) {
+        nscope += t.events[i].track == scope;
+        nops += t.events[i].track == ops;
+        if (t.events[i].track == scope && strcmp(tp_str_get(&t, t.events[i].name), "y999") == 0)
+            deepest_last = t.events[i].ts;
+    }
+    CHECK_EQ_INT(nscope, (size_t)KERNELS * DEPTH);
+    CHECK_EQ_INT(nops, KERNELS);
+    CHECK_EQ_INT(deepest_last, 10 * (KERNELS - 1));
+    free(path[0]);
+    free(path[1]);
+    tp_derive_input_free(&in);
+    tp_trace_free(&t);
+}
