@@ -40,6 +40,7 @@ struct tp_input {
     uint64_t file_size;
     uint64_t raw_read;       /* compressed bytes read from the fd */
     uint64_t consumed;       /* decompressed bytes returned */
+    uint64_t inflated;       /* decompressed bytes produced (the bomb rule) */
     unsigned char head[64];  /* peeked decompressed bytes not yet returned */
     size_t head_len, head_pos;
     /* read-ahead thread (when `threaded`) */
@@ -184,6 +185,26 @@ static const char *isal_error(int r)
     }
 }
 
+/* gzip data that expands more than max_ratio times, once past BOMB_FLOOR, is
+ * refused: real traces compress 3-30 fold (the shared samples: 4-30), a gzip
+ * bomb up to 1000 fold, and 62 MB of it would have the reader hold events of
+ * 21 GB.  Checked against the compressed bytes read so far, so a pipe is
+ * held to it too.  --max-inflate changes the ratio (0: no limit). */
+#define BOMB_FLOOR ((uint64_t)64 << 20)
+static unsigned max_ratio = TP_INPUT_MAX_INFLATE;
+
+void tp_input_set_max_inflate(unsigned ratio) { max_ratio = ratio; }
+
+static int check_bomb(tp_input *in, tp_err *err)
+{
+    uint64_t cap = in->raw_read * max_ratio;
+    if (!max_ratio || in->inflated <= BOMB_FLOOR || in->inflated <= cap)
+        return 0;
+    return tp_fail(err, in->inflated, "gzip data expands more than %u-fold (%llu bytes from %llu): a gzip bomb? "
+                   "(--max-inflate N raises the limit)", max_ratio, (unsigned long long)in->inflated,
+                   (unsigned long long)in->raw_read);
+}
+
 static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err *err)
 {
     if (!in->gzip)
@@ -221,7 +242,9 @@ static long read_decompressed(tp_input *in, unsigned char *buf, size_t n, tp_err
             return -1;
         }
     }
-    return (long)(in->z.next_out - buf);
+    long got = (long)(in->z.next_out - buf);
+    in->inflated += (uint64_t)got;
+    return check_bomb(in, err) < 0 ? -1 : got;
 }
 
 tp_input *tp_input_open(const char *path, tp_err *err)
@@ -325,24 +348,8 @@ long tp_input_read(tp_input *in, void *buf, size_t n, tp_err *err)
     return r;
 }
 
-/* gzip data that expands more than this many times, past SLURP_BOMB_FLOOR,
- * is refused by tp_input_slurp: real traces compress 3-30 fold, a gzip
- * bomb 1000 fold.  Streaming readers never hold the whole input. */
-#define SLURP_BOMB_RATIO 100
-#define SLURP_BOMB_FLOOR ((uint64_t)64 << 20)
-
 char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err)
 {
-    bool bomb_cap = false;
-    if (in->gzip && in->file_size) {
-        uint64_t bomb = in->file_size * SLURP_BOMB_RATIO;
-        if (bomb < SLURP_BOMB_FLOOR)
-            bomb = SLURP_BOMB_FLOOR;
-        if (!limit || bomb < limit) {
-            limit = bomb;
-            bomb_cap = true;
-        }
-    }
     size_t cap = in->gzip ? (size_t)in->file_size * 4 + 4096 : (size_t)in->file_size + 1;
     if (cap < 4096)
         cap = 4096;
@@ -362,11 +369,7 @@ char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err)
             if (r1 == 0)
                 break;
             if (limit && n >= limit) {
-                if (bomb_cap)
-                    tp_fail(err, n, "gzip data expands beyond %llu bytes, more than %d-fold (a gzip bomb?)",
-                            (unsigned long long)limit, SLURP_BOMB_RATIO);
-                else
-                    tp_fail(err, n, "input expands beyond %llu bytes", (unsigned long long)limit);
+                tp_fail(err, n, "input expands beyond %llu bytes", (unsigned long long)limit);
                 free(buf);
                 return NULL;
             }

@@ -11,15 +11,20 @@ typedef struct tp_input tp_input;
 tp_input *tp_input_open(const char *path, tp_err *err);
 void tp_input_close(tp_input *in);
 
+/* Every read of gzip input (streamed or slurped) refuses data that expands
+ * more than this many times once past 64 MB: a gzip bomb becomes an error,
+ * not an exhausted machine.  tp_input_set_max_inflate (--max-inflate)
+ * changes it for the process; 0 turns the check off. */
+#define TP_INPUT_MAX_INFLATE 100
+void tp_input_set_max_inflate(unsigned ratio);
+
 /* Read up to n bytes of (decompressed) data.  Returns bytes read, 0 at end,
  * -1 on error (err filled: truncated gzip, I/O error). */
 long tp_input_read(tp_input *in, void *buf, size_t n, tp_err *err);
 
 /* Read everything that is left into one malloc'ed buffer (NUL-terminated
- * beyond *len).  limit caps the decompressed size (0 = no cap): a gzip bomb
- * becomes an error, not an exhausted machine.  Whatever the limit, gzip input
- * may expand at most 100-fold (or to 64 MB when that is more): beyond that
- * it is refused as a likely gzip bomb.  The caller frees the buffer. */
+ * beyond *len).  limit caps the decompressed size (0 = no cap).  The caller
+ * frees the buffer. */
 char *tp_input_slurp(tp_input *in, size_t *len, uint64_t limit, tp_err *err);
 
 /* The first up to 64 decompressed bytes, without consuming them (for probing). */

@@ -5,6 +5,7 @@
 #include "convert/pipeline/pipeline.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
@@ -65,6 +66,18 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
             return -1;
         }
         lo->drop_cats[lo->ndrop_cats++] = v;
+        return 1;
+    }
+    if ((k = tp_opt_value(argc, argv, i, "--max-inflate", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        char *end;
+        unsigned long r = strtoul(v, &end, 10);
+        if (end == v || *end || r > 1000000 || v[0] == '-') {
+            tp_usage_error(argv[0], "--max-inflate takes a whole number of times, 0 for no limit (got '%s')", v);
+            return -1;
+        }
+        tp_input_set_max_inflate((unsigned)r);
         return 1;
     }
     if ((k = tp_opt_value(argc, argv, i, "--min-dur", &v)) != 0) {

@@ -45,6 +45,7 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
     "  --drop-cat CAT      leave out events of category CAT (repeatable)\n"                 \
     "  --min-dur DUR       leave out slices shorter than DUR (1us, 500ns, 2ms)\n"            \
     "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
+    "  --max-inflate N     refuse gzip input that expands more than N-fold (default 100; 0: no limit)\n" \
     "  --etrecord FILE     ExecuTorch: the ETRecord of the program (op types, modules, Name Scope line)\n"    \
     "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n" \
     "  --line-names NAME   derived lines: tensorflow (\"TensorFlow Ops\", default) or framework\n" \
