@@ -406,10 +406,24 @@ static int tp_cmd_batch(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     free(ins);
+    for (size_t i = 0; i < paths.n; i++) /* the index and the reports must never replace an input */
+        tp_out_protect(paths.v[i]);
     tp_batch_names(&paths, &names);
     char stem[64] = "index";
     if (shard)
         snprintf(stem, sizeof stem, "index-%d-of-%d", sk, sn);
+    static const char *const index_ext[] = {".json", ".md", ".pdf"};
+    for (size_t e = 0; e < 3; e++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s%s", dir, stem, index_ext[e]);
+        const char *in = tp_out_protected(p);
+        if (in) { /* refused now, not after every trace was done */
+            fprintf(stderr, TP_PROG ": %s: is an input of this batch and would be replaced by its index\n", in);
+            tp_strlist_free(&paths);
+            tp_strlist_free(&names);
+            return TP_EXIT_INPUT;
+        }
+    }
     char ipath[4096];
     snprintf(ipath, sizeof ipath, "%s/%s.json", dir, stem);
     tp_batch_rows prev = {0}, rows = {0};

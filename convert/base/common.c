@@ -10,8 +10,29 @@
 #include <sys/mman.h>
 #include <time.h>
 
+static void (*fatal_cleanup)(void);
+
+void tp_on_fatal_exit(void (*cleanup)(void)) { fatal_cleanup = cleanup; }
+
+/* Fault injection for the tests of what an exhausted machine leaves behind:
+ * TP_ALLOC_FAIL_ABOVE=N makes any single allocation of more than N bytes
+ * fail as if memory had run out (ulimit -v is not deterministic enough). */
+static size_t fail_above(void)
+{
+    static size_t limit = 1; /* 1: not read yet; 0: off */
+    if (limit == 1) {
+        const char *s = getenv("TP_ALLOC_FAIL_ABOVE");
+        limit = s && *s ? (size_t)strtoull(s, NULL, 10) : 0;
+    }
+    return limit;
+}
+
+#define REFUSED(n) (fail_above() && (n) > fail_above())
+
 static void out_of_memory(size_t n)
 {
+    if (fatal_cleanup) /* the temporary outputs (convert/io/output.c) */
+        fatal_cleanup();
     fprintf(stderr, TP_PROG ": out of memory (asked for %zu bytes)\n", n);
     exit(TP_EXIT_INPUT);
 }
@@ -69,7 +90,7 @@ static void advise_huge(void *p, size_t asked)
 
 void *tp_xmalloc_stream(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = REFUSED(n) ? NULL : malloc(n ? n : 1);
     if (!p)
         out_of_memory(n);
     return p;
@@ -84,7 +105,7 @@ void *tp_xmalloc(size_t n)
 
 void *tp_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
+    void *p = REFUSED(n * size) ? NULL : calloc(n ? n : 1, size ? size : 1);
     if (!p)
         out_of_memory(n * size);
     advise_huge(p, n * size);
@@ -103,7 +124,7 @@ void *tp_xaligned_zero(size_t align, size_t n)
 
 static void *xrealloc(void *p, size_t n, bool huge)
 {
-    void *q = realloc(p, n ? n : 1);
+    void *q = REFUSED(n) ? NULL : realloc(p, n ? n : 1);
     if (!q)
         out_of_memory(n);
     if (huge)

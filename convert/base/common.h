@@ -15,6 +15,10 @@
 /* Exit codes, documented in README and `tracepress help`. */
 enum { TP_EXIT_OK = 0, TP_EXIT_USAGE = 1, TP_EXIT_INPUT = 2, TP_EXIT_GATE = 3 };
 
+/* What a fatal exit (out of memory) runs first: the output layer registers
+ * the removal of its temporary files (base cannot call up into io). */
+void tp_on_fatal_exit(void (*cleanup)(void));
+
 /* Allocation never returns NULL: running out of memory ends the process with
  * a clear message (there is nothing sensible a converter can do instead). */
 void *tp_xmalloc(size_t n);

@@ -6,6 +6,7 @@
  * on its own thread.  The stream is driven directly so that a truncated or
  * corrupt file is reported with its offset, never silently ended. */
 #include "convert/io/input.h"
+#include "convert/io/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -270,6 +271,7 @@ tp_input *tp_input_open(const char *path, tp_err *err)
             }
             in->file_size = (uint64_t)st.st_size;
         }
+        tp_out_protect(path); /* no output of this run may replace an input it read */
     }
     /* sniff the gzip magic from the first raw bytes */
     unsigned char magic[2];

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <isa-l/igzip_lib.h>
@@ -68,13 +69,19 @@ struct tp_out {
  * and PNGs; lock-free atomics are async-signal-safe). */
 static _Atomic(char *) open_tmps[MAX_OPEN];
 
-static void on_signal(int sig)
+/* Async-signal-safe: atomic loads and unlink only. */
+static void remove_open_tmps(void)
 {
     for (int i = 0; i < MAX_OPEN; i++) {
         char *tmp = atomic_load(&open_tmps[i]);
         if (tmp)
             unlink(tmp);
     }
+}
+
+static void on_signal(int sig)
+{
+    remove_open_tmps();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -85,19 +92,29 @@ static void on_signal(int sig)
 static void on_bus_error(int sig)
 {
     (void)sig;
-    for (int i = 0; i < MAX_OPEN; i++) {
-        char *tmp = atomic_load(&open_tmps[i]);
-        if (tmp)
-            unlink(tmp);
-    }
+    remove_open_tmps();
     static const char msg[] = TP_PROG ": an input file shrank while it was read (bus error)\n";
     ssize_t w = write(2, msg, sizeof msg - 1);
     (void)w;
     _exit(TP_EXIT_INPUT);
 }
 
+/* New files get 0666 less the umask, as the shell's would (mkstemp makes
+ * 0600).  umask() can only be read by setting it: once, before threads. */
+static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+static mode_t out_mode;
+
+static void read_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    out_mode = 0666 & ~m;
+}
+
 void tp_out_install_signal_cleanup(void)
 {
+    pthread_once(&mode_once, read_umask);
+    tp_on_fatal_exit(remove_open_tmps); /* out of memory: no temporary file left behind */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -120,28 +137,102 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* Inputs no output may replace (tp_out_protect): set before any output is
- * opened, read-only afterwards (the report's second thread only reads). */
-#define MAX_PROTECTED 4
-static struct {
+/* Files no output may replace: every input a command names or opens
+ * (tp_out_protect), by device and inode, so a symlink or a hard link to an
+ * input is caught too.  Threads may open inputs and outputs at once. */
+typedef struct protected_file {
     dev_t dev;
     ino_t ino;
-    const char *path;
-} protected_in[MAX_PROTECTED];
-static int n_protected;
+    char *path;
+} protected_file;
+static protected_file *protected_in;
+static size_t n_protected, protected_cap;
+static pthread_mutex_t protected_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void tp_out_protect(const char *input)
 {
     struct stat st;
-    if (!input || strcmp(input, "-") == 0 || n_protected == MAX_PROTECTED || stat(input, &st) != 0)
+    if (!input || strcmp(input, "-") == 0 || stat(input, &st) != 0 || !S_ISREG(st.st_mode))
         return;
-    protected_in[n_protected].dev = st.st_dev;
-    protected_in[n_protected].ino = st.st_ino;
-    protected_in[n_protected++].path = input;
+    pthread_mutex_lock(&protected_mu);
+    bool known = false;
+    for (size_t i = 0; i < n_protected && !known; i++)
+        known = protected_in[i].dev == st.st_dev && protected_in[i].ino == st.st_ino;
+    if (!known) {
+        TP_GROW(protected_in, protected_cap, n_protected + 1);
+        protected_in[n_protected++] = (protected_file){st.st_dev, st.st_ino, tp_xstrdup(input)};
+    }
+    pthread_mutex_unlock(&protected_mu);
+}
+
+const char *tp_out_protected(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    const char *hit = NULL;
+    pthread_mutex_lock(&protected_mu);
+    for (size_t i = 0; i < n_protected && !hit; i++)
+        if (protected_in[i].dev == st.st_dev && protected_in[i].ino == st.st_ino)
+            hit = protected_in[i].path;
+    pthread_mutex_unlock(&protected_mu);
+    return hit;
+}
+
+/* Temporary files are NAME.tmp.PID.XXXXXX: one whose process is gone (a
+ * SIGKILL, a power cut) is removed by the next run that writes NAME. */
+static void remove_stale_tmps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    const char *base = slash ? slash + 1 : path;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".tmp.", 5) != 0)
+            continue;
+        char *end;
+        long pid = strtol(n + blen + 5, &end, 10);
+        if (end == n + blen + 5 || *end != '.' || strlen(end) != 7 || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive (or not ours to ask): its file */
+        char full[8192];
+        snprintf(full, sizeof full, "%s/%s", dir, n);
+        (void)unlink(full);
+    }
+    closedir(d);
+}
+
+/* An output that is not a regular file: a FIFO or a character device
+ * (/dev/null, a terminal) is written straight into, as standard output is;
+ * anything else is refused, never renamed over.  0: go on with a temporary
+ * file; 1: o->fd is open on it; -1: refused. */
+static int open_special(tp_out *o, const char *path, tp_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return 0;
+    const char *what = S_ISDIR(st.st_mode) ? "a directory" : S_ISBLK(st.st_mode) ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket" : NULL;
+    if (!what && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd >= 0)
+            return 1;
+        return tp_fail_at(err, "", "cannot open %s: %s", path, strerror(errno));
+    }
+    return tp_fail_at(err, "", "refusing to write %s: it is %s, not a regular file", path,
+                      what ? what : "not a regular file");
 }
 
 tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
 {
+    pthread_once(&mode_once, read_umask);
     struct stat a, b;
     if (protect && strcmp(protect, "-") != 0) {
         if (stat(path, &a) == 0 && stat(protect, &b) == 0 && a.st_dev == b.st_dev &&
@@ -150,25 +241,33 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
             return NULL;
         }
     }
-    if (n_protected && strcmp(path, "-") != 0 && stat(path, &a) == 0)
-        for (int i = 0; i < n_protected; i++)
-            if (a.st_dev == protected_in[i].dev && a.st_ino == protected_in[i].ino) {
-                tp_fail_at(err, "", "refusing to overwrite the input file %s",
-                           protected_in[i].path);
-                return NULL;
-            }
+    const char *input = strcmp(path, "-") != 0 ? tp_out_protected(path) : NULL;
+    if (input) {
+        tp_fail_at(err, "", "refusing to overwrite the input file %s", input);
+        return NULL;
+    }
     tp_out *o = tp_xcalloc(1, sizeof *o);
     o->path = tp_xstrdup(path);
+    o->slot = -1;
     if (strcmp(path, "-") == 0) {
         /* standard output: streamed as is (no rename possible; a failure is
          * still reported, and the reader of the pipe sees it end early) */
         o->fd = 1;
-        o->slot = -1;
         return o;
     }
+    int special = open_special(o, path, err);
+    if (special != 0) {
+        if (special < 0) {
+            free(o->path);
+            free(o);
+            return NULL;
+        }
+        goto opened;
+    }
+    remove_stale_tmps(path);
     size_t n = strlen(path);
-    o->tmp = tp_xmalloc(n + 16);
-    snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
+    o->tmp = tp_xmalloc(n + 40);
+    snprintf(o->tmp, n + 40, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
     /* registered before mkstemp creates the file, so that a signal at any
      * moment after its creation (on any thread) finds it; before that the
      * handler unlinks a name that does not exist yet */
@@ -191,7 +290,8 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
         free(o);
         return NULL;
     }
-    fchmod(o->fd, 0644);
+    fchmod(o->fd, out_mode);
+opened:
     o->gzip = ends_with(path, ".gz");
     if (o->gzip) {
         isal_deflate_init(&o->z);

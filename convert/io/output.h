@@ -30,9 +30,14 @@ uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
  * main() calls it for every command. */
 void tp_out_install_signal_cleanup(void);
 /* Refuse (tp_out_open fails) any later output that is this input file, by
- * device and inode: report, diff and batch write fixed names (summary.json,
- * diff.md, ...) that an input in the output folder may have.  Up to 4. */
+ * device and inode (through symlinks and hard links): every input a command
+ * reads (tp_input_open registers each; --etrecord, batch inputs), since
+ * report, diff and batch write fixed names (summary.json, diff.md,
+ * index.json, ...) that an input in the output folder may have. */
 void tp_out_protect(const char *input);
+/* The protected input that PATH is (same device and inode), or NULL: a
+ * command that will write PATH late can refuse before it starts. */
+const char *tp_out_protected(const char *path);
 
 /* Write a whole small file (JSON, Markdown) atomically: DIR/NAME, or PATH
  * when dir is NULL.  0 or -1 with err. */

@@ -3,6 +3,7 @@
  * agree (documented once: LOAD_OPTIONS_HELP in pipeline.h). */
 #include "convert/base/cli.h"
 #include "convert/pipeline/pipeline.h"
+#include "convert/io/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,13 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
     const char *v;
     int k;
     if ((k = tp_opt_value(argc, argv, i, "--format", &lo->format)) != 0 ||
-        (k = tp_opt_value(argc, argv, i, "--etrecord", &lo->read.etrecord)) != 0 ||
         (k = tp_opt_value(argc, argv, i, "--time-scale", &lo->read.time_scale)) != 0)
         return k;
+    if ((k = tp_opt_value(argc, argv, i, "--etrecord", &lo->read.etrecord)) != 0) {
+        if (k > 0)
+            tp_out_protect(lo->read.etrecord); /* an input too: no output may replace it */
+        return k;
+    }
     if (tp_opt_flag(argv, *i, "--strict")) {
         lo->read.strict = true;
         return 1;
