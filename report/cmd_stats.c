@@ -79,7 +79,8 @@ static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *
 
 static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char *path)
 {
-    printf("%s: %s trace, %llu events, %llu tracks, %llu steps\n", path, t->format,
+    tp_put_printable(stdout, path);
+    printf(": %s trace, %llu events, %llu tracks, %llu steps\n", t->format,
            (unsigned long long)t->events_in, (unsigned long long)count_tracks(t),
            (unsigned long long)count_steps(t));
     printf("%llu kernel/memcpy/memset instances of %zu names, %lld ns in total\n\n",
@@ -100,9 +101,11 @@ static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char 
         const char *tag = r->kind == TP_KIND_MEMCPY ? "[memcpy] " : r->kind == TP_KIND_MEMSET ? "[memset] " : "";
         name.len = 0; /* invalid UTF-8 repaired as in the JSON outputs */
         tp_buf_put_utf8(&name, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
-        printf(" %8.1f  %15lld  %9llu  %11lld  %11lld  %11lld  %11lld  %11lld  %s%s\n", pct, (long long)r->total_ns,
+        printf(" %8.1f  %15lld  %9llu  %11lld  %11lld  %11lld  %11lld  %11lld  %s", pct, (long long)r->total_ns,
                (unsigned long long)r->count, (long long)r->mean_ns, (long long)r->p50_ns, (long long)r->min_ns,
-               (long long)r->max_ns, (long long)r->stddev_ns, tag, name.data);
+               (long long)r->max_ns, (long long)r->stddev_ns, tag);
+        tp_put_printable(stdout, name.data); /* a name with ESC or a newline cannot drive the terminal */
+        putchar('\n');
     }
     tp_buf_free(&name);
 }

@@ -194,12 +194,32 @@ int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
     return -1;
 }
 
+void tp_put_printable(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x20 && *p != 0x7f)
+            fputc(*p, f);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else
+            fprintf(f, "\\x%02x", *p);
+    }
+}
+
 void tp_report_error(const char *file, const tp_err *err)
 {
-    if (err->where[0])
-        fprintf(stderr, TP_PROG ": %s: %s: %s\n", file, err->where, err->msg);
-    else
-        fprintf(stderr, TP_PROG ": %s: %s\n", file, err->msg);
+    /* one line whatever the file is called or the message quotes */
+    fputs(TP_PROG ": ", stderr);
+    tp_put_printable(stderr, file);
+    fputs(": ", stderr);
+    if (err->where[0]) {
+        tp_put_printable(stderr, err->where);
+        fputs(": ", stderr);
+    }
+    tp_put_printable(stderr, err->msg);
+    fputc('\n', stderr);
 }
 
 void tp_buf_put(tp_buf *b, const void *p, size_t n)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdarg.h>
 
 /* Exit codes, documented in README and `tracepress help`. */
@@ -70,6 +71,9 @@ int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Print "tracepress: FILE: WHERE: MSG" on stderr (WHERE omitted when empty). */
+/* s written with control characters escaped (\n, \t, \x1b): names from a
+ * trace or a file name cannot split a line or drive the terminal. */
+void tp_put_printable(FILE *f, const char *s);
 void tp_report_error(const char *file, const tp_err *err);
 
 /* printf to a growable string (used for args and messages). */

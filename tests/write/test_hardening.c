@@ -3,6 +3,7 @@
  * inode, modes from the umask, temporary files of dead runs removed. */
 #include "tests/lib/harness.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -116,5 +117,48 @@ TEST(hardening_out_of_memory_removes_temporary_outputs)
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "ls '%s' | grep -c 'oom.json' || true", tp_test_tmpdir()), 0);
     CHECK_STR(out, "0\n");
+    free(out);
+}
+
+TEST(hardening_control_characters_cannot_split_lines_or_drive_the_terminal)
+{
+    /* a file name with a newline and ESC: the error is still one line */
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s/bad\nname\x1b[31m.json", tp_test_tmpdir());
+    FILE *f = fopen(bad, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("{\"traceEvents\": [ {\"ph\": }", f);
+        fclose(f);
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats \"$(printf '%s/bad\\nname\\033[31m.json' '%s')\"", tp_test_bin(), "%s",
+                             tp_test_tmpdir()), 2);
+    CHECK(out && strchr(out, '\n') == out + strlen(out) - 1 && !strchr(out, 0x1b) && strstr(out, "bad\\nname\\x1b[31m"));
+    free(out);
+    /* kernel names with ESC and BEL in the stats table */
+    const char *t = tp_test_write_text(
+        "esc.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\\u001b]0;pwned\\u0007x\","
+                    "\"pid\":1,\"tid\":7,\"ts\":1,\"dur\":2}]}");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), t), 0);
+    CHECK(out && !strchr(out, 0x1b) && !strchr(out, 0x07) && strstr(out, "k\\x1b]0;pwned\\x07x"));
+    free(out);
+}
+
+TEST(hardening_double_dash_ends_the_options)
+{
+    const char *dir = tp_test_tmp("dd");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp golden/example.pt.trace.json '%s/-o'", dir, dir), 0);
+    char bin[4096];
+    CHECK(realpath(tp_test_bin(), bin) != NULL);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' stats -- -o", dir, bin), 0);
+    CHECK(out && strstr(out, "129 events"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' convert -q -o out.json -- -o && test -s out.json", dir, bin), 0);
+    free(out);
+    /* after --, --help is a file name, not a request for help */
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' stats -- --help", dir, bin), 2);
+    CHECK(out && strstr(out, "cannot open"));
     free(out);
 }
