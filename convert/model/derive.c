@@ -47,6 +47,7 @@ typedef struct dev_lines {
 struct tp_derive_job {
     tp_trace *t;
     tp_derive_opts o;
+    uint64_t levels_dropped; /* name-scope / HLO levels past TP_DERIVE_MAX_LEVELS (warned at commit) */
     dev_lines *dev;
     size_t ndev;
 };
@@ -58,6 +59,7 @@ typedef struct builder {
     tp_i64map paths;
     tp_str *pool;
     size_t npool, pool_cap;
+    uint64_t levels_dropped;
     int64_t last_path;     /* the key of the last path split_path returned, and its offset */
     uint32_t last_path_off;
     int64_t last_group;
@@ -365,6 +367,11 @@ static const tp_str *split_path(builder *b, tp_str path, tp_str prefix)
         i = j + 1;
         if (!q)
             break;
+        if (b->pool[at] == TP_DERIVE_MAX_LEVELS) { /* deeper levels: counted, not derived */
+            for (const char *r = q; r; r = memchr(r + 1, TP_DERIVE_SEP, n - (size_t)(r + 1 - s)))
+                b->levels_dropped++;
+            break;
+        }
     }
     tp_buf_free(&key);
     free(s);
@@ -712,6 +719,7 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
     free(sub);
     tp_i64map_free(&b.paths);
     free(b.pool);
+    job->levels_dropped = b.levels_dropped;
     return job;
 }
 
@@ -720,6 +728,9 @@ size_t tp_derive_commit(tp_derive_job *job)
     size_t added = 0;
     for (size_t i = 0; i < job->ndev; i++)
         added += commit_device(job->t, &job->o, &job->dev[i]);
+    if (job->levels_dropped) /* here, on the loading thread: the job may have run beside it */
+        tp_warn(job->t, "name-scope levels deeper than 64 not derived (TP_DERIVE_MAX_LEVELS)",
+                job->levels_dropped);
     free(job->dev);
     free(job);
     return added;

@@ -30,6 +30,10 @@
 
 /* Separates levels inside tp_annot.scopes and tp_annot.hlo_ops. */
 #define TP_DERIVE_SEP '\x1f'
+/* Levels of a name-scope or HLO path that become derived events: deeper
+ * ones are counted in a warning.  Real traces nest a few dozen deep; a
+ * hostile one 1,000 deep would give a million events from 37 KB. */
+#define TP_DERIVE_MAX_LEVELS 64
 
 /* Which upstream generation of the merge rule to follow (XPLANE.md §5.3). */
 typedef enum tp_derive_era {

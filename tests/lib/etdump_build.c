@@ -184,3 +184,18 @@ uint8_t *etdump_build(const xrun *runs, int nruns, int size_prefixed, size_t *le
         fbb_patch(&b, v + 4 + 4 * (uint32_t)i, run(&b, &runs[i]));
     return fbb_finish(&b, root, len);
 }
+
+uint8_t *etdump_build_shared(const xrun *one, int nruns, size_t *len)
+{
+    fbb b;
+    fbb_start(&b, "ED00", 1);
+    fbf f[1] = {{1, 0, 0}};
+    uint32_t ph[1];
+    uint32_t root = fbb_table(&b, f, 1, ph);
+    uint32_t v = fbb_offvec(&b, (uint32_t)nruns);
+    fbb_patch(&b, ph[0], v);
+    uint32_t shared = run(&b, one);
+    for (int i = 0; i < nruns; i++)
+        fbb_patch(&b, v + 4 + 4 * (uint32_t)i, shared);
+    return fbb_finish(&b, root, len);
+}

@@ -45,5 +45,7 @@ typedef struct xrun {
 #define XALLOC(...) ((xev){.kind = XA, .instr = -1, .dint = -1, __VA_ARGS__})
 
 uint8_t *etdump_build(const xrun *runs, int nruns, int size_prefixed, size_t *len);
+/* Hostile: nruns entries of the runs vector all point at one run table. */
+uint8_t *etdump_build_shared(const xrun *one, int nruns, size_t *len);
 
 #endif

@@ -435,8 +435,9 @@ TEST(derive_launch_stats_per_step)
 
 /* Deep name scopes (hostile input: a few KB of XPlane can name scopes a
  * thousand deep): kernels alternate between two paths that differ at level
- * 0, so every kernel opens `depth` new levels.  A new level once reset
- * every level ever opened (depth^2 per kernel); now only the open ones. */
+ * 0, so every kernel opens every level again.  Levels past
+ * TP_DERIVE_MAX_LEVELS are counted in a warning, not derived; a new level
+ * resets only the open ones (it once reset every level ever opened). */
 TEST(derive_deep_scopes_alternating_paths)
 {
     enum { DEPTH = 1000, KERNELS = 60 };
@@ -463,10 +464,15 @@ TEST(derive_deep_scopes_alternating_paths)
     for (size_t i = 0; i < t.nevents; i++) {
         nscope += t.events[i].track == scope;
         nops += t.events[i].track == ops;
-        if (t.events[i].track == scope && strcmp(tp_str_get(&t, t.events[i].name), "y999") == 0)
+        if (t.events[i].track == scope && strcmp(tp_str_get(&t, t.events[i].name), "y63") == 0)
             deepest_last = t.events[i].ts;
+        CHECK(t.events[i].track != scope || strcmp(tp_str_get(&t, t.events[i].name), "y64") != 0);
     }
-    CHECK_EQ_INT(nscope, (size_t)KERNELS * DEPTH);
+    CHECK_EQ_INT(nscope, (size_t)KERNELS * TP_DERIVE_MAX_LEVELS);
+    bool warned = false;
+    for (size_t w = 0; w < t.nwarnings; w++)
+        warned |= strstr(t.warnings[w].what, "deeper than 64") && t.warnings[w].count == 2 * (DEPTH - TP_DERIVE_MAX_LEVELS);
+    CHECK(warned);
     CHECK_EQ_INT(nops, KERNELS);
     CHECK_EQ_INT(deepest_last, 10 * (KERNELS - 1));
     free(path[0]);

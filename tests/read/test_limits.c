@@ -1,6 +1,7 @@
 /* test_limits.c: hostile inputs meet a work budget (docs/ERRORS.md
  * "Limits"): small files must not demand unbounded memory or time. */
 #include "tests/lib/harness.h"
+#include "tests/lib/etdump_build.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -38,5 +39,31 @@ TEST(limits_gzip_bomb_is_refused_with_the_ratio)
     CHECK(out && strstr(out, "1536000 events"));
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "'%s' stats --max-inflate x '%s'", tp_test_bin(), bomb), 1);
+    free(out);
+}
+
+/* Runs that all point at one event vector: 8 KB would give millions of
+ * events (and 80 KB ask for gigabytes).  Each event is a 4-byte vector
+ * entry of its own in a real file, which bounds the events by the size. */
+TEST(limits_etdump_runs_sharing_one_event_vector)
+{
+    xev ev[200];
+    for (int i = 0; i < 200; i++)
+        ev[i] = XPROF(.name = "op", .chain = 0, .start = (uint64_t)i * 10, .end = (uint64_t)i * 10 + 5);
+    xrun r = {.name = "run", .bundled = -1, .nev = 200, .ev = ev};
+    size_t len = 0;
+    uint8_t *buf = etdump_build_shared(&r, 2000, &len);
+    CHECK(len < 40000);
+    const char *path = tp_test_write("shared.etdp", buf, len);
+    free(buf);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), path), 2);
+    CHECK(out && strstr(out, "runs share their event vectors"));
+    free(out);
+    /* the same run once is fine */
+    buf = etdump_build_shared(&r, 1, &len);
+    path = tp_test_write("one.etdp", buf, len);
+    free(buf);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), path), 0);
     free(out);
 }

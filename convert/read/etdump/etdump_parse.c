@@ -259,7 +259,13 @@ int tp_etdump_parse(uint8_t *data, size_t len, tp_etdump *d, tp_err *err)
         if (tp_fb_vec_table(&p.fb, &runs, i, &rt, &ignore) == 0 && tp_fb_vector(&p.fb, &rt, 3, 4, &ev, &ignore) == 1)
             total += ev.n;
     }
-    if (total && total < p.fb.len) /* each event is >= 4 bytes of vector */
+    /* Each event is a 4-byte entry of its run's vector, and runs do not share
+     * vectors in a real file: more events than that means vectors that
+     * point at the same bytes, which would let 80 KB ask for gigabytes. */
+    if (total > p.fb.len / 4)
+        return tp_fail(err, 0, "%llu events in %zu bytes: runs share their event vectors (hostile or corrupt file)",
+                       (unsigned long long)total, (size_t)p.fb.len);
+    if (total)
         TP_GROW(d->events, p.ev_cap, (size_t)total);
     for (uint32_t i = 0; i < runs.n; i++)
         if (tp_fb_vec_table(&p.fb, &runs, i, &rt, err) < 0 || run(&p, &rt) < 0)
