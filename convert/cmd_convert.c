@@ -233,9 +233,10 @@ static int tp_cmd_convert(int argc, char **argv)
     uint64_t bytes = 0;
     char **written = tp_xcalloc(sp.n + 1, sizeof *written);
     int rc = TP_EXIT_OK;
+    tp_outset *set = tp_outset_new(); /* all parts or none; the previous ones stay until all are written */
     for (size_t k = 0; k < sp.n && rc == TP_EXIT_OK; k++) {
         char *name = split ? part_name(out, &sp, k) : tp_xstrdup(out);
-        tp_out *o = tp_out_open(name, in, &err);
+        tp_out *o = tp_out_open_in(set, name, in, &err);
         if (!o) {
             tp_report_error(name, &err);
             free(name);
@@ -272,10 +273,12 @@ static int tp_cmd_convert(int argc, char **argv)
         total.invalid_args += st.invalid_args;
         total.repaired = st.repaired;
     }
-    if (rc != TP_EXIT_OK) /* all or nothing: remove the parts already written */
-        for (size_t k = 0; k < sp.n; k++)
-            if (written[k])
-                unlink(written[k]);
+    if (rc != TP_EXIT_OK) {
+        tp_outset_abort(set);
+    } else if (tp_outset_publish(set, &err) < 0) {
+        tp_report_error(out, &err);
+        rc = TP_EXIT_INPUT;
+    }
     if (cw)
         tp_chrome_writer_free(cw);
     if (rc == TP_EXIT_OK && !quiet) {

@@ -23,11 +23,20 @@
  * 1 MB the formatter waited for every fourth write (0.1 s of a 1 GB Kineto
  * conversion on one core). */
 #define FLUSH_AT (4u << 20)
-#define MAX_OPEN 16
+/* Temporary files a signal must remove: the open ones and those of a set
+ * not yet published (a report's PNGs, a split's parts). */
+#define MAX_OPEN 4096
+
+struct tp_outset {
+    char **tmp, **final; /* committed members: temporary name -> final name */
+    int *slot;           /* their places in open_tmps */
+    size_t n, cap;
+};
 
 struct tp_out {
     char *path;
     char *tmp;
+    tp_outset *set;      /* commit keeps the file under its temporary name for the set */
     int fd;
     bool gzip;
     bool failed;
@@ -734,6 +743,22 @@ int tp_out_commit(tp_out *o, tp_err *err)
         release(o);
         return 0;
     }
+    if (o->set) { /* published with the rest of its set, or removed with it */
+        tp_outset *st = o->set;
+        if (st->n == st->cap) {
+            st->cap = st->cap ? st->cap * 2 : 16;
+            st->tmp = tp_xrealloc(st->tmp, st->cap * sizeof *st->tmp);
+            st->final = tp_xrealloc(st->final, st->cap * sizeof *st->final);
+            st->slot = tp_xrealloc(st->slot, st->cap * sizeof *st->slot);
+        }
+        st->tmp[st->n] = o->tmp;
+        st->final[st->n] = o->path;
+        st->slot[st->n++] = o->slot;
+        o->tmp = o->path = NULL;
+        o->slot = -1; /* the set keeps it registered for the signal handler */
+        release(o);
+        return 0;
+    }
     if (replace_file(o->tmp, o->path) != 0) {
         tp_fail_at(err, "", "cannot rename to %s: %s", o->path, strerror(errno));
         unlink(o->tmp);
@@ -754,6 +779,52 @@ void tp_out_abort(tp_out *o)
     if (o->tmp)
         unlink(o->tmp);
     release(o);
+}
+
+tp_outset *tp_outset_new(void) { return tp_xcalloc(1, sizeof(tp_outset)); }
+
+tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp_err *err)
+{
+    tp_out *o = tp_out_open(path, protect, err);
+    if (o && o->tmp)
+        o->set = set;
+    return o;
+}
+
+static void outset_free(tp_outset *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->slot[i] >= 0)
+            atomic_store(&open_tmps[s->slot[i]], NULL);
+        free(s->tmp[i]);
+        free(s->final[i]);
+    }
+    free(s->tmp);
+    free(s->final);
+    free(s->slot);
+    free(s);
+}
+
+int tp_outset_publish(tp_outset *s, tp_err *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (rc == 0 && replace_file(s->tmp[i], s->final[i]) != 0)
+            rc = tp_fail_at(err, "", "cannot rename to %s: %s", s->final[i], strerror(errno));
+        if (rc < 0)
+            (void)unlink(s->tmp[i]); /* what is left of the set: never half of it */
+    }
+    outset_free(s);
+    return rc;
+}
+
+void tp_outset_abort(tp_outset *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        (void)unlink(s->tmp[i]);
+    outset_free(s);
 }
 
 int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err)

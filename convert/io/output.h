@@ -25,6 +25,20 @@ int tp_out_commit(tp_out *o, tp_err *err);
 void tp_out_abort(tp_out *o);
 uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
 
+/* A set of outputs published together (a report's PDF, PNGs, summary.json
+ * and summary.md; the parts of a split): each member is written and
+ * committed under its temporary name, and tp_outset_publish renames them
+ * all at the end.  Until then the previous set stays as it was; on failure
+ * or a signal no member is left.  Members that are not regular files (-o -,
+ * a FIFO) are written straight, as ever. */
+typedef struct tp_outset tp_outset;
+tp_outset *tp_outset_new(void);
+tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp_err *err);
+/* Renames every committed member; 0, or -1 with err (the rest removed). Frees the set. */
+int tp_outset_publish(tp_outset *set, tp_err *err);
+/* Removes every committed member's temporary file and frees the set (NULL: nothing). */
+void tp_outset_abort(tp_outset *set);
+
 /* Install SIGINT/SIGTERM/SIGHUP handlers that remove open temporary files,
  * and ignore SIGXFSZ (a file-size limit becomes a write error, EFBIG).
  * main() calls it for every command. */

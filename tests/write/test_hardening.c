@@ -2,6 +2,7 @@
  * outputs that are not regular files, inputs of every kind protected by
  * inode, modes from the umask, temporary files of dead runs removed. */
 #include "tests/lib/harness.h"
+#include "convert/base/common.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -161,4 +162,30 @@ TEST(hardening_double_dash_ends_the_options)
     CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' stats -- --help", dir, bin), 2);
     CHECK(out && strstr(out, "cannot open"));
     free(out);
+}
+
+/* --split is all or nothing, and the previous set stays until the new one
+ * is complete: step 2 is too big for the file-size limit of the second run,
+ * after step 1 was written. */
+TEST(hardening_split_failure_keeps_the_previous_set)
+{
+    tp_buf j = {0};
+    tp_buf_puts(&j, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
+                    "{\"ph\":\"X\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100000}");
+    for (int i = 0; i < 4000; i++)
+        tp_buf_printf(&j, ",{\"ph\":\"X\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5}", i, 11 + 20 * i);
+    tp_buf_puts(&j, "]}");
+    const char *in = tp_test_write("steps.json", j.data, j.len);
+    tp_buf_free(&j);
+    const char *dir = tp_test_tmp("split");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && '%s' convert -q '%s' --split steps -o '%s/t.json'", dir,
+                             tp_test_bin(), in, dir), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && cat t.step-1.json t.step-2.json > ../split_before", dir), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "ulimit -f 100 && '%s' convert -q '%s' --split steps --min-dur 1ns -o '%s/t.json'",
+                             tp_test_bin(), in, dir), 2);
+    CHECK(out && strstr(out, "File too large"));
+    free(out);
+    CHECK_STR(tp_test_dir_listing(dir), "t.step-1.json t.step-2.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && cat t.step-1.json t.step-2.json | cmp -s - ../split_before", dir), 0);
 }
