@@ -1,8 +1,8 @@
 /* chrome_read.c: streaming reader for Chrome Trace Event JSON, including
  * PyTorch profiler / Kineto traces (spec: shared/specs/KINETO.md §1, §4):
- * the format and its probe, the input buffer, and the loops over the
- * top-level value and the traceEvents array.  The other files of the reader
- * are listed in chrome_read_int.h.
+ * the format and its probe, the input buffer, and the top-level value (the
+ * traceEvents array is read by chrome_events.c; the reader's files are
+ * listed in chrome_read_int.h).
  *
  * Streaming without a document tree: the input is read in chunks into one
  * buffer; the parser handles one *unit* at a time (one event, or one
@@ -68,7 +68,7 @@ void chrome_use_map(reader *r, const char *map, uint64_t size, uint64_t pos)
 /* The unit starting at `at` runs past the buffer: read more and have the
  * caller parse it again (0), or, at the end of the input, fail naming what
  * the file ends inside (-1). */
-static int more_or_truncated(reader *r, const char *at, const char *inside)
+int chrome_more_or_truncated(reader *r, const char *at, const char *inside)
 {
     if (r->eof)
         return tp_fail(r->err, off_of(r, at), "file ends inside %s (truncated?)", inside);
@@ -79,7 +79,7 @@ static int more_or_truncated(reader *r, const char *at, const char *inside)
 
 /* --strict: the first lenient problem counted so far (the smallest offset)
  * as the error.  Checked after every event, so it is the first in the file. */
-static int strict_error(reader *r)
+int chrome_strict_error(reader *r)
 {
     const tp_warning *w = tp_warning_first(r->t);
     if (r->bad_utf8 && (!w || !w->at || (r->bad_utf8_at && r->bad_utf8_at <= w->at))) {
@@ -95,94 +95,6 @@ static int strict_error(reader *r)
     return tp_fail_at(r->err, "", "%s (%llu), rejected by --strict", w->what, (unsigned long long)w->count);
 }
 
-/* Parse the traceEvents array body, event by event, refilling as needed.
- * On entry r->pos is just after '['.  Returns 0 or -1. */
-/* Every cache line of the input is asked for PREFETCH_AHEAD bytes before
- * the parser reaches it: the hardware's prefetcher stops at each 4 KiB
- * page, and the first look at each event's keys was a miss (1 GB Kineto,
- * one core: 0.02 s of 0.89). */
-#define PREFETCH_AHEAD 1024
-int chrome_read_events(reader *r)
-{
-    raw_event ev;
-    bool first = true;
-    const char *ahead_in = r->buf, *ahead = r->buf + r->pos; /* the input is asked for up to here */
-    for (;;) {
-        const char *p = tp_json_ws(r->buf + r->pos, r->buf + r->len);
-        r->pos = (size_t)(p - r->buf);
-        const char *end = r->buf + r->len;
-        if (p >= end) {
-            if (more_or_truncated(r, p, "the traceEvents array") < 0)
-                return -1;
-            continue;
-        }
-        if (*p == ']') {
-            r->pos++;
-            if (r->half)
-                chrome_half_cancel(r); /* the array ended before the split: it was not between events */
-            return 0;
-        }
-        if (r->abandon && atomic_load_explicit(r->abandon, memory_order_relaxed))
-            return 0; /* second half, no longer wanted */
-        if (!first) { /* an event was read: a comma (or the end) must follow */
-            if (*p != ',')
-                return tp_fail(r->err, off_of(r, p), "expected ',' or ']' between events");
-            const char *q = tp_json_ws(p + 1, end);
-            if (q >= end && !r->eof) {
-                if (chrome_refill(r, r->pos) < 0)
-                    return -1;
-                continue;
-            }
-            first = true; /* the comma is consumed: an event comes next */
-            if (q < end && *q == ']') {
-                if (r->o->strict)
-                    return tp_fail(r->err, off_of(r, p), "trailing comma in traceEvents");
-                tp_warn_at(r->t, "trailing commas", 1, off_of(r, p));
-                r->pos = (size_t)(q - r->buf) + 1;
-                return 0;
-            }
-            p = q;
-            r->pos = (size_t)(p - r->buf);
-        }
-        if (p >= end) {
-            if (r->eof)
-                return tp_fail(r->err, off_of(r, p), "file ends inside the traceEvents array (truncated?)");
-            continue;
-        }
-        if (*p != '{')
-            return tp_fail(r->err, off_of(r, p), "expected an event object");
-        if (r->half && off_of(r, p) >= r->half_split) {
-            /* the first half reached the split: join the halves (0: the second half
-             * read the rest of the array; 1: the split was not here, go on alone) */
-            int k = chrome_half_meet(r, off_of(r, p));
-            if (k <= 0)
-                return k;
-        }
-        const char *next = p, *why = "malformed event";
-        if (ahead_in != r->buf || ahead < p) /* a refill moved the buffer, or a long event passed it */
-            ahead_in = r->buf, ahead = p;
-        for (const char *to = end - p > PREFETCH_AHEAD ? p + PREFETCH_AHEAD : end; ahead < to; ahead += 64)
-            __builtin_prefetch(ahead);
-        int k = chrome_parse_event(r, p, end, &ev, &next, &why);
-        if (k == TP_JL_MORE) {
-            if (more_or_truncated(r, p, "an event") < 0)
-                return -1;
-            continue;
-        }
-        if (k == TP_JL_BAD) {
-            /* find the failing position roughly: report the event start */
-            return tp_fail(r->err, off_of(r, p), "%s", why);
-        }
-        if (chrome_commit_event(r, &ev, off_of(r, p)) < 0)
-            return -1;
-        if (r->o->strict && (r->t->nwarnings || r->bad_utf8)) /* a lenient problem: the first one in the file */
-            return strict_error(r);
-        r->pos = (size_t)(next - r->buf);
-        release_behind(r);
-        first = false;
-    }
-}
-
 static int read_top_object(reader *r)
 {
     bool first = true;
@@ -191,7 +103,7 @@ static int read_top_object(reader *r)
         r->pos = (size_t)(p - r->buf);
         const char *end = r->buf + r->len;
         if (p >= end) {
-            if (more_or_truncated(r, p, "the top-level object") < 0)
+            if (chrome_more_or_truncated(r, p, "the top-level object") < 0)
                 return -1;
             continue;
         }
@@ -232,7 +144,7 @@ static int read_top_object(reader *r)
                 rc = TP_JL_MORE;
         }
         if (rc == TP_JL_MORE) {
-            if (more_or_truncated(r, unit, "the top-level object") < 0)
+            if (chrome_more_or_truncated(r, unit, "the top-level object") < 0)
                 return -1;
             continue;
         }
@@ -253,7 +165,7 @@ static int read_top_object(reader *r)
         const char *vend;
         rc = tp_json_skip(q, end, &vend, &why);
         if (rc == TP_JL_MORE) {
-            if (more_or_truncated(r, unit, "the top-level object") < 0)
+            if (chrome_more_or_truncated(r, unit, "the top-level object") < 0)
                 return -1;
             continue;
         }
@@ -277,12 +189,13 @@ static int read_top_object(reader *r)
             tp_buf_put(tl, q, (size_t)(ve - q));
         }
         if (r->o->strict && r->t->nwarnings)
-            return strict_error(r);
+            return chrome_strict_error(r);
         r->pos = (size_t)(vend - r->buf);
         first = false;
     }
 }
 
+/* What a reader allocated (its trace is the caller's). */
 void chrome_reader_free(reader *r)
 {
     for (size_t k = 0; k < r->bstack_tracks; k++)
@@ -381,7 +294,7 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
     if (rc == 0)
         chrome_restore_flows(&r); /* after the B events are closed: flows bind to slices */
     if (rc == 0 && o->strict && (r.bad_utf8 || t->nwarnings))
-        rc = strict_error(&r);
+        rc = chrome_strict_error(&r);
     if (rc == 0 && r.bad_utf8 && r.bad_utf8_at)
         tp_warn_at(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8, r.bad_utf8_at - 1);
     else if (rc == 0 && r.bad_utf8)

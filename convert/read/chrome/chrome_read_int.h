@@ -1,11 +1,13 @@
 /* chrome_read_int.h: the Chrome reader's own header, shared by its files
  * (docs/JSON_READER.md):
- *   chrome_read.c    the format, its probe, the buffer and the top-level loops
- *   chrome_parse.c   JSON text -> one raw event (no side effects)
- *   chrome_commit.c  raw event -> the model (tracks, events, args, metadata)
- *   chrome_flows.c   flow keys -> the links they stand for
- *   chrome_halves.c  a large file read by two threads, joined
- * The helpers every event passes through are inline here. */
+ *   chrome_read.c       the format, its probe, the buffer, the top-level value
+ *   chrome_parse.h      JSON text -> one raw event (inline, no side effects)
+ *   chrome_events.c     the traceEvents array: raw events -> the model
+ *   chrome_begin_end.c  'B'/'E' pairs
+ *   chrome_flows.c      flow keys -> the links they stand for
+ *   chrome_halves.c     a large file read by two threads, joined
+ *   chrome_args.c       args left in the mapped file
+ * The small helpers every event passes through are inline here. */
 #ifndef TP_CHROME_READ_INT_H
 #define TP_CHROME_READ_INT_H
 
@@ -163,15 +165,15 @@ static inline void bad_string_at(reader *r, uint64_t off)
 /* chrome_read.c */
 int chrome_refill(reader *r, size_t keep_from);
 void chrome_use_map(reader *r, const char *map, uint64_t size, uint64_t pos);
-int chrome_read_events(reader *r);
+int chrome_more_or_truncated(reader *r, const char *at, const char *inside);
+int chrome_strict_error(reader *r);
 void chrome_reader_free(reader *r);
 
-/* chrome_parse.c: one event object at p ('{'); no side effects on the trace. */
-int chrome_parse_event(reader *r, const char *p, const char *end, raw_event *ev, const char **next,
-                       const char **why);
+/* chrome_events.c: the traceEvents array from r->pos (just after its '['),
+ * each event parsed and committed.  0 or -1. */
+int chrome_read_events(reader *r);
 
-/* chrome_commit.c */
-int chrome_commit_event(reader *r, raw_event *ev, uint64_t at);
+/* chrome_begin_end.c */
 void chrome_bstack_push(reader *r, uint32_t track, uint32_t ev);
 void chrome_merge_args(reader *r, tp_event *b, const raw_event *ev);
 int chrome_close_open_b(reader *r);
