@@ -1,5 +1,5 @@
 /* test_chrome_halves.c: the Chrome reader reads large plain files in two
- * halves on two threads (convert/read/chrome/chrome_read.c, "two halves").  The trace
+ * halves on two threads (convert/read/chrome/chrome_halves.c).  The trace
  * must be exactly the one a single reader builds: every sample, every bad
  * input and crafted cases that put a B/E pair, metadata, string pids and
  * stream labels across the split give the same stats, the same converted
