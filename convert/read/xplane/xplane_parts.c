@@ -1,0 +1,332 @@
+/* xplane_parts.c: the later planes of a large file read on a second thread.
+ *
+ * Planes are independent (each has its own metadata, and a plane's lines
+ * are one process), so the planes after a split point are read on a second
+ * thread by a reader of their own, into a trace of their own, and appended
+ * afterwards: strings, processes, tracks, events, the derivation input,
+ * the report's data and what the args renderer keeps of each plane.  The
+ * result is the trace one reader makes (same strings, tracks and events in
+ * the same order: the output does not depend on the threads).  Two cases
+ * are read again on one thread instead, as they would need the first
+ * planes' state: a process of the second part that the first part also has
+ * (two planes with one pid), and host or other planes numbered in both
+ * parts (pids 701, 702...).  TP_THREADS=1 or TP_READ_THREADS=1 reads on
+ * one thread; TP_READ_SPLIT_MIN (bytes of planes, default 64 MiB) is the
+ * smallest input split (tests set it low).
+ *
+ * Both parts' events go into one array: each part first counts its own
+ * (a walk over the frames that also keeps every line's header, so reading
+ * does not walk them again); then the first reserves the array and gives
+ * the second its slice. */
+#include "convert/read/xplane/xplane_read_int.h"
+#include "convert/base/threads.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define XP_SPLIT_MIN ((uint64_t)64 << 20)
+
+typedef struct plane_part {
+    xp_reader r;
+    tp_trace t;
+    tp_err err;
+    const tp_pb_field *planes;
+    size_t from, to;
+    int rc;
+    /* both parts' events go into one array: each part counts its own (a
+     * walk over the frames), then the first reserves the array and hands the
+     * second its slice (between the two waits) */
+    pthread_barrier_t counted, sliced;
+    int64_t count;           /* the second part's events, -1 on a framing error */
+    bool go;                 /* the slice is there: read (else stop) */
+} plane_part;
+
+static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t from, size_t to);
+
+/* Free a part (its events are in our array: not freed with its trace). */
+static void part_free(plane_part *q)
+{
+    q->t.events = NULL;
+    pthread_barrier_destroy(&q->counted);
+    pthread_barrier_destroy(&q->sliced);
+    xp_reader_free(&q->r);
+    tp_trace_free(&q->t);
+    free(q);
+}
+
+static void *part_main(void *p)
+{
+    plane_part *q = p;
+    q->rc = 0;
+    q->count = planes_events(&q->r, q->planes, q->from, q->to);
+    pthread_barrier_wait(&q->counted);
+    pthread_barrier_wait(&q->sliced);
+    for (size_t i = q->from; i < q->to && q->rc == 0 && q->go; i++)
+        q->rc = xp_read_plane(&q->r, &q->planes[i]);
+    return NULL;
+}
+
+/* Where to split: the plane that makes the two parts' bytes most even, or 0. */
+static size_t split_point(const tp_pb_field *planes, size_t n)
+{
+    if (n < 2 || tp_single_thread("TP_READ_THREADS"))
+        return 0;
+    uint64_t total = 0, min = XP_SPLIT_MIN, before = 0;
+    const char *m = getenv("TP_READ_SPLIT_MIN");
+    if (m && *m)
+        min = strtoull(m, NULL, 10);
+    for (size_t i = 0; i < n; i++)
+        total += planes[i].len;
+    if (total < min)
+        return 0;
+    size_t best = 0;
+    uint64_t best_gap = UINT64_MAX;
+    for (size_t s = 1; s < n; s++) {
+        before += planes[s - 1].len;
+        uint64_t gap = before > total - before ? before - (total - before) : total - before - before;
+        if (gap < best_gap) {
+            best_gap = gap;
+            best = s;
+        }
+    }
+    return best;
+}
+
+/* The events reading plane pf adds (an event field of each line read), or
+ * -1 on a framing error (then nothing is split: one reader reports it). */
+static int64_t plane_events(xp_reader *r, const tp_pb_field *pf)
+{
+    tp_pb plane = tp_pb_sub(&r->top, pf);
+    tp_pb_field f;
+    tp_err e = {0};
+    int k;
+    int64_t n = 0;
+    while ((k = tp_pb_next(&plane, &f, &e)) == 1) {
+        if (f.num != 3 || f.wt != TP_PB_LEN)
+            continue;
+        xp_line L;
+        if (xp_decode_line(&plane, &f, &L, &e) < 0)
+            return -1;
+        if (!(r->o->rederive && tp_xplane_is_derived_line_id(L.id))) /* (xp_read_line skips those) */
+            n += L.nevents;
+        TP_GROW(r->lcache, r->lcache_cap, r->nlcache + 1);
+        r->lcache[r->nlcache++] = (xp_lcache){f.data, L};
+    }
+    return k < 0 ? -1 : n;
+}
+
+static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t from, size_t to)
+{
+    int64_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        int64_t c = plane_events(r, &planes[i]);
+        if (c < 0)
+            return -1;
+        n += c;
+    }
+    return n;
+}
+
+static bool has_pid(const tp_trace *t, int64_t pid)
+{
+    for (size_t i = 0; i < t->nprocesses; i++)
+        if (t->processes[i].pid == pid)
+            return true;
+    return false;
+}
+
+/* Append part q (read after the planes in r) to r.  Returns false, changing
+ * nothing, when the part must be read again on r's thread (see above). */
+static bool part_append(xp_reader *r, plane_part *q)
+{
+    tp_trace *t = r->t, *u = &q->t;
+    xp_reader *b = &q->r;
+    if ((r->nhost && b->nhost) || (r->nother && b->nother) || u->events != t->events + t->nevents)
+        return false;
+    for (size_t i = 0; i < u->nprocesses; i++)
+        if (has_pid(t, u->processes[i].pid))
+            return false;
+    tp_str *smap = tp_xmalloc((u->nstr + 1) * sizeof *smap);
+    for (size_t i = 0; i < u->nstr; i++)
+        smap[i] = tp_intern(t, tp_str_get(u, (tp_str)i), tp_str_len(u, (tp_str)i));
+    uint32_t first_ev = (uint32_t)t->nevents;
+    if (!tp_derive_input_append(&r->din, &b->din, first_ev, smap)) {
+        free(smap); /* (strings interned are harmless: re-reading interns them anyway, in the same order) */
+        return false;
+    }
+    uint32_t *pmap = tp_xmalloc((u->nprocesses + 1) * sizeof *pmap);
+    for (size_t i = 0; i < u->nprocesses; i++) {
+        const tp_process *x = &u->processes[i];
+        uint32_t k = tp_process_get(t, x->pid);
+        tp_process *p = &t->processes[k];
+        p->name = smap[x->name];
+        p->label = smap[x->label];
+        p->sort_index = x->sort_index;
+        p->has_sort = x->has_sort;
+        p->is_device = x->is_device;
+        p->device = x->device;
+        pmap[i] = k;
+    }
+    uint32_t *tmap = tp_xmalloc((u->ntracks + 1) * sizeof *tmap);
+    for (size_t i = 0; i < u->ntracks; i++) { /* derived_of points back: set below */
+        const tp_track *x = &u->tracks[i];
+        uint32_t k = x->role == TP_TRACK_DERIVED ? tp_track_add(t, pmap[x->process], smap[x->name], x->role, TP_NONE)
+                                                 : tp_track_get(t, pmap[x->process], x->tid);
+        tp_track *y = &t->tracks[k];
+        y->tid = x->tid;
+        y->name = smap[x->name];
+        y->role = x->role;
+        y->sort_index = x->sort_index;
+        y->has_sort = x->has_sort;
+        tmap[i] = k;
+    }
+    for (size_t i = 0; i < u->ntracks; i++)
+        if (u->tracks[i].derived_of != TP_NONE)
+            t->tracks[tmap[i]].derived_of = tmap[u->tracks[i].derived_of];
+    uint64_t shift = tp_args_append(t, u); /* args kept as JSON (handles that do not fit the file form) */
+    /* events: the part wrote them into our array, after ours */
+    for (size_t i = 0; i < u->nevents; i++) {
+        tp_event *e = &u->events[i];
+        e->name = smap[e->name];
+        e->cat = smap[e->cat];
+        e->track = tmap[e->track];
+        if (e->args && !(e->args & TP_ARGS_EXTERNAL))
+            e->args += shift;
+        if (e->flags & TP_EV_ID_STRING)
+            e->id = smap[e->id];
+        if (e->link != TP_NONE)
+            e->link += first_ev;
+        if (e->op != TP_NONE)
+            e->op += first_ev;
+    }
+    t->nevents += u->nevents;
+    t->events_in += u->events_in;
+    for (size_t i = 0; i < u->nwarnings; i++)
+        tp_warn_merge(t, &u->warnings[i]);
+    for (size_t i = 0; i < u->ndrops; i++)
+        tp_drop_count(t, u->drops[i].what, u->drops[i].count);
+    /* the report's data */
+    if (r->xd && b->xd) {
+        tp_xplane_data *x = r->xd, *y = b->xd;
+        TP_GROW(x->ops, x->ops_cap, x->nops + y->nops);
+        for (size_t i = 0; i < y->nops; i++) {
+            tp_xplane_opkey o = y->ops[i];
+            x->ops[x->nops++] = (tp_xplane_opkey){o.event + first_ev, smap[o.tf_op], smap[o.tf_type], smap[o.hlo_op]};
+        }
+        TP_GROW(x->launches, x->launches_cap, x->nlaunches + y->nlaunches);
+        for (size_t i = 0; i < y->nlaunches; i++) {
+            tp_xplane_launch l = y->launches[i];
+            l.event += first_ev;
+            x->launches[x->nlaunches++] = l;
+        }
+    }
+    /* what the renderer keeps of each plane: the part's planes follow ours */
+    xp_src *src = r->src, *bs = b->src;
+    size_t pst0 = src->npst;
+    TP_GROW(src->pst, src->pst_cap, src->npst + bs->npst);
+    for (size_t i = 0; i < bs->npst; i++) {
+        xp_pst x = bs->pst[i];
+        x.str = smap[x.str];
+        src->pst[src->npst++] = x;
+    }
+    TP_GROW(src->planes, src->planes_cap, bs->nplanes);
+    for (size_t i = q->from; i < bs->nplanes; i++) {
+        xp_plane *pl = &bs->planes[i];
+        for (size_t j = 0; j < pl->nsm; j++)
+            pl->sm[j].name = smap[pl->sm[j].name];
+        for (size_t j = 0; j < pl->nem; j++) {
+            pl->em[j].full = smap[pl->em[j].full];
+            pl->em[j].st += (uint32_t)pst0;
+        }
+        src->planes[src->nplanes++] = *pl;
+        memset(pl, 0, sizeof *pl);
+    }
+    if (b->planes_json.len) {
+        if (r->planes_json.len)
+            tp_buf_putc(&r->planes_json, ',');
+        tp_buf_put(&r->planes_json, b->planes_json.data, b->planes_json.len);
+    }
+    r->nhost += b->nhost;
+    r->nother += b->nother;
+    free(smap);
+    free(pmap);
+    free(tmap);
+    return true;
+}
+
+int xp_read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
+{
+    size_t s = split_point(planes, n);
+    plane_part *q = NULL;
+    pthread_t th;
+    if (s) {
+        q = tp_xcalloc(1, sizeof *q);
+        tp_trace_init(&q->t);
+        q->t.format = r->t->format;
+        q->t.strict = r->t->strict;
+        q->t.keep_args = r->t->keep_args;
+        q->r = (xp_reader){.t = &q->t, .o = r->o, .err = &q->err, .top = r->top, .page = r->page,
+                           .lazy_args = r->lazy_args};
+        q->r.src = tp_xcalloc(1, sizeof *q->r.src);
+        q->r.src->fd = -1;
+        q->r.src->planes = tp_xcalloc(s, sizeof *q->r.src->planes); /* the first part's: left empty */
+        q->r.src->nplanes = q->r.src->planes_cap = s;
+        if (r->xd)
+            q->r.xd = tp_xcalloc(1, sizeof *q->r.xd);
+        q->planes = planes;
+        q->from = s;
+        q->to = n;
+        pthread_barrier_init(&q->counted, NULL, 2);
+        pthread_barrier_init(&q->sliced, NULL, 2);
+        if (pthread_create(&th, NULL, part_main, q) != 0) {
+            part_free(q);
+            q = NULL;
+            s = 0;
+        }
+    }
+    if (q) {
+        int64_t na = planes_events(r, planes, 0, s);
+        pthread_barrier_wait(&q->counted);
+        tp_trace *t = r->t;
+        q->go = na >= 0 && q->count >= 0 && t->nevents + (uint64_t)na + (uint64_t)q->count < UINT32_MAX - 1;
+        if (q->go) { /* (else a framing error, or too many events: one reader reports it) */
+            TP_GROW_EVENTS(t, t->nevents + (size_t)na + (size_t)q->count);
+            r->ev_limit = t->nevents + (size_t)na;
+            q->t.events = t->events + r->ev_limit; /* its slice of our array */
+            q->t.events_cap = (size_t)q->count;
+            q->r.ev_limit = (size_t)q->count;
+        }
+        pthread_barrier_wait(&q->sliced);
+        tp_timing("read: planes counted");
+        if (!q->go) {
+            pthread_join(th, NULL);
+            part_free(q);
+            q = NULL;
+            s = 0;
+        }
+    }
+    int rc = 0;
+    size_t to = s ? s : n;
+    for (size_t i = 0; i < to && rc == 0; i++)
+        rc = xp_read_plane(r, &planes[i]);
+    if (!q)
+        return rc;
+    tp_timing("read: planes, first part");
+    pthread_join(th, NULL);
+    if (rc == 0 && q->rc < 0) {
+        *r->err = q->err;
+        rc = -1;
+    }
+    bool joined = rc == 0 && q->rc == 0 && part_append(r, q);
+    tp_timing("read: planes, second part joined");
+    r->ev_limit = SIZE_MAX;
+    if (getenv("TP_READ_SPLIT_REPORT"))
+        fprintf(stderr, "tracepress: planes: split at %zu of %zu, %s\n", s, n,
+                joined ? "joined" : rc == 0 ? "read again" : "failed");
+    part_free(q);
+    if (rc == 0 && !joined) /* read them here after all */
+        for (size_t i = s; i < n && rc == 0; i++)
+            rc = xp_read_plane(r, &planes[i]);
+    return rc;
+}
