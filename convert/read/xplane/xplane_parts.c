@@ -16,17 +16,20 @@
  *
  * Both parts' events go into one array: each part first counts its own
  * (a walk over the frames that also keeps every line's header, so reading
- * does not walk them again); then the first reserves the array and gives
- * the second its slice. */
+ * does not walk them again), both at once (tp_run_pair); then the first
+ * reserves the array and gives the second its slice, and both read at once
+ * (tp_side_start / tp_side_join).  Without a second thread the same steps
+ * run one after the other, with the same result. */
 #include "convert/read/xplane/xplane_read_int.h"
 #include "convert/base/threads.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define XP_SPLIT_MIN ((uint64_t)64 << 20)
 
+/* The planes [from, to) read by a reader of their own: the second part, or
+ * (for counting) the first one with the caller's reader. */
 typedef struct plane_part {
     xp_reader r;
     tp_trace t;
@@ -34,13 +37,15 @@ typedef struct plane_part {
     const tp_pb_field *planes;
     size_t from, to;
     int rc;
-    /* both parts' events go into one array: each part counts its own (a
-     * walk over the frames), then the first reserves the array and hands the
-     * second its slice (between the two waits) */
-    pthread_barrier_t counted, sliced;
-    int64_t count;           /* the second part's events, -1 on a framing error */
-    bool go;                 /* the slice is there: read (else stop) */
+    int64_t count;           /* its events, -1 on a framing error */
 } plane_part;
+
+typedef struct count_job {   /* the first part's count, with the caller's reader */
+    xp_reader *r;
+    const tp_pb_field *planes;
+    size_t to;
+    int64_t count;
+} count_job;
 
 static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t from, size_t to);
 
@@ -48,21 +53,30 @@ static int64_t planes_events(xp_reader *r, const tp_pb_field *planes, size_t fro
 static void part_free(plane_part *q)
 {
     q->t.events = NULL;
-    pthread_barrier_destroy(&q->counted);
-    pthread_barrier_destroy(&q->sliced);
     xp_reader_free(&q->r);
     tp_trace_free(&q->t);
     free(q);
+}
+
+static void *part_count(void *p)
+{
+    plane_part *q = p;
+    q->count = planes_events(&q->r, q->planes, q->from, q->to);
+    return NULL;
+}
+
+static void *first_count(void *p)
+{
+    count_job *c = p;
+    c->count = planes_events(c->r, c->planes, 0, c->to);
+    return NULL;
 }
 
 static void *part_main(void *p)
 {
     plane_part *q = p;
     q->rc = 0;
-    q->count = planes_events(&q->r, q->planes, q->from, q->to);
-    pthread_barrier_wait(&q->counted);
-    pthread_barrier_wait(&q->sliced);
-    for (size_t i = q->from; i < q->to && q->rc == 0 && q->go; i++)
+    for (size_t i = q->from; i < q->to && q->rc == 0; i++)
         q->rc = xp_read_plane(&q->r, &q->planes[i]);
     return NULL;
 }
@@ -259,7 +273,6 @@ int xp_read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
 {
     size_t s = split_point(planes, n);
     plane_part *q = NULL;
-    pthread_t th;
     if (s) {
         q = tp_xcalloc(1, sizeof *q);
         tp_trace_init(&q->t);
@@ -277,35 +290,28 @@ int xp_read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
         q->planes = planes;
         q->from = s;
         q->to = n;
-        pthread_barrier_init(&q->counted, NULL, 2);
-        pthread_barrier_init(&q->sliced, NULL, 2);
-        if (pthread_create(&th, NULL, part_main, q) != 0) {
-            part_free(q);
-            q = NULL;
-            s = 0;
-        }
-    }
-    if (q) {
-        int64_t na = planes_events(r, planes, 0, s);
-        pthread_barrier_wait(&q->counted);
+        count_job c = {r, planes, s, 0};
+        tp_run_pair(part_count, q, first_count, &c, "TP_READ_THREADS");
         tp_trace *t = r->t;
-        q->go = na >= 0 && q->count >= 0 && t->nevents + (uint64_t)na + (uint64_t)q->count < UINT32_MAX - 1;
-        if (q->go) { /* (else a framing error, or too many events: one reader reports it) */
+        int64_t na = c.count;
+        bool go = na >= 0 && q->count >= 0 && t->nevents + (uint64_t)na + (uint64_t)q->count < UINT32_MAX - 1;
+        if (go) { /* (else a framing error, or too many events: one reader reports it) */
             TP_GROW_EVENTS(t, t->nevents + (size_t)na + (size_t)q->count);
             r->ev_limit = t->nevents + (size_t)na;
             q->t.events = t->events + r->ev_limit; /* its slice of our array */
             q->t.events_cap = (size_t)q->count;
             q->r.ev_limit = (size_t)q->count;
         }
-        pthread_barrier_wait(&q->sliced);
         tp_timing("read: planes counted");
-        if (!q->go) {
-            pthread_join(th, NULL);
+        if (!go) {
             part_free(q);
             q = NULL;
             s = 0;
         }
     }
+    tp_side side;
+    if (q)
+        tp_side_start(&side, part_main, q, "TP_READ_THREADS");
     int rc = 0;
     size_t to = s ? s : n;
     for (size_t i = 0; i < to && rc == 0; i++)
@@ -313,7 +319,7 @@ int xp_read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
     if (!q)
         return rc;
     tp_timing("read: planes, first part");
-    pthread_join(th, NULL);
+    tp_side_join(&side);
     if (rc == 0 && q->rc < 0) {
         *r->err = q->err;
         rc = -1;
