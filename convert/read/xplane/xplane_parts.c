@@ -22,6 +22,7 @@
  * run one after the other, with the same result. */
 #include "convert/read/xplane/xplane_read_int.h"
 #include "convert/base/threads.h"
+#include "convert/model/trace_append.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,76 +151,45 @@ static bool has_pid(const tp_trace *t, int64_t pid)
     return false;
 }
 
-/* Append part q (read after the planes in r) to r.  Returns false, changing
- * nothing, when the part must be read again on r's thread (see above). */
+/* The derivation input is XPlane's own: appended once the strings are
+ * mapped and before t changes, as it may still decline (then the part is
+ * read again: the strings interned meanwhile are interned anyway, in the
+ * same order). */
+typedef struct append_ctx {
+    xp_reader *r;
+    plane_part *q;
+} append_ctx;
+
+static bool derive_append(void *ctx, const tp_append_map *m)
+{
+    append_ctx *c = ctx;
+    return tp_derive_input_append(&c->r->din, &c->q->r.din, m->first_event, m->str);
+}
+
+/* Append part q (read after the planes in r) to r: its trace with
+ * tp_trace_append, then what is XPlane's own.  Returns false, changing
+ * nothing but strings, when the part must be read again on r's thread (see
+ * above). */
 static bool part_append(xp_reader *r, plane_part *q)
 {
     tp_trace *t = r->t, *u = &q->t;
     xp_reader *b = &q->r;
+    /* (its events must be the slice just after ours: tp_trace_append would
+     * otherwise copy them and free the slice) */
     if ((r->nhost && b->nhost) || (r->nother && b->nother) || u->events != t->events + t->nevents)
         return false;
     for (size_t i = 0; i < u->nprocesses; i++)
         if (has_pid(t, u->processes[i].pid))
             return false;
-    tp_str *smap = tp_xmalloc((u->nstr + 1) * sizeof *smap);
-    for (size_t i = 0; i < u->nstr; i++)
-        smap[i] = tp_intern(t, tp_str_get(u, (tp_str)i), tp_str_len(u, (tp_str)i));
-    uint32_t first_ev = (uint32_t)t->nevents;
-    if (!tp_derive_input_append(&r->din, &b->din, first_ev, smap)) {
-        free(smap); /* (strings interned are harmless: re-reading interns them anyway, in the same order) */
+    append_ctx c = {r, q};
+    tp_append_how how = {.merge_meta = false, .strings_mapped = derive_append, .ctx = &c};
+    tp_append_map m;
+    if (!tp_trace_append(t, u, &how, &m)) {
+        tp_append_map_free(&m);
         return false;
     }
-    uint32_t *pmap = tp_xmalloc((u->nprocesses + 1) * sizeof *pmap);
-    for (size_t i = 0; i < u->nprocesses; i++) {
-        const tp_process *x = &u->processes[i];
-        uint32_t k = tp_process_get(t, x->pid);
-        tp_process *p = &t->processes[k];
-        p->name = smap[x->name];
-        p->label = smap[x->label];
-        p->sort_index = x->sort_index;
-        p->has_sort = x->has_sort;
-        p->is_device = x->is_device;
-        p->device = x->device;
-        pmap[i] = k;
-    }
-    uint32_t *tmap = tp_xmalloc((u->ntracks + 1) * sizeof *tmap);
-    for (size_t i = 0; i < u->ntracks; i++) { /* derived_of points back: set below */
-        const tp_track *x = &u->tracks[i];
-        uint32_t k = x->role == TP_TRACK_DERIVED ? tp_track_add(t, pmap[x->process], smap[x->name], x->role, TP_NONE)
-                                                 : tp_track_get(t, pmap[x->process], x->tid);
-        tp_track *y = &t->tracks[k];
-        y->tid = x->tid;
-        y->name = smap[x->name];
-        y->role = x->role;
-        y->sort_index = x->sort_index;
-        y->has_sort = x->has_sort;
-        tmap[i] = k;
-    }
-    for (size_t i = 0; i < u->ntracks; i++)
-        if (u->tracks[i].derived_of != TP_NONE)
-            t->tracks[tmap[i]].derived_of = tmap[u->tracks[i].derived_of];
-    uint64_t shift = tp_args_append(t, u); /* args kept as JSON (handles that do not fit the file form) */
-    /* events: the part wrote them into our array, after ours */
-    for (size_t i = 0; i < u->nevents; i++) {
-        tp_event *e = &u->events[i];
-        e->name = smap[e->name];
-        e->cat = smap[e->cat];
-        e->track = tmap[e->track];
-        if (e->args && !(e->args & TP_ARGS_EXTERNAL))
-            e->args += shift;
-        if (e->flags & TP_EV_ID_STRING)
-            e->id = smap[e->id];
-        if (e->link != TP_NONE)
-            e->link += first_ev;
-        if (e->op != TP_NONE)
-            e->op += first_ev;
-    }
-    t->nevents += u->nevents;
-    t->events_in += u->events_in;
-    for (size_t i = 0; i < u->nwarnings; i++)
-        tp_warn_merge(t, &u->warnings[i]);
-    for (size_t i = 0; i < u->ndrops; i++)
-        tp_drop_count(t, u->drops[i].what, u->drops[i].count);
+    const tp_str *smap = m.str;
+    uint32_t first_ev = m.first_event;
     /* the report's data */
     if (r->xd && b->xd) {
         tp_xplane_data *x = r->xd, *y = b->xd;
@@ -263,12 +233,11 @@ static bool part_append(xp_reader *r, plane_part *q)
     }
     r->nhost += b->nhost;
     r->nother += b->nother;
-    free(smap);
-    free(pmap);
-    free(tmap);
+    tp_append_map_free(&m);
     return true;
 }
 
+/* Read the planes: on this thread, or the later ones on a second. */
 int xp_read_planes(xp_reader *r, const tp_pb_field *planes, size_t n)
 {
     size_t s = split_point(planes, n);
