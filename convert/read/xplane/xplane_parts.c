@@ -29,8 +29,8 @@
 
 #define XP_SPLIT_MIN ((uint64_t)64 << 20)
 
-/* The planes [from, to) read by a reader of their own: the second part, or
- * (for counting) the first one with the caller's reader. */
+/* The second part: planes [from, to) read by a reader of its own into a
+ * trace of its own (its events in a slice of the first part's array). */
 typedef struct plane_part {
     xp_reader r;
     tp_trace t;
