@@ -10,7 +10,7 @@
  * data are close together in the file, a sparse one's far apart, so this
  * bounds the mapped pages at about TP_FWIN_WINDOWS x 64 KB per thread
  * either way, with few system calls.  Used by the Chrome reader's args
- * (chrome_args.c) and the XPlane args renderer (xplane_read.c). */
+ * (chrome_args.c) and the XPlane args renderer (xplane_args.c). */
 #ifndef TP_FILE_WINDOW_H
 #define TP_FILE_WINDOW_H
 

@@ -1,5 +1,5 @@
 /* test_xplane_parts.c: the XPlane reader reads the later planes on a second
- * thread into a trace of its own and appends it (convert/read/xplane/xplane_read.c, "two
+ * thread into a trace of its own and appends it (convert/read/xplane/xplane_parts.c, "two
  * threads").  The result must be the trace one reader builds: the samples,
  * a synthetic XSpace, files whose parts share a pid or number host planes in
  * both (read again on one thread), and broken files (an error in either
