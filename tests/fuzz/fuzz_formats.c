@@ -5,12 +5,13 @@
  * each format in tp_formats[] (so a reader sees inputs its probe would
  * refuse), strict and lenient by turns; each trace that loads goes through
  * the pipeline (tp_load), the kernel table (stats) and the Chrome writer;
- * the output must be valid JSON (tp_json_valid), whatever the input.  A new reader is covered as soon
+ * the output must be valid JSON (tp_json_valid) and valid UTF-8, whatever the input.  A new reader is covered as soon
  * as it is in tp_formats[]: nothing here names a format.
  *
  * Built by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined). */
 #include "convert/write/chrome_write.h"
 #include "convert/codec/json_lex.h"
+#include "convert/codec/json_write.h"
 #include "report/analysis/kernel_table.h"
 #include "convert/pipeline/pipeline.h"
 
@@ -84,6 +85,15 @@ static void load_one(const char *format, bool strict, bool keep_args)
                         fprintf(stderr, "reader %s: the Chrome writer produced invalid JSON\n",
                                 format ? format : "(detected)");
                         abort();
+                    }
+                    for (size_t i = 0; i < got;) { /* and valid UTF-8, byte for byte */
+                        size_t k = tp_utf8_seq_len((const unsigned char *)b + i, got - i);
+                        if (!k) {
+                            fprintf(stderr, "reader %s: the Chrome writer produced invalid UTF-8 at %zu\n",
+                                    format ? format : "(detected)", i);
+                            abort();
+                        }
+                        i += k;
                     }
                     free(b);
                 }

@@ -350,7 +350,10 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         return 0;
     }
     t->events_in++;
-    char ph = ev->ph.n ? ev->ph.p[0] : '?';
+    /* a phase is one ASCII letter or sign: anything else (a multi-byte
+     * character, a control) is an unknown phase, kept as '?' so the output
+     * never holds half a UTF-8 sequence */
+    char ph = ev->ph.n == 1 && ev->ph.p[0] > 0x20 && ev->ph.p[0] < 0x7f ? ev->ph.p[0] : '?';
     if (ph == 'M' && ev->name.n > 8 && memcmp(ev->name.p, "process_", 8) == 0) {
         /* process metadata names no thread: resolve the process only */
         ident pid;
@@ -566,6 +569,9 @@ int chrome_read_events(reader *r)
             /* find the failing position roughly: report the event start */
             return tp_fail(r->err, off_of(r, p), "%s", why);
         }
+        if ((size_t)(next - p) > MAX_UNIT) /* a mapped file is not copied, but the same cap holds */
+            return tp_fail(r->err, off_of(r, p), "one event or top-level value is larger than %zu MB (corrupt file?)",
+                           MAX_UNIT >> 20);
         if (commit_event(r, &ev, off_of(r, p)) < 0)
             return -1;
         if (r->o->strict && (r->t->nwarnings || r->bad_utf8)) /* a lenient problem: the first one in the file */
