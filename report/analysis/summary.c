@@ -4,6 +4,7 @@
 #include "convert/codec/json_write.h"
 #include "report/out/kernel_json.h"
 #include "render/labels/kname.h"
+#include "convert/base/threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,33 +160,7 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
     tp_run_pair(side, s, here, s, "TP_REPORT_THREADS");
 }
 
-static void *tree_job(void *p)
-{
-    tp_summary_tree *st = p;
-    tp_host_tree_build(st->t, &st->ht);
-    return NULL;
-}
-
-void tp_summary_tree_start(const tp_trace *t, void *tree)
-{
-    tp_summary_tree *st = tree;
-    st->t = t;
-    tp_side_start(&st->side, tree_job, st, "TP_REPORT_THREADS");
-    st->built = true;
-}
-
-void tp_summary_tree_wait(void *tree)
-{
-    tp_summary_tree *st = tree;
-    tp_side_join(&st->side);
-}
-
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
-{
-    tp_summary_build_tree(t, o, NULL, s);
-}
-
-void tp_summary_build_tree(const tp_trace *t, const tp_report_opts *o, tp_summary_tree *tree, tp_summary *s)
 {
     memset(s, 0, sizeof *s);
     s->t = t;
@@ -196,15 +171,7 @@ void tp_summary_build_tree(const tp_trace *t, const tp_report_opts *o, tp_summar
                      !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     /* two rounds on two threads: each analysis writes only its own member
      * and reads the trace (and the host tree, built in the first round) */
-    if (tree && tree->built && tree->t == t) { /* built beside linking: the kernel table alone is left */
-        tp_summary_tree_wait(tree);
-        s->ht = tree->ht; /* the summary owns it now */
-        memset(&tree->ht, 0, sizeof tree->ht);
-        tree->built = false;
-        kernel_table_job(s);
-    } else {
-        run_pair(kernel_table_job, s, host_tree_job);
-    }
+    run_pair(kernel_table_job, s, host_tree_job);
     run_pair(ops_and_steps_job, s, overheads_job);
     find_devices(t, s);
     find_date(t, s);

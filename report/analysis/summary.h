@@ -15,8 +15,6 @@
 #include "report/analysis/overheads.h"
 #include "report/analysis/steps.h"
 
-#include "convert/base/threads.h"
-
 typedef struct tp_report_opts {
     const char *path;       /* the input as given */
     const char *steps;      /* --steps text or NULL */
@@ -42,22 +40,7 @@ typedef struct tp_summary {
     void *fp_state;
 } tp_summary;
 
-/* The host tree beside linking (tp_load_opts.beside_link_*): pass
- * tp_summary_tree_start / tp_summary_tree_wait with a tp_summary_tree as
- * ctx, then hand it to tp_summary_build, which uses the tree instead of
- * building it (and frees it with the summary). */
-typedef struct tp_summary_tree {
-    tp_host_tree ht;
-    const tp_trace *t;
-    bool built;
-    tp_side side;
-} tp_summary_tree;
-void tp_summary_tree_start(const tp_trace *t, void *tree);
-void tp_summary_tree_wait(void *tree);
-
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s);
-/* The same, with a tree built beside linking (or NULL). */
-void tp_summary_build_tree(const tp_trace *t, const tp_report_opts *o, tp_summary_tree *tree, tp_summary *s);
 void tp_summary_free(tp_summary *s);
 
 void tp_summary_json(const tp_summary *s, tp_buf *b);
