@@ -1,9 +1,7 @@
 /* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
 #include "convert/base/cli.h"
-#include "report/formats/format_pages.h"
 #include "convert/io/output.h"
-#include "report/pages/pages.h"
-#include "report/out/report_write.h"
+#include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"
 
@@ -16,7 +14,7 @@ int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
-    const char *invocation = NULL; /* format-specific options (format_pages.h) */
+    const char *invocation = NULL; /* format-specific options (report/pages/fpage.h) */
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */

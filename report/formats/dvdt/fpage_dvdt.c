@@ -5,7 +5,7 @@
  * error bars) and the per-layer timing. */
 #include "render/charts/chart_errbar.h"
 #include "report/formats/dvdt/dvdt_analysis.h"
-#include "report/formats/format_pages.h"
+#include "report/formats/dvdt/fpage_dvdt.h"
 #include "convert/codec/json_write.h"
 #include "render/charts/palette.h"
 

@@ -6,7 +6,7 @@
 #include "render/charts/chart_bar.h"
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
-#include "report/formats/format_pages.h"
+#include "report/formats/etdump/fpage_etdump.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
 
