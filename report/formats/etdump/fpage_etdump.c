@@ -339,10 +339,6 @@ static void page_modules(tp_canvas *cv, const tp_pagectx *pc)
 {
     const ed_state *st = pc->s->fp_state;
     const tp_inspector *in = &st->in;
-    double m = TP_PAGE_MARGIN;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, "Time per module");
-    chart_modules(cv, pc, (tp_rect){m, m, pc->lw - 2 * m, pc->lh - 2 * m});
-    tp_cv_end_page(cv);
     tp_strs S = {0};
     enum { NC = 3 };
     const char **cells = tp_xcalloc(in->nmodules * NC + 1, sizeof *cells);
@@ -353,7 +349,7 @@ static void page_modules(tp_canvas *cv, const tp_pagectx *pc)
     }
     tp_table_col cols[NC] = {{"module", 0, TP_FIT_WRAP, 1}, {"total (ms)", 1, TP_FIT_END, 0}, {"events", 1, TP_FIT_END, 0}};
     tp_table t = {"Time per module (ms)", NC, cols, in->nmodules, cells, 8, 3, NULL};
-    tp_fp_paged_table(cv, pc, &t, NULL, NULL, 0);
+    tp_fp_chart_and_table(cv, pc, "Time per module", chart_modules, &t, NULL, NULL, 0);
     free(cells);
     tp_strs_free(&S);
 }
