@@ -9,6 +9,8 @@
 #include "report/formats/etdump/fpage_etdump.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
+#include "convert/base/sort.h"
+#include "convert/base/strset.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +34,9 @@ typedef struct ed_state {
 
 static bool shown(const tp_insp_event *ev) { return !ev->excluded && ev->n > 0; }
 
-static int cmp_op(const void *a, const void *b)
-{
-    const ed_op *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
+#define OP_LESS(x, y, c) \
+    ((x)->total_ns > (y)->total_ns || ((x)->total_ns == (y)->total_ns && strcmp((x)->name, (y)->name) < 0))
+TP_SORT_DEFINE(sort_ops, ed_op, int, OP_LESS)
 
 /* Operators: the events the Inspector's table shows, framework events
  * (Method::execute, ...) left out, summed by name over blocks and runs. */
@@ -46,14 +44,17 @@ static void collect_ops(ed_state *st)
 {
     const tp_inspector *in = &st->in;
     size_t cap = 0;
+    tp_strset keys = {0}; /* name, NUL, delegated -> the op's index + 1 */
+    tp_buf key = {0};
     for (size_t b = 0; b < in->nblocks; b++)
         for (size_t j = 0; j < in->blocks[b].nevents; j++) {
             const tp_insp_event *ev = &in->blocks[b].events[j];
             if (!shown(ev) || ev->framework)
                 continue;
-            size_t k = 0;
-            while (k < st->nops && !(strcmp(st->ops[k].name, ev->name) == 0 && st->ops[k].delegated == ev->delegated))
-                k++;
+            key.len = 0;
+            tp_buf_put(&key, ev->name, strlen(ev->name) + 1);
+            tp_buf_putc(&key, ev->delegated ? 'd' : '-');
+            size_t k = tp_strset_add(&keys, key.data, key.len) - 1;
             if (k == st->nops) {
                 TP_GROW(st->ops, cap, st->nops + 1);
                 st->ops[st->nops++] = (ed_op){ev->name, 0, 0, ev->delegated, ev->backend};
@@ -62,8 +63,9 @@ static void collect_ops(ed_state *st)
                 st->ops[k].total_ns += ev->raw_ns[r];
             st->ops[k].samples += ev->n;
         }
-    if (st->nops)
-        qsort(st->ops, st->nops, sizeof *st->ops, cmp_op);
+    tp_buf_free(&key);
+    tp_strset_free(&keys);
+    sort_ops(st->ops, st->nops, 0); /* stable: equal rows keep their first-seen order */
 }
 
 static int ed_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_err *err)
