@@ -141,22 +141,6 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, "}\n");
 }
 
-/* Markdown table cell: no pipes, backticks or newlines. */
-static void md_cell(tp_buf *b, const char *s, size_t max)
-{
-    size_t n = 0;
-    for (const char *c = s; *c && n < max; c++, n++) {
-        if (*c == '|')
-            tp_buf_puts(b, "\\|");
-        else if (*c == '`' || *c == '\n' || *c == '\r')
-            tp_buf_putc(b, ' ');
-        else
-            tp_buf_putc(b, *c);
-    }
-    if (strlen(s) > max)
-        tp_buf_puts(b, "...");
-}
-
 #define MD_TOP 15
 
 void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary_extra extra, tp_buf *b)
@@ -165,7 +149,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     const tp_step_figures *sf = &s->sf;
     char u[64], v[64], w[64];
     tp_buf_puts(b, "### tracepress report: ");
-    md_cell(b, s->name, 200);
+    tp_md_cell(b, s->name, 200);
     tp_buf_puts(b, "\n\n| | |\n|---|---|\n");
     tp_buf_printf(b, "| format | %s |\n", t->format);
     if (s->ndevices) {
@@ -178,7 +162,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
                 tp_buf_puts(b, ", ");
             if (j - i > 1)
                 tp_buf_printf(b, "%zu x ", j - i);
-            md_cell(b, s->devices[i], 80);
+            tp_md_cell(b, s->devices[i], 80);
             i = j;
         }
         tp_buf_puts(b, " |\n");
@@ -224,7 +208,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             tp_fmt_pct(v, sizeof v, r->total_ns, s->kt.total_ns);
             tp_fmt_us(u, sizeof u, r->total_ns);
             tp_buf_printf(b, "| %zu | `", i + 1);
-            md_cell(b, shorts[i], 90);
+            tp_md_cell(b, shorts[i], 90);
             tp_buf_printf(b, "` | %s | %s | %llu | ", v, u, (unsigned long long)r->count);
             tp_fmt_us(w, sizeof w, r->mean_ns);
             tp_buf_printf(b, "%s | ", w);

@@ -24,6 +24,21 @@ void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole)
     snprintf(buf, n, "%lld.%lld%%", (long long)(permille / 10), (long long)(permille % 10));
 }
 
+void tp_md_cell(tp_buf *b, const char *s, size_t max)
+{
+    size_t n = 0;
+    for (const char *c = s; *c && n < max; c++, n++) {
+        if (*c == '|')
+            tp_buf_puts(b, "\\|");
+        else if (*c == '`' || *c == '\n' || *c == '\r')
+            tp_buf_putc(b, ' ');
+        else
+            tp_buf_putc(b, *c);
+    }
+    if (strlen(s) > max)
+        tp_buf_puts(b, "...");
+}
+
 const char *tp_strs_add(tp_strs *s, const char *fmt, ...)
 {
     va_list ap;

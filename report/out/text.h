@@ -10,6 +10,10 @@ void tp_fmt_us(char *buf, size_t n, int64_t ns);
 /* "12.3%" of part in whole, one decimal, rounded half up; "-" when whole is 0. */
 void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole);
 
+/* A Markdown table cell: at most max bytes of s ("..." after when cut), a
+ * pipe escaped, backticks and line breaks as spaces.  SIZE_MAX: all of s. */
+void tp_md_cell(tp_buf *b, const char *s, size_t max);
+
 /* A list of strings owned together (table cells). */
 typedef struct tp_strs {
     char **v;

@@ -617,6 +617,15 @@ static void put_ms(tp_buf *b, const char *key, int64_t cns)
     tp_buf_printf(b, ",\"%s\":%s", key, num);
 }
 
+/* An id, or null for -1 (none). */
+static void put_id(tp_buf *b, int v)
+{
+    if (v == -1)
+        tp_buf_puts(b, "null");
+    else
+        tp_buf_printf(b, "%d", v);
+}
+
 static void put_str_or_null(tp_buf *b, const char *key, const char *s)
 {
     tp_buf_printf(b, ",\"%s\":", key);
@@ -640,10 +649,7 @@ void tp_inspector_json(const tp_inspector *in, tp_buf *b)
         tp_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
         tp_json_put_string(b, ob->name, strlen(ob->name), NULL);
         tp_buf_printf(b, ",\"bundled_input_index\":");
-        if (ob->bundled_input_index == -1)
-            tp_buf_puts(b, "null");
-        else
-            tp_buf_printf(b, "%d", ob->bundled_input_index);
+        put_id(b, ob->bundled_input_index);
         tp_buf_puts(b, ",\"runs\":[");
         for (size_t r = 0; r < ob->nruns; r++)
             tp_buf_printf(b, "%s%u", r ? "," : "", ob->runs[r]);
@@ -656,10 +662,7 @@ void tp_inspector_json(const tp_inspector *in, tp_buf *b)
             tp_buf_puts(b, j ? ",{\"event_name\":" : "{\"event_name\":");
             tp_json_put_string(b, ev->name, strlen(ev->name), NULL);
             tp_buf_printf(b, ",\"instruction_id\":");
-            if (ev->instruction_id == -1)
-                tp_buf_puts(b, "null");
-            else
-                tp_buf_printf(b, "%d", ev->instruction_id);
+            put_id(b, ev->instruction_id);
             tp_buf_printf(b, ",\"chain_index\":%lld,\"count\":%zu", (long long)ev->chain_index, ev->n);
             if (ev->n) {
                 tp_buf_puts(b, ",\"raw_ms\":[");

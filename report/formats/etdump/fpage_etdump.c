@@ -368,16 +368,6 @@ static void ed_draw(tp_canvas *cv, const tp_pagectx *pc)
         tp_fp_note_page(cv, pc, "Time per module", "The ETRecord maps no event of this ETDump to a module.");
 }
 
-static void md_cell(tp_buf *b, const char *s)
-{
-    for (const char *c = s; *c; c++) {
-        if (*c == '|')
-            tp_buf_puts(b, "\\|");
-        else
-            tp_buf_putc(b, *c == '`' || *c == '\n' || *c == '\r' ? ' ' : *c);
-    }
-}
-
 static void ed_md(const tp_summary *s, tp_buf *b)
 {
     const ed_state *st = s->fp_state;
@@ -387,7 +377,7 @@ static void ed_md(const tp_summary *s, tp_buf *b)
     for (size_t bi = 0; bi < st->in.nblocks; bi++) {
         const tp_insp_block *ob = &st->in.blocks[bi];
         tp_buf_puts(b, "\n**");
-        md_cell(b, ob->name);
+        tp_md_cell(b, ob->name, SIZE_MAX);
         tp_buf_printf(b, "** (%s)", runs_text(&S, ob));
         if (ob->has_tax)
             tp_buf_printf(b, ", framework tax %s ms", ms(&S, ob->framework_tax_cns));
@@ -404,11 +394,11 @@ static void ed_md(const tp_summary *s, tp_buf *b)
             }
             shown_n++;
             tp_buf_puts(b, "| `");
-            md_cell(b, ev->name);
+            tp_md_cell(b, ev->name, SIZE_MAX);
             tp_buf_printf(b, "` | %s | %zu | %s | %s | %s | %s | ",
                           ev->instruction_id < 0 ? "-" : tp_strs_add(&S, "%d", ev->instruction_id), ev->n,
                           ms(&S, ev->p50_cns), ms(&S, ev->avg_cns), ms(&S, ev->min_ns * 100), ms(&S, ev->max_ns * 100));
-            md_cell(b, delegated_text(&S, ev));
+            tp_md_cell(b, delegated_text(&S, ev), SIZE_MAX);
             tp_buf_puts(b, " |\n");
         }
         if (more)
