@@ -4,6 +4,7 @@
 #include "report/diff/diff.h"
 #include "convert/io/output.h"
 #include "convert/pipeline/pipeline.h"
+#include "report/out/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,7 @@
 /* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
 #include "convert/base/cli.h"
-#include "report/formats/format_pages.h"
 #include "convert/io/output.h"
-#include "report/pages/pages.h"
-#include "report/out/report_write.h"
+#include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"
 
@@ -16,7 +14,7 @@ static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
-    const char *invocation = NULL; /* format-specific options (format_pages.h) */
+    const char *invocation = NULL; /* format-specific options (report/pages/fpage.h) */
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -90,18 +88,13 @@ static int tp_cmd_report(int argc, char **argv)
     lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
     lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
     tp_out_protect(path);
-    tp_summary_tree tree = {0}; /* the host tree is built while tp_load links (it needs no links) */
-    lo.beside_link_start = tp_summary_tree_start;
-    lo.beside_link_wait = tp_summary_tree_wait;
-    lo.beside_link_ctx = &tree;
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
-        tp_host_tree_free(&tree.ht); /* built, or still zero */
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
     }
     tp_summary s;
-    tp_summary_build_tree(&t, &ro, &tree, &s);
+    tp_summary_build(&t, &ro, &s);
     tp_timing("summary");
     int rc = TP_EXIT_OK;
     if (tp_report_write(&s, &fo, &po, dir, &err) < 0) {

@@ -4,7 +4,7 @@
 #include "report/out/kernel_json.h"
 #include "report/analysis/kernel_table.h"
 #include "convert/pipeline/pipeline.h"
-#include "report/out/stats_sections.h"
+#include "report/formats/stats_sections.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -430,10 +430,9 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     tp_read_opts ro = o->read;
     ro.no_corr = o->no_links && !o->has_steps;
     bool links = !o->no_links || o->has_steps;
-    /* XPlane's derived lines are built beside linking (not when other work
-     * runs beside it: that work reads strings, which building adds) */
+    /* XPlane's derived lines are built beside linking */
     tp_derive_later later = {0};
-    if (links && !o->beside_link_start)
+    if (links)
         ro.derive_later = &later;
     tp_timing("start");
     int rc = f->read(in, t, &ro, err);
@@ -459,9 +458,6 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     if (f == &tp_format_chrome) /* derived lines of a converted trace (Chrome JSON: the only form we write that is read) stay derived lines */
         tp_derived_lines_recognise(t);
     tp_timing("classify");
-    bool beside = o->beside_link_start && !(o->has_steps || o->ndrop_cats || o->min_dur_ns > 0);
-    if (beside)
-        o->beside_link_start(t, o->beside_link_ctx);
     /* the derived lines of linked traces (below) sort the host slices as linking does: they take its lists */
     bool derive_linked =
         !o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0 && strcmp(f->name, "plaidml") != 0;
@@ -480,16 +476,10 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     }
     if (o->has_steps && filter_steps(t, o->step_first, o->step_last, err) < 0) {
         tp_host_slices_free(&host_slices);
-        return -1; /* (no work beside: --steps runs it after the filters) */
+        return -1;
     }
     if (o->ndrop_cats || o->min_dur_ns > 0)
         filter_events(t, o);
-    if (o->beside_link_start) {
-        if (!beside)
-            o->beside_link_start(t, o->beside_link_ctx);
-        o->beside_link_wait(o->beside_link_ctx);
-        tp_timing("beside link");
-    }
     /* XPlane (and ETDump with an ETRecord) derive while reading.  PlaidML
      * gets none: it has no framework op above its kernels.  Its host tree
      * (ScheduleInvocation > Program::Run > Program::Enqueue > Kernel::Run)

@@ -23,15 +23,6 @@ typedef struct tp_load_opts {
     const char *drop_cats[16]; /* --drop-cat CAT (repeatable): events of these categories go */
     size_t ndrop_cats;
     int64_t min_dur_ns;      /* --min-dur: slices shorter than this go (0 = keep all) */
-    /* Optional work beside linking (the report's host tree): start() is
-     * called once the trace is classified and wait() once it is linked; the
-     * work may read what linking never writes (events' ts, dur, ph, track,
-     * kind, name, and the flags of 'X' events; tracks; strings).  With a
-     * filter (--steps, --drop-cat, --min-dur), which changes what is kept,
-     * both are called after the filters instead. */
-    void (*beside_link_start)(const tp_trace *t, void *ctx);
-    void (*beside_link_wait)(void *ctx);
-    void *beside_link_ctx;
 } tp_load_opts;
 
 /* If argv[*i] is one of the load options below, apply it, advance *i past

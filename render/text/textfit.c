@@ -41,15 +41,25 @@ static void cps_free(cps *c)
     free(c->cum);
 }
 
+/* What both fits start with: s itself when it fits, "" when not even the
+ * ellipsis does (a NULL s is ""); NULL when s must be cut, with *ew the
+ * ellipsis' width. */
+static char *fit_uncut(tp_font f, double size, const char **s, double max_w, double *ew)
+{
+    if (!*s)
+        *s = "";
+    if (tp_text_width(f, size, *s) <= max_w)
+        return tp_xstrdup(*s);
+    *ew = tp_text_width(f, size, ELLIPSIS);
+    return *ew > max_w ? tp_xstrdup("") : NULL;
+}
+
 char *tp_fit_end(tp_font f, double size, const char *s, double max_w)
 {
-    if (!s)
-        s = "";
-    if (tp_text_width(f, size, s) <= max_w)
-        return tp_xstrdup(s);
-    double ew = tp_text_width(f, size, ELLIPSIS);
-    if (ew > max_w)
-        return tp_xstrdup("");
+    double ew;
+    char *whole = fit_uncut(f, size, &s, max_w, &ew);
+    if (whole)
+        return whole;
     cps c = split(f, size, s);
     size_t k = 0;
     while (k < c.n && c.cum[k + 1] + ew <= max_w)
@@ -63,13 +73,10 @@ char *tp_fit_end(tp_font f, double size, const char *s, double max_w)
 
 char *tp_fit_middle(tp_font f, double size, const char *s, double max_w)
 {
-    if (!s)
-        s = "";
-    if (tp_text_width(f, size, s) <= max_w)
-        return tp_xstrdup(s);
-    double ew = tp_text_width(f, size, ELLIPSIS);
-    if (ew > max_w)
-        return tp_xstrdup("");
+    double ew;
+    char *whole = fit_uncut(f, size, &s, max_w, &ew);
+    if (whole)
+        return whole;
     cps c = split(f, size, s);
     /* grow head and tail alternately while they fit */
     size_t head = 0, tail = 0;

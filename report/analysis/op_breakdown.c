@@ -1,6 +1,5 @@
 /* op_breakdown.c: group device time by top-level op and kernel mix. */
 #include "report/analysis/op_breakdown.h"
-#include "convert/codec/json_write.h"
 #include "convert/base/sort.h"
 #include "convert/model/str_ranks.h"
 
@@ -253,34 +252,4 @@ void tp_op_kernels_free(tp_op_kernels *ob)
     free(ob->variants);
     free(ob->kernels);
     memset(ob, 0, sizeof *ob);
-}
-
-void tp_op_kernels_json(const tp_trace *t, const tp_op_kernels *ob, const char *none_key, tp_buf *b)
-{
-    tp_buf_putc(b, '[');
-    for (size_t i = 0; i < ob->nops; i++) {
-        const tp_opk_op *op = &ob->ops[i];
-        tp_buf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
-        const char *name = tp_opk_op_name(t, op);
-        tp_json_put_string(b, name, strlen(name), NULL);
-        tp_buf_printf(b, ",\"%s\":%s,\"total_ns\":%lld,\"occurrences\":%llu,\"instances\":%llu,\"variants\":[",
-                      none_key, op->no_op ? "true" : "false", (long long)op->total_ns,
-                      (unsigned long long)op->occurrences, (unsigned long long)op->instances);
-        for (size_t v = 0; v < op->n; v++) {
-            const tp_opk_variant *va = &ob->variants[op->first + v];
-            tp_buf_printf(b, "%s{\"occurrences\":%llu,\"total_ns\":%lld,\"kernels\":[", v ? "," : "",
-                          (unsigned long long)va->occurrences, (long long)va->total_ns);
-            for (size_t k = 0; k < va->n; k++) {
-                const tp_opk_kernel *kk = &ob->kernels[va->first + k];
-                tp_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
-                const char *kn = tp_str_get(t, kk->name);
-                tp_json_put_string(b, kn, strlen(kn), NULL);
-                tp_buf_printf(b, ",\"kind\":\"%s\",\"count\":%llu,\"total_ns\":%lld}", tp_kind_name((tp_kind)kk->kind),
-                              (unsigned long long)kk->count, (long long)kk->total_ns);
-            }
-            tp_buf_puts(b, "]}");
-        }
-        tp_buf_puts(b, "]}");
-    }
-    tp_buf_putc(b, ']');
 }

@@ -74,8 +74,4 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
 void tp_op_kernels_free(tp_op_kernels *ob);
 const char *tp_opk_op_name(const tp_trace *t, const tp_opk_op *op); /* op->none ("(no host op)") for no_op */
 
-/* The ops as the "ops" array of summary.json: [{"name", "<none_key>": bool,
- * "total_ns", "occurrences", "instances", "variants": [...]}, ...]. */
-void tp_op_kernels_json(const tp_trace *t, const tp_op_kernels *ob, const char *none_key, tp_buf *b);
-
 #endif

@@ -1,11 +1,6 @@
-/* summary.h: every analysis of one report, computed once, and the two text
- * outputs made from them: summary.json (schema "tracepress.summary/1",
- * docs/REPORT.md) and summary.md (a pull-request comment).
- *
- * summary.json keeps what depends on the input file itself (its path, the
- * events read, the reader) under "source"; everything else is a function of
- * the trace's content, so a trace and its `tracepress convert` output give
- * the same summary.json apart from "source". */
+/* summary.h: every analysis of one report, computed once after loading;
+ * the report's outputs are drawn and written from it (report/out,
+ * report/pages, report/formats). */
 #ifndef TP_SUMMARY_H
 #define TP_SUMMARY_H
 
@@ -14,8 +9,6 @@
 #include "report/analysis/op_breakdown.h"
 #include "report/analysis/overheads.h"
 #include "report/analysis/steps.h"
-
-#include "convert/base/threads.h"
 
 typedef struct tp_report_opts {
     const char *path;       /* the input as given */
@@ -36,38 +29,17 @@ typedef struct tp_summary {
     tp_op_kernels ob;
     tp_step_figures sf;
     tp_overheads ov;
-    /* Format-specific content (format_pages.h): the row for t->format and
-     * its analysis, set by tp_format_pages_build; NULL for other formats. */
+    /* Format-specific content (report/formats/format_pages.h): the row for
+     * t->format and its analysis, set by tp_format_pages_build; NULL for
+     * other formats.  tp_summary_free frees fp_state with fp_free. */
     const struct tp_format_pages *fp;
     void *fp_state;
+    void (*fp_free)(void *fp_state);
 } tp_summary;
 
-/* The host tree beside linking (tp_load_opts.beside_link_*): pass
- * tp_summary_tree_start / tp_summary_tree_wait with a tp_summary_tree as
- * ctx, then hand it to tp_summary_build, which uses the tree instead of
- * building it (and frees it with the summary). */
-typedef struct tp_summary_tree {
-    tp_host_tree ht;
-    const tp_trace *t;
-    bool built;
-    tp_side side;
-} tp_summary_tree;
-void tp_summary_tree_start(const tp_trace *t, void *tree);
-void tp_summary_tree_wait(void *tree);
-
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s);
-/* The same, with a tree built beside linking (or NULL). */
-void tp_summary_build_tree(const tp_trace *t, const tp_report_opts *o, tp_summary_tree *tree, tp_summary *s);
 void tp_summary_free(tp_summary *s);
 
-void tp_summary_json(const tp_summary *s, tp_buf *b);
-/* png_names: the chart files written (relative to the report folder), NULL-terminated. */
-void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_buf *b);
-
-/* Exact durations for text: "1234.567 us" (ns / 1000, three decimals). */
-void tp_fmt_us(char *buf, size_t n, int64_t ns);
-/* "12.3%" of part in whole, one decimal, rounded half up; "-" when whole is 0. */
-void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole);
 /* The base name of a path without .gz/.json/.pt.trace suffixes. */
 void tp_trace_basename(const char *path, char *buf, size_t n);
 

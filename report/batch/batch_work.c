@@ -4,8 +4,7 @@
 #include "report/batch/batch.h"
 #include "convert/write/chrome_write.h"
 #include "convert/io/output.h"
-#include "report/pages/pages.h"
-#include "report/out/report_write.h"
+#include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"
 

@@ -4,6 +4,7 @@
 #include "render/charts/chart_diverging.h"
 #include "render/charts/chart_table.h"
 #include "report/diff/diff.h"
+#include "report/out/text.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
 #include "render/text/textfit.h"
@@ -162,24 +163,6 @@ static int write_png(const char *dir, const char *name, const tp_diff *d, double
     return tp_canvas_close(cv, err);
 }
 
-typedef struct cells {
-    char **v;
-    size_t n, cap;
-} cells;
-static const char *cell(cells *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *cell(cells *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *p = NULL;
-    if (vasprintf(&p, fmt, ap) < 0)
-        p = tp_xstrdup("");
-    va_end(ap);
-    TP_GROW(c->v, c->cap, c->n + 1);
-    c->v[c->n++] = p;
-    return p;
-}
-
 static void table_pages(tp_canvas *cv, const char *title, const char *what, const tp_diff_table *t, double w,
                         double h)
 {
@@ -190,7 +173,7 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
     tp_table_col cols[9];
     memcpy(cols, base_cols, sizeof cols);
     cols[0].header = what;
-    cells c = {0};
+    tp_strs c = {0};
     const char **cv_cells = tp_xcalloc(t->n * 9 + 1, sizeof *cv_cells);
     for (size_t i = 0; i < t->n; i++) {
         const tp_diff_row *r = &t->rows[i];
@@ -201,13 +184,13 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
         tp_diff_fmt_rel(rel, sizeof rel, r);
         const char **row = cv_cells + i * 9;
         row[0] = r->name;
-        row[1] = cell(&c, "%llu", (unsigned long long)r->count[0]);
-        row[2] = cell(&c, "%llu", (unsigned long long)r->count[1]);
-        row[3] = cell(&c, "%s", a);
-        row[4] = cell(&c, "%s", b);
-        row[5] = cell(&c, "%s", dl);
-        row[6] = cell(&c, "%s", rel);
-        row[7] = r->has_share ? cell(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
+        row[1] = tp_strs_add(&c, "%llu", (unsigned long long)r->count[0]);
+        row[2] = tp_strs_add(&c, "%llu", (unsigned long long)r->count[1]);
+        row[3] = tp_strs_add(&c, "%s", a);
+        row[4] = tp_strs_add(&c, "%s", b);
+        row[5] = tp_strs_add(&c, "%s", dl);
+        row[6] = tp_strs_add(&c, "%s", rel);
+        row[7] = r->has_share ? tp_strs_add(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
         row[8] = tp_diff_match_name(r->match);
     }
     tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};
@@ -219,9 +202,7 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
         tp_cv_end_page(cv);
     }
     tp_table_layout_free(L);
-    for (size_t i = 0; i < c.n; i++)
-        free(c.v[i]);
-    free(c.v);
+    tp_strs_free(&c);
     free(cv_cells);
 }
 

@@ -1,8 +1,6 @@
 /* format_pages.c: the table of format-specific report content and the
  * calls the report makes into it (format_pages.h). */
 #include "report/formats/format_pages.h"
-#include "render/charts/palette.h"
-#include "render/text/textfit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,15 +31,8 @@ int tp_format_pages_build(tp_summary *s, const tp_fp_opts *o, tp_err *err)
         return -1;
     s->fp = fp;
     s->fp_state = state;
+    s->fp_free = fp->free;
     return 0;
-}
-
-void tp_format_pages_free(tp_summary *s)
-{
-    if (s->fp && s->fp->free)
-        s->fp->free(s->fp_state);
-    s->fp = NULL;
-    s->fp_state = NULL;
 }
 
 void tp_format_pages_json(const tp_summary *s, tp_buf *b)
@@ -86,51 +77,4 @@ int tp_format_pages_png(const char *dir, const tp_pagectx *pc, double scale, con
             (*names)[(*nn)++] = p->file;
     }
     return 0;
-}
-
-void tp_fp_paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, const char *heading,
-                       const char *const *intro, size_t nintro)
-{
-    double m = TP_PAGE_MARGIN;
-    double ih = heading ? 14 * 1.6 : 0;
-    for (size_t i = 0; i < nintro; i++)
-        ih += 9 * 1.6;
-    if (nintro || heading)
-        ih += 8;
-    tp_rect first = {m, m + ih, pc->lw - 2 * m, pc->lh - 2 * m - 14 - ih};
-    tp_rect rest = {m, m, pc->lw - 2 * m, pc->lh - 2 * m - 14};
-    /* lay out for the shorter first page: every page then fits */
-    tp_table_layout *L = tp_table_layout_new(t, first.w, first.h);
-    for (size_t p = 0; p < tp_table_pages(L); p++) {
-        if (heading)
-            tp_cv_begin_section_page(cv, pc->lw, pc->lh, heading, p, tp_table_pages(L));
-        else { /* the table continues a titled page: each of its pages goes under that bookmark */
-            char label[400];
-            tp_cv_page_label(label, sizeof label, t->title, p, tp_table_pages(L));
-            tp_cv_begin_subpage(cv, pc->lw, pc->lh, label);
-        }
-        if (p == 0) {
-            double y = m;
-            if (heading)
-                y = tp_page_line(cv, m, y, TP_FONT_BOLD, 14, TP_COLOR_TEXT, heading);
-            for (size_t i = 0; i < nintro; i++)
-                y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 9, TP_COLOR_MUTED, intro[i]);
-        }
-        tp_table_draw_page(cv, t, L, p, p == 0 ? first : (tp_rect){rest.x, rest.y, rest.w, first.h});
-        tp_cv_end_page(cv);
-    }
-    tp_table_layout_free(L);
-}
-
-void tp_fp_note_page(tp_canvas *cv, const tp_pagectx *pc, const char *title, const char *note)
-{
-    double m = TP_PAGE_MARGIN;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, title);
-    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, title) + 4;
-    char **lines = NULL; /* a long note wraps (one that fits stays one line) */
-    size_t n = tp_wrap(TP_FONT_REGULAR, 10, note, pc->lw - 2 * m, 8, &lines);
-    for (size_t i = 0; i < n; i++)
-        y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 10, TP_COLOR_MUTED, lines[i]);
-    tp_wrap_free(lines, n);
-    tp_cv_end_page(cv);
 }

@@ -1,11 +1,17 @@
 /* kernel_json.h: one kernel table row as JSON, shared by `stats --json` and
- * summary.json so the two agree byte for byte. */
+ * summary.json so the two agree byte for byte; the op breakdown as JSON
+ * (summary.json, and the XPlane TF ops). */
 #ifndef TP_KERNEL_JSON_H
 #define TP_KERNEL_JSON_H
 
 #include "report/analysis/kernel_table.h"
+#include "report/analysis/op_breakdown.h"
 
 /* {"name":...,"kind":...,"count":...,"total_ns":...,...,"stddev_ns":...} */
 void tp_kernel_row_json(tp_buf *b, const tp_trace *t, const tp_kernel_row *r);
+
+/* The ops as the "ops" array of summary.json: [{"name", "<none_key>": bool,
+ * "total_ns", "occurrences", "instances", "variants": [...]}, ...]. */
+void tp_op_kernels_json(const tp_trace *t, const tp_op_kernels *ob, const char *none_key, tp_buf *b);
 
 #endif

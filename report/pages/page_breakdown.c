@@ -3,7 +3,7 @@
  * kernel-family shares. */
 #include "render/charts/chart_grid.h"
 #include "render/labels/kernel_family.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>

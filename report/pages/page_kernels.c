@@ -5,7 +5,7 @@
 #include "render/charts/chart_table.h"
 #include "render/labels/kernel_family.h"
 #include "render/charts/legend.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 #include "render/charts/palette.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* page_overheads.c: the CPU overhead types T1-T5 (overheads.h). */
 #include "render/charts/chart_table.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 #include "render/charts/palette.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * min..max error bars, and the table of every step. */
 #include "render/charts/chart_errbar.h"
 #include "render/charts/chart_table.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 #include "render/charts/palette.h"
 
 #include <math.h>

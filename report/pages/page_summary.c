@@ -1,7 +1,7 @@
 /* page_summary.c: page 1: what the trace is, the headline numbers, the top ops. */
 #include "render/charts/chart_table.h"
 #include "convert/codec/json_write.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 #include "render/charts/palette.h"
 
 #include <stdio.h>

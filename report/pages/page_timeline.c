@@ -5,7 +5,7 @@
 #include "render/charts/chart_timeline.h"
 #include "render/labels/kname.h"
 #include "convert/codec/json_write.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 #include "convert/model/tracks.h"
 
 #include <stdio.h>

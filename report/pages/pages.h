@@ -1,22 +1,24 @@
-/* pages.h: the report's PDF pages and PNG charts (report/page_*.c). */
+/* pages.h: the report's common pages and charts, one file each
+ * (report/pages/page_*.c); the page table that orders them is
+ * report/assemble/report_write.c. */
 #ifndef TP_PAGES_H
 #define TP_PAGES_H
 
-#include "render/canvas.h"
-#include "report/analysis/summary.h"
+#include "report/pages/page_common.h"
 
-typedef struct tp_page_opts {
-    double page_w, page_h; /* portrait size in points (A4 595x842, Letter 612x792) */
-    double png_scale;      /* pixels per point for PNG charts (2 by default, --scale) */
-} tp_page_opts;
-
-/* Write DIR/report.pdf and DIR/png/<chart>.png.  *png_names receives the
- * chart file names relative to DIR ("png/kernels_total.png"), a
- * NULL-terminated malloc'ed array of static strings.  0 or -1 with err. */
-int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
-                    tp_err *err);
-
-/* Draw every PDF page on any canvas (the recording backend in golden tests). */
-void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o);
+void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc);
+void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r);
+void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc);
+size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h); /* returns pages */
+/* The same grid for another breakdown (format pages): `what` names its keys
+ * ("TF ops"): title "Dominating <what>: ...", bookmark "Dominating <what>". */
+size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
+                             double w, double h);
+/* The same in r as one picture (a PNG chart): the top ops that fit on one page. */
+void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r);
+void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
+void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
+void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
+void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
 
 #endif

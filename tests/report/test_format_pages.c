@@ -1,5 +1,5 @@
 /* test_format_pages.c: format-specific report content (report/formats/format_pages.c
- * and report/fpage_*.c) through `tracepress report`: the PDF passes qpdf,
+ * and report/formats/<format>/fpage_*.c) through `tracepress report`: the PDF passes qpdf,
  * pdftotext finds the headings and exact numbers, summary.json/summary.md
  * carry the format's member and section, the PNG charts exist. */
 #pragma GCC diagnostic ignored "-Woverride-init" /* XPROF(...) defaults, then the test's fields */

@@ -5,7 +5,7 @@
 #include "convert/codec/json_value.h"
 #include "report/analysis/op_breakdown.h"
 #include "report/analysis/overheads.h"
-#include "report/pages/pages.h"
+#include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/steps.h"
 #include "report/analysis/summary.h"
@@ -619,7 +619,7 @@ TEST(report_golden_pages_of_the_example)
     CHECK(rec.len > 1000);
     CHECK_GOLDEN("report/report_example_pages.rec", rec.data, rec.len);
     tp_buf js = {0};
-    tp_summary_json(&s, &js);
+    tp_report_summary_json(&s, &js);
     CHECK_GOLDEN("report/report_example_summary.json", js.data, js.len);
     tp_buf_free(&js);
     tp_buf_free(&rec);

@@ -7,7 +7,7 @@
 #include "tests/lib/fpages_golden.h"
 #include "tests/lib/harness.h"
 #include "convert/codec/json_value.h"
-#include "report/pages/pages_int.h"
+#include "report/pages/pages.h"
 #include "tests/lib/pbenc.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"

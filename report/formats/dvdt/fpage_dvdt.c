@@ -5,7 +5,7 @@
  * error bars) and the per-layer timing. */
 #include "render/charts/chart_errbar.h"
 #include "report/formats/dvdt/dvdt_analysis.h"
-#include "report/formats/format_pages.h"
+#include "report/formats/dvdt/fpage_dvdt.h"
 #include "convert/codec/json_write.h"
 #include "render/charts/palette.h"
 
@@ -336,10 +336,6 @@ static void pages_ck(tp_canvas *cv, const tp_pagectx *pc)
 {
     const dv_state *st = pc->s->fp_state;
     const tp_dvdt_analysis *a = &st->a;
-    double m = TP_PAGE_MARGIN;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, "dv/dt: CK repetitions");
-    chart_reps(cv, pc, (tp_rect){m, m, pc->lw - 2 * m, pc->lh - 2 * m});
-    tp_cv_end_page(cv);
     tp_strs S = {0};
     enum { NC = 4 };
     const char **cells = tp_xcalloc(a->nreps * NC + 1, sizeof *cells);
@@ -359,7 +355,8 @@ static void pages_ck(tp_canvas *cv, const tp_pagectx *pc)
                                         us3(&S, a->rep_exec.mean), us3(&S, a->rep_exec.std),
                                         us3(&S, a->rep_time_fw.mean), us3(&S, a->rep_time_fw.std))};
     tp_table t = {"Repetitions", NC, cols, a->nreps, cells, 8, 1, NULL};
-    tp_fp_paged_table(cv, pc, &t, "dv/dt: CK repetitions (table)", intro, 1);
+    tp_fp_chart_and_table(cv, pc, "dv/dt: CK repetitions", chart_reps, &t, "dv/dt: CK repetitions (table)", intro,
+                          1);
     free(cells);
     tp_strs_free(&S);
 }

@@ -10,58 +10,43 @@
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
 #include "convert/codec/json_write.h"
+#include "convert/base/i64map.h"
+#include "convert/base/sort.h"
+#include "convert/base/strset.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- small open-addressing index: values are uint32 ids, keys compared by callback ---- */
+/* ---- ids found by hash: the newest id of each hash in a tp_i64map, and per
+ * id the one before it with the same hash (distinct keys may share one) ---- */
 
 typedef struct idx {
-    uint32_t *slot; /* id + 1, 0 = empty */
-    uint64_t *hash;
-    size_t cap, n;
+    tp_i64map newest;
+    uint32_t *prev; /* per id */
+    size_t prev_cap;
 } idx;
 
-static void idx_reset(idx *x, size_t expect)
-{
-    size_t cap = 16;
-    while (cap < expect * 2)
-        cap *= 2;
-    if (cap > x->cap) {
-        free(x->slot);
-        free(x->hash);
-        x->slot = tp_xcalloc(cap, sizeof *x->slot);
-        x->hash = tp_xcalloc(cap, sizeof *x->hash);
-        x->cap = cap;
-    } else {
-        memset(x->slot, 0, x->cap * sizeof *x->slot);
-    }
-    x->n = 0;
-}
-
-/* Find the id whose key equals (by eq) the probe with hash h, or insert id `fresh`.
- * Returns the existing id or `fresh`.  The table never fills: idx_reset sized it. */
+/* Find the id whose key equals (by eq) the probe with hash h, or add id
+ * `fresh` (ids are added in order from 0 after each tp_i64map_clear).
+ * Returns the existing id or `fresh`. */
 static uint32_t idx_find_or_add(idx *x, uint64_t h, bool (*eq)(const void *ctx, uint32_t id), const void *ctx,
                                 uint32_t fresh)
 {
-    size_t m = x->cap - 1, i = (size_t)h & m;
-    for (;; i = (i + 1) & m) {
-        if (!x->slot[i]) {
-            x->slot[i] = fresh + 1;
-            x->hash[i] = h;
-            x->n++;
-            return fresh;
-        }
-        if (x->hash[i] == h && eq(ctx, x->slot[i] - 1))
-            return x->slot[i] - 1;
-    }
+    uint32_t head = tp_i64map_get(&x->newest, (int64_t)h);
+    for (uint32_t id = head; id != TP_I64MAP_EMPTY; id = x->prev[id])
+        if (eq(ctx, id))
+            return id;
+    TP_GROW(x->prev, x->prev_cap, (size_t)fresh + 1);
+    x->prev[fresh] = head;
+    tp_i64map_put(&x->newest, (int64_t)h, fresh);
+    return fresh;
 }
 
 static void idx_free(idx *x)
 {
-    free(x->slot);
-    free(x->hash);
+    tp_i64map_free(&x->newest);
+    free(x->prev);
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -72,17 +57,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t mix_bytes(uint64_t h, const tp_etdump *d, tp_ed_slice s)
 {
-    const uint8_t *p = d->data + s.pos;
-    uint32_t i = 0;
-    h = mix(h, s.len);
-    for (; i + 8 <= s.len; i += 8) { /* 8 bytes at a time: names are hashed per event */
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = mix(h, w);
-    }
-    uint64_t tail = 0;
-    memcpy(&tail, p + i, s.len - i);
-    return mix(h, tail);
+    return mix(h, tp_hash_bytes((const char *)d->data + s.pos, s.len));
 }
 
 static bool same_bytes(const tp_etdump *d, tp_ed_slice a, tp_ed_slice b)
@@ -133,7 +108,6 @@ static void sig_hash(const tp_etdump *d, sig *s)
 typedef struct block_work {
     tp_ed_slice name;
     int32_t bundled;
-    uint64_t hash;
     sig *sigs; /* of the first run */
     size_t nsigs;
     uint32_t *runs;
@@ -205,7 +179,7 @@ static void run_signatures(work *w, const tp_ed_run *run, uint32_t *outputs)
     const tp_ed_event *evs = d->events + run->first;
     TP_GROW(w->next, w->next_cap, run->n + 1);
     w->ngroups = 0;
-    idx_reset(&w->gidx, run->n);
+    tp_i64map_clear(&w->gidx.newest);
     for (size_t i = 0; i < run->n; i++) {
         const tp_ed_event *e = &evs[i];
         w->next[i] = UINT32_MAX;
@@ -241,7 +215,7 @@ static void run_signatures(work *w, const tp_ed_run *run, uint32_t *outputs)
     }
 
     w->nsigs = 0;
-    idx_reset(&w->sidx, run->n);
+    tp_i64map_clear(&w->sidx.newest);
     for (size_t g = 0; g < w->ngroups; g++) {
         const struct group *gr = &w->groups[g];
         if (!gr->has_prof && gr->first_dbg == UINT32_MAX)
@@ -320,17 +294,6 @@ static bool block_eq(const void *ctx, uint32_t id)
  * millions in a hostile file), or a new one. */
 static block_work *find_block(work *w, const tp_ed_run *run, uint64_t h)
 {
-    if (w->bidx.n * 2 + 2 > w->bidx.cap) { /* grow: re-insert every block */
-        idx_reset(&w->bidx, w->bidx.cap + 16);
-        for (size_t b = 0; b < w->nblocks; b++) {
-            size_t m = w->bidx.cap - 1, i = (size_t)w->blocks[b].hash & m;
-            while (w->bidx.slot[i])
-                i = (i + 1) & m;
-            w->bidx.slot[i] = (uint32_t)b + 1;
-            w->bidx.hash[i] = w->blocks[b].hash;
-            w->bidx.n++;
-        }
-    }
     w->probe_run = run;
     uint32_t id = idx_find_or_add(&w->bidx, h, block_eq, w, (uint32_t)w->nblocks);
     if (id < w->nblocks)
@@ -340,7 +303,6 @@ static block_work *find_block(work *w, const tp_ed_run *run, uint64_t h)
     memset(bw, 0, sizeof *bw);
     bw->name = run->name;
     bw->bundled = run->bundled_input_index;
-    bw->hash = h;
     bw->nsigs = w->nsigs;
     bw->sigs = tp_xmalloc((w->nsigs + 1) * sizeof *bw->sigs);
     if (w->nsigs)
@@ -351,35 +313,8 @@ static block_work *find_block(work *w, const tp_ed_run *run, uint64_t h)
 
 /* ---- statistics ---- */
 
-/* LSD radix sort of int64 values (linear, no comparison callback; a byte
- * position where every value agrees is skipped). */
-static void sort_i64(int64_t *a, size_t n)
-{
-    if (n < 2)
-        return;
-    uint64_t *x = (uint64_t *)a, *tmp = tp_xmalloc(n * sizeof *tmp), *src = x, *dst = tmp;
-    for (size_t i = 0; i < n; i++)
-        x[i] ^= 1ull << 63; /* signed order as unsigned */
-    for (int shift = 0; shift < 64; shift += 8) {
-        size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[((src[i] >> shift) & 255) + 1]++;
-        if (count[((src[0] >> shift) & 255) + 1] == n)
-            continue;
-        for (int b = 0; b < 256; b++)
-            count[b + 1] += count[b];
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i] >> shift) & 255]++] = src[i];
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != x)
-        memcpy(x, src, n * sizeof *x);
-    for (size_t i = 0; i < n; i++)
-        x[i] ^= 1ull << 63;
-    free(tmp);
-}
+#define I64_LESS(x, y, c) (*(x) < *(y))
+TP_SORT_DEFINE(sort_i64, int64_t, int, I64_LESS)
 
 static int64_t clamp128(__int128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
 
@@ -401,7 +336,7 @@ static void event_stats(tp_insp_event *ev)
         return;
     int64_t *s = tp_xmalloc(ev->n * sizeof *s);
     memcpy(s, ev->raw_ns, ev->n * sizeof *s);
-    sort_i64(s, ev->n);
+    sort_i64(s, ev->n, 0);
     ev->min_ns = s[0];
     ev->max_ns = s[ev->n - 1];
     ev->p10_cns = percentile_cns(s, ev->n, 10);
@@ -533,25 +468,21 @@ static void finish_block(work *w, block_work *bw, tp_insp_block *ob, const struc
     }
 }
 
-static int cmp_module(const void *a, const void *b)
-{
-    const tp_insp_module *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
+/* by total time, largest first, then name */
+#define MODULE_LESS(x, y, c) \
+    ((x)->total_ns > (y)->total_ns || ((x)->total_ns == (y)->total_ns && strcmp((x)->name, (y)->name) < 0))
+TP_SORT_DEFINE(sort_modules, tp_insp_module, int, MODULE_LESS)
 
 /* Time per innermost module (the Inspector's find_total_for_module skips OPERATOR_CALL). */
 static void module_totals(tp_inspector *in)
 {
+    tp_strset names = {0}; /* module name -> its index + 1 */
     for (size_t b = 0; b < in->nblocks; b++)
         for (size_t j = 0; j < in->blocks[b].nevents; j++) {
             const tp_insp_event *ev = &in->blocks[b].events[j];
             if (!ev->module || ev->excluded || ev->framework)
                 continue;
-            size_t m = 0;
-            while (m < in->nmodules && strcmp(in->modules[m].name, ev->module) != 0)
-                m++;
+            size_t m = tp_strset_add(&names, ev->module, strlen(ev->module)) - 1;
             if (m == in->nmodules) {
                 in->modules = tp_xrealloc(in->modules, (in->nmodules + 1) * sizeof *in->modules);
                 in->modules[m] = (tp_insp_module){tp_xstrdup(ev->module), 0, 0};
@@ -563,8 +494,8 @@ static void module_totals(tp_inspector *in)
             }
             in->modules[m].events++;
         }
-    if (in->nmodules)
-        qsort(in->modules, in->nmodules, sizeof *in->modules, cmp_module);
+    tp_strset_free(&names);
+    sort_modules(in->modules, in->nmodules, 0);
 }
 
 int tp_etdump_inspect(const tp_etdump *d, const struct tp_etrecord *rec, const tp_ed_scale *sc, tp_inspector *out,
@@ -686,6 +617,15 @@ static void put_ms(tp_buf *b, const char *key, int64_t cns)
     tp_buf_printf(b, ",\"%s\":%s", key, num);
 }
 
+/* An id, or null for -1 (none). */
+static void put_id(tp_buf *b, int v)
+{
+    if (v == -1)
+        tp_buf_puts(b, "null");
+    else
+        tp_buf_printf(b, "%d", v);
+}
+
 static void put_str_or_null(tp_buf *b, const char *key, const char *s)
 {
     tp_buf_printf(b, ",\"%s\":", key);
@@ -709,10 +649,7 @@ void tp_inspector_json(const tp_inspector *in, tp_buf *b)
         tp_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
         tp_json_put_string(b, ob->name, strlen(ob->name), NULL);
         tp_buf_printf(b, ",\"bundled_input_index\":");
-        if (ob->bundled_input_index == -1)
-            tp_buf_puts(b, "null");
-        else
-            tp_buf_printf(b, "%d", ob->bundled_input_index);
+        put_id(b, ob->bundled_input_index);
         tp_buf_puts(b, ",\"runs\":[");
         for (size_t r = 0; r < ob->nruns; r++)
             tp_buf_printf(b, "%s%u", r ? "," : "", ob->runs[r]);
@@ -725,10 +662,7 @@ void tp_inspector_json(const tp_inspector *in, tp_buf *b)
             tp_buf_puts(b, j ? ",{\"event_name\":" : "{\"event_name\":");
             tp_json_put_string(b, ev->name, strlen(ev->name), NULL);
             tp_buf_printf(b, ",\"instruction_id\":");
-            if (ev->instruction_id == -1)
-                tp_buf_puts(b, "null");
-            else
-                tp_buf_printf(b, "%d", ev->instruction_id);
+            put_id(b, ev->instruction_id);
             tp_buf_printf(b, ",\"chain_index\":%lld,\"count\":%zu", (long long)ev->chain_index, ev->n);
             if (ev->n) {
                 tp_buf_puts(b, ",\"raw_ms\":[");

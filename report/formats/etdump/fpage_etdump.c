@@ -6,9 +6,11 @@
 #include "render/charts/chart_bar.h"
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
-#include "report/formats/format_pages.h"
+#include "report/formats/etdump/fpage_etdump.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
+#include "convert/base/sort.h"
+#include "convert/base/strset.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +34,9 @@ typedef struct ed_state {
 
 static bool shown(const tp_insp_event *ev) { return !ev->excluded && ev->n > 0; }
 
-static int cmp_op(const void *a, const void *b)
-{
-    const ed_op *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
+#define OP_LESS(x, y, c) \
+    ((x)->total_ns > (y)->total_ns || ((x)->total_ns == (y)->total_ns && strcmp((x)->name, (y)->name) < 0))
+TP_SORT_DEFINE(sort_ops, ed_op, int, OP_LESS)
 
 /* Operators: the events the Inspector's table shows, framework events
  * (Method::execute, ...) left out, summed by name over blocks and runs. */
@@ -46,14 +44,17 @@ static void collect_ops(ed_state *st)
 {
     const tp_inspector *in = &st->in;
     size_t cap = 0;
+    tp_strset keys = {0}; /* name, NUL, delegated -> the op's index + 1 */
+    tp_buf key = {0};
     for (size_t b = 0; b < in->nblocks; b++)
         for (size_t j = 0; j < in->blocks[b].nevents; j++) {
             const tp_insp_event *ev = &in->blocks[b].events[j];
             if (!shown(ev) || ev->framework)
                 continue;
-            size_t k = 0;
-            while (k < st->nops && !(strcmp(st->ops[k].name, ev->name) == 0 && st->ops[k].delegated == ev->delegated))
-                k++;
+            key.len = 0;
+            tp_buf_put(&key, ev->name, strlen(ev->name) + 1);
+            tp_buf_putc(&key, ev->delegated ? 'd' : '-');
+            size_t k = tp_strset_add(&keys, key.data, key.len) - 1;
             if (k == st->nops) {
                 TP_GROW(st->ops, cap, st->nops + 1);
                 st->ops[st->nops++] = (ed_op){ev->name, 0, 0, ev->delegated, ev->backend};
@@ -62,8 +63,9 @@ static void collect_ops(ed_state *st)
                 st->ops[k].total_ns += ev->raw_ns[r];
             st->ops[k].samples += ev->n;
         }
-    if (st->nops)
-        qsort(st->ops, st->nops, sizeof *st->ops, cmp_op);
+    tp_buf_free(&key);
+    tp_strset_free(&keys);
+    sort_ops(st->ops, st->nops, 0); /* stable: equal rows keep their first-seen order */
 }
 
 static int ed_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_err *err)
@@ -339,10 +341,6 @@ static void page_modules(tp_canvas *cv, const tp_pagectx *pc)
 {
     const ed_state *st = pc->s->fp_state;
     const tp_inspector *in = &st->in;
-    double m = TP_PAGE_MARGIN;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, "Time per module");
-    chart_modules(cv, pc, (tp_rect){m, m, pc->lw - 2 * m, pc->lh - 2 * m});
-    tp_cv_end_page(cv);
     tp_strs S = {0};
     enum { NC = 3 };
     const char **cells = tp_xcalloc(in->nmodules * NC + 1, sizeof *cells);
@@ -353,7 +351,7 @@ static void page_modules(tp_canvas *cv, const tp_pagectx *pc)
     }
     tp_table_col cols[NC] = {{"module", 0, TP_FIT_WRAP, 1}, {"total (ms)", 1, TP_FIT_END, 0}, {"events", 1, TP_FIT_END, 0}};
     tp_table t = {"Time per module (ms)", NC, cols, in->nmodules, cells, 8, 3, NULL};
-    tp_fp_paged_table(cv, pc, &t, NULL, NULL, 0);
+    tp_fp_chart_and_table(cv, pc, "Time per module", chart_modules, &t, NULL, NULL, 0);
     free(cells);
     tp_strs_free(&S);
 }
@@ -370,16 +368,6 @@ static void ed_draw(tp_canvas *cv, const tp_pagectx *pc)
         tp_fp_note_page(cv, pc, "Time per module", "The ETRecord maps no event of this ETDump to a module.");
 }
 
-static void md_cell(tp_buf *b, const char *s)
-{
-    for (const char *c = s; *c; c++) {
-        if (*c == '|')
-            tp_buf_puts(b, "\\|");
-        else
-            tp_buf_putc(b, *c == '`' || *c == '\n' || *c == '\r' ? ' ' : *c);
-    }
-}
-
 static void ed_md(const tp_summary *s, tp_buf *b)
 {
     const ed_state *st = s->fp_state;
@@ -389,7 +377,7 @@ static void ed_md(const tp_summary *s, tp_buf *b)
     for (size_t bi = 0; bi < st->in.nblocks; bi++) {
         const tp_insp_block *ob = &st->in.blocks[bi];
         tp_buf_puts(b, "\n**");
-        md_cell(b, ob->name);
+        tp_md_cell(b, ob->name, SIZE_MAX);
         tp_buf_printf(b, "** (%s)", runs_text(&S, ob));
         if (ob->has_tax)
             tp_buf_printf(b, ", framework tax %s ms", ms(&S, ob->framework_tax_cns));
@@ -406,11 +394,11 @@ static void ed_md(const tp_summary *s, tp_buf *b)
             }
             shown_n++;
             tp_buf_puts(b, "| `");
-            md_cell(b, ev->name);
+            tp_md_cell(b, ev->name, SIZE_MAX);
             tp_buf_printf(b, "` | %s | %zu | %s | %s | %s | %s | ",
                           ev->instruction_id < 0 ? "-" : tp_strs_add(&S, "%d", ev->instruction_id), ev->n,
                           ms(&S, ev->p50_cns), ms(&S, ev->avg_cns), ms(&S, ev->min_ns * 100), ms(&S, ev->max_ns * 100));
-            md_cell(b, delegated_text(&S, ev));
+            tp_md_cell(b, delegated_text(&S, ev), SIZE_MAX);
             tp_buf_puts(b, " |\n");
         }
         if (more)

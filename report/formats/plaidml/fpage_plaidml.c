@@ -6,7 +6,7 @@
  * the eleventh) and, with --with-source, the top kernels' OpenCL source and
  * program text. */
 #include "render/charts/chart_timeline.h"
-#include "report/formats/format_pages.h"
+#include "report/formats/plaidml/fpage_plaidml.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_write.h"
 #include "render/charts/palette.h"

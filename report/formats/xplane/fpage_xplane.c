@@ -5,7 +5,9 @@
  * TensorFlow Ops and XLA Ops lines' keys, from what the reader kept:
  * convert/read/xplane/xplane.h tp_xplane_data). */
 #include "render/charts/chart_bar.h"
-#include "report/formats/format_pages.h"
+#include "report/formats/xplane/fpage_xplane.h"
+#include "report/out/kernel_json.h"
+#include "report/pages/pages.h"
 #include "convert/codec/json_write.h"
 #include "report/formats/xplane/launch_stats.h"
 #include "render/charts/legend.h"

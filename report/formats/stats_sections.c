@@ -1,5 +1,5 @@
 /* stats_sections.c: the table of format-specific `stats --json` sections. */
-#include "report/out/stats_sections.h"
+#include "report/formats/stats_sections.h"
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
 

@@ -1,11 +1,12 @@
-/* pages.c: the report's page table: which pages the PDF has, in order, and
- * which charts are also written as PNG files. */
+/* report_write.c: a report folder from a summary: the page table (which
+ * pages the PDF has, in order, and which charts are also written as PNG
+ * files), the PDF on a second thread, and summary.json and summary.md with
+ * the format's own content (report_write.h). */
+#include "report/assemble/report_write.h"
 #include "report/formats/format_pages.h"
-#include "convert/codec/json_write.h"
-#include "report/pages/pages_int.h"
-#include "render/charts/chart_table.h"
-#include "render/labels/kname.h"
-
+#include "report/out/summary_write.h"
+#include "report/pages/pages.h"
+#include "convert/io/output.h"
 #include "render/text/font.h"
 #include "convert/base/threads.h"
 
@@ -13,60 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tp_strs_add(tp_strs *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *p = NULL;
-    if (vasprintf(&p, fmt, ap) < 0)
-        p = tp_xstrdup("");
-    va_end(ap);
-    TP_GROW(s->v, s->cap, s->n + 1);
-    s->v[s->n++] = p;
-    return p;
-}
-
-const char *tp_strs_us(tp_strs *s, int64_t ns)
-{
-    char b[48];
-    tp_format_fixed(b, ns, 3);
-    return tp_strs_add(s, "%s", b);
-}
-
-void tp_strs_free(tp_strs *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, size_t ncols, const char **cells,
-                           size_t nrows, tp_rect r)
-{
-    tp_table t = {title, ncols, cols, nrows, cells, 8, 2, NULL};
-    tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h);
-    tp_table_draw_page(cv, &t, L, 0, r);
-    tp_table_layout_free(L);
-    return r.y + r.h;
-}
-
-double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s)
-{
-    double base = y + tp_font_ascent(f, size);
-    tp_cv_text(cv, x, base, f, size, c, TP_ALIGN_LEFT, 0, s);
-    return base + tp_font_descent(f, size) + size * 0.35;
-}
-
 #define TP_MAX_PNGS 40 /* generic charts (at most 8) and format charts */
-
-/* One PNG file holding one chart page. */
-typedef void (*png_fn)(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 
 static void png_kernels_total(tp_canvas *cv, const tp_pagectx *pc, tp_rect r) { tp_chart_kernels(cv, pc, 0, r); }
 static void png_kernels_mean(tp_canvas *cv, const tp_pagectx *pc, tp_rect r) { tp_chart_kernels(cv, pc, 1, r); }
 
-static int write_png(const char *dir, const char *name, const tp_pagectx *pc, double scale, png_fn fn,
+/* One PNG file holding one chart page. */
+static int write_png(const char *dir, const char *name, const tp_pagectx *pc, double scale, tp_fp_chart_fn fn,
                      const char ***names, size_t *nn, tp_err *err)
 {
     char path[4096];
@@ -110,23 +64,12 @@ static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
     tp_pages_overheads(pdf, &pc);
 }
 
-static void ctx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
-{
-    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0};
-    pc->nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
-    const char **full = tp_xmalloc((pc->nknames + 1) * sizeof *full);
-    for (size_t i = 0; i < pc->nknames; i++)
-        full[i] = tp_str_get(s->t, s->kt.rows[i].name);
-    pc->knames = tp_kname_shorten(full, pc->nknames);
-    free(full);
-}
-
 void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
 {
     tp_pagectx pc;
-    ctx_init(&pc, s, o);
+    tp_pagectx_init(&pc, s, o);
     draw_all(cv, &pc);
-    tp_kname_free(pc.knames, pc.nknames);
+    tp_pagectx_free(&pc);
 }
 
 typedef struct pdf_job {
@@ -151,11 +94,11 @@ static void *write_pdf(void *arg)
     return NULL;
 }
 
-int tp_report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
+static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
                     tp_err *err)
 {
     tp_pagectx pc;
-    ctx_init(&pc, s, o);
+    tp_pagectx_init(&pc, s, o);
     static const char *grid_names[] = {"png/breakdown.png", "png/breakdown-2.png", "png/breakdown-3.png",
                                        "png/breakdown-4.png"};
     const char **names = tp_xcalloc(TP_MAX_PNGS + 1, sizeof *names);
@@ -194,11 +137,40 @@ out:
         *err = pj.err;
         rc = -1;
     }
-    tp_kname_free(pc.knames, pc.nknames);
+    tp_pagectx_free(&pc);
     if (rc < 0) {
         free(names);
         names = NULL;
     }
     *png_names = names;
+    return rc;
+}
+
+void tp_report_summary_json(const tp_summary *s, tp_buf *b) { tp_summary_json(s, tp_format_pages_json, b); }
+
+int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po, const char *dir, tp_err *err)
+{
+    if (tp_format_pages_build(s, fo, err) < 0)
+        return -1;
+    tp_timing("format pages");
+    const char **pngs = NULL;
+    tp_buf json = {0}, md = {0};
+    char pngdir[4096];
+    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
+    int rc = 0;
+    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, dir, po, &pngs, err) < 0)
+        rc = -1;
+    tp_timing("pages");
+    if (rc == 0) {
+        tp_report_summary_json(s, &json);
+        tp_summary_md(s, pngs, tp_format_pages_md, &md);
+        if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
+            tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
+            rc = -1;
+    }
+    tp_timing("summary files");
+    free(pngs);
+    tp_buf_free(&json);
+    tp_buf_free(&md);
     return rc;
 }

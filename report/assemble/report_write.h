@@ -1,0 +1,21 @@
+/* report_write.h: write a report folder from a summary: report.pdf, png/,
+ * summary.json, summary.md.  The one place `report` and `batch` share, and
+ * the one that calls both the common pages (report/pages) and the format
+ * pages (report/formats), so a page added for a format shows up in both. */
+#ifndef TP_REPORT_WRITE_H
+#define TP_REPORT_WRITE_H
+
+#include "report/pages/fpage.h"
+
+/* Builds the format pages into s (when its format has some), then writes
+ * DIR/report.pdf, the PNG charts in DIR/png, DIR/summary.json and DIR/summary.md, each
+ * through tp_out (temporary file, renamed when complete).  0 or -1 with err. */
+int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po, const char *dir, tp_err *err);
+
+/* Draw every PDF page on any canvas (the recording backend in golden tests). */
+void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o);
+
+/* summary.json with the format's member, as tp_report_write writes it. */
+void tp_report_summary_json(const tp_summary *s, tp_buf *b);
+
+#endif

@@ -1,0 +1,37 @@
+/* page_common.c: the page context and small drawing helpers (page_common.h). */
+#include "report/pages/page_common.h"
+#include "render/charts/chart_table.h"
+#include "render/labels/kname.h"
+#include "render/text/font.h"
+
+#include <stdlib.h>
+
+void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
+{
+    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0};
+    pc->nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
+    const char **full = tp_xmalloc((pc->nknames + 1) * sizeof *full);
+    for (size_t i = 0; i < pc->nknames; i++)
+        full[i] = tp_str_get(s->t, s->kt.rows[i].name);
+    pc->knames = tp_kname_shorten(full, pc->nknames);
+    free(full);
+}
+
+void tp_pagectx_free(tp_pagectx *pc) { tp_kname_free(pc->knames, pc->nknames); }
+
+double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, size_t ncols, const char **cells,
+                           size_t nrows, tp_rect r)
+{
+    tp_table t = {title, ncols, cols, nrows, cells, 8, 2, NULL};
+    tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h);
+    tp_table_draw_page(cv, &t, L, 0, r);
+    tp_table_layout_free(L);
+    return r.y + r.h;
+}
+
+double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s)
+{
+    double base = y + tp_font_ascent(f, size);
+    tp_cv_text(cv, x, base, f, size, c, TP_ALIGN_LEFT, 0, s);
+    return base + tp_font_descent(f, size) + size * 0.35;
+}

@@ -1,0 +1,42 @@
+/* page_common.h: what every page of a report is drawn with: the page
+ * context, sizes, and small drawing helpers (the common pages, the format
+ * pages and the report's page table all use them). */
+#ifndef TP_PAGE_COMMON_H
+#define TP_PAGE_COMMON_H
+
+#include "render/canvas.h"
+#include "report/analysis/summary.h"
+#include "report/out/text.h"
+
+#define TP_PAGE_MARGIN 36.0
+#define TP_TABLE_MAX_ROWS 200 /* longer tables stop here, with a note (summary.json has them all) */
+#define TP_CHART_TOP 80       /* bars in the top-kernel charts */
+#define TP_GRID_MAX_OPS 12    /* ops in the breakdown grid */
+#define TP_GRID_MAX_MIXES 8   /* mixes per op in the grid */
+#define TP_PNG_W 800.0        /* PNG chart pages in points (x2 px at the default scale) */
+#define TP_PNG_H 480.0
+
+typedef struct tp_page_opts {
+    double page_w, page_h; /* portrait size in points (A4 595x842, Letter 612x792) */
+    double png_scale;      /* pixels per point for PNG charts (2 by default, --scale) */
+} tp_page_opts;
+
+typedef struct tp_pagectx {
+    const tp_summary *s;
+    double pw, ph; /* portrait page */
+    double lw, lh; /* landscape page */
+    char **knames; /* short names of the first nknames kernel table rows */
+    size_t nknames;
+} tp_pagectx;
+
+/* The context for s's pages (its kernel names shortened once); free with tp_pagectx_free. */
+void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o);
+void tp_pagectx_free(tp_pagectx *pc);
+
+/* Draw a table whose rows all fit on one page region (extra rows are cut). */
+double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, size_t ncols, const char **cells,
+                           size_t nrows, tp_rect r);
+/* A line of text; returns the y below it. */
+double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s);
+
+#endif
