@@ -13,7 +13,9 @@ enum { MAX_FILES = 1024, MAX_INC = 48, MAX_LINES = 1000, MAX_DIR_FILES = 25 };
 
 /* The layers, lowest first.  A file may include a file of its own folder, of
  * a lower layer, or of a parent folder of the same layer (read/xplane ->
- * read/).  Longest prefix wins. */
+ * read/).  Longest prefix wins; a room ending in a slash and a star is every
+ * folder inside it (each format's report pages sit below the table that
+ * lists them). */
 static const struct {
     const char *room;
     int layer;
@@ -22,8 +24,8 @@ static const struct {
     {"render/labels", 40},     {"render/text", 41},       {"render", 42},              {"render/charts", 43},
     {"render/backends", 43},   {"convert/read", 50},      {"convert/write", 50},       {"convert/pipeline", 60},
     {"convert", 70},           {"report/analysis", 80},   {"report/out", 81},          {"report/pages", 82},
-    {"report/formats", 83},    {"report/diff", 84},       {"report/batch", 84},        {"report", 85},
-    {".", 90},
+    {"report/formats/*", 83},  {"report/formats", 84},    {"report/assemble", 85},     {"report/diff", 86},
+    {"report/batch", 86},      {"report", 87},            {".", 90},
 };
 
 typedef struct {
@@ -50,8 +52,12 @@ static int layer_of(const char *dir, const char **room)
     size_t best_len = 0;
     for (size_t i = 0; i < sizeof layers / sizeof *layers; i++) {
         size_t n = strlen(layers[i].room);
+        bool children = n > 2 && strcmp(layers[i].room + n - 2, "/*") == 0;
+        if (children)
+            n -= 1; /* "report/formats/" */
         bool match = strcmp(layers[i].room, ".") == 0 ||
-                     (strncmp(dir, layers[i].room, n) == 0 && (dir[n] == '\0' || dir[n] == '/'));
+                     (children ? strncmp(dir, layers[i].room, n) == 0 && dir[n]
+                               : strncmp(dir, layers[i].room, n) == 0 && (dir[n] == '\0' || dir[n] == '/'));
         if (match && (best < 0 || n > best_len)) {
             best = (int)i;
             best_len = strcmp(layers[i].room, ".") == 0 ? 0 : n;
