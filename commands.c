@@ -3,6 +3,7 @@
  * its `const tp_command tp_command_NAME` (name, summary, help text, options),
  * add one row here, and a line to the README's command table. */
 #include "convert/base/cli.h"
+#include "convert/read/formats.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +21,7 @@ extern const tp_command tp_command_formats; /* convert/cmd_formats.c */
 
 static int tp_cmd_help(int argc, char **argv);
 static const tp_command tp_command_help = {"help", "show help for tracepress or one command",
-                                           "usage: tracepress help [COMMAND]\n", tp_cmd_help};
+                                           "usage: tracepress help [COMMAND]\n", tp_cmd_help, false};
 
 /* One row per command, in `tracepress help` order. */
 const tp_command *const tp_commands[] = {
@@ -49,6 +50,10 @@ int tp_print_help(const char *cmd)
     for (const tp_command *const *cp = tp_commands; *cp; cp++)
         if (strcmp((*cp)->name, cmd) == 0) {
             fputs((*cp)->help, stdout);
+            if ((*cp)->loads_traces) { /* declared by each format in its row (convert/read/formats.h) */
+                fputs("\nformat options:\n", stdout);
+                tp_format_options_help(stdout);
+            }
             return TP_EXIT_OK;
         }
     fprintf(stderr, TP_PROG ": no command '%s' (see `" TP_PROG " help`)\n", cmd);

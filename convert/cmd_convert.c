@@ -357,4 +357,4 @@ const tp_command tp_command_convert = {"convert", "convert a trace to normalised
     "With --split, either every part is written or none is.\n" TP_EXIT_CODES_HELP
     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n"
     "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n",
-    tp_cmd_convert};
+    tp_cmd_convert, true};

@@ -18,4 +18,4 @@ static int tp_cmd_formats(int argc, char **argv)
 const tp_command tp_command_formats = {"formats", "list the input formats tracepress reads",
     "usage: tracepress formats\n\nLists every input format: its name (for --format), typical file names,\n"
     "and what it is.  Formats are detected from the file's first bytes.\n",
-    tp_cmd_formats};
+    tp_cmd_formats, false};

@@ -601,4 +601,4 @@ const tp_command tp_command_batch = {"batch", "convert and report many traces in
     "Exit codes: 0 every trace ok, 1 usage error, 2 at least one trace failed (or\n"
     "an output could not be written).\n"
     "\nexample: tracepress batch nightly/ -o site -j 8\n",
-    tp_cmd_batch};
+    tp_cmd_batch, true};

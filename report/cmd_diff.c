@@ -191,4 +191,4 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "  -q, --quiet                   no summary line on stderr\n"
     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
-    tp_cmd_diff};
+    tp_cmd_diff, true};

@@ -129,4 +129,4 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "  --invocation N      PlaidML: the ScheduleInvocation of the Program Run page (default 11)\n"
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
-    tp_cmd_report};
+    tp_cmd_report, true};

@@ -208,4 +208,4 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "                      --json and the text table)\n"
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
-    tp_cmd_stats};
+    tp_cmd_stats, true};

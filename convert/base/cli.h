@@ -13,6 +13,7 @@ typedef struct tp_command {
     const char *summary; /* one line for `tracepress help` */
     const char *help;    /* full text for `tracepress help NAME` / `NAME --help` */
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
+    bool loads_traces;                 /* takes the load options: help lists the formats' own too */
 } tp_command;
 
 extern const tp_command *const tp_commands[]; /* NULL-terminated (commands.c) */

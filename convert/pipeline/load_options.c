@@ -3,7 +3,6 @@
  * agree (documented once: LOAD_OPTIONS_HELP in pipeline.h). */
 #include "convert/base/cli.h"
 #include "convert/pipeline/pipeline.h"
-#include "convert/io/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,30 +12,12 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
 {
     const char *v;
     int k;
-    if ((k = tp_opt_value(argc, argv, i, "--format", &lo->format)) != 0 ||
-        (k = tp_opt_value(argc, argv, i, "--time-scale", &lo->read.time_scale)) != 0)
+    if ((k = tp_format_option_parse(argc, argv, i, &lo->read)) != 0) /* --etrecord, --rederive, ...: the formats' own */
         return k;
-    if ((k = tp_opt_value(argc, argv, i, "--etrecord", &lo->read.etrecord)) != 0) {
-        if (k > 0)
-            tp_out_protect(lo->read.etrecord); /* an input too: no output may replace it */
+    if ((k = tp_opt_value(argc, argv, i, "--format", &lo->format)) != 0)
         return k;
-    }
     if (tp_opt_flag(argv, *i, "--strict")) {
         lo->read.strict = true;
-        return 1;
-    }
-    if (tp_opt_flag(argv, *i, "--rederive")) { /* derived lines (convert/model/derive.h) */
-        lo->read.rederive = true;
-        return 1;
-    }
-    if ((k = tp_opt_value(argc, argv, i, "--line-names", &v)) != 0) {
-        if (k < 0)
-            return -1;
-        if (strcmp(v, "framework") != 0 && strcmp(v, "tensorflow") != 0) {
-            tp_usage_error(argv[0], "--line-names takes tensorflow or framework (got '%s')", v);
-            return -1;
-        }
-        lo->read.framework_names = strcmp(v, "framework") == 0;
         return 1;
     }
     if ((k = tp_opt_value(argc, argv, i, "--derive-rule", &v)) != 0) {
@@ -47,10 +28,6 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
             return -1;
         }
         lo->read.derive_era = strcmp(v, "2024") == 0 ? 0 : (v[3] == '0' ? 2020 : 2022);
-        return 1;
-    }
-    if (tp_opt_flag(argv, *i, "--with-source")) {
-        lo->read.with_source = true;
         return 1;
     }
     if ((k = tp_opt_value(argc, argv, i, "--steps", &v)) != 0) {

@@ -455,12 +455,12 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     if (later.set)
         tp_side_start(&derive_side, derive_main, &beside_job, NULL);
     classify(t, cs);
-    if (f == &tp_format_chrome) /* derived lines of a converted trace (Chrome JSON: the only form we write that is read) stay derived lines */
+    if (f->caps & TP_FMT_KEEPS_DERIVED_LINES) /* derived lines of a converted trace stay derived lines */
         tp_derived_lines_recognise(t);
     tp_timing("classify");
     /* the derived lines of linked traces (below) sort the host slices as linking does: they take its lists */
     bool derive_linked =
-        !o->no_links && !o->no_derive && strcmp(f->name, "xplane") != 0 && strcmp(f->name, "plaidml") != 0;
+        !o->no_links && !o->no_derive && !(f->caps & TP_FMT_OWN_DERIVED_LINES);
     tp_host_slices host_slices = {0};
     if (links) {
         link_events(t, cats, &host_slices);

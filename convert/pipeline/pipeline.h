@@ -37,12 +37,9 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
     "  --min-dur DUR       leave out slices shorter than DUR (1us, 500ns, 2ms)\n"            \
     "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
     "  --max-inflate N     refuse gzip input that expands more than N-fold (default 100; 0: no limit)\n" \
-    "  --etrecord FILE     ExecuTorch: the ETRecord of the program (op types, modules, Name Scope line)\n"    \
-    "  --time-scale UNIT   ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)\n" \
-    "  --line-names NAME   derived lines: tensorflow (\"TensorFlow Ops\", default) or framework\n" \
-    "  --rederive          XPlane: rebuild the derived lines the file already has\n"          \
     "  --derive-rule YEAR  merge rule of derived lines: 2024 (default), 2022, 2020 (TF 2.4's)\n" \
-    "  --with-source       PlaidML: keep kernel sources and program text in the args\n"
+    "  --                  what follows is a file, even if it starts with '-'\n"                \
+    "  (each format's own options are listed after this text: `tracepress formats`)\n"
 
 /* "1us", "250ns", "1.5ms", "2s" (a bare number is ns) to ns; -1 if malformed. */
 int tp_parse_duration(const char *s, int64_t *ns);

@@ -1,6 +1,9 @@
 /* formats.c: the format table and detection. */
 #include "convert/read/formats.h"
 
+#include "convert/base/cli.h"
+
+#include <stdio.h>
 #include <string.h>
 
 const tp_format *const tp_formats[] = {
@@ -18,6 +21,68 @@ const tp_format *tp_format_find(const char *name)
         if (strcmp(tp_formats[i]->name, name) == 0)
             return tp_formats[i];
     return NULL;
+}
+
+static size_t index_of(const tp_format *f)
+{
+    size_t i = 0;
+    while (tp_formats[i] && tp_formats[i] != f)
+        i++;
+    return i;
+}
+
+const void *tp_format_opts(const tp_read_opts *o, const tp_format *f)
+{
+    size_t i = index_of(f);
+    return i < TP_MAX_FORMATS ? o->format_opts[i] : NULL;
+}
+
+void tp_format_opts_set(tp_read_opts *o, const tp_format *f, const void *opts)
+{
+    size_t i = index_of(f);
+    if (i < TP_MAX_FORMATS)
+        o->format_opts[i] = opts;
+}
+
+int tp_format_option_parse(int argc, char **argv, int *i, tp_read_opts *o)
+{
+    const tp_format_option *hit = NULL; /* the option argv[*i] is, in the first format that has it */
+    for (size_t k = 0; tp_formats[k] && !hit; k++)
+        for (const tp_format_option *op = tp_formats[k]->options; op && op->flag && !hit; op++) {
+            size_t n = strlen(op->flag);
+            if (strncmp(argv[*i], op->flag, n) == 0 && (argv[*i][n] == 0 || (op->arg && argv[*i][n] == '=')))
+                hit = op;
+        }
+    if (!hit)
+        return 0;
+    const char *value = NULL;
+    if (hit->arg && tp_opt_value(argc, argv, i, hit->flag, &value) < 0)
+        return -1;
+    for (size_t k = 0; tp_formats[k] && k < TP_MAX_FORMATS; k++) /* every format that reads it */
+        for (const tp_format_option *op = tp_formats[k]->options; op && op->flag; op++) {
+            const char *why = NULL;
+            if (strcmp(op->flag, hit->flag) == 0 && op->apply(&o->format_opts[k], value, &why) < 0) {
+                tp_usage_error(argv[0], "%s: %s", op->flag, why ? why : "bad value");
+                return -1;
+            }
+        }
+    return 1;
+}
+
+void tp_format_options_help(FILE *f)
+{
+    for (size_t k = 0; tp_formats[k]; k++)
+        for (const tp_format_option *op = tp_formats[k]->options; op && op->flag; op++) {
+            bool first = true; /* an option several formats share is listed once */
+            for (size_t j = 0; j < k && first; j++)
+                for (const tp_format_option *q = tp_formats[j]->options; q && q->flag; q++)
+                    first = first && strcmp(q->flag, op->flag) != 0;
+            if (!first)
+                continue;
+            char lhs[64];
+            snprintf(lhs, sizeof lhs, "%s%s%s", op->flag, op->arg ? " " : "", op->arg ? op->arg : "");
+            fprintf(f, "  %-19s %s\n", lhs, op->help);
+        }
 }
 
 const tp_format *tp_format_detect(tp_input *in, tp_err *err)

@@ -9,6 +9,8 @@
 #include "convert/io/input.h"
 #include "convert/model/model.h"
 
+#define TP_MAX_FORMATS 8
+
 /* Options every reader may look at (set from the command line). */
 typedef struct tp_read_opts {
     bool strict;             /* lenient problems (bad UTF-8, trailing commas...) become errors */
@@ -16,18 +18,40 @@ typedef struct tp_read_opts {
     bool no_corr;            /* correlation ids are not needed (nothing will be linked, set for `stats`
                               * only): may skip them, and events that only draw links (Chrome flow
                               * events, see chrome_read.c keep_flow) need not all be kept */
-    bool rederive;           /* rebuild derived lines even when the file has them (XPlane) */
-    bool framework_names;    /* derived lines named "Framework Ops"/"Framework Name Scope" (--line-names framework) */
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
-    bool with_source;        /* keep kernel sources (PlaidML) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */
-    const char *etrecord;    /* ETDump: optional ETRecord side-car */
-    const char *time_scale;  /* ETDump: source time unit ("ns", "us", "ms", "s", "cycles:HZ") */
+    /* Each format's own options (tp_format.options), by its place in
+     * tp_formats[]: a pointer to a struct the format defines in its folder,
+     * or NULL for its defaults.  Read with tp_format_opts. */
+    const void *format_opts[TP_MAX_FORMATS];
     /* When set, a reader that derives lines while reading (XPlane) leaves
      * them to the caller instead: it moves its derivation input there (the
      * pipeline builds the lines beside linking, derive.h) */
     struct tp_derive_later *derive_later;
 } tp_read_opts;
+
+/* An option only some formats read, declared in their row: the command
+ * line's load options ask every row (tp_format_option_parse), so nothing
+ * outside a format's folder knows its options. */
+typedef struct tp_format_option {
+    const char *flag;        /* "--etrecord" */
+    const char *arg;         /* "FILE" (the option takes a value), or NULL (a flag) */
+    const char *help;        /* one line for the commands' help */
+    /* Apply the value (NULL for a flag) to the format's options in *slot
+     * (set *slot to the format's own struct the first time); 0, or -1 with
+     * *why set for a bad value. */
+    int (*apply)(const void **slot, const char *value, const char **why);
+} tp_format_option;
+
+/* What the pipeline must know of a format (tp_format.caps). */
+enum {
+    /* The file may hold derived lines `convert` wrote (Chrome JSON, the form
+     * tracepress writes): they are recognised and stay derived lines. */
+    TP_FMT_KEEPS_DERIVED_LINES = 1u << 0,
+    /* The reader builds its own derived lines (XLA ops, PlaidML programs):
+     * the pipeline derives none from launch links. */
+    TP_FMT_OWN_DERIVED_LINES = 1u << 1,
+};
 
 typedef struct tp_format {
     const char *name;        /* short name for --format and stats "format" */
@@ -37,6 +61,8 @@ typedef struct tp_format {
     int (*probe)(const unsigned char *head, size_t n, const char *path);
     /* Fill t; on bad input: tp_fail + return -1.  Sets t->format. */
     int (*read)(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err);
+    unsigned caps;                     /* TP_FMT_* */
+    const tp_format_option *options;   /* its own options, ended by a NULL flag; or NULL */
 } tp_format;
 
 extern const tp_format tp_format_chrome; /* Chrome trace JSON, PyTorch profiler / Kineto */
@@ -49,6 +75,15 @@ extern const tp_format tp_format_dvdt;   /* dv/dt prof OpenCL traces and CK expe
 extern const tp_format *const tp_formats[];
 
 const tp_format *tp_format_find(const char *name);
+/* The format's own options in o (its struct), or NULL for its defaults. */
+const void *tp_format_opts(const tp_read_opts *o, const tp_format *f);
+void tp_format_opts_set(tp_read_opts *o, const tp_format *f, const void *opts);
+/* If argv[*i] is an option of one or more formats, apply it to each of them,
+ * advance *i past its value and return 1; -1 on a bad value (message
+ * printed); 0 when no format knows it. */
+int tp_format_option_parse(int argc, char **argv, int *i, tp_read_opts *o);
+/* Help lines for every format's options ("  --flag ARG   help (formats)\n"). */
+void tp_format_options_help(FILE *f);
 /* The most confident probe, or NULL (err says what the file looks like). */
 const tp_format *tp_format_detect(tp_input *in, tp_err *err);
 

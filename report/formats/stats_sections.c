@@ -2,6 +2,7 @@
 #include "report/formats/stats_sections.h"
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
+#include "convert/read/etdump/etdump_opts.h"
 
 #include <string.h>
 
@@ -12,7 +13,8 @@
 static int etdump_section(const tp_trace *t, const char *path, const tp_read_opts *o, tp_buf *out, tp_err *err)
 {
     tp_ed_scale sc;
-    if (tp_ed_scale_parse(o->time_scale, &sc, err) < 0)
+    const tp_etdump_opts *eo = tp_etdump_opts_of(o);
+    if (tp_ed_scale_parse(eo->time_scale, &sc, err) < 0)
         return -1;
     const tp_etdump *d = t->format_data;
     tp_etdump own = {0};
@@ -28,7 +30,7 @@ static int etdump_section(const tp_trace *t, const char *path, const tp_read_opt
         d = &own;
     }
     tp_etrecord *rec = NULL;
-    if (o->etrecord && !(rec = tp_etrecord_load(o->etrecord, err))) {
+    if (eo->etrecord && !(rec = tp_etrecord_load(eo->etrecord, err))) {
         tp_etdump_free(&own);
         return -1;
     }

@@ -7,6 +7,7 @@
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/formats.h"
 #include "tests/lib/harness.h"
+#include "convert/read/etdump/etdump_opts.h"
 #include "convert/model/model.h"
 
 #include <stdlib.h>
@@ -51,7 +52,9 @@ static int trace_buf(const uint8_t *p, size_t n, tp_trace *t, const char *scale,
     uint8_t *copy = malloc(n ? n : 1);
     memcpy(copy, p, n);
     tp_trace_init(t);
-    tp_read_opts o = {.keep_args = true, .time_scale = scale};
+    tp_read_opts o = {.keep_args = true};
+    tp_etdump_opts eo = {.time_scale = scale};
+    tp_format_opts_set(&o, &tp_format_etdump, &eo);
     int rc = tp_etdump_parse(copy, n, &d, err);
     if (rc == 0)
         rc = tp_etdump_to_trace(&d, NULL, &o, t, err);

@@ -3,6 +3,7 @@
  * Program Run analysis, truncations, and the command line. */
 #include "convert/read/formats.h"
 #include "tests/lib/harness.h"
+#include "convert/read/plaidml/plaidml_opts.h"
 #include "convert/model/model.h"
 
 #include <stdlib.h>
@@ -17,7 +18,8 @@ static int load(const char *path, tp_trace *t, bool keep_args, bool with_source,
         return -1;
     tp_read_opts o = {0};
     o.keep_args = keep_args;
-    o.with_source = with_source;
+    tp_plaidml_opts po = {.with_source = with_source};
+    tp_format_opts_set(&o, &tp_format_plaidml, &po);
     int rc = tp_format_plaidml.read(in, t, &o, err);
     tp_input_close(in);
     return rc;

@@ -28,7 +28,8 @@ static int load(const char *rel, tp_trace *t, bool rederive, int era)
     tp_read_opts o;
     memset(&o, 0, sizeof o);
     o.keep_args = true;
-    o.rederive = rederive;
+    tp_xplane_opts xo = {.rederive = rederive};
+    tp_format_opts_set(&o, &tp_format_xplane, &xo);
     o.derive_era = era;
     tp_err err;
     memset(&err, 0, sizeof err);
@@ -320,7 +321,8 @@ TEST(xplane_framework_line_names_option)
     CHECK(buf != NULL);
     tp_read_opts o;
     memset(&o, 0, sizeof o);
-    o.framework_names = true;
+    tp_xplane_opts xo = {.framework_names = true};
+    tp_format_opts_set(&o, &tp_format_xplane, &xo);
     tp_err err;
     memset(&err, 0, sizeof err);
     tp_trace t;
@@ -690,7 +692,8 @@ static void corrupt_rounds(const char *rel, int rounds)
         tp_read_opts o;
         memset(&o, 0, sizeof o);
         o.keep_args = true;
-        o.rederive = round % 2;
+        tp_xplane_opts xo = {.rederive = round % 2};
+        tp_format_opts_set(&o, &tp_format_xplane, &xo);
         tp_err err;
         memset(&err, 0, sizeof err);
         if (tp_xplane_read_mem(copy, len, &t, &o, &err) != 0) {

@@ -336,4 +336,6 @@ const tp_format tp_format_chrome = {
     ".json .json.gz .pt.trace.json",
     chrome_probe,
     chrome_read,
+    TP_FMT_KEEPS_DERIVED_LINES,
+    NULL,
 };

@@ -55,4 +55,16 @@ void dv_put_u64(tp_buf *b, uint64_t v);
 void dv_put_i64(tp_buf *b, int64_t v);
 void dv_put_hex(tp_buf *b, uint64_t v);    /* "0x1f" */
 
+/* dv/dt's own options (tp_format_dvdt.options: --with-source). */
+typedef struct tp_dvdt_opts {
+    bool with_source; /* keep kernel sources (clCreateProgramWithSource) in the args */
+} tp_dvdt_opts;
+
+static inline const tp_dvdt_opts *tp_dvdt_opts_of(const tp_read_opts *o)
+{
+    static const tp_dvdt_opts defaults;
+    const tp_dvdt_opts *d = tp_format_opts(o, &tp_format_dvdt);
+    return d ? d : &defaults;
+}
+
 #endif

@@ -351,7 +351,7 @@ static uint64_t host_args(dv_run *r, const tp_jv *rec, const dv_kernel *k, bool 
         tp_buf_putc(b, ',');
         tp_json_put_string(b, key, kl, NULL);
         tp_buf_putc(b, ':');
-        if (kl == 6 && memcmp(key, "source", 6) == 0 && !r->o->with_source) {
+        if (kl == 6 && memcmp(key, "source", 6) == 0 && !tp_dvdt_opts_of(r->o)->with_source) {
             /* program text is large; --with-source keeps it */
             b->len -= 9; /* replace the key: "source": -> "source_bytes": */
             tp_buf_puts(b, "\"source_bytes\":");

@@ -289,10 +289,28 @@ static int dvdt_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     return rc;
 }
 
+static tp_dvdt_opts cli_opts; /* the command line's (one set per process) */
+
+static int set_with_source(const void **slot, const char *v, const char **why)
+{
+    (void)v;
+    (void)why;
+    cli_opts.with_source = true;
+    *slot = &cli_opts;
+    return 0;
+}
+
+static const tp_format_option dvdt_options[] = {
+    {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source},
+    {NULL, NULL, NULL, NULL},
+};
+
 const tp_format tp_format_dvdt = {
     "dvdt",
     "dv/dt prof OpenCL traces: cjson list, [dv/dt] program output (cjson or text mode), CK points",
     "tmp-dvdt-prof.json ckp-*.json",
     dvdt_probe,
     dvdt_read,
+    0,
+    dvdt_options,
 };

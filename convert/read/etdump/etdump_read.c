@@ -17,6 +17,8 @@
 #include "convert/model/derive.h"
 #include "convert/read/etdump/etdump.h"
 #include "convert/read/etdump/etrecord.h"
+#include "convert/read/etdump/etdump_opts.h"
+#include "convert/io/output.h"
 #include "convert/read/formats.h"
 #include "convert/codec/json_write.h"
 
@@ -475,7 +477,7 @@ static void map_run(mapper *m, size_t ri)
 int tp_etdump_to_trace(const tp_etdump *d, const tp_etrecord *rec, const tp_read_opts *o, tp_trace *t, tp_err *err)
 {
     mapper m = {.t = t, .d = d, .o = o, .rec = rec};
-    if (tp_ed_scale_parse(o->time_scale, &m.sc, err) < 0)
+    if (tp_ed_scale_parse(tp_etdump_opts_of(o)->time_scale, &m.sc, err) < 0)
         return -1;
     t->format = "etdump";
     uint32_t proc = tp_process_get(t, 1);
@@ -559,7 +561,8 @@ static int etdump_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
     tp_etdump *d = tp_xmalloc(sizeof *d);
     int rc = tp_etdump_parse((uint8_t *)data, len, d, err);
     tp_etrecord *rec = NULL;
-    if (rc == 0 && o->etrecord && !(rec = tp_etrecord_load(o->etrecord, err)))
+    const char *etrecord = tp_etdump_opts_of(o)->etrecord;
+    if (rc == 0 && etrecord && !(rec = tp_etrecord_load(etrecord, err)))
         rc = -1;
     if (rc == 0)
         rc = tp_etdump_to_trace(d, rec, o, t, err);
@@ -575,7 +578,35 @@ static int etdump_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
     return rc;
 }
 
+/* The command line's ETDump options (one set per process). */
+static tp_etdump_opts cli_opts;
+
+static int set_etrecord(const void **slot, const char *v, const char **why)
+{
+    (void)why;
+    cli_opts.etrecord = v;
+    tp_out_protect(v); /* an input too: no output may replace it */
+    *slot = &cli_opts;
+    return 0;
+}
+
+static int set_time_scale(const void **slot, const char *v, const char **why)
+{
+    (void)why; /* checked when a trace is read: the error names the file, as every reader's does */
+    cli_opts.time_scale = v;
+    *slot = &cli_opts;
+    return 0;
+}
+
+static const tp_format_option etdump_options[] = {
+    {"--etrecord", "FILE", "ExecuTorch: the ETRecord of the program (op types, modules, Name Scope line)",
+     set_etrecord},
+    {"--time-scale", "UNIT", "ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)",
+     set_time_scale},
+    {NULL, NULL, NULL, NULL},
+};
+
 const tp_format tp_format_etdump = {
     "etdump", "ExecuTorch ETDump (size-prefixed flatbuffer \"ED00\"; --etrecord, --time-scale)", ".etdp",
-    etdump_probe, etdump_read,
+    etdump_probe, etdump_read, 0, etdump_options,
 };

@@ -6,6 +6,7 @@
 #define TP_PLAIDML_H
 
 #include "convert/read/formats.h"
+#include "convert/read/plaidml/plaidml_opts.h"
 #include "convert/codec/pbwire.h"
 
 enum { PML_HAS_START = 1, PML_HAS_END = 2, PML_ROOT = 4, PML_PLACED = 8 };

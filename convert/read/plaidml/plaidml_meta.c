@@ -114,7 +114,7 @@ static int kernel_info(pml_state *s, uint32_t act, const uint8_t *d, size_t n, t
         tp_argb_int(b, "flops", ki.flops);
     if (ki.bytes >= 0)
         tp_argb_int(b, "bytes", ki.bytes);
-    if (src && s->o->with_source)
+    if (src && tp_plaidml_opts_of(s->o)->with_source)
         tp_argb_str(b, "source", (const char *)src, src_len);
     return 0;
 }
@@ -142,7 +142,7 @@ static int build_info(pml_state *s, uint32_t act, const uint8_t *d, size_t n, tp
             b = pml_meta_args(s, act); /* pml_act_get may have moved things */
             if (dn)
                 tp_argb_cstr(b, "device", tp_str_get(s->t, dn));
-        } else if (g.num == 2 && g.wt == TP_PB_LEN && s->o->with_source) {
+        } else if (g.num == 2 && g.wt == TP_PB_LEN && tp_plaidml_opts_of(s->o)->with_source) {
             tp_argb_str(b, "source", (const char *)g.data, g.len);
         } else if (g.num == 3 && g.wt == TP_PB_VARINT) {
             tp_argb_int(b, "cl_build_status", (int32_t)(uint32_t)g.v);
@@ -273,7 +273,7 @@ static int compilation_info(pml_state *s, uint32_t act, const uint8_t *d, size_t
         tp_argb_raw(b, "tmp_sizes", tmp.data, tmp.len);
         tp_argb_raw(b, "alloc_sizes", alloc.data, alloc.len);
         tp_argb_raw(b, "kernels", kernels.data, kernels.len);
-        if (code && s->o->with_source)
+        if (code && tp_plaidml_opts_of(s->o)->with_source)
             tp_argb_str(b, "program_code", (const char *)code, code_len);
     }
     tp_buf_free(&tmp);

@@ -509,10 +509,28 @@ static int pml_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *er
     return rc;
 }
 
+static tp_plaidml_opts cli_opts; /* the command line's (one set per process) */
+
+static int set_with_source(const void **slot, const char *v, const char **why)
+{
+    (void)v;
+    (void)why;
+    cli_opts.with_source = true;
+    *slot = &cli_opts;
+    return 0;
+}
+
+static const tp_format_option plaidml_options[] = {
+    {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source},
+    {NULL, NULL, NULL, NULL},
+};
+
 const tp_format tp_format_plaidml = {
     "plaidml",
     "PlaidML / Vertex.AI event log (eventlog.gz: delimited protobuf Records, 2017 and later schemas)",
     "eventlog.gz",
     pml_probe,
     pml_read,
+    TP_FMT_OWN_DERIVED_LINES,
+    plaidml_options,
 };

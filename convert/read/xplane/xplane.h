@@ -47,4 +47,17 @@ typedef struct tp_xplane_data {
 /* The report data of an XPlane trace read with report_data, or NULL. */
 const tp_xplane_data *tp_xplane_report_data(const tp_trace *t);
 
+/* XPlane's own options (tp_format_xplane.options: --rederive, --line-names). */
+typedef struct tp_xplane_opts {
+    bool rederive;        /* rebuild the derived lines the file already has */
+    bool framework_names; /* "Framework Ops"/"Framework Name Scope" instead of "TensorFlow ..." */
+} tp_xplane_opts;
+
+static inline const tp_xplane_opts *tp_xplane_opts_of(const tp_read_opts *o)
+{
+    static const tp_xplane_opts defaults;
+    const tp_xplane_opts *x = tp_format_opts(o, &tp_format_xplane);
+    return x ? x : &defaults;
+}
+
 #endif

@@ -252,7 +252,7 @@ int xp_read_line(xp_reader *r, const tp_pb *plane, const tp_pb_field *lf)
     else if (xp_decode_line(plane, lf, &L, r->err) < 0)
         return -1;
     bool derived = tp_xplane_is_derived_line_id(L.id);
-    if (derived && r->o->rederive)
+    if (derived && tp_xplane_opts_of(r->o)->rederive)
         return 0; /* rebuilt by the engine instead */
     if (L.nevents == 0) /* a line without events (TPU "Overlay") gets no track: viewers skip them too */
         return 0;

@@ -123,7 +123,7 @@ static int64_t plane_events(xp_reader *r, const tp_pb_field *pf)
         xp_line L;
         if (xp_decode_line(&plane, &f, &L, &e) < 0)
             return -1;
-        if (!(r->o->rederive && tp_xplane_is_derived_line_id(L.id))) /* (xp_read_line skips those) */
+        if (!(tp_xplane_opts_of(r->o)->rederive && tp_xplane_is_derived_line_id(L.id))) /* (xp_read_line skips those) */
             n += L.nevents;
         TP_GROW(r->lcache, r->lcache_cap, r->nlcache + 1);
         r->lcache[r->nlcache++] = (xp_lcache){f.data, L};

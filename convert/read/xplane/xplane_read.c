@@ -158,7 +158,7 @@ int xp_read_plane(xp_reader *r, const tp_pb_field *pf)
     pl->em = tp_xcalloc(r->nem + 1, sizeof *pl->em);
     r->plane_is_device = has_prefix(r->plane_name, r->plane_name_len, "/device:");
     r->plane_is_gpu = has_prefix(r->plane_name, r->plane_name_len, "/device:GPU:");
-    r->plane_derive = r->plane_is_device && (r->o->rederive || !r->plane_has_derived);
+    r->plane_derive = r->plane_is_device && (tp_xplane_opts_of(r->o)->rederive || !r->plane_has_derived);
 
     plane_json_begin(r);
     tp_buf_puts(&r->planes_json, "{\"id\":");
@@ -286,7 +286,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     }
     free(derived_dev);
     r.din.nlaunches = nl;
-    tp_derive_opts dopt = {.framework_names = o->framework_names,
+    tp_derive_opts dopt = {.framework_names = tp_xplane_opts_of(o)->framework_names,
                            .mark_steps = true,
                            .era = tp_derive_era_of(o->derive_era)};
     tp_timing("read: planes");
@@ -425,10 +425,42 @@ static int xplane_probe(const unsigned char *head, size_t n, const char *path)
     return (head[i] == 0x08 || head[i] == 0x12 || head[i] == 0x1a) ? 40 : 0;
 }
 
+/* The command line's XPlane options (one set per process). */
+static tp_xplane_opts cli_opts;
+
+static int set_rederive(const void **slot, const char *v, const char **why)
+{
+    (void)v;
+    (void)why;
+    cli_opts.rederive = true;
+    *slot = &cli_opts;
+    return 0;
+}
+
+static int set_line_names(const void **slot, const char *v, const char **why)
+{
+    if (strcmp(v, "framework") != 0 && strcmp(v, "tensorflow") != 0) {
+        *why = "takes tensorflow or framework";
+        return -1;
+    }
+    cli_opts.framework_names = strcmp(v, "framework") == 0;
+    *slot = &cli_opts;
+    return 0;
+}
+
+static const tp_format_option xplane_options[] = {
+    {"--rederive", NULL, "XPlane: rebuild the derived lines the file already has", set_rederive},
+    {"--line-names", "NAME", "XPlane derived lines: tensorflow (\"TensorFlow Ops\", default) or framework",
+     set_line_names},
+    {NULL, NULL, NULL, NULL},
+};
+
 const tp_format tp_format_xplane = {
     "xplane",
     "TensorFlow / JAX / XLA profiler XSpace (XPlane protobuf)",
     ".xplane.pb",
     xplane_probe,
     xplane_read,
+    TP_FMT_OWN_DERIVED_LINES,
+    xplane_options,
 };

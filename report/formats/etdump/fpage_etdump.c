@@ -6,6 +6,7 @@
 #include "render/charts/chart_bar.h"
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
+#include "convert/read/etdump/etdump_opts.h"
 #include "report/formats/etdump/fpage_etdump.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
@@ -71,7 +72,8 @@ static void collect_ops(ed_state *st)
 static int ed_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_err *err)
 {
     tp_ed_scale sc;
-    if (tp_ed_scale_parse(o->read.time_scale, &sc, err) < 0)
+    const tp_etdump_opts *eo = tp_etdump_opts_of(&o->read);
+    if (tp_ed_scale_parse(eo->time_scale, &sc, err) < 0)
         return -1;
     const tp_etdump *d = s->t->format_data;
     tp_etdump own = {0};
@@ -83,7 +85,7 @@ static int ed_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_e
         d = &own;
     }
     tp_etrecord *rec = NULL;
-    if (o->read.etrecord && !(rec = tp_etrecord_load(o->read.etrecord, err))) {
+    if (eo->etrecord && !(rec = tp_etrecord_load(eo->etrecord, err))) {
         tp_etdump_free(&own);
         return -1;
     }
@@ -95,7 +97,7 @@ static int ed_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_e
         free(st);
         return -1;
     }
-    st->etrecord = o->read.etrecord != NULL;
+    st->etrecord = eo->etrecord != NULL;
     collect_ops(st);
     *state = st;
     return 0;

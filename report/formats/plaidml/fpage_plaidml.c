@@ -7,6 +7,7 @@
  * program text. */
 #include "render/charts/chart_timeline.h"
 #include "report/formats/plaidml/fpage_plaidml.h"
+#include "convert/read/plaidml/plaidml_opts.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_write.h"
 #include "render/charts/palette.h"
@@ -116,7 +117,7 @@ static int pml_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_
         free(st);
         return -1;
     }
-    st->with_source = o->read.with_source;
+    st->with_source = tp_plaidml_opts_of(&o->read)->with_source;
     if (st->with_source) {
         add_texts(s->t, st, &st->r.top_mean);
         add_texts(s->t, st, &st->r.top_total);
