@@ -96,7 +96,7 @@ bool tp_trace_append(tp_trace *t, tp_trace *u, const tp_append_how *how, tp_appe
     map_processes(t, u, how, m);
     map_tracks(t, u, how, m);
     m->args_shift = tp_args_append(t, u); /* u's arena after t's */
-    if (u->events == t->events + t->nevents) { /* a slice of t's array */
+    if (t->events && u->events == t->events + t->nevents) { /* a slice of t's array (no arithmetic on NULL) */
         for (size_t i = 0; i < u->nevents; i++)
             remap_event(&u->events[i], m);
         t->nevents += u->nevents;
