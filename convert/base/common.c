@@ -1,13 +1,10 @@
 /* common.c: allocation, growable arrays, error records, growable strings. */
 #include "convert/base/common.h"
 
-#include <malloc.h>
 #include <stdint.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 static void (*fatal_cleanup)(void);
@@ -37,69 +34,13 @@ static void out_of_memory(size_t n)
     exit(TP_EXIT_INPUT);
 }
 
-/* Large blocks (the event array, arenas, indexes) are touched page by
- * page once, and on this class of VM a 4 KiB page fault is expensive: 80k of
- * them were a quarter of `stats` on 1 GB.  Transparent huge pages make that
- * one fault per 2 MiB.  The advice must cover glibc's whole mmapped chunk
- * (header to end, one VMA): advising part of it splits the mapping, and a
- * later realloc can then no longer mremap it and falls back to a copy.  A
- * block that is not a whole mapping (heap, another allocator) gets advice
- * only on the 2 MiB-aligned span inside it.  Advice never changes contents.
- *
- * Above HUGE_MAX a block stops being huge (MADV_NOHUGEPAGE): every realloc
- * that moves a block splits its huge pages (glibc's chunks are not 2 MiB
- * aligned), and on this VM a long run over a few GB of split and collapsed
- * huge pages cost twice the CPU (1 GB XSpace: 14 s of user time became 30).
- * HUGE_MAX keeps the gain where it was measured (Kineto up to 1 GB: 0.25x
- * less time) and the large long runs as they were.  TP_HUGE_PAGES=0 turns
- * the advice off, for measurements. */
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-#define HUGE_MIN ((size_t)8 << 20)
-#define HUGE_MAX ((size_t)320 << 20)
-
-static bool huge_pages_wanted(void)
-{
-    static _Atomic int on = -1; /* readers' threads allocate too */
-    if (on < 0) {
-        const char *v = getenv("TP_HUGE_PAGES");
-        on = !(v && strcmp(v, "0") == 0);
-    }
-    return on;
-}
-
-static void advise_huge(void *p, size_t asked)
-{
-#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
-    if (asked < HUGE_MIN || !huge_pages_wanted())
-        return;
-    uintptr_t lo = (uintptr_t)p, hi = lo + malloc_usable_size(p);
-    const uintptr_t page = 4096, header = 2 * sizeof(size_t);
-    if ((lo - header) % page == 0 && hi % page == 0) {
-        lo -= header; /* a whole mmapped chunk */
-    } else {
-        lo = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-        hi &= ~(HUGE_PAGE - 1);
-    }
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, asked <= HUGE_MAX ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-#else
-    (void)p;
-    (void)asked;
-#endif
-}
-
-void *tp_xmalloc_stream(size_t n)
+/* Plain malloc, no transparent-huge-page advice: on a 1 GB real-shaped
+ * Kineto trace the advice saved no time (BENCHMARKS.md, "speed tricks"). */
+void *tp_xmalloc(size_t n)
 {
     void *p = REFUSED(n) ? NULL : malloc(n ? n : 1);
     if (!p)
         out_of_memory(n);
-    return p;
-}
-
-void *tp_xmalloc(size_t n)
-{
-    void *p = tp_xmalloc_stream(n);
-    advise_huge(p, n);
     return p;
 }
 
@@ -108,7 +49,6 @@ void *tp_xcalloc(size_t n, size_t size)
     void *p = REFUSED(n * size) ? NULL : calloc(n ? n : 1, size ? size : 1);
     if (!p)
         out_of_memory(n * size);
-    advise_huge(p, n * size);
     return p;
 }
 
@@ -122,17 +62,13 @@ void *tp_xaligned_zero(size_t align, size_t n)
     return p;
 }
 
-static void *xrealloc(void *p, size_t n, bool huge)
+void *tp_xrealloc(void *p, size_t n)
 {
     void *q = REFUSED(n) ? NULL : realloc(p, n ? n : 1);
     if (!q)
         out_of_memory(n);
-    if (huge)
-        advise_huge(q, n);
     return q;
 }
-
-void *tp_xrealloc(void *p, size_t n) { return xrealloc(p, n, true); }
 
 char *tp_xstrdup(const char *s) { return tp_xstrndup(s, strlen(s)); }
 
@@ -144,7 +80,7 @@ char *tp_xstrndup(const char *s, size_t n)
     return p;
 }
 
-static void grow(void **p, size_t *cap, size_t need, size_t elem, bool huge)
+void tp_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return;
@@ -153,12 +89,9 @@ static void grow(void **p, size_t *cap, size_t need, size_t elem, bool huge)
         c += c / 2 + 16; /* 1.5x keeps peak memory closer to what is used */
     if (c > SIZE_MAX / elem)
         out_of_memory(SIZE_MAX);
-    *p = xrealloc(*p, c * elem, huge);
+    *p = tp_xrealloc(*p, c * elem);
     *cap = c;
 }
-
-void tp_grow(void **p, size_t *cap, size_t need, size_t elem) { grow(p, cap, need, elem, true); }
-void tp_grow_stream(void **p, size_t *cap, size_t need, size_t elem) { grow(p, cap, need, elem, false); }
 
 static int vfail(tp_err *err, const char *where, const char *fmt, va_list ap)
 {

@@ -24,10 +24,6 @@ void tp_on_fatal_exit(void (*cleanup)(void));
  * a clear message (there is nothing sensible a converter can do instead). */
 void *tp_xmalloc(size_t n);
 void *tp_xcalloc(size_t n, size_t size);
-/* For a buffer written and read in order (sort keys, merge buffers): no
- * huge pages.  Their first touch costs more than the TLB misses they save
- * on such a buffer (common.c). */
-void *tp_xmalloc_stream(size_t n);
 /* n zeroed bytes aligned to align (a power of two, a multiple of
  * sizeof(void *)): per-thread structs on cache lines of their own.  free(). */
 void *tp_xaligned_zero(size_t align, size_t n);
@@ -45,15 +41,6 @@ static inline void tp_grow_inline(void **p, size_t *cap, size_t need, size_t ele
         tp_grow(p, cap, need, elem);
 }
 #define TP_GROW(arr, cap, need) tp_grow_inline((void **)&(arr), &(cap), (need), sizeof *(arr))
-/* The same for an array that should not ask for huge pages (see
- * tp_xmalloc_stream and model.h's TP_GROW_EVENTS). */
-void tp_grow_stream(void **p, size_t *cap, size_t need, size_t elem);
-static inline void tp_grow_stream_inline(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need > *cap)
-        tp_grow_stream(p, cap, need, elem);
-}
-#define TP_GROW_STREAM(arr, cap, need) tp_grow_stream_inline((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* The error a reader reports.  `where` is "offset N" for byte positions or a
  * reader-chosen locus such as "record 12". */

@@ -64,7 +64,7 @@
         }                                                                                                        \
         if (n <= TP_SORT_RUN)                                                                                    \
             return;                                                                                              \
-        T *buf = tp_xmalloc_stream(n * sizeof *buf), *src = a, *dst = buf;                                      \
+        T *buf = tp_xmalloc(n * sizeof *buf), *src = a, *dst = buf;                                             \
         for (size_t w = TP_SORT_RUN; w < n; w *= 2) { /* bottom-up merges, ping-pong between the arrays */     \
             for (size_t lo = 0; lo < n; lo += 2 * w) {                                                           \
                 size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                      \
@@ -100,7 +100,7 @@
             if (LESS((&a[j]), (&a[j - 1]), 0))                                                                   \
                 runs[r++] = j;                                                                                   \
         runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */                                                     \
-        T *buf = tmp ? tmp : tp_xmalloc_stream(n * sizeof *buf), *src = a, *dst = buf;                          \
+        T *buf = tmp ? tmp : tp_xmalloc(n * sizeof *buf), *src = a, *dst = buf;                                 \
         while (nruns > 1) {                                                                                      \
             size_t out = 0;                                                                                      \
             for (size_t i = 0; i < nruns; i += 2) {                                                              \

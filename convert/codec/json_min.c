@@ -55,8 +55,6 @@ static inline char *copy_short(char *o, const unsigned char *p, const unsigned c
 bool tp_json_min(tp_buf *b, const char *s, size_t n, int mode, uint64_t *bad_utf8)
 {
     enum { S_VALUE, S_VALUE_OR_CLOSE, S_KEY, S_KEY_OR_CLOSE, S_COLON, S_COMMA_OR_CLOSE, S_END };
-    if (mode == TP_MIN_VALUE && tp_json_min_fast(b, s, n))
-        return true;
     size_t mark = b->len;
     uint64_t bad = 0;
     char stack[TP_JSON_MAX_DEPTH + 1];

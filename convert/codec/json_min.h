@@ -17,10 +17,4 @@ enum { TP_MIN_VALUE, TP_MIN_MEMBERS_AFTER_COMMA, TP_MIN_MEMBERS };
  * never written as broken output.  One pass. */
 bool tp_json_min(tp_buf *b, const char *s, size_t n, int mode, uint64_t *bad_utf8);
 
-/* tp_json_min's fast path for an object or array (json_min_fast.c): true
- * with the same bytes appended when it can prove s[0..n) valid JSON that
- * needs no repair, else false with b's length unchanged (its bytes past
- * the length may be).  Only where tp_simd_avx2() (simd.h); else false. */
-bool tp_json_min_fast(tp_buf *b, const char *s, size_t n);
-
 #endif

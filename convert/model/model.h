@@ -307,11 +307,8 @@ uint32_t tp_track_get_key(tp_trace *t, uint32_t process, tp_str key); /* string 
 /* A new track not found by tid lookups (derived lines, overflow rows). */
 uint32_t tp_track_add(tp_trace *t, uint32_t process, tp_str name, uint8_t role, uint32_t derived_of);
 
-/* Events.  The event array grows without asking for huge pages: it is
- * written once, in order, and on VMs a fresh huge page's first touch is
- * the slowest memory there is (common.c).  Every reader grows it with
- * TP_GROW_EVENTS. */
-#define TP_GROW_EVENTS(t, need) TP_GROW_STREAM((t)->events, (t)->events_cap, (need))
+/* Events.  Every reader grows the event array with TP_GROW_EVENTS. */
+#define TP_GROW_EVENTS(t, need) TP_GROW((t)->events, (t)->events_cap, (need))
 uint32_t tp_event_add(tp_trace *t, const tp_event *e); /* copies; returns index */
 void tp_event_init(tp_event *e);                       /* zero, link/op = TP_NONE, ph 'X' */
 

@@ -64,7 +64,7 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
     }
     if (sorted)
         return;
-    sort_key *k = tp_xmalloc_stream((n + 1) * sizeof *k);
+    sort_key *k = tp_xmalloc((n + 1) * sizeof *k);
     for (size_t j = 0; j < n; j++) {
         const tp_event *e = &t->events[ev[j]];
         k[j] = (sort_key){e->ts, -e->dur, ev[j]};

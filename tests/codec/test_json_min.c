@@ -5,7 +5,6 @@
 #include "tests/lib/harness.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_min.h"
-#include "convert/base/simd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,13 +121,9 @@ static void min_against_references(void)
     CHECK(accepted > 5000);
 }
 
-/* with the fast path (json_min_fast.c, where the CPU has AVX2), and without */
 TEST(json_min_agrees_with_the_grammar_check_and_a_plain_stripper)
 {
     min_against_references();
-    tp_simd_allow(false);
-    min_against_references();
-    tp_simd_allow(true);
 }
 
 static void check_min(const char *in, int mode, const char *want, uint64_t want_bad)
@@ -173,136 +168,3 @@ TEST(json_min_repairs_strings_and_copies_members)
     check_min(deep, TP_MIN_VALUE, "(refused)", 0);
 }
 
-/* ---- the fast path (json_min_fast.c) ---- */
-
-/* A random value, valid, with random whitespace; depth-limited.  Numbers,
- * strings and brackets of every kind, long enough to span 64-byte blocks. */
-static void gen_value(unsigned *seed, tp_buf *b, int depth)
-{
-    static const char *ws[] = {"", "", "", " ", "\n      ", "      ", "  \n  "};
-    static const char *scalars[] = {"0", "12", "-3", "1.325000", "-0.5e+3", "1E9", "true", "false", "null", "\"\"",
-                                    "\"aten::conv2d\"", "\"a string that runs past the end of one 64-byte block, or two\"",
-                                    "\"x y\"", "536466", "\"{[:,]}\""};
-    tp_buf_puts(b, ws[rand_r(seed) % 7]);
-    unsigned k = rand_r(seed) % (depth < 6 ? 10 : 4);
-    if (k >= 4) {
-        bool obj = k >= 7;
-        int n = (int)(rand_r(seed) % 7);
-        tp_buf_putc(b, obj ? '{' : '[');
-        for (int i = 0; i < n; i++) {
-            if (i)
-                tp_buf_putc(b, ',');
-            if (obj) {
-                tp_buf_puts(b, ws[rand_r(seed) % 7]);
-                tp_buf_printf(b, "\"key %u\"", rand_r(seed) % 100);
-                tp_buf_puts(b, ws[rand_r(seed) % 7]);
-                tp_buf_putc(b, ':');
-            }
-            gen_value(seed, b, depth + 1);
-        }
-        tp_buf_puts(b, ws[rand_r(seed) % 7]);
-        tp_buf_putc(b, obj ? '}' : ']');
-    } else {
-        tp_buf_puts(b, scalars[rand_r(seed) % (sizeof scalars / sizeof scalars[0])]);
-    }
-    tp_buf_puts(b, ws[rand_r(seed) % 7]);
-}
-
-/* A value the fast path must take: no escapes, controls other than '\n'
- * or bytes >= 0x80, an object or array on top, at most 64 deep. */
-static bool fast_takes(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\n'))
-        i++;
-    if (i == n || (s[i] != '{' && s[i] != '['))
-        return false;
-    int depth = 0, max = 0;
-    bool in_str = false;
-    for (size_t j = 0; j < n; j++) {
-        unsigned char c = (unsigned char)s[j];
-        if (c == '\\' || c >= 0x80 || (c < 0x20 && (c != '\n' || in_str)))
-            return false;
-        if (c == '"')
-            in_str = !in_str;
-        else if (!in_str && (c == '{' || c == '['))
-            max = ++depth > max ? depth : max;
-        else if (!in_str && (c == '}' || c == ']'))
-            depth--;
-    }
-    return max <= 64 && tp_json_valid(s, n);
-}
-
-TEST(json_min_fast_path_takes_exactly_the_plain_valid_values)
-{
-    tp_buf probe = {0};
-    bool have = tp_json_min_fast(&probe, "{}", 2);
-    tp_buf_free(&probe);
-    if (!have) {
-        fprintf(stderr, "  (no AVX2 here, or TP_SIMD=0: no fast path to test)\n");
-        return;
-    }
-    unsigned seed = 77;
-    static const char edits[] = "{}[]:,\" 0a.-x#\\\n\x01\x80"; /* x, #: bytes no token holds */
-    int taken = 0, refused = 0;
-    for (int round = 0; round < 30000; round++) {
-        tp_buf v = {0};
-        gen_value(&seed, &v, 0);
-        /* most rounds: one or two edits, mostly making it invalid */
-        for (int e = (int)(rand_r(&seed) % 3); e > 0 && v.len; e--) {
-            size_t at = (size_t)rand_r(&seed) % v.len;
-            char c = edits[rand_r(&seed) % (sizeof edits - 1)];
-            switch (rand_r(&seed) % 3) {
-            case 0:
-                v.data[at] = c;
-                break;
-            case 1:
-                memmove(v.data + at, v.data + at + 1, v.len - at - 1);
-                v.len--;
-                break;
-            default:
-                tp_buf_putc(&v, 0);
-                memmove(v.data + at + 1, v.data + at, v.len - at - 1);
-                v.data[at] = c;
-            }
-        }
-        char *exact = malloc(v.len ? v.len : 1); /* no slack after it: ASan sees any read past the end */
-        memcpy(exact, v.data, v.len);
-        tp_buf fast = {0}, slow = {0};
-        tp_buf_puts(&fast, "pre");
-        tp_buf_puts(&slow, "pre");
-        bool ok = tp_json_min_fast(&fast, exact, v.len);
-        uint64_t bad = 0;
-        bool want = fast_takes(exact, v.len), slow_ok = tp_json_min(&slow, exact, v.len, TP_MIN_VALUE, &bad);
-        CHECK_EQ_INT(ok, want);
-        if (ok) {
-            taken++;
-            CHECK(slow_ok && fast.len == slow.len && memcmp(fast.data, slow.data, fast.len) == 0);
-        } else {
-            refused++;
-            CHECK_EQ_INT(fast.len, 3);
-        }
-        if (ok != want || (ok && (fast.len != slow.len || memcmp(fast.data, slow.data, fast.len) != 0))) {
-            fprintf(stderr, "  round %d: %.*s\n", round, (int)v.len, exact);
-            round = 1 << 30;
-        }
-        free(exact);
-        tp_buf_free(&v);
-        tp_buf_free(&fast);
-        tp_buf_free(&slow);
-    }
-    CHECK(taken > 5000);
-    CHECK(refused > 5000);
-    /* nesting: 64 levels are taken, 65 left to the slow path */
-    char deep[2 * 65];
-    memset(deep, '[', 64);
-    memset(deep + 64, ']', 64);
-    tp_buf b = {0};
-    CHECK(tp_json_min_fast(&b, deep, 128));
-    b.len = 0;
-    memset(deep, '[', 65);
-    memset(deep + 65, ']', 65);
-    CHECK(!tp_json_min_fast(&b, deep, 130));
-    CHECK(tp_json_min(&b, deep, 130, TP_MIN_VALUE, NULL) && b.len == 130);
-    tp_buf_free(&b);
-}
