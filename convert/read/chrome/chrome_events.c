@@ -493,16 +493,10 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
 
 /* Parse the traceEvents array body, event by event, refilling as needed.
  * On entry r->pos is just after '['.  Returns 0 or -1. */
-/* Every cache line of the input is asked for PREFETCH_AHEAD bytes before
- * the parser reaches it: the hardware's prefetcher stops at each 4 KiB
- * page, and the first look at each event's keys was a miss (1 GB Kineto,
- * one core: 0.02 s of 0.89). */
-#define PREFETCH_AHEAD 1024
 int chrome_read_events(reader *r)
 {
     raw_event ev;
     bool first = true;
-    const char *ahead_in = r->buf, *ahead = r->buf + r->pos; /* the input is asked for up to here */
     for (;;) {
         const char *p = tp_json_ws(r->buf + r->pos, r->buf + r->len);
         r->pos = (size_t)(p - r->buf);
@@ -555,10 +549,6 @@ int chrome_read_events(reader *r)
                 return k;
         }
         const char *next = p, *why = "malformed event";
-        if (ahead_in != r->buf || ahead < p) /* a refill moved the buffer, or a long event passed it */
-            ahead_in = r->buf, ahead = p;
-        for (const char *to = end - p > PREFETCH_AHEAD ? p + PREFETCH_AHEAD : end; ahead < to; ahead += 64)
-            __builtin_prefetch(ahead);
         int k = parse_event(r, p, end, &ev, &next, &why);
         if (k == TP_JL_MORE) {
             if (chrome_more_or_truncated(r, p, "an event") < 0)
