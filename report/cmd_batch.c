@@ -151,6 +151,73 @@ static void progress_show(progress *pg, const tp_batch_row *r, bool last)
     }
 }
 
+/* ---- stopping: SIGINT/SIGTERM/SIGHUP to the parent ------------------------ */
+
+/* While workers run, the parent's handler passes the signal on to each of
+ * them (whose own handler, tp_out's, removes their temporary files and
+ * dies by it) and the run loop reaps them, writes no index and dies by the
+ * same signal.  Without it a `kill PID` killed the parent alone and its
+ * workers went on writing. */
+#define MAX_JOBS 1024
+static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_workers[MAX_JOBS]; /* running workers' pids; 0: free */
+
+static void on_stop(int sig)
+{
+    g_stop = sig;
+    for (int i = 0; i < MAX_JOBS; i++)
+        if (g_workers[i] > 0)
+            kill((pid_t)g_workers[i], sig);
+}
+
+static void block_stop(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void install_stop_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop; /* no SA_RESTART: waitpid returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* A worker that died by a signal (forwarded, or a crash) left its
+ * temporary files (NAME.tmp.PID.XXXXXX) under DIR/<name>: remove them now
+ * rather than at the next run that writes the same names. */
+static void remove_worker_tmps(const char *dir, const char *name, pid_t pid)
+{
+    static const char *const sub[] = {"", "/report", "/report/png"};
+    char mark[40];
+    int ml = snprintf(mark, sizeof mark, ".tmp.%ld.", (long)pid);
+    for (size_t s = 0; s < sizeof sub / sizeof *sub; s++) {
+        char d[4096];
+        snprintf(d, sizeof d, "%s/%s%s", dir, name, sub[s]);
+        DIR *dp = opendir(d);
+        if (!dp)
+            continue;
+        struct dirent *de;
+        while ((de = readdir(dp))) {
+            const char *m = strstr(de->d_name, mark);
+            if (m && strlen(m) == (size_t)ml + 6) {
+                char f[8192];
+                snprintf(f, sizeof f, "%s/%s", d, de->d_name);
+                (void)unlink(f);
+            }
+        }
+        closedir(dp);
+    }
+}
+
 /* ---- merge ---------------------------------------------------------------- */
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -192,7 +259,7 @@ static char *rel_dir(const char *out, const char *dir)
     return r.data;
 }
 
-static int merge(char **dirs, int ndirs, const char *out)
+static int merge(char **dirs, int ndirs, const char *out, bool wait)
 {
     tp_batch_rows all = {0};
     tp_err err = {0};
@@ -200,6 +267,9 @@ static int merge(char **dirs, int ndirs, const char *out)
         tp_report_error(out, &err);
         return TP_EXIT_INPUT;
     }
+    int lockfd = tp_batch_lock(out, 0, 0, wait); /* held until the process ends */
+    if (lockfd < 0)
+        return TP_EXIT_INPUT;
     for (int d = 0; d < ndirs; d++) {
         DIR *dp = opendir(dirs[d]);
         if (!dp) {
@@ -272,29 +342,18 @@ static int merge(char **dirs, int ndirs, const char *out)
 
 /* ---- the run -------------------------------------------------------------- */
 
-static bool outputs_exist(const char *dir, const char *name)
-{
-    char p[4096];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s/trace.json.gz", dir, name);
-    if (stat(p, &st) != 0)
-        return false;
-    snprintf(p, sizeof p, "%s/%s/report/summary.json", dir, name);
-    return stat(p, &st) == 0;
-}
-
 static void set_str(char **dst, const char *s)
 {
     free(*dst);
     *dst = s ? tp_xstrdup(s) : NULL;
 }
 
-static int tp_cmd_batch(int argc, char **argv)
+/* The options that change outputs, as given, go into *opts (freed by the caller). */
+static int batch_main(int argc, char **argv, tp_buf *opts)
 {
     const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL;
-    bool force = false, merging = false;
+    bool force = false, merging = false, wait = false;
     tp_load_opts lo = {0};
-    tp_buf loadtext = {0}; /* the load options as given, for the options hash */
     char **ins = tp_xcalloc((size_t)argc + 1, sizeof *ins);
     int nin = 0;
     for (int i = 1; i < argc; i++) {
@@ -315,17 +374,18 @@ static int tp_cmd_batch(int argc, char **argv)
             int i0 = i;
             if (k < 0 || tp_parse_load_option(argc, argv, &i, &lo) < 0) {
                 free(ins);
-                tp_buf_free(&loadtext);
                 return TP_EXIT_USAGE;
             }
             for (int a = i0; a <= i; a++)
-                tp_buf_printf(&loadtext, ";%s", argv[a]);
+                tp_buf_printf(opts, ";%s", argv[a]);
         } else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9')
             jobs = argv[i] + 2; /* -j4 */
         else if (tp_opt_flag(argv, i, "--force"))
             force = true;
         else if (tp_opt_flag(argv, i, "--merge"))
             merging = true;
+        else if (tp_opt_flag(argv, i, "--wait"))
+            wait = true;
         else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h")) {
             free(ins);
             return tp_print_help(argv[0]);
@@ -336,16 +396,22 @@ static int tp_cmd_batch(int argc, char **argv)
             ins[nin++] = argv[i];
     }
     /* the options that change outputs (as given), and the version that made them */
-    tp_buf_printf(&loadtext, ";tracepress %s;steps=%s;batch-size=%s", TP_VERSION, steps ? steps : "",
+    tp_buf_printf(opts, ";tracepress %s;steps=%s;batch-size=%s", TP_VERSION, steps ? steps : "",
                   batch ? batch : "");
-    uint64_t opthash = tp_hash64_bytes(loadtext.data, loadtext.len);
-    tp_buf_free(&loadtext);
+    if (lo.read.etrecord) { /* its bytes, not only its name, make the outputs */
+        uint64_t eh = 0, es = 0;
+        tp_err ee = {0};
+        if (tp_hash64_file(lo.read.etrecord, &eh, &es, &ee) == 0)
+            tp_buf_printf(opts, ";etrecord=%016llx:%llu", (unsigned long long)eh, (unsigned long long)es);
+    }
+    uint64_t opthash = tp_hash64_bytes(opts->data, opts->len);
+    tp_buf_putc(opts, 0);
     int rc = TP_EXIT_OK;
     if (merging) {
         if (!nin)
             rc = tp_usage_error(argv[0], "--merge needs the shard folders");
         else
-            rc = merge(ins, nin, dir ? dir : ins[0]);
+            rc = merge(ins, nin, dir ? dir : ins[0], wait);
         free(ins);
         return rc;
     }
@@ -372,7 +438,7 @@ static int tp_cmd_batch(int argc, char **argv)
             return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
         }
     }
-    tp_batch_opts bo = {steps, 0, &lo};
+    tp_batch_opts bo = {steps, 0, &lo, opts->data};
     if (steps) {
         int64_t a, b;
         if (tp_parse_steps(steps, &a, &b) != 0) {
@@ -396,6 +462,12 @@ static int tp_cmd_batch(int argc, char **argv)
         free(ins);
         return TP_EXIT_INPUT;
     }
+    /* one run per folder (per shard): two at once made an index of one of them */
+    int lockfd = tp_batch_lock(dir, shard ? sk : 0, shard ? sn : 0, wait);
+    if (lockfd < 0) {
+        free(ins);
+        return TP_EXIT_INPUT;
+    }
     tp_out_install_signal_cleanup();
     tp_strlist paths = {0}, names = {0};
     size_t not_traces = 0;
@@ -403,6 +475,7 @@ static int tp_cmd_batch(int argc, char **argv)
         fprintf(stderr, TP_PROG ": %s\n", err.msg);
         free(ins);
         tp_strlist_free(&paths);
+        close(lockfd);
         return TP_EXIT_INPUT;
     }
     free(ins);
@@ -421,6 +494,7 @@ static int tp_cmd_batch(int argc, char **argv)
             fprintf(stderr, TP_PROG ": %s: is an input of this batch and would be replaced by its index\n", in);
             tp_strlist_free(&paths);
             tp_strlist_free(&names);
+            close(lockfd);
             return TP_EXIT_INPUT;
         }
     }
@@ -470,9 +544,13 @@ static int tp_cmd_batch(int argc, char **argv)
             else
                 hi = mid;
         }
+        /* ok: the trace's own record says what made its outputs (a run
+         * killed with other options left none, or another); error rows
+         * have no outputs: the previous index's row, as before */
+        bool same = false;
         if (!force && old && old->hash == r->hash && old->options == r->options && old->bytes == r->bytes &&
-            strcmp(old->name, r->name) == 0 &&
-            (strcmp(old->status, "ok") != 0 || outputs_exist(dir, r->name))) {
+            strcmp(old->name, r->name) == 0 && strcmp(old->status, "ok") != 0) {
+            same = true;
             set_str(&r->format, old->format);
             r->status = tp_xstrdup(old->status);
             set_str(&r->error, old->error);
@@ -481,6 +559,9 @@ static int tp_cmd_batch(int argc, char **argv)
             r->median_step_ns = old->median_step_ns;
             r->device_ns = old->device_ns;
             r->span_ns = old->span_ns;
+        } else if (!force)
+            same = tp_batch_record_matches(dir, r);
+        if (same) {
             skipped++;
             continue;
         }
@@ -502,22 +583,35 @@ static int tp_cmd_batch(int argc, char **argv)
     } job;
     job *run = tp_xcalloc((size_t)njobs, sizeof *run);
     size_t next = 0, nrun = 0;
-    while (next < ntodo || nrun) {
-        while (nrun < (size_t)njobs && next < ntodo) {
-            size_t ri = todo[next++];
+    sigset_t oldmask;
+    install_stop_handler();
+    while ((next < ntodo && !g_stop) || nrun) {
+        while (nrun < (size_t)njobs && next < ntodo && !g_stop) {
+            size_t ri = todo[next];
             int p[2];
             if (pipe(p) != 0) {
                 fprintf(stderr, TP_PROG ": pipe: %s\n", strerror(errno));
                 exit(TP_EXIT_INPUT);
             }
             fflush(NULL);
+            block_stop(&oldmask); /* a signal now sees the new worker in g_workers */
+            if (g_stop) {
+                sigprocmask(SIG_SETMASK, &oldmask, NULL);
+                close(p[0]);
+                close(p[1]);
+                break;
+            }
+            next++;
             pid_t pid = fork();
             if (pid < 0) {
                 fprintf(stderr, TP_PROG ": fork: %s\n", strerror(errno));
                 exit(TP_EXIT_INPUT);
             }
             if (pid == 0) {
+                tp_out_install_signal_cleanup(); /* the worker's own: remove its temporaries, die */
+                sigprocmask(SIG_SETMASK, &oldmask, NULL);
                 close(p[0]);
+                close(lockfd); /* not inherited anyway (POSIX locks); nothing to keep */
                 if (njobs > 1) /* the workers already use the cores: one thread each */
                     setenv("TP_THREADS", "1", 0);
                 tp_batch_row *r = &rows.v[ri];
@@ -526,9 +620,17 @@ static int tp_cmd_batch(int argc, char **argv)
                 close(p[1]);
                 _exit(0);
             }
+            for (int w = 0; w < MAX_JOBS; w++)
+                if (!g_workers[w]) {
+                    g_workers[w] = pid;
+                    break;
+                }
+            sigprocmask(SIG_SETMASK, &oldmask, NULL);
             close(p[1]);
             run[nrun++] = (job){pid, p[0], ri};
         }
+        if (!nrun)
+            break;
         int st = 0;
         pid_t pid = waitpid(-1, &st, 0);
         if (pid < 0) {
@@ -536,22 +638,55 @@ static int tp_cmd_batch(int argc, char **argv)
                 continue;
             break;
         }
+        block_stop(&oldmask);
+        for (int w = 0; w < MAX_JOBS; w++)
+            if (g_workers[w] == pid)
+                g_workers[w] = 0;
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
         for (size_t j = 0; j < nrun; j++)
             if (run[j].pid == pid) {
                 tp_batch_row *r = &rows.v[run[j].row];
                 recv_row(run[j].fd, r, st);
                 close(run[j].fd);
+                if (WIFSIGNALED(st))
+                    remove_worker_tmps(dir, r->name, pid);
                 run[j] = run[--nrun];
+                if (g_stop)
+                    break;
                 pg.done++;
                 pg.bytes_done += r->bytes;
                 progress_show(&pg, r, false);
                 break;
             }
     }
-    if (pg.tty && ntodo)
+    if (pg.tty && ntodo && !g_stop)
         progress_show(&pg, NULL, true);
     free(run);
     free(todo);
+
+    /* stopped: no index (the previous one stays as it was), and the
+     * signal's own end, as a shell or a scheduler expects */
+    block_stop(&oldmask);
+    if (g_stop) {
+        int sig = g_stop;
+        if (pg.tty)
+            fputc('\n', stderr);
+        fprintf(stderr, "tracepress batch: stopped by %s; the workers were stopped, the index was not written\n",
+                strsignal(sig));
+        tp_batch_rows_free(&rows);
+        tp_strlist_free(&paths);
+        tp_strlist_free(&names);
+        signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    /* the index: a signal from here on is tp_out's again (its temporaries removed) */
+    tp_out_install_signal_cleanup();
+    sigprocmask(SIG_SETMASK, &oldmask, NULL);
 
     size_t failed = 0;
     for (size_t i = 0; i < rows.n; i++)
@@ -569,28 +704,42 @@ static int tp_cmd_batch(int argc, char **argv)
     tp_batch_rows_free(&rows);
     tp_strlist_free(&paths);
     tp_strlist_free(&names);
+    close(lockfd);
+    return rc;
+}
+
+static int tp_cmd_batch(int argc, char **argv)
+{
+    tp_buf opts = {0};
+    int rc = batch_main(argc, argv, &opts);
+    tp_buf_free(&opts);
     return rc;
 }
 
 /* The command's row in the command table (commands.c): name, summary, help. */
 const tp_command tp_command_batch = {"batch", "convert and report many traces in parallel, incrementally, with an index",
-    "usage: tracepress batch INPUT... -o DIR [-j N] [--force] [--shard K/N] [options]\n"
-    "       tracepress batch --merge DIR... [-o OUT]\n"
+    "usage: tracepress batch INPUT... -o DIR [-j N] [--force] [--wait] [--shard K/N] [options]\n"
+    "       tracepress batch --merge DIR... [-o OUT] [--wait]\n"
     "\n"
     "INPUT is a file, a folder (walked recursively; files no reader recognises\n"
     "are ignored), a glob pattern or @list.txt (one input per line).  For each\n"
     "trace: DIR/<name>/trace.json.gz (as `convert`) and DIR/<name>/report/ (as\n"
     "`report`).  DIR/index.md, index.pdf and index.json (schema tracepress.batch/1)\n"
     "list every trace with its format, steps, median step, device time, status and\n"
-    "links.  A bad trace becomes an error row; the others go on.  Re-runs skip a\n"
-    "trace whose content hash and options are unchanged.  Every file is written to\n"
-    "a temporary name and renamed; the index is written last.  docs/SCALING.md has\n"
-    "recipes for GNU parallel, Slurm and Kubernetes.\n"
+    "links.  A bad trace becomes an error row; the others go on.  Each trace's\n"
+    "DIR/<name>/made-by.json (written after its outputs) records the input's size,\n"
+    "mtime and content hash, the options and the version; re-runs skip a trace\n"
+    "whose record matches.  Every file is written to a temporary name and renamed;\n"
+    "the index is written last.  One run per folder: a second one on DIR refuses\n"
+    "(exit 2) or, with --wait, waits; shards of DIR run at once.  SIGINT, SIGTERM or\n"
+    "SIGHUP to this process stop its workers too; no index is written then.\n"
+    "docs/SCALING.md has recipes for GNU parallel, Slurm and Kubernetes.\n"
     "\n"
     "options:\n"
     "  -o, --output DIR    output folder (required)\n"
     "  -j, --jobs N        traces at once, one worker process each (default: cores)\n"
     "  --force             redo every trace\n"
+    "  --wait              wait for another run on DIR to end instead of refusing\n"
     "  --shard K/N         only the K-th of N deterministic parts of the inputs;\n"
     "                      the index is DIR/index-K-of-N.*\n"
     "  --merge DIR...      join the shard indexes found in the folders into\n"

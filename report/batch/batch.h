@@ -11,9 +11,17 @@
  * joins the shard indexes into DIR/index.*.
  *
  * <name>: the input's base name without .gz/.json/.pt.trace (tp_trace_basename),
- * made of [A-Za-z0-9._-] (others become '_'); names that repeat among all the
- * inputs get "-" and 8 hex digits of the path's hash appended, so every
- * shard names every trace the same way. */
+ * made of [A-Za-z0-9._-] (others become '_'); a name that would be or shadow
+ * the index's (one starting with "index." or "index-", any case) gets a
+ * leading '_'; names that repeat among all the inputs get "-" and 8 hex
+ * digits of the path's hash appended, so every shard names every trace the
+ * same way.
+ *
+ * DIR/<name>/made-by.json records what made that trace's outputs (the
+ * input's path, size, mtime and content hash, the options and the
+ * tracepress version); a worker removes it before writing and writes it
+ * after both outputs are complete, and a re-run skips the trace only when
+ * it matches.  DIR/.tracepress-batch.lock: one run per folder (per shard). */
 #ifndef TP_BATCH_H
 #define TP_BATCH_H
 
@@ -59,6 +67,9 @@ void tp_batch_rows_sort(tp_batch_rows *rs); /* by path */
 
 /* index.json: write, read (0, or -1 with err; a missing file is 0 with no rows). */
 void tp_batch_index_json(const tp_batch_rows *rs, tp_buf *b);
+void tp_batch_row_json(const tp_batch_row *r, tp_buf *b); /* one row: a JSON object */
+/* Parse one row object at *pp (unknown keys ignored); 0, or -1 with err. */
+int tp_batch_row_parse(const char **pp, const char *end, tp_batch_row *r, tp_err *err);
 int tp_batch_index_read(const char *path, tp_batch_rows *rs, tp_err *err);
 void tp_batch_index_md(const tp_batch_rows *rs, tp_buf *b);
 /* Writes DIR/<stem>.pdf, .md, then .json (last). */
@@ -86,7 +97,26 @@ typedef struct tp_batch_opts {
     const char *steps;
     int64_t batch_size;
     const struct tp_load_opts *load; /* load options (--format, --drop-cat, ...), or NULL */
+    const char *made_with;           /* the options text the row's options hash is of */
 } tp_batch_opts;
+/* r holds the input's path, name, bytes, hash and options on entry. */
 void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r);
+
+/* DIR/<name>/made-by.json (batch_state.c).  Write: 0 or -1 with err.
+ * Matches: the record is there, is for this path, name, size, content
+ * hash and options hash, says ok, and both outputs exist; then the row's
+ * results (format, events, steps, times) are taken from it. */
+int tp_batch_record_write(const char *dir, const tp_batch_row *r, const char *made_with, tp_err *err);
+void tp_batch_record_remove(const char *dir, const char *name);
+bool tp_batch_record_matches(const char *dir, tp_batch_row *r);
+
+/* One batch per output folder: a POSIX record lock on DIR/.tracepress-batch.lock
+ * (not inherited by forked workers; released when the process ends,
+ * however it ends).  An unsharded run or a merge locks the whole folder;
+ * shard K/N shares the folder with other shards and locks its own K/N.
+ * shard_n 0: not sharded.  Returns the lock's descriptor (kept open for the
+ * run), or -1 with a message printed (another run has it, naming its pid).
+ * wait: block until it is free instead. */
+int tp_batch_lock(const char *dir, int shard_k, int shard_n, bool wait);
 
 #endif

@@ -48,33 +48,38 @@ static void jstr(tp_buf *b, const char *s)
         tp_buf_puts(b, "null");
 }
 
+void tp_batch_row_json(const tp_batch_row *r, tp_buf *b)
+{
+    tp_buf_puts(b, "{\"path\":");
+    jstr(b, r->path);
+    tp_buf_puts(b, ",\"name\":");
+    jstr(b, r->name);
+    tp_buf_puts(b, ",\"dir\":");
+    jstr(b, r->dir);
+    tp_buf_puts(b, ",\"format\":");
+    jstr(b, r->format);
+    tp_buf_printf(b, ",\"bytes\":%llu,\"hash\":\"%016llx\",\"options\":\"%016llx\",\"status\":",
+                  (unsigned long long)r->bytes, (unsigned long long)r->hash, (unsigned long long)r->options);
+    jstr(b, r->status);
+    tp_buf_puts(b, ",\"error\":");
+    jstr(b, r->error);
+    tp_buf_printf(b, ",\"events\":%lld,\"steps\":%lld,\"median_step_ns\":", (long long)r->events,
+                  (long long)r->steps);
+    if (r->median_step_ns < 0)
+        tp_buf_puts(b, "null");
+    else
+        tp_buf_printf(b, "%lld", (long long)r->median_step_ns);
+    tp_buf_printf(b, ",\"device_ns\":%lld,\"span_ns\":%lld}", (long long)r->device_ns, (long long)r->span_ns);
+}
+
 void tp_batch_index_json(const tp_batch_rows *rs, tp_buf *b)
 {
     size_t ok = 0;
     tp_buf_puts(b, "{\"schema\":\"tracepress.batch/1\",\n\"traces\":[");
     for (size_t i = 0; i < rs->n; i++) {
-        const tp_batch_row *r = &rs->v[i];
-        ok += strcmp(r->status, "ok") == 0;
-        tp_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
-        jstr(b, r->path);
-        tp_buf_puts(b, ",\"name\":");
-        jstr(b, r->name);
-        tp_buf_puts(b, ",\"dir\":");
-        jstr(b, r->dir);
-        tp_buf_puts(b, ",\"format\":");
-        jstr(b, r->format);
-        tp_buf_printf(b, ",\"bytes\":%llu,\"hash\":\"%016llx\",\"options\":\"%016llx\",\"status\":",
-                      (unsigned long long)r->bytes, (unsigned long long)r->hash, (unsigned long long)r->options);
-        jstr(b, r->status);
-        tp_buf_puts(b, ",\"error\":");
-        jstr(b, r->error);
-        tp_buf_printf(b, ",\"events\":%lld,\"steps\":%lld,\"median_step_ns\":", (long long)r->events,
-                      (long long)r->steps);
-        if (r->median_step_ns < 0)
-            tp_buf_puts(b, "null");
-        else
-            tp_buf_printf(b, "%lld", (long long)r->median_step_ns);
-        tp_buf_printf(b, ",\"device_ns\":%lld,\"span_ns\":%lld}", (long long)r->device_ns, (long long)r->span_ns);
+        ok += strcmp(rs->v[i].status, "ok") == 0;
+        tp_buf_puts(b, i ? ",\n" : "\n");
+        tp_batch_row_json(&rs->v[i], b);
     }
     tp_buf_printf(b, "\n],\n\"total\":%zu,\"ok\":%zu,\"failed\":%zu}\n", rs->n, ok, rs->n - ok);
 }
@@ -91,7 +96,7 @@ static char *jval_str(const char *s, size_t len, bool esc)
     return b.data;
 }
 
-static int parse_row(const char **pp, const char *end, tp_batch_row *r, tp_err *err)
+int tp_batch_row_parse(const char **pp, const char *end, tp_batch_row *r, tp_err *err)
 {
     const char *p = tp_json_ws(*pp, end), *why = NULL;
     if (p >= end || *p != '{')
@@ -203,7 +208,7 @@ int tp_batch_index_read(const char *path, tp_batch_rows *rs, tp_err *err)
         TP_GROW(rs->v, rs->cap, rs->n + 1);
         tp_batch_row *r = &rs->v[rs->n];
         memset(r, 0, sizeof *r);
-        if (parse_row(&p, end, r, err) < 0) {
+        if (tp_batch_row_parse(&p, end, r, err) < 0) {
             tp_batch_row_free(r);
             rc = -1;
             goto out;
@@ -228,12 +233,61 @@ static void dur(char *buf, size_t n, int64_t ns)
         tp_format_duration(buf, n, (double)ns);
 }
 
-static void md_cell(tp_buf *b, const char *s)
+/* TODO: tp_md_code / tp_md_link from report/out/text.h once that escapes
+ * all of GitHub Markdown (the lead switches this); until then this pair.
+ *
+ * A string from a trace or a file name as a table cell's code span, where
+ * nothing is markup: no HTML, link or image, emphasis, autolink or
+ * @mention.  The fence is one backtick longer than the longest run of
+ * backticks inside; a space pads content that starts or ends with a
+ * backtick (or with spaces at both ends, which the span would strip);
+ * pipes are escaped (GFM splits cells on them even inside code, and drops
+ * the escaping backslash before it parses the span); line breaks and
+ * other control characters become spaces.  Empty: "-". */
+static void md_code(tp_buf *b, const char *s)
 {
-    for (; s && *s; s++) {
-        if (strchr("\\`*_[]<>|", *s))
-            tp_buf_putc(b, '\\');
-        tp_buf_putc(b, *s == '\n' ? ' ' : *s);
+    if (!s || !*s) {
+        tp_buf_putc(b, '-');
+        return;
+    }
+    size_t n = strlen(s), run = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    bool sp0 = s[0] == ' ' || (unsigned char)s[0] < 0x20, sp1 = s[n - 1] == ' ' || (unsigned char)s[n - 1] < 0x20;
+    bool pad = s[0] == '`' || s[n - 1] == '`' || (sp0 && sp1);
+    for (size_t k = 0; k <= longest; k++)
+        tp_buf_putc(b, '`');
+    if (pad)
+        tp_buf_putc(b, ' ');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '|')
+            tp_buf_puts(b, "\\|");
+        else
+            tp_buf_putc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+    }
+    if (pad)
+        tp_buf_putc(b, ' ');
+    for (size_t k = 0; k <= longest; k++)
+        tp_buf_putc(b, '`');
+}
+
+/* A link destination: every byte but [A-Za-z0-9/._~-] percent-encoded, so
+ * a folder name with spaces, parentheses, '<' or a pipe stays one link. */
+static void md_link(tp_buf *b, const char *dir, const char *file)
+{
+    for (int part = 0; part < 2; part++) {
+        for (const unsigned char *c = (const unsigned char *)(part ? file : dir); *c; c++) {
+            if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("/._~-", *c))
+                tp_buf_putc(b, (char)*c);
+            else
+                tp_buf_printf(b, "%%%02X", *c);
+        }
+        if (!part)
+            tp_buf_putc(b, '/');
     }
 }
 
@@ -253,16 +307,20 @@ void tp_batch_index_md(const tp_batch_rows *rs, tp_buf *b)
         dur(d, sizeof d, good ? r->device_ns : -1);
         dur(s, sizeof s, good ? r->span_ns : -1);
         tp_buf_puts(b, "| ");
-        md_cell(b, r->name);
+        md_code(b, r->name);
         tp_buf_puts(b, " | ");
-        md_cell(b, r->format[0] ? r->format : "-");
-        if (good)
-            tp_buf_printf(b, " | %lld | %s | %s | %s | ok | [report](%s/report/report.pdf) · [summary](%s/report/summary.md) · "
-                             "[trace](%s/trace.json.gz) |\n",
-                          (long long)r->steps, m, d, s, r->dir, r->dir, r->dir);
-        else {
+        md_code(b, r->format);
+        if (good) {
+            tp_buf_printf(b, " | %lld | %s | %s | %s | ok | [report](", (long long)r->steps, m, d, s);
+            md_link(b, r->dir, "report/report.pdf");
+            tp_buf_puts(b, ") · [summary](");
+            md_link(b, r->dir, "report/summary.md");
+            tp_buf_puts(b, ") · [trace](");
+            md_link(b, r->dir, "trace.json.gz");
+            tp_buf_puts(b, ") |\n");
+        } else {
             tp_buf_puts(b, " | - | - | - | - | **error**: ");
-            md_cell(b, r->error ? r->error : "?");
+            md_code(b, r->error ? r->error : "?");
             tp_buf_puts(b, " | |\n");
         }
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 void tp_strlist_add(tp_strlist *l, const char *s)
@@ -165,6 +166,13 @@ void tp_batch_names(const tp_strlist *paths, tp_strlist *names)
                 *c = '_';
         if (!b[0] || b[0] == '.')
             b[0] = '_';
+        /* DIR/index.json, index-K-of-N.md, ... are the index's: a trace
+         * folder never takes (or shadows) such a name, in any case */
+        if (strncasecmp(b, "index", 5) == 0 && (b[5] == '.' || b[5] == '-')) {
+            memmove(b + 1, b, strnlen(b, sizeof b - 2) + 1);
+            b[0] = '_';
+            b[sizeof b - 1] = 0;
+        }
         tp_strlist_add(names, b);
     }
     /* names that repeat get a suffix from the path's hash */

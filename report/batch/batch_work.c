@@ -40,6 +40,8 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     tp_err err = {0};
     r->median_step_ns = -1;
     tp_out_protect(path); /* this worker process's one input */
+    /* no record claims the outputs while they change: written again last */
+    tp_batch_record_remove(dir, name);
     if (tp_load(path, &lo, &t, &err) < 0) {
         fail(r, path, &err);
         if (t.format) {
@@ -94,6 +96,8 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     else {
         free(r->status);
         r->status = tp_xstrdup("ok");
+        if (tp_batch_record_write(dir, r, o->made_with, &err) < 0) /* the last step */
+            fail(r, tdir, &err);
     }
     tp_trace_free(&t);
 }
