@@ -398,11 +398,11 @@ static int batch_main(int argc, char **argv, tp_buf *opts)
     /* the options that change outputs (as given), and the version that made them */
     tp_buf_printf(opts, ";tracepress %s;steps=%s;batch-size=%s", TP_VERSION, steps ? steps : "",
                   batch ? batch : "");
-    if (lo.read.etrecord) { /* its bytes, not only its name, make the outputs */
+    for (size_t k = 0; k < lo.read.nside_inputs; k++) { /* --etrecord ...: its bytes, not only its name */
         uint64_t eh = 0, es = 0;
         tp_err ee = {0};
-        if (tp_hash64_file(lo.read.etrecord, &eh, &es, &ee) == 0)
-            tp_buf_printf(opts, ";etrecord=%016llx:%llu", (unsigned long long)eh, (unsigned long long)es);
+        if (tp_hash64_file(lo.read.side_inputs[k], &eh, &es, &ee) == 0)
+            tp_buf_printf(opts, ";side=%016llx:%llu", (unsigned long long)eh, (unsigned long long)es);
     }
     uint64_t opthash = tp_hash64_bytes(opts->data, opts->len);
     tp_buf_putc(opts, 0);

@@ -24,6 +24,11 @@ typedef struct tp_read_opts {
      * tp_formats[]: a pointer to a struct the format defines in its folder,
      * or NULL for its defaults.  Read with tp_format_opts. */
     const void *format_opts[TP_MAX_FORMATS];
+    /* Files the formats' options name (an option whose arg is "FILE", such as
+     * --etrecord): inputs of the run too, protected from every output and
+     * part of what made an output (batch hashes them). */
+    const char *side_inputs[4];
+    size_t nside_inputs;
     /* When set, a reader that derives lines while reading (XPlane) leaves
      * them to the caller instead: it moves its derivation input there (the
      * pipeline builds the lines beside linking, derive.h) */

@@ -18,7 +18,6 @@
 #include "convert/read/etdump/etdump.h"
 #include "convert/read/etdump/etrecord.h"
 #include "convert/read/etdump/etdump_opts.h"
-#include "convert/io/output.h"
 #include "convert/read/formats.h"
 #include "convert/codec/json_write.h"
 
@@ -584,8 +583,7 @@ static tp_etdump_opts cli_opts;
 static int set_etrecord(const void **slot, const char *v, const char **why)
 {
     (void)why;
-    cli_opts.etrecord = v;
-    tp_out_protect(v); /* an input too: no output may replace it */
+    cli_opts.etrecord = v; /* (protected as an input by the option parser: its arg is a FILE) */
     *slot = &cli_opts;
     return 0;
 }
