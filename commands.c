@@ -1,6 +1,7 @@
 /* commands.c: the command table.  Adding a subcommand: write its cmd_NAME.c
  * in the folder it belongs to (convert/, report/) with its run function and
- * its `const tp_command tp_command_NAME` (name, summary, help text, options),
+ * its `const tp_command tp_command_NAME` (name, summary, help text, whether it
+ * loads traces: its help then lists the formats' own options),
  * add one row here, and a line to the README's command table. */
 #include "convert/base/cli.h"
 #include "convert/read/formats.h"

@@ -14,7 +14,6 @@ static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
-    const char *invocation = NULL; /* format-specific options (report/pages/fpage.h) */
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -22,8 +21,7 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--invocation", &invocation)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -66,14 +64,7 @@ static int tp_cmd_report(int argc, char **argv)
             return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
-    tp_fp_opts fo = {lo.read, 0};
-    if (invocation) {
-        char *end;
-        long long v = strtoll(invocation, &end, 10);
-        if (*invocation == 0 || *end || v <= 0 || v > 1000000000LL)
-            return tp_usage_error(argv[0], "--invocation takes a positive whole number (got '%s')", invocation);
-        fo.invocation = (size_t)v;
-    }
+    tp_fp_opts fo = {lo.read};
     char defdir[300];
     if (!dir) {
         char base[256];
@@ -126,7 +117,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
     "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
-    "  --invocation N      PlaidML: the ScheduleInvocation of the Program Run page (default 11)\n"
+
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
     tp_cmd_report, true};

@@ -39,7 +39,7 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
     "  --max-inflate N     refuse gzip input that expands more than N-fold (default 100; 0: no limit)\n" \
     "  --derive-rule YEAR  merge rule of derived lines: 2024 (default), 2022, 2020 (TF 2.4's)\n" \
     "  --                  what follows is a file, even if it starts with '-'\n"                \
-    "  (each format's own options are listed after this text: `tracepress formats`)\n"
+    "  (each format's own options are listed under \"format options\" below)\n"
 
 /* "1us", "250ns", "1.5ms", "2s" (a bare number is ns) to ns; -1 if malformed. */
 int tp_parse_duration(const char *s, int64_t *ns);

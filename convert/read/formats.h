@@ -17,7 +17,7 @@ typedef struct tp_read_opts {
     bool keep_args;          /* keep event args (convert) or skip them (stats, report) */
     bool no_corr;            /* correlation ids are not needed (nothing will be linked, set for `stats`
                               * only): may skip them, and events that only draw links (Chrome flow
-                              * events, see chrome_read.c keep_flow) need not all be kept */
+                              * events, see chrome_events.c keep_flow) need not all be kept */
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */
     /* Each format's own options (tp_format.options), by its place in

@@ -2,7 +2,7 @@
  * marked by kind) grouped by name, with count, total, mean, min, max,
  * standard deviation and p10/p50/p90, all in integer nanoseconds.
  *
- * Definitions (tested in tests/test_stats.c):
+ * Definitions (tested in tests/read/test_chrome.c and the stats tests of each reader):
  * - mean = total / count, rounded half away from zero;
  * - percentile p = linear interpolation between closest ranks, as numpy's
  *   default: position (n-1)*p/100 in the sorted durations, rounded half away

@@ -15,8 +15,7 @@
 
 /* The report options only some formats look at. */
 typedef struct tp_fp_opts {
-    tp_read_opts read;  /* --etrecord, --time-scale (ETDump), --with-source (PlaidML) */
-    size_t invocation;  /* --invocation N (PlaidML; 0 = the format's default) */
+    tp_read_opts read;  /* with each format's own options (tp_format_opts) */
 } tp_fp_opts;
 
 /* A chart drawn in r (a PDF page's area or a PNG file's). */

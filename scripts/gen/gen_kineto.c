@@ -1635,7 +1635,7 @@ static void usage(void)
     fputs("usage: gen_kineto (--size SIZE | --events N) [--gzip] [--level N] [--seed N] [--old]\n"
           "                  [--base-time] [--layers N] [--kernels N] [--quirks] [--summary FILE] [-q] OUT\n"
           "Writes a synthetic PyTorch profiler (Kineto) trace; see the comment at the top of\n"
-          "scripts/gen_kineto.c.  SIZE: 100M, 1G, 1.5G, 512Mi ... (uncompressed JSON bytes).\n",
+          "scripts/gen/gen_kineto.c.  SIZE: 100M, 1G, 1.5G, 512Mi ... (uncompressed JSON bytes).\n",
           stderr);
     exit(1);
 }

@@ -6,7 +6,7 @@
  * DevQueue and Executing on device clock 1; buffer mappings between
  * invocations; 64 kernels built once with KernelInfo and a CompilationInfo.
  * Deterministic: same arguments, same bytes.  Prints what it wrote. */
-#include "../tests/pbenc.h"
+#include "../../tests/lib/pbenc.h"
 
 #include <zlib.h>
 

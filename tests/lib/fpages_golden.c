@@ -16,7 +16,7 @@ void tp_test_fpages_golden(const char *path, const char *name, bool report_data,
     tp_report_opts ro = {name, NULL, 0};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
-    tp_fp_opts fo = {lo.read, 0};
+    tp_fp_opts fo = {lo.read};
     CHECK_EQ_INT(tp_format_pages_build(&s, &fo, &err), 0);
     CHECK(s.fp == want);
     tp_buf rec = {0};

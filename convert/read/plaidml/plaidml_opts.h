@@ -8,6 +8,7 @@
 /* PlaidML's own options (tp_format_plaidml.options: --with-source). */
 typedef struct tp_plaidml_opts {
     bool with_source; /* keep kernel sources and program text in the args */
+    size_t invocation; /* the report's Program Run page: this ScheduleInvocation (0 = its default) */
 } tp_plaidml_opts;
 
 static inline const tp_plaidml_opts *tp_plaidml_opts_of(const tp_read_opts *o)

@@ -520,8 +520,23 @@ static int set_with_source(const void **slot, const char *v, const char **why)
     return 0;
 }
 
+static int set_invocation(const void **slot, const char *v, const char **why)
+{
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (*v == 0 || *end || n <= 0 || n > 1000000000LL) {
+        *why = "takes a positive whole number";
+        return -1;
+    }
+    cli_opts.invocation = (size_t)n;
+    *slot = &cli_opts;
+    return 0;
+}
+
 static const tp_format_option plaidml_options[] = {
     {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source},
+    {"--invocation", "N", "PlaidML report: the ScheduleInvocation of the Program Run page (default 11)",
+     set_invocation},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -6,7 +6,7 @@
 #include "render/charts/chart_bar.h"
 #include "report/formats/etdump/etdump_inspector.h"
 #include "convert/read/etdump/etrecord.h"
-#include "convert/read/etdump/etdump_opts.h"
+#include "report/formats/etdump/etdump_stats.h"
 #include "report/formats/etdump/fpage_etdump.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
@@ -71,33 +71,11 @@ static void collect_ops(ed_state *st)
 
 static int ed_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_err *err)
 {
-    tp_ed_scale sc;
-    const tp_etdump_opts *eo = tp_etdump_opts_of(&o->read);
-    if (tp_ed_scale_parse(eo->time_scale, &sc, err) < 0)
-        return -1;
-    const tp_etdump *d = s->t->format_data;
-    tp_etdump own = {0};
-    if (!d) { /* the reader keeps the decoded file unless args were kept; read it again */
-        if (tp_etdump_load(s->opts.path, &own, err) < 0) {
-            tp_etdump_free(&own);
-            return -1;
-        }
-        d = &own;
-    }
-    tp_etrecord *rec = NULL;
-    if (eo->etrecord && !(rec = tp_etrecord_load(eo->etrecord, err))) {
-        tp_etdump_free(&own);
-        return -1;
-    }
     ed_state *st = tp_xcalloc(1, sizeof *st);
-    int rc = tp_etdump_inspect(d, rec, &sc, &st->in, err);
-    tp_etrecord_free(rec);
-    tp_etdump_free(&own);
-    if (rc < 0) {
+    if (tp_etdump_inspect_trace(s->t, s->opts.path, &o->read, &st->in, &st->etrecord, err) < 0) {
         free(st);
         return -1;
     }
-    st->etrecord = eo->etrecord != NULL;
     collect_ops(st);
     *state = st;
     return 0;

@@ -111,8 +111,9 @@ static void add_texts(const tp_trace *t, pml_state *st, const tp_pml_kernel_mem 
 static int pml_build(const tp_summary *s, const tp_fp_opts *o, void **state, tp_err *err)
 {
     pml_state *st = tp_xcalloc(1, sizeof *st);
-    size_t n = o->invocation ? o->invocation : TP_PML_DEFAULT_INVOCATION;
-    if (tp_pml_program_run_analyze(s->t, n, o->invocation == 0, &st->r, err) < 0) {
+    size_t asked = tp_plaidml_opts_of(&o->read)->invocation;
+    size_t n = asked ? asked : TP_PML_DEFAULT_INVOCATION;
+    if (tp_pml_program_run_analyze(s->t, n, asked == 0, &st->r, err) < 0) {
         tp_pml_program_run_free(&st->r);
         free(st);
         return -1;
