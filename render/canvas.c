@@ -37,8 +37,6 @@ void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen)
         snprintf(buf, buflen, "%.*s-%d%s", (int)(dot - path), path, page, dot);
 }
 
-int tp_canvas_pages(const tp_canvas *cv) { return cv->pages; }
-
 int tp_canvas_close(tp_canvas *cv, tp_err *err)
 {
     if (cv->in_page)
@@ -46,14 +44,6 @@ int tp_canvas_close(tp_canvas *cv, tp_err *err)
     int rc = cv->ops->close(cv->impl, err);
     free(cv);
     return rc;
-}
-
-void tp_canvas_abort(tp_canvas *cv)
-{
-    if (!cv)
-        return;
-    cv->ops->abort(cv->impl);
-    free(cv);
 }
 
 static void begin_page(tp_canvas *cv, double w, double h, const char *title, int level)

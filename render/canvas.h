@@ -80,8 +80,6 @@ void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen);
 
 /* Finish: commits every output file.  0, or -1 with err filled.  Frees cv. */
 int tp_canvas_close(tp_canvas *cv, tp_err *err);
-void tp_canvas_abort(tp_canvas *cv);
-int tp_canvas_pages(const tp_canvas *cv);
 
 /* --- drawing ------------------------------------------------------------- */
 void tp_cv_begin_page(tp_canvas *cv, double w, double h, const char *title);

@@ -76,8 +76,6 @@ SCALAR_GETTER(tp_fb_u8, uint8_t)
 SCALAR_GETTER(tp_fb_i32, int32_t)
 SCALAR_GETTER(tp_fb_u32, uint32_t)
 SCALAR_GETTER(tp_fb_u64, uint64_t)
-SCALAR_GETTER(tp_fb_f32, float)
-SCALAR_GETTER(tp_fb_f64, double)
 
 /* Follow the uoffset stored at pos; the target must leave room for `need` bytes. */
 static int follow(const tp_fb *fb, uint32_t pos, uint64_t need, uint32_t *target, const char *what, tp_err *err)
@@ -147,11 +145,6 @@ int tp_fb_vec_table(const tp_fb *fb, const tp_fb_vec *v, uint32_t i, tp_fb_table
     if (follow(fb, p, 4, &to, "table", err) < 0)
         return -1;
     return tp_fb_table_at(fb, to, t, err);
-}
-
-int tp_fb_vec_string(const tp_fb *fb, const tp_fb_vec *v, uint32_t i, uint32_t *pos, uint32_t *len, tp_err *err)
-{
-    return string_at(fb, v->pos + 4 * i, pos, len, err);
 }
 
 int tp_fb_union(const tp_fb *fb, const tp_fb_table *t, unsigned id, uint8_t *type, tp_fb_table *val, tp_err *err)

@@ -57,8 +57,6 @@ int tp_fb_u8(const tp_fb *fb, const tp_fb_table *t, unsigned id, uint8_t def, ui
 int tp_fb_i32(const tp_fb *fb, const tp_fb_table *t, unsigned id, int32_t def, int32_t *out, tp_err *err);
 int tp_fb_u32(const tp_fb *fb, const tp_fb_table *t, unsigned id, uint32_t def, uint32_t *out, tp_err *err);
 int tp_fb_u64(const tp_fb *fb, const tp_fb_table *t, unsigned id, uint64_t def, uint64_t *out, tp_err *err);
-int tp_fb_f32(const tp_fb *fb, const tp_fb_table *t, unsigned id, float def, float *out, tp_err *err);
-int tp_fb_f64(const tp_fb *fb, const tp_fb_table *t, unsigned id, double def, double *out, tp_err *err);
 
 /* Offset fields.  A string is (pos, len) of its bytes, not NUL-terminated
  * for the caller's purposes. */
@@ -68,7 +66,6 @@ int tp_fb_string(const tp_fb *fb, const tp_fb_table *t, unsigned id, uint32_t *p
 int tp_fb_vector(const tp_fb *fb, const tp_fb_table *t, unsigned id, size_t elem_size, tp_fb_vec *v, tp_err *err);
 /* Element i of a vector of tables / strings (i < v->n is the caller's job). */
 int tp_fb_vec_table(const tp_fb *fb, const tp_fb_vec *v, uint32_t i, tp_fb_table *t, tp_err *err);
-int tp_fb_vec_string(const tp_fb *fb, const tp_fb_vec *v, uint32_t i, uint32_t *pos, uint32_t *len, tp_err *err);
 /* A FlatBuffers union declared at field `id`: its type byte is field id-1
  * and the table is field id.  *type = 0 (NONE) when absent. */
 int tp_fb_union(const tp_fb *fb, const tp_fb_table *t, unsigned id, uint8_t *type, tp_fb_table *val, tp_err *err);

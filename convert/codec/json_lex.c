@@ -446,7 +446,6 @@ int tp_json_skip(const char *p, const char *end, const char **next, const char *
     return rc;
 }
 
-bool tp_json_char_ok(unsigned c) { return c < 256 && cls[c] != C_BAD; }
 
 bool tp_json_token_ok(const char *s, size_t n)
 {

@@ -61,8 +61,6 @@ int tp_json_number(const char *p, const char *end, size_t *len, const char **why
 /* Skip any value starting at p (after whitespace).  *next is past it. */
 int tp_json_skip(const char *p, const char *end, const char **next, const char **why);
 
-/* Can byte c stand outside a string in JSON (token, bracket, separator, space)? */
-bool tp_json_char_ok(unsigned c);
 /* Can byte c be part of a number, true, false or null?  (The token's
  * grammar is tp_json_token_ok's job.) */
 static inline bool tp_json_token_char(unsigned char c)

@@ -469,4 +469,3 @@ void tp_input_unmap_pages(const char *map, uint64_t from, uint64_t to)
 bool tp_input_is_gzip(const tp_input *in) { return in->gzip; }
 const char *tp_input_path(const tp_input *in) { return in->path; }
 uint64_t tp_input_compressed_size(const tp_input *in) { return in->file_size; }
-uint64_t tp_input_consumed(const tp_input *in) { return in->consumed; }

@@ -51,6 +51,5 @@ void tp_input_unmap_pages(const char *map, uint64_t from, uint64_t to);
 bool tp_input_is_gzip(const tp_input *in);
 const char *tp_input_path(const tp_input *in);
 uint64_t tp_input_compressed_size(const tp_input *in); /* file size on disk (0 for stdin) */
-uint64_t tp_input_consumed(const tp_input *in);       /* decompressed bytes handed out */
 
 #endif

@@ -555,7 +555,6 @@ void tp_out_write(tp_out *o, const void *p, size_t n)
     tp_out_maybe_flush(o);
 }
 
-void tp_out_puts(tp_out *o, const char *s) { tp_out_write(o, s, strlen(s)); }
 
 tp_buf *tp_out_buf(tp_out *o) { return &o->buf; }
 

@@ -14,7 +14,6 @@ typedef struct tp_out tp_out;
 tp_out *tp_out_open(const char *path, const char *protect, tp_err *err);
 /* Append bytes (buffered).  Errors are remembered and reported by commit. */
 void tp_out_write(tp_out *o, const void *p, size_t n);
-void tp_out_puts(tp_out *o, const char *s);
 /* The buffer writers format into directly; flushed when large. */
 tp_buf *tp_out_buf(tp_out *o);
 void tp_out_maybe_flush(tp_out *o);

@@ -356,15 +356,6 @@ void tp_argb_fixed(tp_argb *b, const char *key, int64_t value, int decimals)
     tp_buf_put(&b->buf, tmp, n);
 }
 
-void tp_argb_double(tp_argb *b, const char *key, double v)
-{
-    argb_key(b, key);
-    if (v != v || v - v != 0) /* NaN or infinity have no JSON form */
-        tp_buf_puts(&b->buf, "null");
-    else
-        tp_buf_printf(&b->buf, "%.17g", v);
-}
-
 void tp_argb_raw(tp_argb *b, const char *key, const char *json, size_t len)
 {
     argb_key(b, key);

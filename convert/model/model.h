@@ -292,8 +292,6 @@ void tp_argb_uint(tp_argb *b, const char *key, uint64_t v);
 void tp_argb_bool(tp_argb *b, const char *key, bool v);
 /* A fixed-point decimal value/10^decimals printed exactly ("1.031719"). */
 void tp_argb_fixed(tp_argb *b, const char *key, int64_t value, int decimals);
-/* A double printed deterministically with %.17g (only for values that are doubles in the input). */
-void tp_argb_double(tp_argb *b, const char *key, double v);
 /* Raw JSON value text (an array or object built by the caller). */
 void tp_argb_raw(tp_argb *b, const char *key, const char *json, size_t len);
 uint64_t tp_argb_commit(tp_trace *t, tp_argb *b); /* adds "{...}" to the trace; 0 if empty */

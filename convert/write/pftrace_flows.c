@@ -136,15 +136,6 @@ void tp_pf_flows_visit(tp_pf_flows *f, const tp_trace *t, uint32_t i)
     }
 }
 
-void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f)
-{
-    tp_pf_flows_begin(f, t);
-    for (size_t j = 0; j < t->ntracks; j++)
-        for (size_t q = ix->start[torder[j]]; q < ix->start[torder[j] + 1]; q++)
-            tp_pf_flows_visit(f, t, ix->ev[q]);
-    tp_pf_flows_end(f, t, ix);
-}
-
 void tp_pf_flows_end(tp_pf_flows *f, const tp_trace *t, const tp_track_index *ix)
 {
     f->launch = f->next - 1;

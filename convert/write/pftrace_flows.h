@@ -36,11 +36,6 @@ typedef struct tp_pf_flows {
     size_t nextra, extra_cap;
 } tp_pf_flows;
 
-/* ix: tp_track_index of t; torder: tp_track_order(t).  The same as
- * tp_pf_flows_begin, tp_pf_flows_visit of every indexed event in output
- * order (torder, then each track's index order), and tp_pf_flows_end: a
- * writer that walks the events in that order anyway visits them itself. */
-void tp_pf_flows_plan(const tp_trace *t, const tp_track_index *ix, const uint32_t *torder, tp_pf_flows *f);
 void tp_pf_flows_begin(tp_pf_flows *f, const tp_trace *t);
 void tp_pf_flows_visit(tp_pf_flows *f, const tp_trace *t, uint32_t i);
 void tp_pf_flows_end(tp_pf_flows *f, const tp_trace *t, const tp_track_index *ix);
