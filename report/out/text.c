@@ -38,6 +38,19 @@ static size_t md_len(const char *s, size_t max, bool *cut)
 
 static bool md_ctl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
+static bool alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+/* The run of '_' around s[i] has an ASCII letter or digit on both sides. */
+static bool intraword(const char *s, size_t n, size_t i)
+{
+    size_t a = i, e = i;
+    while (a > 0 && s[a - 1] == '_')
+        a--;
+    while (e < n && s[e] == '_')
+        e++;
+    return a > 0 && e < n && alnum(s[a - 1]) && alnum(s[e]);
+}
+
 void tp_md_text(tp_buf *b, const char *s, size_t max)
 {
     bool cut;
@@ -58,6 +71,8 @@ void tp_md_text(tp_buf *b, const char *s, size_t max)
             esc = true; /* a heading, a list item or a setext underline when the text starts a block */
         if (digits > lead && i == digits && (c == '.' || c == ')'))
             esc = true; /* an ordered list item */
+        if (c == '_' && intraword(s, n, i))
+            esc = false; /* a_b, a__b: never emphasis (CommonMark's flanking rules), and file names are full of them */
         if (c == ':' && i + 2 < n && s[i + 1] == '/' && s[i + 2] == '/')
             esc = true; /* scheme:// */
         if (c == '.' && i >= 3 && strncasecmp(s + i - 3, "www", 3) == 0)
@@ -142,18 +157,4 @@ void tp_strs_free(tp_strs *s)
         free(s->v[i]);
     free(s->v);
     memset(s, 0, sizeof *s);
-}
-void tp_md_cell(tp_buf *b, const char *s, size_t max)
-{
-    size_t n = 0;
-    for (const char *c = s; *c && n < max; c++, n++) {
-        if (*c == '|')
-            tp_buf_puts(b, "\\|");
-        else if (*c == '`' || *c == '\n' || *c == '\r')
-            tp_buf_putc(b, ' ');
-        else
-            tp_buf_putc(b, *c);
-    }
-    if (strlen(s) > max)
-        tp_buf_puts(b, "...");
 }

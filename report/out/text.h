@@ -18,13 +18,13 @@ void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole);
  * other control characters become spaces.  docs/REPORT.md lists the rules.
  *
  * tp_md_text: plain text for a line or a table cell.  Every character GFM
- * gives a meaning to is backslash-escaped (\ ` * _ [ ] < > | ! ~ & $,
- * and # - + = at the start or a . or ) after a leading number, which would
- * start a heading or a list where the text starts a block, such as after
- * "- "); "://" and "www."
- * are broken with an escape (GFM autolinks them in plain text), and "@"
- * is followed by a zero-width space (&#8203;) so GitHub links neither a
- * mention nor an e-mail address (a backslash does not stop mentions). */
+ * gives a meaning to is backslash-escaped: \ ` * _ [ ] < > | ! ~ & $ (not
+ * an _ between ASCII letters or digits, which cannot emphasise), and # - +
+ * = first or . ) after a leading number (a heading or a list where the
+ * text starts a block, as after "- ").  "://" and "www." get an escape
+ * (GFM autolinks them in plain text), and "@" is followed by a zero-width
+ * space (&#8203;) so GitHub links neither a mention nor an e-mail address
+ * (a backslash does not stop a mention). */
 void tp_md_text(tp_buf *b, const char *s, size_t max);
 /* A code span for a table cell: fenced with one backtick more than the
  * longest run inside, padded with a space when the content starts or ends
@@ -33,8 +33,6 @@ void tp_md_text(tp_buf *b, const char *s, size_t max);
  * span (a zero-width space keeps an odd run of backslashes before it from
  * escaping the escape).  Empty s: "` `". */
 void tp_md_code(tp_buf *b, const char *s, size_t max);
-/* Old cell writer (pipes escaped, backticks and line breaks as spaces); goes once no caller is left. */
-void tp_md_cell(tp_buf *b, const char *s, size_t max);
 
 /* A list of strings owned together (table cells). */
 typedef struct tp_strs {
