@@ -106,8 +106,10 @@ void tp_md_code(tp_buf *b, const char *s, size_t max)
     if (md_ctl((unsigned char)last))
         last = ' ';
     bool pad = first == '`' || last == '`' || (first == ' ' && last == ' ' && !(spaces && !cut));
-    if (!n && !cut)
-        pad = true; /* "` `": an empty span is no span */
+    if (!n && !cut) {
+        tp_buf_puts(b, "` `"); /* an empty span is no span */
+        return;
+    }
     for (size_t k = 0; k <= longest; k++)
         tp_buf_putc(b, '`');
     if (pad)
