@@ -121,15 +121,25 @@ static int tp_cmd_diff(int argc, char **argv)
     const char **pngs = NULL;
     char pngdir[4096];
     snprintf(pngdir, sizeof pngdir, "%s/png", dir);
-    if (tp_mkdirs(pngdir, &err) < 0 || tp_diff_pages(&d, dir, png_scale, &pngs, &err) < 0) {
-        tp_report_error(dir, &err);
-        rc = TP_EXIT_INPUT;
-        goto done;
+    /* diff.pdf, the PNGs, diff.json and diff.md as one set: renamed together
+     * at the end, so a failure or a signal leaves the previous diff whole */
+    tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
+    int wrc = 0;
+    if (tp_mkdirs(pngdir, &err) < 0 || tp_diff_pages(&d, dir, png_scale, &pngs, &err) < 0)
+        wrc = -1;
+    else {
+        tp_diff_json(&d, &g, &why, tripped, &json);
+        tp_diff_md(&d, &g, &why, tripped, pngs, &md);
+        if (tp_out_write_file(dir, "diff.json", json.data, json.len, &err) < 0 ||
+            tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0)
+            wrc = -1;
     }
-    tp_diff_json(&d, &g, &why, tripped, &json);
-    tp_diff_md(&d, &g, &why, tripped, pngs, &md);
-    if (tp_out_write_file(dir, "diff.json", json.data, json.len, &err) < 0 ||
-        tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0) {
+    tp_outset_use(prev);
+    if (wrc < 0)
+        tp_outset_abort(set);
+    else
+        wrc = tp_outset_publish(set, &err);
+    if (wrc < 0) {
         tp_report_error(dir, &err);
         rc = TP_EXIT_INPUT;
         goto done;

@@ -88,8 +88,9 @@ static int tp_cmd_report(int argc, char **argv)
     tp_summary_build(&t, &ro, &s);
     tp_timing("summary");
     int rc = TP_EXIT_OK;
-    if (tp_report_write(&s, &fo, &po, dir, &err) < 0) {
-        tp_report_error(err.where[0] || !err.msg[0] ? dir : path, &err);
+    int wr = tp_report_write(&s, &fo, &po, dir, &err);
+    if (wr < 0) { /* a write error names the output (its message names the file), the rest the input */
+        tp_report_error(wr == TP_REPORT_WRITE_FAILED || err.where[0] || !err.msg[0] ? dir : path, &err);
         rc = TP_EXIT_INPUT;
     }
     tp_summary_free(&s);

@@ -31,7 +31,11 @@ struct tp_outset {
     char **tmp, **final; /* committed members: temporary name -> final name */
     int *slot;           /* their places in open_tmps */
     size_t n, cap;
+    pthread_mutex_t mu;  /* a report commits its PDF on a second thread */
 };
+
+/* The set this thread's tp_out_open joins (tp_outset_use). */
+static _Thread_local tp_outset *current_set;
 
 struct tp_out {
     char *path;
@@ -300,6 +304,7 @@ tp_out *tp_out_open(const char *path, const char *protect, tp_err *err)
         return NULL;
     }
     fchmod(o->fd, out_mode);
+    o->set = current_set;
 opened:
     o->gzip = ends_with(path, ".gz");
     if (o->gzip) {
@@ -744,6 +749,7 @@ int tp_out_commit(tp_out *o, tp_err *err)
     }
     if (o->set) { /* published with the rest of its set, or removed with it */
         tp_outset *st = o->set;
+        pthread_mutex_lock(&st->mu);
         if (st->n == st->cap) {
             st->cap = st->cap ? st->cap * 2 : 16;
             st->tmp = tp_xrealloc(st->tmp, st->cap * sizeof *st->tmp);
@@ -753,6 +759,7 @@ int tp_out_commit(tp_out *o, tp_err *err)
         st->tmp[st->n] = o->tmp;
         st->final[st->n] = o->path;
         st->slot[st->n++] = o->slot;
+        pthread_mutex_unlock(&st->mu);
         o->tmp = o->path = NULL;
         o->slot = -1; /* the set keeps it registered for the signal handler */
         release(o);
@@ -780,7 +787,19 @@ void tp_out_abort(tp_out *o)
     release(o);
 }
 
-tp_outset *tp_outset_new(void) { return tp_xcalloc(1, sizeof(tp_outset)); }
+tp_outset *tp_outset_new(void)
+{
+    tp_outset *s = tp_xcalloc(1, sizeof *s);
+    pthread_mutex_init(&s->mu, NULL);
+    return s;
+}
+
+tp_outset *tp_outset_use(tp_outset *set)
+{
+    tp_outset *prev = current_set;
+    current_set = set;
+    return prev;
+}
 
 tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp_err *err)
 {
@@ -801,6 +820,7 @@ static void outset_free(tp_outset *s)
     free(s->tmp);
     free(s->final);
     free(s->slot);
+    pthread_mutex_destroy(&s->mu);
     free(s);
 }
 

@@ -33,6 +33,10 @@ uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
 typedef struct tp_outset tp_outset;
 tp_outset *tp_outset_new(void);
 tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp_err *err);
+/* Until the next call, every tp_out_open on this thread (the canvases'
+ * files too: a report's PDF and PNGs) joins SET (NULL: none, as ever).
+ * Returns the set used before, to be restored. */
+tp_outset *tp_outset_use(tp_outset *set);
 /* Renames every committed member; 0, or -1 with err (the rest removed). Frees the set. */
 int tp_outset_publish(tp_outset *set, tp_err *err);
 /* Removes every committed member's temporary file and frees the set (NULL: nothing). */

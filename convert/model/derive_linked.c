@@ -270,7 +270,10 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
                 /* scopes above the top-level op (inside it they are its internals) */
                 if (path.len)
                     tp_buf_putc(&path, TP_DERIVE_SEP);
-                tp_buf_puts(&path, tp_str_get(t, h->name));
+                /* one level per annotation, as in.inst has one entry per level: a separator
+                 * inside a name (hostile input) would add a level past the end of in.inst */
+                for (const char *c = tp_str_get(t, h->name); *c; c++)
+                    tp_buf_putc(&path, *c == TP_DERIVE_SEP ? ' ' : *c);
                 TP_GROW(in.inst, in.inst_cap, in.ninst + 1);
                 in.inst[in.ninst++] = chain[k] + 1;
             }

@@ -174,7 +174,8 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
             j++;
         if (j == k)
             p[k++] = (tp_mix_part){f, 0};
-        p[j].ns += (int64_t)ns;
+        int64_t v = mix->parts[i].ns > 0 ? mix->parts[i].ns : 0; /* saturated: corrupt durations */
+        p[j].ns = p[j].ns > INT64_MAX - v ? INT64_MAX : p[j].ns + v;
     }
     qsort(p, k, sizeof *p, cmp_fam); /* family is the first member */
     tp_cv_stroke_rect(cv, x, y, BAR_W, h, TP_COLOR_GRID, 0.5);

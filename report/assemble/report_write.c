@@ -74,6 +74,7 @@ void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
 
 typedef struct pdf_job {
     const tp_pagectx *pc;
+    tp_outset *set;
     const char *dir, *name;
     tp_err err;
     int rc;
@@ -85,17 +86,19 @@ static void *write_pdf(void *arg)
     char path[4096], title[400];
     snprintf(path, sizeof path, "%s/report.pdf", j->dir);
     snprintf(title, sizeof title, "tracepress report: %s", j->name);
+    tp_outset *prev = tp_outset_use(j->set); /* this thread's files join the report's set too */
     tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){title, NULL}, &j->err);
-    if (!pdf)
-        return NULL;
-    draw_all(pdf, j->pc);
-    if (tp_canvas_close(pdf, &j->err) == 0)
-        j->rc = 0;
+    if (pdf) {
+        draw_all(pdf, j->pc);
+        if (tp_canvas_close(pdf, &j->err) == 0)
+            j->rc = 0;
+    }
+    tp_outset_use(prev);
     return NULL;
 }
 
-static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, const char ***png_names,
-                    tp_err *err)
+static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, tp_outset *set,
+                        const char ***png_names, tp_err *err)
 {
     tp_pagectx pc;
     tp_pagectx_init(&pc, s, o);
@@ -108,7 +111,7 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     /* the PDF on a second thread while the PNGs are drawn here: both only
      * read pc and the summary; the fonts are loaded before they start */
     tp_font_check(NULL, 0);
-    pdf_job pj = {.pc = &pc, .dir = dir, .name = s->name, .rc = -1};
+    pdf_job pj = {.pc = &pc, .set = set, .dir = dir, .name = s->name, .rc = -1};
     tp_side pdf_side;
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
     char path[4096];
@@ -158,16 +161,24 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     char pngdir[4096];
     snprintf(pngdir, sizeof pngdir, "%s/png", dir);
     int rc = 0;
-    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, dir, po, &pngs, err) < 0)
-        rc = -1;
+    /* all files or none: each is committed under its temporary name and the
+     * set renamed at the end, so the previous report stays whole until then */
+    tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
+    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, dir, po, set, &pngs, err) < 0)
+        rc = TP_REPORT_WRITE_FAILED;
     tp_timing("pages");
     if (rc == 0) {
         tp_report_summary_json(s, &json);
         tp_summary_md(s, pngs, tp_format_pages_md, &md);
         if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
             tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
-            rc = -1;
+            rc = TP_REPORT_WRITE_FAILED;
     }
+    tp_outset_use(prev);
+    if (rc < 0)
+        tp_outset_abort(set);
+    else if (tp_outset_publish(set, err) < 0)
+        rc = TP_REPORT_WRITE_FAILED;
     tp_timing("summary files");
     free(pngs);
     tp_buf_free(&json);

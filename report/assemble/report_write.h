@@ -8,8 +8,13 @@
 #include "report/pages/fpage.h"
 
 /* Builds the format pages into s (when its format has some), then writes
- * DIR/report.pdf, the PNG charts in DIR/png, DIR/summary.json and DIR/summary.md, each
- * through tp_out (temporary file, renamed when complete).  0 or -1 with err. */
+ * DIR/report.pdf, the PNG charts in DIR/png, DIR/summary.json and
+ * DIR/summary.md as one set (tp_outset): every file under a temporary name,
+ * all renamed at the end, none left on failure or a signal; the previous
+ * report stays whole until then.  0; -1 with err when the format pages
+ * cannot be built (the input's fault); TP_REPORT_WRITE_FAILED with err
+ * naming the output file when a write fails. */
+#define TP_REPORT_WRITE_FAILED (-2)
 int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po, const char *dir, tp_err *err);
 
 /* Draw every PDF page on any canvas (the recording backend in golden tests). */

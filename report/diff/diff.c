@@ -197,6 +197,9 @@ static int row_cmp_step(const void *a, const void *b)
     return (x->step > y->step) - (x->step < y->step);
 }
 
+/* Totals are >= 0 but corrupt durations can sum past int64: saturate (as the kernel table does). */
+static int64_t sat_add(int64_t a, int64_t b) { return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b; }
+
 static void build_table(item *a, size_t na, item *b, size_t nb, bool steps, tp_diff_table *t)
 {
     match_exact(a, na, b, nb, steps);
@@ -206,18 +209,18 @@ static void build_table(item *a, size_t na, item *b, size_t nb, bool steps, tp_d
         match_short(a, na, b, nb);
     t->rows = tp_xcalloc(na + nb + 1, sizeof *t->rows);
     for (size_t i = 0; i < na; i++) {
-        t->total[0] += a[i].total;
+        t->total[0] = sat_add(t->total[0], a[i].total);
         fill(&t->rows[t->n++], &a[i], a[i].matched ? &b[a[i].matched - 1] : NULL);
     }
     for (size_t j = 0; j < nb; j++) {
-        t->total[1] += b[j].total;
+        t->total[1] = sat_add(t->total[1], b[j].total);
         if (!b[j].matched)
             fill(&t->rows[t->n++], NULL, &b[j]);
     }
     t->delta = t->total[1] - t->total[0];
     int64_t gross = 0;
     for (size_t i = 0; i < t->n; i++)
-        gross += t->rows[i].delta < 0 ? -t->rows[i].delta : t->rows[i].delta;
+        gross = sat_add(gross, t->rows[i].delta < 0 ? -t->rows[i].delta : t->rows[i].delta);
     for (size_t i = 0; i < t->n; i++)
         if (gross != 0) {
             t->rows[i].has_share = true;

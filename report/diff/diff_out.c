@@ -3,6 +3,7 @@
 #include "report/diff/diff.h"
 #include "convert/codec/json_write.h"
 #include "render/labels/kname.h"
+#include "report/out/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,30 +139,6 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
 
 /* ---- Markdown ------------------------------------------------------------ */
 
-static void md_code(tp_buf *b, const char *s)
-{
-    tp_buf_putc(b, '`');
-    for (; *s; s++)
-        if (*s == '`')
-            tp_buf_putc(b, '\'');
-        else if (*s == '|')
-            tp_buf_puts(b, "\\|");
-        else if (*s == '\n' || *s == '\r')
-            tp_buf_putc(b, ' ');
-        else
-            tp_buf_putc(b, *s);
-    tp_buf_putc(b, '`');
-}
-
-static void md_text(tp_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        if (strchr("\\`*_[]<>|#", *s))
-            tp_buf_putc(b, '\\');
-        tp_buf_putc(b, *s == '\n' ? ' ' : *s);
-    }
-}
-
 static void dur(char *buf, size_t n, int64_t ns) { tp_format_duration(buf, n, (double)ns); }
 
 /* Display names for a table's rows: kname short names (unique), cut to MD_NAME_MAX bytes. */
@@ -204,7 +181,7 @@ static size_t md_rows(tp_buf *b, const char *what, const tp_diff_table *t, char 
         else
             snprintf(sh, sizeof sh, "-");
         tp_buf_puts(b, "| ");
-        md_code(b, names[i]);
+        tp_md_code(b, names[i], SIZE_MAX);
         if (r->match == TP_DM_SHORT)
             tp_buf_puts(b, " (matched by short name)");
         tp_buf_printf(b, " | %llu → %llu | %s | %s | %s | %s | %s |\n", (unsigned long long)r->count[0],
@@ -230,9 +207,9 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
 {
     const tp_summary *s0 = d->s[0], *s1 = d->s[1];
     tp_buf_puts(b, "### tracepress diff: ");
-    md_text(b, s0->name);
+    tp_md_text(b, s0->name, SIZE_MAX);
     tp_buf_puts(b, " → ");
-    md_text(b, s1->name);
+    tp_md_text(b, s1->name, SIZE_MAX);
     tp_buf_puts(b, "\n\n");
 
     const char *v = verdict(d);
@@ -262,7 +239,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
             if (why->data[i] == '\n') {
                 tp_buf_puts(b, "- ");
                 char *line = tp_xstrndup(why->data + start, i - start);
-                md_text(b, line);
+                tp_md_text(b, line, SIZE_MAX);
                 free(line);
                 tp_buf_putc(b, '\n');
                 start = i + 1;
@@ -274,9 +251,9 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     /* Overview table. */
     tp_buf_puts(b, "| | base | candidate | change |\n|---|---:|---:|---:|\n");
     tp_buf_puts(b, "| trace | ");
-    md_text(b, s0->name);
+    tp_md_text(b, s0->name, SIZE_MAX);
     tp_buf_printf(b, " (%s) | ", s0->t->format ? s0->t->format : "?");
-    md_text(b, s1->name);
+    tp_md_text(b, s1->name, SIZE_MAX);
     tp_buf_printf(b, " (%s) | |\n", s1->t->format ? s1->t->format : "?");
     tp_buf_printf(b, "| steps | %zu | %zu | |\n", d->spread[0].n, d->spread[1].n);
     if (steps) {

@@ -149,7 +149,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     const tp_step_figures *sf = &s->sf;
     char u[64], v[64], w[64];
     tp_buf_puts(b, "### tracepress report: ");
-    tp_md_cell(b, s->name, 200);
+    tp_md_text(b, s->name, 200);
     tp_buf_puts(b, "\n\n| | |\n|---|---|\n");
     tp_buf_printf(b, "| format | %s |\n", t->format);
     if (s->ndevices) {
@@ -162,7 +162,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
                 tp_buf_puts(b, ", ");
             if (j - i > 1)
                 tp_buf_printf(b, "%zu x ", j - i);
-            tp_md_cell(b, s->devices[i], 80);
+            tp_md_text(b, s->devices[i], 80);
             i = j;
         }
         tp_buf_puts(b, " |\n");
@@ -176,7 +176,12 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_fmt_us(u, sizeof u, sf->steps[sf->median].host_ns);
         char lab[160];
         tp_step_label(t, sf, &sf->steps[sf->median], lab, sizeof lab);
-        tp_buf_printf(b, "| median step | %s, %s |\n", lab, u);
+        /* "#N" or "#N <device>": the '#' is no heading inside a cell, the device name is the trace's */
+        tp_buf_puts(b, "| median step | ");
+        if (lab[0] == '#')
+            tp_buf_putc(b, '#');
+        tp_md_text(b, lab + (lab[0] == '#'), SIZE_MAX);
+        tp_buf_printf(b, ", %s |\n", u);
     }
     tp_fmt_us(u, sizeof u, sf->whole.busy_ns);
     tp_fmt_pct(v, sizeof v, sf->whole.busy_ns, sf->whole.host_ns);
@@ -207,9 +212,9 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             const tp_kernel_row *r = &s->kt.rows[i];
             tp_fmt_pct(v, sizeof v, r->total_ns, s->kt.total_ns);
             tp_fmt_us(u, sizeof u, r->total_ns);
-            tp_buf_printf(b, "| %zu | `", i + 1);
-            tp_md_cell(b, shorts[i], 90);
-            tp_buf_printf(b, "` | %s | %s | %llu | ", v, u, (unsigned long long)r->count);
+            tp_buf_printf(b, "| %zu | ", i + 1);
+            tp_md_code(b, shorts[i], 90);
+            tp_buf_printf(b, " | %s | %s | %llu | ", v, u, (unsigned long long)r->count);
             tp_fmt_us(w, sizeof w, r->mean_ns);
             tp_buf_printf(b, "%s | ", w);
             tp_fmt_us(w, sizeof w, r->p50_ns);

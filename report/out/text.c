@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void tp_fmt_us(char *buf, size_t n, int64_t ns)
 {
@@ -24,19 +25,112 @@ void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole)
     snprintf(buf, n, "%lld.%lld%%", (long long)(permille / 10), (long long)(permille % 10));
 }
 
-void tp_md_cell(tp_buf *b, const char *s, size_t max)
+/* Bytes of s to write: at most max, not ending inside a UTF-8 sequence. */
+static size_t md_len(const char *s, size_t max, bool *cut)
 {
-    size_t n = 0;
-    for (const char *c = s; *c && n < max; c++, n++) {
-        if (*c == '|')
-            tp_buf_puts(b, "\\|");
-        else if (*c == '`' || *c == '\n' || *c == '\r')
+    size_t n = strnlen(s, max);
+    *cut = s[n] != 0;
+    if (*cut)
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    return n;
+}
+
+static bool md_ctl(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+static bool alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+/* The run of '_' around s[i] has an ASCII letter or digit on both sides. */
+static bool intraword(const char *s, size_t n, size_t i)
+{
+    size_t a = i, e = i;
+    while (a > 0 && s[a - 1] == '_')
+        a--;
+    while (e < n && s[e] == '_')
+        e++;
+    return a > 0 && e < n && alnum(s[a - 1]) && alnum(s[e]);
+}
+
+void tp_md_text(tp_buf *b, const char *s, size_t max)
+{
+    bool cut;
+    size_t n = md_len(s, max, &cut), lead = 0; /* where a block would start: after leading blanks */
+    while (lead < n && (s[lead] == ' ' || md_ctl((unsigned char)s[lead])))
+        lead++;
+    size_t digits = lead;
+    while (digits < n && s[digits] >= '0' && s[digits] <= '9')
+        digits++;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (md_ctl(c)) {
             tp_buf_putc(b, ' ');
-        else
-            tp_buf_putc(b, *c);
+            continue;
+        }
+        bool esc = strchr("\\`*_[]<>|!~&$", c) != NULL;
+        if (i == lead && strchr("#-+=", c))
+            esc = true; /* a heading, a list item or a setext underline when the text starts a block */
+        if (digits > lead && i == digits && (c == '.' || c == ')'))
+            esc = true; /* an ordered list item */
+        if (c == '_' && intraword(s, n, i))
+            esc = false; /* a_b, a__b: never emphasis (CommonMark's flanking rules), and file names are full of them */
+        if (c == ':' && i + 2 < n && s[i + 1] == '/' && s[i + 2] == '/')
+            esc = true; /* scheme:// */
+        if (c == '.' && i >= 3 && strncasecmp(s + i - 3, "www", 3) == 0)
+            esc = true; /* www. */
+        if (esc)
+            tp_buf_putc(b, '\\');
+        tp_buf_putc(b, (char)c);
+        if (c == '@')
+            tp_buf_puts(b, "&#8203;");
     }
-    if (strlen(s) > max)
+    if (cut)
         tp_buf_puts(b, "...");
+}
+
+void tp_md_code(tp_buf *b, const char *s, size_t max)
+{
+    bool cut;
+    size_t n = md_len(s, max, &cut), run = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    /* what the span holds, "..." included, decides the padding */
+    char first = n ? s[0] : (cut ? '.' : 0), last = cut ? '.' : (n ? s[n - 1] : 0);
+    bool spaces = true;
+    for (size_t i = 0; i < n && spaces; i++)
+        spaces = s[i] == ' ' || md_ctl((unsigned char)s[i]);
+    if (md_ctl((unsigned char)first))
+        first = ' ';
+    if (md_ctl((unsigned char)last))
+        last = ' ';
+    bool pad = first == '`' || last == '`' || (first == ' ' && last == ' ' && !(spaces && !cut));
+    if (!n && !cut) {
+        tp_buf_puts(b, "` `"); /* an empty span is no span */
+        return;
+    }
+    for (size_t k = 0; k <= longest; k++)
+        tp_buf_putc(b, '`');
+    if (pad)
+        tp_buf_putc(b, ' ');
+    size_t bs = 0; /* backslashes just before */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '|') {
+            if (bs % 2)
+                tp_buf_puts(b, "\xE2\x80\x8B"); /* U+200B: the backslash before may not pair with ours */
+            tp_buf_puts(b, "\\|");
+        } else
+            tp_buf_putc(b, md_ctl(c) ? ' ' : (char)c);
+        bs = c == '\\' ? bs + 1 : 0;
+    }
+    if (cut)
+        tp_buf_puts(b, "...");
+    if (pad)
+        tp_buf_putc(b, ' ');
+    for (size_t k = 0; k <= longest; k++)
+        tp_buf_putc(b, '`');
 }
 
 const char *tp_strs_add(tp_strs *s, const char *fmt, ...)

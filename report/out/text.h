@@ -10,9 +10,29 @@ void tp_fmt_us(char *buf, size_t n, int64_t ns);
 /* "12.3%" of part in whole, one decimal, rounded half up; "-" when whole is 0. */
 void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole);
 
-/* A Markdown table cell: at most max bytes of s ("..." after when cut), a
- * pipe escaped, backticks and line breaks as spaces.  SIZE_MAX: all of s. */
-void tp_md_cell(tp_buf *b, const char *s, size_t max);
+/* GitHub Markdown from strings a trace or a file name chose (kernel, op,
+ * device, block names, the title, error text): nothing in them may become
+ * HTML, a link, an image, an autolink, a mention, emphasis, a heading, a
+ * list or a table break.  Both write at most max bytes of s, cut at a
+ * UTF-8 boundary with "..." after (SIZE_MAX: all of s); newlines, tabs and
+ * other control characters become spaces.  docs/REPORT.md lists the rules.
+ *
+ * tp_md_text: plain text for a line or a table cell.  Every character GFM
+ * gives a meaning to is backslash-escaped: \ ` * _ [ ] < > | ! ~ & $ (not
+ * an _ between ASCII letters or digits, which cannot emphasise), and # - +
+ * = first or . ) after a leading number (a heading or a list where the
+ * text starts a block, as after "- ").  "://" and "www." get an escape
+ * (GFM autolinks them in plain text), and "@" is followed by a zero-width
+ * space (&#8203;) so GitHub links neither a mention nor an e-mail address
+ * (a backslash does not stop a mention). */
+void tp_md_text(tp_buf *b, const char *s, size_t max);
+/* A code span for a table cell: fenced with one backtick more than the
+ * longest run inside, padded with a space when the content starts or ends
+ * with a backtick or with spaces on both ends (CommonMark strips one);
+ * "|" written "\|", which GFM's table splitting needs even inside a code
+ * span (a zero-width space keeps an odd run of backslashes before it from
+ * escaping the escape).  Empty s: "` `". */
+void tp_md_code(tp_buf *b, const char *s, size_t max);
 
 /* A list of strings owned together (table cells). */
 typedef struct tp_strs {

@@ -129,11 +129,11 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         if (!device_activity(e))
             continue;
         bool in = sf->median == SIZE_MAX || tp_step_holds(t, &sf->steps[sf->median], e);
-        if (!in || e->ts >= we || e->ts + e->dur <= ws)
+        if (!in || e->ts >= we || (__int128)e->ts + e->dur <= ws) /* 128 bits: corrupt durations */
             continue;
         /* a name only for bars that can be wide enough to show one (>= 1/40 of the window) */
         const char *name = NULL;
-        if (e->dur * 40 >= we - ws) {
+        if ((__int128)e->dur * 40 >= (__int128)we - ws) {
             char *base = tp_kname_base(tp_str_get(t, e->name));
             name = tp_strs_add(&st, "%s", base);
             free(base);

@@ -176,8 +176,9 @@ static void dv_md(const tp_summary *s, tp_buf *b)
                        "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < a->nkernels && i < 15; i++) {
             const tp_dvdt_kernel_row *r = &a->kernels[i];
-            tp_buf_printf(b, "| `%s` | %llu | %s | %s | %s | %s | %s | %s | %s |\n", tp_str_get(s->t, r->name),
-                          (unsigned long long)r->exec.count, tp_strs_us(&S, r->exec_total_ns), us3(&S, r->exec.mean),
+            tp_buf_puts(b, "| ");
+            tp_md_code(b, tp_str_get(s->t, r->name), SIZE_MAX);
+            tp_buf_printf(b, " | %llu | %s | %s | %s | %s | %s | %s | %s |\n", (unsigned long long)r->exec.count, tp_strs_us(&S, r->exec_total_ns), us3(&S, r->exec.mean),
                           us3(&S, r->exec.std), us3(&S, r->exec.min), us3(&S, r->exec.p50), us3(&S, r->exec.max),
                           us3(&S, r->wait.mean));
         }
@@ -186,8 +187,9 @@ static void dv_md(const tp_summary *s, tp_buf *b)
         const tp_dvdt_gemm_row *r = &a->gemms[i];
         if (i == 0)
             tp_buf_puts(b, "\n| GEMM | M | N | K | count | total (us) | GFLOP/s |\n|---|---:|---:|---:|---:|---:|---:|\n");
-        tp_buf_printf(b, "| `%s` | %llu | %llu | %llu | %llu | %s | %.3f |\n", tp_str_get(s->t, r->name),
-                      (unsigned long long)r->m, (unsigned long long)r->n, (unsigned long long)r->k,
+        tp_buf_puts(b, "| ");
+        tp_md_code(b, tp_str_get(s->t, r->name), SIZE_MAX);
+        tp_buf_printf(b, " | %llu | %llu | %llu | %llu | %s | %.3f |\n", (unsigned long long)r->m, (unsigned long long)r->n, (unsigned long long)r->k,
                       (unsigned long long)r->count, tp_strs_us(&S, r->total_ns), r->gflops);
     }
     if (st->ck)

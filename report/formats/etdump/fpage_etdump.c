@@ -357,7 +357,7 @@ static void ed_md(const tp_summary *s, tp_buf *b)
     for (size_t bi = 0; bi < st->in.nblocks; bi++) {
         const tp_insp_block *ob = &st->in.blocks[bi];
         tp_buf_puts(b, "\n**");
-        tp_md_cell(b, ob->name, SIZE_MAX);
+        tp_md_text(b, ob->name, SIZE_MAX);
         tp_buf_printf(b, "** (%s)", runs_text(&S, ob));
         if (ob->has_tax)
             tp_buf_printf(b, ", framework tax %s ms", ms(&S, ob->framework_tax_cns));
@@ -373,12 +373,12 @@ static void ed_md(const tp_summary *s, tp_buf *b)
                 continue;
             }
             shown_n++;
-            tp_buf_puts(b, "| `");
-            tp_md_cell(b, ev->name, SIZE_MAX);
-            tp_buf_printf(b, "` | %s | %zu | %s | %s | %s | %s | ",
+            tp_buf_puts(b, "| ");
+            tp_md_code(b, ev->name, SIZE_MAX);
+            tp_buf_printf(b, " | %s | %zu | %s | %s | %s | %s | ",
                           ev->instruction_id < 0 ? "-" : tp_strs_add(&S, "%d", ev->instruction_id), ev->n,
                           ms(&S, ev->p50_cns), ms(&S, ev->avg_cns), ms(&S, ev->min_ns * 100), ms(&S, ev->max_ns * 100));
-            tp_md_cell(b, delegated_text(&S, ev), SIZE_MAX);
+            tp_md_text(b, delegated_text(&S, ev), SIZE_MAX);
             tp_buf_puts(b, " |\n");
         }
         if (more)

@@ -217,9 +217,11 @@ static void pml_md(const tp_summary *s, tp_buf *b)
     for (int i = 0; i < 2; i++) {
         tp_fmt_us(u, sizeof u, m[i]->total_ns);
         tp_fmt_us(v, sizeof v, m[i]->mean_ns);
-        tp_buf_printf(b, "| `%s` | %s | %llu | %s | %s | %s | %llu (%llu bytes) | %llu (%llu bytes) |\n",
-                      tp_str_get(s->t, m[i]->kernel), what[i], (unsigned long long)m[i]->runs, u, v,
-                      m[i]->program[0] ? m[i]->program : "-", (unsigned long long)m[i]->tmp_count,
+        tp_buf_puts(b, "| ");
+        tp_md_code(b, tp_str_get(s->t, m[i]->kernel), SIZE_MAX);
+        tp_buf_printf(b, " | %s | %llu | %s | %s | ", what[i], (unsigned long long)m[i]->runs, u, v);
+        tp_md_text(b, m[i]->program[0] ? m[i]->program : "-", SIZE_MAX);
+        tp_buf_printf(b, " | %llu (%llu bytes) | %llu (%llu bytes) |\n", (unsigned long long)m[i]->tmp_count,
                       (unsigned long long)m[i]->tmp_bytes, (unsigned long long)m[i]->alloc_count,
                       (unsigned long long)m[i]->alloc_bytes);
     }

@@ -197,18 +197,6 @@ static void xp_json(const tp_summary *s, tp_buf *b)
 
 /* ---- summary.md ---- */
 
-static void md_text(tp_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            tp_buf_puts(b, "\\|");
-        else if (*s == '`' || *s == '\n' || *s == '\r')
-            tp_buf_putc(b, ' ');
-        else
-            tp_buf_putc(b, *s);
-    }
-}
-
 static void md_ops(const tp_trace *t, const tp_op_kernels *ob, const char *what, const char *one, uint64_t keyed,
                    tp_buf *b)
 {
@@ -224,9 +212,9 @@ static void md_ops(const tp_trace *t, const tp_op_kernels *ob, const char *what,
         char u[64], v[64];
         tp_fmt_us(u, sizeof u, op->total_ns);
         tp_fmt_pct(v, sizeof v, op->total_ns, ob->total_ns);
-        tp_buf_puts(b, "| `");
-        md_text(b, tp_opk_op_name(t, op));
-        tp_buf_printf(b, "` | %s | %s | %llu | %zu |\n", u, v, (unsigned long long)op->occurrences, op->n);
+        tp_buf_puts(b, "| ");
+        tp_md_code(b, tp_opk_op_name(t, op), SIZE_MAX);
+        tp_buf_printf(b, " | %s | %s | %llu | %zu |\n", u, v, (unsigned long long)op->occurrences, op->n);
     }
     if (ob->nops > n)
         tp_buf_printf(b, "\n%zu more in summary.json.\n", ob->nops - n);
@@ -250,8 +238,9 @@ static void xp_md(const tp_summary *s, tp_buf *b)
             char u[64], v[64];
             tp_fmt_us(u, sizeof u, r->max_ns);
             tp_fmt_us(v, sizeof v, r->avg_ns);
-            tp_buf_printf(b, "| %s | %s | %llu | %s | %s |\n", step_label(&S, r), device_label(&S, s->t, r->device),
-                          (unsigned long long)r->count, u, v);
+            tp_buf_printf(b, "| %s | ", step_label(&S, r));
+            tp_md_text(b, device_label(&S, s->t, r->device), SIZE_MAX);
+            tp_buf_printf(b, " | %llu | %s | %s |\n", (unsigned long long)r->count, u, v);
         }
         if (ls->n > n)
             tp_buf_printf(b, "\n%zu more rows in report.pdf and summary.json.\n", ls->n - n);
