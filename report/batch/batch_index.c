@@ -1,6 +1,7 @@
 /* batch_index.c: index.json / index.md / index.pdf of a batch (batch.h). */
 #include "render/charts/axis.h"
 #include "report/batch/batch.h"
+#include "report/out/text.h"
 #include "render/canvas.h"
 #include "render/charts/chart_table.h"
 #include "convert/codec/json_lex.h"
@@ -233,46 +234,14 @@ static void dur(char *buf, size_t n, int64_t ns)
         tp_format_duration(buf, n, (double)ns);
 }
 
-/* TODO: tp_md_code / tp_md_link from report/out/text.h once that escapes
- * all of GitHub Markdown (the lead switches this); until then this pair.
- *
- * A string from a trace or a file name as a table cell's code span, where
- * nothing is markup: no HTML, link or image, emphasis, autolink or
- * @mention.  The fence is one backtick longer than the longest run of
- * backticks inside; a space pads content that starts or ends with a
- * backtick (or with spaces at both ends, which the span would strip);
- * pipes are escaped (GFM splits cells on them even inside code, and drops
- * the escaping backslash before it parses the span); line breaks and
- * other control characters become spaces.  Empty: "-". */
+/* A string from a trace or a file name as a table cell: a code span
+ * (tp_md_code: nothing in it is markup); empty: "-". */
 static void md_code(tp_buf *b, const char *s)
 {
-    if (!s || !*s) {
+    if (!s || !*s)
         tp_buf_putc(b, '-');
-        return;
-    }
-    size_t n = strlen(s), run = 0, longest = 0;
-    for (size_t i = 0; i < n; i++) {
-        run = s[i] == '`' ? run + 1 : 0;
-        if (run > longest)
-            longest = run;
-    }
-    bool sp0 = s[0] == ' ' || (unsigned char)s[0] < 0x20, sp1 = s[n - 1] == ' ' || (unsigned char)s[n - 1] < 0x20;
-    bool pad = s[0] == '`' || s[n - 1] == '`' || (sp0 && sp1);
-    for (size_t k = 0; k <= longest; k++)
-        tp_buf_putc(b, '`');
-    if (pad)
-        tp_buf_putc(b, ' ');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '|')
-            tp_buf_puts(b, "\\|");
-        else
-            tp_buf_putc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
-    }
-    if (pad)
-        tp_buf_putc(b, ' ');
-    for (size_t k = 0; k <= longest; k++)
-        tp_buf_putc(b, '`');
+    else
+        tp_md_code(b, s, SIZE_MAX);
 }
 
 /* A link destination: every byte but [A-Za-z0-9/._~-] percent-encoded, so
