@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tp_report_opts ro = {path, NULL, size % 3 ? 0 : 64};
         tp_summary s;
         tp_summary_build(&t, &ro, &s);
-        tp_fp_opts fo = {lo.read, 0};
+        tp_fp_opts fo = {lo.read};
         if (tp_format_pages_build(&s, &fo, &err) == 0) {
             tp_buf rec = {0}, json = {0}, md = {0};
             tp_canvas *cv = tp_canvas_rec(&rec);
