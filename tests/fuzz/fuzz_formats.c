@@ -14,6 +14,7 @@
 #include "convert/codec/json_write.h"
 #include "report/analysis/kernel_table.h"
 #include "convert/pipeline/pipeline.h"
+#include "tests/fuzz/fuzz_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,34 +24,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int memfd = -1;
-static char in_path[64];
 static char out_path[4096];
-
-static char out_dir[64];
-
-static void cleanup(void)
-{
-    rmdir(out_dir);
-}
-
-static void setup(void)
-{
-    memfd = memfd_create("tp-fuzz-input", 0);
-    if (memfd < 0) {
-        perror("memfd_create");
-        abort();
-    }
-    snprintf(in_path, sizeof in_path, "/proc/self/fd/%d", memfd);
-    char dir[] = "/tmp/tp-fuzz-XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        abort();
-    }
-    snprintf(out_path, sizeof out_path, "%s/out.json", dir);
-    snprintf(out_dir, sizeof out_dir, "%s", dir);
-    atexit(cleanup);
-}
 
 static void load_one(const char *format, bool strict, bool keep_args)
 {
@@ -62,25 +36,20 @@ static void load_one(const char *format, bool strict, bool keep_args)
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
-    if (tp_load(in_path, &lo, &t, &err) == 0) {
+    if (tp_load(fuzz_in_path, &lo, &t, &err) == 0) {
         tp_kernel_table kt;
         tp_kernel_table_build(&t, &kt);
         tp_kernel_table_free(&kt);
         tp_err oerr = {0};
-        tp_out *o = tp_out_open(out_path, in_path, &oerr);
+        tp_out *o = tp_out_open(out_path, fuzz_in_path, &oerr);
         if (o) {
             tp_write_stats st;
             tp_write_chrome(&t, o, &st);
             if (tp_out_commit(o, &oerr) == 0) {
                 /* whatever came in, what goes out is valid JSON */
-                FILE *f = fopen(out_path, "rb");
-                if (f) {
-                    fseek(f, 0, SEEK_END);
-                    long n = ftell(f);
-                    fseek(f, 0, SEEK_SET);
-                    char *b = malloc((size_t)n + 1);
-                    size_t got = fread(b, 1, (size_t)n, f);
-                    fclose(f);
+                size_t got = 0;
+                char *b = (char *)fuzz_read_file(out_path, &got);
+                if (b) {
                     if (!tp_json_valid(b, got)) {
                         fprintf(stderr, "reader %s: the Chrome writer produced invalid JSON\n",
                                 format ? format : "(detected)");
@@ -110,10 +79,9 @@ static void load_one(const char *format, bool strict, bool keep_args)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (memfd < 0)
-        setup();
-    if (ftruncate(memfd, 0) != 0 || pwrite(memfd, data, size, 0) != (ssize_t)size)
-        abort();
+    fuzz_set_input(data, size);
+    if (!out_path[0])
+        snprintf(out_path, sizeof out_path, "%s/out.json", fuzz_dir);
     bool strict = size && (data[size - 1] & 1);
     load_one(NULL, strict, true);
     for (size_t i = 0; tp_formats[i]; i++)

@@ -8,6 +8,7 @@
 #include "convert/codec/pbwire.h"
 #include "convert/pipeline/pipeline.h"
 #include "convert/write/pftrace_write.h"
+#include "tests/fuzz/fuzz_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,22 +18,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int memfd = -1;
-static char in_path[64], out_path[4096], out_dir[64];
-
-static void cleanup(void) { rmdir(out_dir); }
-
-static void setup(void)
-{
-    memfd = memfd_create("tp-fuzz-input", 0);
-    char dir[] = "/tmp/tp-fuzz-XXXXXX";
-    if (memfd < 0 || !mkdtemp(dir))
-        abort();
-    snprintf(in_path, sizeof in_path, "/proc/self/fd/%d", memfd);
-    snprintf(out_dir, sizeof out_dir, "%s", dir);
-    snprintf(out_path, sizeof out_path, "%s/out.pftrace", dir);
-    atexit(cleanup);
-}
+static char out_path[4096];
 
 /* Every field of msg parses; the length-delimited ones named in `nested`
  * are messages and are checked the same way (one level more). */
@@ -57,28 +43,27 @@ static void check_message(const uint8_t *p, size_t n, const uint32_t *nested, si
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (memfd < 0)
-        setup();
-    if (ftruncate(memfd, 0) != 0 || pwrite(memfd, data, size, 0) != (ssize_t)size)
-        abort();
+    fuzz_set_input(data, size);
+    if (!out_path[0])
+        snprintf(out_path, sizeof out_path, "%s/out.pftrace", fuzz_dir);
     tp_load_opts lo;
     memset(&lo, 0, sizeof lo);
     lo.read.keep_args = true;
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
-    if (tp_load(in_path, &lo, &t, &err) == 0) {
+    if (tp_load(fuzz_in_path, &lo, &t, &err) == 0) {
         tp_out *o = tp_out_open(out_path, NULL, &err);
         tp_pftrace_stats st;
-        if (o && tp_write_pftrace(&t, o, &st) == 0 && tp_out_commit(o, &err) == 0) {
-            FILE *f = fopen(out_path, "rb");
-            if (f) {
-                fseek(f, 0, SEEK_END);
-                long n = ftell(f);
-                fseek(f, 0, SEEK_SET);
-                uint8_t *b = malloc((size_t)n + 1);
-                size_t got = fread(b, 1, (size_t)n, f);
-                fclose(f);
+        bool written = false;
+        if (o && tp_write_pftrace(&t, o, &st) == 0)
+            written = tp_out_commit(o, &err) == 0; /* commit frees o either way */
+        else if (o)
+            tp_out_abort(o);
+        if (written) {
+            size_t got = 0;
+            uint8_t *b = fuzz_read_file(out_path, &got);
+            if (b) {
                 tp_pb r = tp_pb_init(b, got);
                 tp_pb_field pk;
                 int k;
@@ -98,8 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 free(b);
             }
             unlink(out_path);
-        } else if (o) {
-            tp_out_abort(o);
         }
     }
     tp_trace_free(&t);
