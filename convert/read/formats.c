@@ -59,7 +59,7 @@ int tp_format_option_parse(int argc, char **argv, int *i, tp_read_opts *o)
     const char *value = NULL;
     if (hit->arg && tp_opt_value(argc, argv, i, hit->flag, &value) < 0)
         return -1;
-    if (hit->arg && strcmp(hit->arg, "FILE") == 0) {
+    if (hit->reads_file) {
         if (o->nside_inputs == sizeof o->side_inputs / sizeof o->side_inputs[0]) {
             tp_usage_error(argv[0], "at most 4 files named by format options");
             return -1;

@@ -24,7 +24,7 @@ typedef struct tp_read_opts {
      * tp_formats[]: a pointer to a struct the format defines in its folder,
      * or NULL for its defaults.  Read with tp_format_opts. */
     const void *format_opts[TP_MAX_FORMATS];
-    /* Files the formats' options name (an option whose arg is "FILE", such as
+    /* Files the formats' options name (tp_format_option.reads_file:
      * --etrecord): inputs of the run too, protected from every output and
      * part of what made an output (batch hashes them). */
     const char *side_inputs[4];
@@ -46,6 +46,7 @@ typedef struct tp_format_option {
      * (set *slot to the format's own struct the first time); 0, or -1 with
      * *why set for a bad value. */
     int (*apply)(const void **slot, const char *value, const char **why);
+    bool reads_file;         /* the value names a file the run reads (--etrecord): an input too */
 } tp_format_option;
 
 /* What the pipeline must know of a format (tp_format.caps). */

@@ -301,8 +301,9 @@ static int set_with_source(const void **slot, const char *v, const char **why)
 }
 
 static const tp_format_option dvdt_options[] = {
-    {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source},
-    {NULL, NULL, NULL, NULL},
+    {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source,
+     false},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 const tp_format tp_format_dvdt = {

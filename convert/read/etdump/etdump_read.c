@@ -583,7 +583,7 @@ static tp_etdump_opts cli_opts;
 static int set_etrecord(const void **slot, const char *v, const char **why)
 {
     (void)why;
-    cli_opts.etrecord = v; /* (protected as an input by the option parser: its arg is a FILE) */
+    cli_opts.etrecord = v; /* (protected as an input by the option parser: reads_file) */
     *slot = &cli_opts;
     return 0;
 }
@@ -598,10 +598,10 @@ static int set_time_scale(const void **slot, const char *v, const char **why)
 
 static const tp_format_option etdump_options[] = {
     {"--etrecord", "FILE", "ExecuTorch: the ETRecord of the program (op types, modules, Name Scope line)",
-     set_etrecord},
+     set_etrecord, true},
     {"--time-scale", "UNIT", "ExecuTorch: unit of the ETDump's times (ns default, us, ms, s, cycles:HZ)",
-     set_time_scale},
-    {NULL, NULL, NULL, NULL},
+     set_time_scale, false},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 const tp_format tp_format_etdump = {

@@ -534,10 +534,11 @@ static int set_invocation(const void **slot, const char *v, const char **why)
 }
 
 static const tp_format_option plaidml_options[] = {
-    {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source},
+    {"--with-source", NULL, "PlaidML, dv/dt: keep kernel sources and program text in the args", set_with_source,
+     false},
     {"--invocation", "N", "PlaidML report: the ScheduleInvocation of the Program Run page (default 11)",
-     set_invocation},
-    {NULL, NULL, NULL, NULL},
+     set_invocation, false},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 const tp_format tp_format_plaidml = {

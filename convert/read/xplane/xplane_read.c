@@ -449,10 +449,10 @@ static int set_line_names(const void **slot, const char *v, const char **why)
 }
 
 static const tp_format_option xplane_options[] = {
-    {"--rederive", NULL, "XPlane: rebuild the derived lines the file already has", set_rederive},
+    {"--rederive", NULL, "XPlane: rebuild the derived lines the file already has", set_rederive, false},
     {"--line-names", "NAME", "XPlane derived lines: tensorflow (\"TensorFlow Ops\", default) or framework",
-     set_line_names},
-    {NULL, NULL, NULL, NULL},
+     set_line_names, false},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 const tp_format tp_format_xplane = {
