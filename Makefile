@@ -49,6 +49,10 @@ $(ASAN)/tracepress: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(MAIN_SRC))
 $(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
 	$(CC) -fsanitize=address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The category rule table is built into the program (.incbin): its object
+# depends on the data file.
+$(BUILD)/obj/report/analysis/cat_rules_data.o $(ASAN)/obj/report/analysis/cat_rules_data.o: report/analysis/categories.rules
+
 # Synthetic trace generators (scripts/gen/gen_*.c): standalone C programs.
 $(BUILD)/gen/%: scripts/gen/%.c
 	@mkdir -p $(dir $@)

@@ -2,6 +2,7 @@
  * incremental by content hash, shards and --merge (batch.h,
  * docs/SCALING.md). */
 #include "report/batch/batch.h"
+#include "report/analysis/categories.h"
 #include "convert/base/cli.h"
 #include "convert/io/output.h"
 #include "convert/pipeline/pipeline.h"
@@ -349,9 +350,9 @@ static void set_str(char **dst, const char *s)
 }
 
 /* The options that change outputs, as given, go into *opts (freed by the caller). */
-static int batch_main(int argc, char **argv, tp_buf *opts)
+static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules)
 {
-    const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL;
+    const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL, *cats = NULL;
     bool force = false, merging = false, wait = false;
     tp_load_opts lo = {0};
     char **ins = tp_xcalloc((size_t)argc + 1, sizeof *ins);
@@ -364,7 +365,8 @@ static int batch_main(int argc, char **argv, tp_buf *opts)
             (k = tp_opt_value(argc, argv, &i, "--jobs", &jobs)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0) {
             if (k < 0) {
                 free(ins);
                 return TP_EXIT_USAGE;
@@ -404,6 +406,12 @@ static int batch_main(int argc, char **argv, tp_buf *opts)
         if (tp_hash64_file(lo.read.side_inputs[k], &eh, &es, &ee) == 0)
             tp_buf_printf(opts, ";side=%016llx:%llu", (unsigned long long)eh, (unsigned long long)es);
     }
+    if (cats) { /* the rules' bytes, not only the file's name */
+        uint64_t ch = 0, cs = 0;
+        tp_err ce = {0};
+        if (tp_hash64_file(cats, &ch, &cs, &ce) == 0)
+            tp_buf_printf(opts, ";categories=%016llx:%llu", (unsigned long long)ch, (unsigned long long)cs);
+    }
     uint64_t opthash = tp_hash64_bytes(opts->data, opts->len);
     tp_buf_putc(opts, 0);
     int rc = TP_EXIT_OK;
@@ -438,7 +446,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts)
             return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
         }
     }
-    tp_batch_opts bo = {steps, 0, &lo, opts->data};
+    tp_batch_opts bo = {steps, 0, &lo, opts->data, rules};
     if (steps) {
         int64_t a, b;
         if (tp_parse_steps(steps, &a, &b) != 0) {
@@ -454,6 +462,10 @@ static int batch_main(int argc, char **argv, tp_buf *opts)
             return tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
         }
         bo.batch_size = v;
+    }
+    if (tp_cat_rules_for_command(cats, rules) != 0) { /* loaded once, before any work */
+        free(ins);
+        return TP_EXIT_INPUT;
     }
 
     tp_err err = {0};
@@ -711,8 +723,10 @@ static int batch_main(int argc, char **argv, tp_buf *opts)
 static int tp_cmd_batch(int argc, char **argv)
 {
     tp_buf opts = {0};
-    int rc = batch_main(argc, argv, &opts);
+    tp_cat_rules rules = {0}; /* batch_main loads them; freed here whatever way it returns */
+    int rc = batch_main(argc, argv, &opts, &rules);
     tp_buf_free(&opts);
+    tp_cat_rules_free(&rules);
     return rc;
 }
 
@@ -745,6 +759,7 @@ const tp_command tp_command_batch = {"batch", "convert and report many traces in
     "  --merge DIR...      join the shard indexes found in the folders into\n"
     "                      OUT/index.* (OUT: -o, default the first folder)\n"
     "  --batch-size N      samples per step, for throughput in the reports\n"
+    TP_CATEGORIES_HELP
     "load options (applied to every trace; part of the options hash):\n" TP_LOAD_OPTIONS_HELP
     "\n"
     "Exit codes: 0 every trace ok, 1 usage error, 2 at least one trace failed (or\n"

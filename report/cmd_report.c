@@ -13,7 +13,8 @@
 static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
-    const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL;
+    const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
+               *cats = NULL;
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -21,7 +22,8 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -38,7 +40,7 @@ static int tp_cmd_report(int argc, char **argv)
     }
     if (!path)
         return tp_usage_error(argv[0], "no input file");
-    tp_report_opts ro = {path, steps, 0};
+    tp_report_opts ro = {path, steps, 0, NULL};
     if (batch) {
         char *end;
         long long v = strtoll(batch, &end, 10);
@@ -72,6 +74,10 @@ static int tp_cmd_report(int argc, char **argv)
         snprintf(defdir, sizeof defdir, "%s.report", base);
         dir = defdir;
     }
+    tp_cat_rules rules;
+    if (tp_cat_rules_for_command(cats, &rules) != 0)
+        return TP_EXIT_INPUT;
+    ro.rules = &rules;
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
@@ -82,6 +88,7 @@ static int tp_cmd_report(int argc, char **argv)
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
         tp_trace_free(&t);
+        tp_cat_rules_free(&rules);
         return TP_EXIT_INPUT;
     }
     tp_summary s;
@@ -95,6 +102,7 @@ static int tp_cmd_report(int argc, char **argv)
     }
     tp_summary_free(&s);
     tp_trace_free(&t);
+    tp_cat_rules_free(&rules);
     return rc;
 }
 
@@ -104,7 +112,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "\n"
     "Writes DIR/report.pdf (summary, top kernels, op breakdown, timeline of the\n"
     "median step, statistics, CPU overheads), DIR/png/<chart>.png, DIR/summary.json\n"
-    "(schema tracepress.summary/1: headline numbers and tables for dashboards) and\n"
+    "(schema tracepress.summary/2: headline numbers and tables for dashboards) and\n"
     "DIR/summary.md (Markdown for a pull-request comment).  Every number is\n"
     "defined in docs/REPORT.md.  Outputs are byte-identical for the same input;\n"
     "dates come from SOURCE_DATE_EPOCH or the trace, never the clock.\n"
@@ -118,7 +126,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
     "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
-
+    TP_CATEGORIES_HELP
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
     tp_cmd_report, true};

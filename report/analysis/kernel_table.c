@@ -190,6 +190,15 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
         r->stddev_ns = (int64_t)llroundl(sqrtl(ss / (long double)n));
         kt->total_ns = r->total_ns > INT64_MAX - kt->total_ns ? INT64_MAX : kt->total_ns + r->total_ns;
         kt->instances += n;
+        if (r->kind == TP_KIND_MEMCPY)
+            kt->memcpys += n;
+        else if (r->kind == TP_KIND_MEMSET)
+            kt->memsets += n;
+        else {
+            kt->kernels += n;
+            kt->kernel_names++;
+            kt->kernel_ns = r->total_ns > INT64_MAX - kt->kernel_ns ? INT64_MAX : kt->kernel_ns + r->total_ns;
+        }
     }
     rows_ctx ctx = {t};
     qsort_r(kt->rows, kt->n, sizeof *kt->rows, cmp_rows, &ctx);

@@ -26,6 +26,11 @@ typedef struct tp_kernel_table {
     size_t n;
     int64_t total_ns;    /* sum over all rows */
     uint64_t instances;  /* sum of counts */
+    /* the same split by kind: kernels only, memcpys, memsets (the headline
+     * counts them apart: a memcpy is not a kernel) */
+    uint64_t kernels, memcpys, memsets;
+    int64_t kernel_ns;   /* sum over kernel rows only */
+    size_t kernel_names; /* kernel rows only */
 } tp_kernel_table;
 
 void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt);

@@ -9,7 +9,7 @@
 /* A device event with its sort key: the key's text rank (no key: last),
  * the occurrence, the kernel name's rank and kind.  Key 0 is "no key". */
 typedef struct item {
-    uint32_t key_rank; /* UINT32_MAX: no key */
+    uint64_t key_rank; /* the name's rank x 2 + graph; UINT64_MAX: no key */
     tp_str key;
     uint32_t occ;
     uint32_t kname_rank;
@@ -35,7 +35,7 @@ TP_SORT_DEFINE(sort_items, item, int, ITEM_LESS)
 
 /* one occurrence: its key and its kernels (sorted by name) */
 typedef struct occ {
-    uint32_t key_rank; /* as in item */
+    uint64_t key_rank; /* as in item */
     tp_str key;
     uint32_t id;
     size_t first, n; /* into the occurrence kernel array */
@@ -117,6 +117,8 @@ static int cmp_ops(const void *a, const void *b, void *vc)
 
 const char *tp_opk_op_name(const tp_trace *t, const tp_opk_op *op)
 {
+    if (op->label)
+        return op->label;
     return op->no_op ? (op->none ? op->none : "(no key)") : tp_str_get(t, op->name);
 }
 
@@ -126,15 +128,19 @@ static bool counted(const tp_event *e)
            (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
 }
 
-void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob)
+void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, const tp_attribution *at, tp_op_kernels *ob)
 {
-    /* key: the top-level op's name; occurrence: that op event */
+    /* key: the top-level op's name; occurrence: that op event.  Without a
+     * top-level op, the enclosing scope that attribution found (a graph
+     * replay's annotation or Python function) */
     tp_opk_key *keys = tp_xcalloc(t->nevents + 1, sizeof *keys);
     for (size_t i = 0; i < t->nevents; i++)
         if (counted(&t->events[i])) {
             uint32_t top = tp_top_op_of(t, ht, (uint32_t)i);
             if (top != TP_NONE) /* (an op without a name counts as none) */
-                keys[i] = (tp_opk_key){t->events[top].name, top};
+                keys[i] = (tp_opk_key){t->events[top].name, top, false};
+            else if (at && at->leaf[i] != TP_NONE)
+                keys[i] = (tp_opk_key){t->events[at->leaf[i]].name, at->leaf[i], at->how[i] == TP_ATTR_GRAPH};
         }
     tp_op_kernels_build_keyed(t, keys, "(no host op)", ob);
     free(keys);
@@ -153,7 +159,8 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
         const tp_event *e = &t->events[i];
         if (counted(e)) {
             tp_str key = keys[i].name;
-            it[n++] = (item){key ? rank[key] : UINT32_MAX, key, keys[i].occ, rank[e->name], (uint32_t)i, e->kind};
+            uint64_t kr = key ? (uint64_t)rank[key] * 2 + keys[i].graph : UINT64_MAX;
+            it[n++] = (item){kr, key, keys[i].occ, rank[e->name], (uint32_t)i, e->kind};
         }
     }
     sort_items(it, n, 0);
@@ -164,7 +171,7 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
     size_t nok = 0, noc = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[it[i].ev];
-        if (i == 0 || it[i].key != it[i - 1].key || it[i].occ != it[i - 1].occ) {
+        if (i == 0 || it[i].key_rank != it[i - 1].key_rank || it[i].occ != it[i - 1].occ) {
             oc[noc].key_rank = it[i].key_rank;
             oc[noc].key = it[i].key;
             oc[noc].id = it[i].occ;
@@ -207,6 +214,11 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
             op->name = op->no_op ? 0 : o->key;
             op->none = none;
             op->first = ob->nvariants;
+            if (o->key && (o->key_rank & 1)) { /* a graph replay */
+                tp_buf lb = {0};
+                tp_buf_printf(&lb, "graph: %s", tp_str_get(t, o->key));
+                op->label = lb.data;
+            }
         }
         tp_opk_op *op = &ob->ops[ob->nops - 1];
         if (new_var) {
@@ -251,6 +263,8 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
 
 void tp_op_kernels_free(tp_op_kernels *ob)
 {
+    for (size_t i = 0; i < ob->nops; i++)
+        free(ob->ops[i].label);
     free(ob->ops);
     free(ob->variants);
     free(ob->kernels);

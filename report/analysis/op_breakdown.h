@@ -3,8 +3,11 @@
  *
  * Each device kernel / memcpy / memset is followed to its launch call
  * (`link`) and up the host tree (hosttree.h) to its top-level op.  Kernels
- * with no launch call, or launched outside any op, go to one group with
- * `no_op` set (shown as "(no host op)").  All device streams are counted
+ * with no launch call, or launched outside any op and any enclosing scope,
+ * go to one group with `no_op` set (shown as "(no host op)"); those
+ * launched outside any op but inside an annotation or Python function
+ * (attribution.h: CUDA graph replays, compiled regions) are grouped under
+ * that scope's name, "graph: NAME" for graph launches.  All device streams are counted
  * together.
  *
  * Occurrence: one top-level op event that launched device work.  Kernel mix:
@@ -23,7 +26,7 @@
 #ifndef TP_OP_BREAKDOWN_H
 #define TP_OP_BREAKDOWN_H
 
-#include "report/analysis/hosttree.h"
+#include "report/analysis/attribution.h"
 
 typedef struct tp_opk_kernel {
     tp_str name;
@@ -42,6 +45,7 @@ typedef struct tp_opk_op {
     tp_str name;     /* the op's name (unused when no_op) */
     bool no_op;
     const char *none; /* the name of the no_op group ("(no host op)"), static */
+    char *label;      /* "graph: NAME" for a graph replay's scope (owned), else NULL */
     uint64_t occurrences; /* op events that launched device work */
     uint64_t instances;   /* device events */
     int64_t total_ns;
@@ -58,7 +62,10 @@ typedef struct tp_op_kernels {
     int64_t total_ns;
 } tp_op_kernels;
 
-void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernels *ob);
+/* at: device activities without a top-level op go to the scope attribution
+ * found around their launch ("graph: NAME" for graph replays); NULL: to
+ * the no_op group. */
+void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, const tp_attribution *at, tp_op_kernels *ob);
 
 /* The key of one device event: an interned name (0 = none) and an
  * occurrence id (events of one key with equal ids are one occurrence; ids
@@ -66,6 +73,7 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, tp_op_kernel
 typedef struct tp_opk_key {
     tp_str name;
     uint32_t occ;
+    bool graph; /* the name is a graph replay's scope: shown "graph: NAME" */
 } tp_opk_key;
 /* keys[i] for every event i of t (only device kernels, memcpys and memsets
  * are looked at); `none` (static) names the group of events without a key. */

@@ -1,5 +1,6 @@
 /* steps.c: per-step host time, device busy time, overlap and idle time. */
 #include "report/analysis/steps.h"
+#include "report/analysis/attribution.h"
 #include "convert/base/sort.h"
 #include "convert/model/tracks.h"
 
@@ -60,8 +61,7 @@ static int cmp_median(const void *a, const void *b, void *vc)
     return (x->step > y->step) - (x->step < y->step);
 }
 
-/* The device process a step's event sits on (XPlane Steps lines), or TP_NONE. */
-static uint32_t step_device(const tp_trace *t, const tp_step_row *r)
+uint32_t tp_step_device(const tp_trace *t, const tp_step_row *r)
 {
     if (r->event == TP_NONE)
         return TP_NONE;
@@ -71,7 +71,7 @@ static uint32_t step_device(const tp_trace *t, const tp_step_row *r)
 
 bool tp_step_holds(const tp_trace *t, const tp_step_row *r, const tp_event *e)
 {
-    uint32_t p = step_device(t, r);
+    uint32_t p = tp_step_device(t, r);
     int64_t when = e->link != TP_NONE ? t->events[e->link].ts : e->ts;
     if (p != TP_NONE) {
         if (t->tracks[e->track].process != p)
@@ -87,7 +87,7 @@ void tp_step_label(const tp_trace *t, const tp_step_figures *sf, const tp_step_r
         snprintf(buf, n, "whole trace");
         return;
     }
-    uint32_t p = step_device(t, r);
+    uint32_t p = tp_step_device(t, r);
     bool shared = false; /* another step with this number (one per device) */
     for (size_t i = 0; p != TP_NONE && i < sf->nsteps && !shared; i++)
         shared = &sf->steps[i] != r && sf->steps[i].step == r->step;
@@ -139,7 +139,7 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     sf->span_end = INT64_MIN;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED)) {
+        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && !tp_is_profiler_span(t, e)) {
             if (e->ts < sf->span_start)
                 sf->span_start = e->ts;
             if (e->ts + e->dur > sf->span_end)
@@ -208,12 +208,12 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     bool *dev_has = tp_xcalloc(t->nprocesses + 1, sizeof *dev_has);
     size_t *by_dev = tp_xmalloc((sf->nsteps + 1) * sizeof *by_dev), ndev_steps = 0;
     for (size_t a = 0; a < sf->nsteps; a++) {
-        uint32_t p = step_device(t, &sf->steps[by_ts[a]]);
+        uint32_t p = tp_step_device(t, &sf->steps[by_ts[a]]);
         if (p == TP_NONE)
             continue;
         dev_has[p] = true;
         size_t j = ndev_steps++; /* insertion by process, by_ts keeps the start order */
-        while (j && step_device(t, &sf->steps[by_dev[j - 1]]) > p) {
+        while (j && tp_step_device(t, &sf->steps[by_dev[j - 1]]) > p) {
             by_dev[j] = by_dev[j - 1];
             j--;
         }
@@ -222,11 +222,14 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     /* each device's steps: by_dev[dev_lo[p] .. dev_hi[p]) */
     size_t *dev_lo = tp_xcalloc(t->nprocesses + 1, sizeof *dev_lo), *dev_hi = tp_xcalloc(t->nprocesses + 1, sizeof *dev_hi);
     for (size_t a = 0; a < ndev_steps; a++) {
-        uint32_t p = step_device(t, &sf->steps[by_dev[a]]);
-        if (a == 0 || step_device(t, &sf->steps[by_dev[a - 1]]) != p)
+        uint32_t p = tp_step_device(t, &sf->steps[by_dev[a]]);
+        if (a == 0 || tp_step_device(t, &sf->steps[by_dev[a - 1]]) != p)
             dev_lo[p] = a;
         dev_hi[p] = a + 1;
     }
+    sf->ev_step = tp_xmalloc((t->nevents + 1) * sizeof *sf->ev_step);
+    for (size_t i = 0; i < t->nevents; i++)
+        sf->ev_step[i] = TP_NONE;
     ival *iv = tp_xmalloc((2 * ndev + 1) * sizeof *iv);
     size_t niv = 0;
     for (size_t i = 0; i < t->nevents; i++) {
@@ -263,6 +266,7 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
             continue;
         iv[niv++] = (ival){(uint32_t)cand[lo - 1], st, e->ts, e->ts + e->dur};
         r->device_events++;
+        sf->ev_step[i] = (uint32_t)cand[lo - 1];
     }
     free(dev_has);
     free(dev_lo);
@@ -334,6 +338,7 @@ void tp_step_figures_free(tp_step_figures *sf)
     free(sf->streams);
     free(sf->steps);
     free(sf->matrix);
+    free(sf->ev_step);
     memset(sf, 0, sizeof *sf);
 }
 

@@ -12,7 +12,8 @@
  * back, hosttree.h), in display order.
  *
  * For a step (and for the whole trace, whose window is the span from the
- * first slice's start to the last slice's end):
+ * first slice's start to the last slice's end; the profiler's own span,
+ * attribution.h tp_is_profiler_span, is no slice of it):
  *   host_ns     the step's duration (the window length for the whole trace)
  *   busy_ns[s]  union of the activity intervals on stream s (overlapping
  *               kernels counted once; not clipped to the window)
@@ -51,6 +52,7 @@ typedef struct tp_step_figures {
     size_t median_of;    /* how many steps it is the median of (those with device activity) */
     int64_t span_start, span_end;
     int64_t *matrix;     /* (nsteps+1) x nstreams busy times */
+    uint32_t *ev_step;   /* event -> index into steps of the step holding that device activity, TP_NONE */
 } tp_step_figures;
 
 void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_figures *sf);
@@ -59,6 +61,10 @@ void tp_step_figures_free(tp_step_figures *sf);
 /* "GPU 0 stream 7": device label (process label, else name, else pid) and
  * the thread name (else tid).  Writes into buf. */
 void tp_stream_label(const tp_trace *t, uint32_t track, char *buf, size_t n);
+
+/* The device process a step's event sits on (XPlane Steps lines), or
+ * TP_NONE for a host step. */
+uint32_t tp_step_device(const tp_trace *t, const tp_step_row *r);
 
 /* Whether device activity e falls in step r's span by the rules above
  * (launch start, or its own start on the step's device). */

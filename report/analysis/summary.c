@@ -116,18 +116,33 @@ static void *host_tree_job(void *p)
     return NULL;
 }
 
-static void *ops_and_steps_job(void *p)
+static void *attribution_and_ops_job(void *p)
 {
     tp_summary *s = p;
-    tp_op_kernels_build(s->t, &s->ht, &s->ob);
-    tp_step_figures_build(s->t, &s->ht, &s->sf);
+    tp_attribution_build(s->t, &s->ht, &s->at);
+    tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
     return NULL;
 }
 
-static void *overheads_job(void *p)
+static void *steps_and_overheads_job(void *p)
 {
     tp_summary *s = p;
+    tp_step_figures_build(s->t, &s->ht, &s->sf);
     tp_overheads_build(s->t, &s->ht, &s->ov);
+    return NULL;
+}
+
+static void *gpu_time_job(void *p)
+{
+    tp_summary *s = p;
+    tp_gpu_time_build(s->t, &s->sf, s->rules, &s->gt);
+    return NULL;
+}
+
+static void *categories_job(void *p)
+{
+    tp_summary *s = p;
+    tp_categories_build(s->t, &s->at, &s->sf, s->rules, &s->cat);
     return NULL;
 }
 
@@ -148,10 +163,18 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     for (size_t i = 0; i < t->nevents; i++)
         s->slices += t->events[i].ph == 'X' &&
                      !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
-    /* two rounds on two threads: each analysis writes only its own member
-     * and reads the trace (and the host tree, built in the first round) */
+    s->rules = o->rules;
+    if (!s->rules) {
+        char err[256];
+        tp_cat_rules_load(&s->own_rules, NULL, err, sizeof err); /* the built-in rules cannot fail */
+        s->rules = &s->own_rules;
+    }
+    /* three rounds on two threads: each analysis writes only its own member
+     * and reads the trace and what earlier rounds built (the host tree in
+     * the first; attribution and steps in the second) */
     run_pair(kernel_table_job, s, host_tree_job);
-    run_pair(ops_and_steps_job, s, overheads_job);
+    run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
+    run_pair(gpu_time_job, s, categories_job);
     find_devices(t, s);
     find_date(t, s);
 }
@@ -164,6 +187,10 @@ void tp_summary_free(tp_summary *s)
     tp_op_kernels_free(&s->ob);
     tp_step_figures_free(&s->sf);
     tp_overheads_free(&s->ov);
+    tp_gpu_time_free(&s->gt);
+    tp_categories_free(&s->cat);
+    tp_attribution_free(&s->at);
+    tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i]);

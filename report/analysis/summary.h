@@ -4,6 +4,9 @@
 #ifndef TP_SUMMARY_H
 #define TP_SUMMARY_H
 
+#include "report/analysis/attribution.h"
+#include "report/analysis/categories.h"
+#include "report/analysis/gpu_time.h"
 #include "report/analysis/hosttree.h"
 #include "report/analysis/kernel_table.h"
 #include "report/analysis/op_breakdown.h"
@@ -14,6 +17,7 @@ typedef struct tp_report_opts {
     const char *path;       /* the input as given */
     const char *steps;      /* --steps text or NULL */
     int64_t batch_size;     /* --batch-size, 0 when not given */
+    const tp_cat_rules *rules; /* --categories FILE's rules with the built-in ones; NULL: the built-in ones */
 } tp_report_opts;
 
 typedef struct tp_summary {
@@ -29,6 +33,11 @@ typedef struct tp_summary {
     tp_op_kernels ob;
     tp_step_figures sf;
     tp_overheads ov;
+    tp_attribution at;
+    tp_categories cat;
+    tp_gpu_time gt;
+    const tp_cat_rules *rules; /* opts.rules, or own_rules */
+    tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for
      * t->format and its analysis, set by tp_format_pages_build; NULL for
      * other formats.  tp_summary_free frees fp_state with fp_free. */

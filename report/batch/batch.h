@@ -98,6 +98,7 @@ typedef struct tp_batch_opts {
     int64_t batch_size;
     const struct tp_load_opts *load; /* load options (--format, --drop-cat, ...), or NULL */
     const char *made_with;           /* the options text the row's options hash is of */
+    const struct tp_cat_rules *rules; /* --categories with the built-in rules */
 } tp_batch_opts;
 /* r holds the input's path, name, bytes, hash and options on entry. */
 void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r);

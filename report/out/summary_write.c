@@ -1,6 +1,7 @@
 /* summary_write.c: summary.json and summary.md from a summary (summary_write.h). */
 #include "report/out/summary_write.h"
 #include "convert/codec/json_write.h"
+#include "report/out/gpu_json.h"
 #include "report/out/kernel_json.h"
 #include "report/out/text.h"
 #include "render/labels/kname.h"
@@ -18,7 +19,7 @@ static void step_json(const tp_summary *s, const tp_step_row *r, tp_buf *b)
     else
         tp_buf_puts(b, "{");
     tp_buf_printf(b,
-                  "\"host_ns\":%lld,\"device_busy_ns\":%lld,\"device_idle_ns\":%lld,\"stream_overlap_ns\":%lld,"
+                  "\"host_ns\":%lld,\"launched_busy_ns\":%lld,\"launched_idle_ns\":%lld,\"stream_overlap_ns\":%lld,"
                   "\"device_events\":%llu,\"stream_busy_ns\":[",
                   (long long)r->host_ns, (long long)r->busy_ns, (long long)r->idle_ns, (long long)r->overlap_ns,
                   (unsigned long long)r->device_events);
@@ -37,7 +38,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
 {
     const tp_trace *t = s->t;
     const tp_step_figures *sf = &s->sf;
-    tp_buf_puts(b, "{\"schema\":\"tracepress.summary/1\",\n\"source\":{\"file\":");
+    tp_buf_puts(b, "{\"schema\":\"tracepress.summary/2\",\n\"source\":{\"file\":");
     jstr(b, s->opts.path);
     tp_buf_puts(b, ",\"reader\":");
     jstr(b, t->format);
@@ -76,23 +77,39 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     else
         tp_buf_puts(b, ",\"batch_size\":null},\n");
 
-    /* headline numbers */
+    /* headline numbers: each on one base, named so (docs/REPORT.md) */
     int64_t host = 0;
     for (size_t i = 0; i < sf->nsteps; i++)
         host += sf->steps[i].host_ns;
-    if (!sf->nsteps)
-        host = sf->whole.host_ns;
-    tp_buf_printf(b,
-                  "\"headline\":{\"iterations\":%zu,\"host_ns\":%lld,\"device_busy_ns\":%lld,"
-                  "\"device_idle_ns\":%lld,\"stream_overlap_ns\":%lld,\"kernel_total_ns\":%lld,"
-                  "\"kernel_instances\":%llu,\"kernel_names\":%zu,\"median_step\":",
-                  sf->nsteps ? sf->nsteps : (size_t)1, (long long)host, (long long)sf->whole.busy_ns,
-                  (long long)sf->whole.idle_ns, (long long)sf->whole.overlap_ns, (long long)s->kt.total_ns,
-                  (unsigned long long)s->kt.instances, s->kt.n);
-    if (sf->median != SIZE_MAX)
-        tp_buf_printf(b, "%lld", (long long)sf->steps[sf->median].step);
+    const tp_gpu_figs *g = &s->gt.whole;
+    tp_buf_printf(b, "\"headline\":{\"iterations\":%zu,\"host_steps_ns\":", sf->nsteps ? sf->nsteps : (size_t)1);
+    if (sf->nsteps)
+        tp_buf_printf(b, "%lld", (long long)host);
     else
         tp_buf_puts(b, "null");
+    tp_buf_printf(b,
+                  ",\"trace_span_ns\":%lld,\"gpu_span_ns\":%lld,\"gpu_busy_ns\":%lld,\"gpu_idle_ns\":%lld,"
+                  "\"gpu_busy_share\":",
+                  (long long)sf->whole.host_ns, (long long)g->span_ns, (long long)g->busy_ns, (long long)g->idle_ns);
+    tp_fraction_json(b, g->busy_ns, g->span_ns);
+    tp_buf_printf(b,
+                  ",\"computation_ns\":%lld,\"exposed_communication_ns\":%lld,\"exposed_memcpy_ns\":%lld,"
+                  "\"unlinked_ns\":%lld,\"device_total_ns\":%lld,\"kernel_total_ns\":%lld,\"kernel_instances\":%llu,"
+                  "\"kernel_names\":%zu,\"memcpy_instances\":%llu,\"memset_instances\":%llu,\"top_category\":",
+                  (long long)g->computation_ns, (long long)g->exposed_communication_ns, (long long)g->exposed_memcpy_ns,
+                  (long long)g->unlinked_ns, (long long)s->kt.total_ns, (long long)s->kt.kernel_ns,
+                  (unsigned long long)s->kt.kernels, s->kt.kernel_names, (unsigned long long)s->kt.memcpys,
+                  (unsigned long long)s->kt.memsets);
+    if (s->cat.n)
+        jstr(b, s->cat.rules->names[s->cat.rows[0].category]);
+    else
+        tp_buf_puts(b, "null");
+    tp_buf_puts(b, ",\"median_step\":");
+    if (sf->median != SIZE_MAX)
+        tp_buf_printf(b, "%lld,\"median_step_host_ns\":%lld", (long long)sf->steps[sf->median].step,
+                      (long long)sf->steps[sf->median].host_ns);
+    else
+        tp_buf_puts(b, "null,\"median_step_host_ns\":null");
     tp_buf_puts(b, ",\"samples_per_s\":");
     if (s->opts.batch_size > 0) {
         char f[48];
@@ -101,6 +118,10 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     } else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, "},\n");
+    tp_gpu_time_json(s, b);
+    tp_buf_puts(b, ",\n");
+    tp_categories_json(s, b);
+    tp_buf_puts(b, ",\n");
 
     /* the kernel table, as `stats --json` writes it */
     tp_buf_puts(b, "\"kernels\":[");
@@ -232,5 +253,5 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         for (size_t i = 0; png_names[i]; i++)
             tp_buf_printf(b, "- [%s](%s)\n", png_names[i], png_names[i]);
     }
-    tp_buf_puts(b, "\nFull report: `report.pdf`; numbers for dashboards: `summary.json` (schema tracepress.summary/1).\n");
+    tp_buf_puts(b, "\nFull report: `report.pdf`; numbers for dashboards: `summary.json` (schema tracepress.summary/2).\n");
 }

@@ -1,5 +1,5 @@
 /* summary_write.h: the two text outputs of a report: summary.json (schema
- * "tracepress.summary/1", docs/REPORT.md) and summary.md (a pull-request
+ * "tracepress.summary/2", docs/REPORT.md) and summary.md (a pull-request
  * comment).
  *
  * summary.json keeps what depends on the input file itself (its path, the

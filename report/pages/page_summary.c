@@ -43,7 +43,7 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
             ROW("devices", tp_strs_add(&st, "%s and %zu more", s->devices[0], s->ndevices - 1));
     }
     ROW("date", s->date[0] ? s->date : "unknown");
-    ROW("time span", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->span_end - sf->span_start)));
+    ROW("trace span (host and device)", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->span_end - sf->span_start)));
     ROW("events read / slices", tp_strs_add(&st, "%llu / %llu", (unsigned long long)t->events_in,
                                             (unsigned long long)s->slices));
     if (sf->nsteps) {
@@ -60,23 +60,42 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
     tp_draw_small_table(cv, "Trace", kv, 2, cells, n, (tp_rect){m, y, w, th});
     y += th + 6;
 
-    /* headline numbers */
+    /* headline numbers: each on the base its name says (docs/REPORT.md) */
     n = 0;
     int64_t host = 0;
     for (size_t i = 0; i < sf->nsteps; i++)
         host += sf->steps[i].host_ns;
-    if (!sf->nsteps)
-        host = sf->whole.host_ns;
+    const tp_gpu_figs *g = &s->gt.whole;
     char pct[32];
-    ROW(sf->nsteps ? "host time (sum of steps)" : "host time (whole span)", tp_strs_add(&st, "%s us", tp_strs_us(&st, host)));
-    if (sf->nsteps)
-        ROW("median step time", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->steps[sf->median].host_ns)));
-    tp_fmt_pct(pct, sizeof pct, sf->whole.busy_ns, sf->whole.host_ns);
-    ROW("device busy (any stream)", tp_strs_add(&st, "%s us (%s of the span)", tp_strs_us(&st, sf->whole.busy_ns), pct));
-    ROW("device idle", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->whole.idle_ns)));
-    ROW("stream overlap", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->whole.overlap_ns)));
-    ROW("kernel time (sum)", tp_strs_add(&st, "%s us", tp_strs_us(&st, s->kt.total_ns)));
-    ROW("kernel instances / names", tp_strs_add(&st, "%llu / %zu", (unsigned long long)s->kt.instances, s->kt.n));
+    if (sf->nsteps) {
+        ROW("host time of the steps (sum)", tp_strs_add(&st, "%s us", tp_strs_us(&st, host)));
+        ROW("median step (host time)", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->steps[sf->median].host_ns)));
+    }
+    ROW("GPU span (first to last device activity)", tp_strs_add(&st, "%s us", tp_strs_us(&st, g->span_ns)));
+#define GPU_ROW(label, v)                                                                                             \
+    do {                                                                                                              \
+        tp_fmt_pct(pct, sizeof pct, (v), g->span_ns);                                                                 \
+        ROW(label, tp_strs_add(&st, "%s us (%s of the GPU span)", tp_strs_us(&st, (v)), pct));                       \
+    } while (0)
+    GPU_ROW("GPU busy (any stream)", g->busy_ns);
+    GPU_ROW("GPU idle", g->idle_ns);
+    GPU_ROW("computation", g->computation_ns);
+    if (g->communication_ns)
+        GPU_ROW("exposed communication", g->exposed_communication_ns);
+    if (g->memcpy_ns)
+        GPU_ROW("exposed memcpy", g->exposed_memcpy_ns);
+    if (g->unlinked_ns)
+        GPU_ROW("busy with no launch call", g->unlinked_ns);
+#undef GPU_ROW
+    ROW("kernels: instances / names / time (sum)",
+        tp_strs_add(&st, "%llu / %zu / %s us", (unsigned long long)s->kt.kernels, s->kt.kernel_names,
+                    tp_strs_us(&st, s->kt.kernel_ns)));
+    ROW("memcpy / memset instances",
+        tp_strs_add(&st, "%llu / %llu", (unsigned long long)s->kt.memcpys, (unsigned long long)s->kt.memsets));
+    if (s->cat.n) {
+        tp_fmt_pct(pct, sizeof pct, s->cat.rows[0].device_ns, s->cat.total_ns);
+        ROW("top category", tp_strs_add(&st, "%s (%s of device time)", s->cat.rules->names[s->cat.rows[0].category], pct));
+    }
     if (s->opts.batch_size > 0) {
         char f[48];
         tp_format_fixed(f, tp_throughput_milli(sf, s->opts.batch_size), 3);

@@ -65,7 +65,7 @@ static void key_runs(const tp_trace *t, const uint32_t *by_stream, size_t n, con
                     full[by_stream[k - 1]] == full[ev] && shown[by_stream[k - 1]] == shown[ev];
         if (!cont)
             occ++;
-        keys[ev] = (tp_opk_key){shown[ev], occ};
+        keys[ev] = (tp_opk_key){shown[ev], occ, false};
     }
 }
 

@@ -1,0 +1,120 @@
+/* attribution.c: top-level op, leaf op (or enclosing scope) and module path
+ * of every device activity (attribution.h). */
+#include "report/analysis/attribution.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool tp_is_device_activity(const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) &&
+           (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
+}
+
+bool tp_is_profiler_span(const tp_trace *t, const tp_event *e)
+{
+    if (tp_str_len(t, e->cat) == 5 && memcmp(tp_str_get(t, e->cat), "Trace", 5) == 0)
+        return true;
+    const char *n = tp_str_get(t, e->name);
+    return strncmp(n, "PyTorch Profiler (", 18) == 0;
+}
+
+bool tp_is_graph_launch(const char *name)
+{
+    return strstr(name, "GraphLaunch") != NULL;
+}
+
+/* "nn.Module: BertLayer_3" -> "BertLayer_3"; "module::x" -> "x"; else NULL */
+static const char *module_name(const char *n)
+{
+    if (strncmp(n, "nn.Module: ", 11) == 0)
+        return n + 11;
+    if (strncmp(n, "module::", 8) == 0)
+        return n + 8;
+    return NULL;
+}
+
+/* A host slice that can name a scope: not a step, not the profiler's span,
+ * not a launch call itself. */
+static bool scope_event(const tp_trace *t, const tp_event *e)
+{
+    if (e->flags & TP_EV_STEP)
+        return false;
+    if (e->kind == TP_KIND_RUNTIME || tp_is_profiler_span(t, e))
+        return false;
+    return strncmp(tp_str_get(t, e->name), "ProfilerStep#", 13) != 0;
+}
+
+void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribution *a)
+{
+    memset(a, 0, sizeof *a);
+    size_t n = t->nevents;
+    a->leaf = tp_xmalloc((n + 1) * sizeof *a->leaf);
+    a->how = tp_xcalloc(n + 1, 1);
+    a->module = tp_xcalloc(n + 1, sizeof *a->module);
+    /* module path of every host slice, in preorder (a parent before its children) */
+    uint32_t *host_mod = tp_xcalloc(n + 1, sizeof *host_mod);
+    tp_buf path = {0};
+    for (size_t p = 0; p < ht->n; p++) {
+        uint32_t ev = ht->order[p], par = ht->parent[ev];
+        uint32_t up = par != TP_NONE ? host_mod[par] : 0;
+        const char *m = module_name(tp_str_get(t, t->events[ev].name));
+        if (!m) {
+            host_mod[ev] = up;
+            continue;
+        }
+        path.len = 0;
+        if (up) {
+            size_t l;
+            const char *s = tp_strset_get(&a->paths, up, &l);
+            tp_buf_put(&path, s, l);
+            tp_buf_putc(&path, '/');
+        }
+        tp_buf_puts(&path, m);
+        host_mod[ev] = tp_strset_add(&a->paths, path.data, path.len);
+    }
+    tp_buf_free(&path);
+    for (size_t i = 0; i < n; i++) {
+        const tp_event *e = &t->events[i];
+        a->leaf[i] = TP_NONE;
+        if (!tp_is_device_activity(e))
+            continue;
+        uint32_t launch = e->link;
+        if (launch != TP_NONE && ht->pos[launch] != TP_NONE)
+            a->module[i] = host_mod[launch];
+        if (e->op != TP_NONE) {
+            a->leaf[i] = e->op;
+            a->how[i] = TP_ATTR_OP;
+            continue;
+        }
+        if (launch == TP_NONE || ht->pos[launch] == TP_NONE)
+            continue;
+        for (uint32_t up = ht->parent[launch]; up != TP_NONE; up = ht->parent[up])
+            if (scope_event(t, &t->events[up])) {
+                a->leaf[i] = up;
+                a->how[i] = tp_is_graph_launch(tp_str_get(t, t->events[launch].name)) ? TP_ATTR_GRAPH : TP_ATTR_SCOPE;
+                break;
+            }
+    }
+    free(host_mod);
+}
+
+void tp_attribution_free(tp_attribution *a)
+{
+    free(a->leaf);
+    free(a->how);
+    free(a->module);
+    tp_strset_free(&a->paths);
+    memset(a, 0, sizeof *a);
+}
+
+void tp_attr_leaf_name(const tp_trace *t, const tp_attribution *a, uint32_t ev, char *buf, size_t n)
+{
+    uint32_t leaf = a->leaf[ev];
+    if (leaf == TP_NONE) {
+        snprintf(buf, n, "%s", t->events[ev].link != TP_NONE ? "(no host op)" : "(no launch call)");
+        return;
+    }
+    snprintf(buf, n, "%s%s", a->how[ev] == TP_ATTR_GRAPH ? "graph: " : "", tp_str_get(t, t->events[leaf].name));
+}

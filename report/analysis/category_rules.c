@@ -1,0 +1,171 @@
+/* category_rules.c: the category rule table, parsed from the built-in file
+ * and a user's file, and matched (categories.h). */
+#include "report/analysis/categories.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* report/analysis/categories.rules, built in (cat_rules_data.c) */
+extern const char tp_cat_rules_builtin[];
+
+static uint32_t name_index(tp_cat_rules *r, const char *s, size_t len)
+{
+    for (size_t i = 0; i < r->nnames; i++)
+        if (strlen(r->names[i]) == len && memcmp(r->names[i], s, len) == 0)
+            return (uint32_t)i;
+    r->names = tp_xrealloc(r->names, (r->nnames + 1) * sizeof *r->names);
+    r->names[r->nnames] = tp_xstrndup(s, len);
+    return (uint32_t)r->nnames++;
+}
+
+static const char *skip_space(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+static const char *word_end(const char *p, const char *e)
+{
+    while (p < e && *p != ' ' && *p != '\t')
+        p++;
+    return p;
+}
+
+/* Parse text[0..len) ("where" names it in errors); 0 or -1 with err. */
+static int parse(tp_cat_rules *r, const char *text, size_t len, char *err, size_t errn)
+{
+    const char *p = text, *end = text + len;
+    size_t line = 0;
+    while (p < end) {
+        line++;
+        const char *ls = p, *le = memchr(p, '\n', (size_t)(end - p));
+        le = le ? le : end;
+        p = le < end ? le + 1 : end;
+        while (le > ls && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t'))
+            le--;
+        const char *a = skip_space(ls, le);
+        if (a == le || *a == '#')
+            continue;
+        for (const char *c = a; c < le; c++)
+            if ((unsigned char)*c < 0x20 && *c != '\t') {
+                snprintf(err, errn, "offset %zu: line %zu: a control character in a rule", (size_t)(ls - text), line);
+                return -1;
+            }
+        const char *ae = word_end(a, le), *o = skip_space(ae, le), *oe = word_end(o, le);
+        const char *pat = skip_space(oe, le);
+        if (pat == le) {
+            snprintf(err, errn, "offset %zu: line %zu: want CATEGORY ON PATTERN (ON: kind, kernel or op)",
+                     (size_t)(ls - text), line);
+            return -1;
+        }
+        uint8_t on;
+        size_t ol = (size_t)(oe - o);
+        if (ol == 4 && memcmp(o, "kind", 4) == 0)
+            on = TP_CAT_ON_KIND;
+        else if (ol == 6 && memcmp(o, "kernel", 6) == 0)
+            on = TP_CAT_ON_KERNEL;
+        else if (ol == 2 && memcmp(o, "op", 2) == 0)
+            on = TP_CAT_ON_OP;
+        else {
+            snprintf(err, errn, "offset %zu: line %zu: \"%.*s\" is not kind, kernel or op", (size_t)(o - text), line,
+                     (int)(ol > 40 ? 40 : ol), o);
+            return -1;
+        }
+        size_t pl = (size_t)(le - pat);
+        if (on == TP_CAT_ON_KIND && !((pl == 6 && memcmp(pat, "memcpy", 6) == 0) || (pl == 6 && memcmp(pat, "memset", 6) == 0) ||
+                                      (pl == 6 && memcmp(pat, "kernel", 6) == 0))) {
+            snprintf(err, errn, "offset %zu: line %zu: a kind rule names kernel, memcpy or memset", (size_t)(pat - text),
+                     line);
+            return -1;
+        }
+        r->rules = tp_xrealloc(r->rules, (r->n + 1) * sizeof *r->rules);
+        r->rules[r->n++] = (tp_cat_rule){name_index(r, a, (size_t)(ae - a)), on, tp_xstrndup(pat, pl)};
+    }
+    return 0;
+}
+
+int tp_cat_rules_load(tp_cat_rules *r, const char *user_file, char *err, size_t errn)
+{
+    memset(r, 0, sizeof *r);
+    if (user_file) {
+        FILE *f = fopen(user_file, "rb");
+        if (!f) {
+            snprintf(err, errn, "cannot open: %s", strerror(errno));
+            return -1;
+        }
+        tp_buf b = {0};
+        char chunk[65536];
+        size_t got;
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+            tp_buf_put(&b, chunk, got);
+            if (b.len > (16u << 20)) { /* a rule table, not a trace */
+                fclose(f);
+                tp_buf_free(&b);
+                snprintf(err, errn, "offset %u: larger than 16 MiB: not a rule table", 16u << 20);
+                return -1;
+            }
+        }
+        bool bad = ferror(f);
+        fclose(f);
+        int rc = bad ? -1 : parse(r, b.data ? b.data : "", b.len, err, errn);
+        if (bad)
+            snprintf(err, errn, "cannot read");
+        tp_buf_free(&b);
+        if (rc) {
+            tp_cat_rules_free(r);
+            return -1;
+        }
+    }
+    char ierr[256];
+    if (parse(r, tp_cat_rules_builtin, strlen(tp_cat_rules_builtin), ierr, sizeof ierr))
+    {
+        fprintf(stderr, "tracepress: built-in category rules: %s\n", ierr); /* a build error, caught by the tests */
+        abort();
+    }
+    r->communication = name_index(r, "communication", 13);
+    r->other = name_index(r, "other", 5);
+    return 0;
+}
+
+int tp_cat_rules_for_command(const char *file, tp_cat_rules *r)
+{
+    tp_err e = {0};
+    if (tp_cat_rules_load(r, file, e.msg, sizeof e.msg) == 0)
+        return 0;
+    tp_report_error(file, &e);
+    return TP_EXIT_INPUT;
+}
+
+void tp_cat_rules_free(tp_cat_rules *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->rules[i].pattern);
+    for (size_t i = 0; i < r->nnames; i++)
+        free(r->names[i]);
+    free(r->rules);
+    free(r->names);
+    memset(r, 0, sizeof *r);
+}
+
+uint32_t tp_cat_match(const tp_cat_rules *r, uint8_t kind, const char *name, const char *leaf)
+{
+    const char *kn = kind == TP_KIND_MEMCPY ? "memcpy" : kind == TP_KIND_MEMSET ? "memset" : "kernel";
+    for (size_t i = 0; i < r->n; i++) {
+        const tp_cat_rule *u = &r->rules[i];
+        bool hit = false;
+        if (u->on == TP_CAT_ON_KIND)
+            hit = strcmp(u->pattern, kn) == 0;
+        else if (u->on == TP_CAT_ON_KERNEL)
+            hit = fnmatch(u->pattern, name, FNM_CASEFOLD) == 0;
+        else
+            hit = leaf && fnmatch(u->pattern, leaf, 0) == 0;
+        if (hit)
+            return u->category;
+    }
+    return r->other;
+}

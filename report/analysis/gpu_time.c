@@ -1,0 +1,295 @@
+/* gpu_time.c: the GPU time model per device, whole trace and step
+ * (gpu_time.h).  One sweep per device over its activities in start order:
+ * since starts are sorted, a class covers time x exactly when the latest end
+ * of its activities started so far lies after x, so keeping one end per class
+ * finds every elementary segment (and the classes active in it) without
+ * sorting the ends. */
+#include "report/analysis/gpu_time.h"
+#include "convert/base/i64map.h"
+#include "convert/base/sort.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_COMP = 1, C_COMM = 2, C_MCPY = 4, C_MSET = 8, C_UNL = 16, NCLS = 5 };
+
+typedef struct act {
+    int64_t s, e;
+    uint32_t dev;
+    uint8_t cls;
+    uint8_t kind;
+} act;
+
+#define ACT_LESS(x, y, c) ((x)->dev != (y)->dev ? (x)->dev < (y)->dev : (x)->s < (y)->s)
+TP_SORT_DEFINE(sort_acts, act, int, ACT_LESS)
+
+typedef struct win {
+    int64_t s, e;
+    uint32_t step; /* index into the steps */
+} win;
+
+#define WIN_LESS(x, y, c) ((x)->s != (y)->s ? (x)->s < (y)->s : (x)->step < (y)->step)
+TP_SORT_DEFINE(sort_wins, win, int, WIN_LESS)
+
+void tp_device_label(const tp_trace *t, uint32_t process, char *buf, size_t n)
+{
+    const tp_process *p = &t->processes[process];
+    if (p->label)
+        snprintf(buf, n, "%s", tp_str_get(t, p->label));
+    else if (p->device >= 0)
+        snprintf(buf, n, "device %d", (int)p->device);
+    else if (p->name)
+        snprintf(buf, n, "%s", tp_str_get(t, p->name));
+    else
+        snprintf(buf, n, "pid %lld", (long long)p->pid);
+}
+
+int64_t tp_gpu_overlap_milli_pct(const tp_gpu_figs *f)
+{
+    if (f->communication_ns <= 0)
+        return -1;
+    __int128 hidden = (__int128)(f->communication_ns - f->exposed_communication_ns) * 100000;
+    return (int64_t)((hidden + f->communication_ns / 2) / f->communication_ns);
+}
+
+/* one device's sweep state */
+typedef struct sweep {
+    tp_gpu_figs *whole;
+    tp_gpu_figs *steps; /* by step index */
+    const win *w;
+    size_t nw, cur;     /* windows, the first that may still overlap */
+} sweep;
+
+static void add_len(tp_gpu_figs *f, unsigned mask, int64_t len)
+{
+    f->busy_ns += len;
+    if (mask & C_COMP)
+        f->computation_ns += len;
+    if (mask & C_COMM) {
+        f->communication_ns += len;
+        if (!(mask & C_COMP))
+            f->exposed_communication_ns += len;
+    }
+    if (mask & C_MCPY) {
+        f->memcpy_ns += len;
+        if (!(mask & (C_COMP | C_COMM)))
+            f->exposed_memcpy_ns += len;
+    }
+    if (mask & C_MSET)
+        f->memset_ns += len;
+    if (mask & C_UNL)
+        f->unlinked_ns += len;
+}
+
+/* [a, b) busy with the classes in mask (a < b, calls in time order) */
+static void emit(sweep *sw, unsigned mask, int64_t a, int64_t b)
+{
+    add_len(sw->whole, mask, b - a);
+    while (sw->cur < sw->nw && sw->w[sw->cur].e <= a)
+        sw->cur++;
+    for (size_t k = sw->cur; k < sw->nw && sw->w[k].s < b; k++) {
+        int64_t s = a > sw->w[k].s ? a : sw->w[k].s, e = b < sw->w[k].e ? b : sw->w[k].e;
+        if (e > s)
+            add_len(&sw->steps[sw->w[k].step], mask, e - s);
+    }
+}
+
+/* from x to y: the segments where some class is active */
+static int64_t advance(sweep *sw, const int64_t ends[NCLS], int64_t x, int64_t y)
+{
+    while (x < y) {
+        unsigned mask = 0;
+        int64_t next = y;
+        for (int b = 0; b < NCLS; b++)
+            if (ends[b] > x) {
+                mask |= 1u << b;
+                if (ends[b] < next)
+                    next = ends[b];
+            }
+        if (!mask)
+            return y;
+        emit(sw, mask, x, next);
+        x = next;
+    }
+    return x;
+}
+
+static void count_kind(tp_gpu_figs *f, uint8_t kind)
+{
+    if (kind == TP_KIND_MEMCPY)
+        f->memcpys++;
+    else if (kind == TP_KIND_MEMSET)
+        f->memsets++;
+    else
+        f->kernels++;
+}
+
+/* Sweep a[0..n) (one device, by start) skipping the classes in `skip`;
+ * figures into *whole and steps[] by the windows w[0..nw). */
+static void sweep_device(const act *a, size_t n, unsigned skip, const win *w, size_t nw, tp_gpu_figs *whole,
+                         tp_gpu_figs *steps)
+{
+    sweep sw = {whole, steps, w, nw, 0};
+    int64_t ends[NCLS], x = INT64_MIN, first = INT64_MAX, last = INT64_MIN;
+    for (int b = 0; b < NCLS; b++)
+        ends[b] = INT64_MIN;
+    size_t wc = 0; /* window cursor for the counts */
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].cls & skip)
+            continue;
+        if (first == INT64_MAX)
+            x = first = a[i].s;
+        x = advance(&sw, ends, x, a[i].s);
+        if (x < a[i].s)
+            x = a[i].s;
+        for (int b = 0; b < NCLS; b++)
+            if ((a[i].cls & (1u << b)) && a[i].e > ends[b])
+                ends[b] = a[i].e;
+        if (a[i].e > last)
+            last = a[i].e;
+        count_kind(whole, a[i].kind);
+        while (wc < nw && w[wc].e <= a[i].s)
+            wc++;
+        if (wc < nw && w[wc].s <= a[i].s)
+            count_kind(&steps[w[wc].step], a[i].kind);
+    }
+    if (first == INT64_MAX)
+        return;
+    advance(&sw, ends, x, last);
+    whole->span_ns = last - first;
+    whole->idle_ns = whole->span_ns - whole->busy_ns;
+    for (size_t k = 0; k < nw; k++) {
+        tp_gpu_figs *f = &steps[w[k].step];
+        int64_t s = w[k].s > first ? w[k].s : first, e = w[k].e < last ? w[k].e : last;
+        f->span_ns = e > s ? e - s : 0;
+        f->idle_ns = f->span_ns - f->busy_ns;
+    }
+}
+
+#define FIGS_FIELDS(X)                                                                                             \
+    X(span_ns) X(busy_ns) X(idle_ns) X(computation_ns) X(communication_ns) X(exposed_communication_ns) X(memcpy_ns) \
+        X(exposed_memcpy_ns) X(memset_ns) X(unlinked_ns) X(kernels) X(memcpys) X(memsets)
+
+static void figs_add(tp_gpu_figs *to, const tp_gpu_figs *f)
+{
+#define ADD(m) to->m += f->m;
+    FIGS_FIELDS(ADD)
+#undef ADD
+}
+
+static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
+{
+#define SUB(m) to->m -= f->m;
+    FIGS_FIELDS(SUB)
+#undef SUB
+}
+
+void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_cat_rules *rules, tp_gpu_time *g)
+{
+    memset(g, 0, sizeof *g);
+    g->nsteps = sf->nsteps;
+    /* devices: processes with activity, in process order */
+    uint32_t *dev_of = tp_xmalloc((t->nprocesses + 1) * sizeof *dev_of);
+    for (size_t p = 0; p < t->nprocesses; p++)
+        dev_of[p] = TP_NONE;
+    size_t nact = 0;
+    for (size_t i = 0; i < t->nevents; i++)
+        if (tp_is_device_activity(&t->events[i])) {
+            dev_of[t->tracks[t->events[i].track].process] = 0;
+            nact++;
+        }
+    for (size_t p = 0; p < t->nprocesses; p++)
+        if (dev_of[p] != TP_NONE)
+            dev_of[p] = (uint32_t)g->ndevices++;
+    g->devices = tp_xcalloc(g->ndevices + 1, sizeof *g->devices);
+    g->dev_steps = tp_xcalloc(g->ndevices * sf->nsteps + 1, sizeof *g->dev_steps);
+    g->steps = tp_xcalloc(sf->nsteps + 1, sizeof *g->steps);
+    for (size_t p = 0; p < t->nprocesses; p++)
+        if (dev_of[p] != TP_NONE) {
+            tp_gpu_device *d = &g->devices[dev_of[p]];
+            d->process = (uint32_t)p;
+            tp_device_label(t, (uint32_t)p, d->label, sizeof d->label);
+            d->steps = g->dev_steps + (size_t)dev_of[p] * sf->nsteps;
+        }
+    /* activities with their classes; communication by kernel name, once per name */
+    act *a = tp_xmalloc((nact + 1) * sizeof *a);
+    tp_i64map comm = {0};
+    size_t na = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!tp_is_device_activity(e))
+            continue;
+        uint8_t cls;
+        if (e->kind == TP_KIND_MEMCPY)
+            cls = C_MCPY;
+        else if (e->kind == TP_KIND_MEMSET)
+            cls = C_COMP | C_MSET;
+        else {
+            uint32_t is = tp_i64map_get(&comm, e->name);
+            if (is == TP_I64MAP_EMPTY) {
+                is = tp_cat_match(rules, TP_KIND_KERNEL, tp_str_get(t, e->name), NULL) == rules->communication;
+                tp_i64map_put(&comm, e->name, is);
+            }
+            cls = is ? C_COMM : C_COMP;
+        }
+        if (e->link == TP_NONE)
+            cls |= C_UNL;
+        int64_t d = e->dur > 0 ? e->dur : 0;
+        a[na++] = (act){e->ts, e->ts + d, dev_of[t->tracks[e->track].process], cls, e->kind};
+    }
+    tp_i64map_free(&comm);
+    sort_acts(a, na, 0);
+    /* each device's windows: its own steps (XPlane), else the host steps */
+    win *w = tp_xmalloc((sf->nsteps + 1) * sizeof *w);
+    for (size_t dv = 0, i = 0; dv < g->ndevices; dv++) {
+        tp_gpu_device *d = &g->devices[dv];
+        size_t j = i;
+        while (j < na && a[j].dev == dv)
+            j++;
+        size_t nw = 0;
+        for (size_t k = 0; k < sf->nsteps; k++)
+            if (tp_step_device(t, &sf->steps[k]) == d->process)
+                w[nw++] = (win){sf->steps[k].ts, sf->steps[k].ts + sf->steps[k].host_ns, (uint32_t)k};
+        if (nw == 0)
+            for (size_t k = 0; k < sf->nsteps; k++)
+                if (tp_step_device(t, &sf->steps[k]) == TP_NONE)
+                    w[nw++] = (win){sf->steps[k].ts, sf->steps[k].ts + sf->steps[k].host_ns, (uint32_t)k};
+        sort_wins(w, nw, 0);
+        for (size_t k = 1; k < nw; k++) /* disjoint: a window starts where the previous ended, at the earliest */
+            if (w[k].s < w[k - 1].e)
+                w[k].s = w[k - 1].e < w[k].e ? w[k - 1].e : w[k].e;
+        if (j > i) {
+            d->start_ns = a[i].s;
+            d->end_ns = a[i].e;
+            for (size_t k = i; k < j; k++)
+                d->end_ns = a[k].e > d->end_ns ? a[k].e : d->end_ns;
+        }
+        sweep_device(a + i, j - i, 0, w, nw, &d->whole, d->steps);
+        tp_gpu_figs scratch_whole = {0};
+        tp_gpu_figs *scratch = tp_xcalloc(sf->nsteps + 1, sizeof *scratch);
+        sweep_device(a + i, j - i, C_UNL, w, nw, &scratch_whole, scratch);
+        free(scratch);
+        d->linked = scratch_whole;
+        d->outside = d->whole;
+        for (size_t k = 0; k < sf->nsteps; k++)
+            figs_sub(&d->outside, &d->steps[k]);
+        figs_add(&g->whole, &d->whole);
+        figs_add(&g->linked, &d->linked);
+        figs_add(&g->outside, &d->outside);
+        for (size_t k = 0; k < sf->nsteps; k++)
+            figs_add(&g->steps[k], &d->steps[k]);
+        i = j;
+    }
+    free(w);
+    free(a);
+    free(dev_of);
+}
+
+void tp_gpu_time_free(tp_gpu_time *g)
+{
+    free(g->devices);
+    free(g->dev_steps);
+    free(g->steps);
+    memset(g, 0, sizeof *g);
+}
