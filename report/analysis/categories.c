@@ -12,7 +12,7 @@ static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_
 
 /* one (leaf display name, category) group while counting */
 typedef struct leaf_acc {
-    uint32_t name;      /* id in the names set */
+    char *name;         /* display name (owned until moved into the row) */
     uint32_t category;
     uint64_t occurrences, count;
     int64_t device_ns;
@@ -56,12 +56,15 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
     c->nsteps = sf->nsteps;
     size_t ncat = rules->nnames;
     c->of = tp_xmalloc((t->nevents + 1) * sizeof *c->of);
-    /* rules once per (leaf name, activity name) and kind */
+    /* rules once per (leaf name, activity name) and kind; the leaf group
+     * once per (leaf name, how, category): hash lookups, each skipped when
+     * the event repeats the previous one's key (runs of the same kernel) */
     tp_i64map cache[3] = {{0}};
-    tp_strset names = {0};
-    tp_i64map leaf_ix = {0}; /* (display name id << 32 | category) -> accumulator */
-    tp_i64map disp = {0};    /* (leaf name << 2 | how) -> display name id */
-    tp_i64map seen = {0};    /* (leaf event << 32 | category) counted */
+    tp_i64map group = {0}; /* (leaf name << 32 | how << 30 | category) -> accumulator */
+    tp_i64map seen = {0};  /* (leaf event << 32 | accumulator) counted, for leaves in 2+ groups only */
+    uint32_t *first = tp_xcalloc(t->nevents + 1, sizeof *first); /* leaf event -> its first group + 1 */
+    int64_t last_key[3] = {-1, -1, -1}, last_gk = -1;
+    uint32_t last_cat[3] = {0, 0, 0}, last_ix = 0;
     leaf_acc *acc = NULL;
     size_t nacc = 0, acc_cap = 0;
     int64_t *cat_ns = tp_xcalloc(ncat + 1, sizeof *cat_ns);
@@ -79,10 +82,15 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
         tp_str leaf_name = leaf != TP_NONE ? t->events[leaf].name : 0;
         int kc = e->kind == TP_KIND_MEMCPY ? 1 : e->kind == TP_KIND_MEMSET ? 2 : 0;
         int64_t key = (int64_t)(((uint64_t)leaf_name << 32) | e->name);
-        uint32_t cat = tp_i64map_get(&cache[kc], key);
-        if (cat == TP_I64MAP_EMPTY) {
-            cat = tp_cat_match(rules, e->kind, tp_str_get(t, e->name), leaf_name ? tp_str_get(t, leaf_name) : NULL);
-            tp_i64map_put(&cache[kc], key, cat);
+        uint32_t cat = last_cat[kc];
+        if (key != last_key[kc]) {
+            cat = tp_i64map_get(&cache[kc], key);
+            if (cat == TP_I64MAP_EMPTY) {
+                cat = tp_cat_match(rules, e->kind, tp_str_get(t, e->name), leaf_name ? tp_str_get(t, leaf_name) : NULL);
+                tp_i64map_put(&cache[kc], key, cat);
+            }
+            last_key[kc] = key;
+            last_cat[kc] = cat;
         }
         c->of[i] = cat;
         int64_t d = e->dur > 0 ? e->dur : 0;
@@ -98,39 +106,43 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
             mat[(size_t)cat * sf->nsteps + st] = sat_add(mat[(size_t)cat * sf->nsteps + st], d);
             c->step_total[st] = sat_add(c->step_total[st], d);
         }
-        /* the leaf group, by display name (rendered once per distinct leaf name) */
+        /* the leaf group: its display name is a function of (leaf name, how) */
         uint32_t how = leaf == TP_NONE ? (e->link != TP_NONE ? 2u : 3u) : a->how[i] == TP_ATTR_GRAPH ? 1u : 0u;
-        int64_t dk = (int64_t)(((uint64_t)leaf_name << 2) | how);
-        uint32_t nid = tp_i64map_get(&disp, dk);
-        if (nid == TP_I64MAP_EMPTY) {
-            tp_attr_leaf_name(t, a, (uint32_t)i, buf, sizeof buf);
-            nid = tp_strset_add(&names, buf, strlen(buf));
-            tp_i64map_put(&disp, dk, nid);
-        }
-        int64_t lk = (int64_t)(((uint64_t)nid << 32) | cat);
-        uint32_t ix = tp_i64map_get(&leaf_ix, lk);
-        if (ix == TP_I64MAP_EMPTY) {
-            TP_GROW(acc, acc_cap, nacc + 1);
-            acc[nacc] = (leaf_acc){nid, cat, 0, 0, 0};
-            ix = (uint32_t)nacc++;
-            tp_i64map_put(&leaf_ix, lk, ix);
+        int64_t gk = (int64_t)(((uint64_t)leaf_name << 32) | ((uint64_t)how << 30) | cat);
+        uint32_t ix = last_ix;
+        if (gk != last_gk) {
+            ix = tp_i64map_get(&group, gk);
+            if (ix == TP_I64MAP_EMPTY) {
+                tp_attr_leaf_name(t, a, (uint32_t)i, buf, sizeof buf);
+                TP_GROW(acc, acc_cap, nacc + 1);
+                acc[nacc] = (leaf_acc){tp_xstrdup(buf), cat, 0, 0, 0};
+                ix = (uint32_t)nacc++;
+                tp_i64map_put(&group, gk, ix);
+            }
+            last_gk = gk;
+            last_ix = ix;
         }
         acc[ix].count++;
         acc[ix].device_ns = sat_add(acc[ix].device_ns, d);
         /* occurrences: distinct leaf events of the group */
         if (leaf != TP_NONE) {
-            int64_t sk = (int64_t)(((uint64_t)leaf << 32) | cat);
-            if (tp_i64map_get(&seen, sk) == TP_I64MAP_EMPTY) {
-                tp_i64map_put(&seen, sk, 1);
+            if (!first[leaf]) {
+                first[leaf] = ix + 1;
                 acc[ix].occurrences++;
+            } else if (first[leaf] != ix + 1) {
+                int64_t sk = (int64_t)(((uint64_t)leaf << 32) | ix);
+                if (tp_i64map_get(&seen, sk) == TP_I64MAP_EMPTY) {
+                    tp_i64map_put(&seen, sk, 1);
+                    acc[ix].occurrences++;
+                }
             }
         }
     }
     for (int k = 0; k < 3; k++)
         tp_i64map_free(&cache[k]);
-    tp_i64map_free(&leaf_ix);
-    tp_i64map_free(&disp);
+    tp_i64map_free(&group);
     tp_i64map_free(&seen);
+    free(first);
     c->modules = tp_xcalloc(a->paths.n + 1, sizeof *c->modules);
     for (uint32_t m = 1; m <= a->paths.n; m++)
         if (mods[m].count) {
@@ -141,15 +153,10 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
     free(mods);
     qsort(c->modules, c->nmodules, sizeof *c->modules, cmp_module);
     c->leaves = tp_xcalloc(nacc + 1, sizeof *c->leaves);
-    for (size_t g = 0; g < nacc; g++) {
-        size_t l;
-        const char *s = tp_strset_get(&names, acc[g].name, &l);
-        c->leaves[g] = (tp_leaf_row){tp_xstrndup(s, l), acc[g].category, acc[g].occurrences, acc[g].count,
-                                     acc[g].device_ns};
-    }
+    for (size_t g = 0; g < nacc; g++) /* the names move into the rows */
+        c->leaves[g] = (tp_leaf_row){acc[g].name, acc[g].category, acc[g].occurrences, acc[g].count, acc[g].device_ns};
     c->nleaves = nacc;
     free(acc);
-    tp_strset_free(&names);
     qsort(c->leaves, c->nleaves, sizeof *c->leaves, cmp_leaf);
     /* category rows */
     c->rows = tp_xcalloc(ncat + 1, sizeof *c->rows);
