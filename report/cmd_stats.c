@@ -1,8 +1,10 @@
 /* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
 #include "convert/base/cli.h"
 #include "convert/codec/json_write.h"
+#include "report/out/gpu_json.h"
+#include "report/out/text.h"
 #include "report/out/kernel_json.h"
-#include "report/analysis/kernel_table.h"
+#include "report/analysis/summary.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/formats/stats_sections.h"
 
@@ -47,8 +49,10 @@ static uint64_t count_tracks(const tp_trace *t)
     return n;
 }
 
-static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *path, const tp_read_opts *ro, tp_err *err)
+static int print_json(const tp_summary *s, const char *path, const tp_read_opts *ro, tp_err *err)
 {
+    const tp_trace *t = s->t;
+    const tp_kernel_table *kt = &s->kt;
     tp_buf b = {0};
     tp_buf_puts(&b, "{\"format\":");
     tp_json_put_string(&b, t->format, strlen(t->format), NULL);
@@ -65,8 +69,18 @@ static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *
             tp_buf_putc(&b, '\n');
         tp_kernel_row_json(&b, t, &kt->rows[i]);
     }
-    tp_buf_puts(&b, "]}\n");
-    b.len -= 2; /* format-specific sections (stats_sections.c) go inside the object */
+    tp_buf_printf(&b,
+                  "],\n\"kernels_only\":{\"instances\":%llu,\"names\":%zu,\"total_ns\":%lld},\"memcpy_instances\":%llu,"
+                  "\"memset_instances\":%llu",
+                  (unsigned long long)kt->kernels, kt->kernel_names, (long long)kt->kernel_ns,
+                  (unsigned long long)kt->memcpys, (unsigned long long)kt->memsets);
+    if (s->cat.rules) { /* not with --kernels-only */
+        tp_buf_puts(&b, ",\n");
+        tp_gpu_time_json(s, &b);
+        tp_buf_puts(&b, ",\n");
+        tp_categories_json(s, &b);
+    }
+    /* format-specific sections (stats_sections.c) go inside the object */
     if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
         tp_buf_free(&b);
         return -1;
@@ -77,14 +91,21 @@ static int print_json(const tp_trace *t, const tp_kernel_table *kt, const char *
     return 0;
 }
 
-static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char *path)
+static void print_gpu_time(const tp_summary *s);
+
+static void print_text(const tp_summary *s, const char *path)
 {
+    const tp_trace *t = s->t;
+    const tp_kernel_table *kt = &s->kt;
     tp_put_printable(stdout, path);
     printf(": %s trace, %llu events, %llu tracks, %llu steps\n", t->format,
            (unsigned long long)t->events_in, (unsigned long long)count_tracks(t),
            (unsigned long long)count_steps(t));
-    printf("%llu kernel/memcpy/memset instances of %zu names, %lld ns in total\n\n",
+    printf("%llu kernel/memcpy/memset instances of %zu names, %lld ns in total\n",
            (unsigned long long)kt->instances, kt->n, (long long)kt->total_ns);
+    printf("(%llu kernels of %zu names, %lld ns; %llu memcpy; %llu memset)\n\n", (unsigned long long)kt->kernels,
+           kt->kernel_names, (long long)kt->kernel_ns, (unsigned long long)kt->memcpys,
+           (unsigned long long)kt->memsets);
     if (kt->n == 0) {
         printf("(no device kernels)\n");
         return;
@@ -108,6 +129,54 @@ static void print_text(const tp_trace *t, const tp_kernel_table *kt, const char 
         putchar('\n');
     }
     tp_buf_free(&name);
+    if (s->gt.devices)
+        print_gpu_time(s);
+}
+
+static void us(char *buf, size_t n, int64_t ns) { tp_fmt_us(buf, n, ns); }
+
+static void print_figs(const char *what, const tp_gpu_figs *f)
+{
+    char a[48], b[48], c[48], d[48], e[48], g[48], pct[32];
+    us(a, sizeof a, f->span_ns);
+    us(b, sizeof b, f->busy_ns);
+    tp_fmt_pct(pct, sizeof pct, f->busy_ns, f->span_ns);
+    us(c, sizeof c, f->computation_ns);
+    us(d, sizeof d, f->exposed_communication_ns);
+    us(e, sizeof e, f->exposed_memcpy_ns);
+    us(g, sizeof g, f->idle_ns);
+    printf("  %-12s span %s: busy %s (%s), computation %s, exposed communication %s, exposed memcpy %s, idle %s",
+           what, a, b, pct, c, d, e, g);
+    if (f->unlinked_ns) {
+        us(a, sizeof a, f->unlinked_ns);
+        printf("; %s busy with no launch call", a);
+    }
+    putchar('\n');
+}
+
+/* The GPU time model and the op categories (docs/REPORT.md) after the table. */
+static void print_gpu_time(const tp_summary *s)
+{
+    const tp_gpu_time *g = &s->gt;
+    if (!g->ndevices)
+        return;
+    printf("\nGPU time (docs/REPORT.md \"GPU time model\"; shares of the GPU span):\n");
+    print_figs("all devices", &g->whole);
+    for (size_t d = 0; g->ndevices > 1 && d < g->ndevices; d++)
+        print_figs(g->devices[d].label, &g->devices[d].whole);
+    const tp_categories *c = &s->cat;
+    printf("\nOp categories (device time: sum of durations):\n");
+    printf(" Time (%%)  Total Time (ns)  Instances  Category         Top op\n");
+    printf(" --------  ---------------  ---------  ---------------  ------\n");
+    for (size_t i = 0; i < c->n; i++) {
+        const tp_cat_row *r = &c->rows[i];
+        double pct = c->total_ns ? 100.0 * (double)r->device_ns / (double)c->total_ns : 0.0;
+        printf(" %8.1f  %15lld  %9llu  %-15s  ", pct, (long long)r->device_ns, (unsigned long long)r->count,
+               c->rules->names[r->category]);
+        if (r->ntop)
+            tp_put_printable(stdout, c->leaves[r->top[0]].name);
+        putchar('\n');
+    }
 }
 
 static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
@@ -138,18 +207,20 @@ static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
 static int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
-    lo.no_links = true;
-    const char *path = NULL;
-    bool json = false, csv = false;
+    const char *path = NULL, *cats = NULL;
+    bool json = false, csv = false, kernels_only = false;
     for (int i = 1; i < argc; i++) {
         int k;
-        if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
+        if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--json"))
             json = true;
         else if (tp_opt_flag(argv, i, "--csv"))
             csv = true;
+        else if (tp_opt_flag(argv, i, "--kernels-only"))
+            kernels_only = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else if (path)
@@ -161,29 +232,44 @@ static int tp_cmd_stats(int argc, char **argv)
         return tp_usage_error(argv[0], "no input file");
     if (json && csv)
         return tp_usage_error(argv[0], "--json and --csv exclude each other");
+    tp_cat_rules rules;
+    if (tp_cat_rules_for_command(cats, &rules) != 0)
+        return TP_EXIT_INPUT;
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
     lo.read.keep_args = false; /* stats needs no args: keeps memory well below the input size */
+    lo.no_derive = true;
+    kernels_only = kernels_only || csv;
+    lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
         tp_trace_free(&t);
+        tp_cat_rules_free(&rules);
         return TP_EXIT_INPUT;
     }
-    tp_kernel_table kt;
-    tp_kernel_table_build(&t, &kt);
+    tp_summary s;
+    if (kernels_only) { /* the kernel table alone: half the time of the whole */
+        memset(&s, 0, sizeof s);
+        s.t = &t;
+        tp_kernel_table_build(&t, &s.kt);
+    } else {
+        tp_report_opts sro = {path, NULL, 0, &rules, true};
+        tp_summary_build(&t, &sro, &s);
+    }
     int rc = TP_EXIT_OK;
     if (json) {
-        if (print_json(&t, &kt, path, &lo.read, &err) < 0) {
+        if (print_json(&s, path, &lo.read, &err) < 0) {
             tp_report_error(path, &err);
             rc = TP_EXIT_INPUT;
         }
     } else if (csv)
-        print_csv(&t, &kt);
+        print_csv(&t, &s.kt);
     else
-        print_text(&t, &kt, path);
-    tp_kernel_table_free(&kt);
+        print_text(&s, path);
+    tp_summary_free(&s);
     tp_trace_free(&t);
+    tp_cat_rules_free(&rules);
     return rc;
 }
 
@@ -194,18 +280,23 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "Prints the number of events, tracks and steps, and a table of device kernels\n"
     "(memcpy and memset marked as such) sorted by total time, with count, total,\n"
     "mean, min, max, p10, p50, p90 and standard deviation in nanoseconds, in the\n"
-    "layout of `nsys stats`.  Means and percentiles are rounded half away from zero\n"
+    "layout of `nsys stats`, then the GPU time model (busy, idle, computation,\n"
+    "exposed communication and memcpy within the GPU span) and the device time\n"
+    "per op category.  Means and percentiles are rounded half away from zero\n"
     "to whole ns; percentiles interpolate linearly between closest ranks (numpy's\n"
     "default); the standard deviation is the population one (numpy's default).\n"
     "\n"
     "options:\n"
     "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
     "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
-    "                      p10_ns, p50_ns, p90_ns, stddev_ns); ETDump input adds\n"
+    "                      p10_ns, p50_ns, p90_ns, stddev_ns), gpu_time and\n"
+    "                      categories as in summary.json; ETDump input adds\n"
     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
-    "  --csv               the kernel table as CSV (same columns as --json)\n"
+    "  --csv               the kernel table only, as CSV (same columns as --json)\n"
+    "  --kernels-only      the kernel table without the GPU time model and the\n"
+    "                      categories (no launch links: about half the time)\n"
     "                      (names: bytes that are not UTF-8 become U+FFFD, as in\n"
     "                      --json and the text table)\n"
-    TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+    TP_CATEGORIES_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
     tp_cmd_stats, true};

@@ -120,7 +120,8 @@ static void *attribution_and_ops_job(void *p)
 {
     tp_summary *s = p;
     tp_attribution_build(s->t, &s->ht, &s->at);
-    tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
+    if (!s->opts.lean)
+        tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
     return NULL;
 }
 
@@ -128,7 +129,8 @@ static void *steps_and_overheads_job(void *p)
 {
     tp_summary *s = p;
     tp_step_figures_build(s->t, &s->ht, &s->sf);
-    tp_overheads_build(s->t, &s->ht, &s->ov);
+    if (!s->opts.lean)
+        tp_overheads_build(s->t, &s->ht, &s->ov);
     return NULL;
 }
 

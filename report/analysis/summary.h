@@ -18,6 +18,7 @@ typedef struct tp_report_opts {
     const char *steps;      /* --steps text or NULL */
     int64_t batch_size;     /* --batch-size, 0 when not given */
     const tp_cat_rules *rules; /* --categories FILE's rules with the built-in ones; NULL: the built-in ones */
+    bool lean;              /* what `stats` prints only: no op breakdown, no CPU overheads */
 } tp_report_opts;
 
 typedef struct tp_summary {

@@ -690,7 +690,7 @@ TEST(dvdt_analysis_gemm_gflops)
 TEST(dvdt_stats_json_real_trace)
 {
     char *out = NULL;
-    int rc = tp_test_run(&out, "%s stats --json '%s'", tp_test_bin(), tp_test_shared(SAMPLE));
+    int rc = tp_test_run(&out, "%s stats --json --kernels-only '%s'", tp_test_bin(), tp_test_shared(SAMPLE));
     CHECK_EQ_INT(rc, 0);
     CHECK(out && strstr(out, "\"format\":\"dvdt\""));
     CHECK(out && strstr(out, "\"kernel_total_ns\":38604622"));
@@ -723,8 +723,8 @@ static void check_in_engine(const char *in, const char *name, const char *expect
     out = NULL;
     /* the output read back (Chrome reader) has the same kernel table: kinds survive as categories */
     char *s_in = NULL, *s_out = NULL;
-    tp_test_run(&s_in, "%s stats --json '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), in);
-    tp_test_run(&s_out, "%s stats --json '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), conv);
+    tp_test_run(&s_in, "%s stats --json --kernels-only '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), in);
+    tp_test_run(&s_out, "%s stats --json --kernels-only '%s' | sed -n 's/.*\"kernel_total_ns\"/K/p;/^{\"name\"/p'", tp_test_bin(), conv);
     CHECK(s_in && s_out && strlen(s_in) > 10 && strcmp(s_in, s_out) == 0);
     free(s_in);
     free(s_out);

@@ -254,8 +254,15 @@ TEST(report_summary_kernels_identical_to_stats_json)
     CHECK_EQ_INT(run_report(sample(ALEXNET), dir, NULL), 0);
     char *sum = tp_test_read_in(dir, "summary.json"), *st = NULL;
     CHECK_EQ_INT(tp_test_run(&st, "'%s' stats --json '%s'", tp_test_bin(), sample(ALEXNET)), 0);
-    char *a = between(sum, "\"kernels\":[", "],\n\"ops\":"), *b = between(st, "\"kernels\":[", "]}\n");
+    char *a = between(sum, "\"kernels\":[", "],\n\"ops\":"), *b = between(st, "\"kernels\":[", "],\n\"kernels_only\"");
     CHECK(a && b && strlen(a) > 1000);
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    /* the GPU time model and the categories too: one analysis, two outputs */
+    a = between(sum, "\"gpu_time\":", ",\n\"leaf_ops\"");
+    b = between(st, "\"gpu_time\":", ",\n\"leaf_ops\"");
+    CHECK(a && b && strlen(a) > 500 && strstr(a, "\"categories\":["));
     CHECK(a && b && strcmp(a, b) == 0);
     CHECK(sum && strstr(sum, "{\"schema\":\"tracepress.summary/2\",") == sum);
     /* kernels, memcpys and memsets counted apart (recounted from the file: 79 kernels
@@ -610,7 +617,7 @@ TEST(report_golden_pages_of_the_example)
     unsetenv("SOURCE_DATE_EPOCH"); /* the date comes from the trace */
     tp_trace t;
     CHECK(load("golden/example.pt.trace.json", &t) == 0);
-    tp_report_opts ro = {"golden/example.pt.trace.json", NULL, 16, NULL};
+    tp_report_opts ro = {"golden/example.pt.trace.json", NULL, 16, NULL, false};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     tp_buf rec = {0};
