@@ -46,6 +46,23 @@ static bool scope_event(const tp_trace *t, const tp_event *e)
     return strncmp(tp_str_get(t, e->name), "ProfilerStep#", 13) != 0;
 }
 
+/* A Python frame of the framework itself ("torch/cuda/graphs.py(88):
+ * replay", "torch/nn/modules/module.py(1747): _call_impl", "<built-in
+ * method ...>"): it names no part of the user's model, so the scope of a
+ * launch is the innermost enclosing slice that is not one, when there is one. */
+static bool library_frame(const tp_trace *t, const tp_event *e)
+{
+    if (tp_str_len(t, e->cat) != 15 || memcmp(tp_str_get(t, e->cat), "python_function", 15) != 0)
+        return false;
+    const char *n = tp_str_get(t, e->name);
+    const char *paren = strchr(n, '(');
+    size_t file = paren ? (size_t)(paren - n) : strlen(n);
+    if (strncmp(n, "<built-in", 9) == 0 || strncmp(n, "torch/", 6) == 0)
+        return true;
+    const char *in = strstr(n, "/torch/");
+    return in && (size_t)(in - n) < file;
+}
+
 void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribution *a)
 {
     memset(a, 0, sizeof *a);
@@ -90,12 +107,18 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         }
         if (launch == TP_NONE || ht->pos[launch] == TP_NONE)
             continue;
-        for (uint32_t up = ht->parent[launch]; up != TP_NONE; up = ht->parent[up])
+        uint32_t inner = TP_NONE, named = TP_NONE;
+        for (uint32_t up = ht->parent[launch]; up != TP_NONE && named == TP_NONE; up = ht->parent[up])
             if (scope_event(t, &t->events[up])) {
-                a->leaf[i] = up;
-                a->how[i] = tp_is_graph_launch(tp_str_get(t, t->events[launch].name)) ? TP_ATTR_GRAPH : TP_ATTR_SCOPE;
-                break;
+                if (inner == TP_NONE)
+                    inner = up;
+                if (!library_frame(t, &t->events[up]))
+                    named = up;
             }
+        if (inner != TP_NONE) {
+            a->leaf[i] = named != TP_NONE ? named : inner;
+            a->how[i] = tp_is_graph_launch(tp_str_get(t, t->events[launch].name)) ? TP_ATTR_GRAPH : TP_ATTR_SCOPE;
+        }
     }
     free(host_mod);
 }
