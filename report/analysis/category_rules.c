@@ -63,6 +63,10 @@ static int parse(tp_cat_rules *r, const char *text, size_t len, char *err, size_
                      (size_t)(ls - text), line);
             return -1;
         }
+        if (ae - a > 64) {
+            snprintf(err, errn, "offset %zu: line %zu: a category name longer than 64 bytes", (size_t)(a - text), line);
+            return -1;
+        }
         uint8_t on;
         size_t ol = (size_t)(oe - o);
         if (ol == 4 && memcmp(o, "kind", 4) == 0)
