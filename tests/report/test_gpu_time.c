@@ -418,3 +418,33 @@ TEST(categories_file_errors_and_precedence)
     CHECK(out && !strstr(out, "{\"name\":\"GEMM\""));
     free(out);
 }
+
+/* HTA's temporal breakdown (get_temporal_breakdown) of its two-rank test
+ * job, recomputed from its definition: kernel_time = the span of all GPU
+ * activity, idle = span - busy, compute = |U(computation kernels)| where
+ * memsets are "memory", not computation (TraceLens and we count them as
+ * computation), so HTA's compute = our computation - memset here (no memset
+ * overlaps a kernel in these files). */
+TEST(gpu_time_equals_hta_temporal_breakdown)
+{
+    static const struct {
+        const char *file;
+        int64_t kernel_time, idle, compute;
+    } ranks[] = {{"external/hta/trace_filter_sampled_rank-0.json.gz", 1222847000, 675191000, 210320000},
+                 {"external/hta/trace_filter_sampled_rank-1.json.gz", 1231186000, 651136000, 271973000}};
+    for (size_t k = 0; k < 2; k++) {
+        tp_trace t;
+        CHECK(load(tp_test_shared(ranks[k].file), &t) == 0);
+        tp_summary s;
+        summarise(ranks[k].file, &t, &s);
+        const tp_gpu_figs *f = &s.gt.whole;
+        CHECK_EQ_INT(s.gt.ndevices, 1);
+        CHECK_EQ_INT(f->span_ns, ranks[k].kernel_time);
+        CHECK_EQ_INT(f->idle_ns, ranks[k].idle);
+        CHECK_EQ_INT(f->computation_ns - f->memset_ns, ranks[k].compute);
+        CHECK(f->communication_ns > 0 && f->exposed_communication_ns > 0 &&
+              f->exposed_communication_ns < f->communication_ns);
+        tp_summary_free(&s);
+        tp_trace_free(&t);
+    }
+}
