@@ -145,8 +145,10 @@ static void print_figs(const char *what, const tp_gpu_figs *f)
     us(d, sizeof d, f->exposed_communication_ns);
     us(e, sizeof e, f->exposed_memcpy_ns);
     us(g, sizeof g, f->idle_ns);
-    printf("  %-12s span %s: busy %s (%s), computation %s, exposed communication %s, exposed memcpy %s, idle %s",
-           what, a, b, pct, c, d, e, g);
+    fputs("  ", stdout);
+    tp_put_printable(stdout, what); /* a device label is trace text */
+    printf("%*s span %s: busy %s (%s), computation %s, exposed communication %s, exposed memcpy %s, idle %s",
+           strlen(what) < 12 ? (int)(12 - strlen(what)) : 0, "", a, b, pct, c, d, e, g);
     if (f->unlinked_ns) {
         us(a, sizeof a, f->unlinked_ns);
         printf("; %s busy with no launch call", a);
@@ -171,8 +173,10 @@ static void print_gpu_time(const tp_summary *s)
     for (size_t i = 0; i < c->n; i++) {
         const tp_cat_row *r = &c->rows[i];
         double pct = c->total_ns ? 100.0 * (double)r->device_ns / (double)c->total_ns : 0.0;
-        printf(" %8.1f  %15lld  %9llu  %-15s  ", pct, (long long)r->device_ns, (unsigned long long)r->count,
-               c->rules->names[r->category]);
+        const char *name = c->rules->names[r->category]; /* a --categories file's: printed as trace text is */
+        printf(" %8.1f  %15lld  %9llu  ", pct, (long long)r->device_ns, (unsigned long long)r->count);
+        tp_put_printable(stdout, name);
+        printf("%*s  ", strlen(name) < 15 ? (int)(15 - strlen(name)) : 0, "");
         if (r->ntop)
             tp_put_printable(stdout, c->leaves[r->top[0]].name);
         putchar('\n');
