@@ -163,6 +163,8 @@ static void print_gpu_time(const tp_summary *s)
     if (!g->ndevices)
         return;
     printf("\nGPU time (docs/REPORT.md \"GPU time model\"; shares of the GPU span):\n");
+    if (g->ndevices > 1)
+        printf("  (all devices: each device's figures added, spans included)\n");
     print_figs("all devices", &g->whole);
     for (size_t d = 0; g->ndevices > 1 && d < g->ndevices; d++)
         print_figs(g->devices[d].label, &g->devices[d].whole);

@@ -71,7 +71,11 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
         ROW("host time of the steps (sum)", tp_strs_add(&st, "%s us", tp_strs_us(&st, host)));
         ROW("median step (host time)", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->steps[sf->median].host_ns)));
     }
-    ROW("GPU span (first to last device activity)", tp_strs_add(&st, "%s us", tp_strs_us(&st, g->span_ns)));
+    if (s->gt.ndevices > 1) /* each device's own span, added: device-time, not wall time */
+        ROW(tp_strs_add(&st, "GPU span (sum over %zu devices)", s->gt.ndevices),
+            tp_strs_add(&st, "%s us", tp_strs_us(&st, g->span_ns)));
+    else
+        ROW("GPU span (first to last device activity)", tp_strs_add(&st, "%s us", tp_strs_us(&st, g->span_ns)));
 #define GPU_ROW(label, v)                                                                                             \
     do {                                                                                                              \
         tp_fmt_pct(pct, sizeof pct, (v), g->span_ns);                                                                 \
