@@ -263,6 +263,17 @@ static item *op_items(const tp_summary *s, size_t *n)
     return it;
 }
 
+static item *category_items(const tp_summary *s, size_t *n)
+{
+    item *it = tp_xcalloc(s->cat.n + 1, sizeof *it);
+    for (size_t i = 0; i < s->cat.n; i++) {
+        const tp_cat_row *r = &s->cat.rows[i];
+        it[i] = (item){s->rules->names[r->category], NULL, 0, r->count, r->device_ns, 0, 0};
+    }
+    *n = s->cat.n;
+    return it;
+}
+
 static item *step_items(const tp_summary *s, size_t *n, char ***names)
 {
     size_t k = s->sf.nsteps;
@@ -307,6 +318,11 @@ void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
     a = op_items(base, &na);
     b = op_items(cand, &nb);
     build_table(a, na, b, nb, false, &d->ops);
+    free(a);
+    free(b);
+    a = category_items(base, &na);
+    b = category_items(cand, &nb);
+    build_table(a, na, b, nb, false, &d->categories);
     free(a);
     free(b);
     char **sa, **sb;
@@ -366,6 +382,7 @@ void tp_diff_free(tp_diff *d)
     table_free(&d->kernels);
     table_free(&d->ops);
     table_free(&d->steps);
+    table_free(&d->categories);
     memset(d, 0, sizeof *d);
 }
 

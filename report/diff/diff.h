@@ -4,6 +4,8 @@
  * analyses); the diff only matches and subtracts what those computed:
  *   kernels  tp_kernel_table rows (kernels, memcpy, memset) by name;
  *   ops      tp_op_kernels top-level ops (device time they launched) by name;
+ *   categories  tp_categories rows (device time per op category) by name
+ *            (count = activities);
  *   steps    tp_step_figures rows by step number.
  * Matching: exact name first; then rows left unmatched on both sides whose
  * kname base name (render/labels/kname.h rules 1-3) is the same and unique among
@@ -66,7 +68,7 @@ typedef struct tp_step_spread {
 
 typedef struct tp_diff {
     const tp_summary *s[2]; /* base, candidate */
-    tp_diff_table kernels, ops, steps;
+    tp_diff_table kernels, ops, steps, categories;
     tp_step_spread spread[2];
     bool has_steps;          /* both runs have steps */
     int64_t median_delta;

@@ -1,6 +1,7 @@
 /* diff_out.c: diff.json (schema tracepress.diff/1) and diff.md (diff.h). */
 #include "render/charts/axis.h"
 #include "report/diff/diff.h"
+#include "report/out/gpu_json.h"
 #include "convert/codec/json_write.h"
 #include "render/labels/kname.h"
 #include "report/out/text.h"
@@ -115,6 +116,12 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
     jtable(b, "steps", &d->steps, false, true);
     jtable(b, "kernels", &d->kernels, true, false);
     jtable(b, "ops", &d->ops, false, false);
+    jtable(b, "categories", &d->categories, false, false);
+    tp_buf_puts(b, ",\n\"gpu_time\":{\"base\":{"); /* the whole-trace GPU time model of both runs */
+    tp_gpu_figs_json(b, &d->s[0]->gt.whole);
+    tp_buf_puts(b, "},\"candidate\":{");
+    tp_gpu_figs_json(b, &d->s[1]->gt.whole);
+    tp_buf_puts(b, "}}");
     tp_buf_puts(b, ",\n\"gates\":{\"fail_if_slower_pct\":");
     if (g->slower)
         tp_buf_printf(b, "%g", g->slower_pct);
@@ -278,9 +285,40 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
             snprintf(r, sizeof r, " (%+.1f%%)",
                      (double)(s1->kt.total_ns - s0->kt.total_ns) * 100.0 / (double)s0->kt.total_ns + 0.0);
         tp_buf_printf(b, "| device time | %s | %s | %s%s |\n", a, c, e, r);
-        tp_buf_printf(b, "| distinct kernels | %zu | %zu | |\n\n", s0->kt.n, s1->kt.n);
+        tp_buf_printf(b, "| distinct kernels | %zu | %zu | |\n", s0->kt.n, s1->kt.n);
+        /* the GPU time model (docs/REPORT.md), whole trace: where the time went */
+        const tp_gpu_figs *f[2] = {&s0->gt.whole, &s1->gt.whole};
+        const struct {
+            const char *label;
+            int64_t v[2];
+        } gr[] = {{"GPU span", {f[0]->span_ns, f[1]->span_ns}},
+                  {"GPU busy", {f[0]->busy_ns, f[1]->busy_ns}},
+                  {"computation", {f[0]->computation_ns, f[1]->computation_ns}},
+                  {"exposed communication", {f[0]->exposed_communication_ns, f[1]->exposed_communication_ns}},
+                  {"exposed memcpy", {f[0]->exposed_memcpy_ns, f[1]->exposed_memcpy_ns}},
+                  {"GPU idle", {f[0]->idle_ns, f[1]->idle_ns}}};
+        for (size_t i = 0; i < sizeof gr / sizeof gr[0]; i++) {
+            if (i && !gr[i].v[0] && !gr[i].v[1])
+                continue;
+            dur(a, sizeof a, gr[i].v[0]);
+            dur(c, sizeof c, gr[i].v[1]);
+            tp_diff_fmt_delta(e, sizeof e, gr[i].v[1] - gr[i].v[0]);
+            r[0] = 0;
+            if (gr[i].v[0])
+                snprintf(r, sizeof r, " (%+.1f%%)",
+                         (double)(gr[i].v[1] - gr[i].v[0]) * 100.0 / (double)gr[i].v[0] + 0.0);
+            tp_buf_printf(b, "| %s | %s | %s | %s%s |\n", gr[i].label, a, c, e, r);
+        }
+        tp_buf_putc(b, '\n');
     }
 
+    if (changed(&d->categories)) { /* every category: there are a dozen, and where the time moved is the story */
+        char **cn = display_names(&d->categories);
+        tp_buf_puts(b, "#### Op categories (device time)\n\n");
+        md_rows(b, "category (slower)", &d->categories, cn, true, SIZE_MAX);
+        md_rows(b, "category (faster)", &d->categories, cn, false, SIZE_MAX);
+        tp_kname_free(cn, d->categories.n);
+    }
     char **kn = display_names(&d->kernels);
     if (!changed(&d->kernels))
         tp_buf_puts(b, "No kernel's total time changed.\n\n");

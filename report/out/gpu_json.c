@@ -7,6 +7,8 @@
 
 static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
 
+static void figs(tp_buf *b, const tp_gpu_figs *f);
+
 void tp_fraction_json(tp_buf *b, int64_t part, int64_t whole)
 {
     if (whole <= 0) {
@@ -20,7 +22,7 @@ void tp_fraction_json(tp_buf *b, int64_t part, int64_t whole)
     tp_buf_puts(b, f);
 }
 
-static void figs(tp_buf *b, const tp_gpu_figs *f)
+void tp_gpu_figs_json(tp_buf *b, const tp_gpu_figs *f)
 {
     tp_buf_printf(b,
                   "\"span_ns\":%lld,\"busy_ns\":%lld,\"idle_ns\":%lld,\"computation_ns\":%lld,"
@@ -38,6 +40,8 @@ static void figs(tp_buf *b, const tp_gpu_figs *f)
     else
         tp_buf_puts(b, "null");
 }
+
+static void figs(tp_buf *b, const tp_gpu_figs *f) { tp_gpu_figs_json(b, f); }
 
 void tp_gpu_time_json(const tp_summary *s, tp_buf *b)
 {

@@ -421,3 +421,26 @@ TEST(diff_pngs_readable_at_800px)
         tp_trace_free(&tb);
     }
 }
+
+/* Per op category and the GPU time model: two graph-replay decode traces,
+ * 24 layers against 30 layers plus two bare one-layer graphs per step
+ * (scripts/gen/gen_graphs: a layer's GEMMs take 11.25 + 9.5 us). */
+TEST(diff_per_category_and_gpu_time)
+{
+    const char *a = tp_test_tmp("cat_a.json"), *b = tp_test_tmp("cat_b.json"), *dir = tp_test_tmp("cat.diff");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_graphs '%s' && build/gen/gen_graphs --layers 30 --bare 2 '%s'", a, b),
+                 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff '%s' '%s' -o '%s' -q", tp_test_bin(), a, b, dir), 0);
+    char *js = tp_test_read_in(dir, "diff.json"), *md = tp_test_read_in(dir, "diff.md");
+    /* GEMM: 8 steps x 24 layers x 20.75 us -> 8 x (30 + 2) x 20.75 us */
+    CHECK(js && strstr(js, "\"categories\":{\"base_total_ns\":"));
+    CHECK(js && strstr(js, "{\"name\":\"GEMM\",\"short_name\":\"GEMM\",\"match\":\"name\",\"base\":{\"count\":384,"
+                           "\"total_ns\":3984000,"));
+    CHECK(js && strstr(js, "\"candidate\":{\"count\":512,\"total_ns\":5312000,"));
+    CHECK(js && strstr(js, "\"gpu_time\":{\"base\":{\"span_ns\":"));
+    CHECK(md && strstr(md, "#### Op categories (device time)\n\n| category (slower) |"));
+    CHECK(md && strstr(md, "| `GEMM` | 384 → 512 | 3.98 ms | 5.31 ms | +1.33 ms | +33.3% |"));
+    CHECK(md && strstr(md, "| GPU busy | "));
+    free(js);
+    free(md);
+}
