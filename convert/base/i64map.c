@@ -6,7 +6,12 @@
 
 static size_t slot_of(int64_t key, size_t cap)
 {
-    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull; /* Fibonacci hashing */
+    /* Fibonacci hashing of the key with its high half folded in first: the
+     * slot bits of a product depend only on the key's low bits, and keys that
+     * pair two 32-bit ids (the report's (leaf, kernel) keys) differed only
+     * there: one long probe chain per kernel name */
+    uint64_t k = (uint64_t)key;
+    uint64_t h = (k ^ (k >> 32)) * 0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 17) & (cap - 1);
 }
 
