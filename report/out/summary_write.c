@@ -191,8 +191,15 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     if (s->date[0])
         tp_buf_printf(b, "| date | %s |\n", s->date);
     tp_fmt_us(u, sizeof u, sf->span_end - sf->span_start);
-    tp_buf_printf(b, "| time span | %s |\n| slices | %llu |\n| steps | %zu |\n", u, (unsigned long long)s->slices,
+    tp_buf_printf(b, "| trace span | %s |\n| slices | %llu |\n| steps | %zu |\n", u, (unsigned long long)s->slices,
                   sf->nsteps);
+    if (sf->nsteps) {
+        int64_t host = 0;
+        for (size_t i = 0; i < sf->nsteps; i++)
+            host += sf->steps[i].host_ns;
+        tp_fmt_us(u, sizeof u, host);
+        tp_buf_printf(b, "| host time of the steps | %s |\n", u);
+    }
     if (sf->median != SIZE_MAX) {
         tp_fmt_us(u, sizeof u, sf->steps[sf->median].host_ns);
         char lab[160];
@@ -204,18 +211,13 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_md_text(b, lab + (lab[0] == '#'), SIZE_MAX);
         tp_buf_printf(b, ", %s |\n", u);
     }
-    tp_fmt_us(u, sizeof u, sf->whole.busy_ns);
-    tp_fmt_pct(v, sizeof v, sf->whole.busy_ns, sf->whole.host_ns);
-    tp_buf_printf(b, "| device busy | %s (%s of the span) |\n", u, v);
-    tp_fmt_us(u, sizeof u, sf->whole.idle_ns);
-    tp_buf_printf(b, "| device idle | %s |\n", u);
-    if (sf->nstreams > 1) {
-        tp_fmt_us(u, sizeof u, sf->whole.overlap_ns);
-        tp_buf_printf(b, "| stream overlap | %s |\n", u);
-    }
-    tp_fmt_us(u, sizeof u, s->kt.total_ns);
-    tp_buf_printf(b, "| kernel time | %s in %llu instances of %zu kernels |\n", u,
-                  (unsigned long long)s->kt.instances, s->kt.n);
+    /* kernels apart from memcpy and memset; the GPU time line below has busy and idle */
+    tp_fmt_us(u, sizeof u, s->kt.kernel_ns);
+    tp_buf_printf(b, "| kernels | %s in %llu instances of %zu kernels |\n", u, (unsigned long long)s->kt.kernels,
+                  s->kt.kernel_names);
+    if (s->kt.memcpys || s->kt.memsets)
+        tp_buf_printf(b, "| memcpy / memset | %llu / %llu instances |\n", (unsigned long long)s->kt.memcpys,
+                      (unsigned long long)s->kt.memsets);
     if (s->opts.batch_size > 0) {
         char f[48];
         tp_format_fixed(f, tp_throughput_milli(sf, s->opts.batch_size), 3);
