@@ -158,7 +158,7 @@ static int tp_cmd_diff(int argc, char **argv)
                 "median step time" : "total device time", a, b);
         if (d.head_has_rel)
             fprintf(stderr, " (%+.1f%%)", d.head_rel * 100.0 + 0.0);
-        fprintf(stderr, "; wrote %s/diff.md\n", dir);
+        fprintf(stderr, ", %s; wrote %s/diff.md\n", tp_diff_verdict_name(d.verdict), dir);
     }
     if (tripped) {
         size_t start = 0;
@@ -190,16 +190,21 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "Compares two traces of any supported formats: kernels, top-level ops and\n"
     "steps are matched by name (then by shortened kernel name), with count,\n"
     "total and mean in both, the change and the share of the net change each\n"
-    "explains; step times with their spread and whether the change of the\n"
-    "median is larger than the step-to-step noise.  Writes DIR/diff.md (a\n"
-    "pull-request comment), DIR/diff.json (schema tracepress.diff/1),\n"
-    "DIR/diff.pdf and DIR/png/changes.png, DIR/png/steps.png.  Definitions:\n"
-    "docs/DIFF.md.\n"
+    "explains; step times with their median and interquartile range (IQR),\n"
+    "and a verdict: no change, within noise, slower, faster, or no noise\n"
+    "estimate.  A change of the median step time counts when it is larger\n"
+    "than the noise = max(1.5 x IQR of either run, 1% of the base median);\n"
+    "a run with a single step, or traces without steps, give no noise\n"
+    "estimate.  Writes DIR/diff.md (a pull-request comment), DIR/diff.json\n"
+    "(schema tracepress.diff/2), DIR/diff.pdf and DIR/png/changes.png,\n"
+    "DIR/png/steps.png.  Definitions: docs/DIFF.md.\n"
     "\n"
     "options:\n"
     "  -o, --output DIR              output folder (default: diff)\n"
     "  --fail-if-slower PCT          exit 3 when the median step time (total device\n"
-    "                                time without steps) grew by more than PCT%\n"
+    "                                time without steps) grew by more than PCT% and\n"
+    "                                the verdict is slower (or no noise estimate);\n"
+    "                                a change within the noise never trips it\n"
     "  --fail-if-kernel-slower PCT   exit 3 when any kernel's total time grew by more\n"
     "                                than PCT% (kernels under --kernel-min-share ignored)\n"
     "  --kernel-min-share PCT        smallest share of device time a kernel needs to be\n"

@@ -290,19 +290,107 @@ static item *step_items(const tp_summary *s, size_t *n, char ***names)
     return it;
 }
 
+const char *tp_diff_verdict_name(int v)
+{
+    static const char *const n[] = {"no change", "within noise", "slower", "faster", "no noise estimate"};
+    return v >= 0 && v < 5 ? n[v] : "?";
+}
+
+const char *tp_diff_noise_from_name(int f)
+{
+    static const char *const n[] = {"iqr_base", "iqr_candidate", "floor"};
+    return f >= 0 && f < 3 ? n[f] : "?";
+}
+
+/* x + (quarters/4)(y - x), rounded half up, for x <= y; unsigned so that no
+ * step of a corrupt trace overflows it. */
+static int64_t lerp_quarter(int64_t x, int64_t y, unsigned quarters)
+{
+    uint64_t d = (uint64_t)y - (uint64_t)x;
+    uint64_t add = quarters * (d / 4) + (quarters * (d % 4) + 2) / 4;
+    return (int64_t)((uint64_t)x + add);
+}
+
+/* (n-1)p for p = 1/4 or 3/4 is a whole index plus 0, 1/4, 1/2 or 3/4. */
+static int64_t quantile_q(const int64_t *v, size_t n, size_t num)
+{
+    size_t pos4 = (n - 1) * num, i = pos4 / 4;
+    unsigned frac = (unsigned)(pos4 % 4);
+    return frac ? lerp_quarter(v[i], v[i + 1], frac) : v[i];
+}
+
+void tp_diff_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3)
+{
+    *q1 = n ? quantile_q(sorted, n, 1) : 0;
+    *q3 = n ? quantile_q(sorted, n, 3) : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void spread_of(const tp_summary *s, tp_step_spread *sp)
 {
     memset(sp, 0, sizeof *sp);
-    sp->n = s->sf.nsteps;
+    const tp_step_figures *sf = &s->sf;
+    sp->n = sf->nsteps;
     if (!sp->n)
         return;
-    sp->median = s->sf.steps[s->sf.median].host_ns;
-    sp->min = sp->max = s->sf.steps[0].host_ns;
+    sp->min = sp->max = sf->steps[0].host_ns;
     for (size_t i = 1; i < sp->n; i++) {
-        int64_t v = s->sf.steps[i].host_ns;
+        int64_t v = sf->steps[i].host_ns;
         sp->min = v < sp->min ? v : sp->min;
         sp->max = v > sp->max ? v : sp->max;
     }
+    /* the steps the report's median step is taken over (steps.h): a
+     * near-empty last step is no typical one, for the spread either */
+    int64_t *v = tp_xmalloc(sp->n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < sp->n; i++)
+        if (sf->steps[i].device_events)
+            v[k++] = sf->steps[i].host_ns;
+    if (!k)
+        for (size_t i = 0; i < sp->n; i++)
+            v[k++] = sf->steps[i].host_ns;
+    qsort(v, k, sizeof *v, cmp_i64);
+    sp->median_of = k;
+    sp->median = v[(k - 1) / 2]; /* = the report's median step's host_ns */
+    tp_diff_quartiles(v, k, &sp->q1, &sp->q3);
+    sp->iqr = sp->q3 - sp->q1;
+    free(v);
+}
+
+static int64_t abs64(int64_t x) { return x < 0 ? (x == INT64_MIN ? INT64_MAX : -x) : x; }
+
+/* floor(1.5 x) for x >= 0, saturating. */
+static int64_t times_1_5(int64_t x) { return x > INT64_MAX / 3 * 2 ? INT64_MAX : x + x / 2; }
+
+/* The noise rule and the verdict (diff.h, docs/DIFF.md): the only place
+ * that decides whether a change counts; the gate reads d->verdict. */
+static void judge(tp_diff *d)
+{
+    int64_t head_delta = d->head[1] - d->head[0];
+    const tp_step_spread *p = d->spread;
+    if (d->has_steps) {
+        d->noise_known = p[0].median_of >= 2 && p[1].median_of >= 2;
+        int64_t term[3] = {times_1_5(p[0].iqr), times_1_5(p[1].iqr), p[0].median / 100};
+        d->noise_from = TP_NOISE_IQR_BASE;
+        for (int i = 1; i < 3; i++)
+            if (term[i] > term[d->noise_from])
+                d->noise_from = i;
+        d->noise = d->noise_known ? term[d->noise_from] : 0;
+        d->beyond_noise = d->noise_known && abs64(d->median_delta) > d->noise;
+    }
+    if (head_delta == 0 && d->kernels.delta == 0)
+        d->verdict = TP_DV_NO_CHANGE;
+    else if (d->has_steps && d->noise_known)
+        d->verdict = !d->beyond_noise ? TP_DV_WITHIN_NOISE : head_delta > 0 ? TP_DV_SLOWER : TP_DV_FASTER;
+    else if (head_delta == 0)
+        d->verdict = TP_DV_NO_CHANGE;
+    else
+        d->verdict = TP_DV_NO_ESTIMATE;
 }
 
 void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
@@ -347,11 +435,6 @@ void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
             d->median_has_rel = true;
             d->median_rel = (double)d->median_delta / (double)d->spread[0].median;
         }
-        d->noise_known = d->spread[0].n >= 2 && d->spread[1].n >= 2;
-        int64_t r0 = d->spread[0].max - d->spread[0].min, r1 = d->spread[1].max - d->spread[1].min;
-        d->noise = (r0 > r1 ? r0 : r1) / 2;
-        int64_t ad = d->median_delta < 0 ? -d->median_delta : d->median_delta;
-        d->beyond_noise = d->noise_known && ad > d->noise;
         d->headline = "median_step_time";
         d->head[0] = d->spread[0].median;
         d->head[1] = d->spread[1].median;
@@ -364,6 +447,7 @@ void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
         d->head_has_rel = true;
         d->head_rel = (double)(d->head[1] - d->head[0]) / (double)d->head[0];
     }
+    judge(d);
 }
 
 static void table_free(tp_diff_table *t)
@@ -386,16 +470,29 @@ void tp_diff_free(tp_diff *d)
     memset(d, 0, sizeof *d);
 }
 
+int tp_diff_slower_gate(const tp_diff *d, const tp_diff_gates *g)
+{
+    if (!g->slower || !d->head_has_rel || !(d->head_rel * 100.0 > g->slower_pct))
+        return 0;
+    return d->verdict == TP_DV_SLOWER || d->verdict == TP_DV_NO_ESTIMATE ? 1 : -1;
+}
+
 int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why)
 {
     int tripped = 0;
-    char a[48], b[48];
-    if (g->slower && d->head_has_rel && d->head_rel * 100.0 > g->slower_pct) {
+    char a[48], b[48], nz[48];
+    if (tp_diff_slower_gate(d, g) > 0) {
         tp_fmt_us(a, sizeof a, d->head[0]);
         tp_fmt_us(b, sizeof b, d->head[1]);
-        tp_buf_printf(why, "%s %+.1f%% (%s -> %s), over --fail-if-slower %g%%\n",
+        tp_fmt_us(nz, sizeof nz, d->noise);
+        tp_buf_printf(why, "%s %+.1f%% (%s -> %s), ",
                       strcmp(d->headline, "median_step_time") == 0 ? "median step time" : "total device time",
-                      d->head_rel * 100.0, a, b, g->slower_pct);
+                      d->head_rel * 100.0, a, b);
+        if (d->verdict == TP_DV_SLOWER)
+            tp_buf_printf(why, "beyond the step-to-step noise (%s), ", nz);
+        else
+            tp_buf_puts(why, "no noise estimate, ");
+        tp_buf_printf(why, "over --fail-if-slower %g%%\n", g->slower_pct);
         tripped++;
     }
     if (g->kernel_slower) {
@@ -417,6 +514,25 @@ int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why)
         }
     }
     return tripped;
+}
+
+void tp_diff_noise_text(const tp_diff *d, char *buf, size_t n)
+{
+    static const char *const from[] = {"1.5 × IQR of the base steps", "1.5 × IQR of the candidate steps",
+                                       "1% of the base median"};
+    const tp_step_spread *p = d->spread;
+    char nz[40];
+    if (!d->has_steps)
+        snprintf(buf, n, "no steps in at least one trace, so device time is compared, with no spread to tell a change from noise");
+    else if (!d->noise_known) {
+        int k = p[0].median_of < 2 ? 0 : 1;
+        snprintf(buf, n, "the %s run has a single step%s, so there is no step-to-step spread to tell a change from noise",
+                 k ? "candidate" : "base", p[k].n > p[k].median_of ? " with device work" : "");
+    } else {
+        tp_format_duration(nz, sizeof nz, (double)d->noise);
+        snprintf(buf, n, "step-to-step noise ±%s (%s), so the change is %s", nz, from[d->noise_from],
+                 d->beyond_noise ? "larger than the noise" : "within the noise");
+    }
 }
 
 void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r)

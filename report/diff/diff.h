@@ -26,11 +26,19 @@
  * Rows are ordered by delta, largest regression first, then by name; the
  * improvements are the same rows read from the end.
  *
- * Step times (host_ns of each step, steps.h): median (the report's median
- * step: lower median), min, max in both runs.  Noise = max(range_base,
- * range_cand) / 2 with range = max - min; the change of the median is
- * "beyond noise" when |delta median| > noise.  With fewer than 2 steps in a
- * run the noise is unknown and the change is reported as such. */
+ * Step times (host_ns of each step, steps.h), per run: the steps the
+ * report's median step is taken over (those with device activity, all when
+ * none has any), their median (the report's median step: lower median),
+ * quartiles Q1 and Q3 (linear interpolation between closest ranks, numpy's
+ * default, rounded half up to the ns) and IQR = Q3 - Q1; min and max over
+ * all steps.  The noise rule (docs/DIFF.md), with d = median_cand -
+ * median_base:
+ *   noise = max(floor(1.5 IQR_base), floor(1.5 IQR_cand), floor(median_base / 100))
+ *   a change counts when |d| > noise,
+ * known only when both runs have at least 2 such steps.  One function,
+ * tp_diff_build's judge(), turns it into the verdict, and --fail-if-slower
+ * reads only that verdict (tp_diff_slower_gate), so the text and the exit
+ * code cannot disagree. */
 #ifndef TP_DIFF_H
 #define TP_DIFF_H
 
@@ -62,9 +70,25 @@ typedef struct tp_diff_table {
 } tp_diff_table;
 
 typedef struct tp_step_spread {
-    size_t n;
+    size_t n;          /* steps */
+    size_t median_of;  /* steps the median and quartiles are over */
     int64_t median, min, max;
+    int64_t q1, q3, iqr;
 } tp_step_spread;
+
+/* The verdict on the headline (diff.json "verdict", diff.md, diff.pdf, the
+ * stderr line): no_change = headline and device time identical; with a noise
+ * estimate within_noise / slower / faster by the rule above; without one
+ * (a run with a single step, or no steps: device time compared)
+ * no_noise_estimate, never a claim that the change is real. */
+typedef enum {
+    TP_DV_NO_CHANGE = 0, TP_DV_WITHIN_NOISE, TP_DV_SLOWER, TP_DV_FASTER, TP_DV_NO_ESTIMATE
+} tp_diff_verdict;
+const char *tp_diff_verdict_name(int v); /* "no change", "within noise", "slower", "faster", "no noise estimate" */
+
+/* Which term of the rule set the noise. */
+enum { TP_NOISE_IQR_BASE = 0, TP_NOISE_IQR_CAND, TP_NOISE_FLOOR };
+const char *tp_diff_noise_from_name(int f); /* "iqr_base", "iqr_candidate", "floor" */
 
 typedef struct tp_diff {
     const tp_summary *s[2]; /* base, candidate */
@@ -76,7 +100,9 @@ typedef struct tp_diff {
     double median_rel;
     bool noise_known;
     int64_t noise;
+    int noise_from;          /* TP_NOISE_*, when noise_known */
     bool beyond_noise;
+    int verdict;             /* tp_diff_verdict */
     /* the figure --fail-if-slower looks at */
     const char *headline;    /* "median_step_time" or "total_device_time" */
     int64_t head[2];
@@ -96,11 +122,24 @@ typedef struct tp_diff_gates {
     double slower_pct, kernel_pct, kernel_min_share_pct;
 } tp_diff_gates;
 int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why);
+/* --fail-if-slower alone: 1 trips (verdict slower, or no noise estimate and
+ * the headline grew by more than PCT%), 0 does not, -1 the headline grew by
+ * more than PCT% but the verdict is "within noise", so it does not trip. */
+int tp_diff_slower_gate(const tp_diff *d, const tp_diff_gates *g);
 
-/* diff.json (schema "tracepress.diff/1", docs/DIFF.md) and diff.md. */
+/* Q1 and Q3 of n >= 1 values sorted ascending: linear interpolation at
+ * (n-1)/4 and 3(n-1)/4 (numpy's default), rounded half up to the ns. */
+void tp_diff_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3);
+
+/* diff.json (schema "tracepress.diff/2", docs/DIFF.md) and diff.md. */
 void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, tp_buf *b);
 void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped,
                 const char *const *pngs, tp_buf *b);
+
+/* The clause after the headline that says why the verdict is what it is
+ * (the noise and where it comes from, or why there is no estimate); plain
+ * UTF-8 without names, for diff.md, diff.pdf and the stderr line. */
+void tp_diff_noise_text(const tp_diff *d, char *buf, size_t n);
 
 /* "+12.3%", "-4.0%", "new"/"-" style relative change text. */
 void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r);

@@ -1,4 +1,4 @@
-/* diff_out.c: diff.json (schema tracepress.diff/1) and diff.md (diff.h). */
+/* diff_out.c: diff.json (schema tracepress.diff/2) and diff.md (diff.h). */
 #include "render/charts/axis.h"
 #include "report/diff/diff.h"
 #include "report/out/gpu_json.h"
@@ -35,8 +35,11 @@ static void jrun(tp_buf *b, const tp_summary *s, const tp_step_spread *sp)
     tp_buf_printf(b, ",\"steps\":%zu,\"device_time_ns\":%lld,\"device_events\":%llu", sp->n,
                   (long long)s->kt.total_ns, (unsigned long long)s->kt.instances);
     if (sp->n)
-        tp_buf_printf(b, ",\"step_median_ns\":%lld,\"step_min_ns\":%lld,\"step_max_ns\":%lld", (long long)sp->median,
-                      (long long)sp->min, (long long)sp->max);
+        tp_buf_printf(b,
+                      ",\"step_median_ns\":%lld,\"step_min_ns\":%lld,\"step_max_ns\":%lld,\"step_median_of\":%zu,"
+                      "\"step_q1_ns\":%lld,\"step_q3_ns\":%lld,\"step_iqr_ns\":%lld",
+                      (long long)sp->median, (long long)sp->min, (long long)sp->max, sp->median_of, (long long)sp->q1,
+                      (long long)sp->q3, (long long)sp->iqr);
     tp_buf_puts(b, "}");
 }
 
@@ -81,27 +84,15 @@ static void jtable(tp_buf *b, const char *key, const tp_diff_table *t, bool kern
     tp_buf_puts(b, "]}");
 }
 
-static const char *verdict(const tp_diff *d)
-{
-    int64_t delta = d->head[1] - d->head[0];
-    if (delta == 0 && d->kernels.delta == 0)
-        return "no change";
-    if (d->has_steps && d->noise_known && !d->beyond_noise)
-        return "within noise";
-    if (delta == 0)
-        return "no change";
-    return delta > 0 ? "slower" : "faster";
-}
-
 void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, tp_buf *b)
 {
-    tp_buf_puts(b, "{\"schema\":\"tracepress.diff/1\",\n\"base\":");
+    tp_buf_puts(b, "{\"schema\":\"tracepress.diff/2\",\n\"base\":");
     jrun(b, d->s[0], &d->spread[0]);
     tp_buf_puts(b, ",\n\"candidate\":");
     jrun(b, d->s[1], &d->spread[1]);
     tp_buf_printf(b, ",\n\"verdict\":\"%s\",\n\"headline\":{\"metric\":\"%s\",\"base_ns\":%lld,\"candidate_ns\":%lld,"
                      "\"delta_ns\":%lld,\"rel\":",
-                  verdict(d), d->headline, (long long)d->head[0], (long long)d->head[1],
+                  tp_diff_verdict_name(d->verdict), d->headline, (long long)d->head[0], (long long)d->head[1],
                   (long long)(d->head[1] - d->head[0]));
     jfrac(b, d->head_has_rel, d->head_rel);
     tp_buf_puts(b, "},\n\"step_time\":");
@@ -110,8 +101,13 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
     else {
         tp_buf_printf(b, "{\"median_delta_ns\":%lld,\"median_rel\":", (long long)d->median_delta);
         jfrac(b, d->median_has_rel, d->median_rel);
-        tp_buf_printf(b, ",\"noise_ns\":%lld,\"noise_known\":%s,\"beyond_noise\":%s}", (long long)d->noise,
-                      d->noise_known ? "true" : "false", d->beyond_noise ? "true" : "false");
+        tp_buf_printf(b, ",\"noise_ns\":%lld,\"noise_known\":%s,\"noise_from\":", (long long)d->noise,
+                      d->noise_known ? "true" : "false");
+        if (d->noise_known)
+            tp_buf_printf(b, "\"%s\"", tp_diff_noise_from_name(d->noise_from));
+        else
+            tp_buf_puts(b, "null");
+        tp_buf_printf(b, ",\"beyond_noise\":%s}", d->beyond_noise ? "true" : "false");
     }
     jtable(b, "steps", &d->steps, false, true);
     jtable(b, "kernels", &d->kernels, true, false);
@@ -132,7 +128,8 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
         tp_buf_printf(b, "%g", g->kernel_pct);
     else
         tp_buf_puts(b, "null");
-    tp_buf_printf(b, ",\"kernel_min_share_pct\":%g,\"tripped\":%d,\"reasons\":[", g->kernel_min_share_pct, tripped);
+    tp_buf_printf(b, ",\"kernel_min_share_pct\":%g,\"slower_within_noise\":%s,\"tripped\":%d,\"reasons\":[",
+                  g->kernel_min_share_pct, tp_diff_slower_gate(d, g) < 0 ? "true" : "false", tripped);
     size_t start = 0, k = 0;
     for (size_t i = 0; why && i < why->len; i++)
         if (why->data[i] == '\n') {
@@ -219,8 +216,8 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     tp_md_text(b, s1->name, SIZE_MAX);
     tp_buf_puts(b, "\n\n");
 
-    const char *v = verdict(d);
-    char h0[40], h1[40], hd[48], nz[40];
+    const char *v = tp_diff_verdict_name(d->verdict);
+    char h0[40], h1[40], hd[48];
     dur(h0, sizeof h0, d->head[0]);
     dur(h1, sizeof h1, d->head[1]);
     tp_diff_fmt_delta(hd, sizeof hd, d->head[1] - d->head[0]);
@@ -230,15 +227,10 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     if (d->head_has_rel)
         tp_buf_printf(b, ", %+.1f%%", d->head_rel * 100.0 + 0.0);
     tp_buf_puts(b, ")");
-    if (steps && d->noise_known) {
-        dur(nz, sizeof nz, d->noise);
-        tp_buf_printf(b, "; step-to-step noise ±%s, so the change is %s.", nz,
-                      d->beyond_noise ? "larger than the noise" : "within the noise");
-    } else if (steps)
-        tp_buf_puts(b, "; noise unknown (a run has a single step).");
-    else
-        tp_buf_puts(b, "; no steps in at least one trace, so device time is compared.");
-    tp_buf_puts(b, "\n\n");
+    char why_noise[200];
+    tp_diff_noise_text(d, why_noise, sizeof why_noise);
+    tp_buf_printf(b, "; %s.\n\n", why_noise);
+    int held = tp_diff_slower_gate(d, g) < 0;
     if (tripped) {
         tp_buf_printf(b, "**Gate failed** (%d):\n\n", tripped);
         size_t start = 0;
@@ -254,6 +246,9 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         tp_buf_putc(b, '\n');
     } else if (g->slower || g->kernel_slower)
         tp_buf_puts(b, "Gates passed.\n\n");
+    if (held)
+        tp_buf_printf(b, "`--fail-if-slower %g%%` did not trip: the %s grew by %+.1f%%, but within the noise.\n\n",
+                      g->slower_pct, steps ? "median step time" : "total device time", d->head_rel * 100.0);
 
     /* Overview table. */
     tp_buf_puts(b, "| | base | candidate | change |\n|---|---:|---:|---:|\n");
@@ -275,6 +270,14 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         dur(e, sizeof e, p[1].min);
         dur(f2, sizeof f2, p[1].max);
         tp_buf_printf(b, "| min – max step | %s – %s | %s – %s | |\n", a, c, e, f2);
+        char i0[40], i1[40];
+        dur(i0, sizeof i0, p[0].iqr);
+        dur(i1, sizeof i1, p[1].iqr);
+        dur(a, sizeof a, p[0].q1);
+        dur(c, sizeof c, p[0].q3);
+        dur(e, sizeof e, p[1].q1);
+        dur(f2, sizeof f2, p[1].q3);
+        tp_buf_printf(b, "| step IQR (Q1 – Q3) | %s (%s – %s) | %s (%s – %s) | |\n", i0, a, c, i1, e, f2);
     }
     {
         char a[40], c[40], e[48], r[32] = "";

@@ -9,6 +9,7 @@
 #include "render/charts/palette.h"
 #include "render/text/textfit.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,7 +207,7 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
     free(cv_cells);
 }
 
-static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *md_verdict)
+static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *verdict, const char *why)
 {
     const double w = 842, h = 595;
     tp_cv_begin_page(cv, w, h, "Summary and largest changes");
@@ -218,8 +219,12 @@ static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *md_verdict)
                0, fit);
     free(fit);
     y += 22;
+    /* the verdict, then why (the noise), each on a line of its own */
+    tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_BOLD, 10), TP_FONT_BOLD, 10, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0,
+               verdict);
+    y += 14;
     tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_REGULAR, 10), TP_FONT_REGULAR, 10, TP_COLOR_TEXT,
-               TP_ALIGN_LEFT, 0, md_verdict);
+               TP_ALIGN_LEFT, 0, why);
     y += 20;
     draw_changes(cv, d, (tp_rect){DP_MARGIN, y, w - 2 * DP_MARGIN, h - DP_MARGIN - y});
     tp_cv_end_page(cv);
@@ -246,17 +251,20 @@ int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const cha
             return -1;
         (*pngs)[n++] = "png/steps.png";
     }
-    char path[4096], v[400], a[40], b[40];
+    char path[4096], v[600], a[40], b[40], why[200];
     snprintf(path, sizeof path, "%s/diff.pdf", dir);
     tp_format_duration(a, sizeof a, (double)d->head[0]);
     tp_format_duration(b, sizeof b, (double)d->head[1]);
-    snprintf(v, sizeof v, "%s: %s -> %s%s", d->has_steps ? "Median step time" : "Total device time", a, b,
-             d->has_steps && d->noise_known ? (d->beyond_noise ? " (larger than step-to-step noise)"
-                                                               : " (within step-to-step noise)")
-                                            : "");
+    tp_diff_noise_text(d, why, sizeof why - 1);
+    strcat(why, ".");
+    why[0] = (char)toupper((unsigned char)why[0]); /* a line of its own: a sentence */
+    snprintf(v, sizeof v, "Verdict: %s. %s: %s -> %s", tp_diff_verdict_name(d->verdict),
+             d->has_steps ? "Median step time" : "Total device time", a, b);
+    if (d->head_has_rel)
+        snprintf(v + strlen(v), sizeof v - strlen(v), " (%+.1f%%)", d->head_rel * 100.0 + 0.0);
     tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){"tracepress diff", NULL}, err);
     if (!cv)
         return -1;
-    draw_pdf(cv, d, v);
+    draw_pdf(cv, d, v, why);
     return tp_canvas_close(cv, err);
 }

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 
 /* A synthetic Kineto-like trace: `steps` steps of 1000 us (+ step_extra us),
- * each with one host op launching gemm_k (100 us), add_k (50 us * add_pct%),
- * relu_k (20 us), tiny_k (1 us * tiny_pct%) and a templated kernel whose
- * name is `tmpl` (30 us). */
-static const char *synth(const char *name, int steps, int add_pct, int tiny_pct, int step_extra, const char *tmpl)
+ * or of dur_us[i] us when dur_us is given, each with one host op launching
+ * gemm_k (100 us), add_k (50 us * add_pct%), relu_k (20 us), tiny_k (1 us *
+ * tiny_pct%) and a templated kernel whose name is `tmpl` (30 us), all
+ * launched in the step's first 60 us. */
+static const char *synth_durs(const char *name, int steps, const int *dur_us, int add_pct, int tiny_pct,
+                              int step_extra, const char *tmpl)
 {
     const char *p = tp_test_tmp(name);
     FILE *f = fopen(p, "w");
@@ -25,7 +27,7 @@ static const char *synth(const char *name, int steps, int add_pct, int tiny_pct,
     for (int s = 0; s < steps; s++) {
         long t0 = 10000L * s;
         fprintf(f, "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
-                   "\"ts\":%ld,\"dur\":%d},\n", s + 1, t0, 1000 + step_extra);
+                   "\"ts\":%ld,\"dur\":%d},\n", s + 1, t0, dur_us ? dur_us[s] : 1000 + step_extra);
         fprintf(f, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":%ld,"
                    "\"dur\":500},\n", t0 + 10);
         struct { const char *n; double us; } k[5] = {
@@ -43,6 +45,11 @@ static const char *synth(const char *name, int steps, int add_pct, int tiny_pct,
     fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}}\n]}\n", f);
     fclose(f);
     return p;
+}
+
+static const char *synth(const char *name, int steps, int add_pct, int tiny_pct, int step_extra, const char *tmpl)
+{
+    return synth_durs(name, steps, NULL, add_pct, tiny_pct, step_extra, tmpl);
 }
 
 #define TMPL_A "void foo_kernel<float>(float*, int)"
@@ -147,7 +154,7 @@ TEST(diff_self_no_change_exit_0)
     free(md);
     snprintf(p, sizeof p, "%s/diff.json", dir);
     char *js = tp_test_read_file(p, NULL);
-    CHECK(js && strstr(js, "\"schema\":\"tracepress.diff/1\""));
+    CHECK(js && strstr(js, "\"schema\":\"tracepress.diff/2\""));
     CHECK(js && strstr(js, "\"verdict\":\"no change\""));
     CHECK(js && strstr(js, "\"tripped\":0"));
     CHECK(js && !strstr(js, "\"match\":\"added\"") && !strstr(js, "\"match\":\"removed\""));
@@ -213,8 +220,9 @@ TEST(diff_step_gate_and_noise)
     snprintf(p, sizeof p, "%s/diff.json", dir);
     char *js = tp_test_read_file(p, NULL);
     CHECK(js && strstr(js, "\"verdict\":\"slower\""));
-    CHECK(js && strstr(js, "\"median_delta_ns\":100000,\"median_rel\":0.100000,\"noise_ns\":0,\"noise_known\":true,"
-                           "\"beyond_noise\":true"));
+    /* equal steps: IQR 0 on both sides, so the floor (1% of the base median) is the noise */
+    CHECK(js && strstr(js, "\"median_delta_ns\":100000,\"median_rel\":0.100000,\"noise_ns\":10000,\"noise_known\":true,"
+                           "\"noise_from\":\"floor\",\"beyond_noise\":true"));
     free(js);
 }
 
@@ -443,4 +451,193 @@ TEST(diff_per_category_and_gpu_time)
     CHECK(md && strstr(md, "| GPU busy | "));
     free(js);
     free(md);
+}
+
+/* ---- the noise rule: median and IQR of the steps (issue 19, item 7) --------
+ * One rule decides the verdict and --fail-if-slower: each case runs the
+ * command and checks that diff.json, diff.md, diff.pdf and the stderr line
+ * all say the same verdict and that the exit code goes with it. */
+
+typedef struct noise_run {
+    char *json, *md, *out;
+    int rc;
+} noise_run;
+
+/* diff of two synthetic traces with these step times (us); pct < 0: no gate. */
+static noise_run noise_case(const char *tag, const int *base, int nb, const int *cand, int nc, double pct,
+                            const char *verdict, int want_rc)
+{
+    noise_run r = {0};
+    char an[64], bn[64], dn[64], gate[48] = "";
+    snprintf(an, sizeof an, "noise_%s_base.json", tag);
+    snprintf(bn, sizeof bn, "noise_%s_cand.json", tag);
+    snprintf(dn, sizeof dn, "noise_%s.diff", tag);
+    char a[1024], b[1024], dir[1024];
+    snprintf(a, sizeof a, "%s", synth_durs(an, nb, base, 100, 100, 0, "k5"));
+    snprintf(b, sizeof b, "%s", synth_durs(bn, nc, cand, 100, 100, 0, "k5"));
+    snprintf(dir, sizeof dir, "%s", tp_test_tmp(dn));
+    if (pct >= 0)
+        snprintf(gate, sizeof gate, "--fail-if-slower %g", pct);
+    r.rc = tp_test_run(&r.out, "'%s' diff '%s' '%s' -o '%s' %s", tp_test_bin(), a, b, dir, gate);
+    if (r.rc != want_rc)
+        tp_test_fail(__FILE__, __LINE__, "%s: exit %d, expected %d: %s", tag, r.rc, want_rc, r.out ? r.out : "");
+    r.json = tp_test_read_in(dir, "diff.json");
+    r.md = tp_test_read_in(dir, "diff.md");
+    char want[96];
+    snprintf(want, sizeof want, "\"verdict\":\"%s\"", verdict);
+    if (!r.json || !strstr(r.json, want))
+        tp_test_fail(__FILE__, __LINE__, "%s: diff.json has no %s", tag, want);
+    snprintf(want, sizeof want, "**Verdict: %s.**", verdict);
+    if (!r.md || !strstr(r.md, want))
+        tp_test_fail(__FILE__, __LINE__, "%s: diff.md has no %s", tag, want);
+    snprintf(want, sizeof want, ", %s; wrote ", verdict);
+    if (!r.out || !strstr(r.out, want))
+        tp_test_fail(__FILE__, __LINE__, "%s: the stderr line has no \"%s\": %s", tag, want, r.out ? r.out : "");
+    if (tp_test_have("pdftotext")) {
+        char *txt = NULL, p[1100];
+        snprintf(p, sizeof p, "%s/diff.pdf", dir);
+        tp_test_run(&txt, "pdftotext '%s' - 2>/dev/null", p);
+        snprintf(want, sizeof want, "Verdict: %s.", verdict);
+        if (!txt || !strstr(txt, want))
+            tp_test_fail(__FILE__, __LINE__, "%s: diff.pdf has no \"%s\"", tag, want);
+        free(txt);
+    }
+    /* the gate and the verdict agree: a tripped gate is reported, and only for these verdicts */
+    bool tripped = r.rc == 3;
+    CHECK(!tripped || strcmp(verdict, "slower") == 0 || strcmp(verdict, "no noise estimate") == 0);
+    CHECK(!r.json || (strstr(r.json, "\"tripped\":0") != NULL) == !tripped);
+    CHECK(!r.md || (strstr(r.md, "**Gate failed**") != NULL) == tripped);
+    return r;
+}
+
+static void noise_free(noise_run *r)
+{
+    free(r->json);
+    free(r->md);
+    free(r->out);
+}
+
+TEST(diff_noise_one_outlier_does_not_hide_a_40pct_regression)
+{
+    /* the issue's case: the base has one far outlier (a step cut to 200 us),
+     * the candidate's median is 40% higher and each of its steps is slower
+     * than the slowest base step (1060 us).  The old rule said "within
+     * noise": half the widest range, (1060 - 200) / 2 = 430 us > +410 us. */
+    static const int base[8] = {1000, 1030, 200, 1010, 1060, 1020, 1050, 1040};
+    static const int cand[8] = {1440, 1400, 1470, 1410, 1430, 1460, 1420, 1450};
+    noise_run r = noise_case("outlier", base, 8, cand, 8, 5, "slower", 3);
+    /* base sorted 200 1000 1010 1020 1030 1040 1050 1060: median (lower) 1020,
+     * Q1 at 1.75 = 1007.5, Q3 at 5.25 = 1042.5, IQR 35 us; noise 1.5 x 35 */
+    CHECK(r.json && strstr(r.json, "\"step_median_ns\":1020000,\"step_min_ns\":200000,\"step_max_ns\":1060000,"
+                                   "\"step_median_of\":8,\"step_q1_ns\":1007500,\"step_q3_ns\":1042500,"
+                                   "\"step_iqr_ns\":35000"));
+    CHECK(r.json && strstr(r.json, "\"step_median_ns\":1430000,\"step_min_ns\":1400000,\"step_max_ns\":1470000,"
+                                   "\"step_median_of\":8,\"step_q1_ns\":1417500,\"step_q3_ns\":1452500,"
+                                   "\"step_iqr_ns\":35000"));
+    CHECK(r.json && strstr(r.json, "\"median_delta_ns\":410000,\"median_rel\":0.401961,\"noise_ns\":52500,"
+                                   "\"noise_known\":true,\"noise_from\":\"iqr_base\",\"beyond_noise\":true}"));
+    CHECK(r.out && strstr(r.out, "gate: median step time +40.2% (1020.000 us -> 1430.000 us), beyond the "
+                                 "step-to-step noise (52.500 us), over --fail-if-slower 5%"));
+    CHECK(r.md && strstr(r.md, "step-to-step noise ±52.5 us (1.5 × IQR of the base steps), so the change is "
+                               "larger than the noise."));
+    CHECK(r.md && strstr(r.md, "| step IQR (Q1 – Q3) | 35 us (1.01 ms – 1.04 ms) | 35 us (1.42 ms – 1.45 ms) | |"));
+    noise_free(&r);
+
+    /* the same with the outlier in the candidate (a 3000 us step): old noise
+     * (3000 - 1400) / 2 = 800 us; the IQR barely moves */
+    static const int base2[8] = {1000, 1010, 1020, 1030, 1040, 1050, 1060, 1005};
+    static const int cand2[8] = {1400, 1410, 3000, 1420, 1430, 1440, 1450, 1460};
+    r = noise_case("outlier_cand", base2, 8, cand2, 8, 5, "slower", 3);
+    CHECK(r.json && strstr(r.json, "\"beyond_noise\":true"));
+    noise_free(&r);
+}
+
+TEST(diff_noise_same_distribution_is_within_noise_and_passes_the_gate)
+{
+    static const int base[8] = {1000, 1030, 1010, 1060, 1020, 1050, 1040, 1005};
+    /* the same steps shuffled: the same median and device time, "no change" */
+    static const int shuf[8] = {1040, 1005, 1060, 1020, 1000, 1050, 1030, 1010};
+    noise_run r = noise_case("shuffled", base, 8, shuf, 8, 0, "no change", 0);
+    noise_free(&r);
+    /* shuffled with jitter: median 1020 -> 1027 (+0.7%), over a 0.5% gate
+     * but within 1.5 x IQR (base Q1 1008.75, Q3 1042.5: 50.625 us), so the
+     * gate holds and says why */
+    static const int jit[8] = {1042, 1003, 1061, 1018, 1036, 1009, 1052, 1027};
+    r = noise_case("jitter", base, 8, jit, 8, 0.5, "within noise", 0);
+    CHECK(r.json && strstr(r.json, "\"median_delta_ns\":7000,\"median_rel\":0.006863,\"noise_ns\":50625,"
+                                   "\"noise_known\":true,\"noise_from\":\"iqr_base\",\"beyond_noise\":false}"));
+    CHECK(r.json && strstr(r.json, "\"slower_within_noise\":true,\"tripped\":0"));
+    CHECK(r.md && strstr(r.md, "Gates passed."));
+    CHECK(r.md && strstr(r.md, "`--fail-if-slower 0.5%` did not trip: the median step time grew by +0.7%, but "
+                               "within the noise."));
+    noise_free(&r);
+}
+
+TEST(diff_noise_improvement_is_faster_and_never_trips)
+{
+    static const int base[8] = {1000, 1030, 1010, 1060, 1020, 1050, 1040, 1005};
+    static const int cand[8] = {700, 730, 710, 760, 720, 750, 740, 705};
+    noise_run r = noise_case("faster", base, 8, cand, 8, 0, "faster", 0);
+    CHECK(r.json && strstr(r.json, "\"median_delta_ns\":-300000,"));
+    CHECK(r.json && strstr(r.json, "\"beyond_noise\":true}"));
+    CHECK(r.json && strstr(r.json, "\"slower_within_noise\":false,\"tripped\":0"));
+    noise_free(&r);
+}
+
+TEST(diff_noise_tiny_step_counts)
+{
+    /* 1 step per side: no spread, so no claim; the gate has only its PCT */
+    static const int one_a[1] = {1000}, one_b[1] = {1400};
+    noise_run r = noise_case("one", one_a, 1, one_b, 1, 5, "no noise estimate", 3);
+    CHECK(r.json && strstr(r.json, "\"noise_ns\":0,\"noise_known\":false,\"noise_from\":null,\"beyond_noise\":false}"));
+    CHECK(r.md && strstr(r.md, "**Verdict: no noise estimate.** Median step time 1 ms → 1.4 ms (+400 us, +40.0%); the base run has a "
+                               "single step, so there is no step-to-step spread to tell a change from noise."));
+    CHECK(r.out && strstr(r.out, "gate: median step time +40.0% (1000.000 us -> 1400.000 us), no noise estimate, "
+                                 "over --fail-if-slower 5%"));
+    noise_free(&r);
+    r = noise_case("one_pass", one_a, 1, one_b, 1, 50, "no noise estimate", 0);
+    noise_free(&r);
+    r = noise_case("one_same", one_a, 1, one_a, 1, 0, "no change", 0);
+    noise_free(&r);
+    /* 1 step against 4: both runs need 2 */
+    static const int four[4] = {1000, 1100, 1050, 1020};
+    r = noise_case("one_four", four, 4, one_b, 1, 5, "no noise estimate", 3);
+    CHECK(r.md && strstr(r.md, "the candidate run has a single step"));
+    noise_free(&r);
+
+    /* 2 steps per side: Q1/Q3 at 1/4 and 3/4 of the way, IQR = half the
+     * difference: base 1000, 1100 -> IQR 50 us, noise 75 us */
+    static const int two_a[2] = {1100, 1000}, two_b[2] = {1060, 1160}, two_c[2] = {1200, 1300};
+    r = noise_case("two_noise", two_a, 2, two_b, 2, 1, "within noise", 0);
+    CHECK(r.json && strstr(r.json, "\"step_median_of\":2,\"step_q1_ns\":1025000,\"step_q3_ns\":1075000,"
+                                   "\"step_iqr_ns\":50000"));
+    CHECK(r.json && strstr(r.json, "\"median_delta_ns\":60000,\"median_rel\":0.060000,\"noise_ns\":75000,"));
+    noise_free(&r);
+    r = noise_case("two_slower", two_a, 2, two_c, 2, 1, "slower", 3);
+    CHECK(r.json && strstr(r.json, "\"median_delta_ns\":200000,\"median_rel\":0.200000,\"noise_ns\":75000,"));
+    noise_free(&r);
+}
+
+TEST(diff_noise_quartiles_exact)
+{
+    static const struct {
+        size_t n;
+        int64_t v[11], q1, q3;
+    } c[] = {
+        {1, {5}, 5, 5},
+        {2, {10, 20}, 13, 18},              /* 12.5 and 17.5, rounded half up */
+        {3, {100, 200, 400}, 150, 300},
+        {4, {1000, 2000, 3000, 4000}, 1750, 3250},
+        {5, {7, 15, 36, 39, 40}, 15, 39},
+        {6, {7, 15, 36, 39, 40, 41}, 20, 40}, /* 20.25, 39.75 */
+        {11, {6, 7, 15, 36, 39, 40, 41, 42, 43, 47, 49}, 26, 43}, /* 25.5, 42.5 */
+        {2, {0, INT64_MAX}, 2305843009213693952LL, 6917529027641081855LL}, /* no overflow */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int64_t q1 = -1, q3 = -1;
+        tp_diff_quartiles(c[i].v, c[i].n, &q1, &q3);
+        if (q1 != c[i].q1 || q3 != c[i].q3)
+            tp_test_fail(__FILE__, __LINE__, "case %zu: Q1 %lld Q3 %lld, expected %lld %lld", i, (long long)q1,
+                         (long long)q3, (long long)c[i].q1, (long long)c[i].q3);
+    }
 }
