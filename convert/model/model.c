@@ -38,6 +38,7 @@ void tp_trace_free(tp_trace *t)
     tp_i64map_free(&t->track_index);
     tp_i64map_free(&t->process_index);
     tp_buf_free(&t->toplevel);
+    tp_buf_free(&t->notices);
     if (t->args_text)
         tp_buf_free(t->args_text);
     free(t->args_text);

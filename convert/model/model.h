@@ -159,6 +159,11 @@ typedef struct tp_trace {
     tp_warning drops[16];  /* events removed on purpose, by reason */
     size_t ndrops;
     uint64_t events_in;    /* events read from the input, before any repair */
+    /* Warnings that name what the input holds (a category tracepress does
+     * not read, ...): one line each, '\n'-ended, printable ASCII only
+     * (the reader escapes the input's text); tp_load prints them as
+     * "tracepress: FILE: warning: LINE".  Each is also a counter above. */
+    tp_buf notices;
 
     /* What a reader keeps of its input for format-specific analyses (ETDump:
      * the decoded file, for the Inspector section of `stats --json`, which

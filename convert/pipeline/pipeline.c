@@ -8,6 +8,7 @@
 #include "convert/model/tracks.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,6 +406,21 @@ static uint64_t strings_not_utf8(const tp_trace *t)
     return n;
 }
 
+/* The reader's warnings that name what it could not read, on success only
+ * (an error is one line on its own). */
+static void print_notices(const char *path, const tp_trace *t)
+{
+    const char *s = t->notices.data;
+    for (size_t i = 0; i < t->notices.len;) {
+        const char *nl = memchr(s + i, '\n', t->notices.len - i);
+        size_t n = nl ? (size_t)(nl - (s + i)) : t->notices.len - i;
+        fputs(TP_PROG ": ", stderr);
+        tp_put_printable(stderr, path);
+        fprintf(stderr, ": warning: %.*s\n", (int)n, s + i);
+        i += n + 1;
+    }
+}
+
 int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
 {
     tp_input *in = tp_input_open(path, err);
@@ -495,5 +511,6 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         tp_timing("derived lines");
     }
     tp_host_slices_free(&host_slices);
+    print_notices(path, t);
     return 0;
 }

@@ -479,13 +479,32 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         memset(r->cat_kind + old, 0, r->cat_kind_cap - old);
     }
     if (!r->cat_kind[e.cat])
-        r->cat_kind[e.cat] = (uint8_t)(1 + tp_kind_from_cat(tp_str_get(t, e.cat), tp_str_len(t, e.cat)));
-    e.kind = (uint8_t)(r->cat_kind[e.cat] - 1);
+        r->cat_kind[e.cat] = chrome_cat_class(tp_str_get(t, e.cat), tp_str_len(t, e.cat));
+    uint8_t cls = r->cat_kind[e.cat];
+    if (cls < CAT_KNOWN_OTHER)
+        e.kind = (uint8_t)(cls - 1);
+    else if (cls == CAT_KNOWN_OTHER)
+        e.kind = TP_KIND_OTHER;
+    else { /* told apart by name: cached per (category, name) */
+        int64_t key = (int64_t)((uint64_t)e.cat << 32 | e.name);
+        uint32_t k = tp_i64map_get(&r->name_kind, key);
+        if (k == TP_I64MAP_EMPTY) {
+            k = chrome_kind_by_name(t, cls, e.name);
+            tp_i64map_put(&r->name_kind, key, k);
+        }
+        e.kind = (uint8_t)k;
+    }
     if (!keep_flow(r, &e))
         return 0;
     uint32_t idx = tp_event_add(t, &e);
     if (ev->bind.p || ev->flow || e.ph == 'f')
         chrome_note_flow(r, ev, &e, idx);
+    /* a track's first device event, a slice of an unknown category, an MTIA call */
+    bool device = e.kind >= TP_KIND_KERNEL && e.kind <= TP_KIND_SYNC;
+    if (device ? e.track >= r->dev_track_cap || !r->dev_track[e.track]
+               : (e.kind == TP_KIND_OTHER && e.ph == 'X' && e.cat && cls != CAT_KNOWN_OTHER) ||
+                     cls == CAT_MTIA_RUNTIME)
+        chrome_cats_note(r, &e, idx, cls);
     return 0;
 }
 
@@ -539,8 +558,12 @@ int chrome_read_events(reader *r)
                 return tp_fail(r->err, off_of(r, p), "file ends inside the traceEvents array (truncated?)");
             continue;
         }
-        if (*p != '{')
+        if (*p != '{') {
+            if (r->top_is_array && !r->second && r->t->events_in == 0) /* `[1, 2]`: JSON, but no trace */
+                return tp_fail(r->err, off_of(r, p), "not a trace: the top-level array holds %s, not event objects",
+                               chrome_json_what(*p));
             return tp_fail(r->err, off_of(r, p), "expected an event object");
+        }
         if (r->half && off_of(r, p) >= r->half_split) {
             /* the first half reached the split: join the halves (0: the second half
              * read the rest of the array; 1: the split was not here, go on alone) */

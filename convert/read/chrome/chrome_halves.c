@@ -200,6 +200,7 @@ static void join_crossing(void *ctx, const tp_append_map *m)
     for (size_t k = 0; k < b->bstack_tracks; k++)
         for (size_t d = 0; d < b->bdepth[k]; d++)
             chrome_bstack_push(a, m->track[k], m->first_event + b->bstack[k][d]);
+    chrome_cats_join(a, b, m); /* device tracks, unknown categories, MTIA calls */
     /* events with flow keys: after the first half's, as one reader notes them */
     for (size_t i = 0; i < b->nflows; i++) {
         TP_GROW(a->flows, a->flows_cap, a->nflows + 1);

@@ -95,7 +95,40 @@ int chrome_strict_error(reader *r)
     return tp_fail_at(r->err, "", "%s (%llu), rejected by --strict", w->what, (unsigned long long)w->count);
 }
 
-static int read_top_object(reader *r)
+const char *chrome_json_what(char c)
+{
+    switch (c) {
+    case '"': return "a string";
+    case '[': return "an array";
+    case '{': return "an object";
+    case 't': case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return (c >= '0' && c <= '9') || c == '-' ? "a number" : "something that is not JSON";
+    }
+}
+
+/* The first bytes of a JSON string, number, true, false or null. */
+static bool json_scalar_start(const unsigned char *p, size_t n)
+{
+    if (n == 0)
+        return false;
+    if (*p == '"' || *p == '-' || (*p >= '0' && *p <= '9'))
+        return true;
+    return (n >= 4 && (!memcmp(p, "true", 4) || !memcmp(p, "null", 4))) || (n >= 5 && !memcmp(p, "false", 5));
+}
+
+/* A PyTorch Execution Trace ("schema", "nodes": the graph of ops, no
+ * times) is JSON an object too: said so, and said at once (its "nodes"
+ * array can be gigabytes). */
+static int not_a_trace(reader *r, uint64_t top_at)
+{
+    if (r->saw_et_keys == 3)
+        return tp_fail(r->err, top_at, "not a trace: a PyTorch Execution Trace (\"schema\", \"nodes\"), which has "
+                                       "no times; read the profiler's Kineto trace instead");
+    return tp_fail(r->err, top_at, "not a trace: a JSON object without \"traceEvents\"");
+}
+
+static int read_top_object(reader *r, uint64_t top_at)
 {
     bool first = true;
     for (;;) {
@@ -109,7 +142,7 @@ static int read_top_object(reader *r)
         }
         if (*p == '}') {
             r->pos++;
-            return 0;
+            return r->saw_events_key || r->saw_system_key ? 0 : not_a_trace(r, top_at);
         }
         const char *unit = p;
         if (!first) {
@@ -121,7 +154,7 @@ static int read_top_object(reader *r)
                     return tp_fail(r->err, off_of(r, p), "trailing comma in the top-level object");
                 tp_warn_at(r->t, "trailing commas", 1, off_of(r, p));
                 r->pos = (size_t)(p - r->buf) + 1;
-                return 0;
+                return r->saw_events_key || r->saw_system_key ? 0 : not_a_trace(r, top_at);
             }
         }
         /* key */
@@ -150,6 +183,12 @@ static int read_top_object(reader *r)
         }
         if (rc == TP_JL_BAD)
             return tp_fail(r->err, off_of(r, p), "%s", why);
+        if (!r->saw_events_key && (key_is(k, kn, "schema") || key_is(k, kn, "nodes"))) {
+            r->saw_et_keys |= key_is(k, kn, "schema") ? 1 : 2;
+            if (r->saw_et_keys == 3)
+                return not_a_trace(r, top_at);
+        }
+        r->saw_system_key |= key_is(k, kn, "systemTraceEvents");
         if (key_is(k, kn, "traceEvents") || key_is(k, kn, "systemTraceEvents")) {
             if (key_is(k, kn, "traceEvents")) {
                 if (*q != '[')
@@ -211,6 +250,11 @@ void chrome_reader_free(reader *r)
     free(r->pmeta_set);
     free(r->flows);
     tp_i64map_free(&r->flow_seen);
+    free(r->dev_track);
+    free(r->unk);
+    tp_i64map_free(&r->unk_index);
+    free(r->mtia_rt);
+    tp_i64map_free(&r->name_kind);
     tp_buf_free(&r->extra);
     tp_buf_free(&r->scratch);
 }
@@ -262,9 +306,12 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         rc = chrome_read_events(&r);
     } else if (*p == '{') {
         uint64_t top_at = off_of(&r, p);
-        rc = read_top_object(&r);
+        rc = read_top_object(&r, top_at);
         if (rc == 0 && !r.saw_events_key)
             tp_warn_at(t, "no traceEvents array", 1, top_at);
+    } else if (json_scalar_start((const unsigned char *)p, (size_t)(r.buf + r.len - p))) {
+        rc = tp_fail(err, off_of(&r, p), "not a trace: %s at the top level (a trace is an object with "
+                                          "\"traceEvents\" or an array of events)", chrome_json_what(*p));
     } else {
         rc = tp_fail(err, off_of(&r, p), "not JSON: expected '[' or '{'");
     }
@@ -295,6 +342,8 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         chrome_restore_flows(&r); /* after the B events are closed: flows bind to slices */
     if (rc == 0 && o->strict && (r.bad_utf8 || t->nwarnings))
         rc = chrome_strict_error(&r);
+    if (rc == 0) /* after --strict's check: an unknown category is not a repair */
+        chrome_cats_finish(&r);
     if (rc == 0 && r.bad_utf8 && r.bad_utf8_at)
         tp_warn_at(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8, r.bad_utf8_at - 1);
     else if (rc == 0 && r.bad_utf8)
@@ -325,7 +374,10 @@ static int chrome_probe(const unsigned char *head, size_t n, const char *path)
             j++;
         if (j >= n || head[j] == '{' || head[j] == ']')
             return 30;
+        return 1; /* JSON, not events: the reader says so ("not a trace") if nothing else reads it */
     }
+    if (json_scalar_start(head + i, n - i))
+        return 1; /* a JSON scalar: likewise */
     (void)path;
     return 0;
 }

@@ -7,6 +7,8 @@
  *   chrome_flows.c      flow keys -> the links they stand for
  *   chrome_halves.c     a large file read by two threads, joined
  *   chrome_args.c       args left in the mapped file
+ *   chrome_cats.c       categories decided by event name (MTIA), unknown
+ *                       categories on devices (counted, named in a warning)
  * The small helpers every event passes through are inline here. */
 #ifndef TP_CHROME_READ_INT_H
 #define TP_CHROME_READ_INT_H
@@ -70,6 +72,18 @@ typedef struct track_slot {
     bool used;
 } track_slot;
 
+/* Slices of a category no table knows, per (track, category). */
+typedef struct unk_cat {
+    tp_str cat;
+    uint32_t track;
+    uint64_t count;
+} unk_cat;
+
+/* reader.cat_kind values beyond 1 + tp_kind (chrome_cats.c): a known
+ * category of no device activity (kind other, not counted as unknown), and
+ * categories whose events are told apart by name */
+enum { CAT_KNOWN_OTHER = 0x20, CAT_MTIA_DEVICE = 0x40, CAT_MTIA_RUNTIME = 0x41 };
+
 /* An 'E' event of the second half whose 'B' may be open in the first. */
 typedef struct orphan_e {
     uint32_t track;
@@ -115,6 +129,8 @@ typedef struct reader {
     size_t cat_kind_cap;
     bool top_is_array;
     bool saw_events_key;
+    bool saw_system_key;   /* "systemTraceEvents": a trace (of ftrace text, not read) */
+    uint8_t saw_et_keys;   /* 1 "schema", 2 "nodes": a PyTorch Execution Trace */
     /* names and categories repeat: the id of a text seen recently, found
      * by its length and end bytes instead of hashing all of it (see intern_text) */
     struct { uint32_t id, len; } recent[512];
@@ -133,6 +149,17 @@ typedef struct reader {
     flow_rec *flows;           /* events with flow keys (see restore_flows) */
     size_t nflows, flows_cap;
     tp_i64map flow_seen;       /* no_corr: (track, cat) pairs that kept a flow event (keep_flow) */
+    /* chrome_cats.c */
+    uint8_t *dev_track;        /* per track: 1 when it holds device activity */
+    size_t dev_track_cap;
+    unk_cat *unk;              /* slices of unknown categories, per (track, category) */
+    size_t nunk, unk_cap;
+    tp_i64map unk_index;       /* (track << 32 | cat) -> index in unk */
+    int64_t unk_last_key;      /* the last key looked up, and its index */
+    uint32_t unk_last;
+    uint32_t *mtia_rt;         /* mtia_runtime slices: sync when on a device (chrome_cats_finish) */
+    size_t nmtia_rt, mtia_rt_cap;
+    tp_i64map name_kind;       /* (cat << 32 | name) -> kind, for categories told apart by name */
 } reader;
 
 static inline uint64_t off_of(const reader *r, const char *p) { return r->buf_off + (uint64_t)(p - r->buf); }
@@ -167,6 +194,7 @@ int chrome_refill(reader *r, size_t keep_from);
 void chrome_use_map(reader *r, const char *map, uint64_t size, uint64_t pos);
 int chrome_more_or_truncated(reader *r, const char *at, const char *inside);
 int chrome_strict_error(reader *r);
+const char *chrome_json_what(char c); /* "a number", "a string", ... by a value's first byte */
 void chrome_reader_free(reader *r);
 
 /* chrome_events.c: the traceEvents array from r->pos (just after its '['),
@@ -181,6 +209,18 @@ int chrome_close_open_b(reader *r);
 /* chrome_flows.c */
 void chrome_note_flow(reader *r, const raw_event *ev, const tp_event *e, uint32_t idx);
 void chrome_restore_flows(reader *r);
+
+/* chrome_cats.c: a category's class (1 + tp_kind, or CAT_*); the kind of
+ * an event of a CAT_* class by its name; note a committed event (device
+ * tracks, unknown categories, MTIA runtime calls); the second half's notes
+ * after the first's; at the end of the read, device-side runtime calls and
+ * the warning naming unknown categories. */
+uint8_t chrome_cat_class(const char *cat, size_t n);
+uint8_t chrome_kind_by_name(const tp_trace *t, uint8_t cls, tp_str name);
+void chrome_cats_note(reader *r, const tp_event *e, uint32_t idx, uint8_t cls);
+struct tp_append_map;
+void chrome_cats_join(reader *a, const reader *b, const struct tp_append_map *m);
+void chrome_cats_finish(reader *r);
 
 /* chrome_halves.c */
 void chrome_half_start(reader *r);
