@@ -2,6 +2,7 @@
 #include "convert/base/cli.h"
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
+#include "report/out/idle_json.h"
 #include "report/out/text.h"
 #include "report/out/kernel_json.h"
 #include "report/analysis/summary.h"
@@ -79,6 +80,8 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_gpu_time_json(s, &b);
         tp_buf_puts(&b, ",\n");
         tp_categories_json(s, &b);
+        tp_buf_puts(&b, ",\n");
+        tp_idle_json(s, &b);
     }
     /* format-specific sections (stats_sections.c) go inside the object */
     if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
@@ -181,6 +184,23 @@ static void print_gpu_time(const tp_summary *s)
         printf("%*s  ", strlen(name) < 15 ? (int)(15 - strlen(name)) : 0, "");
         if (r->ntop)
             tp_put_printable(stdout, c->leaves[r->top[0]].name);
+        putchar('\n');
+    }
+    if (!s->idle.n)
+        return;
+    printf("\nIdle time per stream (docs/REPORT.md \"Idle attribution\"; ns):\n");
+    printf("      Idle (ns)  Host wait (ns)  Kernel wait (ns)     Other (ns)  Launch delay p50/p90/max (ns)  "
+           "Queue max  Stream\n");
+    for (size_t i = 0; i < s->idle.n; i++) {
+        const tp_idle_stream *r = &s->idle.streams[i];
+        char lab[256], dl[96] = "-";
+        tp_stream_label(s->t, r->track, lab, sizeof lab);
+        if (r->launched)
+            snprintf(dl, sizeof dl, "%lld/%lld/%lld", (long long)r->delay_p50_ns, (long long)r->delay_p90_ns,
+                     (long long)r->delay_max_ns);
+        printf(" %14lld  %14lld  %16lld  %13lld  %29s  %9llu  ", (long long)r->idle_ns, (long long)r->host_wait_ns,
+               (long long)r->kernel_wait_ns, (long long)r->other_ns, dl, (unsigned long long)r->queue_max);
+        tp_put_printable(stdout, lab);
         putchar('\n');
     }
 }

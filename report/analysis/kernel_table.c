@@ -69,6 +69,11 @@ static void sort_durations(int64_t *v, size_t n, int64_t *tmp)
         memcpy(v, src, n * sizeof *v);
 }
 
+void tp_sort_nonneg(int64_t *v, size_t n, int64_t *tmp)
+{
+    sort_durations(v, n, tmp);
+}
+
 static bool counted(const tp_event *e)
 {
     return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) &&

@@ -36,6 +36,9 @@ typedef struct tp_kernel_table {
 void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt);
 void tp_kernel_table_free(tp_kernel_table *kt);
 
+/* Sort non-negative values in place (LSD radix; tmp: n scratch entries). */
+void tp_sort_nonneg(int64_t *v, size_t n, int64_t *tmp);
+
 /* numpy-style linear percentile of sorted values, pct in 0..100. */
 int64_t tp_percentile(const int64_t *sorted, size_t n, int pct);
 

@@ -138,6 +138,7 @@ static void *gpu_time_job(void *p)
 {
     tp_summary *s = p;
     tp_gpu_time_build(s->t, &s->sf, s->rules, &s->gt);
+    tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
     return NULL;
 }
 
@@ -190,6 +191,7 @@ void tp_summary_free(tp_summary *s)
     tp_step_figures_free(&s->sf);
     tp_overheads_free(&s->ov);
     tp_gpu_time_free(&s->gt);
+    tp_idle_free(&s->idle);
     tp_categories_free(&s->cat);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);

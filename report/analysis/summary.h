@@ -8,6 +8,7 @@
 #include "report/analysis/categories.h"
 #include "report/analysis/gpu_time.h"
 #include "report/analysis/hosttree.h"
+#include "report/analysis/idle.h"
 #include "report/analysis/kernel_table.h"
 #include "report/analysis/op_breakdown.h"
 #include "report/analysis/overheads.h"
@@ -37,6 +38,7 @@ typedef struct tp_summary {
     tp_attribution at;
     tp_categories cat;
     tp_gpu_time gt;
+    tp_idle idle;           /* idle attribution and launch statistics per stream */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for
