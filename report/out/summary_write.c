@@ -3,6 +3,7 @@
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
 #include "report/out/idle_json.h"
+#include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
 #include "report/out/text.h"
 #include "render/labels/kname.h"
@@ -226,6 +227,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_format_fixed(f, tp_throughput_milli(sf, s->opts.batch_size), 3);
         tp_buf_printf(b, "| throughput | %s samples/s (batch %lld) |\n", f, (long long)s->opts.batch_size);
     }
+    tp_gpu_time_md(s, b);
     if (s->kt.n) {
         size_t n = s->kt.n < MD_TOP ? s->kt.n : MD_TOP;
         const char **names = tp_xmalloc(n * sizeof *names);

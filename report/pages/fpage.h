@@ -3,7 +3,7 @@
  * ETDump, ...) fills one tp_format_pages in report/formats/<format>/ and adds
  * it to the table in report/formats/format_pages.c: its analysis is computed
  * once after the summary, then asked for one summary.json member, a
- * summary.md section, PDF pages (after the summary page) and PNG charts.
+ * summary.md section, PDF pages (after the summary page and the GPU time page) and PNG charts.
  * Traces of other formats get nothing from it.  docs/ARCHITECTURE.md
  * "Adding a report page". */
 #ifndef TP_FPAGE_H

@@ -7,6 +7,10 @@
 #include "report/pages/page_common.h"
 
 void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc);
+/* "Where the GPU time goes": the GPU time split per device and step and the
+ * op categories, as a landscape page and as one picture in r (a PNG). */
+void tp_page_gpu_time(tp_canvas *cv, const tp_pagectx *pc);
+void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r);
 void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc);
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h); /* returns pages */

@@ -327,8 +327,26 @@ TEST(markdown_report_and_diff_of_hostile_names)
     CHECK(md && strstr(md, "### tracepress report: \\<img src=x\\> \\[x\\](y) @&#8203;someone \\`a\\|b\\` # h "
                            "\\~\\~s\\~\\~ www\\.e.example\n"));
     free(md);
-    check_md_file(out, "summary.md", 5, 0); /* the five chart links */
+    check_md_file(out, "summary.md", 6, 0); /* the six chart links */
     check_md_file(dout, "diff.md", 0, 2);   /* the two chart images */
+    /* hostile category names (a --categories file) over hostile op names:
+     * the Categories table of summary.md */
+    static const char rules[] = "<img/src=https://x.example/c.png>@someone op op <img*\n"
+                                "[x](https://x.example) op op ?x](*\n"
+                                "`a|b`|c op op *|*\n"
+                                "~~x~~&lt;<script> op op ~~x~~\n";
+    const char *rf = tp_test_write("hostile.rules", rules, sizeof rules - 1);
+    const char *cout = tp_test_tmp("hostile_cat.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s' --categories '%s'", tp_test_bin(), base, cout, rf), 0);
+    md = tp_test_read_in(cout, "summary.md");
+    CHECK(md && strstr(md, "\n#### Categories\n"));
+    /* each category's row: escaped name, its top op in a code span */
+    CHECK(md && strstr(md, "| \\<img/src=https\\://x.example/c.png\\>@&#8203;someone | "));
+    CHECK(md && strstr(md, "| \\[x\\](https\\://x.example) | "));
+    CHECK(md && strstr(md, "| \\`a\\|b\\`\\|c | ") && strstr(md, "| \\~\\~x\\~\\~\\&lt;\\<script\\> | "));
+    CHECK(md && strstr(md, " | `op [x](https://x.example)` |\n") && strstr(md, " | `op a \\| b \\| c \\|` |\n"));
+    free(md);
+    check_md_file(cout, "summary.md", 6, 0);
 }
 
 /* ---- all or nothing ---- */

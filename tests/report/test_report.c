@@ -3,12 +3,14 @@
  * report on a converted trace, and the report files themselves. */
 #include "tests/lib/harness.h"
 #include "convert/codec/json_value.h"
+#include "convert/codec/json_write.h"
 #include "report/analysis/op_breakdown.h"
 #include "report/analysis/overheads.h"
 #include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/steps.h"
 #include "report/analysis/summary.h"
+#include "report/out/text.h"
 
 #include <stdlib.h>
 
@@ -350,7 +352,7 @@ static void outline_walk(const tp_jv *arr, const char *parent, bool *seen, size_
         snprintf(title, sizeof title, "%.*s", (int)(t ? tl : 0), t ? t : "");
         if (tp_jv_int(tp_jv_get(o, "destpageposfrom1"), &pg) == 0 && pg >= 1 && (size_t)pg <= npages)
             seen[pg - 1] = true;
-        if (strcmp(title, "Kernel names (2/2)") == 0 && strcmp(parent, "Kernel names") == 0 && pg == 9)
+        if (strcmp(title, "Kernel names (2/2)") == 0 && strcmp(parent, "Kernel names") == 0 && pg == 10) /* after summary, GPU time, ... */
             (*child_ok)++;
         outline_walk(tp_jv_get(o, "kids"), title, seen, npages, child_ok);
     }
@@ -369,7 +371,7 @@ TEST(report_pdf_has_a_bookmark_for_every_page)
     const char *pp = out ? strstr(out, "Pages:") : NULL;
     size_t npages = pp ? strtoul(pp + 6, NULL, 10) : 0;
     free(out);
-    CHECK(npages >= 10); /* "Kernel names" and "CPU overheads" run over two pages each */
+    CHECK(npages >= 11); /* "Kernel names" and "CPU overheads" run over two pages each */
     out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "qpdf --json --json-key=outlines '%s/report.pdf'", dir), 0);
     tp_jdoc d;
@@ -456,7 +458,7 @@ TEST(report_png_sizes_as_documented)
 {
     const char *dir = tp_test_tmp("r_png");
     CHECK_EQ_INT(run_report(sample("external/kineto/hta_amd_mi250_rocm6_2.json.gz"), dir, NULL), 0);
-    static const char *const pngs[] = {"kernels_total", "kernels_mean", "timeline", "breakdown", "steps", NULL};
+    static const char *const pngs[] = {"gpu_time", "kernels_total", "kernels_mean", "timeline", "breakdown", "steps", NULL};
     for (int i = 0; pngs[i]; i++) {
         char p[1024];
         unsigned w, h;
@@ -475,8 +477,84 @@ TEST(report_png_sizes_as_documented)
     CHECK_EQ_INT(h, 1920);
     char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "#### Top kernels by total time") && strstr(md, "](png/kernels_total.png)") &&
-          strstr(md, "](png/steps.png)"));
+          strstr(md, "](png/steps.png)") && strstr(md, "](png/gpu_time.png)"));
     free(md);
+}
+
+/* Page 2, "Where the GPU time goes", shows the split of summary.json's
+ * gpu_time exactly, and summary.md has the GPU time line and the
+ * categories table (the example: one GPU, three steps, GEMM on top). */
+TEST(report_gpu_time_page_and_summary_md_categories)
+{
+    const char *dir = tp_test_tmp("r_gpu_time");
+    CHECK_EQ_INT(run_report("golden/example.pt.trace.json", dir, NULL), 0);
+    char *sum = tp_test_read_in(dir, "summary.json");
+    CHECK(sum != NULL);
+    if (!sum)
+        return;
+    tp_jdoc d;
+    tp_jdoc_init(&d);
+    const tp_jv *root = NULL;
+    tp_err err = {0};
+    CHECK(tp_jv_parse_all(&d, sum, strlen(sum), &root, &err) == 0);
+    const tp_jv *whole = tp_jv_get(tp_jv_get(root, "gpu_time"), "whole");
+    int64_t span = 0, comp = 0, xmem = 0, idle = 0, xcomm = -1;
+    CHECK(tp_jv_int(tp_jv_get(whole, "span_ns"), &span) == 0 && tp_jv_int(tp_jv_get(whole, "computation_ns"), &comp) == 0 &&
+          tp_jv_int(tp_jv_get(whole, "exposed_memcpy_ns"), &xmem) == 0 &&
+          tp_jv_int(tp_jv_get(whole, "exposed_communication_ns"), &xcomm) == 0 &&
+          tp_jv_int(tp_jv_get(whole, "idle_ns"), &idle) == 0);
+    CHECK_EQ_INT(comp + xcomm + xmem + idle, span);
+    CHECK_EQ_INT(span, 1957375); /* the example's GPU span: first kernel to last memcpy end */
+    /* the page's cells: "us (share of the span)" */
+    char us[48], pct[32], cell[96], span_cell[48];
+    tp_format_fixed(us, comp, 3);
+    tp_fmt_pct(pct, sizeof pct, comp, span);
+    snprintf(cell, sizeof cell, "%s (%s)", us, pct);
+    CHECK_STR(cell, "1172.250 (59.9%)");
+    tp_format_fixed(span_cell, span, 3);
+    const tp_jv *cat0 = tp_jv_at(tp_jv_get(root, "categories"), 0);
+    CHECK(tp_jv_str_eq(tp_jv_get(cat0, "name"), "GEMM"));
+    int64_t gemm = 0;
+    CHECK(tp_jv_int(tp_jv_get(cat0, "device_ns"), &gemm) == 0 && gemm == 1172250);
+    tp_jdoc_free(&d);
+    free(sum);
+    if (tp_test_have("pdftotext")) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout -f 2 -l 2 '%s/report.pdf' - 2>/dev/null", dir), 0);
+        static const char *const want[] = {"Where the GPU time goes", "Whole trace", "Per step", "outside the steps",
+                                           "Op categories", "aten::addmm (100.0%)", "85.0% - 86.4%", NULL};
+        for (int i = 0; want[i]; i++)
+            if (!out || !strstr(out, want[i]))
+                tp_test_fail(__FILE__, __LINE__, "page 2 lacks \"%s\"", want[i]);
+        if (!out || !strstr(out, cell) || !strstr(out, span_cell))
+            tp_test_fail(__FILE__, __LINE__, "page 2 lacks \"%s\" or \"%s\"", cell, span_cell);
+        free(out);
+    }
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "\n**GPU time** (shares of the GPU span, first to last device activity: 1957.375 us): "
+                           "busy 66.9% (computation 59.9%, exposed communication 0.0%, exposed memcpy 7.0%), "
+                           "idle 33.1%.\n"));
+    CHECK(md && strstr(md, "\n#### Categories\n\n| category | device time | share | top op |\n|---|---:|---:|---|\n"
+                           "| GEMM | 1172.250 us | 85.6% | `aten::addmm` |\n"));
+    CHECK(md && strstr(md, "- [png/gpu_time.png](png/gpu_time.png)\n"));
+    free(md);
+    /* no device activity: the page says so, no PNG, one line in summary.md */
+    const char *in = tp_test_write_text("nodev.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,"
+                                                      "\"tid\":1,\"ts\":5,\"dur\":3}]}");
+    const char *dir2 = tp_test_tmp("r_gpu_time_none");
+    CHECK_EQ_INT(run_report(in, dir2, NULL), 0);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/png/gpu_time.png", dir2);
+    CHECK(!tp_test_file_exists(p));
+    md = tp_test_read_in(dir2, "summary.md");
+    CHECK(md && strstr(md, "\n**GPU time**: no device activity.\n") && !strstr(md, "Categories"));
+    free(md);
+    if (tp_test_have("pdftotext")) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 2 -l 2 '%s/report.pdf' - 2>/dev/null", dir2), 0);
+        CHECK(out && strstr(out, "Where the GPU time goes") && strstr(out, "No device activity in this trace"));
+        free(out);
+    }
 }
 
 TEST(report_is_byte_identical_and_dated_from_source_date_epoch)
