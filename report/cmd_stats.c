@@ -301,28 +301,31 @@ static int tp_cmd_stats(int argc, char **argv)
 
 /* The command's row in the command table (commands.c): name, summary, help. */
 const tp_command tp_command_stats = {"stats", "print events, tracks, steps and the kernel table of a trace",
-    "usage: tracepress stats INPUT [--json|--csv] [options]\n"
+    "usage: tracepress stats INPUT [--json|--csv] [--kernels-only] [options]\n"
     "\n"
     "Prints the number of events, tracks and steps, and a table of device kernels\n"
     "(memcpy and memset marked as such) sorted by total time, with count, total,\n"
     "mean, min, max, p10, p50, p90 and standard deviation in nanoseconds, in the\n"
     "layout of `nsys stats`, then the GPU time model (busy, idle, computation,\n"
-    "exposed communication and memcpy within the GPU span) and the device time\n"
-    "per op category.  Means and percentiles are rounded half away from zero\n"
+    "exposed communication and memcpy within the GPU span), the device time\n"
+    "per op category and the idle time per stream (host wait, kernel wait,\n"
+    "other) with launch delays and queue lengths.  Means and percentiles are rounded half away from zero\n"
     "to whole ns; percentiles interpolate linearly between closest ranks (numpy's\n"
     "default); the standard deviation is the population one (numpy's default).\n"
     "\n"
     "options:\n"
     "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
     "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
-    "                      p10_ns, p50_ns, p90_ns, stddev_ns), gpu_time and\n"
-    "                      categories as in summary.json; ETDump input adds\n"
+    "                      p10_ns, p50_ns, p90_ns, stddev_ns), gpu_time,\n"
+    "                      categories and idle_attribution as in summary.json;\n"
+    "                      ETDump input adds\n"
     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
     "  --csv               the kernel table only, as CSV (same columns as --json)\n"
-    "  --kernels-only      the kernel table without the GPU time model and the\n"
-    "                      categories (no launch links: about half the time)\n"
     "                      (names: bytes that are not UTF-8 become U+FFFD, as in\n"
     "                      --json and the text table)\n"
+    "  --kernels-only      the kernel table without the GPU time model, the\n"
+    "                      categories and the idle table (no launch links: about\n"
+    "                      half the time)\n"
     TP_CATEGORIES_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
     tp_cmd_stats, true};

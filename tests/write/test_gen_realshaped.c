@@ -34,7 +34,7 @@ static long long launch_flows(const char *log)
 static char *stats_json(const char *path)
 {
     char *out = NULL;
-    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' --json", tp_test_bin(), path), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' --json --kernels-only", tp_test_bin(), path), 0);
     return out;
 }
 

@@ -236,8 +236,12 @@ TEST(reconvert_broken_flow_keys_are_counted)
     CHECK_EQ_INT(tp_test_run(&log, "%s convert --strict '%s' -o '%s'", tp_test_bin(), in, out), 2);
     CHECK(log && strstr(log, "rejected by --strict"));
     free(log);
-    /* stats reads no links: the keys are dropped without a word */
-    CHECK_EQ_INT(tp_test_run(&log, "%s stats --strict '%s'", tp_test_bin(), in), 0);
+    /* stats links (its GPU time model counts unlinked work), so --strict refuses
+     * there too; --kernels-only reads no links: the keys are dropped without a word */
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --strict '%s'", tp_test_bin(), in), 2);
+    CHECK(log && strstr(log, "rejected by --strict"));
+    free(log);
+    CHECK_EQ_INT(tp_test_run(&log, "%s stats --kernels-only --strict '%s'", tp_test_bin(), in), 0);
     free(log);
 }
 
