@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool tp_is_device_activity(const tp_event *e)
-{
-    return e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) &&
-           (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
-}
-
 bool tp_is_profiler_span(const tp_trace *t, const tp_event *e)
 {
     if (tp_str_len(t, e->cat) == 5 && memcmp(tp_str_get(t, e->cat), "Trace", 5) == 0)

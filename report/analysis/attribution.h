@@ -42,8 +42,13 @@ void tp_attribution_free(tp_attribution *a);
  * "graph: decode_step", "(no host op)"). */
 void tp_attr_leaf_name(const tp_trace *t, const tp_attribution *a, uint32_t ev, char *buf, size_t n);
 
-/* Whether e is a device activity (kernel, memcpy, memset; not dropped or derived). */
-bool tp_is_device_activity(const tp_event *e);
+/* Whether e is a device activity (kernel, memcpy, memset; not dropped or
+ * derived).  Inline: every analysis asks it of every event. */
+static inline bool tp_is_device_activity(const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) &&
+           (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
+}
 /* The profiler's own span ("PyTorch Profiler (0)", category "Trace"): never
  * counted in any span. */
 bool tp_is_profiler_span(const tp_trace *t, const tp_event *e);

@@ -185,10 +185,9 @@ static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
 #undef SUB
 }
 
-void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_cat_rules *rules, tp_gpu_time *g)
+void tp_gpu_time_prepare(const tp_trace *t, const tp_cat_rules *rules, tp_gpu_time *g)
 {
     memset(g, 0, sizeof *g);
-    g->nsteps = sf->nsteps;
     /* devices: processes with activity, in process order */
     uint32_t *dev_of = tp_xmalloc((t->nprocesses + 1) * sizeof *dev_of);
     for (size_t p = 0; p < t->nprocesses; p++)
@@ -203,14 +202,11 @@ void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_ca
         if (dev_of[p] != TP_NONE)
             dev_of[p] = (uint32_t)g->ndevices++;
     g->devices = tp_xcalloc(g->ndevices + 1, sizeof *g->devices);
-    g->dev_steps = tp_xcalloc(g->ndevices * sf->nsteps + 1, sizeof *g->dev_steps);
-    g->steps = tp_xcalloc(sf->nsteps + 1, sizeof *g->steps);
     for (size_t p = 0; p < t->nprocesses; p++)
         if (dev_of[p] != TP_NONE) {
             tp_gpu_device *d = &g->devices[dev_of[p]];
             d->process = (uint32_t)p;
             tp_device_label(t, (uint32_t)p, d->label, sizeof d->label);
-            d->steps = g->dev_steps + (size_t)dev_of[p] * sf->nsteps;
         }
     /* activities with their classes; communication by kernel name, once per name */
     act *a = tp_xmalloc((nact + 1) * sizeof *a);
@@ -240,6 +236,20 @@ void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_ca
     }
     tp_i64map_free(&comm);
     sort_acts(a, na, 0);
+    free(dev_of);
+    g->acts = a;
+    g->nacts = na;
+}
+
+void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, tp_gpu_time *g)
+{
+    act *a = g->acts;
+    size_t na = g->nacts;
+    g->nsteps = sf->nsteps;
+    g->dev_steps = tp_xcalloc(g->ndevices * sf->nsteps + 1, sizeof *g->dev_steps);
+    g->steps = tp_xcalloc(sf->nsteps + 1, sizeof *g->steps);
+    for (size_t dv = 0; dv < g->ndevices; dv++)
+        g->devices[dv].steps = g->dev_steps + dv * sf->nsteps;
     /* each device's windows: its own steps (XPlane), else the host steps */
     win *w = tp_xmalloc((sf->nsteps + 1) * sizeof *w);
     for (size_t dv = 0, i = 0; dv < g->ndevices; dv++) {
@@ -283,11 +293,13 @@ void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_ca
     }
     free(w);
     free(a);
-    free(dev_of);
+    g->acts = NULL;
+    g->nacts = 0;
 }
 
 void tp_gpu_time_free(tp_gpu_time *g)
 {
+    free(g->acts);
     free(g->devices);
     free(g->dev_steps);
     free(g->steps);

@@ -57,9 +57,15 @@ typedef struct tp_gpu_time {
     tp_gpu_figs whole, linked, outside; /* summed over the devices */
     tp_gpu_figs *steps;     /* nsteps entries summed over the devices */
     tp_gpu_figs *dev_steps; /* ndevices x nsteps, each device's steps (devices[d].steps points here) */
+    void *acts;             /* between prepare and build: the classified activities, sorted */
+    size_t nacts;
 } tp_gpu_time;
 
-void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_cat_rules *rules, tp_gpu_time *g);
+/* In two parts so that the first (devices, activities classified and sorted:
+ * two thirds of the work) runs before the steps exist, beside the host tree
+ * (summary.c): prepare, then build with the steps. */
+void tp_gpu_time_prepare(const tp_trace *t, const tp_cat_rules *rules, tp_gpu_time *g);
+void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, tp_gpu_time *g);
 void tp_gpu_time_free(tp_gpu_time *g);
 
 /* "device N" label of a process as tp_stream_label names it (process label,
