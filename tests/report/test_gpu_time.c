@@ -3,6 +3,7 @@
  * traces as oracles, the rule table's parser, graph replays. */
 #include "report/analysis/summary.h"
 #include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
 #include "convert/pipeline/pipeline.h"
 
 #include <math.h>
@@ -10,16 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int load(const char *path, tp_trace *t)
-{
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace_init(t);
-    int rc = tp_load(path, &lo, t, &err);
-    if (rc < 0)
-        fprintf(stderr, "load %s: %s\n", path, err.msg);
-    return rc;
-}
 
 static void summarise(const char *path, tp_trace *t, tp_summary *s)
 {
@@ -85,7 +76,7 @@ TEST(gpu_time_invariant_on_every_sample)
     for (size_t k = 0; samples[k]; k++) {
         const char *path = k ? tp_test_shared(samples[k]) : samples[k];
         tp_trace t;
-        if (load(path, &t) < 0) {
+        if (tp_test_load(path, &t) < 0) {
             tp_test_fail(__FILE__, __LINE__, "%s does not load", samples[k]);
             tp_trace_free(&t);
             continue;
@@ -171,7 +162,7 @@ TEST(gpu_time_equals_tracelens_gpu_timeline)
         char rel[512];
         snprintf(rel, sizeof rel, "external/tracelens/%s.json.gz", c->trace);
         tp_trace t;
-        CHECK(load(tp_test_shared(rel), &t) == 0);
+        CHECK(tp_test_load(tp_test_shared(rel), &t) == 0);
         tp_summary s;
         summarise(rel, &t, &s);
         const tp_gpu_figs *f = c->linked_only ? &s.gt.linked : &s.gt.whole;
@@ -256,7 +247,7 @@ TEST(categories_equal_tracelens_where_defined_alike)
         char rel[512];
         snprintf(rel, sizeof rel, "external/tracelens/%s.json.gz", traces[k]);
         tp_trace t;
-        CHECK(load(tp_test_shared(rel), &t) == 0);
+        CHECK(tp_test_load(tp_test_shared(rel), &t) == 0);
         tp_summary s;
         summarise(rel, &t, &s);
         for (size_t c = 0; c < sizeof same / sizeof same[0]; c++) {
@@ -279,7 +270,7 @@ TEST(categories_of_bert_exact)
 {
     const char *rel = "external/tracelens/h100_gaunernst_bert-small-uncased__1016001.json.gz";
     tp_trace t;
-    CHECK(load(tp_test_shared(rel), &t) == 0);
+    CHECK(tp_test_load(tp_test_shared(rel), &t) == 0);
     tp_summary s;
     summarise(rel, &t, &s);
     static const struct {
@@ -320,7 +311,7 @@ TEST(graph_replays_are_attributed)
         const char *path = tp_test_tmp("graphs.json");
         CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_graphs %s '%s'", variants[v], path), 0);
         tp_trace t;
-        CHECK(load(path, &t) == 0);
+        CHECK(tp_test_load(path, &t) == 0);
         tp_summary s;
         tp_report_opts ro = {path, NULL, 0, NULL, false};
         tp_summary_build(&t, &ro, &s);
@@ -434,7 +425,7 @@ TEST(gpu_time_equals_hta_temporal_breakdown)
                  {"external/hta/trace_filter_sampled_rank-1.json.gz", 1231186000, 651136000, 271973000}};
     for (size_t k = 0; k < 2; k++) {
         tp_trace t;
-        CHECK(load(tp_test_shared(ranks[k].file), &t) == 0);
+        CHECK(tp_test_load(tp_test_shared(ranks[k].file), &t) == 0);
         tp_summary s;
         summarise(ranks[k].file, &t, &s);
         const tp_gpu_figs *f = &s.gt.whole;

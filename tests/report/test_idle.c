@@ -4,6 +4,7 @@
  * (scripts/hta_idle.py --no-filter: HTA's own tests assert nothing on these
  * files). */
 #include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"
 #include "report/out/idle_json.h"
@@ -53,16 +54,6 @@ static const char synth[] =
 #undef DEV
 #undef DEV0
 
-static int load(const char *path, tp_trace *t)
-{
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace_init(t);
-    int rc = tp_load(path, &lo, t, &err);
-    if (rc < 0)
-        fprintf(stderr, "load %s: %s\n", path, err.msg);
-    return rc;
-}
 
 typedef struct want {
     int64_t span, host, kernel, other;
@@ -96,7 +87,7 @@ static void check_stream(const tp_idle_stream *r, const want *w, int line)
 TEST(idle_synthetic_every_gap_kind_hand_computed)
 {
     tp_trace t;
-    CHECK(load(tp_test_write_text("idle.json", synth), &t) == 0);
+    CHECK(tp_test_load(tp_test_write_text("idle.json", synth), &t) == 0);
     tp_report_opts ro = {"idle.json", NULL, 0, NULL, false};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
@@ -134,7 +125,7 @@ TEST(idle_no_launches_and_no_streams)
 {
     tp_trace t;
     /* one unlinked kernel: no gap, no delay (null in JSON), queue 0 */
-    CHECK(load(tp_test_write_text("idle1.json", "{\"traceEvents\":["
+    CHECK(tp_test_load(tp_test_write_text("idle1.json", "{\"traceEvents\":["
                                                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
                                                 "\"ts\":5,\"dur\":2}]}"),
                &t) == 0);
@@ -151,7 +142,7 @@ TEST(idle_no_launches_and_no_streams)
     tp_summary_free(&s);
     tp_trace_free(&t);
     /* no device activity: an empty list */
-    CHECK(load(tp_test_write_text("idle0.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\","
+    CHECK(tp_test_load(tp_test_write_text("idle0.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\","
                                                 "\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":2}]}"),
                &t) == 0);
     tp_summary_build(&t, &ro, &s);
@@ -200,7 +191,7 @@ TEST(idle_hta_trace_filter_samples_match_hta_definitions)
         char rel[128];
         snprintf(rel, sizeof rel, "external/hta/trace_filter_sampled_rank-%d.json.gz", r);
         tp_trace t;
-        CHECK(load(tp_test_shared(rel), &t) == 0);
+        CHECK(tp_test_load(tp_test_shared(rel), &t) == 0);
         tp_report_opts ro = {rel, NULL, 0, NULL, false};
         tp_summary s;
         tp_summary_build(&t, &ro, &s);

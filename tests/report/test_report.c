@@ -2,6 +2,7 @@
  * T1-T5 on a hand-computed synthetic trace), summary.json vs stats --json,
  * report on a converted trace, and the report files themselves. */
 #include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
 #include "convert/codec/json_value.h"
 #include "convert/codec/json_write.h"
 #include "report/analysis/op_breakdown.h"
@@ -60,16 +61,6 @@ static const char synth[] =
     "\"args\":{\"correlation\":5}}\n"
     "]}\n";
 
-static int load(const char *path, tp_trace *t)
-{
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace_init(t);
-    int rc = tp_load(path, &lo, t, &err);
-    if (rc < 0)
-        fprintf(stderr, "load %s: %s\n", path, err.msg);
-    return rc;
-}
 
 static const tp_overhead_row *find_row(const tp_trace *t, const tp_overheads *ov, int type, const char *name)
 {
@@ -84,7 +75,7 @@ static const tp_overhead_row *find_row(const tp_trace *t, const tp_overheads *ov
 TEST(report_overheads_t1_to_t5_hand_computed)
 {
     tp_trace t;
-    CHECK(load(tp_test_write_text("synth.json", synth), &t) == 0);
+    CHECK(tp_test_load(tp_test_write_text("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
     tp_overheads ov;
@@ -142,7 +133,7 @@ TEST(report_overheads_t1_to_t5_hand_computed)
 TEST(report_op_breakdown_groups_by_top_level_op_and_mix)
 {
     tp_trace t;
-    CHECK(load(tp_test_write_text("synth.json", synth), &t) == 0);
+    CHECK(tp_test_load(tp_test_write_text("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
     tp_op_kernels ob;
@@ -174,7 +165,7 @@ TEST(report_op_breakdown_groups_by_top_level_op_and_mix)
 TEST(report_step_figures_busy_overlap_idle_and_throughput)
 {
     tp_trace t;
-    CHECK(load(tp_test_write_text("synth.json", synth), &t) == 0);
+    CHECK(tp_test_load(tp_test_write_text("synth.json", synth), &t) == 0);
     tp_host_tree ht;
     tp_host_tree_build(&t, &ht);
     tp_step_figures sf;
@@ -694,7 +685,7 @@ TEST(report_golden_pages_of_the_example)
 {
     unsetenv("SOURCE_DATE_EPOCH"); /* the date comes from the trace */
     tp_trace t;
-    CHECK(load("golden/example.pt.trace.json", &t) == 0);
+    CHECK(tp_test_load("golden/example.pt.trace.json", &t) == 0);
     tp_report_opts ro = {"golden/example.pt.trace.json", NULL, 16, NULL, false};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
