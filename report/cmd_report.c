@@ -91,6 +91,7 @@ static int tp_cmd_report(int argc, char **argv)
         tp_cat_rules_free(&rules);
         return TP_EXIT_INPUT;
     }
+    tp_print_warnings(path, &t);
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     tp_timing("summary");

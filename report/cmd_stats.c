@@ -274,6 +274,7 @@ static int tp_cmd_stats(int argc, char **argv)
         tp_cat_rules_free(&rules);
         return TP_EXIT_INPUT;
     }
+    tp_print_warnings(path, &t);
     tp_summary s;
     if (kernels_only) { /* the kernel table alone: half the time of the whole */
         memset(&s, 0, sizeof s);

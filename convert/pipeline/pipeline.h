@@ -50,5 +50,9 @@ int tp_parse_steps(const char *s, int64_t *first, int64_t *last);
 /* Load PATH into t (initialised by the caller with tp_trace_init).  Returns 0,
  * or -1 with err filled (the caller prints it with tp_report_error). */
 int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err);
+/* "tracepress: PATH: warning: what: N, what: N" when the reader counted
+ * warnings (what it skipped or repaired); nothing otherwise.  For commands
+ * without convert's summary line (stats, report). */
+void tp_print_warnings(const char *path, const tp_trace *t);
 
 #endif

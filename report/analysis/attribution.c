@@ -109,9 +109,13 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
                 if (!library_frame(t, &t->events[up]))
                     named = up;
             }
+        bool graph = tp_is_graph_launch(tp_str_get(t, t->events[launch].name));
         if (inner != TP_NONE) {
             a->leaf[i] = named != TP_NONE ? named : inner;
-            a->how[i] = tp_is_graph_launch(tp_str_get(t, t->events[launch].name)) ? TP_ATTR_GRAPH : TP_ATTR_SCOPE;
+            a->how[i] = graph ? TP_ATTR_GRAPH : TP_ATTR_SCOPE;
+        } else if (graph) { /* nothing but a step around it: still a graph replay, "graph: cudaGraphLaunch" */
+            a->leaf[i] = launch;
+            a->how[i] = TP_ATTR_GRAPH;
         }
     }
     free(host_mod);

@@ -8,8 +8,12 @@
  *            innermost enclosing host slice that is neither a step nor the
  *            profiler's own span: an annotation or a Python function (a
  *            CUDA/HIP graph replay launched under `CUDAGraphRunner.forward`,
- *            a compiled region); TP_NONE when nothing encloses the launch or
- *            there is no launch call;
+ *            a compiled region), skipping the framework's own Python frames
+ *            (torch/..., <built-in ...>) when a frame of the user's code or
+ *            an annotation encloses them; a graph launch with nothing but a
+ *            step around it is its own leaf ("graph: cudaGraphLaunch");
+ *            TP_NONE when nothing encloses the launch or there is no launch
+ *            call;
  *   how      TP_ATTR_OP, TP_ATTR_SCOPE (leaf is an enclosing scope),
  *            TP_ATTR_GRAPH (a scope, and the launch is a graph launch:
  *            cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch), TP_ATTR_NONE;

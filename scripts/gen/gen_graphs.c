@@ -16,8 +16,8 @@
  *  - the sampler, eager: aten::argmax (one kernel) and aten::item with a
  *    DtoH memcpy.
  * --bare N: N more one-layer graph launches per step with nothing around
- * them but the step, which is not a scope: they stay "(no host op)", the
- * honest residue the tests count.
+ * them but the step, which is not a scope: they are named after the call
+ * ("graph: cudaGraphLaunch").
  * Times are integer microseconds with three decimals; the same arguments
  * always give the same bytes. */
 #include <stdio.h>

@@ -125,7 +125,7 @@ TEST(chrome_lenient_problems_are_counted_and_strict_rejects_them)
     tp_err err;
     CHECK(load_text(text, &t, &err, false) == 0);
     CHECK_EQ_INT(tp_warning_count(&t, "trailing commas"), 2);
-    CHECK_EQ_INT(tp_warning_count(&t, "empty {} events (skipped)"), 1);
+    CHECK_EQ_INT(tp_warning_count(&t, "objects with no ph, name, ts or pid (skipped)"), 1);
     CHECK_EQ_INT(tp_warning_count(&t, "unknown phases (kept)"), 1);
     CHECK_EQ_INT(tp_warning_count(&t, "invalid UTF-8 or escapes (replaced)"), 1);
     CHECK(find(&t, "q") != NULL);
@@ -149,7 +149,7 @@ TEST(chrome_strict_reports_the_first_problem_at_its_offset)
          "offset 33", "invalid escape or UTF-8 in a string, rejected by --strict"},
         /* an empty event (offset 1), then a trailing comma */
         {"[{},{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},]", "offset 1",
-         "empty {} events (skipped), rejected by --strict"},
+         "objects with no ph, name, ts or pid (skipped), rejected by --strict"},
         /* an X without dur (offset 38), then a bad escape, then an unknown phase */
         {"[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":0},{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"ts\":0},"
          "{\"ph\":\"X\",\"name\":\"\\udc00\",\"pid\":1,\"ts\":0,\"dur\":1},{\"ph\":\"Q\",\"pid\":1,\"ts\":0}]",

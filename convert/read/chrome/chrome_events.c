@@ -340,7 +340,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     r->ev_at = at;
     if (!ev->ph.p) {
         if (!ev->name.p && !ev->ts.p && !ev->pid.p) {
-            tp_warn_at(t, "empty {} events (skipped)", 1, at);
+            tp_warn_at(t, "objects with no ph, name, ts or pid (skipped)", 1, at);
             return 0;
         }
         if (r->o->strict)
