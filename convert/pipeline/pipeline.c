@@ -421,19 +421,10 @@ static void print_notices(const char *path, const tp_trace *t)
     }
 }
 
-/* Counted in a warning and told in full by a notice (print_notices): the
- * notice names the categories, the count would say it twice. */
-static bool said_in_a_notice(const char *what)
-{
-    return strncmp(what, "device events in unknown categories", 35) == 0;
-}
-
 void tp_print_warnings(const char *path, const tp_trace *t)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->nwarnings; i++) {
-        if (said_in_a_notice(t->warnings[i].what))
-            continue;
         if (!n++) {
             fputs(TP_PROG ": ", stderr);
             tp_put_printable(stderr, path);

@@ -223,7 +223,8 @@ void chrome_cats_finish(reader *r)
         return;
     }
     sort_totals(tot, ntot, t);
-    tp_warn(t, "device events in unknown categories (not read as device activity)", all);
+    /* one notice, printed by every command (tp_load): it names the categories and
+     * holds the count, so no counted warning says it a second time */
     tp_buf *b = &t->notices;
     if (ntot == 1) {
         tp_buf_printf(b, "%llu device events in unknown category ", (unsigned long long)all);
