@@ -330,6 +330,8 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
         sf->median = ix[(n - 1) / 2];
         sf->median_of = n;
         free(ix);
+        for (size_t b = 0; b < sf->nsteps; b++)
+            sf->steps_host_ns += sf->steps[b].host_ns;
     }
 }
 
@@ -344,12 +346,8 @@ void tp_step_figures_free(tp_step_figures *sf)
 
 int64_t tp_throughput_milli(const tp_step_figures *sf, int64_t batch_size)
 {
-    __int128 iters = sf->nsteps ? (__int128)sf->nsteps : 1, ns = 0;
-    if (sf->nsteps)
-        for (size_t b = 0; b < sf->nsteps; b++)
-            ns += sf->steps[b].host_ns;
-    else
-        ns = sf->whole.host_ns;
+    __int128 iters = sf->nsteps ? (__int128)sf->nsteps : 1;
+    __int128 ns = sf->nsteps ? sf->steps_host_ns : sf->whole.host_ns;
     if (ns <= 0 || batch_size <= 0)
         return 0;
     __int128 num = (__int128)batch_size * iters * 1000000000000LL;

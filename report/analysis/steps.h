@@ -50,6 +50,7 @@ typedef struct tp_step_figures {
     tp_step_row whole;
     size_t median;       /* index into steps, or SIZE_MAX without steps */
     size_t median_of;    /* how many steps it is the median of (those with device activity) */
+    int64_t steps_host_ns; /* sum of the steps' host_ns (0 without steps) */
     int64_t span_start, span_end;
     int64_t *matrix;     /* (nsteps+1) x nstreams busy times */
     uint32_t *ev_step;   /* event -> index into steps of the step holding that device activity, TP_NONE */

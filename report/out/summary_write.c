@@ -80,9 +80,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
         tp_buf_puts(b, ",\"batch_size\":null},\n");
 
     /* headline numbers: each on one base, named so (docs/REPORT.md) */
-    int64_t host = 0;
-    for (size_t i = 0; i < sf->nsteps; i++)
-        host += sf->steps[i].host_ns;
+    int64_t host = sf->steps_host_ns;
     const tp_gpu_figs *g = &s->gt.whole;
     tp_buf_printf(b, "\"headline\":{\"iterations\":%zu,\"host_steps_ns\":", sf->nsteps ? sf->nsteps : (size_t)1);
     if (sf->nsteps)
@@ -198,10 +196,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     tp_buf_printf(b, "| trace span | %s |\n| slices | %llu |\n| steps | %zu |\n", u, (unsigned long long)s->slices,
                   sf->nsteps);
     if (sf->nsteps) {
-        int64_t host = 0;
-        for (size_t i = 0; i < sf->nsteps; i++)
-            host += sf->steps[i].host_ns;
-        tp_fmt_us(u, sizeof u, host);
+        tp_fmt_us(u, sizeof u, sf->steps_host_ns);
         tp_buf_printf(b, "| host time of the steps | %s |\n", u);
     }
     if (sf->median != SIZE_MAX) {

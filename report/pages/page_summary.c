@@ -62,9 +62,7 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
 
     /* headline numbers: each on the base its name says (docs/REPORT.md) */
     n = 0;
-    int64_t host = 0;
-    for (size_t i = 0; i < sf->nsteps; i++)
-        host += sf->steps[i].host_ns;
+    int64_t host = sf->steps_host_ns;
     const tp_gpu_figs *g = &s->gt.whole;
     char pct[32];
     if (sf->nsteps) {
