@@ -28,6 +28,8 @@ void tp_trace_init(tp_trace *t)
 
 void tp_trace_free(tp_trace *t)
 {
+    free(t->devinfo);
+    free(t->costs);
     free(t->str_data);
     free(t->str_off);
     free(t->str_hash);

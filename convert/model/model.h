@@ -123,6 +123,29 @@ typedef struct tp_warning {
     uint64_t at;      /* 1 + input offset of the first one (the smallest), 0 = not known */
 } tp_warning;
 
+/* A device the trace describes (Chrome "deviceProperties", an XPlane device
+ * plane's stats): what the efficiency analysis matches against the table of
+ * device peaks (report/perf_models/devices.h).  0 / empty = not recorded. */
+typedef struct tp_device_info {
+    int64_t id;            /* the device's number in the trace (Kineto "id", XPlane device ordinal); -1 unknown */
+    tp_str name;           /* "NVIDIA H100 80GB HBM3", "TPU v6 lite"; 0 unknown */
+    tp_str vendor;         /* "Nvidia", "AMD" (XPlane device_vendor); 0 unknown */
+    int64_t memory_bytes;  /* totalGlobalMem, XPlane memory_size */
+    int32_t cores;         /* numSms / compute units / XPlane core_count */
+    int32_t cc_major, cc_minor; /* compute capability (computeMajor/Minor) */
+    double peak_tflops;    /* the trace's own peak (XPlane peak_teraflops_per_second), 0 unknown */
+    double peak_mem_gbps;  /* the trace's own memory bandwidth (XPlane peak_hbm_bw_gigabytes_per_second) */
+} tp_device_info;
+
+/* A cost a reader found recorded for an op (XPlane XLA ops' `flops` and
+ * `bytes_accessed` metadata stats), keyed by the op events' name: every event
+ * named `name` on a device line did this much work. */
+typedef struct tp_name_cost {
+    tp_str name;
+    uint64_t flops;
+    uint64_t bytes;
+} tp_name_cost;
+
 typedef struct tp_trace {
     /* string pool */
     char *str_data;
@@ -148,6 +171,14 @@ typedef struct tp_trace {
     /* Top-level keys of a Chrome trace other than traceEvents, as JSON text
      * ("\"deviceProperties\":[...]"), in input order; written back verbatim. */
     tp_buf toplevel;
+
+    /* Devices described by the input, in input order (owned; free'd by
+     * tp_trace_free). */
+    tp_device_info *devinfo;
+    size_t ndevinfo, devinfo_cap;
+    /* Recorded op costs, sorted by name id, one per name (owned). */
+    tp_name_cost *costs;
+    size_t ncosts, costs_cap;
 
     const char *format;    /* reader name ("kineto", "xplane", ...), static */
     int64_t base_ns;       /* offset that input times were relative to (kept) */

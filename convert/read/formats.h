@@ -15,6 +15,10 @@
 typedef struct tp_read_opts {
     bool strict;             /* lenient problems (bad UTF-8, trailing commas...) become errors */
     bool keep_args;          /* keep event args (convert) or skip them (stats, report) */
+    /* With keep_args off: keep the args of the events whose name this
+     * accepts all the same (the report: the ops whose recorded shapes the
+     * efficiency analysis reads).  NULL: none. */
+    bool (*keep_args_of)(const char *name, size_t len);
     bool no_corr;            /* correlation ids are not needed (nothing will be linked, set for `stats`
                               * only): may skip them, and events that only draw links (Chrome flow
                               * events, see chrome_events.c keep_flow) need not all be kept */
