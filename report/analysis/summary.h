@@ -20,6 +20,7 @@ typedef struct tp_report_opts {
     int64_t batch_size;     /* --batch-size, 0 when not given */
     const tp_cat_rules *rules; /* --categories FILE's rules with the built-in ones; NULL: the built-in ones */
     bool lean;              /* what `stats` prints only: no op breakdown, no CPU overheads */
+    const struct tp_device_table *devices; /* --device-spec FILE's devices with the built-in ones; NULL: the built-in ones */
 } tp_report_opts;
 
 typedef struct tp_summary {
