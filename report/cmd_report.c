@@ -40,7 +40,7 @@ static int tp_cmd_report(int argc, char **argv)
     }
     if (!path)
         return tp_usage_error(argv[0], "no input file");
-    tp_report_opts ro = {path, steps, 0, NULL, false};
+    tp_report_opts ro = {path, steps, 0, NULL, false, NULL};
     if (batch) {
         char *end;
         long long v = strtoll(batch, &end, 10);

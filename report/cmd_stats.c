@@ -281,7 +281,7 @@ static int tp_cmd_stats(int argc, char **argv)
         s.t = &t;
         tp_kernel_table_build(&t, &s.kt);
     } else {
-        tp_report_opts sro = {path, NULL, 0, &rules, true};
+        tp_report_opts sro = {path, NULL, 0, &rules, true, NULL};
         tp_summary_build(&t, &sro, &s);
     }
     int rc = TP_EXIT_OK;
