@@ -64,7 +64,7 @@ static int summarize(const char *path, tp_trace *t, tp_summary *s)
         fprintf(stderr, "load %s: %s\n", path, err.msg);
         return -1;
     }
-    tp_report_opts ro = {path, NULL, 0, NULL, false};
+    tp_report_opts ro = {path, NULL, 0, NULL, false, NULL};
     tp_summary_build(t, &ro, s);
     return 0;
 }
