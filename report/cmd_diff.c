@@ -101,6 +101,7 @@ static int tp_cmd_diff(int argc, char **argv)
     tp_cat_rules rules; /* one rule table for both sides */
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return TP_EXIT_INPUT;
+    lo.read.keep_args_of = tp_efficiency_wants_args; /* the shapes of the ops that have a model */
     tp_trace t[2];
     if (load(paths[0], &lo, &t[0]) < 0) {
         tp_trace_free(&t[0]);

@@ -147,6 +147,8 @@ static void *categories_job(void *p)
 {
     tp_summary *s = p;
     tp_categories_build(s->t, &s->at, &s->sf, s->rules, &s->cat);
+    if (!s->opts.lean)
+        tp_efficiency_build(s->t, &s->ht, &s->cat, s->opts.devices, &s->eff);
     return NULL;
 }
 
@@ -184,7 +186,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
     tp_timing("summary: attribution, ops | steps, overheads");
     run_pair(gpu_time_and_idle_job, s, categories_job);
-    tp_timing("summary: gpu time, idle | categories");
+    tp_timing("summary: gpu time, idle | categories, efficiency");
     find_devices(t, s);
     find_date(t, s);
 }
@@ -200,6 +202,7 @@ void tp_summary_free(tp_summary *s)
     tp_gpu_time_free(&s->gt);
     tp_idle_free(&s->idle);
     tp_categories_free(&s->cat);
+    tp_efficiency_free(&s->eff);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);

@@ -6,6 +6,7 @@
 
 #include "report/analysis/attribution.h"
 #include "report/analysis/categories.h"
+#include "report/analysis/efficiency.h"
 #include "report/analysis/gpu_time.h"
 #include "report/analysis/hosttree.h"
 #include "report/analysis/idle.h"
@@ -40,6 +41,7 @@ typedef struct tp_summary {
     tp_categories cat;
     tp_gpu_time gt;
     tp_idle idle;           /* idle attribution and launch statistics per stream */
+    tp_efficiency eff;      /* FLOPs, bytes and the roof per op and shape (not with opts.lean) */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for

@@ -2,6 +2,7 @@
 #include "report/out/summary_write.h"
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
+#include "report/out/eff_json.h"
 #include "report/out/idle_json.h"
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
@@ -123,6 +124,8 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_categories_json(s, b);
     tp_buf_puts(b, ",\n");
     tp_idle_json(s, b);
+    tp_buf_puts(b, ",\n");
+    tp_efficiency_json(s, b);
     tp_buf_puts(b, ",\n");
 
     /* the kernel table, as `stats --json` writes it */

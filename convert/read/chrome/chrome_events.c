@@ -237,7 +237,22 @@ static uint64_t args_of_input(reader *r, const raw_event *ev)
     return h ? h : tp_args_add(r->t, ev->args, ev->args_n);
 }
 
-static uint64_t args_handle(reader *r, const raw_event *ev)
+/* keep_args_of asked once per name */
+static bool wants_args(reader *r, tp_str name)
+{
+    if (name >= r->want_cap) {
+        size_t old = r->want_cap;
+        TP_GROW(r->want, r->want_cap, (size_t)name + 1);
+        memset(r->want + old, 0, r->want_cap - old);
+    }
+    if (!r->want[name]) {
+        const char *s = tp_str_get(r->t, name);
+        r->want[name] = r->o->keep_args_of(s, strlen(s)) ? 1 : 2;
+    }
+    return r->want[name] == 1;
+}
+
+static uint64_t args_handle(reader *r, const raw_event *ev, tp_str name)
 {
     tp_trace *t = r->t;
     if (r->o->strict) { /* bytes that are not UTF-8 in args: what convert's writer would replace */
@@ -249,7 +264,7 @@ static uint64_t args_handle(reader *r, const raw_event *ev)
             bad_string_at(r, r->ev_at);
         }
     }
-    bool keep = r->o->keep_args;
+    bool keep = r->o->keep_args || (r->o->keep_args_of && ev->args && wants_args(r, name));
     if (!keep && !(ev->ph.n == 1 && ev->ph.p[0] == 'C'))
         return 0;
     if (ev->extra->len == 0)
@@ -431,7 +446,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     case 'X':
         break;
     case 'B': {
-        e.args = args_handle(r, ev);
+        e.args = args_handle(r, ev, e.name);
         uint32_t idx = tp_event_add(t, &e);
         chrome_bstack_push(r, track, idx);
         if (ev->bind.p || ev->flow)
@@ -472,7 +487,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
             return tp_fail(r->err, at, "unknown phase '%.*s'", (int)(ev->ph.n > 8 ? 8 : ev->ph.n), ev->ph.p);
         tp_warn_at(t, "unknown phases (kept)", 1, at);
     }
-    e.args = args_handle(r, ev);
+    e.args = args_handle(r, ev, e.name);
     if (e.cat >= r->cat_kind_cap) {
         size_t old = r->cat_kind_cap;
         TP_GROW(r->cat_kind, r->cat_kind_cap, (size_t)e.cat + 1);

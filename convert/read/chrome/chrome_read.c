@@ -244,6 +244,7 @@ void chrome_reader_free(reader *r)
     free(r->bcap);
     free(r->slots);
     free(r->cat_kind);
+    free(r->want);
     free(r->own);
     free(r->orphans);
     free(r->meta_set);
@@ -298,7 +299,7 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         goto done;
     }
     r.pos = (size_t)(p - r.buf) + 1;
-    if (o->keep_args && tp_input_seekable(in)) /* args stay in the file (chrome_args.h) */
+    if ((o->keep_args || o->keep_args_of) && tp_input_seekable(in)) /* args stay in the file (chrome_args.h) */
         tp_chrome_args_attach(t, tp_input_path(in), tp_input_compressed_size(in));
     chrome_half_start(&r);
     if (*p == '[') {

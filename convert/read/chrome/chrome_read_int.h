@@ -105,6 +105,8 @@ typedef struct reader {
     const char *map;  /* the whole file, parsed in place (tp_input_map), or NULL */
     uint64_t released; /* mapped pages before this offset are handed back */
     tp_buf extra;     /* scratch for extra keys */
+    uint8_t *want;    /* name id -> 0 not asked, 1 keep its args, 2 not (o->keep_args_of) */
+    size_t want_cap;
     tp_buf scratch;   /* scratch for unescaping */
     track_slot *slots;
     size_t nslots, nused;

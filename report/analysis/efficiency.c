@@ -1,0 +1,457 @@
+/* efficiency.c: invocations, their costs, rows per shape, the roof
+ * (efficiency.h). */
+#include "report/analysis/efficiency.h"
+#include "convert/base/i64map.h"
+#include "convert/base/strset.h"
+#include "convert/codec/json_lex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool tp_efficiency_wants_args(const char *name, size_t len)
+{
+    return tp_op_family_of(name, len) != TP_FAM_NONE;
+}
+
+/* One invocation: a modelled host op (or an XLA device event) and its device time. */
+typedef struct slot {
+    uint32_t op;         /* the op event */
+    uint32_t first_act;  /* its first device activity */
+    int64_t ns;
+    bool on_device;      /* some of its work is not a host<->device copy */
+} slot;
+
+/* Per row while building: the invocations' times. */
+typedef struct row_times {
+    int64_t *ns;
+    size_t n, cap;
+} row_times;
+
+typedef struct builder {
+    const tp_trace *t;
+    tp_efficiency *e;
+    uint8_t *modelled;   /* name id -> 0 not asked, 1 yes, 2 no */
+    tp_strset keys;      /* recorded-inputs key -> result */
+    int32_t *result;     /* key id -> row index, or -(skip index + 1) */
+    size_t result_cap;
+    tp_strset row_keys, skip_keys;
+    size_t rows_cap, skips_cap;
+    row_times *times;
+    tp_jdoc doc;
+    tp_buf key, json;
+} builder;
+
+static bool is_modelled(builder *b, tp_str name)
+{
+    if (!b->modelled[name]) {
+        const char *s = tp_str_get(b->t, name);
+        b->modelled[name] = tp_op_family_of(s, strlen(s)) != TP_FAM_NONE ? 1 : 2;
+    }
+    return b->modelled[name] == 1;
+}
+
+/* Device time that is compared with the device: kernels, memsets, copies
+ * within the device (a memcpy named device-to-device). */
+static bool on_device(const tp_trace *t, const tp_event *a)
+{
+    if (a->kind != TP_KIND_MEMCPY)
+        return true;
+    const char *n = tp_str_get(t, a->name);
+    return strstr(n, "DtoD") || strstr(n, "Device -> Device") || strstr(n, "DeviceToDevice");
+}
+
+/* ---- the recorded inputs' key: the four members' texts ---- */
+
+static const char *const members[] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
+
+/* Each member's value text (NULL when absent), by a walk over the object's
+ * top-level members (a member name inside a string value is not a member). */
+static void member_spans(const char *p, size_t len, const char *val[4], size_t vlen[4])
+{
+    const char *end = p + len, *why;
+    for (int k = 0; k < 4; k++)
+        val[k] = NULL, vlen[k] = 0;
+    p = tp_json_ws(p, end);
+    if (p >= end || *p != '{')
+        return;
+    p++;
+    for (;;) {
+        p = tp_json_ws(p, end);
+        if (p >= end || *p != '"')
+            return;
+        const char *s, *next;
+        size_t n;
+        bool esc;
+        if (tp_json_string(p, end, &s, &n, &esc, &next, &why) != 0)
+            return;
+        p = tp_json_ws(next, end);
+        if (p >= end || *p != ':')
+            return;
+        const char *v = tp_json_ws(p + 1, end);
+        if (tp_json_skip(v, end, &next, &why) != 0)
+            return;
+        for (int k = 0; k < 4; k++)
+            if (!esc && n == strlen(members[k]) && memcmp(s, members[k], n) == 0 && !val[k])
+                val[k] = v, vlen[k] = (size_t)(next - v);
+        p = tp_json_ws(next, end);
+        if (p >= end || *p != ',')
+            return;
+        p++;
+    }
+}
+
+static char *compact(builder *b, const tp_jv *v)
+{
+    b->json.len = 0;
+    if (v)
+        tp_jv_write(&b->json, v);
+    return tp_xstrndup(b->json.data ? b->json.data : "", b->json.len);
+}
+
+static int32_t add_skip(builder *b, const char *op, const char *why)
+{
+    b->key.len = 0;
+    tp_buf_printf(&b->key, "%s\x1f%s", op, why);
+    size_t before = b->skip_keys.n;
+    uint32_t id = tp_strset_add(&b->skip_keys, b->key.data, b->key.len);
+    tp_efficiency *e = b->e;
+    if (b->skip_keys.n > before) {
+        TP_GROW(e->skips, b->skips_cap, e->nskips + 1);
+        e->skips[e->nskips++] = (tp_eff_skip){tp_xstrdup(op), why, 0, 0};
+    }
+    return -(int32_t)id; /* ids start at 1 */
+}
+
+/* A row for (op, inputs, cost): found or added. */
+static int32_t add_row(builder *b, const char *op, const tp_op_inputs *in, const tp_op_cost *c)
+{
+    char *dims = compact(b, in ? in->dims_v : NULL), *types = compact(b, in ? in->types_v : NULL),
+         *strides = compact(b, in ? in->strides_v : NULL);
+    b->key.len = 0;
+    tp_buf_printf(&b->key, "%s\x1f%s\x1f%s\x1f%s\x1f%llu\x1f%llu", op, dims, types, strides,
+                  (unsigned long long)c->flops, (unsigned long long)c->bytes);
+    size_t before = b->row_keys.n;
+    uint32_t id = tp_strset_add(&b->row_keys, b->key.data, b->key.len);
+    tp_efficiency *e = b->e;
+    if (b->row_keys.n == before) {
+        free(dims), free(types), free(strides);
+        return (int32_t)id - 1;
+    }
+    size_t old = b->rows_cap;
+    TP_GROW(e->rows, b->rows_cap, e->n + 1);
+    if (b->rows_cap > old) {
+        b->times = tp_xrealloc(b->times, b->rows_cap * sizeof *b->times);
+    }
+    tp_eff_row *r = &e->rows[e->n];
+    memset(r, 0, sizeof *r);
+    r->op = tp_xstrdup(op);
+    r->family = (uint8_t)c->family;
+    r->peak = (int8_t)c->peak;
+    r->input_dims = dims, r->dtypes = types, r->strides = strides;
+    r->flops = c->flops, r->bytes = c->bytes;
+    r->category = UINT32_MAX;
+    r->peak_fraction = -1;
+    b->times[e->n] = (row_times){0};
+    return (int32_t)e->n++;
+}
+
+/* The row or skip of a host op invocation: by the key of its recorded
+ * inputs, computed once per distinct key. */
+static int32_t result_of(builder *b, const tp_event *op, void *cursor, tp_buf *scratch)
+{
+    const char *args = NULL, *extra;
+    size_t alen = 0, elen;
+    if (op->args)
+        tp_args_split_r(b->t, cursor, scratch, op->args, &args, &alen, &extra, &elen);
+    const char *name = tp_str_get(b->t, op->name);
+    const char *val[4];
+    size_t vlen[4];
+    member_spans(args ? args : "", alen, val, vlen);
+    if (!val[0])
+        return add_skip(b, name, args && alen ? "no \"Input Dims\" recorded" : "no args recorded");
+    b->e->with_shapes++;
+    b->key.len = 0;
+    tp_buf_put(&b->key, &op->name, sizeof op->name);
+    for (int k = 0; k < 4; k++) {
+        tp_buf_putc(&b->key, '\x1f');
+        if (val[k])
+            tp_buf_put(&b->key, val[k], vlen[k]);
+    }
+    size_t before = b->keys.n;
+    uint32_t id = tp_strset_add(&b->keys, b->key.data, b->key.len);
+    if (b->keys.n == before)
+        return b->result[id];
+    TP_GROW(b->result, b->result_cap, (size_t)id + 1);
+    tp_op_inputs in;
+    tp_op_cost c;
+    const char *why;
+    int32_t r;
+    tp_jdoc_reset(&b->doc);
+    if (tp_op_inputs_parse(args, alen, &b->doc, &in, &why) != 0 || tp_op_cost_of(name, &in, &c, &why) != 0)
+        r = add_skip(b, name, why);
+    else
+        r = add_row(b, name, &in, &c);
+    b->result[id] = r;
+    return r;
+}
+
+static const tp_name_cost *cost_of(const tp_trace *t, tp_str name)
+{
+    size_t lo = 0, hi = t->ncosts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->costs[mid].name == name)
+            return &t->costs[mid];
+        if (t->costs[mid].name < name)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static void add_time(builder *b, int32_t r, int64_t ns)
+{
+    if (r < 0) {
+        tp_eff_skip *s = &b->e->skips[-r - 1];
+        s->count++;
+        s->device_ns += ns;
+        return;
+    }
+    row_times *rt = &b->times[r];
+    TP_GROW(rt->ns, rt->cap, rt->n + 1);
+    rt->ns[rt->n++] = ns;
+}
+
+/* Every device activity to its invocation; then each invocation to a row. */
+static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
+{
+    const tp_trace *t = b->t;
+    tp_i64map slot_of = {0};
+    slot *slots = NULL;
+    size_t nslots = 0, cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *a = &t->events[i];
+        if (!tp_is_device_activity(a))
+            continue;
+        b->e->device_ns += a->dur;
+        const tp_name_cost *xc = t->ncosts ? cost_of(t, a->name) : NULL;
+        if (xc) { /* an XLA op with its recorded cost: an invocation of its own */
+            tp_op_cost cost = {TP_FAM_XLA, xc->flops, xc->bytes, TP_PEAK_MATRIX_BF16};
+            int32_t r = add_row(b, tp_str_get(t, a->name), NULL, &cost);
+            if (c && c->of && b->e->rows[r].category == UINT32_MAX)
+                b->e->rows[r].category = c->of[i];
+            add_time(b, r, a->dur);
+            b->e->invocations++;
+            b->e->modelled_ns += a->dur;
+            continue;
+        }
+        uint32_t op = a->op;
+        while (op != TP_NONE && !is_modelled(b, t->events[op].name))
+            op = ht->parent[op];
+        if (op == TP_NONE)
+            continue;
+        uint32_t k = tp_i64map_get(&slot_of, op);
+        if (k == TP_I64MAP_EMPTY) {
+            TP_GROW(slots, cap, nslots + 1);
+            slots[nslots] = (slot){op, (uint32_t)i, 0, false};
+            k = (uint32_t)nslots++;
+            tp_i64map_put(&slot_of, op, k);
+        }
+        slots[k].ns += a->dur;
+        slots[k].on_device |= on_device(t, a);
+    }
+    tp_i64map_free(&slot_of);
+    void *cursor = tp_args_cursor_new(t);
+    tp_buf scratch = {0};
+    for (size_t k = 0; k < nslots; k++) {
+        if (!slots[k].on_device) {
+            b->e->host_copies++;
+            continue;
+        }
+        int32_t r = result_of(b, &t->events[slots[k].op], cursor, &scratch);
+        add_time(b, r, slots[k].ns);
+        if (r >= 0) {
+            b->e->invocations++;
+            b->e->modelled_ns += slots[k].ns;
+            if (c && c->of && b->e->rows[r].category == UINT32_MAX)
+                b->e->rows[r].category = c->of[slots[k].first_act];
+        } else {
+            b->e->skipped++;
+            b->e->skipped_ns += slots[k].ns;
+        }
+    }
+    tp_buf_free(&scratch);
+    tp_args_cursor_free(t, cursor);
+    free(slots);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* FLOPs (or bytes) per ns -> per second in units of 1e12: x / ns / 1000 */
+static double rate(uint64_t amount, int64_t ns)
+{
+    return ns > 0 ? (double)amount / (double)ns / 1e3 : 0;
+}
+
+/* count, times, rates over invocations and over the row */
+static void row_figures(tp_eff_row *r, row_times *rt)
+{
+    r->count = rt->n;
+    if (!rt->n)
+        return;
+    qsort(rt->ns, rt->n, sizeof *rt->ns, cmp_i64);
+    int64_t sum = 0;
+    double fsum = 0, bsum = 0;
+    for (size_t i = 0; i < rt->n; i++) {
+        sum += rt->ns[i];
+        fsum += rate(r->flops, rt->ns[i]);
+        bsum += rate(r->bytes, rt->ns[i]);
+    }
+    r->device_ns = sum;
+    r->mean_ns = sum / (int64_t)rt->n;
+    size_t m = rt->n / 2;
+    r->median_ns = rt->n % 2 ? rt->ns[m] : (rt->ns[m - 1] + rt->ns[m]) / 2;
+    r->tflops_mean = fsum / (double)rt->n;
+    r->tbps_mean = bsum / (double)rt->n;
+    /* the median of the rates: times sorted ascending are rates sorted descending */
+    if (rt->n % 2) {
+        r->tflops_median = rate(r->flops, rt->ns[m]);
+        r->tbps_median = rate(r->bytes, rt->ns[m]);
+    } else {
+        r->tflops_median = (rate(r->flops, rt->ns[m - 1]) + rate(r->flops, rt->ns[m])) / 2;
+        r->tbps_median = (rate(r->bytes, rt->ns[m - 1]) + rate(r->bytes, rt->ns[m])) / 2;
+    }
+    double total_flops = (double)r->flops * (double)rt->n, total_bytes = (double)r->bytes * (double)rt->n;
+    r->tflops = sum > 0 ? total_flops / (double)sum / 1e3 : 0;
+    r->tbps = sum > 0 ? total_bytes / (double)sum / 1e3 : 0;
+    r->intensity = r->bytes ? (double)r->flops / (double)r->bytes : 0;
+}
+
+/* The roof at the row's intensity: min(compute peak, intensity x bandwidth). */
+static void roof(tp_eff_row *r, const tp_device_peaks *d)
+{
+    if (!d->known || r->peak < 0 || r->peak >= TP_PEAK_CLASSES || r->device_ns <= 0 || !r->flops)
+        return;
+    double peak = d->tflops[r->peak], bw = d->mem_tbps;
+    if (peak <= 0 || bw <= 0 || !r->bytes)
+        return;
+    double mem_roof = r->intensity * bw, roof_tflops = mem_roof < peak ? mem_roof : peak;
+    r->bound = r->intensity >= peak / bw ? TP_BOUND_COMPUTE : TP_BOUND_MEMORY;
+    r->peak_fraction = r->tflops / roof_tflops;
+    double f = r->peak_fraction < 1 ? r->peak_fraction : 1;
+    r->opportunity_ns = (int64_t)((double)r->device_ns * (1 - f) + 0.5);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+    return strcmp(a, b);
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const tp_eff_row *a = pa, *b = pb;
+    if (a->device_ns != b->device_ns)
+        return a->device_ns > b->device_ns ? -1 : 1;
+    int c = cmp_str(a->op, b->op);
+    if (!c)
+        c = cmp_str(a->input_dims, b->input_dims);
+    if (!c)
+        c = cmp_str(a->dtypes, b->dtypes);
+    if (!c)
+        c = cmp_str(a->strides, b->strides);
+    if (!c)
+        c = (a->flops > b->flops) - (a->flops < b->flops);
+    return c;
+}
+
+typedef struct opp {
+    int64_t ns;
+    size_t row;
+} opp;
+
+static int cmp_opportunity(const void *pa, const void *pb)
+{
+    const opp *a = pa, *b = pb;
+    if (a->ns != b->ns)
+        return a->ns > b->ns ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+static int cmp_skips(const void *pa, const void *pb)
+{
+    const tp_eff_skip *a = pa, *b = pb;
+    if (a->device_ns != b->device_ns)
+        return a->device_ns > b->device_ns ? -1 : 1;
+    int c = strcmp(a->op, b->op);
+    return c ? c : strcmp(a->why, b->why);
+}
+
+static void find_device(const tp_trace *t, const tp_device_table *dt, tp_efficiency *e)
+{
+    e->ndevices = t->ndevinfo;
+    if (!t->ndevinfo)
+        return;
+    e->have_device = true;
+    tp_device_resolve(dt, t, &t->devinfo[0], &e->device);
+    for (size_t i = 1; i < t->ndevinfo; i++)
+        if (t->devinfo[i].name != t->devinfo[0].name)
+            e->mixed_devices = true;
+}
+
+void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c,
+                         const tp_device_table *dt, tp_efficiency *e)
+{
+    memset(e, 0, sizeof *e);
+    builder b = {.t = t, .e = e};
+    b.modelled = tp_xcalloc(t->nstr + 1, 1);
+    tp_jdoc_init(&b.doc);
+    e->xla_costs = t->ncosts;
+    find_device(t, dt, e);
+    collect(&b, ht, c);
+    for (size_t i = 0; i < e->n; i++) {
+        row_figures(&e->rows[i], &b.times[i]);
+        roof(&e->rows[i], &e->device);
+        free(b.times[i].ns);
+    }
+    qsort(e->rows, e->n, sizeof *e->rows, cmp_rows);
+    qsort(e->skips, e->nskips, sizeof *e->skips, cmp_skips);
+    opp *o = tp_xmalloc((e->n ? e->n : 1) * sizeof *o);
+    for (size_t i = 0; i < e->n; i++)
+        if (e->rows[i].peak_fraction >= 0)
+            o[e->nopportunities++] = (opp){e->rows[i].opportunity_ns, i};
+    qsort(o, e->nopportunities, sizeof *o, cmp_opportunity);
+    e->by_opportunity = tp_xmalloc((e->n ? e->n : 1) * sizeof *e->by_opportunity);
+    for (size_t i = 0; i < e->nopportunities; i++)
+        e->by_opportunity[i] = o[i].row;
+    free(o);
+    free(b.times);
+    free(b.modelled);
+    free(b.result);
+    tp_strset_free(&b.keys);
+    tp_strset_free(&b.row_keys);
+    tp_strset_free(&b.skip_keys);
+    tp_jdoc_free(&b.doc);
+    tp_buf_free(&b.key);
+    tp_buf_free(&b.json);
+}
+
+void tp_efficiency_free(tp_efficiency *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->rows[i].op);
+        free(e->rows[i].input_dims);
+        free(e->rows[i].dtypes);
+        free(e->rows[i].strides);
+    }
+    for (size_t i = 0; i < e->nskips; i++)
+        free(e->skips[i].op);
+    free(e->rows);
+    free(e->skips);
+    free(e->by_opportunity);
+    memset(e, 0, sizeof *e);
+}

@@ -1,0 +1,95 @@
+/* efficiency.h: how close each op runs to the device's peak (ANALYSIS.md §3,
+ * docs/REPORT.md "Efficiency").
+ *
+ * An invocation is a host op that has a model (report/perf_models/op_models.h)
+ * and launched device work: every device activity goes to the innermost
+ * modelled op around its launch (aten::linear -> aten::addmm: the addmm; an
+ * aten::copy_ inside aten::matmul: the copy), and its device time is the sum
+ * of those activities' durations (kernels, memsets and device-to-device
+ * copies; an op whose only device work is a copy between host and device is
+ * not compared with the device's memory and is counted apart).  XLA ops whose
+ * cost the trace recorded (model.h tp_name_cost) are invocations of their
+ * own: each device event named so.
+ *
+ * Rows group invocations by (op, input dims, dtypes, strides, FLOPs, bytes):
+ * count, device time (sum, mean, median), FLOPs and bytes per invocation,
+ * TFLOPS/s and TB/s per invocation (mean and median over invocations, as
+ * TraceLens reports them) and over the row (all FLOPs / all time), the
+ * arithmetic intensity, and with a known device the fraction of the roof
+ * (min(peak, intensity x bandwidth)) the row's rate reaches, whether the row
+ * is compute- or memory-bound at its intensity, and its opportunity: device
+ * time x (1 - fraction).  Modelled invocations without a cost (no shapes
+ * recorded, shapes that do not fit the model) are counted per (op, reason). */
+#ifndef TP_EFFICIENCY_H
+#define TP_EFFICIENCY_H
+
+#include "report/analysis/categories.h"
+#include "report/analysis/hosttree.h"
+#include "report/perf_models/devices.h"
+#include "report/perf_models/op_models.h"
+
+enum { TP_BOUND_UNKNOWN = 0, TP_BOUND_COMPUTE, TP_BOUND_MEMORY };
+
+typedef struct tp_eff_row {
+    char *op;                /* the op's name */
+    uint8_t family;          /* tp_op_family */
+    int8_t peak;             /* tp_peak_class, -1 none */
+    uint8_t bound;           /* TP_BOUND_* */
+    uint32_t category;       /* its first activity's category (categories.h), UINT32_MAX none */
+    char *input_dims;        /* compact JSON ("[[512],[141,512]]"), "" for XLA ops */
+    char *dtypes;            /* compact JSON list of "Input type" */
+    char *strides;           /* compact JSON "Input Strides", "" when not recorded */
+    uint64_t count;          /* invocations */
+    int64_t device_ns;       /* their device time */
+    int64_t mean_ns, median_ns; /* per invocation */
+    uint64_t flops, bytes;   /* per invocation */
+    double tflops_mean, tflops_median; /* TFLOPS/s per invocation, mean and median */
+    double tbps_mean, tbps_median;     /* TB/s per invocation, mean and median */
+    double tflops, tbps;     /* over the row: count x flops / device time */
+    double intensity;        /* flops / bytes, 0 when no bytes */
+    double peak_fraction;    /* of the roof at its intensity; -1 unknown */
+    int64_t opportunity_ns;  /* device_ns x (1 - min(1, peak_fraction)); 0 when unknown */
+} tp_eff_row;
+
+/* Modelled invocations that got no cost, per (op, reason). */
+typedef struct tp_eff_skip {
+    char *op;
+    const char *why;         /* static text */
+    uint64_t count;
+    int64_t device_ns;
+} tp_eff_skip;
+
+typedef struct tp_efficiency {
+    tp_device_peaks device;  /* the trace's first described device */
+    bool have_device;        /* the trace described a device */
+    size_t ndevices;         /* devices the trace described */
+    bool mixed_devices;      /* they are not all the same model */
+    tp_eff_row *rows;        /* by device time, then op, dims, dtypes, strides */
+    size_t n;
+    size_t *by_opportunity;  /* row indexes, largest opportunity first (rows with a known fraction) */
+    size_t nopportunities;
+    tp_eff_skip *skips;      /* by device time */
+    size_t nskips;
+    uint64_t invocations;    /* in rows */
+    int64_t modelled_ns;     /* device time of the rows */
+    uint64_t skipped;        /* modelled invocations without a cost */
+    int64_t skipped_ns;
+    uint64_t host_copies;    /* modelled invocations whose device work was host<->device copies only */
+    int64_t device_ns;       /* all device activity time, the base of the coverage share */
+    uint64_t with_shapes;    /* host ops whose args record "Input Dims" (0: the trace has no shapes) */
+    uint64_t xla_costs;      /* the trace's recorded XLA op costs */
+} tp_efficiency;
+
+/* dt NULL = the built-in device table; c may be NULL (no categories). */
+void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c,
+                         const tp_device_table *dt, tp_efficiency *e);
+void tp_efficiency_free(tp_efficiency *e);
+
+/* The reader option (formats.h keep_args_of): keep the args of ops that have
+ * a model. */
+bool tp_efficiency_wants_args(const char *name, size_t len);
+
+/* The profiler setting that records shapes, for the "no shapes" notes. */
+#define TP_EFF_RECORD_SHAPES "torch.profiler.profile(record_shapes=True)"
+
+#endif

@@ -1,0 +1,373 @@
+/* op_models.c: which ops have a model, and the vector models (normalisation,
+ * softmax, elementwise, reduce); the matrix ones are in op_models_matrix.c.
+ * Every formula is in docs/REPORT.md "Efficiency", with a worked example. */
+#include "report/perf_models/op_models_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { NORM_LAYER, NORM_BATCH, NORM_RMS };
+enum { EW_UNARY, EW_BINARY, EW_COPY };
+enum { RED_REDUCE, RED_SCAN, RED_MAXMIN };
+
+/* Sorted by name (strcmp): tp_op_family_of searches it. */
+static const struct {
+    const char *name;
+    uint8_t family;
+    uint8_t variant;
+} ops[] = {
+    {"aten::_efficient_attention_backward", TP_FAM_ATTENTION, 9},
+    {"aten::_efficient_attention_forward", TP_FAM_ATTENTION, 4},
+    {"aten::_flash_attention_backward", TP_FAM_ATTENTION, 8},
+    {"aten::_flash_attention_forward", TP_FAM_ATTENTION, 3},
+    {"aten::_fused_rms_norm", TP_FAM_NORM, NORM_RMS},
+    {"aten::_log_softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::_safe_softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::_scaled_dot_product_cudnn_attention", TP_FAM_ATTENTION, 2},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", TP_FAM_ATTENTION, 7},
+    {"aten::_scaled_dot_product_efficient_attention", TP_FAM_ATTENTION, 1},
+    {"aten::_scaled_dot_product_efficient_attention_backward", TP_FAM_ATTENTION, 6},
+    {"aten::_scaled_dot_product_flash_attention", TP_FAM_ATTENTION, 0},
+    {"aten::_scaled_dot_product_flash_attention_backward", TP_FAM_ATTENTION, 5},
+    {"aten::_scaled_mm", TP_FAM_GEMM, TP_GEMM_SCALED_MM},
+    {"aten::_softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::abs", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::add", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::add_", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::addmm", TP_FAM_GEMM, TP_GEMM_ADDMM},
+    {"aten::amax", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::amin", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::baddbmm", TP_FAM_GEMM, TP_GEMM_BADDBMM},
+    {"aten::batch_norm", TP_FAM_NORM, NORM_BATCH},
+    {"aten::bmm", TP_FAM_GEMM, TP_GEMM_BMM},
+    {"aten::clamp", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::clamp_", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::clamp_max", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::clamp_max_", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::clamp_min", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::clamp_min_", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::convolution", TP_FAM_CONV, TP_CONV_FWD},
+    {"aten::convolution_backward", TP_FAM_CONV, TP_CONV_BWD},
+    {"aten::copy_", TP_FAM_ELEMENTWISE, EW_COPY},
+    {"aten::cos", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::cudnn_batch_norm", TP_FAM_NORM, NORM_BATCH},
+    {"aten::cumsum", TP_FAM_REDUCE, RED_SCAN},
+    {"aten::div", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::div_", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::exp", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::gelu", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::gelu_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::layer_norm", TP_FAM_NORM, NORM_LAYER},
+    {"aten::linalg_vector_norm", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::linear", TP_FAM_GEMM, TP_GEMM_LINEAR},
+    {"aten::log", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::log_softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::logsumexp", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::matmul", TP_FAM_GEMM, TP_GEMM_MATMUL},
+    {"aten::max", TP_FAM_REDUCE, RED_MAXMIN},
+    {"aten::maximum", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::mean", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::min", TP_FAM_REDUCE, RED_MAXMIN},
+    {"aten::minimum", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::mm", TP_FAM_GEMM, TP_GEMM_MM},
+    {"aten::mul", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::mul_", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::native_batch_norm", TP_FAM_NORM, NORM_BATCH},
+    {"aten::native_layer_norm", TP_FAM_NORM, NORM_LAYER},
+    {"aten::neg", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::norm", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::pow", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::reciprocal", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::relu", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::relu_", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::rms_norm", TP_FAM_NORM, NORM_RMS},
+    {"aten::rsqrt", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::sigmoid", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::sigmoid_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::silu", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::silu_", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::silu_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::sin", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::sqrt", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::std", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::sub", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::sub_", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::sum", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::tanh", TP_FAM_ELEMENTWISE, EW_UNARY},
+    {"aten::threshold_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::var", TP_FAM_REDUCE, RED_REDUCE},
+};
+#define NOPS (sizeof ops / sizeof *ops)
+
+static const char *const family_names[TP_FAM_COUNT] = {
+    "", "GEMM", "convolution", "attention", "normalisation", "softmax", "elementwise", "reduce", "XLA op",
+};
+
+const char *tp_op_family_name(tp_op_family f)
+{
+    return (unsigned)f < TP_FAM_COUNT ? family_names[f] : "";
+}
+
+static int find(const char *name, size_t len)
+{
+    size_t lo = 0, hi = NOPS;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strncmp(ops[mid].name, name, len);
+        if (c == 0 && ops[mid].name[len] != 0)
+            c = 1; /* the table's name is longer */
+        if (c == 0)
+            return (int)mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+tp_op_family tp_op_family_of(const char *name, size_t len)
+{
+    if (len < 6 || memcmp(name, "aten::", 6) != 0)
+        return TP_FAM_NONE;
+    int i = find(name, len);
+    return i < 0 ? TP_FAM_NONE : (tp_op_family)ops[i].family;
+}
+
+/* ---- the vector models: 1 FLOP per element unless said otherwise ---- */
+
+static int first_tensor(const tp_op_inputs *in, const char *op, const char **why)
+{
+    if (in->n == 0 || in->in[0].rank < 0) {
+        *why = op;
+        return -1;
+    }
+    return 0;
+}
+
+/* out = broadcast(a, b); false when they do not broadcast */
+static bool broadcast(const tp_op_input *a, const tp_op_input *b, tp_op_input *out)
+{
+    *out = a->rank >= b->rank ? *a : *b;
+    for (int k = 1; k <= a->rank && k <= b->rank; k++) {
+        int64_t x = a->dims[a->rank - k], y = b->dims[b->rank - k];
+        if (x != y && x != 1 && y != 1)
+            return false;
+        out->dims[out->rank - k] = x == 1 ? y : x;
+    }
+    return true;
+}
+
+static int elementwise(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    if (first_tensor(in, "no input tensor", why) != 0)
+        return -1;
+    const tp_op_input *a = &in->in[0];
+    uint64_t na, nb = 0, nout, bytes;
+    if (!tp_op_numel(a, &na))
+        goto overflow;
+    if (variant == EW_COPY) { /* copy_(dst, src): read src, write dst */
+        if (in->n < 2 || in->in[1].rank < 0) {
+            *why = "copy_ without a source tensor";
+            return -1;
+        }
+        if (!tp_op_numel(&in->in[1], &nb))
+            goto overflow;
+        nout = na;
+        bytes = 0;
+        if (!tp_op_add_bytes(&bytes, na, a->elem_size) || !tp_op_add_bytes(&bytes, nb, in->in[1].elem_size))
+            goto overflow;
+    } else if (variant == EW_BINARY && in->n >= 2 && in->in[1].rank >= 0) {
+        const tp_op_input *b = &in->in[1];
+        tp_op_input out;
+        if (!broadcast(a, b, &out)) {
+            *why = "inputs that do not broadcast";
+            return -1;
+        }
+        if (!tp_op_numel(b, &nb) || !tp_op_numel(&out, &nout))
+            goto overflow;
+        /* the output takes the larger element size of the inputs that are
+         * not 0-dim (a 0-dim tensor does not promote a tensor's dtype) */
+        int eo = (a->rank > 0 || b->rank == 0) ? a->elem_size : b->elem_size;
+        if (a->rank > 0 && b->rank > 0 && b->elem_size > eo)
+            eo = b->elem_size;
+        bytes = 0;
+        if (!tp_op_add_bytes(&bytes, na, a->elem_size) || !tp_op_add_bytes(&bytes, nb, b->elem_size) ||
+            !tp_op_add_bytes(&bytes, nout, eo))
+            goto overflow;
+    } else { /* unary, or a binary op with a scalar operand */
+        nout = na;
+        bytes = 0;
+        if (!tp_op_add_bytes(&bytes, na, a->elem_size) || !tp_op_add_bytes(&bytes, na, a->elem_size))
+            goto overflow;
+    }
+    c->flops = nout;
+    c->bytes = bytes;
+    c->peak = PEAK_VECTOR_FP32;
+    return 0;
+overflow:
+    *why = "sizes too large to count";
+    return -1;
+}
+
+/* The reduced dimensions from concrete input 1 ("[-1]", "1", absent: all). */
+static int reduce_out(const tp_op_input *a, const tp_op_input *dim, uint64_t *nout, const char **why)
+{
+    int64_t d[TP_OP_MAX_RANK];
+    int nd = dim ? tp_op_conc_ints(dim, d, TP_OP_MAX_RANK) : -1;
+    bool keep[TP_OP_MAX_RANK];
+    for (int k = 0; k < TP_OP_MAX_RANK; k++)
+        keep[k] = nd > 0;
+    for (int i = 0; i < nd; i++) {
+        int64_t k = d[i] < 0 ? d[i] + a->rank : d[i];
+        if (k < 0 || k >= (a->rank ? a->rank : 1)) {
+            *why = "a reduced dimension out of range";
+            return -1;
+        }
+        keep[k] = false;
+    }
+    *nout = 1;
+    for (int k = 0; k < a->rank; k++)
+        if (keep[k])
+            *nout *= (uint64_t)a->dims[k]; /* at most the input's count: no overflow */
+    return 0;
+}
+
+static int reduce(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    if (variant == RED_MAXMIN && in->n >= 2 && in->in[1].rank >= 0)
+        return elementwise(EW_BINARY, in, c, why); /* max(a, b): elementwise */
+    if (first_tensor(in, "no input tensor", why) != 0)
+        return -1;
+    const tp_op_input *a = &in->in[0];
+    uint64_t n, nout;
+    if (!tp_op_numel(a, &n)) {
+        *why = "sizes too large to count";
+        return -1;
+    }
+    if (variant == RED_SCAN)
+        nout = n;
+    else if (reduce_out(a, in->n >= 2 && in->in[1].concrete_len ? &in->in[1] : NULL, &nout, why) != 0)
+        return -1;
+    c->flops = n;
+    c->bytes = 0;
+    if (!tp_op_add_bytes(&c->bytes, n, a->elem_size) || !tp_op_add_bytes(&c->bytes, nout, a->elem_size)) {
+        *why = "sizes too large to count";
+        return -1;
+    }
+    c->peak = PEAK_VECTOR_FP32;
+    return 0;
+}
+
+static int softmax(const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    if (first_tensor(in, "no input tensor", why) != 0)
+        return -1;
+    const tp_op_input *a = &in->in[0];
+    uint64_t n, bytes;
+    if (!tp_op_numel(a, &n) || n > UINT64_MAX / 64) {
+        *why = "sizes too large to count";
+        return -1;
+    }
+    /* _softmax(self, dim, half_to_float): a half input gives a float output */
+    int eo = a->elem_size;
+    if (in->n >= 3 && tp_op_conc_bool(&in->in[2]) == 1)
+        eo = 4;
+    bytes = n * (uint64_t)a->elem_size + n * (uint64_t)eo;
+    c->flops = 5 * n; /* max, subtract, exp, sum, divide */
+    c->bytes = bytes;
+    c->peak = PEAK_VECTOR_FP32;
+    return 0;
+}
+
+static bool present(const tp_op_inputs *in, size_t i)
+{
+    return i < in->n && in->in[i].rank >= 0;
+}
+
+static int norm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    if (first_tensor(in, "no input tensor", why) != 0)
+        return -1;
+    const tp_op_input *a = &in->in[0];
+    uint64_t n, ch = 1;
+    if (!tp_op_numel(a, &n) || n > UINT64_MAX / 256) {
+        *why = "sizes too large to count";
+        return -1;
+    }
+    uint64_t e = (uint64_t)a->elem_size, vectors;
+    if (variant == NORM_BATCH) {
+        /* batch_norm(input, weight, bias, running_mean, running_var, training, ...) */
+        int training = in->n > 5 ? tp_op_conc_bool(&in->in[5]) : -1;
+        if (a->rank < 2 || training < 0) {
+            *why = "batch norm without channels or a training flag";
+            return -1;
+        }
+        ch = (uint64_t)a->dims[1]; /* at most n */
+        c->flops = 6 * ch + 2 * n + (training ? 3 * n : 0);
+        vectors = 2 + present(in, 1) + present(in, 2) + (training ? 2 : 0);
+    } else {
+        /* layer_norm / rms_norm(input, normalized_shape, weight, [bias], ...):
+         * the normalised size from normalized_shape */
+        int64_t shape[TP_OP_MAX_RANK];
+        int ns = in->n > 1 ? tp_op_conc_ints(&in->in[1], shape, TP_OP_MAX_RANK) : -1;
+        if (ns <= 0) {
+            *why = "no normalized_shape recorded";
+            return -1;
+        }
+        for (int k = 0; k < ns; k++) {
+            if (shape[k] <= 0) {
+                *why = "a normalized_shape size that is not positive";
+                return -1;
+            }
+            ch *= (uint64_t)shape[k];
+            if (ch > n) {
+                *why = "a normalized_shape larger than the input";
+                return -1;
+            }
+        }
+        if (variant == NORM_LAYER) {
+            c->flops = 5 * n + 6 * ch;
+            vectors = 4 + present(in, 2) + present(in, 3);
+        } else {
+            c->flops = (present(in, 2) ? 4 : 3) * n; /* square, sum, scale (, weight) */
+            vectors = present(in, 2);
+        }
+    }
+    c->bytes = 2 * n * e + vectors * ch * e; /* n < 2^56, e <= 16, vectors <= 6, ch <= n: no overflow */
+    c->peak = PEAK_VECTOR_FP32;
+    return 0;
+}
+
+int tp_op_cost_of(const char *name, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    memset(c, 0, sizeof *c);
+    c->peak = -1;
+    int i = find(name, strlen(name));
+    if (i < 0) {
+        *why = "no model for this op";
+        return -1;
+    }
+    c->family = (tp_op_family)ops[i].family;
+    int v = ops[i].variant;
+    switch (c->family) {
+    case TP_FAM_GEMM:
+        return tp_op_gemm(v, in, c, why);
+    case TP_FAM_CONV:
+        return tp_op_conv(v, in, c, why);
+    case TP_FAM_ATTENTION:
+        return tp_op_attention(v, in, c, why);
+    case TP_FAM_NORM:
+        return norm(v, in, c, why);
+    case TP_FAM_SOFTMAX:
+        return softmax(in, c, why);
+    case TP_FAM_ELEMENTWISE:
+        return elementwise(v, in, c, why);
+    case TP_FAM_REDUCE:
+        return reduce(v, in, c, why);
+    default:
+        *why = "no model for this op";
+        return -1;
+    }
+}

@@ -1,0 +1,34 @@
+/* op_models_int.h: what the op model files share (not for other rooms). */
+#ifndef TP_OP_MODELS_INT_H
+#define TP_OP_MODELS_INT_H
+
+#include "report/perf_models/op_models.h"
+
+/* tp_peak_class's values (devices.h), in its order */
+enum { PEAK_MATRIX_FP8, PEAK_MATRIX_BF16, PEAK_MATRIX_FP16, PEAK_MATRIX_TF32, PEAK_MATRIX_FP32, PEAK_VECTOR_FP32 };
+
+/* Element size of a dtype name, 0 unknown; its GEMM peak class (-1 none). */
+int tp_op_dtype(const char *s, size_t n, bool *is_float, int *matrix_peak);
+/* Checked arithmetic: false on overflow. */
+bool tp_op_mul(uint64_t *acc, uint64_t v);
+bool tp_op_add(uint64_t *acc, uint64_t v);
+/* *acc += n * elem_size */
+bool tp_op_add_bytes(uint64_t *acc, uint64_t n, int elem_size);
+/* Elements of a tensor input; false when not a tensor or on overflow. */
+bool tp_op_numel(const tp_op_input *x, uint64_t *n);
+/* A concrete input as a bool (1/0), -1 when it is not one. */
+int tp_op_conc_bool(const tp_op_input *x);
+/* A concrete input as integers ("[16, 16]", "3", "[]"): how many, -1 when not. */
+int tp_op_conc_ints(const tp_op_input *x, int64_t *out, int max);
+/* "[True, False, True]": how many, -1 when not such a list. */
+int tp_op_conc_bools(const tp_op_input *x, int *out, int max);
+
+enum { TP_GEMM_MM, TP_GEMM_ADDMM, TP_GEMM_BMM, TP_GEMM_BADDBMM, TP_GEMM_MATMUL, TP_GEMM_LINEAR, TP_GEMM_SCALED_MM };
+enum { TP_CONV_FWD, TP_CONV_BWD };
+
+/* The models by family (op_models_matrix.c): 0, or -1 with *why. */
+int tp_op_gemm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
+int tp_op_conv(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
+int tp_op_attention(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
+
+#endif
