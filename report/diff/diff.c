@@ -413,6 +413,7 @@ void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
     build_table(a, na, b, nb, false, &d->categories);
     free(a);
     free(b);
+    tp_diff_eff_build(base, cand, &d->eff);
     char **sa, **sb;
     a = step_items(base, &na, &sa);
     b = step_items(cand, &nb, &sb);
@@ -467,6 +468,7 @@ void tp_diff_free(tp_diff *d)
     table_free(&d->ops);
     table_free(&d->steps);
     table_free(&d->categories);
+    tp_diff_eff_free(&d->eff);
     memset(d, 0, sizeof *d);
 }
 

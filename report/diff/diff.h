@@ -43,6 +43,7 @@
 #define TP_DIFF_H
 
 #include "report/analysis/summary.h"
+#include "report/diff/diff_eff.h"
 
 enum { TP_DM_NAME = 0, TP_DM_SHORT, TP_DM_ADDED, TP_DM_REMOVED };
 const char *tp_diff_match_name(int m); /* "name", "short_name", "added", "removed" */
@@ -93,6 +94,7 @@ const char *tp_diff_noise_from_name(int f); /* "iqr_base", "iqr_candidate", "flo
 typedef struct tp_diff {
     const tp_summary *s[2]; /* base, candidate */
     tp_diff_table kernels, ops, steps, categories;
+    tp_diff_eff eff;         /* efficiency rows matched per shape (diff_eff.h) */
     tp_step_spread spread[2];
     bool has_steps;          /* both runs have steps */
     int64_t median_delta;

@@ -113,6 +113,8 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
     jtable(b, "kernels", &d->kernels, true, false);
     jtable(b, "ops", &d->ops, false, false);
     jtable(b, "categories", &d->categories, false, false);
+    tp_buf_puts(b, ",\n");
+    tp_diff_eff_json(&d->eff, b);
     tp_buf_puts(b, ",\n\"gpu_time\":{\"base\":{"); /* the whole-trace GPU time model of both runs */
     tp_gpu_figs_json(b, &d->s[0]->gt.whole);
     tp_buf_puts(b, "},\"candidate\":{");
@@ -322,6 +324,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         md_rows(b, "category (faster)", &d->categories, cn, false, SIZE_MAX);
         tp_kname_free(cn, d->categories.n);
     }
+    tp_diff_eff_md(&d->eff, MD_TOP_OPS, b);
     char **kn = display_names(&d->kernels);
     if (!changed(&d->kernels))
         tp_buf_puts(b, "No kernel's total time changed.\n\n");

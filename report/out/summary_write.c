@@ -3,6 +3,7 @@
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
 #include "report/out/eff_json.h"
+#include "report/out/eff_md.h"
 #include "report/out/idle_json.h"
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
@@ -176,7 +177,9 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     char u[64], v[64], w[64];
     tp_buf_puts(b, "### tracepress report: ");
     tp_md_text(b, s->name, 200);
-    tp_buf_puts(b, "\n\n| | |\n|---|---|\n");
+    tp_buf_puts(b, "\n\n");
+    tp_efficiency_md(s, b);
+    tp_buf_puts(b, "| | |\n|---|---|\n");
     tp_buf_printf(b, "| format | %s |\n", t->format);
     if (s->ndevices) {
         tp_buf_puts(b, "| devices | ");
