@@ -316,16 +316,17 @@ static int norm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char *
             *why = "no normalized_shape recorded";
             return -1;
         }
+        /* normalized_shape is the input's last sizes */
+        if (ns > a->rank) {
+            *why = "a normalized_shape that is not the input's last sizes";
+            return -1;
+        }
         for (int k = 0; k < ns; k++) {
-            if (shape[k] <= 0) {
-                *why = "a normalized_shape size that is not positive";
+            if (shape[k] != a->dims[a->rank - ns + k]) {
+                *why = "a normalized_shape that is not the input's last sizes";
                 return -1;
             }
-            ch *= (uint64_t)shape[k];
-            if (ch > n) {
-                *why = "a normalized_shape larger than the input";
-                return -1;
-            }
+            ch *= (uint64_t)shape[k]; /* at most n */
         }
         if (variant == NORM_LAYER) {
             c->flops = 5 * n + 6 * ch;

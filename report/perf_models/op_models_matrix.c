@@ -132,6 +132,16 @@ int tp_op_gemm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **
         *why = TOO_LARGE;
         return -1;
     }
+    if (variant == TP_GEMM_MATMUL) { /* a broadcast operand is read once: its own size */
+        uint64_t na, nb, out = batch;
+        c->bytes = 0;
+        if (!tp_op_numel(a, &na) || !tp_op_numel(b, &nb) || !tp_op_mul(&out, m) || !tp_op_mul(&out, n) ||
+            !tp_op_add_bytes(&c->bytes, na, a->elem_size) || !tp_op_add_bytes(&c->bytes, nb, b->elem_size) ||
+            !tp_op_add_bytes(&c->bytes, out, a->elem_size)) {
+            *why = TOO_LARGE;
+            return -1;
+        }
+    }
     /* the bias (addmm's first input, baddbmm's C, linear's and _scaled_mm's
      * bias) is read once; _scaled_mm also reads its scales */
     bool ok = true;

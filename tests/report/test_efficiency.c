@@ -257,3 +257,287 @@ TEST(efficiency_equals_tracelens_row_by_row)
     CHECK_EQ_INT(all.cost_equal, all.rows);
     CHECK_EQ_INT(all.rate_equal, all.rows);
 }
+
+/* ---- a planted trace: shapes, kernel times and a device, every figure known ---- */
+
+typedef struct planted {
+    tp_buf b;
+    int corr;
+    double ts; /* us */
+} planted;
+
+/* A host op (with args text or none) around one launch of one device
+ * activity of `dur_us` (kind "kernel" or "gpu_memcpy"); `inner` wraps a
+ * second op of that name inside (innermost-modelled-op checks). */
+static void op(planted *p, const char *name, const char *args, const char *inner, const char *inner_args,
+               const char *cat, const char *kname, double dur_us)
+{
+    int c = ++p->corr;
+    double t0 = p->ts;
+    tp_buf_printf(&p->b, ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":20%s%s}",
+                  name, t0, args ? ",\"args\":" : "", args ? args : "");
+    if (inner)
+        tp_buf_printf(&p->b, ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":15,\"args\":%s}",
+                      inner, t0 + 1, inner_args);
+    tp_buf_printf(&p->b,
+                  ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":5,"
+                  "\"args\":{\"correlation\":%d}}",
+                  strcmp(cat, "kernel") ? "cudaMemcpyAsync" : "cudaLaunchKernel", t0 + 2, c);
+    tp_buf_printf(&p->b,
+                  ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,"
+                  "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+                  cat, kname, t0 + 10, dur_us, c);
+    p->ts += 20 + dur_us + 10;
+}
+
+#define MM_4096 "{\"Input Dims\":[[4096,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}"
+#define ADD_1M                                                                                                        \
+    "{\"Input Dims\":[[1024,1024],[1024,1024],[]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]," \
+    "\"Concrete Inputs\":[\"\",\"\",\"1\"]}"
+
+TEST(efficiency_planted_rates_and_roof)
+{
+    planted p = {.ts = 1000};
+    tp_buf_puts(&p.b, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"totalGlobalMem\":85045870592,"
+                      "\"computeMajor\":9,\"computeMinor\":0,\"numSms\":132}],\n\"traceEvents\":[\n"
+                      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"start\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}");
+    op(&p, "aten::mm", MM_4096, NULL, NULL, "kernel", "gemm_a", 190);
+    op(&p, "aten::mm", MM_4096, NULL, NULL, "kernel", "gemm_a", 200);
+    op(&p, "aten::mm", MM_4096, NULL, NULL, "kernel", "gemm_a", 210);
+    op(&p, "aten::add", ADD_1M, NULL, NULL, "kernel", "add_kernel", 10);
+    /* linear -> addmm: the kernel goes to the addmm */
+    op(&p, "aten::linear",
+       "{\"Input Dims\":[[64,1024],[4096,1024],[4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]}",
+       "aten::addmm",
+       "{\"Input Dims\":[[4096],[64,1024],[1024,4096],[],[]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\","
+       "\"c10::BFloat16\",\"Scalar\",\"Scalar\"]}",
+       "kernel", "gemm_b", 8);
+    op(&p, "aten::mm", NULL, NULL, NULL, "kernel", "gemm_c", 5);               /* no shapes recorded */
+    op(&p, "aten::mm", "{\"Input Dims\":[[8,16],[32,8]],\"Input type\":[\"float\",\"float\"]}", NULL, NULL, "kernel",
+       "gemm_d", 4);                                                             /* K differs */
+    op(&p, "aten::copy_", "{\"Input Dims\":[[1024],[1024],[]],\"Input type\":[\"float\",\"float\",\"Scalar\"]}", NULL,
+       NULL, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 3);              /* host -> device only */
+    op(&p, "aten::index_select", NULL, NULL, NULL, "kernel", "gather", 6);    /* no model */
+    tp_buf_puts(&p.b, "\n]}\n");
+    tp_buf_putc(&p.b, 0);
+    const char *path = tp_test_write_text("planted_eff.json", p.b.data);
+    tp_trace t;
+    tp_summary s;
+    CHECK(load_report(path, &t, &s) == 0);
+    const tp_efficiency *e = &s.eff;
+    CHECK(e->have_device && e->device.known);
+    double peak = e->device.tflops[TP_PEAK_MATRIX_BF16], vec = e->device.tflops[TP_PEAK_VECTOR_FP32],
+           bw = e->device.mem_tbps;
+    CHECK(fabs(peak - 989.4) < 1 && fabs(bw - 3.35) < 0.01 && vec > 60 && vec < 70);
+    CHECK_EQ_INT(e->n, 3);
+    CHECK_EQ_INT(e->invocations, 5);
+    CHECK_EQ_INT(e->skipped, 2);
+    CHECK_EQ_INT(e->skipped_ns, 9000);
+    CHECK_EQ_INT(e->host_copies, 1);
+    CHECK_EQ_INT(e->modelled_ns, 618000);
+    CHECK_EQ_INT(e->device_ns, 618000 + 9000 + 3000 + 6000);
+    CHECK_EQ_INT(e->nskips, 2);
+    if (e->n == 3) {
+        /* mm 4096^3 bf16: 3 invocations of 190, 200, 210 us */
+        const tp_eff_row *mm = &e->rows[0];
+        double f = 2.0 * 4096 * 4096 * 4096;
+        CHECK_STR(mm->op, "aten::mm");
+        CHECK_EQ_INT(mm->flops, 137438953472ull);
+        CHECK_EQ_INT(mm->bytes, 3ull * 4096 * 4096 * 2);
+        CHECK_EQ_INT(mm->count, 3);
+        CHECK_EQ_INT(mm->device_ns, 600000);
+        CHECK_EQ_INT(mm->median_ns, 200000);
+        CHECK(near(mm->tflops_mean, (f / 190e3 + f / 200e3 + f / 210e3) / 3 / 1e3, 1e-12));
+        CHECK(near(mm->tflops_median, f / 200e3 / 1e3, 1e-12));
+        CHECK(near(mm->tflops, 3 * f / 600e3 / 1e3, 1e-12));
+        CHECK_EQ_INT(mm->bound, TP_BOUND_COMPUTE); /* intensity 1365 > ridge 989.4 / 3.35 */
+        CHECK(near(mm->peak_fraction, (3 * f / 600e3 / 1e3) / peak, 1e-12));
+        CHECK_EQ_INT(mm->opportunity_ns, (int64_t)(600000 * (1 - mm->peak_fraction) + 0.5));
+        /* add 1024x1024 bf16: 10 us, memory-bound */
+        const tp_eff_row *add = &e->rows[1];
+        CHECK_STR(add->op, "aten::add");
+        CHECK_EQ_INT(add->flops, 1048576);
+        CHECK_EQ_INT(add->bytes, 6291456);
+        CHECK_EQ_INT(add->bound, TP_BOUND_MEMORY);
+        CHECK(near(add->tbps, 6291456 / 10e3 / 1e3, 1e-12));
+        CHECK(near(add->peak_fraction, add->tbps / bw, 1e-9)); /* below the ridge, the roof is intensity x bandwidth */
+        /* the addmm inside the linear */
+        const tp_eff_row *am = &e->rows[2];
+        CHECK_STR(am->op, "aten::addmm");
+        CHECK_EQ_INT(am->flops, 2ull * 64 * 4096 * 1024 + 64 * 4096);
+        CHECK_STR(am->input_dims, "[[4096],[64,1024],[1024,4096],[],[]]");
+        /* opportunities: the mm first (its headroom is the largest) */
+        CHECK_EQ_INT(e->nopportunities, 3);
+        CHECK(e->rows[e->by_opportunity[0]].opportunity_ns >= e->rows[e->by_opportunity[1]].opportunity_ns);
+    }
+    bool no_dims = false, k_differs = false;
+    for (size_t i = 0; i < e->nskips; i++) {
+        no_dims |= strcmp(e->skips[i].why, "no args recorded") == 0 && e->skips[i].device_ns == 5000;
+        k_differs |= strcmp(e->skips[i].why, "inner dimensions that differ") == 0 && e->skips[i].device_ns == 4000;
+    }
+    CHECK(no_dims && k_differs);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+    tp_buf_free(&p.b);
+}
+
+/* The cost of the first row of a TraceLens sheet, from its recorded
+ * inputs, with the row's own numbers. */
+static bool first_row_cost(const char *trace, const char *sheet, tp_op_cost *c, double *gflops, double *mib,
+                           double *sum_us)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "external/tracelens/%s_perf_report_csvs/%s.csv", trace, sheet);
+    char *text = tp_test_read_file(tp_test_shared(rel), NULL);
+    if (!text)
+        return false;
+    const char *p = text;
+    csv_row head = {0}, r = {0};
+    bool ok = csv_next(&p, &head) && csv_next(&p, &r) && r.n == head.n;
+    tp_buf dims = {0}, types = {0}, conc = {0}, args = {0};
+    tp_jdoc doc;
+    tp_jdoc_init(&doc);
+    if (ok) {
+        py_to_json(r.f[col(&head, "Input Dims_first")], &dims);
+        py_to_json(r.f[col(&head, "Input type_first")], &types);
+        py_to_json(r.f[col(&head, "Concrete Inputs_first")], &conc);
+        tp_buf_printf(&args, "{\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}", dims.data, types.data,
+                      conc.data);
+        tp_op_inputs in;
+        const char *why;
+        ok = tp_op_inputs_parse(args.data, args.len, &doc, &in, &why) == 0 &&
+             tp_op_cost_of(r.f[col(&head, "name")], &in, c, &why) == 0;
+        *gflops = strtod(r.f[col(&head, "GFLOPS_first")], NULL);
+        *mib = strtod(r.f[col(&head, "Data Moved (MB)_first")], NULL);
+        *sum_us = strtod(r.f[col(&head, "Kernel Time (µs)_sum")], NULL);
+    }
+    csv_free(&head), csv_free(&r);
+    tp_buf_free(&dims), tp_buf_free(&types), tp_buf_free(&conc), tp_buf_free(&args);
+    tp_jdoc_free(&doc);
+    free(text);
+    return ok;
+}
+
+static const tp_eff_row *row_named(const tp_summary *s, const char *op)
+{
+    for (size_t i = 0; i < s->eff.n; i++)
+        if (strcmp(s->eff.rows[i].op, op) == 0)
+            return &s->eff.rows[i];
+    return NULL;
+}
+
+/* The two rows where a definition differs, written down in docs/REPORT.md */
+TEST(efficiency_tracelens_differences_as_documented)
+{
+    tp_op_cost c;
+    double gf, mib, sum_us;
+    char rel[256];
+    tp_trace t;
+    tp_summary s;
+    /* falcon's convolution: same FLOPs and bytes (no bias), TraceLens's time has the bias add_ too */
+    CHECK(first_row_cost(traces[1], "CONV_fwd", &c, &gf, &mib, &sum_us));
+    CHECK_EQ_INT(c.flops, (uint64_t)llround(gf * 1e9));
+    CHECK_EQ_INT(c.bytes, (uint64_t)llround(mib * 1048576));
+    snprintf(rel, sizeof rel, "external/tracelens/%s.json.gz", traces[1]);
+    if (load_report(tp_test_shared(rel), &t, &s) == 0) {
+        const tp_eff_row *conv = row_named(&s, "aten::convolution"), *bias = row_named(&s, "aten::add_");
+        CHECK(conv && bias);
+        if (conv && bias) {
+            CHECK_EQ_INT(conv->device_ns, 125632);
+            CHECK_EQ_INT(bias->device_ns, 3968);
+            CHECK(fabs(sum_us * 1e3 - (double)(conv->device_ns + bias->device_ns)) < 1);
+        }
+        tp_summary_free(&s);
+    }
+    tp_trace_free(&t);
+    /* Qwen's mean over the last dim: TraceLens counts one output element, we 16 x 559 */
+    CHECK(first_row_cost(traces[2], "Reduce_fwd", &c, &gf, &mib, &sum_us));
+    CHECK_EQ_INT(c.flops, (uint64_t)llround(gf * 1e9));
+    CHECK_EQ_INT((uint64_t)llround(mib * 1048576), 16ull * 559 * 1024 * 4 + 4);
+    CHECK_EQ_INT(c.bytes, 16ull * 559 * 1024 * 4 + 16 * 559 * 4);
+}
+
+/* Inputs that do not fit a model get a reason, never a guess or a crash. */
+TEST(efficiency_models_refuse_what_does_not_fit)
+{
+    static const struct {
+        const char *op, *args, *why;
+    } bad[] = {
+        {"aten::mm", "{\"Input Dims\":[[2,3],[4,5]],\"Input type\":[\"float\",\"float\"]}", "inner dimensions that differ"},
+        {"aten::mm", "{\"Input Dims\":[[2,3]],\"Input type\":[\"float\"]}", "fewer than two matrix inputs"},
+        {"aten::mm", "{\"Input type\":[\"float\"]}", "no \"Input Dims\" recorded"},
+        {"aten::mm", "{\"Input Dims\":[[2,3],[3,4]],\"Input type\":[\"float\"]}", "\"Input type\" missing or not one per input"},
+        {"aten::mm", "{\"Input Dims\":[[2,-3],[3,4]],\"Input type\":[\"float\",\"float\"]}",
+         "a tensor size that is not a non-negative integer"},
+        {"aten::mm", "{\"Input Dims\":[[4294967296,4294967296],[4294967296,4294967296]],\"Input type\":[\"float\",\"float\"]}",
+         "sizes too large to count"},
+        {"aten::add", "{\"Input Dims\":[[2,3],[4,3]],\"Input type\":[\"float\",\"float\"]}", "inputs that do not broadcast"},
+        {"aten::mm", "{\"Input Dims\":[[2,3],[3,4]],\"Input type\":[\"weird\",\"float\"]}", "a tensor of an unknown dtype"},
+        {"aten::_flash_attention_forward",
+         "{\"Input Dims\":[[10,8,64],[10,8,64],[10,8,64]],\"Input type\":[\"c10::Half\",\"c10::Half\",\"c10::Half\"]}",
+         "query, key and value that are not 4-D (variable-length attention is not modelled)"},
+        {"aten::_scaled_dot_product_flash_attention",
+         "{\"Input Dims\":[[1,2,3,4],[1,2,3,4],[1,2,3,4]],\"Input type\":[\"c10::Half\",\"c10::Half\",\"c10::Half\"]}",
+         "no causal flag recorded"},
+        {"aten::layer_norm", "{\"Input Dims\":[[4,8],[]],\"Input type\":[\"float\",\"ScalarList\"],\"Concrete Inputs\":[\"\",\"[16]\"]}",
+         "a normalized_shape that is not the input's last sizes"},
+        {"aten::convolution", "{\"Input Dims\":[[1,3,8,8],[4,3,3,3]],\"Input type\":[\"float\",\"float\"]}",
+         "fewer inputs than a convolution has"},
+        {"aten::sum", "{\"Input Dims\":[[4,8],[]],\"Input type\":[\"float\",\"ScalarList\"],\"Concrete Inputs\":[\"\",\"[5]\"]}",
+         "a reduced dimension out of range"},
+        {"aten::nonexistent", "{\"Input Dims\":[],\"Input type\":[]}", "no model for this op"},
+        {"aten::mm", "[1,2]", "args that are not a JSON object"},
+    };
+    tp_jdoc doc;
+    tp_jdoc_init(&doc);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tp_op_inputs in;
+        tp_op_cost c;
+        const char *why = "";
+        tp_jdoc_reset(&doc);
+        int rc = tp_op_inputs_parse(bad[i].args, strlen(bad[i].args), &doc, &in, &why);
+        if (rc == 0)
+            rc = tp_op_cost_of(bad[i].op, &in, &c, &why);
+        CHECK(rc != 0);
+        if (strcmp(why, bad[i].why) != 0)
+            tp_test_fail(__FILE__, __LINE__, "%s %s: reason \"%s\", expected \"%s\"", bad[i].op, bad[i].args, why,
+                         bad[i].why);
+    }
+    /* and what does fit: conv 2-D with stride 2 and groups 2, a causal GQA attention with Lq < Lkv */
+    static const struct {
+        const char *op, *args;
+        uint64_t flops, bytes;
+    } good[] = {
+        /* out 1x4x4x4: 2 * 64 out elements * (4/2 channels per group) * 9 = 2304; bytes (256 + 72 + 64) * 4 */
+        {"aten::convolution",
+         "{\"Input Dims\":[[1,4,8,8],[4,2,3,3],[],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\",\"\",\"ScalarList\","
+         "\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"[2, 2]\","
+         "\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"2\"]}",
+         2304, (256 + 72 + 64) * 4},
+        /* q [1,4,2,8] (B,H,L,d) k/v [1,2,5,8]: top-left causal pairs 1 + 2 = 3; 2*1*4*3*(8+8) */
+        {"aten::_scaled_dot_product_flash_attention",
+         "{\"Input Dims\":[[1,4,2,8],[1,2,5,8],[1,2,5,8],[],[],[],[]],\"Input type\":[\"c10::Half\",\"c10::Half\","
+         "\"c10::Half\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"0.\",\"True\",\"False\",\"\"]}",
+         2 * 1 * 4 * 3 * 16, (64 + 80 + 80 + 64) * 2},
+        /* matmul [3,1,4,5] x [2,5,6]: batch 3 x 2 = 6, 2*6*4*6*5 */
+        {"aten::matmul", "{\"Input Dims\":[[3,1,4,5],[2,5,6]],\"Input type\":[\"float\",\"float\"]}", 2 * 6 * 4 * 6 * 5,
+         (60 + 60 + 6 * 24) * 4}, /* broadcast A read once */
+        /* sum over dims 0 and 2 of [2,3,4]: out 3 */
+        {"aten::sum", "{\"Input Dims\":[[2,3,4],[]],\"Input type\":[\"float\",\"ScalarList\"],\"Concrete Inputs\":[\"\",\"[0, -1]\"]}",
+         24, (24 + 3) * 4},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        tp_op_inputs in;
+        tp_op_cost c = {0};
+        const char *why = "";
+        tp_jdoc_reset(&doc);
+        int rc = tp_op_inputs_parse(good[i].args, strlen(good[i].args), &doc, &in, &why);
+        if (rc == 0)
+            rc = tp_op_cost_of(good[i].op, &in, &c, &why);
+        if (rc != 0 || c.flops != good[i].flops || c.bytes != good[i].bytes)
+            tp_test_fail(__FILE__, __LINE__, "%s: rc %d (%s) flops %llu bytes %llu, expected %llu %llu", good[i].op, rc,
+                         why, (unsigned long long)c.flops, (unsigned long long)c.bytes,
+                         (unsigned long long)good[i].flops, (unsigned long long)good[i].bytes);
+    }
+    tp_jdoc_free(&doc);
+}
