@@ -638,3 +638,62 @@ tp_kind tp_kind_from_cat(const char *cat, size_t len)
             return map[i].kind;
     return TP_KIND_OTHER;
 }
+
+/* ---- devices and op costs ---- */
+
+void tp_devinfo_add(tp_trace *t, const tp_device_info *d)
+{
+    TP_GROW(t->devinfo, t->devinfo_cap, t->ndevinfo + 1);
+    t->devinfo[t->ndevinfo++] = *d;
+}
+
+const tp_name_cost *tp_cost_of(const tp_trace *t, tp_str name)
+{
+    size_t lo = 0, hi = t->ncosts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->costs[mid].name < name)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->ncosts && t->costs[lo].name == name ? &t->costs[lo] : NULL;
+}
+
+static int cost_cmp(const void *a, const void *b)
+{
+    const tp_name_cost *x = a, *y = b;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    if (x->flops != y->flops)
+        return x->flops < y->flops ? -1 : 1;
+    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+void tp_costs_add(tp_trace *t, const tp_name_cost *c, size_t n, const tp_str *map)
+{
+    if (n == 0)
+        return;
+    TP_GROW(t->costs, t->costs_cap, t->ncosts + n);
+    for (size_t i = 0; i < n; i++) {
+        tp_name_cost x = c[i];
+        if (map)
+            x.name = map[x.name];
+        t->costs[t->ncosts + i] = x;
+    }
+    size_t all = t->ncosts + n, out = 0;
+    qsort(t->costs, all, sizeof *t->costs, cost_cmp);
+    uint64_t disagree = 0;
+    for (size_t i = 0, j; i < all; i = j) {
+        bool same = true;
+        for (j = i + 1; j < all && t->costs[j].name == t->costs[i].name; j++)
+            same = same && t->costs[j].flops == t->costs[i].flops && t->costs[j].bytes == t->costs[i].bytes;
+        if (same)
+            t->costs[out++] = t->costs[i];
+        else
+            disagree++;
+    }
+    t->ncosts = out;
+    if (disagree)
+        tp_warn(t, "op costs that disagree for one name (none kept)", disagree);
+}

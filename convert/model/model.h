@@ -367,4 +367,17 @@ uint64_t tp_dropped_total(const tp_trace *t);
 /* Kind of a Chrome/Kineto category name (both vocabularies). */
 tp_kind tp_kind_from_cat(const char *cat, size_t len);
 
+/* Devices and recorded op costs (the efficiency analysis's inputs). */
+/* Append a copy of *d to t->devinfo (input order). */
+void tp_devinfo_add(tp_trace *t, const tp_device_info *d);
+/* The cost recorded for events named `name`, or NULL (binary search). */
+const tp_name_cost *tp_cost_of(const tp_trace *t, tp_str name);
+/* Add n costs (any order; with map, their names are another trace's ids
+ * mapped through map[]) to t->costs, which stays sorted by name with one
+ * cost per name.  A name given two different costs keeps none: counted in
+ * the warning "op costs that disagree for one name (none kept)".  (Only
+ * costs still held are compared: a name dropped before and added again
+ * from one source comes back.) */
+void tp_costs_add(tp_trace *t, const tp_name_cost *c, size_t n, const tp_str *map);
+
 #endif

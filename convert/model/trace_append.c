@@ -113,6 +113,14 @@ bool tp_trace_append(tp_trace *t, tp_trace *u, const tp_append_how *how, tp_appe
     u->nevents = u->events_cap = 0;
     if (how->events_appended)
         how->events_appended(how->ctx, m);
+    /* devices after t's (input order), costs merged (one per name) */
+    for (size_t i = 0; i < u->ndevinfo; i++) {
+        tp_device_info d = u->devinfo[i];
+        d.name = m->str[d.name];
+        d.vendor = m->str[d.vendor];
+        tp_devinfo_add(t, &d);
+    }
+    tp_costs_add(t, u->costs, u->ncosts, m->str);
     for (size_t i = 0; i < u->nwarnings; i++)
         tp_warn_merge(t, &u->warnings[i]);
     for (size_t i = 0; i < u->ndrops; i++)

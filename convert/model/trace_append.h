@@ -6,8 +6,9 @@
  * The result is the trace one reader would have built: the second trace's
  * strings are interned after the first's, its processes and tracks found or
  * created in its order, its args arena appended (tp_args_append), its events
- * appended with every index remapped, and its warnings and drop counters
- * added.  What differs between readers is a parameter (tp_append_how). */
+ * appended with every index remapped, its devices (t->devinfo, after t's)
+ * and recorded op costs (merged by tp_costs_add) carried over with their
+ * names remapped, and its warnings and drop counters added.  What differs between readers is a parameter (tp_append_how). */
 #ifndef TP_TRACE_APPEND_H
 #define TP_TRACE_APPEND_H
 

@@ -115,6 +115,8 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
 
     int64_t group = TP_DERIVE_NO_GROUP, corr = -1, device_id = -1, v;
     bool kernel = false, memcpy_ = false, memset_ = false, graph = false, async = false;
+    bool has_flops = false, has_bytes = false;
+    uint64_t flops = 0, bytes = 0;
     for (size_t i = 0; i < r->st.n; i++) {
         const xp_stat *s = &r->st.v[i];
         switch (stat_wk(r->pl, s)) {
@@ -142,6 +144,8 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
             if (stat_int(s, &v))
                 device_id = v;
             break;
+        case WK_FLOPS: has_flops = stat_count(s, &flops); break;
+        case WK_BYTES_ACCESSED: has_bytes = stat_count(s, &bytes); break;
         default: break;
         }
     }
@@ -170,6 +174,8 @@ static int read_event(xp_reader *r, const uint8_t *at, const uint8_t *msg, size_
         for (int kk = 0; kk < TP_KIND_COUNT; kk++)
             r->cat_kind[kk] = tp_intern_cstr(r->t, tp_kind_name((tp_kind)kk));
     }
+    if (is_device_line && m && e.kind == TP_KIND_KERNEL && !async && !h.has_occ) /* an op execution */
+        xp_cost_event(r, mi, e.name, has_flops && has_bytes, flops, bytes);
     e.cat = r->plane_is_device && !is_device_line ? r->cat_derived : r->cat_kind[e.kind];
     if (r->plane_is_device && !is_device_line) /* a line TensorFlow derived: not the trace's own slices */
         e.flags |= TP_EV_DERIVED;

@@ -10,7 +10,7 @@
 static const char *const wk_names[WK_COUNT] = {
     "", "group_id", "step_name", "kernel_details", "memcpy_details", "Memset_details",
     "correlation_id", "device_id", "tf_op", "level 0", "hlo_op", "hlo_module", "program_id",
-    "name", "source", "_a", "cuda_graph_exec_id",
+    "name", "source", "_a", "cuda_graph_exec_id", "flops", "bytes_accessed",
 };
 
 void xp_ids_build(xp_ids *m, const int64_t *keys, size_t n)

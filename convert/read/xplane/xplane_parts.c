@@ -205,6 +205,13 @@ static bool part_append(xp_reader *r, plane_part *q)
             x->launches[x->nlaunches++] = l;
         }
     }
+    /* the op costs seen (t->costs is made of them at the end) */
+    TP_GROW(r->costs, r->costs_cap, r->ncosts + b->ncosts);
+    for (size_t i = 0; i < b->ncosts; i++) {
+        xp_cost oc = b->costs[i];
+        oc.name = smap[oc.name];
+        r->costs[r->ncosts++] = oc;
+    }
     /* what the renderer keeps of each plane: the part's planes follow ours */
     xp_src *src = r->src, *bs = b->src;
     size_t pst0 = src->npst;

@@ -59,6 +59,7 @@ void xp_reader_free(xp_reader *r)
     tp_buf_free(&r->planes_json);
     tp_i64map_free(&r->opcache);
     free(r->ops);
+    free(r->costs);
     free(r->em);
     free(r->sm);
     free(r->skeys);
@@ -167,6 +168,7 @@ int xp_read_plane(xp_reader *r, const tp_pb_field *pf)
     plane = tp_pb_sub(&r->top, pf);
     if (plane_stats_json(r, &plane) < 0)
         return -1;
+    xp_device_begin(r); /* (from the plane's stats just decoded) */
 
     /* pass 2: the lines */
     plane = tp_pb_sub(&r->top, pf);
@@ -186,6 +188,7 @@ int xp_read_plane(xp_reader *r, const tp_pb_field *pf)
                 t->tracks[i].derived_of == TP_NONE)
                 t->tracks[i].derived_of = first;
     }
+    xp_device_end(r);
     tp_buf_printf(&r->planes_json, ",\"lines\":%llu,\"events\":%llu", (unsigned long long)nlines_raw,
                   (unsigned long long)r->plane_events);
     if (r->process != TP_NONE)
@@ -262,6 +265,7 @@ static int read_space(const void *buf, size_t len, bool mapped, tp_trace *t, con
     }
     if (xp_read_planes(&r, planes, nplanes) < 0)
         goto out;
+    xp_costs_finish(&r);
     if (k < 0) {
         *err = scan_err;
         goto out;

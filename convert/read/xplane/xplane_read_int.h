@@ -12,6 +12,8 @@
  *   xplane_args.c    args rendered at write time from the file
  *                    (TP_ARGS_EXTERNAL handles: t->args_source)
  *   xplane_parts.c   the later planes read on a second thread, appended
+ *   xplane_costs.c   the device planes' descriptions and the XLA ops'
+ *                    recorded costs (t->devinfo, t->costs)
  *
  * Ownership: a reader (xp_reader) owns everything it points to but t, o and
  * err; its renderer state (xp_src) goes to t->format_data at the end. */
@@ -30,7 +32,7 @@
 enum {
     WK_NONE = 0, WK_GROUP_ID, WK_STEP_NAME, WK_KERNEL_DETAILS, WK_MEMCPY_DETAILS, WK_MEMSET_DETAILS,
     WK_CORRELATION_ID, WK_DEVICE_ID, WK_TF_OP, WK_LEVEL0, WK_HLO_OP, WK_HLO_MODULE, WK_PROGRAM_ID,
-    WK_NAME, WK_SOURCE, WK_IS_ASYNC, WK_CUDA_GRAPH_EXEC, WK_COUNT
+    WK_NAME, WK_SOURCE, WK_IS_ASYNC, WK_CUDA_GRAPH_EXEC, WK_FLOPS, WK_BYTES_ACCESSED, WK_COUNT
 };
 
 enum { XS_DOUBLE = 1, XS_UINT, XS_INT, XS_STR, XS_BYTES, XS_REF };
@@ -185,7 +187,20 @@ typedef struct xp_emeta {    /* event metadata while reading its plane */
     tp_str shown;            /* display name (or name) */
     uint32_t st, nst;        /* its stats decoded: r->mst[st .. st + nst) */
     uint32_t badrefs;        /* ref_values among them without their string */
+    uint8_t cost;            /* its events' cost: XP_COST_* (xplane_costs.c) */
+    uint64_t flops, bytes;   /* XP_COST_SEEN: the first event's */
+    bool has_cost;
 } xp_emeta;
+
+/* An op's cost as its events carry it (flops and bytes_accessed stats,
+ * the metadata's or the event's own); has false: an op event without. */
+typedef struct xp_cost {
+    tp_str name;
+    bool has;
+    uint64_t flops, bytes;
+} xp_cost;
+
+enum { XP_COST_UNSEEN = 0, XP_COST_SEEN, XP_COST_DONE };
 
 /* A line's header, found by the walk that counts events (two threads), so
  * reading does not walk the line's frames once more for it. */
@@ -218,6 +233,10 @@ typedef struct xp_reader {
     tp_i64map opcache;       /* interned op full name -> parsed op (index into ops) */
     tp_annot *ops;
     size_t nops, ops_cap;
+    xp_cost *costs;          /* one per (plane, event metadata) of op events, more when they differ */
+    size_t ncosts, costs_cap;
+    tp_device_info dev;      /* the current plane's description (xplane_costs.c) */
+    bool dev_plane, dev_caps; /* a /device:GPU|TPU:N plane; with device-cap stats */
     int nhost, nother;
     size_t ev_limit;         /* events its trace may hold (two threads: each writes its part of one array) */
     xp_lcache *lcache;       /* headers of the lines to read, in order (two threads), and the next one */
@@ -263,6 +282,24 @@ static inline bool stat_int(const xp_stat *s, int64_t *v)
     if (s->type == XS_DOUBLE) {
         *v = (int64_t)tp_pb_double(s->v);
         return true;
+    }
+    return false;
+}
+
+/* A count (flops, bytes): a non-negative integer, or a double holding one
+ * exactly (below 2^63); anything else is not a count. */
+static inline bool stat_count(const xp_stat *s, uint64_t *v)
+{
+    if (s->type == XS_UINT || (s->type == XS_INT && (int64_t)s->v >= 0)) {
+        *v = s->v;
+        return true;
+    }
+    if (s->type == XS_DOUBLE) {
+        double d = tp_pb_double(s->v);
+        if (d >= 0 && d < 9223372036854775808.0 && d == (double)(uint64_t)d) {
+            *v = (uint64_t)d;
+            return true;
+        }
     }
     return false;
 }
@@ -509,6 +546,35 @@ void xp_src_free(void *p);
 /* Give the renderer the input's bytes: an open file (fd >= 0) or a buffer
  * it takes over (mem); both are closed/freed when t has no renderer. */
 void xp_attach_bytes(tp_trace *t, int fd, void *mem);
+
+/* ---- devices and op costs (xplane_costs.c) ---- */
+
+/* The current plane's description from its stats (r->st, merged), before
+ * its lines are read. */
+void xp_device_begin(xp_reader *r);
+/* After its lines: t->devinfo gets it when the plane has events or device caps. */
+void xp_device_end(xp_reader *r);
+/* An op event (a kernel on a device line, not async) of event metadata mi
+ * named `name`, with its merged stats' costs (has: both present). */
+static inline void xp_cost_event(xp_reader *r, uint32_t mi, tp_str name, bool has, uint64_t flops, uint64_t bytes)
+{
+    xp_emeta *m = &r->em[mi];
+    if (!has)
+        flops = bytes = 0;
+    if (m->cost == XP_COST_DONE ||
+        (m->cost == XP_COST_SEEN && m->has_cost == has && m->flops == flops && m->bytes == bytes))
+        return;
+    /* the first event of this metadata, or one that differs from it (then
+     * the name has two costs: none is kept; no need to look further) */
+    m->cost = m->cost == XP_COST_UNSEEN ? XP_COST_SEEN : XP_COST_DONE;
+    m->has_cost = has;
+    m->flops = flops;
+    m->bytes = bytes;
+    TP_GROW(r->costs, r->costs_cap, r->ncosts + 1);
+    r->costs[r->ncosts++] = (xp_cost){name, has, flops, bytes};
+}
+/* At the end: the costs of names whose op events all agree into t->costs. */
+void xp_costs_finish(xp_reader *r);
 
 /* ---- two threads (xplane_parts.c) ---- */
 
