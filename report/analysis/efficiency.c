@@ -195,21 +195,6 @@ static int32_t result_of(builder *b, const tp_event *op, void *cursor, tp_buf *s
     return r;
 }
 
-static const tp_name_cost *cost_of(const tp_trace *t, tp_str name)
-{
-    size_t lo = 0, hi = t->ncosts;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (t->costs[mid].name == name)
-            return &t->costs[mid];
-        if (t->costs[mid].name < name)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 static void add_time(builder *b, int32_t r, int64_t ns)
 {
     if (r < 0) {
@@ -221,6 +206,14 @@ static void add_time(builder *b, int32_t r, int64_t ns)
     row_times *rt = &b->times[r];
     TP_GROW(rt->ns, rt->cap, rt->n + 1);
     rt->ns[rt->n++] = ns;
+}
+
+/* An XLA async op's start or done half ("copy-start.2", "all-gather-done") */
+static bool async_part(const char *name)
+{
+    const char *s = strstr(name, "-start"), *d = strstr(name, "-done");
+    const char *p = s ? s + 6 : d ? d + 5 : NULL;
+    return p && (*p == 0 || *p == '.');
 }
 
 /* Every device activity to its invocation; then each invocation to a row. */
@@ -235,7 +228,20 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         if (!tp_is_device_activity(a))
             continue;
         b->e->device_ns += a->dur;
-        const tp_name_cost *xc = t->ncosts ? cost_of(t, a->name) : NULL;
+        const tp_name_cost *xc = t->ncosts ? tp_cost_of(t, a->name) : NULL;
+        if (xc && (async_part(tp_str_get(t, a->name)) || (c && c->of && c->of[i] == c->rules->communication))) {
+            /* the time of an async start/done is a wait, and a collective is held against the
+             * network, not the device: counted, never compared with the device's roof */
+            int32_t r = add_skip(b, tp_str_get(t, a->name),
+                                 async_part(tp_str_get(t, a->name)) ? "an async XLA start or done op (its time is "
+                                                                      "a wait, not the work)"
+                                                                    : "a collective (held against the network, not "
+                                                                      "the device)");
+            add_time(b, r, a->dur);
+            b->e->skipped++;
+            b->e->skipped_ns += a->dur;
+            continue;
+        }
         if (xc) { /* an XLA op with its recorded cost: an invocation of its own */
             tp_op_cost cost = {TP_FAM_XLA, xc->flops, xc->bytes, TP_PEAK_MATRIX_BF16};
             int32_t r = add_row(b, tp_str_get(t, a->name), NULL, &cost);

@@ -134,9 +134,11 @@ void tp_diff_eff_md(const tp_diff_eff *d, size_t top, tp_buf *b)
         tp_buf_puts(b, "| ");
         tp_md_code(b, r->r[0]->op, 80);
         tp_buf_puts(b, " | ");
-        tp_md_text(b, shape[0] ? shape : "-", 90);
+        if (shape[0])
+            tp_md_text(b, shape, 90);
         tp_buf_puts(b, " | ");
-        tp_md_text(b, dtype[0] ? dtype : "-", 30);
+        if (dtype[0])
+            tp_md_text(b, dtype, 30);
         tp_buf_printf(b, " | %llu / %llu | %s | %s | %s%s | %s | %s | %s |\n", (unsigned long long)r->r[0]->count,
                       (unsigned long long)r->r[1]->count, t0, t1, r->delta_ns > 0 ? "+" : "", dl, f0, f1, rel);
     }

@@ -16,9 +16,11 @@ static void row_md(const tp_eff_row *r, size_t rank, bool known, tp_buf *b)
     tp_buf_printf(b, "| %zu | ", rank);
     tp_md_code(b, r->op, 80);
     tp_buf_puts(b, " | ");
-    tp_md_text(b, shape[0] ? shape : "-", 90);
+    if (shape[0])
+        tp_md_text(b, shape, 90);
     tp_buf_puts(b, " | ");
-    tp_md_text(b, dtype[0] ? dtype : "-", 30);
+    if (dtype[0])
+        tp_md_text(b, dtype, 30);
     tp_buf_printf(b, " | %s | %llu | %s | %s |", u, (unsigned long long)r->count, tf, tb);
     if (known) {
         tp_eff_pct(pct, sizeof pct, r->peak_fraction);
