@@ -368,7 +368,8 @@ TEST(efficiency_planted_rates_and_roof)
         CHECK_STR(am->input_dims, "[[4096],[64,1024],[1024,4096],[],[]]");
         /* opportunities: the mm first (its headroom is the largest) */
         CHECK_EQ_INT(e->nopportunities, 3);
-        CHECK(e->rows[e->by_opportunity[0]].opportunity_ns >= e->rows[e->by_opportunity[1]].opportunity_ns);
+        if (e->nopportunities == 3)
+            CHECK(e->rows[e->by_opportunity[0]].opportunity_ns >= e->rows[e->by_opportunity[1]].opportunity_ns);
     }
     bool no_dims = false, k_differs = false;
     for (size_t i = 0; i < e->nskips; i++) {
