@@ -207,6 +207,18 @@ TEST(devices_user_file_overrides_and_adds)
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "'%s' stats %s --device-spec '%s'", tp_test_bin(), ex, f), 0);
     free(out);
+    /* batch records the file's bytes (hash and size) in its options */
+    const char *bdir = tp_test_tmp("devbatch");
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' batch %s -o '%s' -j 1 --device-spec '%s'", tp_test_bin(), ex, bdir, f), 0);
+    free(out);
+    char *made = tp_test_read_in(bdir, "example/made-by.json");
+    size_t flen = 0;
+    free(tp_test_read_file(f, &flen));
+    char want[64];
+    snprintf(want, sizeof want, ";device-spec=%016llx:%zu\"", (unsigned long long)0, flen);
+    CHECK(made && strstr(made, ";device-spec=") && strstr(strstr(made, ";device-spec="), want + 29)); /* ":SIZE\"" */
+    free(made);
 }
 
 /* A bad file: one line naming the file, offset and line, exit 2, for
@@ -273,11 +285,11 @@ TEST(devices_bad_files)
     free(out);
 }
 
-/* The Chrome reader fills t->devinfo from "deviceProperties". */
+/* The Chrome reader fills t->devinfo from "deviceProperties" (tp_test_load
+ * initialises the trace). */
 TEST(devices_chrome_reader_fills_devinfo)
 {
     tp_trace t;
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(tp_test_shared("external/tracelens/h100_gaunernst_bert-small-uncased__1016001.json.gz"), &t),
                  0);
     CHECK_EQ_INT(t.ndevinfo, 1);
@@ -294,7 +306,6 @@ TEST(devices_chrome_reader_fills_devinfo)
     }
     tp_trace_free(&t);
 
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(tp_test_shared("external/kineto/hta_critical_path_alexnet_2023.json.gz"), &t), 0);
     CHECK_EQ_INT(t.ndevinfo, 8);
     for (size_t i = 0; i < t.ndevinfo; i++) {
@@ -309,7 +320,6 @@ TEST(devices_chrome_reader_fills_devinfo)
     tp_trace_free(&t);
 
     /* the MI250 sample: four GCDs of 104 CUs and 64 GiB, named generically */
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(tp_test_shared("external/kineto/hta_amd_mi250_rocm6_2.json.gz"), &t), 0);
     CHECK_EQ_INT(t.ndevinfo, 4);
     CHECK_STR(tp_str_get(&t, t.devinfo[3].name), "AMD Radeon Graphics");
@@ -320,7 +330,6 @@ TEST(devices_chrome_reader_fills_devinfo)
     tp_trace_free(&t);
 
     /* MTIA: id and name only */
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(tp_test_shared("external/hta/mtia_inference_rank_0.json.gz"), &t), 0);
     CHECK_EQ_INT(t.ndevinfo, 1);
     CHECK(t.ndevinfo == 1 && t.devinfo[0].id == 17 && t.devinfo[0].cores == 0 && t.devinfo[0].memory_bytes == 0);
@@ -330,14 +339,12 @@ TEST(devices_chrome_reader_fills_devinfo)
     tp_trace_free(&t);
 
     /* V100s; and a trace without deviceProperties */
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(tp_test_shared("external/kineto/kineto_tbplugin_resnet50_pt1.9_2021-06.pt.trace.json.gz"), &t),
                  0);
     CHECK_EQ_INT(t.ndevinfo, 4);
     CHECK_STR(tp_str_get(&t, t.devinfo[1].name), "Tesla V100-DGXS-32GB");
     CHECK_EQ_INT(t.devinfo[1].memory_bytes, 34087305216LL);
     tp_trace_free(&t);
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(tp_test_shared("external/kineto/kineto_plugin_resnet50_array_2020-12.pt.trace.json.gz"), &t),
                  0);
     CHECK_EQ_INT(t.ndevinfo, 0);
@@ -361,7 +368,6 @@ TEST(devices_chrome_odd_device_properties)
                     "\"totalGlobalMem\":1024},null],\n\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
                     "\"ts\":1,\"dur\":2}]}");
     tp_trace t;
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(f, &t), 0);
     CHECK_EQ_INT(t.ndevinfo, 2);
     if (t.ndevinfo == 2) {
@@ -374,7 +380,6 @@ TEST(devices_chrome_odd_device_properties)
     tp_trace_free(&t);
 
     f = tp_test_write_text("odd2.json", "{\"deviceProperties\":{\"name\":\"x\"},\"traceEvents\":[]}");
-    tp_trace_init(&t);
     CHECK_EQ_INT(tp_test_load(f, &t), 0);
     CHECK_EQ_INT(t.ndevinfo, 0);
     CHECK_EQ_INT(warning_count(&t, "deviceProperties that is not an array"), 1);
