@@ -49,9 +49,10 @@ $(ASAN)/tracepress: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(MAIN_SRC))
 $(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
 	$(CC) -fsanitize=address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
 
-# The category rule table is built into the program (.incbin): its object
-# depends on the data file.
+# The category rule table and the device peaks are built into the program
+# (.incbin): their objects depend on the data files.
 $(BUILD)/obj/report/analysis/cat_rules_data.o $(ASAN)/obj/report/analysis/cat_rules_data.o: report/analysis/categories.rules
+$(BUILD)/obj/report/perf_models/devices_data.o $(ASAN)/obj/report/perf_models/devices_data.o: report/perf_models/devices.table
 
 # Synthetic trace generators (scripts/gen/gen_*.c): standalone C programs.
 $(BUILD)/gen/%: scripts/gen/%.c

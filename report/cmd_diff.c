@@ -4,6 +4,7 @@
 #include "report/diff/diff.h"
 #include "convert/io/output.h"
 #include "convert/pipeline/pipeline.h"
+#include "report/perf_models/devices.h"
 #include "report/out/text.h"
 
 #include <stdio.h>
@@ -39,7 +40,7 @@ static int tp_cmd_diff(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
-               *minshare = NULL, *scale = NULL, *cats = NULL;
+               *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
@@ -50,7 +51,8 @@ static int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--fail-if-kernel-slower", &kslower)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--kernel-min-share", &minshare)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -102,21 +104,28 @@ static int tp_cmd_diff(int argc, char **argv)
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return TP_EXIT_INPUT;
     lo.read.keep_args_of = tp_efficiency_wants_args; /* the shapes of the ops that have a model */
+    tp_device_table devices; /* and one device table */
+    if (tp_device_table_for_command(devspec, &devices) != 0) {
+        tp_cat_rules_free(&rules);
+        return TP_EXIT_INPUT;
+    }
     tp_trace t[2];
     if (load(paths[0], &lo, &t[0]) < 0) {
         tp_trace_free(&t[0]);
         tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
     if (load(paths[1], &lo, &t[1]) < 0) {
         tp_trace_free(&t[0]);
         tp_trace_free(&t[1]);
         tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
     tp_summary s[2];
     for (int k = 0; k < 2; k++) {
-        tp_report_opts ro = {paths[k], steps, 0, &rules, false, NULL};
+        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices};
         tp_summary_build(&t[k], &ro, &s[k]);
     }
     tp_diff d;
@@ -181,6 +190,7 @@ done:
         tp_trace_free(&t[k]);
     }
     tp_cat_rules_free(&rules);
+    tp_device_table_free(&devices);
     return rc;
 }
 
@@ -212,7 +222,7 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "                                gated (default 1)\n"
     "  --scale S                     PNG resolution factor (default 1)\n"
     "  -q, --quiet                   no summary line on stderr\n"
-    TP_CATEGORIES_HELP
+    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
     tp_cmd_diff, true};

@@ -3,6 +3,7 @@
 #include "convert/io/output.h"
 #include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
+#include "report/perf_models/devices.h"
 #include "report/analysis/summary.h"
 
 #include <stdio.h>
@@ -14,7 +15,7 @@ static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
-               *cats = NULL;
+               *cats = NULL, *devspec = NULL;
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -23,7 +24,8 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -78,6 +80,12 @@ static int tp_cmd_report(int argc, char **argv)
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return TP_EXIT_INPUT;
     ro.rules = &rules;
+    tp_device_table devices;
+    if (tp_device_table_for_command(devspec, &devices) != 0) {
+        tp_cat_rules_free(&rules);
+        return TP_EXIT_INPUT;
+    }
+    ro.devices = &devices;
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
@@ -90,6 +98,7 @@ static int tp_cmd_report(int argc, char **argv)
         tp_report_error(path, &err);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
     tp_print_warnings(path, &t);
@@ -105,6 +114,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_summary_free(&s);
     tp_trace_free(&t);
     tp_cat_rules_free(&rules);
+    tp_device_table_free(&devices);
     return rc;
 }
 
@@ -130,7 +140,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
     "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
-    TP_CATEGORIES_HELP
+    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
     tp_cmd_report, true};

@@ -7,6 +7,7 @@
 #include "report/out/kernel_json.h"
 #include "report/analysis/summary.h"
 #include "convert/pipeline/pipeline.h"
+#include "report/perf_models/devices.h"
 #include "report/formats/stats_sections.h"
 
 #include <stdio.h>
@@ -233,12 +234,13 @@ static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
 static int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
-    const char *path = NULL, *cats = NULL;
+    const char *path = NULL, *cats = NULL, *devspec = NULL;
     bool json = false, csv = false, kernels_only = false;
     for (int i = 1; i < argc; i++) {
         int k;
         if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--json"))
@@ -261,6 +263,11 @@ static int tp_cmd_stats(int argc, char **argv)
     tp_cat_rules rules;
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return TP_EXIT_INPUT;
+    tp_device_table devices;
+    if (tp_device_table_for_command(devspec, &devices) != 0) {
+        tp_cat_rules_free(&rules);
+        return TP_EXIT_INPUT;
+    }
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
@@ -272,6 +279,7 @@ static int tp_cmd_stats(int argc, char **argv)
         tp_report_error(path, &err);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
     tp_print_warnings(path, &t);
@@ -281,7 +289,7 @@ static int tp_cmd_stats(int argc, char **argv)
         s.t = &t;
         tp_kernel_table_build(&t, &s.kt);
     } else {
-        tp_report_opts sro = {path, NULL, 0, &rules, true, NULL};
+        tp_report_opts sro = {path, NULL, 0, &rules, true, &devices};
         tp_summary_build(&t, &sro, &s);
     }
     int rc = TP_EXIT_OK;
@@ -297,6 +305,7 @@ static int tp_cmd_stats(int argc, char **argv)
     tp_summary_free(&s);
     tp_trace_free(&t);
     tp_cat_rules_free(&rules);
+    tp_device_table_free(&devices);
     return rc;
 }
 
@@ -327,6 +336,6 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "  --kernels-only      the kernel table without the GPU time model, the\n"
     "                      categories and the idle table (no launch links: about\n"
     "                      half the time)\n"
-    TP_CATEGORIES_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
     tp_cmd_stats, true};

@@ -20,52 +20,17 @@ void tp_trace_basename(const char *path, char *buf, size_t n)
     }
 }
 
-/* Device names from the top-level "deviceProperties":[{..."name":"..."}]. */
+/* Device names the trace describes (Chrome "deviceProperties", read into
+ * t->devinfo), in input order; devices without a name are left out. */
 static void find_devices(const tp_trace *t, tp_summary *s)
 {
-    const char *p = t->toplevel.data, *end = p ? p + t->toplevel.len : NULL;
-    if (!p)
-        return;
-    const char *dp = memmem(p, t->toplevel.len, "\"deviceProperties\"", 18);
-    if (!dp)
-        return;
-    const char *q = memchr(dp, '[', (size_t)(end - dp));
-    if (!q)
-        return;
-    int depth = 0;
     size_t cap = 0;
-    for (q++; q < end; q++) {
-        if (*q == '"') {
-            const char *str = q + 1, *e = str;
-            while (e < end && *e != '"')
-                e += (*e == '\\' && e + 1 < end) ? 2 : 1;
-            if (e >= end)
-                return;
-            q = e;
-            const char *c = q + 1;
-            while (c < end && (*c == ' ' || *c == '\n' || *c == '\t' || *c == '\r'))
-                c++;
-            if (depth == 1 && (size_t)(e - str) == 4 && memcmp(str, "name", 4) == 0 && c < end && *c == ':') {
-                c++;
-                while (c < end && (*c == ' ' || *c == '\n' || *c == '\t'))
-                    c++;
-                if (c < end && *c == '"') {
-                    const char *v = c + 1, *ve = v;
-                    while (ve < end && *ve != '"')
-                        ve += (*ve == '\\' && ve + 1 < end) ? 2 : 1;
-                    if (ve >= end)
-                        return;
-                    TP_GROW(s->devices, cap, s->ndevices + 1);
-                    s->devices[s->ndevices++] = tp_xstrndup(v, (size_t)(ve - v));
-                    q = ve;
-                }
-            }
-        } else if (*q == '{' || *q == '[')
-            depth++;
-        else if (*q == '}' || *q == ']') {
-            if (depth-- == 0)
-                return;
-        }
+    for (size_t i = 0; i < t->ndevinfo; i++) {
+        const char *n = t->devinfo[i].name ? tp_str_get(t, t->devinfo[i].name) : NULL;
+        if (!n || !*n)
+            continue;
+        TP_GROW(s->devices, cap, s->ndevices + 1);
+        s->devices[s->ndevices++] = tp_xstrdup(n);
     }
 }
 

@@ -99,6 +99,7 @@ typedef struct tp_batch_opts {
     const struct tp_load_opts *load; /* load options (--format, --drop-cat, ...), or NULL */
     const char *made_with;           /* the options text the row's options hash is of */
     const struct tp_cat_rules *rules; /* --categories with the built-in rules */
+    const struct tp_device_table *devices; /* --device-spec with the built-in table */
 } tp_batch_opts;
 /* r holds the input's path, name, bytes, hash and options on entry. */
 void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r);

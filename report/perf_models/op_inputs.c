@@ -11,14 +11,14 @@ static const struct {
     int matrix_peak; /* peak class of a GEMM in this dtype, -1 none */
     bool is_float;
 } dtypes[] = {
-    {"float", 4, PEAK_MATRIX_FP32, true},
+    {"float", 4, TP_PEAK_MATRIX_FP32, true},
     {"double", 8, -1, true},
-    {"c10::Half", 2, PEAK_MATRIX_FP16, true},
-    {"c10::BFloat16", 2, PEAK_MATRIX_BF16, true},
-    {"c10::Float8_e4m3fn", 1, PEAK_MATRIX_FP8, true},
-    {"c10::Float8_e5m2", 1, PEAK_MATRIX_FP8, true},
-    {"c10::Float8_e4m3fnuz", 1, PEAK_MATRIX_FP8, true},
-    {"c10::Float8_e5m2fnuz", 1, PEAK_MATRIX_FP8, true},
+    {"c10::Half", 2, TP_PEAK_MATRIX_FP16, true},
+    {"c10::BFloat16", 2, TP_PEAK_MATRIX_BF16, true},
+    {"c10::Float8_e4m3fn", 1, TP_PEAK_MATRIX_FP8, true},
+    {"c10::Float8_e5m2", 1, TP_PEAK_MATRIX_FP8, true},
+    {"c10::Float8_e4m3fnuz", 1, TP_PEAK_MATRIX_FP8, true},
+    {"c10::Float8_e5m2fnuz", 1, TP_PEAK_MATRIX_FP8, true},
     {"c10::Float8_e8m0fnu", 1, -1, true},
     {"c10::Float4_e2m1fn_x2", 1, -1, true}, /* two values per byte; sizes count bytes */
     {"long int", 8, -1, false},

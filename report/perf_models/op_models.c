@@ -204,7 +204,7 @@ static int elementwise(int variant, const tp_op_inputs *in, tp_op_cost *c, const
     }
     c->flops = nout;
     c->bytes = bytes;
-    c->peak = PEAK_VECTOR_FP32;
+    c->peak = TP_PEAK_VECTOR_FP32;
     return 0;
 overflow:
     *why = "sizes too large to count";
@@ -256,7 +256,7 @@ static int reduce(int variant, const tp_op_inputs *in, tp_op_cost *c, const char
         *why = "sizes too large to count";
         return -1;
     }
-    c->peak = PEAK_VECTOR_FP32;
+    c->peak = TP_PEAK_VECTOR_FP32;
     return 0;
 }
 
@@ -277,7 +277,7 @@ static int softmax(const tp_op_inputs *in, tp_op_cost *c, const char **why)
     bytes = n * (uint64_t)a->elem_size + n * (uint64_t)eo;
     c->flops = 5 * n; /* max, subtract, exp, sum, divide */
     c->bytes = bytes;
-    c->peak = PEAK_VECTOR_FP32;
+    c->peak = TP_PEAK_VECTOR_FP32;
     return 0;
 }
 
@@ -337,7 +337,7 @@ static int norm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char *
         }
     }
     c->bytes = 2 * n * e + vectors * ch * e; /* n < 2^56, e <= 16, vectors <= 6, ch <= n: no overflow */
-    c->peak = PEAK_VECTOR_FP32;
+    c->peak = TP_PEAK_VECTOR_FP32;
     return 0;
 }
 

@@ -2,10 +2,9 @@
 #ifndef TP_OP_MODELS_INT_H
 #define TP_OP_MODELS_INT_H
 
+#include "report/perf_models/devices.h"
 #include "report/perf_models/op_models.h"
 
-/* tp_peak_class's values (devices.h), in its order */
-enum { PEAK_MATRIX_FP8, PEAK_MATRIX_BF16, PEAK_MATRIX_FP16, PEAK_MATRIX_TF32, PEAK_MATRIX_FP32, PEAK_VECTOR_FP32 };
 
 /* Element size of a dtype name, 0 unknown; its GEMM peak class (-1 none). */
 int tp_op_dtype(const char *s, size_t n, bool *is_float, int *matrix_peak);

@@ -220,6 +220,8 @@ static int read_top_object(reader *r, uint64_t top_at)
             else
                 tp_warn_at(r->t, "bad baseTimeNanoseconds (ignored)", 1, off_of(r, q));
         } else {
+            if (key_is(k, kn, "deviceProperties"))
+                chrome_read_devices(r, q, ve);
             tp_buf *tl = &r->t->toplevel;
             if (tl->len)
                 tp_buf_putc(tl, ',');

@@ -9,6 +9,7 @@
  *   chrome_args.c       args left in the mapped file
  *   chrome_cats.c       categories decided by event name (MTIA), unknown
  *                       categories on devices (counted, named in a warning)
+ *   chrome_devices.c    the top-level deviceProperties into t->devinfo
  * The small helpers every event passes through are inline here. */
 #ifndef TP_CHROME_READ_INT_H
 #define TP_CHROME_READ_INT_H
@@ -198,6 +199,8 @@ int chrome_more_or_truncated(reader *r, const char *at, const char *inside);
 int chrome_strict_error(reader *r);
 const char *chrome_json_what(char c); /* "a number", "a string", ... by a value's first byte */
 void chrome_reader_free(reader *r);
+/* The top-level "deviceProperties" value v..ve into t->devinfo (chrome_devices.c). */
+void chrome_read_devices(reader *r, const char *v, const char *ve);
 
 /* chrome_events.c: the traceEvents array from r->pos (just after its '['),
  * each event parsed and committed.  0 or -1. */
