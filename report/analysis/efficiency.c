@@ -424,8 +424,10 @@ void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_cat
         roof(&e->rows[i], &e->device);
         free(b.times[i].ns);
     }
-    qsort(e->rows, e->n, sizeof *e->rows, cmp_rows);
-    qsort(e->skips, e->nskips, sizeof *e->skips, cmp_skips);
+    if (e->n) /* qsort's array must not be NULL, even empty */
+        qsort(e->rows, e->n, sizeof *e->rows, cmp_rows);
+    if (e->nskips)
+        qsort(e->skips, e->nskips, sizeof *e->skips, cmp_skips);
     opp *o = tp_xmalloc((e->n ? e->n : 1) * sizeof *o);
     for (size_t i = 0; i < e->n; i++)
         if (e->rows[i].peak_fraction >= 0)

@@ -70,7 +70,8 @@ void tp_diff_eff_build(const tp_summary *base, const tp_summary *cand, tp_diff_e
     free(matched);
     tp_buf_free(&k);
     tp_strset_free(&keys);
-    qsort(d->rows, d->n, sizeof *d->rows, cmp_rows);
+    if (d->n)
+        qsort(d->rows, d->n, sizeof *d->rows, cmp_rows);
 }
 
 void tp_diff_eff_free(tp_diff_eff *d)
