@@ -7,8 +7,8 @@
 #include <string.h>
 
 enum { NORM_LAYER, NORM_BATCH, NORM_RMS };
-enum { EW_UNARY, EW_BINARY, EW_COPY };
-enum { RED_REDUCE, RED_SCAN, RED_MAXMIN };
+enum { EW_UNARY, EW_BINARY, EW_COPY, EW_UPSAMPLE };
+enum { RED_REDUCE, RED_SCAN, RED_MAXMIN, RED_NORM /* (self, p, dim, ...): dim third */ };
 
 /* Sorted by name (strcmp): tp_op_family_of searches it. */
 static const struct {
@@ -58,7 +58,7 @@ static const struct {
     {"aten::gelu", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::gelu_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
     {"aten::layer_norm", TP_FAM_NORM, NORM_LAYER},
-    {"aten::linalg_vector_norm", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::linalg_vector_norm", TP_FAM_REDUCE, RED_NORM},
     {"aten::linear", TP_FAM_GEMM, TP_GEMM_LINEAR},
     {"aten::log", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::log_softmax", TP_FAM_SOFTMAX, 0},
@@ -75,7 +75,7 @@ static const struct {
     {"aten::native_batch_norm", TP_FAM_NORM, NORM_BATCH},
     {"aten::native_layer_norm", TP_FAM_NORM, NORM_LAYER},
     {"aten::neg", TP_FAM_ELEMENTWISE, EW_UNARY},
-    {"aten::norm", TP_FAM_REDUCE, RED_REDUCE},
+    {"aten::norm", TP_FAM_REDUCE, RED_NORM},
     {"aten::pow", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::reciprocal", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::relu", TP_FAM_ELEMENTWISE, EW_UNARY},
@@ -96,6 +96,9 @@ static const struct {
     {"aten::sum", TP_FAM_REDUCE, RED_REDUCE},
     {"aten::tanh", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::threshold_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::upsample_nearest1d", TP_FAM_ELEMENTWISE, EW_UPSAMPLE},
+    {"aten::upsample_nearest2d", TP_FAM_ELEMENTWISE, EW_UPSAMPLE},
+    {"aten::upsample_nearest3d", TP_FAM_ELEMENTWISE, EW_UPSAMPLE},
     {"aten::var", TP_FAM_REDUCE, RED_REDUCE},
 };
 #define NOPS (sizeof ops / sizeof *ops)
@@ -178,6 +181,20 @@ static int elementwise(int variant, const tp_op_inputs *in, tp_op_cost *c, const
         bytes = 0;
         if (!tp_op_add_bytes(&bytes, na, a->elem_size) || !tp_op_add_bytes(&bytes, nb, in->in[1].elem_size))
             goto overflow;
+    } else if (variant == EW_UPSAMPLE) { /* upsample_nearest(input, output_size, ...): one copy per output element */
+        int64_t size[3];
+        int ns = in->n >= 2 ? tp_op_conc_ints(&in->in[1], size, 3) : -1;
+        if (ns != a->rank - 2 || ns < 1) {
+            *why = "no output_size recorded (scale factors are not modelled)";
+            return -1;
+        }
+        nout = (uint64_t)a->dims[0] * (uint64_t)a->dims[1]; /* each at most na */
+        for (int k = 0; k < ns; k++)
+            if (size[k] < 0 || !tp_op_mul(&nout, (uint64_t)size[k]))
+                goto overflow;
+        bytes = 0;
+        if (!tp_op_add_bytes(&bytes, na, a->elem_size) || !tp_op_add_bytes(&bytes, nout, a->elem_size))
+            goto overflow;
     } else if (variant == EW_BINARY && in->n >= 2 && in->in[1].rank >= 0) {
         const tp_op_input *b = &in->in[1];
         tp_op_input out;
@@ -248,8 +265,11 @@ static int reduce(int variant, const tp_op_inputs *in, tp_op_cost *c, const char
     }
     if (variant == RED_SCAN)
         nout = n;
-    else if (reduce_out(a, in->n >= 2 && in->in[1].concrete_len ? &in->in[1] : NULL, &nout, why) != 0)
-        return -1;
+    else {
+        size_t d = variant == RED_NORM ? 2 : 1; /* where the reduced dims are */
+        if (reduce_out(a, in->n > d && in->in[d].concrete_len ? &in->in[d] : NULL, &nout, why) != 0)
+            return -1;
+    }
     c->flops = n;
     c->bytes = 0;
     if (!tp_op_add_bytes(&c->bytes, n, a->elem_size) || !tp_op_add_bytes(&c->bytes, nout, a->elem_size)) {
