@@ -542,3 +542,60 @@ TEST(efficiency_models_refuse_what_does_not_fit)
     }
     tp_jdoc_free(&doc);
 }
+
+#include "report/diff/diff_eff.h"
+
+/* A small planted run: n mm invocations of dur_us each, and an add only when with_add. */
+static const char *planted_run(const char *name, int n, double dur_us, bool with_add)
+{
+    static tp_buf keep[2];
+    static int k;
+    planted p = {.ts = 1000};
+    tp_buf_puts(&p.b, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"totalGlobalMem\":85045870592}],"
+                      "\n\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"start\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":1,\"dur\":1}");
+    for (int i = 0; i < n; i++)
+        op(&p, "aten::mm", MM_4096, NULL, NULL, "kernel", "gemm_a", dur_us);
+    if (with_add)
+        op(&p, "aten::add", ADD_1M, NULL, NULL, "kernel", "add_kernel", 10);
+    tp_buf_puts(&p.b, "\n]}\n");
+    tp_buf_putc(&p.b, 0);
+    const char *path = tp_test_write_text(name, p.b.data);
+    tp_buf_free(&keep[k & 1]);
+    keep[k++ & 1] = p.b;
+    return path;
+}
+
+TEST(efficiency_diff_matches_shapes)
+{
+    const char *a = planted_run("eff_base.json", 2, 200, true), *b = planted_run("eff_cand.json", 2, 250, false);
+    tp_trace t[2];
+    tp_summary s[2];
+    CHECK(load_report(a, &t[0], &s[0]) == 0);
+    CHECK(load_report(b, &t[1], &s[1]) == 0);
+    tp_diff_eff d;
+    tp_diff_eff_build(&s[0], &s[1], &d);
+    CHECK_EQ_INT(d.n, 1);
+    CHECK_EQ_INT(d.only[0], 1);
+    CHECK_EQ_INT(d.only_ns[0], 10000);
+    CHECK_EQ_INT(d.only[1], 0);
+    if (d.n == 1) {
+        CHECK_STR(d.rows[0].r[0]->op, "aten::mm");
+        CHECK_EQ_INT(d.rows[0].delta_ns, 100000);
+        CHECK(d.rows[0].has_rel && near(d.rows[0].tflops_rel, 200.0 / 250.0 - 1, 1e-12));
+    }
+    tp_buf md = {0}, js = {0};
+    tp_diff_eff_md(&d, 10, &md);
+    tp_diff_eff_json(&d, &js);
+    tp_buf_putc(&md, 0);
+    tp_buf_putc(&js, 0);
+    CHECK(strstr(md.data, "| `aten::mm` | 4096x4096, 4096x4096 | bf16 | 2 / 2 | 400.000 us | 500.000 us | +100.000 us |"));
+    CHECK(strstr(md.data, "-20.0% |"));
+    CHECK(strstr(js.data, "\"tflops_per_s_rel\":-0.200000"));
+    tp_buf_free(&md), tp_buf_free(&js);
+    tp_diff_eff_free(&d);
+    for (int k = 0; k < 2; k++) {
+        tp_summary_free(&s[k]);
+        tp_trace_free(&t[k]);
+    }
+}
