@@ -76,13 +76,18 @@ typedef struct tp_efficiency {
     int64_t skipped_ns;
     uint64_t host_copies;    /* modelled invocations whose device work was host<->device copies only */
     int64_t device_ns;       /* all device activity time, the base of the coverage share */
-    uint64_t with_shapes;    /* host ops whose args record "Input Dims" (0: the trace has no shapes) */
+    uint64_t with_shapes;    /* host ops with a model whose args record "Input Dims" (0: no shapes) */
     uint64_t xla_costs;      /* the trace's recorded XLA op costs */
+    struct tp_eff_builder *builder; /* between prepare and build (private) */
 } tp_efficiency;
 
-/* dt NULL = the built-in device table; c may be NULL (no categories). */
-void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c,
-                         const tp_device_table *dt, tp_efficiency *e);
+/* In two parts, like the GPU time model: prepare reads the recorded inputs
+ * of every host op that has a model (no host tree needed: it runs beside
+ * the tree's build) and finds the device (dt NULL = the built-in table);
+ * build gives every device activity to its invocation (c may be NULL: no
+ * categories) and makes the rows. */
+void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_efficiency *e);
+void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c, tp_efficiency *e);
 void tp_efficiency_free(tp_efficiency *e);
 
 /* The reader option (formats.h keep_args_of): keep the args of ops that have
