@@ -123,6 +123,18 @@ tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
 
 size_t tp_table_pages(const tp_table_layout *L) { return L->pages; }
 
+double tp_table_page_height(const tp_table *t, const tp_table_layout *L, size_t page)
+{
+    if (page >= L->pages)
+        return 0;
+    double h = (t->title ? L->top : 0) + L->head_h;
+    if (t->nrows == 0)
+        return h + L->line_h;
+    for (size_t row = L->page_start[page]; row < L->page_start[page + 1]; row++)
+        h += (double)L->lines[row] * L->line_h + PAD;
+    return h;
+}
+
 void tp_table_layout_free(tp_table_layout *L)
 {
     if (!L)

@@ -33,7 +33,7 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
     tp_cv_end_page(cv);
     if (tp_canvas_close(cv, err) != 0)
         return -1;
-    static const char *const known[] = {"png/gpu_time.png", "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
+    static const char *const known[] = {"png/gpu_time.png", "png/efficiency.png", "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
                                         "png/steps.png", NULL};
     for (int i = 0; known[i]; i++)
         if (strncmp(known[i] + 4, name, strlen(name)) == 0 && known[i][4 + strlen(name)] == '.')
@@ -48,6 +48,7 @@ static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
     tp_canvas *pdf = cv;
     tp_page_summary(pdf, &pc);
     tp_page_gpu_time(pdf, &pc);
+    tp_page_efficiency(pdf, &pc);
     tp_format_pages_draw(pdf, &pc); /* the format's own pages, when it has a row */
     tp_rect lr = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc.lw - 2 * TP_PAGE_MARGIN, pc.lh - 2 * TP_PAGE_MARGIN};
     tp_cv_begin_page(pdf, pc.lw, pc.lh, "Top kernels by total time");
@@ -118,6 +119,8 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     char path[4096];
     double scale = o->png_scale;
     if (s->gt.whole.span_ns > 0 && write_png(dir, "gpu_time", &pc, scale, tp_chart_gpu_time, &names, &nn, err) < 0)
+        goto out;
+    if (s->eff.n && write_png(dir, "efficiency", &pc, scale, tp_chart_efficiency, &names, &nn, err) < 0)
         goto out;
     if (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
         write_png(dir, "kernels_mean", &pc, scale, png_kernels_mean, &names, &nn, err) < 0 ||

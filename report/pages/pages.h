@@ -11,6 +11,11 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc);
  * op categories, as a landscape page and as one picture in r (a PNG). */
 void tp_page_gpu_time(tp_canvas *cv, const tp_pagectx *pc);
 void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
+/* "How efficient is it": the roofline of the op shapes (the page and one
+ * picture in r, png/efficiency.png), then a page of the shapes with the most
+ * time and the opportunities when there are shapes (page_efficiency.c). */
+void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc);
+void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r);
 void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc);
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h); /* returns pages */

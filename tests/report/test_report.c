@@ -343,7 +343,7 @@ static void outline_walk(const tp_jv *arr, const char *parent, bool *seen, size_
         snprintf(title, sizeof title, "%.*s", (int)(t ? tl : 0), t ? t : "");
         if (tp_jv_int(tp_jv_get(o, "destpageposfrom1"), &pg) == 0 && pg >= 1 && (size_t)pg <= npages)
             seen[pg - 1] = true;
-        if (strcmp(title, "Kernel names (2/2)") == 0 && strcmp(parent, "Kernel names") == 0 && pg == 10) /* after summary, GPU time, ... */
+        if (strcmp(title, "Kernel names (2/2)") == 0 && strcmp(parent, "Kernel names") == 0 && pg == 11) /* after summary, GPU time, efficiency, ... */
             (*child_ok)++;
         outline_walk(tp_jv_get(o, "kids"), title, seen, npages, child_ok);
     }
