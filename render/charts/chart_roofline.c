@@ -252,6 +252,8 @@ static void roof_labels(tp_canvas *cv, const tp_roofline *c, const plot *p, plac
         double w = tp_text_width(TP_FONT_REGULAR, fs, t), right = p->x + p->w - 4;
         box above = {right - w, y - 2 - asc - desc, right, y - 2}, below = {right - w, y + 2, right, y + 2 + asc + desc};
         box b = free_at(pl, above) ? above : free_at(pl, below) ? below : above;
+        /* on a white box: marks drawn before may lie under it (a GEMM at its peak) */
+        tp_cv_fill_rect(cv, b.x0 - PAD, b.y0, w + 2 * PAD, asc + desc, 0xFFFFFF);
         tp_cv_text(cv, right, b.y0 + asc, TP_FONT_REGULAR, fs, TP_COLOR_AXIS, TP_ALIGN_RIGHT, 0, t);
         take(pl, b);
         free(t);

@@ -12,7 +12,10 @@
 static void key_of(const tp_eff_row *r, tp_buf *k)
 {
     k->len = 0;
-    tp_buf_printf(k, "%s\x1f%s\x1f%s\x1f%s", r->op, r->input_dims, r->dtypes, r->strides);
+    /* the row's whole key: rows of one run differ in FLOPs or bytes when
+     * their recorded inputs are equal (a sum over another dim) */
+    tp_buf_printf(k, "%s\x1f%s\x1f%s\x1f%s\x1f%llu\x1f%llu", r->op, r->input_dims, r->dtypes, r->strides,
+                  (unsigned long long)r->flops, (unsigned long long)r->bytes);
 }
 
 static int cmp_rows(const void *pa, const void *pb)

@@ -64,10 +64,10 @@ void tp_efficiency_md(const tp_summary *s, tp_buf *b)
     } else {
         tp_buf_puts(b, "**Ops with a cost model, most time first** (");
         if (dev[0]) {
-            tp_buf_puts(b, "the device ");
+            tp_buf_puts(b, "no fraction of peak: the device ");
             tp_md_code(b, dev, 80);
-            tp_buf_puts(b, " is not in the table of device peaks, so no fraction of peak: ");
-            tp_md_text(b, tp_device_unknown_hint(), 200);
+            tp_buf_puts(b, " is not in the table of device peaks; add it with `--device-spec FILE`, "
+                           "docs/REPORT.md \"Device peaks\"");
         } else
             tp_buf_puts(b, "the trace names no device, so no fraction of peak");
         tp_buf_printf(b, "; %s of the device time has a cost model):\n\n"

@@ -98,6 +98,8 @@ void tp_eff_num(char *buf, size_t n, double v)
         snprintf(buf, n, "%.2f", v);
     else if (v == 0)
         snprintf(buf, n, "0");
+    else if (v < 0.001) /* no exponents in tables */
+        snprintf(buf, n, "<0.001");
     else
         snprintf(buf, n, "%.3g", v);
 }

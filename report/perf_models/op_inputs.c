@@ -81,6 +81,10 @@ static int read_input(const tp_jv *dims, const tp_jv *type, tp_op_input *in, con
             *why = "a tensor size that is not a non-negative integer";
             return -1;
         }
+        if (v > (INT64_C(1) << 40)) { /* a trillion elements in one dimension: not a real tensor */
+            *why = "a tensor size beyond 2^40";
+            return -1;
+        }
         in->dims[k] = v;
     }
     if (in->elem_size == 0) {
@@ -246,4 +250,14 @@ int tp_op_conc_bools(const tp_op_input *x, int *out, int max)
             return -1;
     }
     return -1;
+}
+
+int tp_op_scalar_type_size(int64_t code)
+{
+    /* c10::ScalarType: Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf,
+     * ComplexFloat, ComplexDouble, Bool, QInt8, QUInt8, QInt32, BFloat16; 23-26 the fp8 types */
+    static const int size[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2};
+    if (code >= 0 && code < (int64_t)(sizeof size / sizeof *size))
+        return size[code];
+    return code >= 23 && code <= 26 ? 1 : 0;
 }

@@ -21,7 +21,7 @@ static const struct {
     {"aten::_flash_attention_backward", TP_FAM_ATTENTION, 8},
     {"aten::_flash_attention_forward", TP_FAM_ATTENTION, 3},
     {"aten::_fused_rms_norm", TP_FAM_NORM, NORM_RMS},
-    {"aten::_log_softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::_log_softmax", TP_FAM_SOFTMAX, 1},
     {"aten::_safe_softmax", TP_FAM_SOFTMAX, 0},
     {"aten::_scaled_dot_product_cudnn_attention", TP_FAM_ATTENTION, 2},
     {"aten::_scaled_dot_product_cudnn_attention_backward", TP_FAM_ATTENTION, 7},
@@ -30,7 +30,7 @@ static const struct {
     {"aten::_scaled_dot_product_flash_attention", TP_FAM_ATTENTION, 0},
     {"aten::_scaled_dot_product_flash_attention_backward", TP_FAM_ATTENTION, 5},
     {"aten::_scaled_mm", TP_FAM_GEMM, TP_GEMM_SCALED_MM},
-    {"aten::_softmax", TP_FAM_SOFTMAX, 0},
+    {"aten::_softmax", TP_FAM_SOFTMAX, 1},
     {"aten::abs", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::add", TP_FAM_ELEMENTWISE, EW_BINARY},
     {"aten::add_", TP_FAM_ELEMENTWISE, EW_BINARY},
@@ -188,7 +188,9 @@ static int elementwise(int variant, const tp_op_inputs *in, tp_op_cost *c, const
             *why = "no output_size recorded (scale factors are not modelled)";
             return -1;
         }
-        nout = (uint64_t)a->dims[0] * (uint64_t)a->dims[1]; /* each at most na */
+        nout = (uint64_t)a->dims[0];
+        if (!tp_op_mul(&nout, (uint64_t)a->dims[1]))
+            goto overflow;
         for (int k = 0; k < ns; k++)
             if (size[k] < 0 || !tp_op_mul(&nout, (uint64_t)size[k]))
                 goto overflow;
@@ -266,8 +268,26 @@ static int reduce(int variant, const tp_op_inputs *in, tp_op_cost *c, const char
     if (variant == RED_SCAN)
         nout = n;
     else {
-        size_t d = variant == RED_NORM ? 2 : 1; /* where the reduced dims are */
-        if (reduce_out(a, in->n > d && in->in[d].concrete_len ? &in->in[d] : NULL, &nout, why) != 0)
+        /* the reduced dims: absent (no such argument, or None) is every dim;
+         * an argument the profiler did not record is a reason, not a guess */
+        size_t d = variant == RED_NORM ? 2 : 1;
+        const tp_op_input *dim = in->n > d ? &in->in[d] : NULL;
+        bool none = !dim || !dim->type || dim->type_len == 0 || (dim->concrete && dim->concrete_len == 4 &&
+                                                                 memcmp(dim->concrete, "None", 4) == 0);
+        if (!none && dim->concrete_len == 0) {
+            *why = "the reduced dims not recorded (no Concrete Inputs)";
+            return -1;
+        }
+        if (!none && (dim->type_len != 10 || memcmp(dim->type, "ScalarList", 10) != 0) &&
+            (dim->type_len != 6 || memcmp(dim->type, "Scalar", 6) != 0)) {
+            *why = "a reduced-dims argument that is not a list of ints";
+            return -1;
+        }
+        if (!none && tp_op_conc_ints(dim, (int64_t[TP_OP_MAX_RANK]){0}, TP_OP_MAX_RANK) < 0) {
+            *why = "reduced dims that are not integers";
+            return -1;
+        }
+        if (reduce_out(a, none ? NULL : dim, &nout, why) != 0)
             return -1;
     }
     c->flops = n;
@@ -280,7 +300,7 @@ static int reduce(int variant, const tp_op_inputs *in, tp_op_cost *c, const char
     return 0;
 }
 
-static int softmax(const tp_op_inputs *in, tp_op_cost *c, const char **why)
+static int softmax(bool half_to_float, const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
     if (first_tensor(in, "no input tensor", why) != 0)
         return -1;
@@ -290,10 +310,25 @@ static int softmax(const tp_op_inputs *in, tp_op_cost *c, const char **why)
         *why = "sizes too large to count";
         return -1;
     }
-    /* _softmax(self, dim, half_to_float): a half input gives a float output */
+    /* _softmax(self, dim, half_to_float): a half input gives a float output
+     * when the flag is set; softmax(self, dim, dtype): the output in dtype
+     * (a ScalarType code) when given */
     int eo = a->elem_size;
-    if (in->n >= 3 && tp_op_conc_bool(&in->in[2]) == 1)
-        eo = 4;
+    if (half_to_float) {
+        int flag = in->n >= 3 ? tp_op_conc_bool(&in->in[2]) : -1;
+        if (flag < 0 && a->elem_size < 4) {
+            *why = "half_to_float not recorded for a half input";
+            return -1;
+        }
+        eo = flag == 1 ? 4 : eo;
+    } else if (in->n >= 3 && in->in[2].concrete_len) {
+        int64_t code;
+        eo = tp_op_conc_ints(&in->in[2], &code, 1) == 1 ? tp_op_scalar_type_size(code) : 0;
+        if (!eo) {
+            *why = "an output dtype that is not a known ScalarType";
+            return -1;
+        }
+    }
     bytes = n * (uint64_t)a->elem_size + n * (uint64_t)eo;
     c->flops = 5 * n; /* max, subtract, exp, sum, divide */
     c->bytes = bytes;
@@ -314,6 +349,10 @@ static int norm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char *
     uint64_t n, ch = 1;
     if (!tp_op_numel(a, &n) || n > UINT64_MAX / 256) {
         *why = "sizes too large to count";
+        return -1;
+    }
+    if (n == 0) { /* the channel counts below are at most n only for a non-empty input */
+        *why = "an empty input";
         return -1;
     }
     uint64_t e = (uint64_t)a->elem_size, vectors;
@@ -382,7 +421,7 @@ int tp_op_cost_of(const char *name, const tp_op_inputs *in, tp_op_cost *c, const
     case TP_FAM_NORM:
         return norm(v, in, c, why);
     case TP_FAM_SOFTMAX:
-        return softmax(in, c, why);
+        return softmax(v == 1, in, c, why);
     case TP_FAM_ELEMENTWISE:
         return elementwise(v, in, c, why);
     case TP_FAM_REDUCE:

@@ -8,6 +8,8 @@
 
 /* Element size of a dtype name, 0 unknown; its GEMM peak class (-1 none). */
 int tp_op_dtype(const char *s, size_t n, bool *is_float, int *matrix_peak);
+/* Element size of a c10::ScalarType code (a recorded dtype argument), 0 unknown. */
+int tp_op_scalar_type_size(int64_t code);
 /* Checked arithmetic: false on overflow. */
 bool tp_op_mul(uint64_t *acc, uint64_t v);
 bool tp_op_add(uint64_t *acc, uint64_t v);

@@ -149,8 +149,18 @@ int tp_op_gemm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **
         ok = add_tensor_bytes(in, 0, c);
     else if (variant == TP_GEMM_LINEAR)
         ok = add_tensor_bytes(in, 2, c);
-    else if (variant == TP_GEMM_SCALED_MM)
+    else if (variant == TP_GEMM_SCALED_MM) {
         ok = add_tensor_bytes(in, 2, c) && add_tensor_bytes(in, 3, c) && add_tensor_bytes(in, 4, c);
+        /* the output in out_dtype (a ScalarType code) when recorded, not A's fp8 */
+        int64_t code;
+        int eo = in->n > 6 && tp_op_conc_ints(&in->in[6], &code, 1) == 1 ? tp_op_scalar_type_size(code) : 0;
+        if (eo) {
+            uint64_t mn = m, wrong = 0, right = 0;
+            ok = ok && tp_op_mul(&mn, n) && tp_op_add_bytes(&wrong, mn, a->elem_size) && tp_op_add_bytes(&right, mn, eo);
+            if (ok)
+                c->bytes = c->bytes - wrong + right;
+        }
+    }
     if (!ok) {
         *why = TOO_LARGE;
         return -1;
@@ -204,6 +214,13 @@ int tp_op_conv(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **
         *why = "stride, padding, dilation, transposed or groups not recorded";
         return -1;
     }
+    /* sizes and parameters below 2^31 keep every product below in int64 */
+    for (int k = 0; k < x->rank; k++)
+        if (x->dims[k] > INT32_MAX || w->dims[k] > INT32_MAX || (k < nsp && (stride[k] > INT32_MAX ||
+            pad[k] > INT32_MAX || dil[k] > INT32_MAX || opad[k] > INT32_MAX)) || groups[0] > INT32_MAX) {
+            *why = "a convolution size or parameter beyond 2^31";
+            return -1;
+        }
     /* per output element (forward) or input element (transposed): 2 *
      * (channels per group) * kernel FLOPs; the weight is [C_out, C_in/g, k...],
      * transposed [C_in, C_out/g, k...] */
@@ -278,38 +295,51 @@ int tp_op_conv(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **
 
 /* ---- attention ---- */
 
-/* Where each attention op keeps q, k, v and its causal flag. */
+/* Where each attention op keeps q, k, v and its causal flag, and how its
+ * causal mask is aligned when Lq != Lkv (PyTorch's sdp_utils: the flash
+ * kernels are bottom-right, the efficient ones top-left; cuDNN's is not
+ * documented, so such a shape gets a reason). */
+enum { ALIGN_TOP_LEFT, ALIGN_BOTTOM_RIGHT, ALIGN_UNKNOWN };
 static const struct {
     bool blhd;         /* q is [B, L, H, d] (else [B, H, L, d]) */
     bool backward;
     uint8_t q;         /* index of the query */
     uint8_t causal;    /* index of is_causal */
     bool mask_type;    /* causal is custom_mask_type: 0 none, 1 top-left, 2 bottom-right */
+    uint8_t align;     /* of is_causal */
 } attn[] = {
-    {false, false, 0, 4, false},  /* 0 _scaled_dot_product_flash_attention */
-    {false, false, 0, 6, false},  /* 1 _scaled_dot_product_efficient_attention */
-    {false, false, 0, 6, false},  /* 2 _scaled_dot_product_cudnn_attention */
-    {true, false, 0, 8, false},   /* 3 _flash_attention_forward */
-    {true, false, 0, 9, true},    /* 4 _efficient_attention_forward */
-    {false, true, 1, 11, false},  /* 5 _scaled_dot_product_flash_attention_backward */
-    {false, true, 1, 11, false},  /* 6 _scaled_dot_product_efficient_attention_backward */
-    {false, true, 1, 14, false},  /* 7 _scaled_dot_product_cudnn_attention_backward */
-    {true, true, 1, 11, false},   /* 8 _flash_attention_backward */
-    {true, true, 1, 14, true},    /* 9 _efficient_attention_backward */
+    {false, false, 0, 4, false, ALIGN_BOTTOM_RIGHT}, /* 0 _scaled_dot_product_flash_attention */
+    {false, false, 0, 6, false, ALIGN_TOP_LEFT},     /* 1 _scaled_dot_product_efficient_attention */
+    {false, false, 0, 6, false, ALIGN_UNKNOWN},      /* 2 _scaled_dot_product_cudnn_attention */
+    {true, false, 0, 8, false, ALIGN_BOTTOM_RIGHT},  /* 3 _flash_attention_forward */
+    {true, false, 0, 9, true, ALIGN_TOP_LEFT},       /* 4 _efficient_attention_forward */
+    {false, true, 1, 11, false, ALIGN_BOTTOM_RIGHT}, /* 5 _scaled_dot_product_flash_attention_backward */
+    {false, true, 1, 11, false, ALIGN_TOP_LEFT},     /* 6 _scaled_dot_product_efficient_attention_backward */
+    {false, true, 1, 14, false, ALIGN_UNKNOWN},      /* 7 _scaled_dot_product_cudnn_attention_backward */
+    {true, true, 1, 11, false, ALIGN_BOTTOM_RIGHT},  /* 8 _flash_attention_backward */
+    {true, true, 1, 14, true, ALIGN_TOP_LEFT},       /* 9 _efficient_attention_backward */
 };
 
 /* (query, key) pairs a causal mask keeps, Lq != Lkv: top-left (PyTorch's
  * is_causal: query i sees keys 0..i) or bottom-right (query i sees keys up
  * to Lkv - Lq + i) */
+/* (query, key) pairs a causal mask keeps when Lq != Lkv: top-left (PyTorch's
+ * math and efficient kernels, custom_mask_type 1: query i sees keys 0..i)
+ * or bottom-right (FlashAttention, custom_mask_type 2: query i sees keys up
+ * to i + Lkv - Lq).  Query i sees min(Lkv, max(0, i + 1 + shift)) keys. */
 static uint64_t causal_pairs(uint64_t lq, uint64_t lkv, bool bottom_right)
 {
+    int64_t shift = bottom_right ? (int64_t)lkv - (int64_t)lq : 0;
+    /* queries seeing nothing: i + 1 + shift <= 0; all keys: i + 1 + shift >= Lkv */
+    int64_t first = -shift;               /* first i that sees a key (may be < 0) */
+    int64_t full = (int64_t)lkv - 1 - shift; /* first i that sees every key */
+    int64_t a = first < 0 ? 0 : first, b = full < (int64_t)lq ? full : (int64_t)lq;
     uint64_t pairs = 0;
-    for (uint64_t i = 0; i < lq; i++) {
-        int64_t seen = bottom_right ? (int64_t)(lkv - lq + i + 1) : (int64_t)(i + 1);
-        if (bottom_right && lq > lkv)
-            seen = (int64_t)i + 1 - (int64_t)(lq - lkv);
-        pairs += seen <= 0 ? 0 : (uint64_t)seen > lkv ? lkv : (uint64_t)seen;
-    }
+    if (b > a) /* i in [a, b): i + 1 + shift keys, an arithmetic series */
+        pairs += (uint64_t)((b - a) * (a + b - 1 + 2 * (1 + shift)) / 2);
+    int64_t c = full > 0 ? full : 0;
+    if ((int64_t)lq > c)
+        pairs += (uint64_t)((int64_t)lq - c) * lkv;
     return pairs;
 }
 
@@ -351,8 +381,15 @@ int tp_op_attention(int variant, const tp_op_inputs *in, tp_op_cost *c, const ch
     /* score pairs: Lq * Lkv, halved when causal over a square mask (the
      * FLOPs halved, as FLOPs of the full square are even) */
     uint64_t pairs = lq * lkv, f = 2;
-    if (causal && lq != lkv)
-        pairs = causal_pairs(lq, lkv, causal == 2);
+    if (causal && lq != lkv) {
+        /* is_causal (1) takes the op's alignment; custom_mask_type says its own (1, 2) */
+        int align = attn[variant].mask_type ? (causal == 2 ? ALIGN_BOTTOM_RIGHT : ALIGN_TOP_LEFT) : attn[variant].align;
+        if (align == ALIGN_UNKNOWN) {
+            *why = "causal attention with Lq != Lkv whose mask alignment is not known (cuDNN)";
+            return -1;
+        }
+        pairs = causal_pairs(lq, lkv, align == ALIGN_BOTTOM_RIGHT);
+    }
     /* forward: S = QK^T (d_qk) and O = PV (d_v); backward recomputes S and
      * computes dV, dP, dQ, dK: 3 d_qk + 2 d_v */
     uint64_t width = attn[variant].backward ? 3 * dqk + 2 * dv : dqk + dv;

@@ -488,6 +488,35 @@ TEST(efficiency_models_refuse_what_does_not_fit)
          "a reduced dimension out of range"},
         {"aten::nonexistent", "{\"Input Dims\":[],\"Input type\":[]}", "no model for this op"},
         {"aten::mm", "[1,2]", "args that are not a JSON object"},
+        {"aten::mm", "{\"Input Dims\":[[2,1099511627777],[1099511627777,4]],\"Input type\":[\"float\",\"float\"]}",
+         "a tensor size beyond 2^40"},
+        /* padding 2^62 would overflow the output size: refused, no undefined behaviour */
+        {"aten::convolution",
+         "{\"Input Dims\":[[1,1,8],[1,1,1],[],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\",\"\",\"ScalarList\","
+         "\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"[1]\","
+         "\"[4611686018427387904]\",\"[1]\",\"True\",\"[0]\",\"1\"]}",
+         "a convolution size or parameter beyond 2^31"},
+        /* groups 2^32 x 1 channel would wrap the channel check */
+        {"aten::convolution",
+         "{\"Input Dims\":[[1,4294967296,8],[1,1,1],[],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\",\"\",\"ScalarList\","
+         "\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"[1]\","
+         "\"[0]\",\"[1]\",\"False\",\"[0]\",\"4294967296\"]}",
+         "a convolution size or parameter beyond 2^31"},
+        {"aten::batch_norm",
+         "{\"Input Dims\":[[0,1099511627776,1],[],[],[],[],[]],\"Input type\":[\"float\",\"\",\"\",\"\",\"\",\"Scalar\"],"
+         "\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"True\"]}",
+         "an empty input"},
+        /* a dim argument without Concrete Inputs is not a full reduction */
+        {"aten::mean", "{\"Input Dims\":[[32,2048,7,7],[],[]],\"Input type\":[\"float\",\"ScalarList\",\"Scalar\"]}",
+         "the reduced dims not recorded (no Concrete Inputs)"},
+        {"aten::sum", "{\"Input Dims\":[[4,8],[]],\"Input type\":[\"float\",\"ScalarList\"],\"Concrete Inputs\":[\"\",\"[-]\"]}",
+         "reduced dims that are not integers"},
+        {"aten::_softmax", "{\"Input Dims\":[[4,8],[],[]],\"Input type\":[\"c10::Half\",\"Scalar\",\"Scalar\"]}",
+         "half_to_float not recorded for a half input"},
+        {"aten::_scaled_dot_product_cudnn_attention",
+         "{\"Input Dims\":[[1,2,3,8],[1,2,5,8],[1,2,5,8],[],[],[],[]],\"Input type\":[\"c10::Half\",\"c10::Half\",\"c10::Half\","
+         "\"\",\"Scalar\",\"Scalar\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"False\",\"0.\",\"True\"]}",
+         "causal attention with Lq != Lkv whose mask alignment is not known (cuDNN)"},
     };
     tp_jdoc doc;
     tp_jdoc_init(&doc);
@@ -515,11 +544,11 @@ TEST(efficiency_models_refuse_what_does_not_fit)
          "\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"[2, 2]\","
          "\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"2\"]}",
          2304, (256 + 72 + 64) * 4},
-        /* q [1,4,2,8] (B,H,L,d) k/v [1,2,5,8]: top-left causal pairs 1 + 2 = 3; 2*1*4*3*(8+8) */
+        /* q [1,4,2,8] (B,H,L,d) k/v [1,2,5,8], flash: bottom-right causal pairs 4 + 5 = 9; 2*1*4*9*(8+8) */
         {"aten::_scaled_dot_product_flash_attention",
          "{\"Input Dims\":[[1,4,2,8],[1,2,5,8],[1,2,5,8],[],[],[],[]],\"Input type\":[\"c10::Half\",\"c10::Half\","
          "\"c10::Half\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"0.\",\"True\",\"False\",\"\"]}",
-         2 * 1 * 4 * 3 * 16, (64 + 80 + 80 + 64) * 2},
+         2 * 1 * 4 * 9 * 16, (64 + 80 + 80 + 64) * 2},
         /* matmul [3,1,4,5] x [2,5,6]: batch 3 x 2 = 6, 2*6*4*6*5 */
         {"aten::matmul", "{\"Input Dims\":[[3,1,4,5],[2,5,6]],\"Input type\":[\"float\",\"float\"]}", 2 * 6 * 4 * 6 * 5,
          (60 + 60 + 6 * 24) * 4}, /* broadcast A read once */
@@ -593,6 +622,99 @@ TEST(efficiency_diff_matches_shapes)
     CHECK(strstr(md.data, "-20.0% |"));
     CHECK(strstr(js.data, "\"tflops_per_s_rel\":-0.200000"));
     tp_buf_free(&md), tp_buf_free(&js);
+    tp_diff_eff_free(&d);
+    for (int k = 0; k < 2; k++) {
+        tp_summary_free(&s[k]);
+        tp_trace_free(&t[k]);
+    }
+}
+
+/* Causal pairs by formula against a count of the mask, for both
+ * alignments and every Lq, Lkv up to 40. */
+TEST(efficiency_causal_pairs_match_the_mask)
+{
+    tp_jdoc doc;
+    tp_jdoc_init(&doc);
+    tp_buf args = {0};
+    int bad = 0;
+    for (int lq = 1; lq <= 40; lq++)
+        for (int lkv = 1; lkv <= 40; lkv++)
+            for (int br = 0; br < 2; br++) {
+                /* _flash_attention_forward is bottom-right; _efficient_attention_forward with mask type 1 top-left */
+                args.len = 0;
+                if (br)
+                    tp_buf_printf(&args, "{\"Input Dims\":[[1,%d,1,4],[1,%d,1,4],[1,%d,1,4],[],[],[],[],[],[]],\"Input type\":"
+                                         "[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"],"
+                                         "\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"0.\",\"True\"]}",
+                                  lq, lkv, lkv);
+                else
+                    tp_buf_printf(&args, "{\"Input Dims\":[[1,%d,1,4],[1,%d,1,4],[1,%d,1,4],[],[],[],[],[],[],[]],\"Input type\":"
+                                         "[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"\",\"\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"],"
+                                         "\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"0.\",\"1\"]}",
+                                  lq, lkv, lkv);
+                uint64_t pairs = 0;
+                for (int i = 0; i < lq; i++) {
+                    int seen = br ? i + 1 + (lkv - lq) : i + 1;
+                    pairs += seen <= 0 ? 0 : (uint64_t)(seen > lkv ? lkv : seen);
+                }
+                uint64_t want = lq == lkv ? 2ull * lq * lkv * 8 / 2 : 2 * pairs * 8;
+                tp_op_inputs in;
+                tp_op_cost c;
+                const char *why = "";
+                tp_jdoc_reset(&doc);
+                if (tp_op_inputs_parse(args.data, args.len, &doc, &in, &why) != 0 ||
+                    tp_op_cost_of(br ? "aten::_flash_attention_forward" : "aten::_efficient_attention_forward", &in, &c,
+                                  &why) != 0 ||
+                    c.flops != want) {
+                    if (bad++ < 5)
+                        tp_test_fail(__FILE__, __LINE__, "Lq %d Lkv %d %s: %s flops %llu, expected %llu", lq, lkv,
+                                     br ? "bottom-right" : "top-left", why, (unsigned long long)c.flops,
+                                     (unsigned long long)want);
+                }
+            }
+    CHECK_EQ_INT(bad, 0);
+    tp_buf_free(&args);
+    tp_jdoc_free(&doc);
+}
+
+#define SUM_DIM(d)                                                                                                    \
+    "{\"Input Dims\":[[64,32],[],[]],\"Input type\":[\"float\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"[" d \
+    "]\",\"False\"]}"
+
+/* Two rows with the same recorded dims but other FLOPs and bytes (a sum
+ * over another dim) are two shapes, matched to their own. */
+TEST(efficiency_diff_keeps_shapes_with_equal_dims_apart)
+{
+    const char *path[2];
+    for (int k = 0; k < 2; k++) {
+        planted p = {.ts = 1000};
+        tp_buf_puts(&p.b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"start\",\"pid\":1,"
+                          "\"tid\":1,\"ts\":1,\"dur\":1}");
+        op(&p, "aten::sum", SUM_DIM("0"), NULL, NULL, "kernel", "reduce_a", k ? 6 : 5);
+        op(&p, "aten::sum", SUM_DIM("1"), NULL, NULL, "kernel", "reduce_b", k ? 9 : 7);
+        op(&p, "aten::mm", MM_4096, NULL, NULL, "kernel", "gemm_a", 100);
+        tp_buf_puts(&p.b, "\n]}\n");
+        tp_buf_putc(&p.b, 0);
+        path[k] = tp_test_write_text(k ? "dup_b.json" : "dup_a.json", p.b.data);
+        tp_buf_free(&p.b);
+    }
+    tp_trace t[2];
+    tp_summary s[2];
+    CHECK(load_report(path[0], &t[0], &s[0]) == 0);
+    CHECK(load_report(path[1], &t[1], &s[1]) == 0);
+    tp_diff_eff d;
+    tp_diff_eff_build(&s[0], &s[1], &d);
+    CHECK_EQ_INT(d.n, 3);
+    CHECK_EQ_INT(d.only[0] + d.only[1], 0);
+    for (size_t i = 0; i < d.n; i++) {
+        const tp_diff_eff_row *r = &d.rows[i];
+        CHECK_STR(r->r[0]->op, r->r[1]->op);
+        CHECK_EQ_INT(r->r[0]->bytes, r->r[1]->bytes);
+        CHECK_EQ_INT(r->r[0]->flops, r->r[1]->flops);
+        /* sum over dim 0 keeps 32 values: (2048 + 32) x 4 bytes; over dim 1 64 */
+        if (strcmp(r->r[0]->op, "aten::sum") == 0)
+            CHECK_EQ_INT(r->delta_ns, r->r[0]->bytes == (2048 + 32) * 4 ? 1000 : 2000);
+    }
     tp_diff_eff_free(&d);
     for (int k = 0; k < 2; k++) {
         tp_summary_free(&s[k]);
