@@ -107,6 +107,7 @@ static void *gpu_time_and_idle_job(void *p)
     tp_gpu_time_build(s->t, &s->sf, &s->gt);
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
     tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
+    tp_collectives_build(s->t, &s->coll);
     return NULL;
 }
 
@@ -125,6 +126,11 @@ static void *categories_job(void *p)
 static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *))
 {
     tp_run_pair(side, s, here, s, "TP_REPORT_THREADS");
+}
+
+bool tp_summary_wants_args(const char *name, size_t len)
+{
+    return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len);
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
@@ -171,6 +177,7 @@ void tp_summary_free(tp_summary *s)
     tp_idle_free(&s->idle);
     tp_categories_free(&s->cat);
     tp_efficiency_free(&s->eff);
+    tp_collectives_free(&s->coll);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);

@@ -7,6 +7,7 @@
 #include "report/analysis/attribution.h"
 #include "report/analysis/categories.h"
 #include "report/analysis/efficiency.h"
+#include "report/comm/collectives.h"
 #include "report/analysis/gpu_time.h"
 #include "report/analysis/hosttree.h"
 #include "report/analysis/idle.h"
@@ -42,6 +43,7 @@ typedef struct tp_summary {
     tp_gpu_time gt;
     tp_idle idle;           /* idle attribution and launch statistics per stream */
     tp_efficiency eff;      /* FLOPs, bytes and the roof per op and shape (not with opts.lean) */
+    tp_collectives coll;    /* collective calls, sizes and bandwidths (report/comm/collectives.h) */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for
@@ -51,6 +53,10 @@ typedef struct tp_summary {
     void *fp_state;
     void (*fp_free)(void *fp_state);
 } tp_summary;
+
+/* The reader option (formats.h keep_args_of) of the commands that build a
+ * summary: the args the efficiency and collectives analyses read. */
+bool tp_summary_wants_args(const char *name, size_t len);
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s);
 void tp_summary_free(tp_summary *s);

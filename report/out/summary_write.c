@@ -2,6 +2,7 @@
 #include "report/out/summary_write.h"
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
+#include "report/out/coll_out.h"
 #include "report/out/eff_json.h"
 #include "report/out/eff_md.h"
 #include "report/out/idle_json.h"
@@ -128,6 +129,8 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, ",\n");
     tp_efficiency_json(s, b);
     tp_buf_puts(b, ",\n");
+    tp_collectives_json(s, b);
+    tp_buf_puts(b, ",\n");
 
     /* the kernel table, as `stats --json` writes it */
     tp_buf_puts(b, "\"kernels\":[");
@@ -229,6 +232,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_buf_printf(b, "| throughput | %s samples/s (batch %lld) |\n", f, (long long)s->opts.batch_size);
     }
     tp_gpu_time_md(s, b);
+    tp_collectives_md(s, b);
     if (s->kt.n) {
         size_t n = s->kt.n < MD_TOP ? s->kt.n : MD_TOP;
         const char **names = tp_xmalloc(n * sizeof *names);

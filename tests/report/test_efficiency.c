@@ -97,7 +97,7 @@ static void py_to_json(const char *s, tp_buf *b)
 static int load_report(const char *path, tp_trace *t, tp_summary *s)
 {
     tp_load_opts lo = {0};
-    lo.read.keep_args_of = tp_efficiency_wants_args;
+    lo.read.keep_args_of = tp_summary_wants_args;
     lo.no_derive = true;
     tp_err err = {0};
     tp_trace_init(t);

@@ -1,0 +1,116 @@
+/* coll_out.c: the collectives as summary.json and summary.md text
+ * (coll_out.h). */
+#include "report/out/coll_out.h"
+#include "convert/codec/json_write.h"
+#include "report/out/eff_json.h"
+#include "report/out/text.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
+
+static void jstr_or_null(tp_buf *b, const char *s)
+{
+    if (s && *s)
+        jstr(b, s);
+    else
+        tp_buf_puts(b, "null");
+}
+
+void tp_collectives_json(const tp_summary *s, tp_buf *b)
+{
+    const tp_collectives *c = &s->coll;
+    tp_buf_printf(b,
+                  "\"collectives\":{\"calls\":%llu,\"device_ns\":%lld,\"sized_calls\":%llu,"
+                  "\"metadata_from\":{\"kernel\":%llu,\"record_param_comms\":%llu},\"rows\":[",
+                  (unsigned long long)c->calls, (long long)c->total_ns, (unsigned long long)c->sized,
+                  (unsigned long long)c->from_kernel, (unsigned long long)c->from_op);
+    for (size_t i = 0; i < c->n; i++) {
+        const tp_coll_row *r = &c->rows[i];
+        tp_buf_puts(b, i ? ",\n{\"kind\":" : "\n{\"kind\":");
+        jstr(b, r->kind);
+        tp_buf_puts(b, ",\"dtype\":");
+        jstr_or_null(b, r->dtype);
+        tp_buf_puts(b, ",\"process_group\":");
+        jstr_or_null(b, r->group);
+        tp_buf_puts(b, ",\"group_ranks\":");
+        jstr_or_null(b, r->ranks);
+        tp_buf_puts(b, ",\"group_size\":");
+        if (r->group_size)
+            tp_buf_printf(b, "%lld", (long long)r->group_size);
+        else
+            tp_buf_puts(b, "null");
+        tp_buf_puts(b, ",\"bytes\":");
+        if (r->bytes)
+            tp_buf_printf(b, "%llu", (unsigned long long)r->bytes);
+        else
+            tp_buf_puts(b, "null");
+        tp_buf_printf(b, ",\"count\":%llu,\"device_ns\":%lld,\"min_ns\":%lld,\"max_ns\":%lld,\"mean_ns\":%lld",
+                      (unsigned long long)r->count, (long long)r->total_ns, (long long)r->min_ns,
+                      (long long)r->max_ns, (long long)(r->total_ns / (int64_t)r->count));
+        const struct {
+            const char *key;
+            double v;
+        } nums[] = {{"bus_factor", r->factor ? r->factor : -1},
+                    {"algbw_gb_per_s_mean", r->bytes ? r->algbw_mean : -1},
+                    {"busbw_gb_per_s_mean", r->bytes && r->factor ? r->busbw_mean : -1},
+                    {"algbw_gb_per_s", r->bytes ? r->algbw : -1},
+                    {"busbw_gb_per_s", r->bytes && r->factor ? r->busbw : -1}};
+        for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
+            tp_buf_printf(b, ",\"%s\":", nums[k].key);
+            tp_eff_number_json(b, nums[k].v);
+        }
+        tp_buf_puts(b, "}");
+    }
+    tp_buf_puts(b, "]}");
+}
+
+static void size_text(char *buf, size_t n, uint64_t bytes)
+{
+    if (!bytes)
+        snprintf(buf, n, "?");
+    else if (bytes >= 1 << 20)
+        snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
+    else if (bytes >= 1 << 10)
+        snprintf(buf, n, "%.1f KiB", (double)bytes / (1 << 10));
+    else
+        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+}
+
+void tp_collectives_md(const tp_summary *s, tp_buf *b)
+{
+    const tp_collectives *c = &s->coll;
+    if (!c->calls)
+        return;
+    char u[64];
+    tp_fmt_us(u, sizeof u, c->total_ns);
+    tp_buf_printf(b, "\n#### Collectives (%llu calls, %s of device time)\n\n"
+                     "| kind | size | dtype | group | count | time | mean | algbw GB/s | busbw GB/s |\n"
+                     "|---|---:|---|---|---:|---:|---:|---:|---:|\n",
+                  (unsigned long long)c->calls, u);
+    for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
+        const tp_coll_row *r = &c->rows[i];
+        char sz[32], t[64], m[64], alg[32] = "-", bus[32] = "-", grp[96];
+        size_text(sz, sizeof sz, r->bytes);
+        tp_fmt_us(t, sizeof t, r->total_ns);
+        tp_fmt_us(m, sizeof m, r->total_ns / (int64_t)r->count);
+        if (r->bytes)
+            snprintf(alg, sizeof alg, "%.2f", r->algbw_mean);
+        if (r->bytes && r->factor)
+            snprintf(bus, sizeof bus, "%.2f", r->busbw_mean);
+        if (r->group_size)
+            snprintf(grp, sizeof grp, "%s%s%lld ranks", r->group, r->group[0] ? ", " : "", (long long)r->group_size);
+        else
+            snprintf(grp, sizeof grp, "%s", r->group);
+        tp_buf_puts(b, "| ");
+        tp_md_text(b, r->kind, 40);
+        tp_buf_printf(b, " | %s | ", sz);
+        tp_md_text(b, r->dtype, 30);
+        tp_buf_puts(b, " | ");
+        tp_md_text(b, grp, 90);
+        tp_buf_printf(b, " | %llu | %s | %s | %s | %s |\n", (unsigned long long)r->count, t, m, alg, bus);
+    }
+    if (c->n > TP_COLL_MD_TOP)
+        tp_buf_printf(b, "\n<sub>%zu more rows in summary.json collectives.rows.</sub>\n", c->n - TP_COLL_MD_TOP);
+}
