@@ -63,6 +63,13 @@ int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
 void tp_put_printable(FILE *f, const char *s);
 void tp_report_error(const char *file, const tp_err *err);
 
+/* a + b for durations (>= 0): corrupt inputs can sum past int64, so the
+ * sums saturate instead of overflowing. */
+static inline int64_t tp_sat_add(int64_t a, int64_t b)
+{
+    return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 /* printf to a growable string (used for args and messages). */
 typedef struct tp_buf {
     char *data;

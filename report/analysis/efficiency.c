@@ -207,7 +207,7 @@ static void add_time(builder *b, int32_t r, int64_t ns)
     if (r < 0) {
         tp_eff_skip *s = &b->e->skips[-r - 1];
         s->count++;
-        s->device_ns += ns;
+        s->device_ns = tp_sat_add(s->device_ns, ns);
         return;
     }
     row_times *rt = &b->times[r];
@@ -234,7 +234,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         const tp_event *a = &t->events[i];
         if (!tp_is_device_activity(a))
             continue;
-        b->e->device_ns += a->dur;
+        b->e->device_ns = tp_sat_add(b->e->device_ns, a->dur);
         const tp_name_cost *xc = t->ncosts ? tp_cost_of(t, a->name) : NULL;
         if (xc && (async_part(tp_str_get(t, a->name)) || (c && c->of && c->of[i] == c->rules->communication))) {
             /* the time of an async start/done is a wait, and a collective is held against the
@@ -246,7 +246,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
                                                                       "the device)");
             add_time(b, r, a->dur);
             b->e->skipped++;
-            b->e->skipped_ns += a->dur;
+            b->e->skipped_ns = tp_sat_add(b->e->skipped_ns, a->dur);
             continue;
         }
         if (xc) { /* an XLA op with its recorded cost: an invocation of its own */
@@ -256,7 +256,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
                 b->e->rows[r].category = c->of[i];
             add_time(b, r, a->dur);
             b->e->invocations++;
-            b->e->modelled_ns += a->dur;
+            b->e->modelled_ns = tp_sat_add(b->e->modelled_ns, a->dur);
             continue;
         }
         uint32_t op = a->op;
@@ -271,7 +271,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
             k = (uint32_t)nslots++;
             tp_i64map_put(&slot_of, op, k);
         }
-        slots[k].ns += a->dur;
+        slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
     }
     tp_i64map_free(&slot_of);
@@ -286,12 +286,12 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         add_time(b, r, slots[k].ns);
         if (r >= 0) {
             b->e->invocations++;
-            b->e->modelled_ns += slots[k].ns;
+            b->e->modelled_ns = tp_sat_add(b->e->modelled_ns, slots[k].ns);
             if (c && c->of && b->e->rows[r].category == UINT32_MAX)
                 b->e->rows[r].category = c->of[slots[k].first_act];
         } else {
             b->e->skipped++;
-            b->e->skipped_ns += slots[k].ns;
+            b->e->skipped_ns = tp_sat_add(b->e->skipped_ns, slots[k].ns);
         }
     }
     free(slots);
@@ -319,14 +319,14 @@ static void row_figures(tp_eff_row *r, row_times *rt)
     int64_t sum = 0;
     double fsum = 0, bsum = 0;
     for (size_t i = 0; i < rt->n; i++) {
-        sum += rt->ns[i];
+        sum = tp_sat_add(sum, rt->ns[i]);
         fsum += rate(r->flops, rt->ns[i]);
         bsum += rate(r->bytes, rt->ns[i]);
     }
     r->device_ns = sum;
     r->mean_ns = sum / (int64_t)rt->n;
     size_t m = rt->n / 2;
-    r->median_ns = rt->n % 2 ? rt->ns[m] : (rt->ns[m - 1] + rt->ns[m]) / 2;
+    r->median_ns = rt->n % 2 ? rt->ns[m] : rt->ns[m - 1] + (rt->ns[m] - rt->ns[m - 1]) / 2;
     r->tflops_mean = fsum / (double)rt->n;
     r->tbps_mean = bsum / (double)rt->n;
     /* the median of the rates: times sorted ascending are rates sorted descending */
@@ -355,7 +355,8 @@ static void roof(tp_eff_row *r, const tp_device_peaks *d)
     r->bound = r->intensity >= peak / bw ? TP_BOUND_COMPUTE : TP_BOUND_MEMORY;
     r->peak_fraction = r->tflops / roof_tflops;
     double f = r->peak_fraction < 1 ? r->peak_fraction : 1;
-    r->opportunity_ns = (int64_t)((double)r->device_ns * (1 - f) + 0.5);
+    double opp = (double)r->device_ns * (1 - f) + 0.5;
+    r->opportunity_ns = opp >= 9.2e18 ? INT64_MAX : (int64_t)opp; /* corrupt durations: no overflow */
 }
 
 static int cmp_str(const char *a, const char *b)

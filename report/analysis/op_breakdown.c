@@ -17,8 +17,6 @@ typedef struct item {
     uint8_t kind;
 } item;
 
-/* Durations are >= 0; corrupt ones can sum past int64 (as in kernel_table.c: saturate). */
-static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
 static inline bool item_less(const item *x, const item *y)
 {
@@ -184,7 +182,7 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
         occ *o = &oc[noc - 1];
         if (o->n && ok[nok - 1].name == e->name && ok[nok - 1].kind == e->kind) {
             ok[nok - 1].count++;
-            ok[nok - 1].total_ns = sat_add(ok[nok - 1].total_ns, e->dur);
+            ok[nok - 1].total_ns = tp_sat_add(ok[nok - 1].total_ns, e->dur);
         } else {
             ok[nok].name = e->name;
             ok[nok].kind = e->kind;
@@ -193,7 +191,7 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
             nok++;
             o->n++;
         }
-        o->total_ns = sat_add(o->total_ns, e->dur);
+        o->total_ns = tp_sat_add(o->total_ns, e->dur);
         o->instances++;
     }
     occ_ctx oct = {rank, ok};
@@ -238,14 +236,14 @@ void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const 
         tp_opk_variant *v = &ob->variants[ob->nvariants - 1];
         for (size_t k = 0; k < o->n; k++) {
             ob->kernels[v->first + k].count += ok[o->first + k].count;
-            ob->kernels[v->first + k].total_ns = sat_add(ob->kernels[v->first + k].total_ns, ok[o->first + k].total_ns);
+            ob->kernels[v->first + k].total_ns = tp_sat_add(ob->kernels[v->first + k].total_ns, ok[o->first + k].total_ns);
         }
         v->occurrences++;
-        v->total_ns = sat_add(v->total_ns, o->total_ns);
+        v->total_ns = tp_sat_add(v->total_ns, o->total_ns);
         op->occurrences++;
         op->instances += o->instances;
-        op->total_ns = sat_add(op->total_ns, o->total_ns);
-        ob->total_ns = sat_add(ob->total_ns, o->total_ns);
+        op->total_ns = tp_sat_add(op->total_ns, o->total_ns);
+        ob->total_ns = tp_sat_add(ob->total_ns, o->total_ns);
     }
     /* orders: variants by total, kernels in a variant by total, ops by total */
     var_ctx vc = {rank, ob->kernels};

@@ -185,7 +185,7 @@ static void add_call(builder *b, const call *cl, int64_t ns)
     size_t i = id - 1;
     tp_coll_row *r = &c->rows[i];
     r->count++;
-    r->total_ns += ns;
+    r->total_ns = tp_sat_add(r->total_ns, ns);
     r->min_ns = ns < r->min_ns ? ns : r->min_ns;
     r->max_ns = ns > r->max_ns ? ns : r->max_ns;
     if (r->bytes && ns > 0) { /* bytes per ns = GB/s */
@@ -229,7 +229,7 @@ void tp_collectives_build(const tp_trace *t, tp_collectives *c)
         if (comm[a->name] != 1)
             continue;
         c->calls++;
-        c->total_ns += a->dur;
+        c->total_ns = tp_sat_add(c->total_ns, a->dur);
         call cl = {0};
         cl.kind = kind_of(tp_str_get(t, a->name));
         if (!cl.kind)

@@ -65,6 +65,7 @@ static bool load(int k, const uint8_t *p, size_t n, unsigned pick, tp_trace *t)
         abort();
     tp_load_opts lo;
     memset(&lo, 0, sizeof lo);
+    lo.read.keep_args_of = tp_summary_wants_args; /* as `diff` loads */
     tp_trace_init(t);
     tp_err err = {0};
     return tp_load(link_path[k], &lo, t, &err) == 0;

@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&lo, 0, sizeof lo);
     lo.no_derive = true; /* as `report` loads */
     lo.read.report_data = true;
+    lo.read.keep_args_of = tp_summary_wants_args; /* as `report` loads: the shapes and collectives */
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
