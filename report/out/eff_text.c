@@ -1,6 +1,7 @@
 /* eff_text.c: short forms of efficiency rows (eff_text.h). */
 #include "report/out/eff_text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,8 +99,10 @@ void tp_eff_num(char *buf, size_t n, double v)
         snprintf(buf, n, "%.2f", v);
     else if (v == 0)
         snprintf(buf, n, "0");
-    else if (v < 0.001) /* no exponents in tables */
-        snprintf(buf, n, "<0.001");
+    else if (v < 0.001) { /* no exponents in tables: two significant digits in fixed form */
+        int dec = 1 - (int)floor(log10(v));
+        snprintf(buf, n, "%.*f", dec > 12 ? 12 : dec, v);
+    }
     else
         snprintf(buf, n, "%.3g", v);
 }
