@@ -293,7 +293,8 @@ static void map_run(mapper *m, size_t ri)
     tp_trace *t = m->t;
     const tp_etdump *d = m->d;
     const tp_ed_run *run = &d->runs[ri];
-    const tp_ed_event *evs = d->events + run->first;
+    /* a file without events has no array: no offset into NULL (UB) */
+    const tp_ed_event *evs = d->events ? d->events + run->first : NULL;
     TP_GROW(m->ev_index, m->ev_cap, run->n + 1);
 
     /* The run's extent on its own clock, to lay it after the previous run. */
