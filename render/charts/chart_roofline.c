@@ -108,8 +108,10 @@ static void ranges(const tp_roofline *c, bool roof, plot *p)
         xmin = 0.1, xmax = 10;
     if (!(ymax > 0))
         ymin = 0.1, ymax = 10;
-    decades(xmin, xmax, 0.05, 0.05, &p->xlo, &p->xhi);
-    decades(ymin, ymax, 0.05, 0.2, &p->ylo, &p->yhi); /* room above the highest roof for its label */
+    /* a third of a decade below the lowest mark: a big mark near a decade
+     * line would sit on the frame (the TPU sample's fusions at 0.125) */
+    decades(xmin, xmax, 0.3, 0.05, &p->xlo, &p->xhi);
+    decades(ymin, ymax, 0.3, 0.2, &p->ylo, &p->yhi); /* room above the highest roof for its label */
 }
 
 /* ---- label placement ---- */
