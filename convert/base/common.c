@@ -1,6 +1,7 @@
 /* common.c: allocation, growable arrays, error records, growable strings. */
 #include "convert/base/common.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,4 +246,32 @@ void tp_timing(const char *phase)
     fprintf(stderr, "timing: %-24s %.3f s  cpu %.3f s%s\n", phase, s, c, out);
     last = now;
     last_cpu = cpu;
+}
+
+int tp_read_small_file(const char *path, size_t limit, const char *what, tp_buf *b, char *err, size_t errn)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errn, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        tp_buf_put(b, chunk, got);
+        if (b->len > limit) { /* a table, not a trace */
+            fclose(f);
+            snprintf(err, errn, "offset %zu: larger than %zu MiB: not %s", limit, limit >> 20, what);
+            return -1;
+        }
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        snprintf(err, errn, "cannot read");
+        return -1;
+    }
+    tp_buf_putc(b, 0);
+    b->len--;
+    return 0;
 }

@@ -81,6 +81,12 @@ void tp_buf_puts(tp_buf *b, const char *s);
 void tp_buf_printf(tp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tp_buf_free(tp_buf *b);
 
+/* A small data file a user gives (--categories, --device-spec) read whole
+ * into *b (NUL-terminated; the caller frees b): 0, or -1 with a one-line
+ * reason in err ("cannot open: ...", "offset N: larger than LIMIT bytes:
+ * not WHAT"). */
+int tp_read_small_file(const char *path, size_t limit, const char *what, tp_buf *b, char *err, size_t errn);
+
 /* Program name for messages. */
 #define TP_PROG "tracepress"
 

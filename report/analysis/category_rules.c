@@ -97,28 +97,10 @@ int tp_cat_rules_load(tp_cat_rules *r, const char *user_file, char *err, size_t 
 {
     memset(r, 0, sizeof *r);
     if (user_file) {
-        FILE *f = fopen(user_file, "rb");
-        if (!f) {
-            snprintf(err, errn, "cannot open: %s", strerror(errno));
-            return -1;
-        }
         tp_buf b = {0};
-        char chunk[65536];
-        size_t got;
-        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-            tp_buf_put(&b, chunk, got);
-            if (b.len > (16u << 20)) { /* a rule table, not a trace */
-                fclose(f);
-                tp_buf_free(&b);
-                snprintf(err, errn, "offset %u: larger than 16 MiB: not a rule table", 16u << 20);
-                return -1;
-            }
-        }
-        bool bad = ferror(f);
-        fclose(f);
-        int rc = bad ? -1 : parse(r, b.data ? b.data : "", b.len, err, errn);
-        if (bad)
-            snprintf(err, errn, "cannot read");
+        int rc = tp_read_small_file(user_file, 16u << 20, "a rule table", &b, err, errn);
+        if (rc == 0)
+            rc = parse(r, b.data ? b.data : "", b.len, err, errn);
         tp_buf_free(&b);
         if (rc) {
             tp_cat_rules_free(r);

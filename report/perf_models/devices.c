@@ -357,28 +357,10 @@ int tp_device_table_load(tp_device_table *dt, const char *user_file, char *err, 
 {
     memset(dt, 0, sizeof *dt);
     if (user_file) {
-        FILE *f = fopen(user_file, "rb");
-        if (!f) {
-            snprintf(err, errn, "cannot open: %s", strerror(errno));
-            return -1;
-        }
         tp_buf b = {0};
-        char chunk[65536];
-        size_t got;
-        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-            tp_buf_put(&b, chunk, got);
-            if (b.len > (16u << 20)) { /* a device table, not a trace */
-                fclose(f);
-                tp_buf_free(&b);
-                snprintf(err, errn, "offset %u: larger than 16 MiB: not a device table", 16u << 20);
-                return -1;
-            }
-        }
-        bool bad = ferror(f);
-        fclose(f);
-        int rc = bad ? -1 : tp_device_table_parse(dt, b.data ? b.data : "", b.len, err, errn);
-        if (bad)
-            snprintf(err, errn, "cannot read");
+        int rc = tp_read_small_file(user_file, 16u << 20, "a device table", &b, err, errn);
+        if (rc == 0)
+            rc = tp_device_table_parse(dt, b.data ? b.data : "", b.len, err, errn);
         tp_buf_free(&b);
         if (rc) {
             tp_device_table_free(dt);
