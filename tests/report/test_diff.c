@@ -3,6 +3,7 @@
  * step gate, cross-format diffs, and the output files. */
 #include "report/diff/diff.h"
 #include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
 #include "render/canvas.h"
 #include "convert/pipeline/pipeline.h"
 
@@ -55,20 +56,6 @@ static const char *synth(const char *name, int steps, int add_pct, int tiny_pct,
 #define TMPL_A "void foo_kernel<float>(float*, int)"
 #define TMPL_B "foo_kernel<float>"
 
-static int summarize(const char *path, tp_trace *t, tp_summary *s)
-{
-    tp_load_opts lo = {0};
-    tp_err err = {0};
-    tp_trace_init(t);
-    if (tp_load(path, &lo, t, &err) < 0) {
-        fprintf(stderr, "load %s: %s\n", path, err.msg);
-        return -1;
-    }
-    tp_report_opts ro = {path, NULL, 0, NULL, false, NULL};
-    tp_summary_build(t, &ro, s);
-    return 0;
-}
-
 static const tp_diff_row *find(const tp_diff_table *t, const char *name)
 {
     for (size_t i = 0; i < t->n; i++)
@@ -83,8 +70,8 @@ TEST(diff_matching_and_shares)
     const char *b = synth("m_cand.json", 4, 120, 150, 0, TMPL_B);
     tp_trace ta, tb;
     tp_summary sa, sb;
-    CHECK(summarize(a, &ta, &sa) == 0);
-    CHECK(summarize(b, &tb, &sb) == 0);
+    CHECK(tp_test_load_report(a, &ta, &sa) == 0);
+    CHECK(tp_test_load_report(b, &tb, &sb) == 0);
     tp_diff d;
     tp_diff_build(&sa, &sb, &d);
     CHECK_EQ_INT(d.kernels.n, 5);
@@ -402,8 +389,8 @@ TEST(diff_pngs_readable_at_800px)
         const char *b = synth_many(bn, cases[c].nk, cases[c].nch, cases[c].steps, 1);
         tp_trace ta, tb;
         tp_summary sa, sb;
-        CHECK(summarize(a, &ta, &sa) == 0);
-        CHECK(summarize(b, &tb, &sb) == 0);
+        CHECK(tp_test_load_report(a, &ta, &sa) == 0);
+        CHECK(tp_test_load_report(b, &tb, &sb) == 0);
         tp_diff d;
         tp_diff_build(&sa, &sb, &d);
         size_t nt = 0;

@@ -6,6 +6,7 @@
 #include "report/analysis/summary.h"
 #include "report/perf_models/op_models.h"
 #include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
 #include "convert/pipeline/pipeline.h"
 
 #include <math.h>
@@ -90,24 +91,6 @@ static void py_to_json(const char *s, tp_buf *b)
             tp_buf_putc(b, *s);
     tp_buf_putc(b, 0);
     b->len--;
-}
-
-/* ---- loading as `report` does ---- */
-
-static int load_report(const char *path, tp_trace *t, tp_summary *s)
-{
-    tp_load_opts lo = {0};
-    lo.read.keep_args_of = tp_summary_wants_args;
-    lo.no_derive = true;
-    tp_err err = {0};
-    tp_trace_init(t);
-    if (tp_load(path, &lo, t, &err) < 0) {
-        fprintf(stderr, "load %s: %s\n", path, err.msg);
-        return -1;
-    }
-    tp_report_opts ro = {path, NULL, 0, NULL, false, NULL};
-    tp_summary_build(t, &ro, s);
-    return 0;
 }
 
 static const char *const traces[] = {
@@ -240,7 +223,7 @@ TEST(efficiency_equals_tracelens_row_by_row)
         snprintf(rel, sizeof rel, "external/tracelens/%s.json.gz", traces[k]);
         tp_trace t;
         tp_summary s;
-        if (load_report(tp_test_shared(rel), &t, &s) != 0) {
+        if (tp_test_load_report(tp_test_shared(rel), &t, &s) != 0) {
             CHECK(!"trace loads");
             tp_trace_free(&t);
             continue;
@@ -323,7 +306,7 @@ TEST(efficiency_planted_rates_and_roof)
     const char *path = tp_test_write_text("planted_eff.json", p.b.data);
     tp_trace t;
     tp_summary s;
-    CHECK(load_report(path, &t, &s) == 0);
+    CHECK(tp_test_load_report(path, &t, &s) == 0);
     const tp_efficiency *e = &s.eff;
     CHECK(e->have_device && e->device.known);
     double peak = e->device.tflops[TP_PEAK_MATRIX_BF16], vec = e->device.tflops[TP_PEAK_VECTOR_FP32],
@@ -440,7 +423,7 @@ TEST(efficiency_tracelens_differences_as_documented)
     CHECK_EQ_INT(c.flops, (uint64_t)llround(gf * 1e9));
     CHECK_EQ_INT(c.bytes, (uint64_t)llround(mib * 1048576));
     snprintf(rel, sizeof rel, "external/tracelens/%s.json.gz", traces[1]);
-    if (load_report(tp_test_shared(rel), &t, &s) == 0) {
+    if (tp_test_load_report(tp_test_shared(rel), &t, &s) == 0) {
         const tp_eff_row *conv = row_named(&s, "aten::convolution"), *bias = row_named(&s, "aten::add_");
         CHECK(conv && bias);
         if (conv && bias) {
@@ -600,8 +583,8 @@ TEST(efficiency_diff_matches_shapes)
     const char *a = planted_run("eff_base.json", 2, 200, true), *b = planted_run("eff_cand.json", 2, 250, false);
     tp_trace t[2];
     tp_summary s[2];
-    CHECK(load_report(a, &t[0], &s[0]) == 0);
-    CHECK(load_report(b, &t[1], &s[1]) == 0);
+    CHECK(tp_test_load_report(a, &t[0], &s[0]) == 0);
+    CHECK(tp_test_load_report(b, &t[1], &s[1]) == 0);
     tp_diff_eff d;
     tp_diff_eff_build(&s[0], &s[1], &d);
     CHECK_EQ_INT(d.n, 1);
@@ -700,8 +683,8 @@ TEST(efficiency_diff_keeps_shapes_with_equal_dims_apart)
     }
     tp_trace t[2];
     tp_summary s[2];
-    CHECK(load_report(path[0], &t[0], &s[0]) == 0);
-    CHECK(load_report(path[1], &t[1], &s[1]) == 0);
+    CHECK(tp_test_load_report(path[0], &t[0], &s[0]) == 0);
+    CHECK(tp_test_load_report(path[1], &t[1], &s[1]) == 0);
     tp_diff_eff d;
     tp_diff_eff_build(&s[0], &s[1], &d);
     CHECK_EQ_INT(d.n, 3);
