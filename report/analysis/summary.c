@@ -163,6 +163,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     tp_timing("summary: gpu time, idle, kernel table | categories, efficiency");
     find_devices(t, s);
     find_date(t, s);
+    tp_dist_info_read(t, &s->dist);
 }
 
 void tp_summary_free(tp_summary *s)
@@ -178,6 +179,7 @@ void tp_summary_free(tp_summary *s)
     tp_categories_free(&s->cat);
     tp_efficiency_free(&s->eff);
     tp_collectives_free(&s->coll);
+    tp_dist_info_free(&s->dist);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);

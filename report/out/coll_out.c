@@ -114,3 +114,42 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
     if (c->n > TP_COLL_MD_TOP)
         tp_buf_printf(b, "\n<sub>%zu more rows in summary.json collectives.rows.</sub>\n", c->n - TP_COLL_MD_TOP);
 }
+
+static void int_or_null(tp_buf *b, int64_t v)
+{
+    if (v >= 0)
+        tp_buf_printf(b, "%lld", (long long)v);
+    else
+        tp_buf_puts(b, "null");
+}
+
+void tp_dist_info_json(const tp_dist_info *d, tp_buf *b)
+{
+    if (!d->present) {
+        tp_buf_puts(b, "null");
+        return;
+    }
+    tp_buf_puts(b, "{\"rank\":");
+    int_or_null(b, d->rank);
+    tp_buf_puts(b, ",\"world_size\":");
+    int_or_null(b, d->world_size);
+    tp_buf_puts(b, ",\"backend\":");
+    jstr_or_null(b, d->backend);
+    tp_buf_puts(b, ",\"process_groups\":[");
+    for (size_t i = 0; i < d->ngroups; i++) {
+        const tp_pg_info *g = &d->groups[i];
+        tp_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        jstr_or_null(b, g->name);
+        tp_buf_puts(b, ",\"description\":");
+        jstr_or_null(b, g->desc);
+        tp_buf_puts(b, ",\"size\":");
+        int_or_null(b, g->size);
+        tp_buf_puts(b, ",\"ranks\":[");
+        for (size_t k = 0; k < g->nranks; k++)
+            tp_buf_printf(b, "%s%lld", k ? "," : "", (long long)g->ranks[k]);
+        tp_buf_puts(b, "]}");
+    }
+    tp_buf_puts(b, "],\"problem\":");
+    jstr_or_null(b, d->problem);
+    tp_buf_puts(b, "}");
+}

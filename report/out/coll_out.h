@@ -11,6 +11,9 @@ void tp_collectives_json(const tp_summary *s, tp_buf *b);
  * the trace has none. */
 void tp_collectives_md(const tp_summary *s, tp_buf *b);
 
+/* trace.distributed: null without distributedInfo, else its identity */
+void tp_dist_info_json(const tp_dist_info *d, tp_buf *b);
+
 #define TP_COLL_MD_TOP 8
 
 #endif

@@ -69,9 +69,11 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
             tp_buf_putc(b, ',');
         jstr(b, lab);
     }
-    tp_buf_printf(b, "],\"start_ns\":%lld,\"span_ns\":%lld,\"slices\":%llu,\"steps\":%zu},\n",
+    tp_buf_printf(b, "],\"start_ns\":%lld,\"span_ns\":%lld,\"slices\":%llu,\"steps\":%zu,\"distributed\":",
                   (long long)(t->base_ns + sf->span_start), (long long)(sf->span_end - sf->span_start),
                   (unsigned long long)s->slices, sf->nsteps);
+    tp_dist_info_json(&s->dist, b);
+    tp_buf_puts(b, "},\n");
     tp_buf_puts(b, "\"options\":{\"steps\":");
     if (s->opts.steps)
         jstr(b, s->opts.steps);

@@ -123,3 +123,60 @@ TEST(collectives_sources_kinds_and_factors)
     tp_collectives_free(&c);
     tp_trace_free(&t);
 }
+
+#include "report/comm/dist_info.h"
+
+/* Which rank of which job: real distributedInfo and bad ones. */
+TEST(dist_info_rank_world_and_groups)
+{
+    static const struct {
+        const char *rel;
+        int64_t rank, world;
+        size_t groups;
+    } real[] = {
+        {"external/hta/trace_filter_sampled_rank-1.json.gz", 1, 128, 0},
+        {"external/kineto/hta_nccl_data_2024.json.gz", 0, 2, 1},
+        {"external/kineto/hta_critical_path_alexnet_2023.json.gz", 0, -1, 0}, /* {"rank": 0} only */
+    };
+    for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+        tp_trace t;
+        CHECK(load(tp_test_shared(real[i].rel), &t) == 0);
+        tp_dist_info d;
+        tp_dist_info_read(&t, &d);
+        CHECK(d.present && d.problem == NULL);
+        CHECK_EQ_INT(d.rank, real[i].rank);
+        CHECK_EQ_INT(d.world_size, real[i].world);
+        CHECK_EQ_INT(d.ngroups, real[i].groups);
+        if (d.ngroups) {
+            CHECK_STR(d.groups[0].name, "0");
+            CHECK_STR(d.groups[0].desc, "default_pg");
+            CHECK(d.groups[0].size == 2 && d.groups[0].nranks == 2 && d.groups[0].ranks[1] == 1);
+            CHECK_STR(d.backend, "nccl");
+        }
+        tp_dist_info_free(&d);
+        tp_trace_free(&t);
+    }
+    static const struct {
+        const char *json, *problem;
+    } bad[] = {
+        {"{\"distributedInfo\":{\"rank\":5,\"world_size\":2},\"traceEvents\":[]}", "a rank that is missing or not below world_size"},
+        {"{\"distributedInfo\":{\"world_size\":2},\"traceEvents\":[]}", "a rank that is missing or not below world_size"},
+        {"{\"distributedInfo\":[1,2],\"traceEvents\":[]}", "distributedInfo that is not an object"},
+        {"{\"distributedInfo\":{\"rank\":0,\"world_size\":2,\"pg_config\":[7,{\"pg_name\":\"\\u0007x\",\"ranks\":[0,\"a\"]}]},"
+         "\"traceEvents\":[]}",
+         "a pg_config rank that is not an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tp_trace t;
+        CHECK(load(tp_test_write_text("dist.json", bad[i].json), &t) == 0);
+        tp_dist_info d;
+        tp_dist_info_read(&t, &d);
+        if (!d.problem || strcmp(d.problem, bad[i].problem) != 0)
+            tp_test_fail(__FILE__, __LINE__, "%s: problem \"%s\", expected \"%s\"", bad[i].json,
+                         d.problem ? d.problem : "(none)", bad[i].problem);
+        if (i == 3)
+            CHECK(d.ngroups == 1 && strcmp(d.groups[0].name, "?x") == 0 && d.groups[0].nranks == 1);
+        tp_dist_info_free(&d);
+        tp_trace_free(&t);
+    }
+}

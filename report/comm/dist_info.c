@@ -1,0 +1,91 @@
+/* dist_info.c: the trace's rank and job identity (dist_info.h). */
+#include "report/comm/dist_info.h"
+#include "convert/codec/json_value.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_str(const tp_jv *v, char *buf, size_t n)
+{
+    size_t len, k = 0;
+    const char *s = v ? tp_jv_str(v, &len) : NULL;
+    for (size_t i = 0; s && i < len && k + 1 < n; i++) /* printable ASCII: it goes to Markdown and pages */
+        buf[k++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    buf[k] = 0;
+}
+
+static int64_t int_or(const tp_jv *v, int64_t dflt)
+{
+    int64_t x;
+    return v && tp_jv_int(v, &x) == 0 ? x : dflt;
+}
+
+static void read_groups(const tp_jv *cfg, tp_dist_info *d)
+{
+    if (!cfg || cfg->type != TP_JV_ARRAY || !cfg->n)
+        return;
+    d->groups = tp_xcalloc(cfg->n, sizeof *d->groups);
+    for (uint32_t i = 0; i < cfg->n; i++) {
+        const tp_jv *g = &cfg->items[i];
+        if (g->type != TP_JV_OBJECT) {
+            d->problem = "a pg_config entry that is not an object";
+            continue;
+        }
+        tp_pg_info *p = &d->groups[d->ngroups++];
+        copy_str(tp_jv_get(g, "pg_name"), p->name, sizeof p->name);
+        copy_str(tp_jv_get(g, "pg_desc"), p->desc, sizeof p->desc);
+        p->size = int_or(tp_jv_get(g, "pg_size"), -1);
+        const tp_jv *r = tp_jv_get(g, "ranks");
+        if (r && r->type == TP_JV_ARRAY && r->n) {
+            p->ranks = tp_xmalloc(r->n * sizeof *p->ranks);
+            for (uint32_t k = 0; k < r->n; k++) {
+                int64_t x;
+                if (tp_jv_int(&r->items[k], &x) == 0)
+                    p->ranks[p->nranks++] = x;
+                else
+                    d->problem = "a pg_config rank that is not an integer";
+            }
+        }
+    }
+}
+
+void tp_dist_info_read(const tp_trace *t, tp_dist_info *d)
+{
+    memset(d, 0, sizeof *d);
+    d->rank = d->world_size = -1;
+    if (!t->toplevel.len)
+        return;
+    /* the top-level keys are kept as "k":v,"k":v text: parse them as an object */
+    tp_buf b = {0};
+    tp_buf_putc(&b, '{');
+    tp_buf_put(&b, t->toplevel.data, t->toplevel.len);
+    tp_buf_putc(&b, '}');
+    tp_jdoc doc;
+    tp_jdoc_init(&doc);
+    const tp_jv *root;
+    tp_err err = {0};
+    if (tp_jv_parse_all(&doc, b.data, b.len, &root, &err) == 0 && root->type == TP_JV_OBJECT) {
+        const tp_jv *di = tp_jv_get(root, "distributedInfo");
+        if (di && di->type == TP_JV_OBJECT) {
+            d->present = true;
+            d->rank = int_or(tp_jv_get(di, "rank"), -1);
+            d->world_size = int_or(tp_jv_get(di, "world_size"), -1);
+            copy_str(tp_jv_get(di, "backend"), d->backend, sizeof d->backend);
+            read_groups(tp_jv_get(di, "pg_config"), d);
+            if (d->rank < 0 || (d->world_size >= 1 && d->rank >= d->world_size) || d->world_size == 0)
+                d->problem = "a rank that is missing or not below world_size";
+        } else if (di)
+            d->problem = "distributedInfo that is not an object";
+    }
+    tp_jdoc_free(&doc);
+    tp_buf_free(&b);
+}
+
+void tp_dist_info_free(tp_dist_info *d)
+{
+    for (size_t i = 0; i < d->ngroups; i++)
+        free(d->groups[i].ranks);
+    free(d->groups);
+    memset(d, 0, sizeof *d);
+}
