@@ -176,7 +176,7 @@ static int64_t elapsed_ns(work *w, const tp_ed_event *e)
 static void run_signatures(work *w, const tp_ed_run *run, uint32_t *outputs)
 {
     const tp_etdump *d = w->d;
-    const tp_ed_event *evs = d->events + run->first;
+    const tp_ed_event *evs = d->events ? d->events + run->first : NULL; /* no offset into NULL */
     TP_GROW(w->next, w->next_cap, run->n + 1);
     w->ngroups = 0;
     tp_i64map_clear(&w->gidx.newest);
@@ -259,6 +259,8 @@ static bool same_structure(const tp_etdump *d, const tp_ed_run *a, const tp_ed_r
 {
     if (a->n != b->n || a->bundled_input_index != b->bundled_input_index || !same_bytes(d, a->name, b->name))
         return false;
+    if (!d->events) /* two runs without events: no offset into NULL */
+        return true;
     const tp_ed_event *x = d->events + a->first, *y = d->events + b->first;
     for (size_t i = 0; i < a->n; i++)
         if (x[i].type != y[i].type || x[i].instruction_id != y[i].instruction_id ||
