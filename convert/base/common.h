@@ -81,6 +81,21 @@ void tp_buf_puts(tp_buf *b, const char *s);
 void tp_buf_printf(tp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tp_buf_free(tp_buf *b);
 
+/* Words of a line of a small data file (rule and device tables): blanks
+ * are spaces and tabs. */
+static inline const char *tp_skip_blanks(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+static inline const char *tp_word_end(const char *p, const char *e)
+{
+    while (p < e && *p != ' ' && *p != '\t')
+        p++;
+    return p;
+}
+
 /* A small data file a user gives (--categories, --device-spec) read whole
  * into *b (NUL-terminated; the caller frees b): 0, or -1 with a one-line
  * reason in err ("cannot open: ...", "offset N: larger than LIMIT bytes:

@@ -22,20 +22,6 @@ static uint32_t name_index(tp_cat_rules *r, const char *s, size_t len)
     return (uint32_t)r->nnames++;
 }
 
-static const char *skip_space(const char *p, const char *e)
-{
-    while (p < e && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
-static const char *word_end(const char *p, const char *e)
-{
-    while (p < e && *p != ' ' && *p != '\t')
-        p++;
-    return p;
-}
-
 /* Parse text[0..len) ("where" names it in errors); 0 or -1 with err. */
 static int parse(tp_cat_rules *r, const char *text, size_t len, char *err, size_t errn)
 {
@@ -48,7 +34,7 @@ static int parse(tp_cat_rules *r, const char *text, size_t len, char *err, size_
         p = le < end ? le + 1 : end;
         while (le > ls && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t'))
             le--;
-        const char *a = skip_space(ls, le);
+        const char *a = tp_skip_blanks(ls, le);
         if (a == le || *a == '#')
             continue;
         for (const char *c = a; c < le; c++)
@@ -56,8 +42,8 @@ static int parse(tp_cat_rules *r, const char *text, size_t len, char *err, size_
                 snprintf(err, errn, "offset %zu: line %zu: a control character in a rule", (size_t)(ls - text), line);
                 return -1;
             }
-        const char *ae = word_end(a, le), *o = skip_space(ae, le), *oe = word_end(o, le);
-        const char *pat = skip_space(oe, le);
+        const char *ae = tp_word_end(a, le), *o = tp_skip_blanks(ae, le), *oe = tp_word_end(o, le);
+        const char *pat = tp_skip_blanks(oe, le);
         if (pat == le) {
             snprintf(err, errn, "offset %zu: line %zu: want CATEGORY ON PATTERN (ON: kind, kernel or op)",
                      (size_t)(ls - text), line);

@@ -39,20 +39,6 @@ static int fail(pctx *c, const char *at, const char *fmt, ...)
     return -1;
 }
 
-static const char *skip_space(const char *p, const char *e)
-{
-    while (p < e && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
-static const char *word_end(const char *p, const char *e)
-{
-    while (p < e && *p != ' ' && *p != '\t')
-        p++;
-    return p;
-}
-
 static bool word_is(const char *w, const char *we, const char *s)
 {
     return (size_t)(we - w) == strlen(s) && memcmp(w, s, (size_t)(we - w)) == 0;
@@ -152,11 +138,11 @@ static int parse_match(pctx *c, tp_device_entry *e, const char *p, const char *l
     if (ge == g)
         return fail(c, p, "an empty glob");
     tp_device_match m = {0};
-    p = skip_space(ge + 1, le);
+    p = tp_skip_blanks(ge + 1, le);
     if (p < le && p == ge + 1)
         return fail(c, p, "want a space after the glob's closing '\"'");
     while (p < le) {
-        const char *ke = word_end(p, le), *v = skip_space(ke, le), *ve = word_end(v, le);
+        const char *ke = tp_word_end(p, le), *v = tp_skip_blanks(ke, le), *ve = tp_word_end(v, le);
         if (word_is(p, ke, "memory_gib") && m.mem_hi == 0) {
             if (v == le || parse_range(v, ve, true, &m.mem_lo, &m.mem_hi) != 0 || m.mem_hi <= 0)
                 return fail(c, v, "memory_gib wants LO-HI, two numbers in GiB (LO <= HI)");
@@ -169,7 +155,7 @@ static int parse_match(pctx *c, tp_device_entry *e, const char *p, const char *l
         } else
             return fail(c, p, "\"%.*s\" is not a match condition (memory_gib LO-HI or cores N|LO-HI, once each)",
                         (int)(ke - p > 40 ? 40 : ke - p), p);
-        p = skip_space(ve, le);
+        p = tp_skip_blanks(ve, le);
     }
     m.glob = tp_xstrndup(g, (size_t)(ge - g));
     e->match = tp_xrealloc(e->match, (e->nmatch + 1) * sizeof *e->match);
@@ -179,13 +165,13 @@ static int parse_match(pctx *c, tp_device_entry *e, const char *p, const char *l
 
 static int parse_line(pctx *c, tp_device_table *dt, entry_state *s, const char *a, const char *le)
 {
-    const char *ke = word_end(a, le), *v = skip_space(ke, le), *ve = word_end(v, le);
+    const char *ke = tp_word_end(a, le), *v = tp_skip_blanks(ke, le), *ve = tp_word_end(v, le);
     if (word_is(a, ke, "device")) {
         if (entry_finish(c, s) != 0)
             return -1;
         if (v == le)
             return fail(c, a, "device wants an id");
-        if (skip_space(ve, le) != le)
+        if (tp_skip_blanks(ve, le) != le)
             return fail(c, ve, "a device id has no spaces");
         if (ve - v > 47)
             return fail(c, v, "a device id longer than 47 bytes");
@@ -223,7 +209,7 @@ static int parse_line(pctx *c, tp_device_table *dt, entry_state *s, const char *
     if (word_is(a, ke, "match"))
         return parse_match(c, s->e, v, le);
     if (word_is(a, ke, "source")) {
-        const char *u = skip_space(ve, le), *ue = word_end(u, le), *d = skip_space(ue, le);
+        const char *u = tp_skip_blanks(ve, le), *ue = tp_word_end(u, le), *d = tp_skip_blanks(ue, le);
         if (d == le)
             return fail(c, a, "want source TAG URL DOCUMENT");
         if (ve - v > 31)
@@ -268,7 +254,7 @@ static int parse_line(pctx *c, tp_device_table *dt, entry_state *s, const char *
     if (parse_number(v, ve, &x) != 0 || !(x > 0))
         return fail(c, v, "%s wants a decimal number > 0 (got \"%.*s\"; leave a class out when the device does not do it)",
                     key, (int)(ve - v > 24 ? 24 : ve - v), v);
-    const char *t = skip_space(ve, le), *te = word_end(t, le);
+    const char *t = tp_skip_blanks(ve, le), *te = tp_word_end(t, le);
     if (t == le) {
         if (s->nsources != 1)
             return fail(c, ve, "%s wants its source's tag (the entry has %zu sources)", key, s->nsources);
@@ -278,7 +264,7 @@ static int parse_line(pctx *c, tp_device_table *dt, entry_state *s, const char *
             found |= word_is(t, te, s->sources[i].tag);
         if (!found)
             return fail(c, t, "no source %.*s above in this entry", (int)(te - t > 32 ? 32 : te - t), t);
-        if (skip_space(te, le) != le)
+        if (tp_skip_blanks(te, le) != le)
             return fail(c, te, "want %s VALUE [TAG]", key);
     }
     s->seen[cls] = true;
@@ -313,7 +299,7 @@ int tp_device_table_parse(tp_device_table *dt, const char *text, size_t len, cha
             }
         while (le > ls && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t'))
             le--;
-        const char *a = skip_space(ls, le);
+        const char *a = tp_skip_blanks(ls, le);
         if (a == le)
             continue;
         if (parse_line(&c, dt, &s, a, le) != 0)
