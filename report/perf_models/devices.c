@@ -276,7 +276,8 @@ static int parse_line(pctx *c, tp_device_table *dt, entry_state *s, const char *
     return 0;
 }
 
-int tp_device_table_parse(tp_device_table *dt, const char *text, size_t len, char *err, size_t errn)
+/* Parse text[0..len) alone (no built-in entries): 0, or -1 with err. */
+static int parse_table(tp_device_table *dt, const char *text, size_t len, char *err, size_t errn)
 {
     pctx c = {text, 0, err, errn};
     entry_state s = {0};
@@ -321,7 +322,7 @@ static void add_builtin(tp_device_table *dt)
 {
     tp_device_table b = {0};
     char ierr[256];
-    if (tp_device_table_parse(&b, tp_devices_builtin, strlen(tp_devices_builtin), ierr, sizeof ierr) != 0) {
+    if (parse_table(&b, tp_devices_builtin, strlen(tp_devices_builtin), ierr, sizeof ierr) != 0) {
         fprintf(stderr, "tracepress: built-in device table: %s\n", ierr); /* a build error, caught by the tests */
         abort();
     }
@@ -346,7 +347,7 @@ int tp_device_table_load(tp_device_table *dt, const char *user_file, char *err, 
         tp_buf b = {0};
         int rc = tp_read_small_file(user_file, 16u << 20, "a device table", &b, err, errn);
         if (rc == 0)
-            rc = tp_device_table_parse(dt, b.data ? b.data : "", b.len, err, errn);
+            rc = parse_table(dt, b.data ? b.data : "", b.len, err, errn);
         tp_buf_free(&b);
         if (rc) {
             tp_device_table_free(dt);
@@ -382,7 +383,8 @@ static bool rule_matches(const tp_device_match *m, const char *name, const tp_de
     return true;
 }
 
-const tp_device_entry *tp_device_lookup(const tp_device_table *dt, const tp_trace *t, const tp_device_info *d)
+/* The first entry of dt with a rule matching this device, or NULL. */
+static const tp_device_entry *lookup_entry(const tp_device_table *dt, const tp_trace *t, const tp_device_info *d)
 {
     const char *name = d->name && t ? tp_str_get(t, d->name) : NULL;
     if (!name || !*name)
@@ -409,7 +411,7 @@ void tp_device_resolve(const tp_device_table *dt, const tp_trace *t, const tp_de
     }
     const char *name = d->name && t ? tp_str_get(t, d->name) : "";
     snprintf(out->trace_name, sizeof out->trace_name, "%s", name ? name : "");
-    const tp_device_entry *e = tp_device_lookup(dt, t, d);
+    const tp_device_entry *e = lookup_entry(dt, t, d);
     if (e) {
         out->known = true;
         snprintf(out->label, sizeof out->label, "%s", e->label);

@@ -53,9 +53,6 @@ typedef struct tp_device_table {
  * in err ("offset 120: line 5: ...") for a bad file. */
 int tp_device_table_load(tp_device_table *dt, const char *user_file, char *err, size_t errn);
 void tp_device_table_free(tp_device_table *dt);
-/* Parse text[0..len) alone (no built-in entries): what the loader does to a
- * file; exposed for the tests.  0, or -1 with err. */
-int tp_device_table_parse(tp_device_table *dt, const char *text, size_t len, char *err, size_t errn);
 /* For a command's `--device-spec FILE` (NULL: the built-in table only): 0, or
  * the one-line error printed ("tracepress: FILE: offset N: line L: ...") and
  * TP_EXIT_INPUT. */
@@ -75,8 +72,6 @@ typedef struct tp_device_peaks {
     double mem_tbps;            /* TB/s, 0 unknown */
 } tp_device_peaks;
 
-/* The first entry of dt with a rule matching this device, or NULL. */
-const tp_device_entry *tp_device_lookup(const tp_device_table *dt, const tp_trace *t, const tp_device_info *d);
 /* Resolve one described device: the first table entry that matches it; else,
  * when the trace carries its own peak figures (XPlane TPU planes:
  * d->peak_tflops/peak_mem_gbps), those (peak_tflops as matrix_bf16, the TPU
