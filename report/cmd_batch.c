@@ -493,7 +493,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
     tp_out_install_signal_cleanup();
     tp_strlist paths = {0}, names = {0};
     size_t not_traces = 0;
-    if (tp_batch_inputs(ins, nin, dir, &paths, &not_traces, &err) < 0) {
+    if (tp_inputs_expand(ins, nin, dir, &paths, &not_traces, &err) < 0) {
         fprintf(stderr, TP_PROG ": %s\n", err.msg);
         free(ins);
         tp_strlist_free(&paths);

@@ -26,6 +26,7 @@
 #define TP_BATCH_H
 
 #include "convert/base/common.h"
+#include "convert/pipeline/inputs.h"
 
 /* A fast 64-bit hash of bytes (4 lanes of multiply-rotate over 8-byte
  * words, murmur-style finalizer; written for tracepress, not a standard).
@@ -75,16 +76,6 @@ void tp_batch_index_md(const tp_batch_rows *rs, tp_buf *b);
 /* Writes DIR/<stem>.pdf, .md, then .json (last). */
 int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *stem, tp_err *err);
 
-/* Inputs: files, directories (walked; only files a reader recognises are
- * taken, and nothing under `exclude`), glob patterns, @list files.  Sorted,
- * duplicates removed.  0, or -1 with err. */
-typedef struct tp_strlist {
-    char **v;
-    size_t n, cap;
-} tp_strlist;
-void tp_strlist_add(tp_strlist *l, const char *s);
-void tp_strlist_free(tp_strlist *l);
-int tp_batch_inputs(char **args, int nargs, const char *exclude, tp_strlist *out, size_t *not_traces, tp_err *err);
 /* Output names for sorted paths (see above).  names->v[i] for paths->v[i]. */
 void tp_batch_names(const tp_strlist *paths, tp_strlist *names);
 /* Shard k of n (1-based): the path's hash modulo n == k-1. */
