@@ -1,25 +1,17 @@
 /* collectives.h: what the collectives of one trace moved and how fast
  * (ANALYSIS.md §4 "Collectives", docs/REPORT.md "Collectives").
  *
- * A collective call is a device kernel of NCCL or RCCL (a name starting
- * "nccl" or "rccl", any case).  Its metadata comes from, in order: the
- * kernel's own args (PyTorch 2.3+ copies them there: "Collective name",
- * "In msg nelems", "Out msg nelems", "dtype", "Group size", "Process Group
- * Name", "Process Group Ranks"); else the `record_param_comms` host op its
- * launch ran in (the same keys); else neither, and only the kind (from the
- * kernel's name: ncclKernel_AllReduce_...) is known.
- *
- * Message size S = max(in, out) elements x element size of dtype (the
- * total buffer, as nccl-tests counts it: an all-gather's output, a
- * reduce-scatter's input).  Per call, t = the kernel's duration: algbw =
- * S / t, busbw = algbw x factor, with nccl-tests' factors for group size
- * n: all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n;
- * broadcast, reduce, send/recv 1; others none (busbw unknown).
+ * The calls and their metadata (kind, S, dtype, group) are read by
+ * convert/model/coll_calls.h.  Per call, t = the kernel's duration:
+ * algbw = S / t, busbw = algbw x factor, with nccl-tests' factors for group
+ * size n: all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all
+ * (n-1)/n; broadcast, reduce, send/recv 1; others none (busbw unknown).
  *
  * Rows per (kind, S, dtype, group, group size): count, time (sum, min, max,
  * mean), algbw and busbw in GB/s (10^9 bytes per second) as the mean over
  * calls and over the row (count x S / time).  Calls without a size are
- * counted per kind. */
+ * counted per kind.  `list` keeps every call (the job report matches calls
+ * across ranks). */
 #ifndef TP_COLLECTIVES_H
 #define TP_COLLECTIVES_H
 
@@ -38,7 +30,16 @@ typedef struct tp_coll_row {
     double factor;       /* busbw / algbw, 0 unknown */
     double algbw_mean, busbw_mean; /* GB/s, mean over calls; busbw 0 when factor unknown */
     double algbw, busbw;           /* GB/s over the row */
+    uint32_t id;                   /* the row's index in rows */
 } tp_coll_row;
+
+/* One call, in event order. */
+typedef struct tp_coll_inst {
+    uint32_t row;        /* index into rows */
+    uint32_t process;    /* the device's process (t->processes) */
+    int64_t ts, dur;     /* the kernel's start and duration, ns (trace clock) */
+    int64_t seq;         /* the group's sequence number, -1 unknown */
+} tp_coll_inst;
 
 typedef struct tp_collectives {
     tp_coll_row *rows;   /* by total time, then kind, bytes, group */
@@ -46,7 +47,9 @@ typedef struct tp_collectives {
     uint64_t calls;      /* NCCL/RCCL kernels */
     int64_t total_ns;
     uint64_t sized;      /* calls with a message size */
-    uint64_t from_kernel, from_op; /* where the metadata came from */
+    uint64_t from_kernel, from_op, from_annotation; /* where the metadata came from */
+    tp_coll_inst *list;  /* calls calls */
+    size_t nlist;
 } tp_collectives;
 
 void tp_collectives_build(const tp_trace *t, tp_collectives *c);

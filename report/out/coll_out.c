@@ -23,9 +23,10 @@ void tp_collectives_json(const tp_summary *s, tp_buf *b)
     const tp_collectives *c = &s->coll;
     tp_buf_printf(b,
                   "\"collectives\":{\"calls\":%llu,\"device_ns\":%lld,\"sized_calls\":%llu,"
-                  "\"metadata_from\":{\"kernel\":%llu,\"record_param_comms\":%llu},\"rows\":[",
+                  "\"metadata_from\":{\"kernel\":%llu,\"record_param_comms\":%llu,\"nccl_annotation\":%llu},\"rows\":[",
                   (unsigned long long)c->calls, (long long)c->total_ns, (unsigned long long)c->sized,
-                  (unsigned long long)c->from_kernel, (unsigned long long)c->from_op);
+                  (unsigned long long)c->from_kernel, (unsigned long long)c->from_op,
+                  (unsigned long long)c->from_annotation);
     for (size_t i = 0; i < c->n; i++) {
         const tp_coll_row *r = &c->rows[i];
         tp_buf_puts(b, i ? ",\n{\"kind\":" : "\n{\"kind\":");
