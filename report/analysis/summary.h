@@ -8,7 +8,7 @@
 #include "report/analysis/categories.h"
 #include "report/analysis/efficiency.h"
 #include "report/comm/collectives.h"
-#include "report/comm/dist_info.h"
+#include "convert/model/dist_info.h"
 #include "report/analysis/gpu_time.h"
 #include "report/analysis/hosttree.h"
 #include "report/analysis/idle.h"
@@ -45,7 +45,7 @@ typedef struct tp_summary {
     tp_idle idle;           /* idle attribution and launch statistics per stream */
     tp_efficiency eff;      /* FLOPs, bytes and the roof per op and shape (not with opts.lean) */
     tp_collectives coll;    /* collective calls, sizes and bandwidths (report/comm/collectives.h) */
-    tp_dist_info dist;      /* which rank of which job (report/comm/dist_info.h) */
+    tp_dist_info dist;      /* which rank of which job (convert/model/dist_info.h) */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for

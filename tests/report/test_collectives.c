@@ -124,7 +124,7 @@ TEST(collectives_sources_kinds_and_factors)
     tp_trace_free(&t);
 }
 
-#include "report/comm/dist_info.h"
+#include "convert/model/dist_info.h"
 
 /* Which rank of which job: real distributedInfo and bad ones. */
 TEST(dist_info_rank_world_and_groups)

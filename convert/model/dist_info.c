@@ -1,5 +1,5 @@
 /* dist_info.c: the trace's rank and job identity (dist_info.h). */
-#include "report/comm/dist_info.h"
+#include "convert/model/dist_info.h"
 #include "convert/codec/json_value.h"
 
 #include <stdio.h>

@@ -1,0 +1,191 @@
+/* clock_align.c: a job's clock offsets from collective ends (clock_align.h). */
+#include "convert/model/clock_align.h"
+#include "convert/base/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FIRST_POINTS 64
+#define CANDIDATES 8
+
+uint64_t tp_sync_key(const char *kind, const char *group, const char *ranks, int64_t seq)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the fields, 0x1f between */
+    const char *parts[3] = {kind, group, ranks};
+    for (int p = 0; p < 3; p++) {
+        for (const char *s = parts[p] ? parts[p] : ""; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        h = (h ^ 0x1f) * 1099511628211ull;
+    }
+    for (int i = 0; i < 8; i++)
+        h = (h ^ (uint8_t)((uint64_t)seq >> (8 * i))) * 1099511628211ull;
+    return h;
+}
+
+const char *tp_align_method_name(int method)
+{
+    return method == TP_ALIGN_REFERENCE ? "reference" : method == TP_ALIGN_COLLECTIVES ? "collectives" : "recorded";
+}
+
+static inline bool pt_before(const tp_sync_point *a, const tp_sync_point *b, void *c)
+{
+    (void)c;
+    return a->key != b->key ? a->key < b->key : a->end_ns < b->end_ns;
+}
+TP_SORT_DEFINE(sort_points, tp_sync_point, void *, pt_before)
+static inline bool i64_before(const int64_t *a, const int64_t *b, void *c)
+{
+    (void)c;
+    return *a < *b;
+}
+TP_SORT_DEFINE(sort_i64, int64_t, void *, i64_before)
+
+/* The points of the aligned ranks, on the reference's clock, by (key, end). */
+typedef struct pool {
+    tp_sync_point *v;
+    size_t n, cap;
+} pool;
+
+static size_t first_of_key(const pool *p, uint64_t key, int64_t end)
+{
+    size_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->v[mid].key < key || (p->v[mid].key == key && p->v[mid].end_ns < end))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Does a point of `key` end within the tolerance of `end`?  Its difference in *d. */
+static bool partner(const pool *p, uint64_t key, int64_t end, int64_t *d)
+{
+    size_t i = first_of_key(p, key, end - TP_ALIGN_TOLERANCE_NS);
+    if (i < p->n && p->v[i].key == key && p->v[i].end_ns <= end + TP_ALIGN_TOLERANCE_NS) {
+        /* the nearest of the points in the window */
+        int64_t best = p->v[i].end_ns - end;
+        for (size_t j = i + 1; j < p->n && p->v[j].key == key && p->v[j].end_ns <= end + TP_ALIGN_TOLERANCE_NS; j++)
+            if (llabs(p->v[j].end_ns - end) < llabs(best))
+                best = p->v[j].end_ns - end;
+        *d = best;
+        return true;
+    }
+    return false;
+}
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+static void align_one(const pool *p, const tp_sync_point *pts, size_t n, tp_align_result *r)
+{
+    /* votes: differences from the first points (by end) to every point of their key */
+    int64_t *cand = NULL;
+    size_t nc = 0, cc = 0;
+    {
+        /* the FIRST_POINTS earliest ends vote */
+        int64_t *ends = tp_xmalloc((n + 1) * sizeof *ends);
+        for (size_t i = 0; i < n; i++)
+            ends[i] = pts[i].end_ns;
+        sort_i64(ends, n, NULL);
+        int64_t cut = n > FIRST_POINTS ? ends[FIRST_POINTS - 1] : INT64_MAX;
+        free(ends);
+        size_t taken = 0;
+        for (size_t i = 0; i < n && taken < FIRST_POINTS; i++) {
+            if (pts[i].end_ns > cut)
+                continue;
+            taken++;
+            size_t j = first_of_key(p, pts[i].key, INT64_MIN);
+            for (; j < p->n && p->v[j].key == pts[i].key; j++) {
+                TP_GROW(cand, cc, nc + 1);
+                cand[nc++] = p->v[j].end_ns - pts[i].end_ns;
+            }
+        }
+    }
+    memset(r, 0, sizeof *r);
+    r->method = TP_ALIGN_RECORDED;
+    if (!nc) {
+        free(cand);
+        return;
+    }
+    sort_i64(cand, nc, NULL);
+    /* the windows of the tolerance with the most votes: up to CANDIDATES starts */
+    int64_t best_off[CANDIDATES];
+    size_t best_votes[CANDIDATES], nb = 0;
+    for (size_t i = 0, j = 0; i < nc; i++) {
+        if (i && cand[i] == cand[i - 1])
+            continue;
+        while (j < nc && cand[j] <= cand[i] + TP_ALIGN_TOLERANCE_NS)
+            j++;
+        size_t votes = j - i;
+        int64_t off = cand[i + (j - i) / 2]; /* the window's median */
+        size_t at = nb < CANDIDATES ? nb++ : CANDIDATES - 1;
+        if (at == CANDIDATES - 1 && nb == CANDIDATES && votes <= best_votes[at])
+            continue;
+        best_off[at] = off;
+        best_votes[at] = votes;
+        for (size_t q = at; q > 0 && best_votes[q] > best_votes[q - 1]; q--) { /* keep by votes */
+            size_t tv = best_votes[q];
+            best_votes[q] = best_votes[q - 1];
+            best_votes[q - 1] = tv;
+            int64_t to = best_off[q];
+            best_off[q] = best_off[q - 1];
+            best_off[q - 1] = to;
+        }
+    }
+    free(cand);
+    /* score each candidate on all the points */
+    size_t best_score = 0;
+    int64_t best = 0;
+    for (size_t c = 0; c < nb; c++) {
+        size_t score = 0;
+        int64_t d;
+        for (size_t i = 0; i < n; i++)
+            score += partner(p, pts[i].key, pts[i].end_ns + best_off[c], &d);
+        if (score > best_score || (score == best_score && score &&
+                                   (abs64(best_off[c]) < abs64(best) ||
+                                    (abs64(best_off[c]) == abs64(best) && best_off[c] < best)))) {
+            best_score = score;
+            best = best_off[c];
+        }
+    }
+    if (!best_score)
+        return;
+    /* the median difference over the matched points, and their spread */
+    int64_t *diffs = tp_xmalloc((n + 1) * sizeof *diffs);
+    size_t nd = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t d;
+        if (partner(p, pts[i].key, pts[i].end_ns + best, &d))
+            diffs[nd++] = best + d;
+    }
+    sort_i64(diffs, nd, NULL);
+    r->offset_ns = diffs[(nd - 1) / 2];
+    r->method = TP_ALIGN_COLLECTIVES;
+    r->matched = (uint32_t)nd;
+    for (size_t i = 0; i < nd; i++)
+        if (abs64(diffs[i] - r->offset_ns) > r->spread_ns)
+            r->spread_ns = abs64(diffs[i] - r->offset_ns);
+    free(diffs);
+}
+
+static void pool_add(pool *p, const tp_sync_point *pts, size_t n, int64_t offset)
+{
+    TP_GROW(p->v, p->cap, p->n + n + 1);
+    for (size_t i = 0; i < n; i++)
+        p->v[p->n++] = (tp_sync_point){pts[i].key, pts[i].end_ns + offset};
+    sort_points(p->v, p->n, NULL);
+}
+
+void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t nranks, tp_align_result *out)
+{
+    pool p = {0};
+    for (size_t r = 0; r < nranks; r++) {
+        if (r == 0)
+            out[r] = (tp_align_result){0, TP_ALIGN_REFERENCE, 0, 0};
+        else
+            align_one(&p, ranks[r], n[r], &out[r]);
+        pool_add(&p, ranks[r], n[r], out[r].offset_ns);
+    }
+    free(p.v);
+}

@@ -1,0 +1,54 @@
+/* clock_align.h: the clock offsets of a job's ranks (ANALYSIS.md §4
+ * "Alignment", docs/REPORT.md "Jobs").
+ *
+ * Every rank's clock is its own.  A collective that several ranks take part
+ * in ends at the same moment on all of them (to within the network's
+ * latency), so the offset between two ranks' clocks is the difference of
+ * the recorded ends of one collective.  Which call on one rank is which on
+ * another: the points carry a key (kind, group, its ranks and, when
+ * recorded, the group's sequence number); with a sequence number a key
+ * names one call, without one a key repeats and the offset is the one that
+ * the most points agree on.
+ *
+ * Per rank, in the order given (the first is the reference, offset 0): the
+ * candidate offsets are the differences between its first 64 points and the
+ * points of the same key of the ranks aligned before it; the eight
+ * candidates most points vote for (within `TP_ALIGN_TOLERANCE_NS`) are
+ * scored by how many of all its points find a partner within the tolerance,
+ * the best score wins (ties: the smaller |offset|, then the smaller), and
+ * the offset is the median difference over the matched points.  A rank
+ * with no match keeps offset 0: its clock as recorded (absolute times
+ * include baseTimeNanoseconds, so traces that record one are aligned on it).
+ *
+ * Offsets are added to a rank's absolute times (base_ns + ts) to put them
+ * on the reference's clock. */
+#ifndef TP_CLOCK_ALIGN_H
+#define TP_CLOCK_ALIGN_H
+
+#include "convert/base/common.h"
+
+#define TP_ALIGN_TOLERANCE_NS 20000 /* 20 us: ends of one collective on two ranks */
+
+typedef struct tp_sync_point {
+    uint64_t key;   /* tp_sync_key */
+    int64_t end_ns; /* absolute end (base_ns + ts + dur) */
+} tp_sync_point;
+
+enum { TP_ALIGN_REFERENCE = 0, TP_ALIGN_COLLECTIVES, TP_ALIGN_RECORDED };
+
+typedef struct tp_align_result {
+    int64_t offset_ns;   /* add to the rank's absolute times */
+    int method;          /* TP_ALIGN_* */
+    uint32_t matched;    /* points that found a partner */
+    int64_t spread_ns;   /* largest |difference - offset| over the matched points */
+} tp_align_result;
+
+uint64_t tp_sync_key(const char *kind, const char *group, const char *ranks, int64_t seq);
+
+/* ranks[i] points at n[i] points (any order); out[i] gets rank i's result. */
+void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t nranks, tp_align_result *out);
+
+/* The method's name in outputs: "reference", "collectives", "recorded". */
+const char *tp_align_method_name(int method);
+
+#endif
