@@ -273,3 +273,21 @@ bool tp_coll_read(tp_coll_reader *r, size_t i, tp_coll_call *c)
         read_annotation(r, ann, c);
     return true;
 }
+
+size_t tp_coll_sync_points(const tp_trace *t, tp_sync_point **out)
+{
+    tp_coll_reader *r = tp_coll_reader_new(t);
+    tp_sync_point *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_coll_call c;
+        if (!tp_coll_read(r, i, &c))
+            continue;
+        const tp_event *e = &t->events[i];
+        TP_GROW(v, cap, n + 1);
+        v[n++] = (tp_sync_point){tp_sync_key(c.kind, c.group, c.ranks, c.seq), t->base_ns + e->ts + e->dur};
+    }
+    tp_coll_reader_free(r);
+    *out = v;
+    return n;
+}

@@ -19,6 +19,7 @@
 #ifndef TP_COLL_CALLS_H
 #define TP_COLL_CALLS_H
 
+#include "convert/model/clock_align.h"
 #include "convert/model/model.h"
 
 enum { TP_COLL_FROM_NAME = 0, TP_COLL_FROM_KERNEL, TP_COLL_FROM_OP, TP_COLL_FROM_ANNOTATION };
@@ -43,6 +44,11 @@ void tp_coll_reader_free(tp_coll_reader *r);
 /* Is t->events[i] a collective call (a complete NCCL/RCCL kernel, not
  * dropped nor derived)?  When it is, fill *c. */
 bool tp_coll_read(tp_coll_reader *r, size_t i, tp_coll_call *c);
+
+/* The trace's collective calls as clock_align's sync points (absolute ends,
+ * keyed by tp_sync_key of kind, group, ranks, seq), in event order; the
+ * caller frees *out.  Returns the count. */
+size_t tp_coll_sync_points(const tp_trace *t, tp_sync_point **out);
 
 /* The reader option's part (formats.h keep_args_of): NCCL/RCCL kernels,
  * record_param_comms and nccl:* annotations keep their args. */
