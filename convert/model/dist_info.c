@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void copy_str(const tp_jv *v, char *buf, size_t n)
 {
@@ -88,4 +89,98 @@ void tp_dist_info_free(tp_dist_info *d)
         free(d->groups[i].ranks);
     free(d->groups);
     memset(d, 0, sizeof *d);
+}
+
+int64_t tp_rank_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int64_t rank = -1;
+    for (const char *p = base; *p; p++) { /* the last "rank" followed by digits */
+        if (strncasecmp(p, "rank", 4) != 0)
+            continue;
+        const char *q = p + 4;
+        while (*q == '-' || *q == '_' || *q == '.')
+            q++;
+        if (*q < '0' || *q > '9')
+            continue;
+        int64_t v = 0;
+        for (; *q >= '0' && *q <= '9'; q++) {
+            if (v > (INT64_MAX - 9) / 10)
+                break;
+            v = v * 10 + (*q - '0');
+        }
+        rank = v;
+    }
+    return rank;
+}
+
+const char *tp_rank_from_name(int from)
+{
+    return from == TP_RANK_FROM_TRACE ? "distributedInfo" : from == TP_RANK_FROM_NAME ? "file name" : "order";
+}
+
+/* The job-wide group: "default_pg", else pg_name "0". */
+static const tp_pg_info *default_group(const tp_dist_info *d)
+{
+    for (size_t i = 0; i < d->ngroups; i++)
+        if (strcmp(d->groups[i].desc, "default_pg") == 0)
+            return &d->groups[i];
+    for (size_t i = 0; i < d->ngroups; i++)
+        if (strcmp(d->groups[i].name, "0") == 0)
+            return &d->groups[i];
+    return NULL;
+}
+
+static bool same_group(const tp_pg_info *a, const tp_pg_info *b)
+{
+    if (a->size != b->size || a->nranks != b->nranks)
+        return false;
+    return !a->nranks || memcmp(a->ranks, b->ranks, a->nranks * sizeof *a->ranks) == 0;
+}
+
+int tp_job_assign_ranks(const tp_dist_info *d, const char *const *paths, size_t n, int64_t *rank, int *from,
+                        tp_err *err)
+{
+    int64_t world = -1;
+    size_t world_at = 0;
+    const tp_pg_info *pg = NULL;
+    size_t pg_at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (d[i].present && d[i].rank >= 0 && !d[i].problem) {
+            rank[i] = d[i].rank;
+            from[i] = TP_RANK_FROM_TRACE;
+        } else if ((rank[i] = tp_rank_from_path(paths[i])) >= 0)
+            from[i] = TP_RANK_FROM_NAME;
+        else {
+            rank[i] = (int64_t)i;
+            from[i] = TP_RANK_FROM_ORDER;
+        }
+        if (d[i].world_size >= 1) {
+            if (world >= 0 && d[i].world_size != world)
+                return tp_fail_at(err, "", "not one job: %s has world_size %lld, %s has %lld", paths[world_at],
+                                  (long long)world, paths[i], (long long)d[i].world_size);
+            world = d[i].world_size;
+            world_at = i;
+        }
+        const tp_pg_info *g = default_group(&d[i]);
+        if (g) {
+            if (pg && !same_group(pg, g))
+                return tp_fail_at(err, "", "not one job: the default process group of %s differs from %s's",
+                                  paths[i], paths[pg_at]);
+            pg = g;
+            pg_at = i;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (world >= 1 && rank[i] >= world)
+            return tp_fail_at(err, "", "not one job: %s is rank %lld (from its %s) of a world of %lld", paths[i],
+                              (long long)rank[i], tp_rank_from_name(from[i]), (long long)world);
+        for (size_t k = 0; k < i; k++)
+            if (rank[k] == rank[i])
+                return tp_fail_at(err, "", "two traces are rank %lld: %s and %s (ranks from %s and %s)",
+                                  (long long)rank[i], paths[k], paths[i], tp_rank_from_name(from[k]),
+                                  tp_rank_from_name(from[i]));
+    }
+    return 0;
 }
