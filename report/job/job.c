@@ -1,0 +1,501 @@
+/* job.c: the reduce over rank summaries (job.h). */
+#include "report/job/job.h"
+#include "convert/base/strset.h"
+#include "convert/model/clock_align.h"
+#include "report/comm/collectives.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The lower middle of n values (sorted in place); -1 when n is 0. */
+static int64_t median_of(int64_t *v, size_t n)
+{
+    if (!n)
+        return -1;
+    qsort(v, n, sizeof *v, cmp_i64);
+    return v[(n - 1) / 2];
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const tp_job_rank *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* ---- alignment ---- */
+
+static void align(tp_job *j)
+{
+    tp_sync_point **pts = tp_xcalloc(j->nranks + 1, sizeof *pts);
+    size_t *np = tp_xcalloc(j->nranks + 1, sizeof *np);
+    for (size_t r = 0; r < j->nranks; r++) {
+        const tp_rank_sum *s = &j->ranks[r].sum;
+        pts[r] = tp_xmalloc((s->ncalls + 1) * sizeof **pts);
+        for (size_t i = 0; i < s->ncalls; i++) {
+            const tp_rank_call *c = &s->calls[i];
+            const tp_rank_coll *k = &s->colls[c->coll];
+            pts[r][i] = (tp_sync_point){tp_sync_key(k->kind, k->group, k->ranks, c->seq), c->start_ns + c->dur_ns};
+        }
+        np[r] = s->ncalls;
+    }
+    tp_align_result *res = tp_xcalloc(j->nranks + 1, sizeof *res);
+    tp_clock_align((const tp_sync_point *const *)pts, np, j->nranks, res);
+    for (size_t r = 0; r < j->nranks; r++) {
+        j->ranks[r].offset_ns = res[r].offset_ns;
+        j->ranks[r].align_method = res[r].method;
+        j->ranks[r].align_matched = res[r].matched;
+        j->ranks[r].align_spread_ns = res[r].spread_ns;
+        free(pts[r]);
+    }
+    free(res);
+    free(pts);
+    free(np);
+}
+
+/* ---- steps and cells ---- */
+
+static size_t step_index(const tp_job *j, int64_t number)
+{
+    size_t lo = 0, hi = j->nsteps;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (j->steps[mid].number < number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < j->nsteps && j->steps[lo].number == number ? lo : SIZE_MAX;
+}
+
+static void build_steps(tp_job *j)
+{
+    size_t total = 0;
+    for (size_t r = 0; r < j->nranks; r++)
+        total += j->ranks[r].sum.nsteps;
+    int64_t *nums = tp_xmalloc((total + 1) * sizeof *nums);
+    size_t n = 0;
+    for (size_t r = 0; r < j->nranks; r++)
+        for (size_t i = 0; i < j->ranks[r].sum.nsteps; i++)
+            nums[n++] = j->ranks[r].sum.steps[i].number;
+    qsort(nums, n, sizeof *nums, cmp_i64);
+    j->steps = tp_xcalloc(n + 1, sizeof *j->steps);
+    for (size_t i = 0; i < n; i++)
+        if (!j->nsteps || j->steps[j->nsteps - 1].number != nums[i])
+            j->steps[j->nsteps++] = (tp_job_step){.number = nums[i], .straggler = -1};
+    free(nums);
+    j->cells = tp_xcalloc(j->nranks * j->nsteps + 1, sizeof *j->cells);
+    for (size_t r = 0; r < j->nranks; r++) {
+        const tp_rank_sum *s = &j->ranks[r].sum;
+        for (size_t i = 0; i < s->nsteps; i++) {
+            size_t k = step_index(j, s->steps[i].number);
+            tp_job_cell *c = &j->cells[r * j->nsteps + k];
+            if (c->present) /* a step number twice on one rank: the first counts */
+                continue;
+            const tp_gpu_figs *g = &s->steps[i].gpu;
+            *c = (tp_job_cell){.present = true,
+                               .step_ns = s->steps[i].dur_ns,
+                               .computation_ns = g->computation_ns,
+                               .communication_ns = g->communication_ns,
+                               .exposed_communication_ns = g->exposed_communication_ns,
+                               .idle_ns = g->idle_ns};
+            j->steps[k].ranks++;
+        }
+    }
+}
+
+/* The job step holding a call that starts at `start` on rank r (its own
+ * clock): the rank's step whose window holds it, SIZE_MAX when none. */
+static size_t step_of_call(const tp_job *j, size_t r, int64_t start)
+{
+    const tp_rank_sum *s = &j->ranks[r].sum;
+    for (size_t i = 0; i < s->nsteps; i++) /* steps are few */
+        if (start >= s->steps[i].start_ns && start < s->steps[i].start_ns + s->steps[i].dur_ns)
+            return step_index(j, s->steps[i].number);
+    return SIZE_MAX;
+}
+
+/* ---- instances ---- */
+
+typedef struct callref {
+    uint64_t key;       /* kind, group, ranks (no seq) */
+    int64_t seq;
+    int64_t end;        /* aligned end */
+    uint32_t rank, call;
+} callref;
+
+static int cmp_ref(const void *pa, const void *pb)
+{
+    const callref *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    bool as = a->seq >= 0, bs = b->seq >= 0;
+    if (as != bs)
+        return as ? -1 : 1;
+    if (as && a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return a->rank != b->rank ? (a->rank < b->rank ? -1 : 1) : (a->call < b->call ? -1 : a->call > b->call);
+}
+
+typedef struct rows {
+    tp_strset keys;
+    size_t cap;
+    tp_buf key;
+    uint64_t *last_count; /* per row x rank: instances that rank arrived last at */
+    int64_t *last_wait;
+} rows;
+
+static size_t row_of(tp_job *j, rows *w, const tp_rank_coll *k, uint64_t bytes)
+{
+    w->key.len = 0;
+    tp_buf_printf(&w->key, "%s\x1f%s\x1f%s\x1f%s\x1f%lld\x1f%llu", k->kind, k->dtype, k->group, k->ranks,
+                  (long long)k->group_size, (unsigned long long)bytes);
+    size_t before = w->keys.n;
+    uint32_t id = tp_strset_add(&w->keys, w->key.data, w->key.len);
+    if (w->keys.n > before) {
+        size_t old = w->cap;
+        TP_GROW(j->colls, w->cap, j->ncolls + 1);
+        if (w->cap > old) {
+            w->last_count = tp_xrealloc(w->last_count, w->cap * j->nranks * sizeof *w->last_count);
+            w->last_wait = tp_xrealloc(w->last_wait, w->cap * j->nranks * sizeof *w->last_wait);
+        }
+        memset(w->last_count + j->ncolls * j->nranks, 0, j->nranks * sizeof *w->last_count);
+        memset(w->last_wait + j->ncolls * j->nranks, 0, j->nranks * sizeof *w->last_wait);
+        tp_job_coll *c = &j->colls[j->ncolls++];
+        *c = (tp_job_coll){tp_xstrdup(k->kind), tp_xstrdup(k->dtype), tp_xstrdup(k->group), tp_xstrdup(k->ranks),
+                           k->group_size, bytes, .factor = tp_coll_factor(k->kind, k->group_size), .slowest_rank = -1};
+    }
+    return id - 1;
+}
+
+/* One instance: refs[0..n) are calls of distinct ranks. */
+static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
+{
+    int64_t transfer = INT64_MAX;
+    size_t last = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tp_rank_sum *s = &j->ranks[refs[i].rank].sum;
+        const tp_rank_call *c = &s->calls[refs[i].call];
+        if (c->dur_ns < transfer) { /* ties: the lower rank (refs are by rank within an end) */
+            transfer = c->dur_ns;
+            last = i;
+        }
+        if (s->colls[c->coll].bytes > bytes)
+            bytes = s->colls[c->coll].bytes;
+    }
+    const tp_rank_sum *ls = &j->ranks[refs[last].rank].sum;
+    const tp_rank_call *lc = &ls->calls[refs[last].call];
+    size_t row = row_of(j, w, &ls->colls[lc->coll], bytes);
+    tp_job_coll *c = &j->colls[row];
+    c->instances++;
+    c->calls += n;
+    c->participants += n;
+    c->transfer_ns = tp_sat_add(c->transfer_ns, transfer);
+    if (n == 1) {
+        j->unmatched_calls++;
+        c->rank_ns = tp_sat_add(c->rank_ns, transfer);
+        return;
+    }
+    j->instances++;
+    int64_t wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = refs[i].rank;
+        const tp_rank_call *rc = &j->ranks[r].sum.calls[refs[i].call];
+        int64_t waited = rc->dur_ns - transfer;
+        c->rank_ns = tp_sat_add(c->rank_ns, rc->dur_ns);
+        wait = tp_sat_add(wait, waited);
+        j->ranks[r].waited_ns = tp_sat_add(j->ranks[r].waited_ns, waited);
+        size_t k = step_of_call(j, r, rc->start_ns);
+        if (k != SIZE_MAX) {
+            tp_job_cell *cell = &j->cells[r * j->nsteps + k];
+            cell->waited_ns = tp_sat_add(cell->waited_ns, waited);
+            cell->instances++;
+        }
+    }
+    c->wait_ns = tp_sat_add(c->wait_ns, wait);
+    if (wait <= 0)
+        return; /* everyone arrived together: no one was last */
+    size_t lr = refs[last].rank;
+    j->ranks[lr].wait_caused_ns = tp_sat_add(j->ranks[lr].wait_caused_ns, wait);
+    j->ranks[lr].last_arrivals++;
+    w->last_count[row * j->nranks + lr]++;
+    w->last_wait[row * j->nranks + lr] = tp_sat_add(w->last_wait[row * j->nranks + lr], wait);
+    size_t k = step_of_call(j, lr, lc->start_ns);
+    if (k != SIZE_MAX) {
+        tp_job_cell *cell = &j->cells[lr * j->nsteps + k];
+        cell->wait_caused_ns = tp_sat_add(cell->wait_caused_ns, wait);
+        cell->last_arrivals++;
+    }
+}
+
+static int cmp_colls(const void *pa, const void *pb)
+{
+    const tp_job_coll *a = pa, *b = pb;
+    if (a->wait_ns != b->wait_ns)
+        return a->wait_ns > b->wait_ns ? -1 : 1;
+    if (a->transfer_ns != b->transfer_ns)
+        return a->transfer_ns > b->transfer_ns ? -1 : 1;
+    int k = strcmp(a->kind, b->kind);
+    if (k)
+        return k;
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes ? -1 : 1;
+    if ((k = strcmp(a->group, b->group)) != 0)
+        return k;
+    if ((k = strcmp(a->ranks, b->ranks)) != 0)
+        return k;
+    return strcmp(a->dtype, b->dtype);
+}
+
+static void build_instances(tp_job *j)
+{
+    size_t total = 0;
+    for (size_t r = 0; r < j->nranks; r++)
+        total += j->ranks[r].sum.ncalls;
+    callref *v = tp_xmalloc((total + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t r = 0; r < j->nranks; r++) {
+        const tp_rank_sum *s = &j->ranks[r].sum;
+        for (size_t i = 0; i < s->ncalls; i++) {
+            const tp_rank_call *c = &s->calls[i];
+            const tp_rank_coll *k = &s->colls[c->coll];
+            v[n++] = (callref){tp_sync_key(k->kind, k->group, k->ranks, -1), c->seq,
+                               c->start_ns + c->dur_ns + j->ranks[r].offset_ns, (uint32_t)r, (uint32_t)i};
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_ref);
+    rows w = {0};
+    bool *in = tp_xcalloc(j->nranks + 1, sizeof *in);
+    callref *group = tp_xmalloc((j->nranks + 1) * sizeof *group);
+    for (size_t i = 0; i < n;) {
+        /* an instance: same key and seq (when known), else ends within the tolerance; one call per rank */
+        size_t m = 0, e = i;
+        for (; e < n && v[e].key == v[i].key && (v[i].seq >= 0 ? v[e].seq == v[i].seq
+                                                                 : v[e].seq < 0 && v[e].end - v[i].end <= TP_ALIGN_TOLERANCE_NS);
+             e++) {
+            if (in[v[e].rank])
+                break;
+            in[v[e].rank] = true;
+            group[m++] = v[e];
+        }
+        for (size_t k = 0; k < m; k++)
+            in[group[k].rank] = false;
+        instance(j, &w, group, m);
+        i = e;
+    }
+    for (size_t c = 0; c < j->ncolls; c++) {
+        tp_job_coll *row = &j->colls[c];
+        for (size_t r = 0; r < j->nranks; r++) {
+            uint64_t cnt = w.last_count[c * j->nranks + r];
+            int64_t wt = w.last_wait[c * j->nranks + r];
+            if (cnt && (cnt > row->slowest_count || (cnt == row->slowest_count && wt > row->slowest_wait_ns))) {
+                row->slowest_rank = j->ranks[r].rank;
+                row->slowest_count = cnt;
+                row->slowest_wait_ns = wt;
+            }
+        }
+        row->algbw = row->bytes && row->transfer_ns > 0
+                         ? (double)row->bytes * (double)row->instances / (double)row->transfer_ns
+                         : 0;
+        row->busbw = row->algbw * row->factor;
+    }
+    free(w.last_count);
+    free(w.last_wait);
+    tp_strset_free(&w.keys);
+    tp_buf_free(&w.key);
+    free(in);
+    free(group);
+    free(v);
+}
+
+/* ---- steps: medians, noise, flags ---- */
+
+static void flag_steps(tp_job *j)
+{
+    int64_t *a = tp_xmalloc((j->nranks + 1) * sizeof *a), *b = tp_xmalloc((j->nranks + 1) * sizeof *b);
+    int64_t *meds = tp_xmalloc((j->nsteps + 1) * sizeof *meds);
+    size_t nmeds = 0;
+    for (size_t k = 0; k < j->nsteps; k++) {
+        tp_job_step *st = &j->steps[k];
+        size_t n = 0;
+        for (size_t r = 0; r < j->nranks; r++) {
+            const tp_job_cell *c = tp_job_cell_at(j, r, k);
+            if (c->present) {
+                a[n] = c->step_ns;
+                b[n++] = c->computation_ns;
+            }
+        }
+        st->median_step_ns = median_of(a, n);
+        st->median_computation_ns = median_of(b, n);
+        if (n)
+            meds[nmeds++] = st->median_step_ns;
+        /* noise: 3 x the median absolute deviation of computation, at least 2% of the step and 10 us */
+        for (size_t i = 0; i < n; i++)
+            b[i] = llabs(b[i] - st->median_computation_ns);
+        int64_t mad = median_of(b, n);
+        int64_t noise = 3 * (mad > 0 ? mad : 0);
+        if (noise < st->median_step_ns / 50)
+            noise = st->median_step_ns / 50;
+        if (noise < 10000)
+            noise = 10000;
+        st->noise_ns = noise;
+        /* the step's straggler: the rank whose late arrivals cost the most waiting */
+        for (size_t r = 0; r < j->nranks; r++) {
+            tp_job_cell *c = &j->cells[r * j->nsteps + k];
+            if (!c->present)
+                continue;
+            if (c->wait_caused_ns > st->wait_ns) {
+                st->wait_ns = c->wait_caused_ns;
+                st->straggler = j->ranks[r].rank;
+            }
+            if (n >= 2 && c->computation_ns > st->median_computation_ns + noise)
+                c->flags |= TP_JOB_FLAG_COMPUTE;
+            if (n >= 2 && c->step_ns > st->median_step_ns + noise)
+                c->flags |= TP_JOB_FLAG_STEP;
+        }
+        if (st->straggler >= 0 && st->wait_ns > noise) {
+            for (size_t r = 0; r < j->nranks; r++)
+                if (j->ranks[r].rank == st->straggler)
+                    j->cells[r * j->nsteps + k].flags |= TP_JOB_FLAG_ARRIVAL;
+        } else
+            st->straggler = -1;
+    }
+    j->median_step_ns = median_of(meds, nmeds);
+    free(meds);
+    free(a);
+    free(b);
+    size_t cap = 0;
+    for (size_t k = 0; k < j->nsteps; k++)
+        for (size_t r = 0; r < j->nranks; r++) {
+            tp_job_cell *c = &j->cells[r * j->nsteps + k];
+            if (!c->flags)
+                continue;
+            j->ranks[r].flags |= c->flags;
+            TP_GROW(j->stragglers, cap, j->nstragglers + 1);
+            j->stragglers[j->nstragglers++] = (tp_job_straggler){
+                j->steps[k].number, j->ranks[r].rank, c->flags, c->computation_ns,
+                j->steps[k].median_computation_ns, c->step_ns, j->steps[k].median_step_ns, c->wait_caused_ns,
+                c->last_arrivals, c->instances, j->steps[k].noise_ns};
+        }
+}
+
+/* ---- per rank headline figures and their spread ---- */
+
+static void rank_figures(tp_job *j)
+{
+    int64_t *v = NULL;
+    size_t cap = 0;
+    for (size_t r = 0; r < j->nranks; r++) {
+        tp_job_rank *x = &j->ranks[r];
+        const tp_rank_sum *s = &x->sum;
+        TP_GROW(v, cap, s->nsteps + 1);
+        for (size_t i = 0; i < s->nsteps; i++)
+            v[i] = s->steps[i].dur_ns;
+        x->median_step_ns = median_of(v, s->nsteps);
+        x->computation_ns = s->whole.computation_ns;
+        x->communication_ns = s->whole.communication_ns;
+        x->exposed_communication_ns = s->whole.exposed_communication_ns;
+        x->idle_ns = s->whole.idle_ns;
+        x->span_ns = s->whole.span_ns;
+        x->overlap_milli_pct = tp_gpu_overlap_milli_pct(&s->whole);
+    }
+    free(v);
+    static const char *names[TP_JOB_SPREADS] = {"median_step_ns", "gpu_span_computation_ns",
+                                                "gpu_span_communication_ns", "gpu_span_exposed_communication_ns",
+                                                "gpu_span_idle_ns", "wait_caused_ns"};
+    int64_t *vals = tp_xmalloc((j->nranks + 1) * sizeof *vals);
+    for (int f = 0; f < TP_JOB_SPREADS; f++) {
+        tp_job_spread *sp = &j->spread[f];
+        *sp = (tp_job_spread){names[f], -1, -1, -1, -1, -1, 0};
+        size_t n = 0;
+        for (size_t r = 0; r < j->nranks; r++) {
+            const tp_job_rank *x = &j->ranks[r];
+            int64_t val = f == 0 ? x->median_step_ns : f == 1 ? x->computation_ns : f == 2 ? x->communication_ns
+                          : f == 3 ? x->exposed_communication_ns : f == 4 ? x->idle_ns : x->wait_caused_ns;
+            if (val < 0)
+                continue;
+            if (!n || val < sp->min) { /* ties: the lower rank (ranks are in order) */
+                sp->min = val;
+                sp->min_rank = x->rank;
+            }
+            if (!n || val > sp->max) {
+                sp->max = val;
+                sp->max_rank = x->rank;
+            }
+            vals[n++] = val;
+        }
+        sp->ranks = (uint32_t)n;
+        sp->median = median_of(vals, n);
+    }
+    free(vals);
+}
+
+int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err)
+{
+    memset(job, 0, sizeof *job);
+    job->world_size = -1;
+    tp_dist_info *d = tp_xcalloc(n + 1, sizeof *d);
+    tp_pg_info *pg = tp_xcalloc(n + 1, sizeof *pg);
+    const char **paths = tp_xcalloc(n + 1, sizeof *paths);
+    int64_t *rank = tp_xcalloc(n + 1, sizeof *rank);
+    int *from = tp_xcalloc(n + 1, sizeof *from);
+    for (size_t i = 0; i < n; i++) {
+        tp_rank_sum_dist(&sums[i], &d[i], &pg[i]);
+        paths[i] = sums[i].path;
+        if (sums[i].world_size >= 1)
+            job->world_size = sums[i].world_size;
+    }
+    int rc = tp_job_assign_ranks(d, paths, n, rank, from, err);
+    free(d);
+    free(pg);
+    free(paths);
+    if (rc < 0) {
+        free(rank);
+        free(from);
+        return -1;
+    }
+    job->ranks = tp_xcalloc(n + 1, sizeof *job->ranks);
+    job->nranks = n;
+    for (size_t i = 0; i < n; i++) {
+        job->ranks[i] = (tp_job_rank){.sum = sums[i], .rank = rank[i], .rank_from = from[i]};
+        memset(&sums[i], 0, sizeof sums[i]);
+    }
+    free(rank);
+    free(from);
+    if (n > 1)
+        qsort(job->ranks, n, sizeof *job->ranks, cmp_rank);
+    align(job);
+    build_steps(job);
+    build_instances(job);
+    if (job->ncolls > 1)
+        qsort(job->colls, job->ncolls, sizeof *job->colls, cmp_colls);
+    flag_steps(job);
+    rank_figures(job);
+    return 0;
+}
+
+void tp_job_free(tp_job *job)
+{
+    for (size_t r = 0; r < job->nranks; r++)
+        tp_rank_sum_free(&job->ranks[r].sum);
+    free(job->ranks);
+    free(job->steps);
+    free(job->cells);
+    for (size_t i = 0; i < job->ncolls; i++) {
+        free(job->colls[i].kind);
+        free(job->colls[i].dtype);
+        free(job->colls[i].group);
+        free(job->colls[i].ranks);
+    }
+    free(job->colls);
+    free(job->stragglers);
+    memset(job, 0, sizeof *job);
+}

@@ -1,0 +1,125 @@
+/* job.h: a distributed job's ranks analysed together (ANALYSIS.md §4,
+ * docs/REPORT.md "Jobs"): the reduce over rank summaries (rank_sum.h).
+ *
+ * Ranks are assigned by tp_job_assign_ranks (distributedInfo, file name,
+ * order) and sorted by rank; clocks are aligned on collective ends
+ * (convert/model/clock_align.h).  Steps are matched by number.  The calls
+ * of one collective on several ranks are one *instance*: the calls with
+ * the same kind, group and ranks and the same sequence number when both
+ * record one, else whose aligned ends fall within TP_ALIGN_TOLERANCE_NS of
+ * each other (one call per rank).  In an instance every rank ends together,
+ * so the rank that arrived last ran the shortest kernel: its duration is
+ * the transfer time, and every other rank waited (its duration - the
+ * transfer time) for it. */
+#ifndef TP_JOB_H
+#define TP_JOB_H
+
+#include "report/job/rank_sum.h"
+
+/* One rank's row. */
+typedef struct tp_job_rank {
+    tp_rank_sum sum;          /* owned */
+    int64_t rank;
+    int rank_from;            /* TP_RANK_FROM_* */
+    int64_t offset_ns;        /* clock offset onto the reference rank's clock */
+    int align_method;         /* TP_ALIGN_* */
+    uint32_t align_matched;
+    int64_t align_spread_ns;
+    /* over the steps the rank has (whole trace when it has none) */
+    int64_t median_step_ns;   /* -1 without steps */
+    int64_t computation_ns, communication_ns, exposed_communication_ns, idle_ns, span_ns;
+    int64_t overlap_milli_pct; /* tp_gpu_overlap_milli_pct of the rank's figures, -1 without communication */
+    int64_t wait_caused_ns;   /* what the others waited for this rank, over all instances */
+    int64_t waited_ns;        /* what this rank waited for others */
+    uint64_t last_arrivals;   /* instances it arrived last at (with a wait) */
+    uint32_t flags;           /* TP_JOB_FLAG_* over any step */
+} tp_job_rank;
+
+enum { TP_JOB_FLAG_COMPUTE = 1, TP_JOB_FLAG_STEP = 2, TP_JOB_FLAG_ARRIVAL = 4 };
+
+/* One (rank, step) cell; present false when the rank has no such step. */
+typedef struct tp_job_cell {
+    bool present;
+    int64_t step_ns, computation_ns, communication_ns, exposed_communication_ns, idle_ns;
+    int64_t wait_caused_ns, waited_ns;
+    uint32_t last_arrivals;   /* instances it arrived last at, with a wait */
+    uint32_t instances;       /* matched instances it took part in */
+    uint32_t flags;           /* TP_JOB_FLAG_* */
+} tp_job_cell;
+
+typedef struct tp_job_step {
+    int64_t number;
+    uint32_t ranks;           /* ranks that have it */
+    int64_t median_step_ns, median_computation_ns;
+    int64_t noise_ns;         /* the threshold of a flag (docs/REPORT.md "Stragglers") */
+    int64_t straggler;        /* the rank whose lateness cost the most waiting, -1 none */
+    int64_t wait_ns;          /* the waiting that straggler caused */
+} tp_job_step;
+
+/* One row of the job's collectives: (kind, S, dtype, group, ranks). */
+typedef struct tp_job_coll {
+    char *kind, *dtype, *group, *ranks; /* owned */
+    int64_t group_size;       /* 0 unknown */
+    uint64_t bytes;           /* S (the largest participant's), 0 unknown */
+    uint64_t instances;       /* calls matched across ranks */
+    uint64_t calls;           /* calls on all ranks */
+    uint64_t participants;    /* sum over instances of the ranks in each */
+    int64_t transfer_ns;      /* sum over instances of the transfer time */
+    int64_t rank_ns;          /* sum over all calls of their duration */
+    int64_t wait_ns;          /* rank_ns - participants x transfer: the waiting */
+    double factor;            /* nccl-tests bus factor, 0 unknown */
+    double algbw, busbw;      /* GB/s: instances x S / transfer_ns; 0 unknown */
+    int64_t slowest_rank;     /* arrived last most often (ties: most wait caused, then lower rank), -1 none */
+    uint64_t slowest_count;   /* instances it arrived last at */
+    int64_t slowest_wait_ns;  /* the waiting it caused there */
+} tp_job_coll;
+
+/* A flagged (rank, step), with its evidence. */
+typedef struct tp_job_straggler {
+    int64_t step, rank;
+    uint32_t flags;           /* TP_JOB_FLAG_* */
+    int64_t computation_ns, median_computation_ns;
+    int64_t step_ns, median_step_ns;
+    int64_t wait_caused_ns;   /* the others' waiting at the instances it arrived last at */
+    uint32_t last_arrivals, instances; /* of the step's instances it took part in */
+    int64_t noise_ns;
+} tp_job_straggler;
+
+/* The spread across ranks of one headline figure. */
+typedef struct tp_job_spread {
+    const char *figure;       /* static: "median_step_ns", ... */
+    int64_t min, median, max; /* median: the lower middle of the ranks' values */
+    int64_t min_rank, max_rank;
+    uint32_t ranks;           /* ranks with a value */
+} tp_job_spread;
+
+enum { TP_JOB_SPREADS = 6 };
+
+typedef struct tp_job {
+    tp_job_rank *ranks;       /* by rank */
+    size_t nranks;
+    int64_t world_size;       /* -1 unknown */
+    tp_job_step *steps;       /* by number: every step some rank has */
+    size_t nsteps;
+    tp_job_cell *cells;       /* nranks x nsteps, row-major by rank */
+    tp_job_coll *colls;       /* by wait, then transfer time, kind, S, group */
+    size_t ncolls;
+    tp_job_straggler *stragglers; /* by step, then rank */
+    size_t nstragglers;
+    tp_job_spread spread[TP_JOB_SPREADS];
+    uint64_t instances, unmatched_calls; /* calls matched with no other rank's */
+    int64_t median_step_ns;   /* the median over steps of the steps' median step time, -1 without */
+} tp_job;
+
+/* Takes the summaries (moved into job->ranks; the array is freed by the
+ * caller, its items belong to the job).  0, or -1 with err when the traces
+ * are not one job (tp_job_assign_ranks). */
+int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err);
+void tp_job_free(tp_job *job);
+
+static inline const tp_job_cell *tp_job_cell_at(const tp_job *j, size_t rank_index, size_t step_index)
+{
+    return &j->cells[rank_index * j->nsteps + step_index];
+}
+
+#endif

@@ -1,0 +1,79 @@
+/* rank_sum.h: what the job report keeps of one rank (docs/REPORT.md "Jobs").
+ *
+ * The job report is a map/reduce: each rank's trace is loaded, analysed
+ * and freed (the map), leaving this small summary; the job is computed
+ * from the summaries alone (job.h, the reduce).  The summary is also a
+ * file (schema tracepress.rank/1, DIR/ranks/<name>.rank.json), the unit
+ * `report --shard K/N` writes and `report --merge` reads; a one-process
+ * run writes and reads the same text, so both give the same bytes.
+ *
+ * Memory: a tp_rank_sum owns all its strings and arrays
+ * (tp_rank_sum_free). */
+#ifndef TP_RANK_SUM_H
+#define TP_RANK_SUM_H
+
+#include "convert/model/dist_info.h"
+#include "report/analysis/summary.h"
+
+#define TP_RANK_SCHEMA "tracepress.rank/1"
+
+typedef struct tp_rank_step {
+    int64_t number;      /* ProfilerStep number */
+    int64_t start_ns;    /* absolute start (base_ns + ts) on the rank's clock */
+    int64_t dur_ns;      /* the step's host duration */
+    tp_gpu_figs gpu;     /* the GPU time model of the step, summed over the rank's devices */
+} tp_rank_step;
+
+/* One (kind, S, dtype, group) of the rank's collectives (tp_coll_row). */
+typedef struct tp_rank_coll {
+    char *kind, *dtype, *group, *ranks;
+    int64_t group_size;
+    uint64_t bytes;      /* S, 0 unknown */
+    uint64_t count;
+    int64_t total_ns;
+} tp_rank_coll;
+
+typedef struct tp_rank_call {
+    uint32_t coll;       /* index into colls */
+    int64_t start_ns;    /* absolute start on the rank's clock */
+    int64_t dur_ns;
+    int64_t seq;         /* -1 unknown */
+} tp_rank_call;
+
+typedef struct tp_rank_sum {
+    char *path;          /* the input as given */
+    char *name;          /* its base name (tp_trace_basename) */
+    char *format;        /* reader name */
+    char *device;        /* the first device's label ("GPU 0"), "" without */
+    /* identity as recorded (distributedInfo); the job assigns the rank */
+    bool dist_present;
+    int64_t dist_rank, world_size; /* -1 unknown */
+    char *backend;
+    char *problem;       /* dist_info's problem text, or NULL */
+    int64_t pg_size;     /* the default group's size, -1 unknown */
+    int64_t *pg_ranks;   /* its ranks as recorded */
+    size_t npg_ranks;
+    uint64_t events, warnings;
+    tp_gpu_figs whole;   /* the whole trace, summed over the devices */
+    tp_rank_step *steps; /* by step number */
+    size_t nsteps;
+    tp_rank_coll *colls;
+    size_t ncolls;
+    tp_rank_call *calls; /* by start */
+    size_t ncalls;
+} tp_rank_sum;
+
+/* From one rank's analysed trace (s->t must still be loaded). */
+void tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r);
+void tp_rank_sum_free(tp_rank_sum *r);
+
+/* The summary as a file's text (deterministic), and back: 0, or -1 with
+ * err (what is wrong and where). */
+void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b);
+int tp_rank_sum_parse(const char *text, size_t len, tp_rank_sum *r, tp_err *err);
+
+/* dist_info's view of the recorded identity (for tp_job_assign_ranks);
+ * d borrows r's arrays: do not free it. */
+void tp_rank_sum_dist(const tp_rank_sum *r, tp_dist_info *d, tp_pg_info *pg);
+
+#endif
