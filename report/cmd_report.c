@@ -5,17 +5,79 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/perf_models/devices.h"
 #include "report/analysis/summary.h"
+#include "report/job/job_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+
+/* Is this one argument one plain trace file (the single-trace report), not
+ * a folder, a glob or an @list (a job)? */
+static bool one_file(const char *arg)
+{
+    struct stat st;
+    if (arg[0] == '@' || (strpbrk(arg, "*?[") && stat(arg, &st) != 0))
+        return false;
+    return stat(arg, &st) != 0 || !S_ISDIR(st.st_mode); /* a missing file fails in tp_load, as ever */
+}
+
+/* The job report: map (every input, or shard K/N's) and reduce, or the reduce alone (--merge). */
+static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
+                      const char *dir)
+{
+    tp_err err = {0};
+    if (!merge) {
+        tp_strlist inputs = {0};
+        size_t not_traces = 0;
+        if (tp_inputs_expand(args, nargs, dir, &inputs, &not_traces, &err) < 0) {
+            tp_report_error("report", &err);
+            tp_strlist_free(&inputs);
+            return TP_EXIT_INPUT;
+        }
+        if (not_traces)
+            fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
+                    not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+        if (!inputs.n) {
+            fprintf(stderr, "tracepress: report: no trace among the inputs\n");
+            tp_strlist_free(&inputs);
+            return TP_EXIT_INPUT;
+        }
+        const char *failed = NULL;
+        int rc = tp_job_map(&inputs, jo, dir, &failed, &err);
+        if (rc < 0)
+            tp_report_error(failed, &err);
+        tp_strlist_free(&inputs);
+        if (rc < 0)
+            return TP_EXIT_INPUT;
+        if (jo->shard_n)
+            return TP_EXIT_OK; /* the merge writes the report */
+    }
+    tp_job job;
+    char failed[4400];
+    if (tp_job_read_ranks(dir, &job, failed, sizeof failed, &err) < 0) {
+        tp_report_error(failed, &err);
+        return TP_EXIT_INPUT;
+    }
+    tp_timing("job");
+    int rc = TP_EXIT_OK;
+    if (tp_job_write(&job, po, dir, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+    }
+    tp_job_free(&job);
+    return rc;
+}
 
 static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
-               *cats = NULL, *devspec = NULL;
+               *cats = NULL, *devspec = NULL, *shard = NULL;
+    char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
+    int nargs = 0;
+    bool merge = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -25,29 +87,47 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0) {
             if (k < 0)
-                return TP_EXIT_USAGE;
+                return free(args), TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
             if (k < 0)
-                return TP_EXIT_USAGE;
+                return free(args), TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--help") || tp_opt_flag(argv, i, "-h"))
-            return tp_print_help(argv[0]);
+            return free(args), tp_print_help(argv[0]);
+        else if (tp_opt_flag(argv, i, "--merge"))
+            merge = true;
         else if (argv[i][0] == '-' && argv[i][1])
-            return tp_usage_error(argv[0], "unknown option %s", argv[i]);
-        else if (path)
-            return tp_usage_error(argv[0], "one input file at a time");
+            return free(args), tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else
-            path = argv[i];
+            args[nargs++] = argv[i];
     }
-    if (!path)
-        return tp_usage_error(argv[0], "no input file");
+    bool job = merge || shard || nargs > 1 || (nargs == 1 && !one_file(args[0]));
+    if (merge && nargs == 1 && !dir)
+        dir = args[0]; /* report --merge DIR */
+    else if (merge && nargs)
+        return free(args), tp_usage_error(argv[0], "--merge reads the rank summaries of -o DIR: give no input");
+    if (!job && !nargs)
+        return free(args), tp_usage_error(argv[0], "no input file");
+    if (job && !dir)
+        return free(args), tp_usage_error(argv[0], "a job (several inputs, a folder, --shard or --merge) needs -o DIR");
+    if (merge && shard)
+        return free(args), tp_usage_error(argv[0], "--merge and --shard do not go together");
+    int shard_k = 0, shard_n = 0;
+    if (shard) {
+        char extra;
+        if (sscanf(shard, "%d/%d%c", &shard_k, &shard_n, &extra) != 2 || shard_n < 1 || shard_k < 1 ||
+            shard_k > shard_n)
+            return free(args), tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
+    }
+    path = nargs ? args[0] : NULL;
     tp_report_opts ro = {path, steps, 0, NULL, false, NULL};
     if (batch) {
         char *end;
         long long v = strtoll(batch, &end, 10);
         if (*batch == 0 || *end || v <= 0 || v > 1000000000LL)
-            return tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
+            return free(args), tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
         ro.batch_size = v;
     }
     tp_page_opts po = {595, 842, 2};
@@ -55,19 +135,36 @@ static int tp_cmd_report(int argc, char **argv)
         po.page_w = 612;
         po.page_h = 792;
     } else if (strcmp(paper, "a4") != 0)
-        return tp_usage_error(argv[0], "--paper takes a4 or letter (got '%s')", paper);
+        return free(args), tp_usage_error(argv[0], "--paper takes a4 or letter (got '%s')", paper);
     if (scale) {
         char *end;
         double v = strtod(scale, &end);
         if (*scale == 0 || *end || !(v >= 0.5 && v <= 8))
-            return tp_usage_error(argv[0], "--scale takes a number from 0.5 to 8 (got '%s')", scale);
+            return free(args), tp_usage_error(argv[0], "--scale takes a number from 0.5 to 8 (got '%s')", scale);
         po.png_scale = 2 * v; /* --scale 1 = about 1600 px wide charts, 2 = twice that */
     }
     if (steps) {
         if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
-            return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
+            return free(args), tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
+    if (job) {
+        tp_cat_rules rules;
+        tp_device_table devices;
+        if (tp_cat_rules_for_command(cats, &rules) != 0)
+            return free(args), TP_EXIT_INPUT;
+        if (tp_device_table_for_command(devspec, &devices) != 0) {
+            tp_cat_rules_free(&rules);
+            return free(args), TP_EXIT_INPUT;
+        }
+        tp_job_opts jo = {&lo, steps, &rules, &devices, shard_k, shard_n};
+        int rc = report_job(args, nargs, &jo, merge, &po, dir);
+        tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
+        free(args);
+        return rc;
+    }
+    free(args);
     tp_fp_opts fo = {lo.read};
     char defdir[300];
     if (!dir) {

@@ -197,3 +197,13 @@ void tp_buf_put_int(tp_buf *b, int64_t v)
     } else
         tp_buf_put_uint(b, (uint64_t)v);
 }
+
+void tp_json_str(tp_buf *b, const char *s) { tp_json_put_string(b, s, strlen(s), NULL); }
+
+void tp_json_str_or_null(tp_buf *b, const char *s)
+{
+    if (s && *s)
+        tp_json_str(b, s);
+    else
+        tp_buf_puts(b, "null");
+}

@@ -10,6 +10,10 @@
  * *bad_utf8 (when not NULL). */
 void tp_json_put_string(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8);
 
+/* A C string as a JSON string; NULL or "" as null in the second. */
+void tp_json_str(tp_buf *b, const char *s);
+void tp_json_str_or_null(tp_buf *b, const char *s);
+
 /* Append s[0..len) unquoted with the same UTF-8 repair (CSV and text outputs:
  * the same name reads the same in every output). */
 void tp_buf_put_utf8(tp_buf *b, const char *s, size_t len, uint64_t *bad_utf8);

@@ -121,7 +121,8 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
 {
     tp_buf_puts(b, "{\"schema\":\"" TP_RANK_SCHEMA "\",\n\"path\":");
     jstr(b, r->path);
-    tp_buf_puts(b, ",\"name\":");
+    tp_buf_printf(b, ",\"input_index\":%llu,\"inputs\":%llu,\"name\":", (unsigned long long)r->input_index,
+                  (unsigned long long)r->inputs);
     jstr(b, r->name);
     tp_buf_puts(b, ",\"format\":");
     jstr(b, r->format);
@@ -230,6 +231,14 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
     if (get_str(x, root, "path", &r->path) < 0 || get_str(x, root, "name", &r->name) < 0 ||
         get_str(x, root, "format", &r->format) < 0 || get_str(x, root, "device", &r->device) < 0)
         return -1;
+    int64_t idx, nin;
+    if (get_int(x, tp_jv_get(root, "input_index"), 0, &idx, "input_index") < 0 ||
+        get_int(x, tp_jv_get(root, "inputs"), 1, &nin, "inputs") < 0)
+        return -1;
+    if (idx >= nin)
+        return bad(x, "input_index is not below inputs");
+    r->input_index = (uint64_t)idx;
+    r->inputs = (uint64_t)nin;
     const tp_jv *d = tp_jv_get(root, "distributed");
     if (!d || d->type != TP_JV_OBJECT)
         return bad(x, "\"distributed\" is not an object");

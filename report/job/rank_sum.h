@@ -42,6 +42,7 @@ typedef struct tp_rank_call {
 
 typedef struct tp_rank_sum {
     char *path;          /* the input as given */
+    uint64_t input_index, inputs; /* its place among the job's inputs (sorted), and their count */
     char *name;          /* its base name (tp_trace_basename) */
     char *format;        /* reader name */
     char *device;        /* the first device's label ("GPU 0"), "" without */

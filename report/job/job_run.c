@@ -1,0 +1,182 @@
+/* job_run.c: the job report's map and reduce, and its outputs (job_run.h). */
+#include "report/job/job_run.h"
+#include "convert/io/output.h"
+#include "report/job/job_out.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The only args a job reads: the collectives' (kernels, record_param_comms, nccl:* annotations). */
+static bool job_wants_args(const char *name, size_t len) { return tp_collectives_want_args(name, len); }
+
+int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err)
+{
+    tp_load_opts lo = *o->load;
+    lo.read.keep_args = false;
+    lo.read.keep_args_of = job_wants_args;
+    lo.no_derive = true;
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_out_protect(path);
+    if (tp_load(path, &lo, &t, err) < 0) {
+        tp_trace_free(&t);
+        return -1;
+    }
+    tp_print_warnings(path, &t);
+    tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices};
+    tp_summary s;
+    tp_summary_build(&t, &ro, &s);
+    tp_rank_sum_build(&s, r);
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+    return 0;
+}
+
+/* DIR/ranks/NNNNNN-<name>.rank.json: the name made of [A-Za-z0-9._-]. */
+static void rank_file(const char *dir, size_t index, const char *name, char *buf, size_t n)
+{
+    char safe[128];
+    size_t k = 0;
+    for (const char *c = name; *c && k + 1 < sizeof safe; c++)
+        safe[k++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                            *c == '.' || *c == '_' || *c == '-'
+                        ? *c
+                        : '_';
+    safe[k] = 0;
+    snprintf(buf, n, "%s/ranks/%06zu-%s.rank.json", dir, index, safe);
+}
+
+int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err)
+{
+    char ranks[4096];
+    snprintf(ranks, sizeof ranks, "%s/ranks", dir);
+    *failed = dir;
+    if (tp_mkdirs(ranks, err) < 0)
+        return -1;
+    tp_buf b = {0};
+    for (size_t i = 0; i < inputs->n; i++) {
+        if (o->shard_n && (int)(i % (size_t)o->shard_n) != o->shard_k - 1)
+            continue;
+        tp_rank_sum r;
+        *failed = inputs->v[i];
+        if (tp_job_rank_load(inputs->v[i], o, &r, err) < 0) {
+            tp_buf_free(&b);
+            return -1;
+        }
+        r.input_index = i;
+        r.inputs = inputs->n;
+        b.len = 0;
+        tp_rank_sum_json(&r, &b);
+        char path[4400];
+        rank_file(dir, i, r.name, path, sizeof path);
+        tp_rank_sum_free(&r);
+        *failed = dir;
+        if (tp_out_write_file(NULL, path, b.data, b.len, err) < 0) {
+            tp_buf_free(&b);
+            return -1;
+        }
+        tp_timing("rank");
+    }
+    tp_buf_free(&b);
+    return 0;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool is_rank_file(const char *n)
+{
+    size_t len = strlen(n);
+    return len > 10 && strcmp(n + len - 10, ".rank.json") == 0 && n[0] != '.';
+}
+
+#define RANK_FILE_LIMIT (1u << 30) /* a rank's calls: 1 GiB of text is ~25 M calls */
+
+int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed, tp_err *err)
+{
+    char ranks[4096];
+    snprintf(ranks, sizeof ranks, "%s/ranks", dir);
+    snprintf(failed, nfailed, "%s", ranks);
+    DIR *d = opendir(ranks);
+    if (!d)
+        return tp_fail_at(err, "", "%s (run the shards first: report --shard K/N ... -o %s)", strerror(errno), dir);
+    tp_strlist names = {0};
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (is_rank_file(e->d_name))
+            tp_strlist_add(&names, e->d_name);
+    closedir(d);
+    if (names.n > 1)
+        qsort(names.v, names.n, sizeof *names.v, cmp_names);
+    tp_rank_sum *sums = tp_xcalloc(names.n + 1, sizeof *sums);
+    size_t n = 0;
+    int rc = 0;
+    tp_buf b = {0};
+    char msg[256];
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        snprintf(failed, nfailed, "%s/%s", ranks, names.v[i]);
+        b.len = 0;
+        if (tp_read_small_file(failed, RANK_FILE_LIMIT, "rank summary", &b, msg, sizeof msg) < 0)
+            rc = tp_fail_at(err, "", "%s", msg);
+        else if ((rc = tp_rank_sum_parse(b.data, b.len, &sums[n], err)) == 0)
+            n++;
+    }
+    tp_buf_free(&b);
+    /* every input of the job once: no shard missing, none from another job */
+    if (rc == 0 && n == 0)
+        rc = tp_fail_at(err, "", "no rank summary (*.rank.json) in %s", ranks);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        snprintf(failed, nfailed, "%s/%s", ranks, names.v[i]);
+        if (sums[i].inputs != sums[0].inputs)
+            rc = tp_fail_at(err, "", "a rank summary of a job of %llu inputs beside one of %llu (%s): not one run",
+                            (unsigned long long)sums[i].inputs, (unsigned long long)sums[0].inputs, names.v[0]);
+        else if (i && sums[i].input_index == sums[i - 1].input_index)
+            rc = tp_fail_at(err, "", "input %llu twice (also %s)", (unsigned long long)sums[i].input_index,
+                            names.v[i - 1]);
+    }
+    if (rc == 0 && n != sums[0].inputs) {
+        snprintf(failed, nfailed, "%s", ranks);
+        size_t miss = 0;
+        for (size_t i = 0, k = 0; i < sums[0].inputs; i++) {
+            if (k < n && sums[k].input_index == i) {
+                k++;
+                continue;
+            }
+            miss = miss ? miss : i + 1;
+        }
+        rc = tp_fail_at(err, "", "%zu of the job's %llu rank summaries (input %zu is missing: run every shard)", n,
+                        (unsigned long long)sums[0].inputs, miss ? miss - 1 : 0);
+    }
+    if (rc == 0) {
+        snprintf(failed, nfailed, "%s", ranks);
+        rc = tp_job_build(sums, n, job, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        tp_rank_sum_free(&sums[i]);
+    free(sums);
+    tp_strlist_free(&names);
+    return rc;
+}
+
+int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_err *err)
+{
+    (void)po;
+    tp_buf json = {0}, md = {0};
+    int rc = 0;
+    tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
+    tp_job_json(job, &json);
+    tp_job_md(job, NULL, &md);
+    if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
+        tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
+        rc = -1;
+    tp_outset_use(prev);
+    if (rc < 0)
+        tp_outset_abort(set);
+    else if (tp_outset_publish(set, err) < 0)
+        rc = -1;
+    tp_buf_free(&json);
+    tp_buf_free(&md);
+    return rc;
+}

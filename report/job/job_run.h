@@ -1,0 +1,38 @@
+/* job_run.h: the job report as map and reduce (docs/SCALING.md "Jobs").
+ *
+ * Map: each input of the shard is loaded, analysed and freed in turn (one
+ * rank in memory at a time), leaving DIR/ranks/NNNNNN-<name>.rank.json
+ * (rank_sum.h; NNNNNN its place among all the job's inputs, sorted).
+ * Reduce: every DIR/ranks/<...>.rank.json is read back and the job built
+ * (job.h); the outputs are written as one set: DIR/summary.json,
+ * DIR/summary.md, DIR/report.pdf, DIR/png/.  A one-process run is the map
+ * of every input and the reduce, so its outputs are the bytes a sharded
+ * run's merge gives. */
+#ifndef TP_JOB_RUN_H
+#define TP_JOB_RUN_H
+
+#include "convert/pipeline/inputs.h"
+#include "convert/pipeline/pipeline.h"
+#include "report/job/job.h"
+#include "report/pages/fpage.h"
+
+typedef struct tp_job_opts {
+    const tp_load_opts *load;      /* the command's load options */
+    const char *steps;             /* --steps text, or NULL */
+    const tp_cat_rules *rules;
+    const struct tp_device_table *devices;
+    int shard_k, shard_n;          /* shard K of N (input i when i % N == K - 1); 0, 0 all */
+} tp_job_opts;
+
+/* 0; or -1 with err and *failed the path (an input, or an output) the error is about. */
+int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err);
+/* Read the rank summaries of DIR/ranks: 0, or -1 with err and *failed the file. */
+int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed, tp_err *err);
+/* The outputs, as one set; 0 or -1 with err naming the file. */
+int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_err *err);
+
+/* One rank: load, analyse, summarise, free the trace.  0, or -1 with err
+ * (about the input). */
+int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err);
+
+#endif
