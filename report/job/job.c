@@ -13,13 +13,17 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The lower middle of n values (sorted in place); -1 when n is 0. */
+/* The median of n values (sorted in place): the middle one, or the mean of
+ * the two middle ones rounded down; -1 when n is 0. */
 static int64_t median_of(int64_t *v, size_t n)
 {
     if (!n)
         return -1;
     qsort(v, n, sizeof *v, cmp_i64);
-    return v[(n - 1) / 2];
+    if (n % 2)
+        return v[n / 2];
+    int64_t a = v[n / 2 - 1], b = v[n / 2];
+    return a + (b - a) / 2; /* no overflow: a <= b */
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -347,6 +351,8 @@ static void flag_steps(tp_job *j)
         if (noise < 10000)
             noise = 10000;
         st->noise_ns = noise;
+        /* waiting: 2% of the step, at least 10 us (the spread of computation says nothing of it) */
+        st->wait_threshold_ns = st->median_step_ns / 50 > 10000 ? st->median_step_ns / 50 : 10000;
         /* the step's straggler: the rank whose late arrivals cost the most waiting */
         for (size_t r = 0; r < j->nranks; r++) {
             tp_job_cell *c = &j->cells[r * j->nsteps + k];
@@ -361,7 +367,7 @@ static void flag_steps(tp_job *j)
             if (n >= 2 && c->step_ns > st->median_step_ns + noise)
                 c->flags |= TP_JOB_FLAG_STEP;
         }
-        if (st->straggler >= 0 && st->wait_ns > noise) {
+        if (st->straggler >= 0 && st->wait_ns > st->wait_threshold_ns) {
             for (size_t r = 0; r < j->nranks; r++)
                 if (j->ranks[r].rank == st->straggler)
                     j->cells[r * j->nsteps + k].flags |= TP_JOB_FLAG_ARRIVAL;
@@ -383,7 +389,7 @@ static void flag_steps(tp_job *j)
             j->stragglers[j->nstragglers++] = (tp_job_straggler){
                 j->steps[k].number, j->ranks[r].rank, c->flags, c->computation_ns,
                 j->steps[k].median_computation_ns, c->step_ns, j->steps[k].median_step_ns, c->wait_caused_ns,
-                c->last_arrivals, c->instances, j->steps[k].noise_ns};
+                c->last_arrivals, c->instances, j->steps[k].noise_ns, j->steps[k].wait_threshold_ns};
         }
 }
 

@@ -51,7 +51,9 @@ typedef struct tp_job_step {
     int64_t number;
     uint32_t ranks;           /* ranks that have it */
     int64_t median_step_ns, median_computation_ns;
-    int64_t noise_ns;         /* the threshold of a flag (docs/REPORT.md "Stragglers") */
+    int64_t noise_ns;         /* how far above the median a computation or step time is flagged
+                               * (docs/REPORT.md "Stragglers") */
+    int64_t wait_threshold_ns; /* how much waiting a rank's late arrivals must cause to be flagged */
     int64_t straggler;        /* the rank whose lateness cost the most waiting, -1 none */
     int64_t wait_ns;          /* the waiting that straggler caused */
 } tp_job_step;
@@ -82,13 +84,13 @@ typedef struct tp_job_straggler {
     int64_t step_ns, median_step_ns;
     int64_t wait_caused_ns;   /* the others' waiting at the instances it arrived last at */
     uint32_t last_arrivals, instances; /* of the step's instances it took part in */
-    int64_t noise_ns;
+    int64_t noise_ns, wait_threshold_ns; /* the step's */
 } tp_job_straggler;
 
 /* The spread across ranks of one headline figure. */
 typedef struct tp_job_spread {
     const char *figure;       /* static: "median_step_ns", ... */
-    int64_t min, median, max; /* median: the lower middle of the ranks' values */
+    int64_t min, median, max; /* median: the middle value, or the mean of the two middle ones rounded down */
     int64_t min_rank, max_rank;
     uint32_t ranks;           /* ranks with a value */
 } tp_job_spread;

@@ -157,9 +157,9 @@ void tp_job_json(const tp_job *j, tp_buf *b)
     for (size_t k = 0; k < j->nsteps; k++) {
         const tp_job_step *st = &j->steps[k];
         tp_buf_printf(b, "%s{\"step\":%lld,\"ranks\":%u,\"median_step_ns\":%lld,\"median_computation_ns\":%lld,"
-                         "\"noise_ns\":%lld,\"straggler_rank\":",
+                         "\"noise_ns\":%lld,\"wait_threshold_ns\":%lld,\"straggler_rank\":",
                       k ? ",\n" : "\n", (long long)st->number, st->ranks, (long long)st->median_step_ns,
-                      (long long)st->median_computation_ns, (long long)st->noise_ns);
+                      (long long)st->median_computation_ns, (long long)st->noise_ns, (long long)st->wait_threshold_ns);
         int_or_null(b, st->straggler);
         tp_buf_printf(b, ",\"straggler_wait_caused_ns\":%lld}", (long long)(st->straggler >= 0 ? st->wait_ns : 0));
     }
@@ -177,10 +177,10 @@ void tp_job_json(const tp_job *j, tp_buf *b)
         tp_buf_printf(b,
                       ",\"computation_ns\":%lld,\"median_computation_ns\":%lld,\"step_ns\":%lld,"
                       "\"median_step_ns\":%lld,\"wait_caused_ns\":%lld,\"last_arrivals\":%u,\"instances\":%u,"
-                      "\"noise_ns\":%lld}",
+                      "\"noise_ns\":%lld,\"wait_threshold_ns\":%lld}",
                       (long long)s->computation_ns, (long long)s->median_computation_ns, (long long)s->step_ns,
                       (long long)s->median_step_ns, (long long)s->wait_caused_ns, s->last_arrivals, s->instances,
-                      (long long)s->noise_ns);
+                      (long long)s->noise_ns, (long long)s->wait_threshold_ns);
     }
     tp_buf_puts(b, "]}}\n");
 }

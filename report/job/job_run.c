@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The only args a job reads: the collectives' (kernels, record_param_comms, nccl:* annotations). */
 static bool job_wants_args(const char *name, size_t len) { return tp_collectives_want_args(name, len); }
@@ -49,6 +50,31 @@ static void rank_file(const char *dir, size_t index, const char *name, char *buf
     snprintf(buf, n, "%s/ranks/%06zu-%s.rank.json", dir, index, safe);
 }
 
+static bool is_rank_file(const char *n);
+
+/* Remove the rank summaries a previous run left for this shard's inputs
+ * (NNNNNN-...: the inputs whose index this shard takes), so a re-run with
+ * other inputs leaves none behind for the merge. */
+static void remove_stale(const char *ranks, const tp_job_opts *o)
+{
+    DIR *d = opendir(ranks);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        unsigned long long i = strtoull(e->d_name, &end, 10);
+        if (!is_rank_file(e->d_name) || end == e->d_name || *end != '-')
+            continue;
+        if (o->shard_n && (int)(i % (unsigned long long)o->shard_n) != o->shard_k - 1)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", ranks, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err)
 {
     char ranks[4096];
@@ -56,6 +82,7 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
     *failed = dir;
     if (tp_mkdirs(ranks, err) < 0)
         return -1;
+    remove_stale(ranks, o);
     tp_buf b = {0};
     for (size_t i = 0; i < inputs->n; i++) {
         if (o->shard_n && (int)(i % (size_t)o->shard_n) != o->shard_k - 1)

@@ -1,0 +1,118 @@
+/* `report` of a job, through the binary: the two real HTA ranks recounted
+ * by hand, shards merged give the one-process bytes, refusals. */
+#include "tests/lib/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *rank_file(int r)
+{
+    static char b[2][512];
+    snprintf(b[r], sizeof b[r], "%s", tp_test_shared(r ? "external/hta/trace_filter_sampled_rank-1.json.gz"
+                                                       : "external/hta/trace_filter_sampled_rank-0.json.gz"));
+    return b[r];
+}
+
+static bool has(const char *text, const char *needle)
+{
+    bool ok = text && strstr(text, needle) != NULL;
+    if (!ok)
+        fprintf(stderr, "  missing: %s\n", needle);
+    return ok;
+}
+
+/* By hand (python over the two files): of each rank's 10 NCCL kernels, 5
+ * pairs end within 0.33 ms of each other at offset 0 (an all-to-all ends at
+ * 1682725898187835 us on both); in each pair the shorter kernel arrived
+ * last.  Rank 1 was last at 4 (waits 4.859 + 3.357 + 22.320 + 1.481 =
+ * 32.017 ms), rank 0 at one all-gather (0.248 ms). */
+TEST(job_report_hta_two_ranks_by_hand)
+{
+    const char *dir = tp_test_tmp("hta_job");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), rank_file(1), dir), 0);
+    free(out);
+    char *j = tp_test_read_in(dir, "summary.json");
+    CHECK(has(j, "\"schema\":\"tracepress.job/1\""));
+    CHECK(has(j, "\"ranks_given\":2,\"world_size\":128,\"steps\":2,"));
+    CHECK(has(j, "\"collective_instances\":5,\"unmatched_calls\":10,"));
+    CHECK(has(j, "\"rank\":1,\"rank_from\":\"distributedInfo\""));
+    CHECK(has(j, "\"clock_offset_ns\":0,\"alignment\":\"collectives\",\"aligned_on_calls\":5,\"alignment_spread_ns\":332000"));
+    CHECK(has(j, "\"wait_caused_ns\":32017000,\"waited_ns\":248000,\"last_arrivals\":4"));
+    CHECK(has(j, "\"wait_caused_ns\":248000,\"waited_ns\":32017000,\"last_arrivals\":1"));
+    /* the all-reduce rank 0 waited 22.320 ms at: 22,866,616 bytes in 13.838 ms */
+    CHECK(has(j, "{\"kind\":\"all_reduce\",\"dtype\":\"float\",\"process_group\":null,\"group_ranks\":null,"
+                 "\"group_size\":null,\"bytes\":22866616,\"instances\":1,\"calls\":2,\"transfer_ns\":13838000,"
+                 "\"rank_ns\":49996000,\"wait_ns\":22320000,\"bus_factor\":null,\"algbw_gb_per_s\":1.65245,"));
+    /* step 552: rank 1's late arrivals cost rank 0 7.103 ms + ... */
+    CHECK(has(j, "\"straggler_rank\":1"));
+    free(j);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(has(md, "# Job: 2 ranks of 128, 2 steps"));
+    CHECK(has(md, "Straggler: **rank 1**"));
+    free(md);
+    CHECK(tp_test_exists_in(dir, "ranks/000000-trace_filter_sampled_rank-0.rank.json"));
+}
+
+TEST(job_report_shards_merge_to_the_same_bytes)
+{
+    const char *one = tp_test_tmp("job_one"), *sh = tp_test_tmp("job_sharded");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), rank_file(1), one), 0);
+    free(out);
+    /* the second shard first, the merge last */
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --shard 2/2 '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0),
+                             rank_file(1), sh), 0);
+    free(out);
+    /* a merge with a shard missing names what is missing */
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --merge '%s' 2>&1", tp_test_bin(), sh), 2);
+    CHECK(has(out, "1 of the job's 2 rank summaries (input 0 is missing"));
+    free(out);
+    CHECK(!tp_test_exists_in(sh, "summary.json"));
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --shard 1/2 '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0),
+                             rank_file(1), sh), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --merge -o '%s' 2>&1", tp_test_bin(), sh), 0);
+    free(out);
+    static const char *files[] = {"summary.json", "summary.md", "ranks/000000-trace_filter_sampled_rank-0.rank.json",
+                                  "ranks/000001-trace_filter_sampled_rank-1.rank.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *a = tp_test_read_in(one, files[i]), *b = tp_test_read_in(sh, files[i]);
+        CHECK(a && b && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+}
+
+TEST(job_report_refuses_other_jobs_and_bad_summaries)
+{
+    /* rank 1's trace claiming a world of 64 */
+    const char *other = tp_test_tmp("rank-1-of-64.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "gzip -dc '%s' | sed 's/\"world_size\": 128/\"world_size\": 64/' > '%s'",
+                             rank_file(1), other), 0);
+    const char *dir = tp_test_tmp("job_refused");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), other, dir), 2);
+    CHECK(has(out, "not one job:"));
+    CHECK(has(out, "world_size 128"));
+    free(out);
+    CHECK(!tp_test_exists_in(dir, "summary.json"));
+    /* the same rank twice */
+    const char *copy = tp_test_tmp("copy-of-rank0.json.gz");
+    CHECK_EQ_INT(tp_test_run(NULL, "cp '%s' '%s'", rank_file(0), copy), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), copy, dir), 2);
+    CHECK(has(out, "two traces are rank 0"));
+    free(out);
+    /* a corrupt rank summary is one line naming it */
+    const char *sd = tp_test_tmp("job_corrupt");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s/ranks' && printf '{\"schema\":1}' > '%s/ranks/000000-x.rank.json'", sd, sd), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --merge '%s' 2>&1", tp_test_bin(), sd), 2);
+    CHECK(has(out, "000000-x.rank.json"));
+    CHECK(has(out, "not a rank summary"));
+    CHECK(out && !strchr(strchr(out, '\n') + 1, '\n')); /* one line */
+    free(out);
+    /* usage: a job needs -o; --merge takes no inputs */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' '%s' 2>/dev/null", tp_test_bin(), rank_file(0), rank_file(1)), 1);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --merge '%s' -o '%s' 2>/dev/null", tp_test_bin(), rank_file(0), sd), 1);
+}
