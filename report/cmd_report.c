@@ -10,18 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-
-/* Is this one argument one plain trace file (the single-trace report), not
- * a folder, a glob or an @list (a job)? */
-static bool one_file(const char *arg)
-{
-    struct stat st;
-    if (arg[0] == '@' || (strpbrk(arg, "*?[") && stat(arg, &st) != 0))
-        return false;
-    return stat(arg, &st) != 0 || !S_ISDIR(st.st_mode); /* a missing file fails in tp_load, as ever */
-}
 
 /* The job report: map (every input, or shard K/N's) and reduce, or the reduce alone (--merge). */
 static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
@@ -103,7 +92,7 @@ static int tp_cmd_report(int argc, char **argv)
         else
             args[nargs++] = argv[i];
     }
-    bool job = merge || shard || nargs > 1 || (nargs == 1 && !one_file(args[0]));
+    bool job = merge || shard || (nargs && tp_inputs_are_job(args, nargs));
     if (merge && nargs == 1 && !dir)
         dir = args[0]; /* report --merge DIR */
     else if (merge && nargs)

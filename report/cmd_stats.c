@@ -9,6 +9,9 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/perf_models/devices.h"
 #include "report/formats/stats_sections.h"
+#include "convert/model/clock_align.h"
+#include "report/job/job_out.h"
+#include "report/job/job_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,11 +234,76 @@ static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
     tp_buf_free(&name);
 }
 
+/* A job's ranks, one row each, as CSV. */
+static void job_csv(const tp_job *j)
+{
+    printf("rank,file,clock_offset_ns,alignment,steps,median_step_ns,gpu_span_ns,gpu_span_computation_ns,"
+           "gpu_span_communication_ns,gpu_span_exposed_communication_ns,gpu_span_idle_ns,waited_ns,wait_caused_ns,"
+           "last_arrivals,flags\n");
+    for (size_t r = 0; r < j->nranks; r++) {
+        const tp_job_rank *x = &j->ranks[r];
+        char fl[48];
+        tp_job_flags_text(x->flags, fl, sizeof fl);
+        tp_buf b = {0};
+        tp_buf_put_utf8(&b, x->sum.path, strlen(x->sum.path), NULL);
+        printf("%lld,\"", (long long)x->rank);
+        for (size_t i = 0; i < b.len; i++) /* CSV: a quote doubled, controls as spaces */
+            printf(b.data[i] == '"' ? "\"\"" : "%c", (unsigned char)b.data[i] < 0x20 ? ' ' : b.data[i]);
+        tp_buf_free(&b);
+        printf("\",%lld,%s,%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,\"%s\"\n", (long long)x->offset_ns,
+               tp_align_method_name(x->align_method), x->sum.nsteps, (long long)x->median_step_ns,
+               (long long)x->span_ns, (long long)x->computation_ns, (long long)x->communication_ns,
+               (long long)x->exposed_communication_ns, (long long)x->idle_ns, (long long)x->waited_ns,
+               (long long)x->wait_caused_ns, (unsigned long long)x->last_arrivals, fl);
+    }
+}
+
+/* `stats` of a job: the job's tables (summary.md's text), its summary.json (--json) or its ranks as CSV. */
+static int stats_job(char **args, int nargs, const tp_job_opts *jo, bool json, bool csv)
+{
+    tp_err err = {0};
+    tp_strlist inputs = {0};
+    size_t not_traces = 0;
+    if (tp_inputs_expand(args, nargs, NULL, &inputs, &not_traces, &err) < 0) {
+        tp_report_error("stats", &err);
+        tp_strlist_free(&inputs);
+        return TP_EXIT_INPUT;
+    }
+    if (!inputs.n) {
+        fprintf(stderr, "tracepress: stats: no trace among the inputs\n");
+        tp_strlist_free(&inputs);
+        return TP_EXIT_INPUT;
+    }
+    tp_job job;
+    const char *failed = NULL;
+    if (tp_job_collect(&inputs, jo, &job, &failed, &err) < 0) {
+        tp_report_error(failed, &err);
+        tp_strlist_free(&inputs);
+        return TP_EXIT_INPUT;
+    }
+    tp_buf b = {0};
+    if (csv)
+        job_csv(&job);
+    else {
+        if (json)
+            tp_job_json(&job, &b);
+        else
+            tp_job_md(&job, NULL, &b);
+        fwrite(b.data, 1, b.len, stdout);
+    }
+    tp_buf_free(&b);
+    tp_job_free(&job);
+    tp_strlist_free(&inputs);
+    return TP_EXIT_OK;
+}
+
 static int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *cats = NULL, *devspec = NULL;
     bool json = false, csv = false, kernels_only = false;
+    char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
+    int nargs = 0;
     for (int i = 1; i < argc; i++) {
         int k;
         if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0 ||
@@ -250,24 +318,35 @@ static int tp_cmd_stats(int argc, char **argv)
         else if (tp_opt_flag(argv, i, "--kernels-only"))
             kernels_only = true;
         else if (argv[i][0] == '-' && argv[i][1])
-            return tp_usage_error(argv[0], "unknown option %s", argv[i]);
-        else if (path)
-            return tp_usage_error(argv[0], "one input file at a time");
+            return free(args), tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else
-            path = argv[i];
+            args[nargs++] = argv[i];
     }
-    if (!path)
-        return tp_usage_error(argv[0], "no input file");
+    if (!nargs)
+        return free(args), tp_usage_error(argv[0], "no input file");
     if (json && csv)
-        return tp_usage_error(argv[0], "--json and --csv exclude each other");
+        return free(args), tp_usage_error(argv[0], "--json and --csv exclude each other");
+    path = args[0];
+    bool job = tp_inputs_are_job(args, nargs);
+    if (job && kernels_only)
+        return free(args), tp_usage_error(argv[0], "--kernels-only is for one trace, not a job");
     tp_cat_rules rules;
     if (tp_cat_rules_for_command(cats, &rules) != 0)
-        return TP_EXIT_INPUT;
+        return free(args), TP_EXIT_INPUT;
     tp_device_table devices;
     if (tp_device_table_for_command(devspec, &devices) != 0) {
         tp_cat_rules_free(&rules);
-        return TP_EXIT_INPUT;
+        return free(args), TP_EXIT_INPUT;
     }
+    if (job) {
+        tp_job_opts jo = {&lo, NULL, &rules, &devices, 0, 0};
+        int rc = stats_job(args, nargs, &jo, json, csv);
+        tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
+        free(args);
+        return rc;
+    }
+    free(args);
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
@@ -312,6 +391,7 @@ static int tp_cmd_stats(int argc, char **argv)
 /* The command's row in the command table (commands.c): name, summary, help. */
 const tp_command tp_command_stats = {"stats", "print events, tracks, steps and the kernel table of a trace",
     "usage: tracepress stats INPUT [--json|--csv] [--kernels-only] [options]\n"
+    "       tracepress stats RANK_TRACE... | FOLDER [--json|--csv] [options]\n"
     "\n"
     "Prints the number of events, tracks and steps, and a table of device kernels\n"
     "(memcpy and memset marked as such) sorted by total time, with count, total,\n"
@@ -322,6 +402,11 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "other) with launch delays and queue lengths.  Means and percentiles are rounded half away from zero\n"
     "to whole ns; percentiles interpolate linearly between closest ranks (numpy's\n"
     "default); the standard deviation is the population one (numpy's default).\n"
+    "\n"
+    "Several traces, a folder, a glob or an @list are one distributed job: the\n"
+    "job's tables (as the job report's summary.md: ranks, spread, stragglers,\n"
+    "collectives across ranks), with --json its summary.json (tracepress.job/1),\n"
+    "with --csv one row per rank (docs/REPORT.md \"Jobs\").\n"
     "\n"
     "options:\n"
     "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"

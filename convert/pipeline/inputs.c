@@ -154,3 +154,14 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
     return 0;
 }
 
+
+bool tp_inputs_are_job(char **args, int nargs)
+{
+    if (nargs != 1)
+        return nargs > 1;
+    const char *arg = args[0];
+    struct stat st;
+    if (arg[0] == '@' || (strpbrk(arg, "*?[") && stat(arg, &st) != 0))
+        return true;
+    return stat(arg, &st) == 0 && S_ISDIR(st.st_mode); /* a missing file fails as one trace, as ever */
+}

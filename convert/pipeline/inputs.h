@@ -21,4 +21,8 @@ void tp_strlist_free(tp_strlist *l);
 /* 0, or -1 with err; *not_traces counts folder entries no reader knows. */
 int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *out, size_t *not_traces, tp_err *err);
 
+/* Do these arguments name a job (several traces): more than one, or one
+ * that is a folder, a glob or an @list?  One plain file is one trace. */
+bool tp_inputs_are_job(char **args, int nargs);
+
 #endif

@@ -111,6 +111,28 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
     return 0;
 }
 
+int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, const char **failed, tp_err *err)
+{
+    tp_rank_sum *sums = tp_xcalloc(inputs->n + 1, sizeof *sums);
+    size_t n = 0;
+    int rc = 0;
+    for (; n < inputs->n; n++) {
+        *failed = inputs->v[n];
+        if ((rc = tp_job_rank_load(inputs->v[n], o, &sums[n], err)) < 0)
+            break;
+        sums[n].input_index = n;
+        sums[n].inputs = inputs->n;
+    }
+    if (rc == 0) {
+        *failed = inputs->n ? inputs->v[0] : "";
+        rc = tp_job_build(sums, n, job, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        tp_rank_sum_free(&sums[i]);
+    free(sums);
+    return rc;
+}
+
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static bool is_rank_file(const char *n)

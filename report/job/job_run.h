@@ -31,6 +31,10 @@ int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed
 /* The outputs, as one set; 0 or -1 with err naming the file. */
 int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_err *err);
 
+/* The map and reduce in memory, no file written (`stats` of a job): 0, or
+ * -1 with err and *failed the input. */
+int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, const char **failed, tp_err *err);
+
 /* One rank: load, analyse, summarise, free the trace.  0, or -1 with err
  * (about the input). */
 int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err);
