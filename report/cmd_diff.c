@@ -6,10 +6,13 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/perf_models/devices.h"
 #include "report/out/text.h"
+#include "report/job/job_diff.h"
+#include "report/job/job_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 
 static int parse_pct(const char *cmd, const char *opt, const char *s, double *v)
@@ -34,6 +37,88 @@ static int load(const char *path, const tp_load_opts *lo, tp_trace *t)
         return -1;
     }
     return 0;
+}
+
+/* One side of a job diff: a job report folder (its ranks/ summaries) or
+ * traces (a folder, a glob, an @list) analysed in memory. */
+static int load_job(const char *arg, const tp_job_opts *jo, tp_job *job)
+{
+    tp_err err = {0};
+    char ranks[4096];
+    snprintf(ranks, sizeof ranks, "%s/ranks", arg);
+    struct stat st;
+    if (stat(ranks, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char failed[4400];
+        if (tp_job_read_ranks(arg, job, failed, sizeof failed, &err) < 0) {
+            tp_report_error(failed, &err);
+            return -1;
+        }
+        return 0;
+    }
+    tp_strlist inputs = {0};
+    size_t not_traces = 0;
+    char *args[1] = {(char *)arg};
+    const char *failed = arg;
+    int rc = tp_inputs_expand(args, 1, NULL, &inputs, &not_traces, &err);
+    if (rc == 0 && !inputs.n)
+        rc = tp_fail_at(&err, "", "no trace among the inputs");
+    if (rc == 0)
+        rc = tp_job_collect(&inputs, jo, job, &failed, &err);
+    if (rc < 0)
+        tp_report_error(failed, &err);
+    tp_strlist_free(&inputs);
+    return rc;
+}
+
+static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char *dir, const tp_diff_gates *g, bool quiet)
+{
+    tp_job job[2];
+    if (load_job(paths[0], jo, &job[0]) < 0)
+        return TP_EXIT_INPUT;
+    if (load_job(paths[1], jo, &job[1]) < 0) {
+        tp_job_free(&job[0]);
+        return TP_EXIT_INPUT;
+    }
+    tp_job_diff d;
+    tp_job_diff_build(&job[0], &job[1], &d);
+    tp_buf why = {0}, json = {0}, md = {0};
+    bool tripped = g->slower && tp_job_diff_slower(&d, g->slower_pct, &why);
+    tp_job_diff_json(&d, &why, tripped, &json);
+    tp_job_diff_md(&d, &why, tripped, &md);
+    tp_err err = {0};
+    int rc = TP_EXIT_OK;
+    tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
+    int wrc = tp_mkdirs(dir, &err);
+    if (wrc == 0 && (tp_out_write_file(dir, "diff.json", json.data, json.len, &err) < 0 ||
+                     tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0))
+        wrc = -1;
+    tp_outset_use(prev);
+    if (wrc < 0)
+        tp_outset_abort(set);
+    else
+        wrc = tp_outset_publish(set, &err);
+    if (wrc < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+    } else {
+        if (!quiet) {
+            char a[48], b[48];
+            tp_fmt_us(a, sizeof a, d.head[0]);
+            tp_fmt_us(b, sizeof b, d.head[1]);
+            fprintf(stderr, "tracepress diff: job median step %s -> %s, %s; wrote %s/diff.md\n", a, b, d.verdict, dir);
+        }
+        if (tripped) {
+            fprintf(stderr, "tracepress: %s: gate: %.*s", paths[1], (int)why.len, why.data);
+            rc = TP_EXIT_GATE;
+        }
+    }
+    tp_buf_free(&why);
+    tp_buf_free(&json);
+    tp_buf_free(&md);
+    tp_job_diff_free(&d);
+    tp_job_free(&job[0]);
+    tp_job_free(&job[1]);
+    return rc;
 }
 
 static int tp_cmd_diff(int argc, char **argv)
@@ -108,6 +193,18 @@ static int tp_cmd_diff(int argc, char **argv)
     if (tp_device_table_for_command(devspec, &devices) != 0) {
         tp_cat_rules_free(&rules);
         return TP_EXIT_INPUT;
+    }
+    if (tp_inputs_are_job((char **)&paths[0], 1) || tp_inputs_are_job((char **)&paths[1], 1)) {
+        if (kslower) {
+            tp_cat_rules_free(&rules);
+            tp_device_table_free(&devices);
+            return tp_usage_error(argv[0], "--fail-if-kernel-slower is for two traces, not two jobs");
+        }
+        tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0};
+        int rc = diff_jobs(paths, &jo, dir, &g, quiet);
+        tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
+        return rc;
     }
     tp_trace t[2];
     if (load(paths[0], &lo, &t[0]) < 0) {
@@ -209,6 +306,12 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "estimate.  Writes DIR/diff.md (a pull-request comment), DIR/diff.json\n"
     "(schema tracepress.diff/2), DIR/diff.pdf and DIR/png/changes.png,\n"
     "DIR/png/steps.png.  Definitions: docs/DIFF.md.\n"
+    "\n"
+    "Two jobs (each a job report folder with its ranks/ summaries, or a folder,\n"
+    "glob or @list of rank traces): ranks matched by rank, collectives by kind,\n"
+    "size, dtype and group; DIR/diff.md and DIR/diff.json (tracepress.jobdiff/1)\n"
+    "with the job's median step, its noise and verdict, per rank and per\n"
+    "collective; --fail-if-slower gates the job's median step (docs/DIFF.md \"Jobs\").\n"
     "\n"
     "options:\n"
     "  -o, --output DIR              output folder (default: diff)\n"
