@@ -60,7 +60,7 @@
  *    (per group, from 1, +1 per collective of that group).
  *
  * planted.json (all times integer ns; "true" = on the true clock):
- *  world_size, steps, ops_per_step, seed: as generated.
+ *  world_size, step_count, ops_per_step, seed: as generated.
  *  true_start_ns: true time of step 0's start.  base_time: --base-time given;
  *    base_time_ns[K] then = each file's baseTimeNanoseconds.
  *  slow_rank: R (-1: none); slow_extra_ns: X * 1000.
@@ -674,7 +674,7 @@ static void write_planted(const char *dir)
     FILE *f = fopen(path, "w");
     if (!f)
         die("cannot write '%s': %s", path, strerror(errno));
-    fprintf(f, "{\n  \"generator\": \"gen_job\",\n  \"world_size\": %d,\n  \"steps\": %d,\n  \"ops_per_step\": %" PRId64
+    fprintf(f, "{\n  \"generator\": \"gen_job\",\n  \"world_size\": %d,\n  \"step_count\": %d,\n  \"ops_per_step\": %" PRId64
                ",\n  \"seed\": %" PRIu64 ",\n  \"true_start_ns\": %lld,\n  \"base_time\": %s,\n",
             N, S, nops, seed, T0, base_time ? "true" : "false");
     if (base_time) {
@@ -878,6 +878,8 @@ int main(int argc, char **argv)
         usage();
     if (!have_slow)
         slow_rank = N - 1;
+    if (slow_ns == 0)
+        slow_rank = -1;
     if (slow_rank >= N) {
         fprintf(stderr, "gen_job: --slow-rank %d is not below --ranks %d\n", slow_rank, N);
         usage();
