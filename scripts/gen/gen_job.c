@@ -20,8 +20,9 @@
  *  - The GPU (pid = device = K % 8) runs those kernels back to back on
  *    stream 7 from st + 17.5 us (the host runs ahead: every kernel lasts
  *    longer than 8 us).  Rank R's last kernel of each step lasts X us more
- *    (--slow-rank, --slow-us), and every rank's last kernel also has a small
- *    jitter: 3 ns x a per-step permutation of 0..N-1 (distinct per step).
+ *    (--slow-rank R, default N-1; --slow-us X, default 2000; -1 or 0: no slow
+ *    rank), and every rank's last kernel also has a small jitter: 3 ns x a
+ *    per-step permutation of 0..N-1 drawn from --seed (default 1).
  *  - Then the collectives, in this order, each on stream 30, launched by
  *    cudaLaunchKernelExC inside record_param_comms > nccl:NAME on the host,
  *    40 us apart after the compute ops:
@@ -44,13 +45,15 @@
  *    the next step starts 25 us after that (host-only idle).
  *  - Rank K's recorded times = true + offset_K (offset_0 = 0; the others
  *    from --offsets-us "a,b,..." (N values with a first 0, or N-1 values for
- *    ranks 1..N-1) or a seeded generator: whole microseconds in +-50 ms).
+ *    ranks 1..N-1) or drawn from --offset-seed (default: from --seed): whole
+ *    microseconds in +-50 ms).
  *    The true clock starts at 1700000100 s (epoch ns 1.7e18 + 1e11).  With
  *    --base-time each file gets "baseTimeNanoseconds" = 1.7e18 - offset_K and
  *    its ts are true - 1.7e18 + offset_K, so base + ts = true on every rank.
  *  - --size BYTES (K, M, G = powers of 1000; Ki, Mi, Gi = 1024): OPS per
  *    step chosen (by counting the bytes of trial writes of rank 0) so that
- *    each rank file is about BYTES; steps stay S (default 8).  Default OPS 96.
+ *    each rank file is about BYTES; steps stay S (default 8).  Default OPS 96,
+ *    never fewer than 64 (so small sizes give about 1 MB a rank).
  *  - Collective args, on the record_param_comms op and on the kernel (as
  *    PyTorch 2.3+ writes them): "Collective name", "In msg nelems",
  *    "Out msg nelems", "Group size", "dtype" ("Float", "BFloat16"),
