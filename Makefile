@@ -67,7 +67,7 @@ $(BUILD)/json_lib_compare: scripts/json_lib_compare.c
 # The whole suite: unit, golden and end-to-end tests, then again under
 # ASan+UBSan.  Ends with "N passed, N failed".
 test: $(BUILD)/tracepress $(BUILD)/tp_tests $(ASAN)/tracepress $(ASAN)/tp_tests $(BUILD)/gen/gen_kineto $(BUILD)/gen/gen_xplane \
-      $(BUILD)/gen/gen_realshaped $(BUILD)/gen/gen_graphs
+      $(BUILD)/gen/gen_realshaped $(BUILD)/gen/gen_graphs $(BUILD)/gen/gen_job
 	@tests/run
 
 # Regenerate golden/ expected files from the current build (review with git diff).
