@@ -2,6 +2,7 @@
  * by hand, shards merged give the one-process bytes, refusals. */
 #include "tests/lib/harness.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,4 +116,124 @@ TEST(job_report_refuses_other_jobs_and_bad_summaries)
     /* usage: a job needs -o; --merge takes no inputs */
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' '%s' 2>/dev/null", tp_test_bin(), rank_file(0), rank_file(1)), 1);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --merge '%s' -o '%s' 2>/dev/null", tp_test_bin(), rank_file(0), sd), 1);
+}
+
+/* ---- a generated job (scripts/gen/gen_job.c): the planted truth recovered exactly ---- */
+
+#include "convert/codec/json_value.h"
+
+static const tp_jv *parse_file(tp_jdoc *doc, const char *path, char **text)
+{
+    size_t len = 0;
+    *text = tp_test_read_file(path, &len);
+    const tp_jv *root = NULL;
+    tp_err err = {0};
+    if (!*text || tp_jv_parse_all(doc, *text, len, &root, &err) != 0)
+        return NULL;
+    return root;
+}
+
+static int64_t geti(const tp_jv *o, const char *key)
+{
+    int64_t v = -999;
+    const tp_jv *x = tp_jv_get(o, key);
+    if (!x || tp_jv_int(x, &v) != 0)
+        return -999;
+    return v;
+}
+
+static void gets_(const tp_jv *o, const char *key, char *buf, size_t n)
+{
+    size_t len = 0;
+    const char *s = tp_jv_str(tp_jv_get(o, key), &len);
+    snprintf(buf, n, "%.*s", s ? (int)len : 0, s ? s : "");
+}
+
+static double getd(const tp_jv *o, const char *key)
+{
+    int64_t milli = -1;
+    const tp_jv *x = tp_jv_get(o, key);
+    if (!x || tp_jv_fixed(x, 6, &milli) != 0)
+        return -1;
+    return (double)milli / 1e6;
+}
+
+TEST(job_report_generated_job_planted_truth)
+{
+    const char *gen = tp_test_tmp("genjob"), *rep = tp_test_tmp("genjob.report"), *sh = tp_test_tmp("genjob.sharded");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 6 --steps 5 --slow-rank 2 --slow-us 3000 "
+                                   "--offsets-us 0,-1500,2500,-40000,7,33 --out '%s' -q", gen), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s/rank-*.json' -o '%s' 2>&1", tp_test_bin(), gen, rep), 0);
+    free(out);
+    tp_jdoc pd, jd;
+    tp_jdoc_init(&pd);
+    tp_jdoc_init(&jd);
+    char *pt, *jt;
+    char path[600];
+    snprintf(path, sizeof path, "%s/planted.json", gen);
+    const tp_jv *planted = parse_file(&pd, path, &pt);
+    snprintf(path, sizeof path, "%s/summary.json", rep);
+    const tp_jv *root = parse_file(&jd, path, &jt);
+    const tp_jv *job = root ? tp_jv_get(root, "job") : NULL;
+    CHECK(planted && job);
+    if (planted && job) {
+        const tp_jv *offs = tp_jv_get(planted, "offsets_ns"), *ranks = tp_jv_get(job, "ranks");
+        CHECK_EQ_INT(ranks->n, 6);
+        for (size_t r = 0; r < 6; r++) {
+            int64_t off = 0;
+            tp_jv_int(tp_jv_at(offs, r), &off);
+            const tp_jv *x = tp_jv_at(ranks, r);
+            CHECK_EQ_INT(geti(x, "rank"), (int64_t)r);
+            CHECK_EQ_INT(geti(x, "clock_offset_ns"), -off); /* recorded = true + off, rank 0's off = 0 */
+            CHECK_EQ_INT(geti(x, "alignment_spread_ns"), r ? 0 : 0);
+        }
+        /* per step: the planted last rank and the waiting it caused */
+        const tp_jv *psteps = tp_jv_get(planted, "steps"), *jsteps = tp_jv_get(job, "per_step");
+        CHECK_EQ_INT(jsteps->n, psteps->n);
+        for (size_t k = 0; k < psteps->n && k < jsteps->n; k++) {
+            CHECK_EQ_INT(geti(tp_jv_at(jsteps, k), "straggler_rank"), geti(tp_jv_at(psteps, k), "last_rank"));
+            CHECK_EQ_INT(geti(tp_jv_at(jsteps, k), "straggler_wait_caused_ns"), geti(tp_jv_at(psteps, k), "wait_ns"));
+        }
+        /* every planted collective: S, bandwidths and instances (tp pairs: one row per pair) */
+        const tp_jv *pc = tp_jv_get(planted, "collectives"), *jc = tp_jv_get(job, "collectives");
+        for (size_t i = 0; i < pc->n; i++) {
+            const tp_jv *p = tp_jv_at(pc, i);
+            int64_t bytes = geti(p, "bytes"), inst = 0, rows = 0;
+            char pg[32], cn[64], kind[64], group[32];
+            gets_(p, "pg_name", pg, sizeof pg);
+            gets_(p, "collective_name", cn, sizeof cn);
+            for (size_t k = 0; k < jc->n; k++) {
+                const tp_jv *c = tp_jv_at(jc, k);
+                gets_(c, "kind", kind, sizeof kind);
+                gets_(c, "process_group", group, sizeof group);
+                if (geti(c, "bytes") != bytes || strcmp(group, pg) != 0)
+                    continue;
+                bool same = (strstr(cn, "allreduce") && strcmp(kind, "all_reduce") == 0) ||
+                            (strstr(cn, "allgather") && strcmp(kind, "all_gather") == 0) ||
+                            (strstr(cn, "reduce_scatter") && strcmp(kind, "reduce_scatter") == 0) ||
+                            (strstr(cn, "broadcast") && strcmp(kind, "broadcast") == 0);
+                if (!same)
+                    continue;
+                rows++;
+                inst += geti(c, "instances");
+                /* summary.json has 6 significant digits */
+                CHECK(fabs(getd(c, "algbw_gb_per_s") - getd(p, "algbw_GBps")) <= 5e-6 * getd(p, "algbw_GBps"));
+                CHECK(fabs(getd(c, "busbw_gb_per_s") - getd(p, "busbw_GBps")) <= 5e-6 * getd(p, "busbw_GBps"));
+                CHECK_EQ_INT(geti(c, "transfer_ns"), geti(p, "transfer_ns") * geti(c, "instances"));
+            }
+            CHECK(rows >= 1);
+            CHECK_EQ_INT(inst, geti(p, "instances"));
+        }
+    }
+    free(pt);
+    free(jt);
+    tp_jdoc_free(&pd);
+    tp_jdoc_free(&jd);
+    /* three shards (in any order) and a merge give the same bytes */
+    for (int k = 3; k >= 1; k--)
+        CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --shard %d/3 '%s'/rank-*.json -o '%s' 2>/dev/null", tp_test_bin(), k, gen, sh), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --merge '%s' 2>/dev/null", tp_test_bin(), sh), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "cmp '%s/summary.json' '%s/summary.json' && cmp '%s/summary.md' '%s/summary.md'", rep,
+                             sh, rep, sh), 0);
 }
