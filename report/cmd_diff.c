@@ -200,7 +200,7 @@ static int tp_cmd_diff(int argc, char **argv)
             tp_device_table_free(&devices);
             return tp_usage_error(argv[0], "--fail-if-kernel-slower is for two traces, not two jobs");
         }
-        tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0};
+        tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0, 1};
         int rc = diff_jobs(paths, &jo, dir, &g, quiet);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
@@ -222,7 +222,7 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     tp_summary s[2];
     for (int k = 0; k < 2; k++) {
-        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices};
+        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false};
         tp_summary_build(&t[k], &ro, &s[k]);
     }
     tp_diff d;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 /* The job report: map (every input, or shard K/N's) and reduce, or the reduce alone (--merge). */
@@ -35,7 +36,7 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
         }
         const char *failed = NULL;
         int rc = tp_job_map(&inputs, jo, dir, &failed, &err);
-        if (rc < 0)
+        if (rc < 0 && failed)
             tp_report_error(failed, &err);
         tp_strlist_free(&inputs);
         if (rc < 0)
@@ -63,7 +64,7 @@ static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
-               *cats = NULL, *devspec = NULL, *shard = NULL;
+               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false;
@@ -77,7 +78,9 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "-j", &jobs)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--jobs", &jobs)) != 0) {
             if (k < 0)
                 return free(args), TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -110,8 +113,17 @@ static int tp_cmd_report(int argc, char **argv)
             shard_k > shard_n)
             return free(args), tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
     }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = cpus >= 2 ? 2 : 1; /* two ranks at once: both cores, two ranks' memory */
+    if (jobs) {
+        char *end;
+        long v = strtol(jobs, &end, 10);
+        if (*jobs == 0 || *end || v < 1 || v > 64)
+            return free(args), tp_usage_error(argv[0], "-j takes a number from 1 to 64 (got '%s')", jobs);
+        workers = (int)v;
+    }
     path = nargs ? args[0] : NULL;
-    tp_report_opts ro = {path, steps, 0, NULL, false, NULL};
+    tp_report_opts ro = {path, steps, 0, NULL, false, NULL, false};
     if (batch) {
         char *end;
         long long v = strtoll(batch, &end, 10);
@@ -146,7 +158,7 @@ static int tp_cmd_report(int argc, char **argv)
             tp_cat_rules_free(&rules);
             return free(args), TP_EXIT_INPUT;
         }
-        tp_job_opts jo = {&lo, steps, &rules, &devices, shard_k, shard_n};
+        tp_job_opts jo = {&lo, steps, &rules, &devices, shard_k, shard_n, workers};
         int rc = report_job(args, nargs, &jo, merge, &po, dir);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);

@@ -339,7 +339,7 @@ static int tp_cmd_stats(int argc, char **argv)
         return free(args), TP_EXIT_INPUT;
     }
     if (job) {
-        tp_job_opts jo = {&lo, NULL, &rules, &devices, 0, 0};
+        tp_job_opts jo = {&lo, NULL, &rules, &devices, 0, 0, 1};
         int rc = stats_job(args, nargs, &jo, json, csv);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
@@ -368,7 +368,7 @@ static int tp_cmd_stats(int argc, char **argv)
         s.t = &t;
         tp_kernel_table_build(&t, &s.kt);
     } else {
-        tp_report_opts sro = {path, NULL, 0, &rules, true, &devices};
+        tp_report_opts sro = {path, NULL, 0, &rules, true, &devices, false};
         tp_summary_build(&t, &sro, &s);
     }
     int rc = TP_EXIT_OK;

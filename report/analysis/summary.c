@@ -111,6 +111,20 @@ static void *gpu_time_and_idle_job(void *p)
     return NULL;
 }
 
+static void *steps_job(void *p)
+{
+    tp_summary *s = p;
+    tp_step_figures_build(s->t, &s->ht, &s->sf);
+    return NULL;
+}
+
+static void *collectives_job(void *p)
+{
+    tp_summary *s = p;
+    tp_collectives_build(s->t, &s->coll);
+    return NULL;
+}
+
 static void *categories_job(void *p)
 {
     tp_summary *s = p;
@@ -138,6 +152,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     memset(s, 0, sizeof *s);
     s->t = t;
     s->opts = *o;
+    s->opts.lean |= o->job;
     tp_trace_basename(o->path, s->name, sizeof s->name);
     for (size_t i = 0; i < t->nevents; i++)
         s->slices += t->events[i].ph == 'X' &&
@@ -157,6 +172,14 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
      * 20 + idle 40 + kernel table 70 | categories 30 + efficiency 40. */
     run_pair(prepare_job, s, host_tree_job);
     tp_timing("summary: GPU time and efficiency prepare | host tree");
+    if (o->job) { /* a rank of a job: two thirds of the work left out */
+        run_pair(collectives_job, s, steps_job);
+        tp_gpu_time_build(t, &s->sf, &s->gt);
+        tp_timing("summary: collectives | steps, GPU time");
+        find_devices(t, s);
+        tp_dist_info_read(t, &s->dist);
+        return;
+    }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
     tp_timing("summary: attribution, ops | steps, overheads");
     run_pair(gpu_time_and_idle_job, s, categories_job);

@@ -24,6 +24,8 @@ typedef struct tp_report_opts {
     const tp_cat_rules *rules; /* --categories FILE's rules with the built-in ones; NULL: the built-in ones */
     bool lean;              /* what `stats` prints only: no op breakdown, no CPU overheads */
     const struct tp_device_table *devices; /* --device-spec FILE's devices with the built-in ones; NULL: the built-in ones */
+    bool job;               /* what a job's rank summary reads only (report/job/rank_sum.h): steps, the GPU
+                             * time model, collectives and the rank's identity; implies lean */
 } tp_report_opts;
 
 typedef struct tp_summary {

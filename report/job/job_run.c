@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The only args a job reads: the collectives' (kernels, record_param_comms, nccl:* annotations). */
@@ -27,7 +30,7 @@ int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_
         return -1;
     }
     tp_print_warnings(path, &t);
-    tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices};
+    tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices, true};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     tp_rank_sum_build(&s, r);
@@ -75,17 +78,17 @@ static void remove_stale(const char *ranks, const tp_job_opts *o)
     closedir(d);
 }
 
-int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err)
+/* Map the inputs at positions worker, worker + nworkers, ... of the
+ * shard's list.  0, or -1 with err and *failed. */
+static int map_part(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, int worker, int nworkers,
+                    const char **failed, tp_err *err)
 {
-    char ranks[4096];
-    snprintf(ranks, sizeof ranks, "%s/ranks", dir);
-    *failed = dir;
-    if (tp_mkdirs(ranks, err) < 0)
-        return -1;
-    remove_stale(ranks, o);
     tp_buf b = {0};
+    size_t pos = 0;
     for (size_t i = 0; i < inputs->n; i++) {
         if (o->shard_n && (int)(i % (size_t)o->shard_n) != o->shard_k - 1)
+            continue;
+        if ((int)(pos++ % (size_t)nworkers) != worker)
             continue;
         tp_rank_sum r;
         *failed = inputs->v[i];
@@ -109,6 +112,63 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
     }
     tp_buf_free(&b);
     return 0;
+}
+
+int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err)
+{
+    char ranks[4096];
+    snprintf(ranks, sizeof ranks, "%s/ranks", dir);
+    *failed = dir;
+    if (tp_mkdirs(ranks, err) < 0)
+        return -1;
+    remove_stale(ranks, o);
+    size_t mine = 0;
+    for (size_t i = 0; i < inputs->n; i++)
+        mine += !o->shard_n || (int)(i % (size_t)o->shard_n) == o->shard_k - 1;
+    int workers = o->workers > 1 && mine > 1 ? (mine < (size_t)o->workers ? (int)mine : o->workers) : 1;
+    if (workers == 1)
+        return map_part(inputs, o, dir, 0, 1, failed, err);
+    /* forked workers, each a part of the ranks on one thread: two ranks at
+     * once use both cores through the single-threaded stretches of a load
+     * (link, the merge of the reader's halves) that one rank leaves idle */
+    pid_t *pids = tp_xcalloc((size_t)workers, sizeof *pids);
+    fflush(NULL);
+    int started = 0;
+    for (; started < workers; started++) {
+        pid_t pid = fork();
+        if (pid < 0)
+            break;
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed command takes its workers along */
+            tp_out_install_signal_cleanup();
+            setenv("TP_THREADS", "1", 0);
+            const char *f = NULL;
+            tp_err e = {0};
+            int rc = map_part(inputs, o, dir, started, workers, &f, &e);
+            if (rc < 0)
+                tp_report_error(f, &e);
+            fflush(NULL);
+            _exit(rc < 0 ? TP_EXIT_INPUT : 0);
+        }
+        pids[started] = pid;
+    }
+    int rc = 0;
+    for (int w = 0; w < started; w++) {
+        int st = 0;
+        while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            rc = -1;
+    }
+    free(pids);
+    if (started < workers && rc == 0) /* fork failed: the rest here */
+        for (int w = started; w < workers && rc == 0; w++)
+            rc = map_part(inputs, o, dir, w, workers, failed, err);
+    else if (rc < 0) {
+        *failed = NULL; /* the worker printed its error */
+        return -1;
+    }
+    return rc;
 }
 
 int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, const char **failed, tp_err *err)

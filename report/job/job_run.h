@@ -22,9 +22,11 @@ typedef struct tp_job_opts {
     const tp_cat_rules *rules;
     const struct tp_device_table *devices;
     int shard_k, shard_n;          /* shard K of N (input i when i % N == K - 1); 0, 0 all */
+    int workers;                   /* ranks analysed at once by tp_job_map (forked, one thread each); <= 1: one */
 } tp_job_opts;
 
-/* 0; or -1 with err and *failed the path (an input, or an output) the error is about. */
+/* 0; or -1 with err and *failed the path (an input, or an output) the error
+ * is about; *failed NULL when a worker printed the error itself. */
 int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err);
 /* Read the rank summaries of DIR/ranks: 0, or -1 with err and *failed the file. */
 int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed, tp_err *err);
