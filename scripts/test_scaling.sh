@@ -50,5 +50,29 @@ for i in 0 1 2 3 4 5 6 7; do
 done
 tracepress batch --merge k8s 2>/dev/null || [ $? -eq 2 ]
 check "Kubernetes Indexed Job (simulated), 8 pods" k8s
+
+# Jobs (docs/SCALING.md "Jobs"): a generated 6-rank job, one-process vs shards
+GEN="$OLDPWD/build/gen/gen_job"
+if [ -x "$GEN" ]; then
+    "$GEN" --ranks 6 --steps 3 --out job -q
+    jcheck() { # name, folder
+        if cmp -s jone/summary.json "$2/summary.json" && cmp -s jone/summary.md "$2/summary.md"; then
+            echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
+    }
+    tracepress report 'job/rank-*.json' -o jone 2>/dev/null
+    if command -v parallel >/dev/null; then
+        parallel -j 3 "tracepress report 'job/rank-*.json' -o jpar -j 1 --shard {}/3 2>/dev/null" ::: 1 2 3
+        tracepress report --merge jpar 2>/dev/null
+        jcheck "job: GNU parallel, 3 shards" jpar
+    fi
+    export RANKS_IN='job/rank-*.json' REPORT_OUT=jslurm SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1
+    for k in 1 2 3 4; do
+        SLURM_ARRAY_TASK_ID=$k bash "$OLDPWD/docs/scaling/slurm_job.sh" 2>/dev/null
+    done
+    tracepress report --merge jslurm 2>/dev/null
+    jcheck "job: Slurm array (simulated), 4 tasks" jslurm
+else
+    echo "skip jobs (build/gen/gen_job not built)"
+fi
 cd / && rm -rf "$W"
 exit $fail
