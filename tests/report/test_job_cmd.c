@@ -237,3 +237,34 @@ TEST(job_report_generated_job_planted_truth)
     CHECK_EQ_INT(tp_test_run(NULL, "cmp '%s/summary.json' '%s/summary.json' && cmp '%s/summary.md' '%s/summary.md'", rep,
                              sh, rep, sh), 0);
 }
+
+TEST(job_diff_two_runs)
+{
+    const char *a = tp_test_tmp("jd_a"), *b = tp_test_tmp("jd_b"), *ra = tp_test_tmp("jd_a.report"),
+               *out = tp_test_tmp("jd_diff");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 4 --steps 4 --slow-rank 1 --slow-us 1000 --out '%s' -q && "
+                                   "build/gen/gen_job --ranks 4 --steps 4 --slow-rank 1 --slow-us 7000 --out '%s' -q",
+                             a, b), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s/rank-*.json' -o '%s' 2>/dev/null", tp_test_bin(), a, ra), 0);
+    /* a report folder against traces; the gate trips on the slower job */
+    char *o = NULL;
+    CHECK_EQ_INT(tp_test_run(&o, "'%s' diff '%s' '%s/rank-*.json' -o '%s' --fail-if-slower 5 2>&1", tp_test_bin(), ra, b,
+                             out), 3);
+    CHECK(has(o, "gate: the job's median step grew"));
+    free(o);
+    char *j = tp_test_read_in(out, "diff.json");
+    CHECK(has(j, "\"schema\":\"tracepress.jobdiff/1\""));
+    CHECK(has(j, "\"matched_ranks\":4"));
+    CHECK(has(j, "\"verdict\":\"slower\""));
+    /* rank 1 made the others wait 3 x 1 ms a step, then 3 x 7 ms */
+    CHECK(has(j, "{\"rank\":1,"));
+    CHECK(has(j, "\"wait_caused_ns\":[12000000,84000000]"));
+    free(j);
+    char *md = tp_test_read_in(out, "diff.md");
+    CHECK(has(md, "# Job diff: slower"));
+    free(md);
+    /* the same job on both sides */
+    CHECK_EQ_INT(tp_test_run(&o, "'%s' diff '%s' '%s/rank-*.json' -o '%s' 2>&1", tp_test_bin(), ra, a, out), 0);
+    CHECK(has(o, "no change"));
+    free(o);
+}
