@@ -97,8 +97,11 @@ static void align_one(const pool *p, const tp_sync_point *pts, size_t n, tp_alig
             taken++;
             size_t j = first_of_key(p, pts[i].key, INT64_MIN);
             for (; j < p->n && p->v[j].key == pts[i].key; j++) {
+                int64_t d = p->v[j].end_ns - pts[i].end_ns; /* both within the bounds: no overflow */
+                if (d < -TP_ALIGN_MAX_OFFSET_NS || d > TP_ALIGN_MAX_OFFSET_NS)
+                    continue;
                 TP_GROW(cand, cc, nc + 1);
-                cand[nc++] = p->v[j].end_ns - pts[i].end_ns;
+                cand[nc++] = d;
             }
         }
     }
@@ -180,12 +183,20 @@ static void pool_add(pool *p, const tp_sync_point *pts, size_t n, int64_t offset
 void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t nranks, tp_align_result *out)
 {
     pool p = {0};
+    tp_sync_point *pts = NULL;
+    size_t cap = 0;
     for (size_t r = 0; r < nranks; r++) {
+        size_t k = 0; /* the rank's points within the bounds */
+        TP_GROW(pts, cap, n[r] + 1);
+        for (size_t i = 0; i < n[r]; i++)
+            if (ranks[r][i].end_ns >= -TP_ALIGN_MAX_END_NS && ranks[r][i].end_ns <= TP_ALIGN_MAX_END_NS)
+                pts[k++] = ranks[r][i];
         if (r == 0)
             out[r] = (tp_align_result){0, TP_ALIGN_REFERENCE, 0, 0};
         else
-            align_one(&p, ranks[r], n[r], &out[r]);
-        pool_add(&p, ranks[r], n[r], out[r].offset_ns);
+            align_one(&p, pts, k, &out[r]);
+        pool_add(&p, pts, k, out[r].offset_ns);
     }
+    free(pts);
     free(p.v);
 }

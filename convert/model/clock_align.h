@@ -27,6 +27,11 @@
 
 #include "convert/base/common.h"
 
+/* Ends farther than this from 0 take no part, and offsets are at most
+ * TP_ALIGN_MAX_OFFSET_NS (73 years): the sums of ends and offsets stay far
+ * from int64's limits whatever a file holds. */
+#define TP_ALIGN_MAX_END_NS (3LL << 60)
+#define TP_ALIGN_MAX_OFFSET_NS (1LL << 61)
 #define TP_ALIGN_TOLERANCE_NS 1000000 /* 1 ms: ends of one collective on two ranks (the HTA job's differ by up to 0.33 ms) */
 
 typedef struct tp_sync_point {

@@ -448,6 +448,8 @@ int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err)
 {
     memset(job, 0, sizeof *job);
     job->world_size = -1;
+    if (!n)
+        return tp_fail_at(err, "", "a job of no rank");
     tp_dist_info *d = tp_xcalloc(n + 1, sizeof *d);
     tp_pg_info *pg = tp_xcalloc(n + 1, sizeof *pg);
     const char **paths = tp_xcalloc(n + 1, sizeof *paths);

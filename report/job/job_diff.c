@@ -127,7 +127,7 @@ bool tp_job_diff_slower(const tp_job_diff *d, double pct, tp_buf *why)
     char a[48], b[48];
     tp_fmt_us(a, sizeof a, d->head[0]);
     tp_fmt_us(b, sizeof b, d->head[1]);
-    tp_buf_printf(why, "the job's median step grew %.1f%% (%s -> %s), more than %g%%, %s\n", rel, a, b, pct,
+    tp_buf_printf(why, "the job's median step grew %.1f%% (%s → %s), more than %g%%, %s\n", rel, a, b, pct,
                   d->verdict);
     return true;
 }
@@ -222,8 +222,8 @@ static const char *change(char *buf, size_t n, int64_t x, int64_t y)
 void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_buf *b)
 {
     char t[12][48];
-    tp_buf_printf(b, "# Job diff: %s\n\n", d->verdict);
-    tp_buf_printf(b, "Median step %s ms -> %s ms (%s; noise %s ms). %zu rank%s matched", ms(t[0], 48, d->head[0]),
+    tp_buf_printf(b, "### Job diff: %s\n\n", d->verdict);
+    tp_buf_printf(b, "Median step %s ms → %s ms (%s; noise %s ms). %zu rank%s matched", ms(t[0], 48, d->head[0]),
                   ms(t[1], 48, d->head[1]), change(t[2], 48, d->head[0], d->head[1]), ms(t[3], 48, d->noise_ns),
                   d->npairs, d->npairs == 1 ? "" : "s");
     if (d->only_a || d->only_b)
@@ -234,14 +234,14 @@ void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_bu
         tp_md_text(b, why->data ? why->data : "", why->len);
         tp_buf_puts(b, "\n");
     }
-    tp_buf_puts(b, "\n## Per rank\n\n| rank | median step (ms) | change | GPU computation (ms) | exposed comm (ms) | "
+    tp_buf_puts(b, "\n#### Per rank\n\n| rank | median step (ms) | change | GPU computation (ms) | exposed comm (ms) | "
                    "GPU idle (ms) | made others wait (ms) | flags |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (size_t p = 0; p < d->npairs; p++) {
         const tp_job_rank *x = &d->a->ranks[d->pair_a[p]], *y = &d->b->ranks[d->pair_b[p]];
         char fa[48], fb[48];
         tp_job_flags_text(x->flags, fa, sizeof fa);
         tp_job_flags_text(y->flags, fb, sizeof fb);
-        tp_buf_printf(b, "| %lld | %s -> %s | %s | %s -> %s | %s -> %s | %s -> %s | %s -> %s | %s -> %s |\n",
+        tp_buf_printf(b, "| %lld | %s → %s | %s | %s → %s | %s → %s | %s → %s | %s → %s | %s → %s |\n",
                       (long long)x->rank, ms(t[0], 48, x->median_step_ns), ms(t[1], 48, y->median_step_ns),
                       change(t[2], 48, x->median_step_ns, y->median_step_ns), ms(t[3], 48, x->computation_ns),
                       ms(t[4], 48, y->computation_ns), ms(t[5], 48, x->exposed_communication_ns),
@@ -251,7 +251,7 @@ void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_bu
     }
     if (!d->ncoll)
         return;
-    tp_buf_puts(b, "\n## Collectives\n\n| kind | bytes | group | instances | mean transfer (ms) | busbw (GB/s) | "
+    tp_buf_puts(b, "\n#### Collectives\n\n| kind | bytes | group | instances | mean transfer (ms) | busbw (GB/s) | "
                    "waiting (ms) |\n|---|---:|---|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < d->ncoll && i < 30; i++) {
         const tp_job_coll *x = d->coll_a[i] == SIZE_MAX ? NULL : &d->a->colls[d->coll_a[i]];
@@ -271,7 +271,7 @@ void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_bu
             snprintf(ia, sizeof ia, "%llu", (unsigned long long)x->instances);
         if (y)
             snprintf(ib, sizeof ib, "%llu", (unsigned long long)y->instances);
-        tp_buf_printf(b, " | %s -> %s | %s -> %s | %s -> %s | %s -> %s |\n", ia, ib, ms(t[0], 48, mean_transfer(x)),
+        tp_buf_printf(b, " | %s → %s | %s → %s | %s → %s | %s → %s |\n", ia, ib, ms(t[0], 48, mean_transfer(x)),
                       ms(t[1], 48, mean_transfer(y)), ba, bb, ms(t[2], 48, x ? x->wait_ns : -1),
                       ms(t[3], 48, y ? y->wait_ns : -1));
     }

@@ -59,16 +59,16 @@ static int cmp_index(const void *a, const void *b)
 static void lead(const tp_job *j, tp_buf *b)
 {
     char t1[32], t2[32], t3[32];
-    tp_buf_printf(b, "# Job: %zu rank%s", j->nranks, j->nranks == 1 ? "" : "s");
+    tp_buf_printf(b, "### Job: %zu rank%s", j->nranks, j->nranks == 1 ? "" : "s");
     if (j->world_size > 0)
         tp_buf_printf(b, " of %lld", (long long)j->world_size);
     tp_buf_printf(b, ", %zu step%s\n\n", j->nsteps, j->nsteps == 1 ? "" : "s");
     const tp_job_spread *st = &j->spread[0];
     if (j->median_step_ns >= 0)
-        tp_buf_printf(b, "**Median step %s ms** (ranks' median steps %s to %s ms). ", ms(t1, sizeof t1, j->median_step_ns),
+        tp_buf_printf(b, "**Median step %s ms** (ranks' median steps %s to %s ms).\n\n", ms(t1, sizeof t1, j->median_step_ns),
                       ms(t2, sizeof t2, st->min), ms(t3, sizeof t3, st->max));
     else
-        tp_buf_puts(b, "No steps (ProfilerStep#N) recorded: figures are over each rank's GPU span. ");
+        tp_buf_puts(b, "No steps (ProfilerStep#N) recorded: figures are over each rank's GPU span.\n\n");
     /* the rank that made the others wait in the most steps */
     int64_t best = -1, best_wait = 0;
     size_t best_steps = 0, flagged_steps = 0;
@@ -85,7 +85,7 @@ static void lead(const tp_job *j, tp_buf *b)
     for (size_t k = 0; k < j->nsteps; k++)
         flagged_steps += j->steps[k].straggler >= 0;
     if (best >= 0)
-        tp_buf_printf(b, "Straggler: **rank %lld**, last to arrive in %zu of %zu step%s (the others waited %s ms for it in all).\n",
+        tp_buf_printf(b, "**Straggler: rank %lld**, last to arrive in %zu of %zu step%s (the others waited %s ms for it in all).\n",
                       (long long)best, best_steps, j->nsteps, j->nsteps == 1 ? "" : "s", ms(t1, sizeof t1, best_wait));
     else if (j->nstragglers)
         tp_buf_printf(b, "No rank made the others wait beyond the noise; %zu (rank, step) pairs ran slower than the step's median (below).\n",
@@ -103,9 +103,10 @@ static void lead(const tp_job *j, tp_buf *b)
             far = j->ranks[r].offset_ns;
     }
     if (j->nranks > 1) {
-        tp_buf_printf(b, "\nClocks: %zu of %zu rank%s aligned on collective ends to rank %lld (largest offset %s%s us)",
+        tp_fmt_us(t1, sizeof t1, llabs(far)); /* offsets are bounded (clock_align.h): no overflow */
+        tp_buf_printf(b, "\nClocks: %zu of %zu rank%s aligned on collective ends to rank %lld (largest offset %s%s)",
                       aligned, j->nranks - 1, j->nranks == 2 ? "" : "s", (long long)j->ranks[0].rank,
-                      far < 0 ? "-" : "+", ms(t1, sizeof t1, llabs(far) * 1000));
+                      far < 0 ? "-" : "+", t1);
         if (recorded)
             tp_buf_printf(b, "; %zu kept as recorded (no collective in common)", recorded);
         tp_buf_puts(b, ".\n");
@@ -125,7 +126,7 @@ static void ranks_table(const tp_job *j, tp_buf *b)
         g_job = NULL;
         qsort(idx, n, sizeof *idx, cmp_index);
     }
-    tp_buf_printf(b, "\n## Ranks\n\n");
+    tp_buf_printf(b, "\n#### Ranks\n\n");
     if (j->nranks > MD_RANKS)
         tp_buf_printf(b, "The %zu ranks that are flagged or made others wait longest; all %zu are in summary.json.\n\n",
                       n, j->nranks);
@@ -165,7 +166,7 @@ static void stragglers_table(const tp_job *j, tp_buf *b)
     if (!j->nstragglers)
         return;
     char t[6][32], fl[48];
-    tp_buf_printf(b, "\n## Stragglers\n\nA (rank, step) is flagged when its computation or step time exceeds the "
+    tp_buf_printf(b, "\n#### Stragglers\n\nA (rank, step) is flagged when its computation or step time exceeds the "
                      "step's median by more than the noise, or when it arrived last at collectives and the "
                      "others' waiting exceeded the noise (docs/REPORT.md \"Stragglers\").\n\n"
                      "| step | rank | why | computation (ms) | median (ms) | step (ms) | median (ms) | made others wait (ms) | "
@@ -202,7 +203,7 @@ static void colls_table(const tp_job *j, tp_buf *b)
     if (!j->ncolls)
         return;
     char t[6][32];
-    tp_buf_printf(b, "\n## Collectives across ranks\n\n%llu instances matched across ranks (%llu calls seen on one "
+    tp_buf_printf(b, "\n#### Collectives across ranks\n\n%llu instances matched across ranks (%llu calls seen on one "
                      "rank only). Transfer time: the last rank's kernel (it waited for no one); bandwidths as "
                      "nccl-tests defines them over it.\n\n"
                      "| kind | size | dtype | group | instances | transfer (ms) | algbw (GB/s) | busbw (GB/s) | waiting (ms) | "

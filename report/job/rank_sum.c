@@ -194,10 +194,25 @@ static int get_str(rd *x, const tp_jv *o, const char *key, char **out)
     return 0;
 }
 
+/* Times are bounded so that the job's sums and differences of them never
+ * overflow: durations and figures up to 2^60 ns (36 years), starts within
+ * +-2^61 (the year 2043 since 1970). */
+#define MAX_NS (1LL << 60)
+#define MAX_START_NS (1LL << 61)
+
 static int get_int(rd *x, const tp_jv *v, int64_t lo, int64_t *out, const char *what)
 {
     if (!v || tp_jv_int(v, out) != 0 || *out < lo)
         return tp_fail_at(x->err, x->where, "%s is not a whole number >= %lld", what, (long long)lo);
+    return 0;
+}
+
+static int get_ns(rd *x, const tp_jv *v, int64_t lo, int64_t hi, int64_t *out, const char *what)
+{
+    if (get_int(x, v, lo, out, what) < 0)
+        return -1;
+    if (*out > hi)
+        return tp_fail_at(x->err, x->where, "%s is beyond %lld ns", what, (long long)hi);
     return 0;
 }
 
@@ -207,7 +222,7 @@ static int read_figs(rd *x, const tp_jv *a, tp_gpu_figs *f)
     if (!a || a->type != TP_JV_ARRAY || a->n != 13)
         return bad(x, "GPU figures are not an array of 13 numbers");
     for (int i = 0; i < 13; i++)
-        if (get_int(x, &a->items[i], 0, &v[i], "a GPU figure") < 0)
+        if (get_ns(x, &a->items[i], 0, MAX_NS, &v[i], "a GPU figure") < 0)
             return -1;
     *f = (tp_gpu_figs){v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
                        (uint64_t)v[10], (uint64_t)v[11], (uint64_t)v[12]};
@@ -281,8 +296,9 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
         if (a->type != TP_JV_ARRAY || a->n != 4)
             return bad(x, "a step is not [number, start, duration, figures]");
         if (get_int(x, &a->items[0], -1, &s->number, "a step number") < 0 ||
-            get_int(x, &a->items[1], INT64_MIN, &s->start_ns, "a step start") < 0 ||
-            get_int(x, &a->items[2], 0, &s->dur_ns, "a step duration") < 0 || read_figs(x, &a->items[3], &s->gpu) < 0)
+            get_ns(x, &a->items[1], -MAX_START_NS, MAX_START_NS, &s->start_ns, "a step start") < 0 ||
+            get_ns(x, &a->items[2], 0, MAX_NS, &s->dur_ns, "a step duration") < 0 ||
+            read_figs(x, &a->items[3], &s->gpu) < 0)
             return -1;
     }
     r->colls = tp_xcalloc(co->n + 1, sizeof *r->colls);
@@ -294,18 +310,25 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
             return bad(x, "a collective is not [kind, dtype, group, ranks, group size, bytes, count, time]");
         const char *keys[4] = {0};
         char **dst[4] = {&c->kind, &c->dtype, &c->group, &c->ranks};
-        for (int i = 0; i < 4; i++) {
-            size_t n;
+        for (int i = 0; i < 4; i++) { /* all four, "" for what is not a string, so tp_rank_sum_free frees them */
+            size_t n = 0;
             keys[i] = tp_jv_str(&a->items[i], &n);
-            if (!keys[i] || memchr(keys[i], 0, n))
-                return bad(x, "a collective's name field is not a string");
-            *dst[i] = tp_xmalloc(n + 1);
-            memcpy(*dst[i], keys[i], n);
-            (*dst[i])[n] = 0;
+            bool ok = keys[i] && !memchr(keys[i], 0, n);
+            *dst[i] = tp_xmalloc(ok ? n + 1 : 1);
+            memcpy(*dst[i], ok ? keys[i] : "", ok ? n : 0);
+            (*dst[i])[ok ? n : 0] = 0;
+            if (!ok)
+                keys[0] = NULL;
+        }
+        if (!keys[0]) {
+            r->ncolls++;
+            return bad(x, "a collective's name field is not a string");
         }
         for (int i = 0; i < 4; i++)
-            if (get_int(x, &a->items[4 + i], 0, &v[i], "a collective's number") < 0)
+            if (get_ns(x, &a->items[4 + i], 0, MAX_NS, &v[i], "a collective's number") < 0) {
+                r->ncolls++; /* its strings are set: freed with the others */
                 return -1;
+            }
         c->group_size = v[0];
         c->bytes = (uint64_t)v[1];
         c->count = (uint64_t)v[2];
@@ -319,8 +342,8 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
         if (a->type != TP_JV_ARRAY || a->n != 4)
             return bad(x, "a call is not [collective, start, duration, seq]");
         if (get_int(x, &a->items[0], 0, &coll, "a call's collective") < 0 ||
-            get_int(x, &a->items[1], INT64_MIN, &c->start_ns, "a call's start") < 0 ||
-            get_int(x, &a->items[2], 0, &c->dur_ns, "a call's duration") < 0 ||
+            get_ns(x, &a->items[1], -MAX_START_NS, MAX_START_NS, &c->start_ns, "a call's start") < 0 ||
+            get_ns(x, &a->items[2], 0, MAX_NS, &c->dur_ns, "a call's duration") < 0 ||
             get_int(x, &a->items[3], -1, &c->seq, "a call's seq") < 0)
             return -1;
         if ((uint64_t)coll >= r->ncolls)

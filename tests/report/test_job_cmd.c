@@ -50,8 +50,8 @@ TEST(job_report_hta_two_ranks_by_hand)
     CHECK(has(j, "\"straggler_rank\":1"));
     free(j);
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(has(md, "# Job: 2 ranks of 128, 2 steps"));
-    CHECK(has(md, "Straggler: **rank 1**"));
+    CHECK(has(md, "### Job: 2 ranks of 128, 2 steps"));
+    CHECK(has(md, "**Straggler: rank 1**"));
     free(md);
     CHECK(tp_test_exists_in(dir, "ranks/000000-trace_filter_sampled_rank-0.rank.json"));
 }
@@ -261,7 +261,7 @@ TEST(job_diff_two_runs)
     CHECK(has(j, "\"wait_caused_ns\":[12000000,84000000]"));
     free(j);
     char *md = tp_test_read_in(out, "diff.md");
-    CHECK(has(md, "# Job diff: slower"));
+    CHECK(has(md, "### Job diff: slower"));
     free(md);
     /* the same job on both sides */
     CHECK_EQ_INT(tp_test_run(&o, "'%s' diff '%s' '%s/rank-*.json' -o '%s' 2>&1", tp_test_bin(), ra, a, out), 0);
