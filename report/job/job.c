@@ -113,15 +113,48 @@ static void build_steps(tp_job *j)
     }
 }
 
-/* The job step holding a call that starts at `start` on rank r (its own
- * clock): the rank's step whose window holds it, SIZE_MAX when none. */
-static size_t step_of_call(const tp_job *j, size_t r, int64_t start)
+/* Each rank's step windows by start, to find the step of a call. */
+typedef struct window {
+    int64_t start, end;
+    size_t step; /* index into j->steps */
+} window;
+
+static int cmp_window(const void *a, const void *b)
 {
-    const tp_rank_sum *s = &j->ranks[r].sum;
-    for (size_t i = 0; i < s->nsteps; i++) /* steps are few */
-        if (start >= s->steps[i].start_ns && start < s->steps[i].start_ns + s->steps[i].dur_ns)
-            return step_index(j, s->steps[i].number);
-    return SIZE_MAX;
+    const window *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static window **build_windows(const tp_job *j, size_t **nw)
+{
+    window **w = tp_xcalloc(j->nranks + 1, sizeof *w);
+    *nw = tp_xcalloc(j->nranks + 1, sizeof **nw);
+    for (size_t r = 0; r < j->nranks; r++) {
+        const tp_rank_sum *s = &j->ranks[r].sum;
+        w[r] = tp_xmalloc((s->nsteps + 1) * sizeof **w);
+        for (size_t i = 0; i < s->nsteps; i++)
+            w[r][i] = (window){s->steps[i].start_ns, s->steps[i].start_ns + s->steps[i].dur_ns,
+                               step_index(j, s->steps[i].number)};
+        qsort(w[r], s->nsteps, sizeof **w, cmp_window);
+        (*nw)[r] = s->nsteps;
+    }
+    return w;
+}
+
+/* The job step holding a call that starts at `start` on rank r (its own
+ * clock): the last of the rank's step windows starting at or before it,
+ * when it has not ended; SIZE_MAX when none. */
+static size_t step_of_call(const window *w, size_t n, int64_t start)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (w[mid].start <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && start < w[lo - 1].end ? w[lo - 1].step : SIZE_MAX;
 }
 
 /* ---- instances ---- */
@@ -149,6 +182,8 @@ static int cmp_ref(const void *pa, const void *pb)
 }
 
 typedef struct rows {
+    window **win;         /* per rank (build_windows) */
+    size_t *nwin;
     tp_strset keys;
     size_t cap;
     tp_buf key;
@@ -217,7 +252,7 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
         c->rank_ns = tp_sat_add(c->rank_ns, rc->dur_ns);
         wait = tp_sat_add(wait, waited);
         j->ranks[r].waited_ns = tp_sat_add(j->ranks[r].waited_ns, waited);
-        size_t k = step_of_call(j, r, rc->start_ns);
+        size_t k = step_of_call(w->win[r], w->nwin[r], rc->start_ns);
         if (k != SIZE_MAX) {
             tp_job_cell *cell = &j->cells[r * j->nsteps + k];
             cell->waited_ns = tp_sat_add(cell->waited_ns, waited);
@@ -232,7 +267,7 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
     j->ranks[lr].last_arrivals++;
     w->last_count[row * j->nranks + lr]++;
     w->last_wait[row * j->nranks + lr] = tp_sat_add(w->last_wait[row * j->nranks + lr], wait);
-    size_t k = step_of_call(j, lr, lc->start_ns);
+    size_t k = step_of_call(w->win[lr], w->nwin[lr], lc->start_ns);
     if (k != SIZE_MAX) {
         tp_job_cell *cell = &j->cells[lr * j->nsteps + k];
         cell->wait_caused_ns = tp_sat_add(cell->wait_caused_ns, wait);
@@ -277,6 +312,7 @@ static void build_instances(tp_job *j)
     }
     qsort(v, n, sizeof *v, cmp_ref);
     rows w = {0};
+    w.win = build_windows(j, &w.nwin);
     bool *in = tp_xcalloc(j->nranks + 1, sizeof *in);
     callref *group = tp_xmalloc((j->nranks + 1) * sizeof *group);
     for (size_t i = 0; i < n;) {
@@ -311,6 +347,10 @@ static void build_instances(tp_job *j)
                          : 0;
         row->busbw = row->algbw * row->factor;
     }
+    for (size_t r = 0; r < j->nranks; r++)
+        free(w.win[r]);
+    free(w.win);
+    free(w.nwin);
     free(w.last_count);
     free(w.last_wait);
     tp_strset_free(&w.keys);
