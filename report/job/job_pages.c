@@ -344,8 +344,8 @@ static void colls_text(const tp_job *j, char *b, size_t n)
                        "bandwidth.");
         return;
     }
-    int k = snprintf(b, n, "Collectives: %" PRIu64 " instances matched across ranks, in %zu row%s (kind, size, group)",
-                     j->instances, j->ncolls, j->ncolls == 1 ? "" : "s");
+    int k = snprintf(b, n, "Collectives: %" PRIu64 " instance%s matched across ranks, in %zu row%s (kind, size, group)",
+                     j->instances, j->instances == 1 ? "" : "s", j->ncolls, j->ncolls == 1 ? "" : "s");
     if (j->unmatched_calls)
         k += snprintf(b + k, n - (size_t)k, "; %" PRIu64 " calls matched no other rank's", j->unmatched_calls);
     snprintf(b + k, n - (size_t)k, ".");
@@ -652,7 +652,8 @@ static void collectives_page(tp_canvas *cv, const tp_job *j, double w, double h)
         row[0] = c->kind;
         row[1] = tp_strs_add(&st, "%s", sz);
         row[2] = *c->dtype ? c->dtype : "-";
-        row[3] = tp_strs_add(&st, "%s%s%s", c->group, *c->group && *c->ranks ? " " : "", c->ranks);
+        row[3] = *c->group || *c->ranks ? tp_strs_add(&st, "%s%s%s", c->group, *c->group && *c->ranks ? " " : "", c->ranks)
+                                        : "-";
         row[4] = c->group_size > 0 ? tp_strs_add(&st, "%lld", (long long)c->group_size) : "?";
         row[5] = tp_strs_add(&st, "%" PRIu64, c->instances);
         row[6] = tp_strs_add(&st, "%s", tr);
