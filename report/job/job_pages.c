@@ -652,8 +652,8 @@ static void collectives_page(tp_canvas *cv, const tp_job *j, double w, double h)
         row[0] = c->kind;
         row[1] = tp_strs_add(&st, "%s", sz);
         row[2] = *c->dtype ? c->dtype : "-";
-        row[3] = *c->group || *c->ranks ? tp_strs_add(&st, "%s%s%s", c->group, *c->group && *c->ranks ? " " : "", c->ranks)
-                                        : "-";
+        bool grp = *c->group || *c->ranks;
+        row[3] = grp ? tp_strs_add(&st, "%s%s%s", c->group, *c->group && *c->ranks ? " " : "", c->ranks) : "-";
         row[4] = c->group_size > 0 ? tp_strs_add(&st, "%lld", (long long)c->group_size) : "?";
         row[5] = tp_strs_add(&st, "%" PRIu64, c->instances);
         row[6] = tp_strs_add(&st, "%s", tr);
@@ -671,7 +671,8 @@ static void collectives_page(tp_canvas *cv, const tp_job *j, double w, double h)
     snprintf(note + k, sizeof note - (size_t)k,
              "Transfer time: the last arrival's duration, summed over instances; algbw = instances x S / transfer "
              "time, busbw = algbw x the nccl-tests factor; wait: what the other ranks waited.");
-    snprintf(title, sizeof title, "Collectives across ranks%s, by the waiting", j->ncolls > shown ? " (the top rows)" : "");
+    snprintf(title, sizeof title, "Collectives across ranks%s, by the waiting",
+             j->ncolls > shown ? " (the top rows)" : "");
     tp_table t = {title, NC, cols, shown, cells, TABLE_FS, 1, NULL};
     table_pages(cv, "Collectives", &t, note, w, h);
     free(cells);
