@@ -2,6 +2,7 @@
 #include "report/job/job_run.h"
 #include "convert/io/output.h"
 #include "report/job/job_out.h"
+#include "report/job/job_pages.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -271,20 +272,29 @@ int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed
 
 int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_err *err)
 {
-    (void)po;
     tp_buf json = {0}, md = {0};
+    const char **pngs = NULL;
+    char pngdir[4096];
+    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
     int rc = 0;
+    /* the PDF, the PNGs, summary.json and summary.md as one set: renamed together at the end */
     tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
-    tp_job_json(job, &json);
-    tp_job_md(job, NULL, &md);
-    if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
-        tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
+    if (tp_mkdirs(pngdir, err) < 0 || tp_job_pages(job, dir, po, &pngs, err) < 0)
         rc = -1;
+    tp_timing("job pages");
+    if (rc == 0) {
+        tp_job_json(job, &json);
+        tp_job_md(job, pngs, &md);
+        if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
+            tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
+            rc = -1;
+    }
     tp_outset_use(prev);
     if (rc < 0)
         tp_outset_abort(set);
     else if (tp_outset_publish(set, err) < 0)
         rc = -1;
+    free(pngs);
     tp_buf_free(&json);
     tp_buf_free(&md);
     return rc;
