@@ -271,6 +271,7 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
     if (k != SIZE_MAX) {
         tp_job_cell *cell = &j->cells[lr * j->nsteps + k];
         cell->wait_caused_ns = tp_sat_add(cell->wait_caused_ns, wait);
+        cell->late_ns = tp_sat_add(cell->late_ns, wait / (int64_t)(n - 1)); /* the sum grows with the ranks; this does not */
         cell->last_arrivals++;
     }
 }
@@ -407,7 +408,11 @@ static void flag_steps(tp_job *j)
             if (n >= 2 && c->step_ns > st->median_step_ns + noise)
                 c->flags |= TP_JOB_FLAG_STEP;
         }
-        if (st->straggler >= 0 && st->wait_ns > st->wait_threshold_ns) {
+        int64_t late = 0;
+        for (size_t r = 0; r < j->nranks; r++)
+            if (st->straggler >= 0 && j->ranks[r].rank == st->straggler)
+                late = j->cells[r * j->nsteps + k].late_ns;
+        if (st->straggler >= 0 && late > st->wait_threshold_ns) {
             for (size_t r = 0; r < j->nranks; r++)
                 if (j->ranks[r].rank == st->straggler)
                     j->cells[r * j->nsteps + k].flags |= TP_JOB_FLAG_ARRIVAL;
@@ -429,7 +434,7 @@ static void flag_steps(tp_job *j)
             j->stragglers[j->nstragglers++] = (tp_job_straggler){
                 j->steps[k].number, j->ranks[r].rank, c->flags, c->computation_ns,
                 j->steps[k].median_computation_ns, c->step_ns, j->steps[k].median_step_ns, c->wait_caused_ns,
-                c->last_arrivals, c->instances, j->steps[k].noise_ns, j->steps[k].wait_threshold_ns};
+                c->late_ns, c->last_arrivals, c->instances, j->steps[k].noise_ns, j->steps[k].wait_threshold_ns};
         }
 }
 

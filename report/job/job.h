@@ -42,6 +42,7 @@ typedef struct tp_job_cell {
     bool present;
     int64_t step_ns, computation_ns, communication_ns, exposed_communication_ns, idle_ns;
     int64_t wait_caused_ns, waited_ns;
+    int64_t late_ns;          /* sum over the instances it arrived last at of the others' mean wait */
     uint32_t last_arrivals;   /* instances it arrived last at, with a wait */
     uint32_t instances;       /* matched instances it took part in */
     uint32_t flags;           /* TP_JOB_FLAG_* */
@@ -53,7 +54,7 @@ typedef struct tp_job_step {
     int64_t median_step_ns, median_computation_ns;
     int64_t noise_ns;         /* how far above the median a computation or step time is flagged
                                * (docs/REPORT.md "Stragglers") */
-    int64_t wait_threshold_ns; /* how much waiting a rank's late arrivals must cause to be flagged */
+    int64_t wait_threshold_ns; /* how late (the others' mean wait) a straggler must be to be flagged */
     int64_t straggler;        /* the rank whose lateness cost the most waiting, -1 none */
     int64_t wait_ns;          /* the waiting that straggler caused */
 } tp_job_step;
@@ -83,6 +84,7 @@ typedef struct tp_job_straggler {
     int64_t computation_ns, median_computation_ns;
     int64_t step_ns, median_step_ns;
     int64_t wait_caused_ns;   /* the others' waiting at the instances it arrived last at */
+    int64_t late_ns;          /* how late it was: the others' mean wait, summed over those instances */
     uint32_t last_arrivals, instances; /* of the step's instances it took part in */
     int64_t noise_ns, wait_threshold_ns; /* the step's */
 } tp_job_straggler;

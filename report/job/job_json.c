@@ -176,10 +176,11 @@ void tp_job_json(const tp_job *j, tp_buf *b)
         flags_json(b, s->flags);
         tp_buf_printf(b,
                       ",\"computation_ns\":%lld,\"median_computation_ns\":%lld,\"step_ns\":%lld,"
-                      "\"median_step_ns\":%lld,\"wait_caused_ns\":%lld,\"last_arrivals\":%u,\"instances\":%u,"
+                      "\"median_step_ns\":%lld,\"wait_caused_ns\":%lld,\"late_ns\":%lld,\"last_arrivals\":%u,\"instances\":%u,"
                       "\"noise_ns\":%lld,\"wait_threshold_ns\":%lld}",
                       (long long)s->computation_ns, (long long)s->median_computation_ns, (long long)s->step_ns,
-                      (long long)s->median_step_ns, (long long)s->wait_caused_ns, s->last_arrivals, s->instances,
+                      (long long)s->median_step_ns, (long long)s->wait_caused_ns, (long long)s->late_ns, s->last_arrivals,
+                      s->instances,
                       (long long)s->noise_ns, (long long)s->wait_threshold_ns);
     }
     tp_buf_puts(b, "]}}\n");
