@@ -382,18 +382,20 @@ static void flag_steps(tp_job *j)
         st->median_computation_ns = median_of(b, n);
         if (n)
             meds[nmeds++] = st->median_step_ns;
-        /* noise: 3 x the median absolute deviation of computation, at least 2% of the step and 10 us */
+        /* noise: 3 x the median absolute deviation of computation, at least 0.1% of the step and 10 us
+         * (ranks of a synthetic job can be alike to the nanosecond) */
         for (size_t i = 0; i < n; i++)
             b[i] = llabs(b[i] - st->median_computation_ns);
         int64_t mad = median_of(b, n);
         int64_t noise = 3 * (mad > 0 ? mad : 0);
-        if (noise < st->median_step_ns / 50)
-            noise = st->median_step_ns / 50;
+        if (noise < st->median_step_ns / 1000)
+            noise = st->median_step_ns / 1000;
         if (noise < 10000)
             noise = 10000;
         st->noise_ns = noise;
-        /* waiting: 2% of the step, at least 10 us (the spread of computation says nothing of it) */
-        st->wait_threshold_ns = st->median_step_ns / 50 > 10000 ? st->median_step_ns / 50 : 10000;
+        /* lateness: 1% of the step, at least 10 us (with two ranks the spread of computation is their
+         * difference, which would hide any straggler) */
+        st->wait_threshold_ns = st->median_step_ns / 100 > 10000 ? st->median_step_ns / 100 : 10000;
         /* the step's straggler: the rank whose late arrivals cost the most waiting */
         for (size_t r = 0; r < j->nranks; r++) {
             tp_job_cell *c = &j->cells[r * j->nsteps + k];

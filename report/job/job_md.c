@@ -87,9 +87,24 @@ static void lead(const tp_job *j, tp_buf *b)
     if (best >= 0)
         tp_buf_printf(b, "**Straggler: rank %lld**, last to arrive in %zu of %zu step%s (the others waited %s ms for it in all).\n",
                       (long long)best, best_steps, j->nsteps, j->nsteps == 1 ? "" : "s", ms(t1, sizeof t1, best_wait));
-    else if (j->nstragglers)
-        tp_buf_printf(b, "No rank made the others wait beyond the noise; %zu (rank, step) pairs ran slower than the step's median (below).\n",
-                      j->nstragglers);
+    else if (j->nstragglers) {
+        /* no late arrival beyond the threshold: name the rank flagged in the most steps */
+        size_t most = 0, at = 0;
+        for (size_t r = 0; r < j->nranks; r++) {
+            size_t k = 0;
+            for (size_t i = 0; i < j->nstragglers; i++)
+                k += j->stragglers[i].rank == j->ranks[r].rank;
+            if (k > most) {
+                most = k;
+                at = r;
+            }
+        }
+        char fl[48];
+        tp_job_flags_text(j->ranks[at].flags, fl, sizeof fl);
+        tp_buf_printf(b, "**Slowest: rank %lld**, flagged (%s) in %zu of %zu step%s; no rank arrived late at collectives "
+                         "by more than the threshold (%zu flagged (rank, step) pairs in all, below).\n",
+                      (long long)j->ranks[at].rank, fl, most, j->nsteps, j->nsteps == 1 ? "" : "s", j->nstragglers);
+    }
     else
         tp_buf_puts(b, "No straggler: every rank's step and computation are within the noise of the step's median.\n");
     (void)flagged_steps;

@@ -142,7 +142,7 @@ static char *page_of(const char *rec, int k)
 
 static const jspec three = {3, 4, 10000000, 6000000, 1000000, 1, 2, 2000000, true, 0};
 
-TEST(job_pages_three_ranks_with_a_straggler)
+TEST(job_pages_golden_three_ranks_with_a_straggler)
 {
     tp_job j;
     make_job(&three, &j);
