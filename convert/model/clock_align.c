@@ -7,6 +7,8 @@
 
 #define FIRST_POINTS 64
 #define CANDIDATES 8
+#define MAX_VOTES (1u << 20) /* differences collected per rank, at most (8 MB) */
+#define MIN_MATCHED 2
 
 uint64_t tp_sync_key(const char *kind, const char *group, const char *ranks, int64_t seq)
 {
@@ -77,56 +79,71 @@ static bool partner(const pool *p, uint64_t key, int64_t end, int64_t *d)
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-static void align_one(const pool *p, const tp_sync_point *pts, size_t n, tp_align_result *r)
+/* The differences from the first points (by end) to the points of their key in q. */
+static int64_t *votes(const pool *q, const tp_sync_point *pts, size_t n, size_t *nc_out)
 {
-    /* votes: differences from the first points (by end) to every point of their key */
+    int64_t *ends = tp_xmalloc((n + 1) * sizeof *ends);
+    for (size_t i = 0; i < n; i++)
+        ends[i] = pts[i].end_ns;
+    sort_i64(ends, n, NULL);
+    int64_t cut = n > FIRST_POINTS ? ends[FIRST_POINTS - 1] : INT64_MAX;
+    free(ends);
     int64_t *cand = NULL;
-    size_t nc = 0, cc = 0;
-    {
-        /* the FIRST_POINTS earliest ends vote */
-        int64_t *ends = tp_xmalloc((n + 1) * sizeof *ends);
-        for (size_t i = 0; i < n; i++)
-            ends[i] = pts[i].end_ns;
-        sort_i64(ends, n, NULL);
-        int64_t cut = n > FIRST_POINTS ? ends[FIRST_POINTS - 1] : INT64_MAX;
-        free(ends);
-        size_t taken = 0;
-        for (size_t i = 0; i < n && taken < FIRST_POINTS; i++) {
-            if (pts[i].end_ns > cut)
+    size_t nc = 0, cc = 0, taken = 0;
+    for (size_t i = 0; i < n && taken < FIRST_POINTS && nc < MAX_VOTES; i++) {
+        if (pts[i].end_ns > cut)
+            continue;
+        taken++;
+        for (size_t j = first_of_key(q, pts[i].key, INT64_MIN); j < q->n && q->v[j].key == pts[i].key && nc < MAX_VOTES;
+             j++) {
+            int64_t d = q->v[j].end_ns - pts[i].end_ns; /* both within the bounds: no overflow */
+            if (d < -TP_ALIGN_MAX_OFFSET_NS || d > TP_ALIGN_MAX_OFFSET_NS)
                 continue;
-            taken++;
-            size_t j = first_of_key(p, pts[i].key, INT64_MIN);
-            for (; j < p->n && p->v[j].key == pts[i].key; j++) {
-                int64_t d = p->v[j].end_ns - pts[i].end_ns; /* both within the bounds: no overflow */
-                if (d < -TP_ALIGN_MAX_OFFSET_NS || d > TP_ALIGN_MAX_OFFSET_NS)
-                    continue;
-                TP_GROW(cand, cc, nc + 1);
-                cand[nc++] = d;
-            }
+            TP_GROW(cand, cc, nc + 1);
+            cand[nc++] = d;
         }
     }
+    *nc_out = nc;
+    return cand;
+}
+
+static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, size_t n, tp_align_result *r)
+{
     memset(r, 0, sizeof *r);
     r->method = TP_ALIGN_RECORDED;
+    /* votes against the reference's points; against every aligned rank's
+     * when the reference shares no key with this rank (another group) */
+    size_t nc;
+    int64_t *cand = votes(ref, pts, n, &nc);
+    if (!nc) {
+        free(cand);
+        cand = votes(p, pts, n, &nc);
+    }
     if (!nc) {
         free(cand);
         return;
     }
     sort_i64(cand, nc, NULL);
-    /* the windows of the tolerance with the most votes: up to CANDIDATES starts */
-    int64_t best_off[CANDIDATES];
-    size_t best_votes[CANDIDATES], nb = 0;
+    /* the windows of the tolerance with the most votes: up to CANDIDATES
+     * distinct offsets (each a window's median), most votes first, ties in
+     * offset order */
+    int64_t best_off[CANDIDATES] = {0};
+    size_t best_votes[CANDIDATES] = {0}, nb = 0;
     for (size_t i = 0, j = 0; i < nc; i++) {
         if (i && cand[i] == cand[i - 1])
             continue;
         while (j < nc && cand[j] <= cand[i] + TP_ALIGN_TOLERANCE_NS)
             j++;
-        size_t votes = j - i;
-        int64_t off = cand[i + (j - i) / 2]; /* the window's median */
-        size_t at = nb < CANDIDATES ? nb++ : CANDIDATES - 1;
-        if (at == CANDIDATES - 1 && nb == CANDIDATES && votes <= best_votes[at])
+        size_t votes_here = j - i;
+        int64_t off = cand[i + (j - i) / 2];
+        bool seen = false;
+        for (size_t q = 0; q < nb && !seen; q++)
+            seen = best_off[q] == off;
+        if (seen || (nb == CANDIDATES && votes_here <= best_votes[CANDIDATES - 1]))
             continue;
+        size_t at = nb < CANDIDATES ? nb++ : CANDIDATES - 1;
         best_off[at] = off;
-        best_votes[at] = votes;
+        best_votes[at] = votes_here;
         for (size_t q = at; q > 0 && best_votes[q] > best_votes[q - 1]; q--) { /* keep by votes */
             size_t tv = best_votes[q];
             best_votes[q] = best_votes[q - 1];
@@ -152,9 +169,11 @@ static void align_one(const pool *p, const tp_sync_point *pts, size_t n, tp_alig
             best = best_off[c];
         }
     }
-    if (!best_score)
+    /* one point always finds its own partner: it says nothing */
+    if (best_score < MIN_MATCHED)
         return;
-    /* the median difference over the matched points, and their spread */
+    /* the median difference over the matched points (of the middle two,
+     * their mean rounded down), and their spread */
     int64_t *diffs = tp_xmalloc((n + 1) * sizeof *diffs);
     size_t nd = 0;
     for (size_t i = 0; i < n; i++) {
@@ -163,7 +182,8 @@ static void align_one(const pool *p, const tp_sync_point *pts, size_t n, tp_alig
             diffs[nd++] = best + d;
     }
     sort_i64(diffs, nd, NULL);
-    r->offset_ns = diffs[(nd - 1) / 2];
+    int64_t lo = diffs[(nd - 1) / 2], hi = diffs[nd / 2];
+    r->offset_ns = lo + (hi - lo) / 2;
     r->method = TP_ALIGN_COLLECTIVES;
     r->matched = (uint32_t)nd;
     for (size_t i = 0; i < nd; i++)
@@ -182,7 +202,7 @@ static void pool_add(pool *p, const tp_sync_point *pts, size_t n, int64_t offset
 
 void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t nranks, tp_align_result *out)
 {
-    pool p = {0};
+    pool p = {0}, ref = {0};
     tp_sync_point *pts = NULL;
     size_t cap = 0;
     for (size_t r = 0; r < nranks; r++) {
@@ -191,12 +211,16 @@ void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t n
         for (size_t i = 0; i < n[r]; i++)
             if (ranks[r][i].end_ns >= -TP_ALIGN_MAX_END_NS && ranks[r][i].end_ns <= TP_ALIGN_MAX_END_NS)
                 pts[k++] = ranks[r][i];
-        if (r == 0)
+        if (r == 0) {
             out[r] = (tp_align_result){0, TP_ALIGN_REFERENCE, 0, 0};
-        else
-            align_one(&p, pts, k, &out[r]);
-        pool_add(&p, pts, k, out[r].offset_ns);
+            pool_add(&ref, pts, k, 0);
+        } else
+            align_one(&ref, &p, pts, k, &out[r]);
+        /* a rank not aligned is no evidence for the next ones */
+        if (out[r].method != TP_ALIGN_RECORDED)
+            pool_add(&p, pts, k, out[r].offset_ns);
     }
     free(pts);
     free(p.v);
+    free(ref.v);
 }

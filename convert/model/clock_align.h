@@ -12,13 +12,18 @@
  *
  * Per rank, in the order given (the first is the reference, offset 0): the
  * candidate offsets are the differences between its first 64 points and the
- * points of the same key of the ranks aligned before it; the eight
- * candidates most points vote for (within `TP_ALIGN_TOLERANCE_NS`) are
- * scored by how many of all its points find a partner within the tolerance,
- * the best score wins (ties: the smaller |offset|, then the smaller), and
- * the offset is the median difference over the matched points.  A rank
- * with no match keeps offset 0: its clock as recorded (absolute times
- * include baseTimeNanoseconds, so traces that record one are aligned on it).
+ * reference's points of the same key (the points of every rank aligned
+ * before it when the reference shares no key with it, e.g. another process
+ * group); the eight offsets most differences vote for (windows of
+ * `TP_ALIGN_TOLERANCE_NS`) are scored by how many of all its points find a
+ * partner among the aligned ranks' points within the tolerance, the best
+ * score wins (ties: the smaller |offset|, then the smaller), and the offset
+ * is the median difference over the matched points (an even count: the
+ * mean of the middle two, rounded down).  A rank whose best score is under
+ * two keeps offset 0 (method "recorded"): one point always finds its own
+ * partner, so it proves nothing.  Its clock is then as recorded (absolute
+ * times include baseTimeNanoseconds, so traces that record one are aligned
+ * on it), and its points are no evidence for the ranks after it.
  *
  * Offsets are added to a rank's absolute times (base_ns + ts) to put them
  * on the reference's clock. */
