@@ -443,6 +443,17 @@ uint32_t tp_process_get_key(tp_trace *t, tp_str key)
     return i;
 }
 
+void tp_process_reindex(tp_trace *t)
+{
+    tp_i64map_clear(&t->process_index);
+    for (size_t i = 0; i < t->nprocesses; i++) {
+        const tp_process *p = &t->processes[i];
+        int64_t h = p->key ? mix(p->key, 0, 2) : mix((uint64_t)p->pid, 0, 1);
+        if (tp_i64map_get(&t->process_index, h) == TP_I64MAP_EMPTY) /* the first one, as when found */
+            tp_i64map_put(&t->process_index, h, (uint32_t)i);
+    }
+}
+
 static uint32_t track_new(tp_trace *t, uint32_t process)
 {
     TP_GROW(t->tracks, t->tracks_cap, t->ntracks + 1);

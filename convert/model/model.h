@@ -98,6 +98,7 @@ typedef struct tp_process {
     tp_str key;          /* original string pid, or 0 if the input had a number */
     tp_str name;         /* process_name */
     tp_str label;        /* process_labels (kept for output) */
+    uint32_t job_slot;   /* merged job trace: 1 + the rank's place (processes sort by it first); 0 otherwise */
     int64_t sort_index;  /* process_sort_index, valid if has_sort */
     bool has_sort;
     bool is_device;      /* holds device activity (set by readers or tp_classify) */
@@ -336,6 +337,9 @@ void tp_argb_free(tp_argb *b);
 /* Processes and tracks (found or created). */
 uint32_t tp_process_get(tp_trace *t, int64_t pid);
 uint32_t tp_process_get_key(tp_trace *t, tp_str key); /* string pid */
+/* After pids or keys were changed in place (a merged job's pids made
+ * unique): the lookup by pid and key rebuilt from the processes. */
+void tp_process_reindex(tp_trace *t);
 uint32_t tp_track_get(tp_trace *t, uint32_t process, int64_t tid);
 uint32_t tp_track_get_key(tp_trace *t, uint32_t process, tp_str key); /* string tid */
 /* A new track not found by tid lookups (derived lines, overflow rows). */

@@ -228,6 +228,8 @@ static int cmp_process(const void *a, const void *b, void *vctx)
     const porder_ctx *ctx = vctx;
     uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
     const tp_process *x = &ctx->t->processes[ia], *y = &ctx->t->processes[ib];
+    if (x->job_slot != y->job_slot) /* a merged job: rank by rank */
+        return x->job_slot < y->job_slot ? -1 : 1;
     if (ctx->group[ia] != ctx->group[ib])
         return ctx->group[ia] - ctx->group[ib];
     /* within a group, input sort indexes first (they make re-conversion stable) */
