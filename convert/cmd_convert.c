@@ -2,12 +2,15 @@
 #include "convert/write/chrome_write.h"
 #include "convert/base/cli.h"
 #include "convert/write/pftrace_write.h"
+#include "convert/pipeline/inputs.h"
+#include "convert/pipeline/job_merge.h"
 #include "convert/pipeline/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,11 +152,57 @@ static void write_pftrace(tp_trace *t, tp_out *o, tp_write_stats *st)
         tp_warn(t, "slices cut at their parent's end (nesting)", ps.clipped);
 }
 
-static int tp_cmd_convert(int argc, char **argv)
+/* A job rather than one file: several arguments, or one that names several
+ * files (a folder, a glob that is no file's name, an @list). */
+static bool is_job(char **args, int n)
+{
+    if (n != 1)
+        return n > 1;
+    struct stat st;
+    const char *a = args[0];
+    if (stat(a, &st) == 0)
+        return S_ISDIR(st.st_mode);
+    return a[0] == '@' || strpbrk(a, "*?[") != NULL;
+}
+
+/* Load a job's ranks merged into t (job_merge.h); the exit code. */
+static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t, bool quiet)
+{
+    tp_strlist files = {0};
+    size_t not_traces = 0;
+    tp_err err = {0};
+    if (tp_inputs_expand(args, nargs, NULL, &files, &not_traces, &err) < 0) {
+        tp_report_error("job", &err);
+        tp_strlist_free(&files);
+        return TP_EXIT_INPUT;
+    }
+    if (!files.n) {
+        fprintf(stderr, TP_PROG ": job: no trace among the inputs (%zu files no reader recognises)\n", not_traces);
+        tp_strlist_free(&files);
+        return TP_EXIT_INPUT;
+    }
+    if (not_traces && !quiet)
+        fprintf(stderr, TP_PROG ": job: warning: %zu files in the folders are no trace (skipped)\n", not_traces);
+    tp_job job;
+    const char *bad = NULL;
+    int rc = TP_EXIT_OK;
+    if (tp_job_merge((const char *const *)files.v, files.n, lo, t, &job, &bad, &err) < 0) {
+        tp_report_error(bad ? bad : "job", &err);
+        rc = TP_EXIT_INPUT;
+    } else if (!quiet)
+        tp_job_print(&job);
+    tp_job_free(&job);
+    tp_strlist_free(&files);
+    return rc;
+}
+
+/* ins: room for the inputs named (argc) */
+static int convert_main(int argc, char **argv, char **ins)
 {
     tp_load_opts lo = {0};
     const char *in = NULL, *out = NULL, *split = NULL;
     bool quiet = false;
+    int nins = 0;
     for (int i = 1; i < argc; i++) {
         int k;
         if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -168,15 +217,16 @@ static int tp_cmd_convert(int argc, char **argv)
             quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
-        else if (in)
-            return tp_usage_error(argv[0], "one input file at a time");
         else
-            in = argv[i];
+            ins[nins++] = argv[i];
     }
+    in = nins ? ins[0] : NULL;
+    bool job = is_job(ins, nins);
     if (!in)
         return tp_usage_error(argv[0], "no input file");
     if (!out)
-        return tp_usage_error(argv[0], "no output file (-o OUTPUT)");
+        return tp_usage_error(argv[0], job ? "no output file (-o OUTPUT): a job's ranks merge into one"
+                                           : "no output file (-o OUTPUT)");
     bool pf = tp_pftrace_wanted(out); /* Perfetto protobuf: chosen by the output name */
     if (pf && split)
         return tp_usage_error(argv[0], "--split writes JSON only (not .pftrace)");
@@ -207,7 +257,14 @@ static int tp_cmd_convert(int argc, char **argv)
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
-    if (tp_load(in, &lo, &t, &err) < 0) {
+    if (job) {
+        int jrc = load_job(ins, nins, &lo, &t, quiet);
+        if (jrc != TP_EXIT_OK) {
+            tp_trace_free(&t);
+            return jrc;
+        }
+        in = "job"; /* what the messages below name; every input is protected (tp_input_open) */
+    } else if (tp_load(in, &lo, &t, &err) < 0) {
         tp_report_error(in, &err);
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
@@ -236,7 +293,7 @@ static int tp_cmd_convert(int argc, char **argv)
     tp_outset *set = tp_outset_new(); /* all parts or none; the previous ones stay until all are written */
     for (size_t k = 0; k < sp.n && rc == TP_EXIT_OK; k++) {
         char *name = split ? part_name(out, &sp, k) : tp_xstrdup(out);
-        tp_out *o = tp_out_open_in(set, name, in, &err);
+        tp_out *o = tp_out_open_in(set, name, job ? NULL : in, &err);
         if (!o) {
             tp_report_error(name, &err);
             free(name);
@@ -321,6 +378,14 @@ static int tp_cmd_convert(int argc, char **argv)
     free(sp.lo);
     free(sp.label);
     tp_trace_free(&t);
+    return rc;
+}
+
+static int tp_cmd_convert(int argc, char **argv)
+{
+    char **ins = tp_xcalloc((size_t)argc + 1, sizeof *ins);
+    int rc = convert_main(argc, argv, ins);
+    free(ins);
     return rc;
 }
 
