@@ -183,15 +183,15 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
     }
     if (not_traces && !quiet)
         fprintf(stderr, TP_PROG ": job: warning: %zu files in the folders are no trace (skipped)\n", not_traces);
-    tp_job job;
+    tp_merged_job job;
     const char *bad = NULL;
     int rc = TP_EXIT_OK;
-    if (tp_job_merge((const char *const *)files.v, files.n, lo, t, &job, &bad, &err) < 0) {
+    if (tp_merge_job((const char *const *)files.v, files.n, lo, t, &job, &bad, &err) < 0) {
         tp_report_error(bad ? bad : "job", &err);
         rc = TP_EXIT_INPUT;
     } else if (!quiet)
-        tp_job_print(&job);
-    tp_job_free(&job);
+        tp_merge_print(&job);
+    tp_merge_free(&job);
     tp_strlist_free(&files);
     return rc;
 }

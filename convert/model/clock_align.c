@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIRST_POINTS 64
+#define VOTERS 64
 #define CANDIDATES 8
 #define MAX_VOTES (1u << 20) /* differences collected per rank, at most (8 MB) */
 #define MIN_MATCHED 2
@@ -79,32 +79,46 @@ static bool partner(const pool *p, uint64_t key, int64_t end, int64_t *d)
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-/* The differences from the first points (by end) to the points of their key in q. */
+static inline bool end_before(const tp_sync_point *a, const tp_sync_point *b, void *c)
+{
+    (void)c;
+    return a->end_ns < b->end_ns;
+}
+TP_SORT_DEFINE(sort_by_end, tp_sync_point, void *, end_before)
+
+/* The differences from VOTERS points spread evenly over the rank's time
+ * (its first and last among them) to the points of their key in q.  Spread,
+ * not the first ones: with periodic calls, a shift by k periods pairs up all
+ * the first points too, and only the far end tells it from the true one. */
 static int64_t *votes(const pool *q, const tp_sync_point *pts, size_t n, size_t *nc_out)
 {
-    int64_t *ends = tp_xmalloc((n + 1) * sizeof *ends);
-    for (size_t i = 0; i < n; i++)
-        ends[i] = pts[i].end_ns;
-    sort_i64(ends, n, NULL);
-    int64_t cut = n > FIRST_POINTS ? ends[FIRST_POINTS - 1] : INT64_MAX;
-    free(ends);
+    tp_sync_point *s = tp_xmalloc((n + 1) * sizeof *s);
+    memcpy(s, pts, n * sizeof *s);
+    sort_by_end(s, n, NULL);
+    size_t nv = n < VOTERS ? n : VOTERS;
     int64_t *cand = NULL;
-    size_t nc = 0, cc = 0, taken = 0;
-    for (size_t i = 0; i < n && taken < FIRST_POINTS && nc < MAX_VOTES; i++) {
-        if (pts[i].end_ns > cut)
-            continue;
-        taken++;
-        for (size_t j = first_of_key(q, pts[i].key, INT64_MIN); j < q->n && q->v[j].key == pts[i].key && nc < MAX_VOTES;
-             j++) {
-            int64_t d = q->v[j].end_ns - pts[i].end_ns; /* both within the bounds: no overflow */
+    size_t nc = 0, cc = 0;
+    for (size_t k = 0; k < nv && nc < MAX_VOTES; k++) {
+        const tp_sync_point *v = &s[nv > 1 ? k * (n - 1) / (nv - 1) : 0];
+        for (size_t j = first_of_key(q, v->key, INT64_MIN); j < q->n && q->v[j].key == v->key && nc < MAX_VOTES; j++) {
+            int64_t d = q->v[j].end_ns - v->end_ns; /* both within the bounds: no overflow */
             if (d < -TP_ALIGN_MAX_OFFSET_NS || d > TP_ALIGN_MAX_OFFSET_NS)
                 continue;
             TP_GROW(cand, cc, nc + 1);
             cand[nc++] = d;
         }
     }
+    free(s);
     *nc_out = nc;
     return cand;
+}
+
+/* More votes, else the smaller |offset|, else the smaller offset. */
+static bool better(size_t va, int64_t oa, size_t vb, int64_t ob)
+{
+    if (va != vb)
+        return va > vb;
+    return abs64(oa) != abs64(ob) ? abs64(oa) < abs64(ob) : oa < ob;
 }
 
 static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, size_t n, tp_align_result *r)
@@ -125,8 +139,9 @@ static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, 
     }
     sort_i64(cand, nc, NULL);
     /* the windows of the tolerance with the most votes: up to CANDIDATES
-     * distinct offsets (each a window's median), most votes first, ties in
-     * offset order */
+     * distinct offsets (each a window's median), most votes first, ties by
+     * the smaller |offset| (periodic calls give many windows as many votes:
+     * the nearest must stay in) */
     int64_t best_off[CANDIDATES] = {0};
     size_t best_votes[CANDIDATES] = {0}, nb = 0;
     for (size_t i = 0, j = 0; i < nc; i++) {
@@ -139,12 +154,12 @@ static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, 
         bool seen = false;
         for (size_t q = 0; q < nb && !seen; q++)
             seen = best_off[q] == off;
-        if (seen || (nb == CANDIDATES && votes_here <= best_votes[CANDIDATES - 1]))
+        if (seen || (nb == CANDIDATES && !better(votes_here, off, best_votes[CANDIDATES - 1], best_off[CANDIDATES - 1])))
             continue;
         size_t at = nb < CANDIDATES ? nb++ : CANDIDATES - 1;
         best_off[at] = off;
         best_votes[at] = votes_here;
-        for (size_t q = at; q > 0 && best_votes[q] > best_votes[q - 1]; q--) { /* keep by votes */
+        for (size_t q = at; q > 0 && better(best_votes[q], best_off[q], best_votes[q - 1], best_off[q - 1]); q--) {
             size_t tv = best_votes[q];
             best_votes[q] = best_votes[q - 1];
             best_votes[q - 1] = tv;

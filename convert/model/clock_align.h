@@ -11,12 +11,14 @@
  * the most points agree on.
  *
  * Per rank, in the order given (the first is the reference, offset 0): the
- * candidate offsets are the differences between its first 64 points and the
+ * candidate offsets are the differences between 64 of its points, spread
+ * evenly over its time (the first and the last among them), and the
  * reference's points of the same key (the points of every rank aligned
  * before it when the reference shares no key with it, e.g. another process
  * group); the eight offsets most differences vote for (windows of
- * `TP_ALIGN_TOLERANCE_NS`) are scored by how many of all its points find a
- * partner among the aligned ranks' points within the tolerance, the best
+ * `TP_ALIGN_TOLERANCE_NS`; ties: the smaller |offset|) are scored by how
+ * many of all its points find a partner among the aligned ranks' points
+ * within the tolerance, the best
  * score wins (ties: the smaller |offset|, then the smaller), and the offset
  * is the median difference over the matched points (an even count: the
  * mean of the middle two, rounded down).  A rank whose best score is under

@@ -105,12 +105,10 @@ int64_t tp_rank_from_path(const char *path)
         if (*q < '0' || *q > '9')
             continue;
         int64_t v = 0;
-        for (; *q >= '0' && *q <= '9'; q++) {
-            if (v > (INT64_MAX - 9) / 10)
-                break;
-            v = v * 10 + (*q - '0');
-        }
-        rank = v;
+        for (; *q >= '0' && *q <= '9' && v >= 0; q++)
+            v = v > (INT64_MAX - 9) / 10 ? -1 : v * 10 + (*q - '0'); /* too long: no rank (not its first digits) */
+        if (v >= 0)
+            rank = v;
     }
     return rank;
 }

@@ -162,7 +162,7 @@ static bool is_id_event(const tp_event *e)
 /* Flow and async ids kept apart between ranks (job_merge.h): rank by rank,
  * an id an earlier rank used is renamed, the same way for all its events. */
 static void separate_ids(tp_trace *t, const part *parts, const uint32_t *by_rank, size_t nparts,
-                         const tp_job_rank *jr)
+                         const tp_merge_rank *jr)
 {
     tp_i64map used_num = {0}, used_str = {0}; /* ids of the ranks before */
     uint64_t max = 0;
@@ -217,7 +217,7 @@ static void separate_ids(tp_trace *t, const part *parts, const uint32_t *by_rank
 }
 
 /* "rank 3: python3" (or "rank 3" for a process without a name). */
-static void rename_processes(tp_trace *t, const part *parts, const proc_origin *orig, const tp_job *job)
+static void rename_processes(tp_trace *t, const part *parts, const proc_origin *orig, const tp_merged_job *job)
 {
     tp_buf b = {0};
     for (size_t k = 0; k < t->nprocesses; k++) {
@@ -241,7 +241,7 @@ static void rename_processes(tp_trace *t, const part *parts, const proc_origin *
 
 /* The lowest rank's top-level keys but its distributedInfo (the merged
  * trace is no single rank), then "tracepress_job". */
-static void set_toplevel(tp_trace *t, const part *ref, const tp_job *job)
+static void set_toplevel(tp_trace *t, const part *ref, const tp_merged_job *job)
 {
     tp_buf b = {0};
     if (ref->toplevel.len) {
@@ -269,12 +269,12 @@ static void set_toplevel(tp_trace *t, const part *ref, const tp_job *job)
         tp_buf_free(&src);
     }
     tp_buf_puts(&b, "\"tracepress_job\":");
-    tp_job_json(job, &b);
+    tp_merge_json(job, &b);
     tp_buf_free(&t->toplevel);
     t->toplevel = b;
 }
 
-int tp_job_merge(const char *const *paths, size_t n, const tp_load_opts *lo, tp_trace *t, tp_job *job,
+int tp_merge_job(const char *const *paths, size_t n, const tp_load_opts *lo, tp_trace *t, tp_merged_job *job,
                  const char **bad_path, tp_err *err)
 {
     memset(job, 0, sizeof *job);
@@ -322,7 +322,7 @@ int tp_job_merge(const char *const *paths, size_t n, const tp_load_opts *lo, tp_
         tp_clock_align(pts, npts, n, res);
         for (size_t r = 0; r < n; r++) {
             const part *pt = &parts[by_rank[r]];
-            job->ranks[r] = (tp_job_rank){paths[by_rank[r]], rank[by_rank[r]], from[by_rank[r]], pt->dist.world_size,
+            job->ranks[r] = (tp_merge_rank){paths[by_rank[r]], rank[by_rank[r]], from[by_rank[r]], pt->dist.world_size,
                                           pt->npts, res[r], pt->events_in};
             for (size_t i = pt->first_event; res[r].offset_ns && i < pt->first_event + pt->nevents; i++)
                 t->events[i].ts += res[r].offset_ns;
@@ -348,19 +348,19 @@ int tp_job_merge(const char *const *paths, size_t n, const tp_load_opts *lo, tp_
     return rc;
 }
 
-void tp_job_free(tp_job *job)
+void tp_merge_free(tp_merged_job *job)
 {
     free(job->ranks);
     memset(job, 0, sizeof *job);
 }
 
-void tp_job_json(const tp_job *job, tp_buf *b)
+void tp_merge_json(const tp_merged_job *job, tp_buf *b)
 {
     tp_buf_printf(b, "{\"ranks_merged\":%zu,\"reference_rank\":%lld,\"alignment\":\"collective ends\","
                      "\"tolerance_ns\":%d,\"ranks\":[",
                   job->n, job->n ? (long long)job->ranks[0].rank : -1LL, TP_ALIGN_TOLERANCE_NS);
     for (size_t r = 0; r < job->n; r++) {
-        const tp_job_rank *j = &job->ranks[r];
+        const tp_merge_rank *j = &job->ranks[r];
         tp_buf_printf(b, "%s{\"rank\":%lld,\"file\":", r ? "," : "", (long long)j->rank);
         tp_json_put_string(b, j->path, strlen(j->path), NULL);
         tp_buf_printf(b,
@@ -373,10 +373,10 @@ void tp_job_json(const tp_job *job, tp_buf *b)
     tp_buf_puts(b, "]}");
 }
 
-void tp_job_print(const tp_job *job)
+void tp_merge_print(const tp_merged_job *job)
 {
     for (size_t r = 0; r < job->n; r++) {
-        const tp_job_rank *j = &job->ranks[r];
+        const tp_merge_rank *j = &job->ranks[r];
         fprintf(stderr, TP_PROG ": job: rank %lld (", (long long)j->rank);
         tp_put_printable(stderr, j->path);
         if (j->align.method == TP_ALIGN_REFERENCE)

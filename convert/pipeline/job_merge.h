@@ -24,7 +24,7 @@
 #include "convert/model/clock_align.h"
 #include "convert/pipeline/pipeline.h"
 
-typedef struct tp_job_rank {
+typedef struct tp_merge_rank {
     const char *path;      /* the caller's string */
     int64_t rank;
     int from;              /* TP_RANK_FROM_* */
@@ -32,25 +32,25 @@ typedef struct tp_job_rank {
     size_t sync_points;    /* collective calls found */
     tp_align_result align;
     uint64_t events_in;
-} tp_job_rank;
+} tp_merge_rank;
 
-typedef struct tp_job {
-    tp_job_rank *ranks;    /* in rank order; ranks[0] is the reference */
+typedef struct tp_merged_job {
+    tp_merge_rank *ranks;    /* in rank order; ranks[0] is the reference */
     size_t n;
-} tp_job;
+} tp_merged_job;
 
 /* Merge paths[0..n) into t (initialised by the caller).  0, or -1 with err
  * and *bad_path the file it is about (NULL: the job as a whole, e.g. ranks
  * that disagree).  Sets t->toplevel to the lowest rank's top-level keys
- * without "distributedInfo", plus "tracepress_job" (tp_job_json). */
-int tp_job_merge(const char *const *paths, size_t n, const tp_load_opts *lo, tp_trace *t, tp_job *job,
+ * without "distributedInfo", plus "tracepress_job" (tp_merge_json). */
+int tp_merge_job(const char *const *paths, size_t n, const tp_load_opts *lo, tp_trace *t, tp_merged_job *job,
                  const char **bad_path, tp_err *err);
-void tp_job_free(tp_job *job);
+void tp_merge_free(tp_merged_job *job);
 
 /* The "tracepress_job" object (JSON text appended to b). */
-void tp_job_json(const tp_job *job, tp_buf *b);
+void tp_merge_json(const tp_merged_job *job, tp_buf *b);
 /* One stderr line per rank: "tracepress: job: rank 1 (FILE): clock offset
  * +12.345 us from 42 collectives". */
-void tp_job_print(const tp_job *job);
+void tp_merge_print(const tp_merged_job *job);
 
 #endif
