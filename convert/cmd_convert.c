@@ -391,7 +391,8 @@ static int tp_cmd_convert(int argc, char **argv)
 
 /* The command's row in the command table (commands.c): name, summary, help. */
 const tp_command tp_command_convert = {"convert", "convert a trace to normalised Chrome Trace Event JSON (Perfetto-ready)",
-    "usage: tracepress convert INPUT -o OUTPUT[.json|.json.gz] [options]\n"
+    "usage: tracepress convert INPUT -o OUTPUT[.json|.json.gz|.pftrace] [options]\n"
+    "       tracepress convert RANK_TRACE... | DIR | 'GLOB' | @LIST -o OUTPUT [options]\n"
     "\n"
     "Reads any supported trace (see `tracepress formats`) and writes one Chrome\n"
     "Trace Event JSON file that loads in Perfetto and chrome://tracing: numeric\n"
@@ -407,6 +408,15 @@ const tp_command tp_command_convert = {"convert", "convert a trace to normalised
     "Async events are not written there (counted in the summary line); --split\n"
     "writes JSON only.  See docs/PFTRACE.md.\n"
     "\n"
+    "Several inputs (files, a folder, a glob, an @list of paths) are the ranks of\n"
+    "one distributed job, written as one trace: ranks from distributedInfo (else\n"
+    "the file name, else the order), clocks aligned on the ends of collective\n"
+    "calls with the lowest rank as the reference (one line per rank on stderr:\n"
+    "its offset and how many calls matched), processes named \"rank N: NAME\" and\n"
+    "sorted by rank, pids kept unless a lower rank has them, the offsets in the\n"
+    "JSON's \"tracepress_job\" key.  Traces of different jobs (world size, default\n"
+    "group, a rank twice) are refused.  See README \"Jobs: the merged trace\".\n"
+    "\n"
     "options:\n"
     "  -o, --output FILE   output file (required; '-' writes the JSON to standard output)\n"
     "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
@@ -421,5 +431,6 @@ const tp_command tp_command_convert = {"convert", "convert a trace to normalised
     "never overwritten.  "
     "With --split, either every part is written or none is.\n" TP_EXIT_CODES_HELP
     "\nexample: tracepress convert worker0.pt.trace.json.gz -o worker0.perfetto.json.gz\n"
-    "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n",
+    "         tracepress convert big.pt.trace.json.gz -o big.pftrace\n"
+    "         tracepress convert 'job/rank-*.json.gz' -o job.perfetto.json.gz\n",
     tp_cmd_convert, true};

@@ -387,8 +387,10 @@ void tp_merge_print(const tp_merged_job *job)
             sp[tp_format_fixed(sp, j->align.spread_ns, 3)] = 0;
             fprintf(stderr, "): clock offset %s%s us from %u of %zu collectives (spread %s us)\n",
                     j->align.offset_ns >= 0 ? "+" : "", us, j->align.matched, j->sync_points, sp);
-        } else
-            fprintf(stderr, "): clock not aligned: none of its %zu collectives matched a lower rank's; "
+        } else if (!j->sync_points)
+            fputs("): clock not aligned: no collective call found; its recorded clock kept\n", stderr);
+        else
+            fprintf(stderr, "): clock not aligned: fewer than 2 of its %zu collectives matched a lower rank's; "
                             "its recorded clock kept\n",
                     j->sync_points);
     }

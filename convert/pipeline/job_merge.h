@@ -1,5 +1,5 @@
 /* job_merge.h: the ranks of a distributed job as one trace (`convert A B
- * ... -o job.json`, issue 21; docs/CONVERT.md "Jobs: the merged trace").
+ * ... -o job.json`, issue 21; README "Jobs: the merged trace").
  *
  * Each file is loaded as a single `convert` loads it (tp_load, the same
  * options), its rank identity read (dist_info.h) and its collective calls
