@@ -25,7 +25,7 @@ static const struct {
     {"render/backends", 43},   {"convert/read", 50},      {"convert/write", 50},       {"convert/pipeline", 60},
     {"convert", 70},           {"report/perf_models", 79}, {"report/comm", 79}, {"report/analysis", 80},   {"report/out", 81},          {"report/pages", 82},
     {"report/formats/*", 83},  {"report/formats", 84},    {"report/assemble", 85},     {"report/diff", 86},
-    {"report/batch", 86},      {"report", 87},            {".", 90},
+    {"report/batch", 86},      {"report/job", 86},        {"report", 87},            {".", 90},
 };
 
 typedef struct {

@@ -94,7 +94,7 @@ TEST(job_report_refuses_other_jobs_and_bad_summaries)
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), other, dir), 2);
     CHECK(has(out, "not one job:"));
-    CHECK(has(out, "world_size 128"));
+    CHECK(has(out, "has world_size") && has(out, "128") && has(out, "64")); /* either file may come first */
     free(out);
     CHECK(!tp_test_exists_in(dir, "summary.json"));
     /* the same rank twice */
