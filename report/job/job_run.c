@@ -79,40 +79,47 @@ static void remove_stale(const char *ranks, const tp_job_opts *o)
     closedir(d);
 }
 
-/* Map the inputs at positions worker, worker + nworkers, ... of the
- * shard's list.  0, or -1 with err and *failed. */
-static int map_part(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, int worker, int nworkers,
-                    const char **failed, tp_err *err)
+/* Map one input: analyse it and write its rank summary.  0, or -1 with
+ * err and *failed. */
+static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, const char **failed,
+                   tp_err *err)
 {
+    tp_rank_sum r;
+    *failed = inputs->v[i];
+    if (tp_job_rank_load(inputs->v[i], o, &r, err) < 0)
+        return -1;
+    r.input_index = i;
+    r.inputs = inputs->n;
     tp_buf b = {0};
-    size_t pos = 0;
-    for (size_t i = 0; i < inputs->n; i++) {
-        if (o->shard_n && (int)(i % (size_t)o->shard_n) != o->shard_k - 1)
-            continue;
-        if ((int)(pos++ % (size_t)nworkers) != worker)
-            continue;
-        tp_rank_sum r;
-        *failed = inputs->v[i];
-        if (tp_job_rank_load(inputs->v[i], o, &r, err) < 0) {
-            tp_buf_free(&b);
-            return -1;
-        }
-        r.input_index = i;
-        r.inputs = inputs->n;
-        b.len = 0;
-        tp_rank_sum_json(&r, &b);
-        char path[4400];
-        rank_file(dir, i, r.name, path, sizeof path);
-        tp_rank_sum_free(&r);
-        *failed = dir;
-        if (tp_out_write_file(NULL, path, b.data, b.len, err) < 0) {
-            tp_buf_free(&b);
-            return -1;
-        }
-        tp_timing("rank");
-    }
+    tp_rank_sum_json(&r, &b);
+    char path[4400];
+    rank_file(dir, i, r.name, path, sizeof path);
+    tp_rank_sum_free(&r);
+    *failed = dir;
+    int rc = tp_out_write_file(NULL, path, b.data, b.len, err);
     tp_buf_free(&b);
-    return 0;
+    tp_timing("rank");
+    return rc;
+}
+
+/* A forked child maps input i and exits 0, or prints the error and exits 2. */
+static pid_t start_child(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, bool one_thread)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed command takes its workers along */
+    tp_out_install_signal_cleanup();
+    if (one_thread)
+        setenv("TP_THREADS", "1", 0);
+    const char *f = NULL;
+    tp_err e = {0};
+    int rc = map_one(inputs, i, o, dir, &f, &e);
+    if (rc < 0)
+        tp_report_error(f, &e);
+    fflush(NULL);
+    _exit(rc < 0 ? TP_EXIT_INPUT : 0);
 }
 
 int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err)
@@ -123,53 +130,63 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
     if (tp_mkdirs(ranks, err) < 0)
         return -1;
     remove_stale(ranks, o);
-    size_t mine = 0;
-    for (size_t i = 0; i < inputs->n; i++)
-        mine += !o->shard_n || (int)(i % (size_t)o->shard_n) == o->shard_k - 1;
-    int workers = o->workers > 1 && mine > 1 ? (mine < (size_t)o->workers ? (int)mine : o->workers) : 1;
-    if (workers == 1)
-        return map_part(inputs, o, dir, 0, 1, failed, err);
-    /* forked workers, each a part of the ranks on one thread: two ranks at
-     * once use both cores through the single-threaded stretches of a load
-     * (link, the merge of the reader's halves) that one rank leaves idle */
-    pid_t *pids = tp_xcalloc((size_t)workers, sizeof *pids);
-    fflush(NULL);
-    int started = 0;
-    for (; started < workers; started++) {
-        pid_t pid = fork();
+    /* each rank in a forked child of its own: its memory goes back to the
+     * system when it ends, so the peak is `workers` ranks' whatever the
+     * number of ranks (in one process, allocator arenas grew 30% from 8 to
+     * 64 ranks); with two or more at once, one thread each (they share the
+     * cores) */
+    int workers = o->workers > 1 ? o->workers : 1;
+    pid_t *run = tp_xcalloc((size_t)workers, sizeof *run);
+    int nrun = 0, rc = 0;
+    for (size_t i = 0; i <= inputs->n; i++) {
+        bool mine = i < inputs->n && (!o->shard_n || (int)(i % (size_t)o->shard_n) == o->shard_k - 1);
+        /* wait for a child when all slots are busy, or at the end for every one */
+        while (nrun && (nrun == workers || i == inputs->n || rc < 0)) {
+            int st = 0;
+            pid_t pid = waitpid(-1, &st, 0);
+            if (pid < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            for (int w = 0; w < nrun; w++)
+                if (run[w] == pid) {
+                    run[w] = run[--nrun];
+                    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        rc = -1;
+                    break;
+                }
+            if (i == inputs->n || rc < 0)
+                continue;
+            break;
+        }
+        if (!mine || rc < 0)
+            continue;
+        pid_t pid = start_child(inputs, i, o, dir, workers > 1);
+        if (pid < 0) { /* no fork: here */
+            if (map_one(inputs, i, o, dir, failed, err) < 0) {
+                rc = -2;
+                break;
+            }
+            continue;
+        }
+        run[nrun++] = pid;
+    }
+    while (nrun) { /* after an error: the others finish, their summaries are whole */
+        int st = 0;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0 && errno == EINTR)
+            continue;
         if (pid < 0)
             break;
-        if (pid == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed command takes its workers along */
-            tp_out_install_signal_cleanup();
-            setenv("TP_THREADS", "1", 0);
-            const char *f = NULL;
-            tp_err e = {0};
-            int rc = map_part(inputs, o, dir, started, workers, &f, &e);
-            if (rc < 0)
-                tp_report_error(f, &e);
-            fflush(NULL);
-            _exit(rc < 0 ? TP_EXIT_INPUT : 0);
-        }
-        pids[started] = pid;
+        nrun--;
     }
-    int rc = 0;
-    for (int w = 0; w < started; w++) {
-        int st = 0;
-        while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR)
-            ;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            rc = -1;
-    }
-    free(pids);
-    if (started < workers && rc == 0) /* fork failed: the rest here */
-        for (int w = started; w < workers && rc == 0; w++)
-            rc = map_part(inputs, o, dir, w, workers, failed, err);
-    else if (rc < 0) {
-        *failed = NULL; /* the worker printed its error */
+    free(run);
+    if (rc == -1) {
+        *failed = NULL; /* a child printed its error */
         return -1;
     }
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, const char **failed, tp_err *err)
