@@ -359,3 +359,16 @@ void tp_jv_write(tp_buf *b, const tp_jv *v)
     }
     }
 }
+
+const tp_jv *tp_jv_parse_members(tp_jdoc *d, const char *members, size_t len, tp_buf *scratch)
+{
+    scratch->len = 0;
+    tp_buf_putc(scratch, '{');
+    tp_buf_put(scratch, members, len);
+    tp_buf_putc(scratch, '}');
+    const tp_jv *root;
+    tp_err err = {0};
+    if (tp_jv_parse_all(d, scratch->data, scratch->len, &root, &err) != 0 || root->type != TP_JV_OBJECT)
+        return NULL;
+    return root;
+}

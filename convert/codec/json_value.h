@@ -65,6 +65,10 @@ int tp_jv_parse(tp_jdoc *d, const char *origin, const char *p, const char *end, 
 int tp_jv_parse_all(tp_jdoc *d, const char *buf, size_t len, const tp_jv **out, tp_err *err);
 
 /* Lookups.  NULL when v is not an object/array or the member is absent. */
+/* Object members kept as text ("k":v,"k":v: a trace's top-level keys) parsed
+ * as one object, through scratch (the caller frees it after the nodes): the
+ * root, or NULL when they do not make an object. */
+const tp_jv *tp_jv_parse_members(tp_jdoc *d, const char *members, size_t len, tp_buf *scratch);
 const tp_jv *tp_jv_get(const tp_jv *obj, const char *key);
 const tp_jv *tp_jv_at(const tp_jv *arr, size_t i);
 

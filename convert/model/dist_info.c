@@ -59,14 +59,10 @@ void tp_dist_info_read(const tp_trace *t, tp_dist_info *d)
         return;
     /* the top-level keys are kept as "k":v,"k":v text: parse them as an object */
     tp_buf b = {0};
-    tp_buf_putc(&b, '{');
-    tp_buf_put(&b, t->toplevel.data, t->toplevel.len);
-    tp_buf_putc(&b, '}');
     tp_jdoc doc;
     tp_jdoc_init(&doc);
-    const tp_jv *root;
-    tp_err err = {0};
-    if (tp_jv_parse_all(&doc, b.data, b.len, &root, &err) == 0 && root->type == TP_JV_OBJECT) {
+    const tp_jv *root = tp_jv_parse_members(&doc, t->toplevel.data, t->toplevel.len, &b);
+    if (root) {
         const tp_jv *di = tp_jv_get(root, "distributedInfo");
         if (di && di->type == TP_JV_OBJECT) {
             d->present = true;

@@ -246,14 +246,10 @@ static void set_toplevel(tp_trace *t, const part *ref, const tp_merged_job *job)
     tp_buf b = {0};
     if (ref->toplevel.len) {
         tp_buf src = {0};
-        tp_buf_putc(&src, '{');
-        tp_buf_put(&src, ref->toplevel.data, ref->toplevel.len);
-        tp_buf_putc(&src, '}');
         tp_jdoc doc;
         tp_jdoc_init(&doc);
-        const tp_jv *root;
-        tp_err err = {0};
-        if (tp_jv_parse_all(&doc, src.data, src.len, &root, &err) == 0 && root->type == TP_JV_OBJECT) {
+        const tp_jv *root = tp_jv_parse_members(&doc, ref->toplevel.data, ref->toplevel.len, &src);
+        if (root) {
             for (uint32_t i = 0; i < root->n; i++) {
                 if (root->key_lens[i] == 15 && memcmp(root->keys[i], "distributedInfo", 15) == 0)
                     continue;

@@ -180,14 +180,8 @@ void tp_job_diff_json(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_
         const tp_job_coll *x = d->coll_a[i] == SIZE_MAX ? NULL : &d->a->colls[d->coll_a[i]];
         const tp_job_coll *y = d->coll_b[i] == SIZE_MAX ? NULL : &d->b->colls[d->coll_b[i]];
         const tp_job_coll *c = x ? x : y;
-        tp_buf_puts(b, i ? ",\n{\"kind\":" : "\n{\"kind\":");
-        tp_json_str(b, c->kind);
-        tp_buf_puts(b, ",\"dtype\":");
-        tp_json_str_or_null(b, c->dtype);
-        tp_buf_puts(b, ",\"process_group\":");
-        tp_json_str_or_null(b, c->group);
-        tp_buf_puts(b, ",\"group_ranks\":");
-        tp_json_str_or_null(b, c->ranks);
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        tp_job_coll_key_json(c, b);
         tp_buf_printf(b, c->bytes ? ",\"bytes\":%llu" : ",\"bytes\":null", (unsigned long long)c->bytes);
         pair_i64(b, "instances", x ? (int64_t)x->instances : -1, y ? (int64_t)y->instances : -1);
         pair_i64(b, "mean_transfer_ns", mean_transfer(x), mean_transfer(y));

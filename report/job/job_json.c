@@ -91,9 +91,9 @@ static void rank_json(const tp_job *j, size_t r, tp_buf *b)
     tp_buf_puts(b, "]}");
 }
 
-static void coll_json(const tp_job_coll *c, tp_buf *b)
+void tp_job_coll_key_json(const tp_job_coll *c, tp_buf *b)
 {
-    tp_buf_puts(b, "{\"kind\":");
+    tp_buf_puts(b, "\"kind\":");
     tp_json_str(b, c->kind);
     tp_buf_puts(b, ",\"dtype\":");
     tp_json_str_or_null(b, c->dtype);
@@ -101,6 +101,12 @@ static void coll_json(const tp_job_coll *c, tp_buf *b)
     tp_json_str_or_null(b, c->group);
     tp_buf_puts(b, ",\"group_ranks\":");
     tp_json_str_or_null(b, c->ranks);
+}
+
+static void coll_json(const tp_job_coll *c, tp_buf *b)
+{
+    tp_buf_putc(b, '{');
+    tp_job_coll_key_json(c, b);
     tp_buf_puts(b, ",\"group_size\":");
     int_or_null(b, c->group_size ? c->group_size : -1);
     tp_buf_puts(b, ",\"bytes\":");

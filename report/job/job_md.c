@@ -22,21 +22,6 @@ static const char *ms(char *buf, size_t n, int64_t ns)
     return buf;
 }
 
-static const char *bytes_text(char *buf, size_t n, uint64_t b)
-{
-    if (!b)
-        snprintf(buf, n, "?");
-    else if (b >= (1ull << 30))
-        snprintf(buf, n, "%.2f GiB", (double)b / (double)(1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, n, "%.2f MiB", (double)b / (double)(1ull << 20));
-    else if (b >= 1024)
-        snprintf(buf, n, "%.2f KiB", (double)b / 1024.0);
-    else
-        snprintf(buf, n, "%llu B", (unsigned long long)b);
-    return buf;
-}
-
 /* Which ranks to show when there are many: flagged first, then by wait
  * caused, then by rank.  (qsort has no user pointer: set around the call.) */
 static const tp_job *g_job;
@@ -229,7 +214,8 @@ static void colls_table(const tp_job *j, tp_buf *b)
         const tp_job_coll *c = &j->colls[i];
         tp_buf_puts(b, "| ");
         tp_md_text(b, c->kind, 40);
-        tp_buf_printf(b, " | %s | ", bytes_text(t[0], 32, c->bytes));
+        tp_fmt_bytes(t[0], 32, c->bytes);
+        tp_buf_printf(b, " | %s | ", t[0]);
         tp_md_text(b, c->dtype[0] ? c->dtype : "?", 24);
         tp_buf_puts(b, " | ");
         tp_md_text(b, c->group[0] ? c->group : "?", 24);

@@ -45,18 +45,6 @@ static void excess(char *b, size_t n, int64_t v, int64_t med)
 }
 
 /* as summary.md's collectives table (report/out/coll_out.c) */
-static void size_text(char *buf, size_t n, uint64_t bytes)
-{
-    if (!bytes)
-        snprintf(buf, n, "?");
-    else if (bytes >= 1 << 20)
-        snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
-    else if (bytes >= 1 << 10)
-        snprintf(buf, n, "%.1f KiB", (double)bytes / (1 << 10));
-    else
-        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
-}
-
 static bool has_gpu(const tp_job *j)
 {
     for (size_t r = 0; r < j->nranks; r++)
@@ -645,7 +633,7 @@ static void collectives_page(tp_canvas *cv, const tp_job *j, double w, double h)
     for (size_t i = 0; i < shown; i++) {
         const tp_job_coll *c = &j->colls[i];
         char sz[40], tr[40], wt[40];
-        size_text(sz, sizeof sz, c->bytes);
+        tp_fmt_bytes(sz, sizeof sz, c->bytes);
         dur(tr, sizeof tr, c->transfer_ns);
         dur(wt, sizeof wt, c->wait_ns);
         const char **row = cells + i * NC;

@@ -104,8 +104,6 @@ void tp_rank_sum_dist(const tp_rank_sum *r, tp_dist_info *d, tp_pg_info *pg)
 
 /* ---- writing ---- */
 
-static void jstr(tp_buf *b, const char *s) { tp_json_put_string(b, s, strlen(s), NULL); }
-
 /* The GPU figures as a JSON array, in the order FIGS names them. */
 #define FIGS "span,busy,idle,computation,communication,exposed_communication,memcpy,exposed_memcpy,memset,unlinked,kernels,memcpys,memsets"
 static void figs_json(tp_buf *b, const tp_gpu_figs *f)
@@ -120,20 +118,20 @@ static void figs_json(tp_buf *b, const tp_gpu_figs *f)
 void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
 {
     tp_buf_puts(b, "{\"schema\":\"" TP_RANK_SCHEMA "\",\n\"path\":");
-    jstr(b, r->path);
+    tp_json_str(b, r->path);
     tp_buf_printf(b, ",\"input_index\":%llu,\"inputs\":%llu,\"name\":", (unsigned long long)r->input_index,
                   (unsigned long long)r->inputs);
-    jstr(b, r->name);
+    tp_json_str(b, r->name);
     tp_buf_puts(b, ",\"format\":");
-    jstr(b, r->format);
+    tp_json_str(b, r->format);
     tp_buf_puts(b, ",\"device\":");
-    jstr(b, r->device);
+    tp_json_str(b, r->device);
     tp_buf_printf(b, ",\n\"distributed\":{\"present\":%s,\"rank\":%lld,\"world_size\":%lld,\"backend\":",
                   r->dist_present ? "true" : "false", (long long)r->dist_rank, (long long)r->world_size);
-    jstr(b, r->backend);
+    tp_json_str(b, r->backend);
     tp_buf_puts(b, ",\"problem\":");
     if (r->problem)
-        jstr(b, r->problem);
+        tp_json_str(b, r->problem);
     else
         tp_buf_puts(b, "null");
     tp_buf_printf(b, ",\"default_group_size\":%lld,\"default_group_ranks\":[", (long long)r->pg_size);
@@ -154,13 +152,13 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
     for (size_t i = 0; i < r->ncolls; i++) {
         const tp_rank_coll *c = &r->colls[i];
         tp_buf_puts(b, i ? ",\n[" : "\n[");
-        jstr(b, c->kind);
+        tp_json_str(b, c->kind);
         tp_buf_putc(b, ',');
-        jstr(b, c->dtype);
+        tp_json_str(b, c->dtype);
         tp_buf_putc(b, ',');
-        jstr(b, c->group);
+        tp_json_str(b, c->group);
         tp_buf_putc(b, ',');
-        jstr(b, c->ranks);
+        tp_json_str(b, c->ranks);
         tp_buf_printf(b, ",%lld,%llu,%llu,%lld]", (long long)c->group_size, (unsigned long long)c->bytes,
                       (unsigned long long)c->count, (long long)c->total_ns);
     }

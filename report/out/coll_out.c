@@ -67,18 +67,6 @@ void tp_collectives_json(const tp_summary *s, tp_buf *b)
     tp_buf_puts(b, "]}");
 }
 
-static void size_text(char *buf, size_t n, uint64_t bytes)
-{
-    if (!bytes)
-        snprintf(buf, n, "?");
-    else if (bytes >= 1 << 20)
-        snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
-    else if (bytes >= 1 << 10)
-        snprintf(buf, n, "%.1f KiB", (double)bytes / (1 << 10));
-    else
-        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
-}
-
 void tp_collectives_md(const tp_summary *s, tp_buf *b)
 {
     const tp_collectives *c = &s->coll;
@@ -93,7 +81,7 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
     for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
         const tp_coll_row *r = &c->rows[i];
         char sz[32], t[64], m[64], alg[32] = "-", bus[32] = "-", grp[96];
-        size_text(sz, sizeof sz, r->bytes);
+        tp_fmt_bytes(sz, sizeof sz, r->bytes);
         tp_fmt_us(t, sizeof t, r->total_ns);
         tp_fmt_us(m, sizeof m, r->total_ns / (int64_t)r->count);
         if (r->bytes)

@@ -160,3 +160,17 @@ void tp_strs_free(tp_strs *s)
     free(s->v);
     memset(s, 0, sizeof *s);
 }
+
+void tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
+{
+    if (!bytes)
+        snprintf(buf, n, "?");
+    else if (bytes >= 1ull << 30)
+        snprintf(buf, n, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+    else if (bytes >= 1 << 20)
+        snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
+    else if (bytes >= 1 << 10)
+        snprintf(buf, n, "%.1f KiB", (double)bytes / (1 << 10));
+    else
+        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+}
