@@ -141,7 +141,7 @@ typedef struct layout {
     double gx, gy, cw, ch;   /* the grid's top-left corner and cell size */
     double rowlab_w, row_every, col_every;
     size_t rg, cg, nr, nc;   /* group sizes, rows and columns drawn */
-    char note[400];
+    char note[512]; /* the longest text of the aggregation note fits (480 bytes) */
 } layout;
 
 static size_t group_for(size_t n, double room)
