@@ -103,6 +103,12 @@ TEST(job_report_refuses_other_jobs_and_bad_summaries)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), copy, dir), 2);
     CHECK(has(out, "two traces are rank 0"));
     free(out);
+    /* a distributedInfo rank not below its world size is refused, not replaced by the file name's */
+    const char *lie = tp_test_tmp("rank-1-claims-128.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "gzip -dc '%s' | sed 's/\"rank\": 1,/\"rank\": 128,/' > '%s'", rank_file(1), lie), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), lie, dir), 2);
+    CHECK(has(out, "rank-1-claims-128.json: distributedInfo with a rank not below world_size"));
+    free(out);
     /* a corrupt rank summary is one line naming it */
     const char *sd = tp_test_tmp("job_corrupt");
     CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s/ranks' && printf '{\"schema\":1}' > '%s/ranks/000000-x.rank.json'", sd, sd), 0);
