@@ -144,16 +144,25 @@ void tp_put_printable(FILE *f, const char *s)
 
 void tp_report_error(const char *file, const tp_err *err)
 {
-    /* one line whatever the file is called or the message quotes */
-    fputs(TP_PROG ": ", stderr);
-    tp_put_printable(stderr, file);
-    fputs(": ", stderr);
+    /* one line whatever the file is called or the message quotes, written at once: stderr is
+     * unbuffered, and character by character two job workers failing together interleaved their
+     * lines letter by letter */
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    FILE *f = m ? m : stderr;
+    fputs(TP_PROG ": ", f);
+    tp_put_printable(f, file);
+    fputs(": ", f);
     if (err->where[0]) {
-        tp_put_printable(stderr, err->where);
-        fputs(": ", stderr);
+        tp_put_printable(f, err->where);
+        fputs(": ", f);
     }
-    tp_put_printable(stderr, err->msg);
-    fputc('\n', stderr);
+    tp_put_printable(f, err->msg);
+    fputc('\n', f);
+    if (m && fclose(m) == 0)
+        fwrite(line, 1, len, stderr);
+    free(line);
 }
 
 void tp_buf_put(tp_buf *b, const void *p, size_t n)

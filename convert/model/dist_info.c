@@ -66,14 +66,21 @@ void tp_dist_info_read(const tp_trace *t, tp_dist_info *d)
         const tp_jv *di = tp_jv_get(root, "distributedInfo");
         if (di && di->type == TP_JV_OBJECT) {
             d->present = true;
-            d->rank = int_or(tp_jv_get(di, "rank"), -1);
-            d->world_size = int_or(tp_jv_get(di, "world_size"), -1);
+            const tp_jv *rk = tp_jv_get(di, "rank"), *ws = tp_jv_get(di, "world_size");
+            d->rank = int_or(rk, -1);
+            d->world_size = int_or(ws, -1);
             copy_str(tp_jv_get(di, "backend"), d->backend, sizeof d->backend);
             read_groups(tp_jv_get(di, "pg_config"), d);
-            if (d->rank < 0 || (d->world_size >= 1 && d->rank >= d->world_size) || d->world_size == 0)
-                d->problem = "a rank that is missing or not below world_size";
-        } else if (di)
-            d->problem = "distributedInfo that is not an object";
+            /* a rank or world size given but unusable is a lie about the job (refused by
+             * tp_job_assign_ranks); an absent rank leaves the file name to tell it */
+            if (ws && d->world_size < 1)
+                d->problem = "a world_size that is not a whole number above 0";
+            else if (rk && d->rank < 0)
+                d->problem = "a rank that is not a whole number >= 0";
+            else if (d->rank >= 0 && d->world_size >= 1 && d->rank >= d->world_size)
+                d->problem = "a rank not below world_size";
+        } else if (di && di->type != TP_JV_NULL) /* null: as if absent */
+            d->problem = "a value that is not an object";
     }
     tp_jdoc_free(&doc);
     tp_buf_free(&b);
@@ -141,7 +148,9 @@ int tp_job_assign_ranks(const tp_dist_info *d, const char *const *paths, size_t 
     const tp_pg_info *pg = NULL;
     size_t pg_at = 0;
     for (size_t i = 0; i < n; i++) {
-        if (d[i].present && d[i].rank >= 0 && !d[i].problem) {
+        if (d[i].problem) /* was: a fallback to the file name or order, in silence (rank 2 of a world of 2) */
+            return tp_fail_at(err, "", "not one job: %s: distributedInfo with %s", paths[i], d[i].problem);
+        if (d[i].present && d[i].rank >= 0) {
             rank[i] = d[i].rank;
             from[i] = TP_RANK_FROM_TRACE;
         } else if ((rank[i] = tp_rank_from_path(paths[i])) >= 0)

@@ -167,8 +167,9 @@ static void stragglers_table(const tp_job *j, tp_buf *b)
         return;
     char t[6][32], fl[48];
     tp_buf_printf(b, "\n#### Stragglers\n\nA (rank, step) is flagged when its computation or step time exceeds the "
-                     "step's median by more than the noise, or when it arrived last at collectives and the "
-                     "others' waiting exceeded the noise (docs/REPORT.md \"Stragglers\").\n\n"
+                     "step's median by more than the noise, or when it arrived last at collectives and was late (the "
+                     "others' mean wait there) by more than the step's wait threshold "
+                     "(docs/REPORT.md \"Stragglers\").\n\n"
                      "| step | rank | why | computation (ms) | median (ms) | step (ms) | median (ms) | made others wait (ms) | "
                      "last arrivals |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
     /* the most costly first */

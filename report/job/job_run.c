@@ -211,6 +211,12 @@ int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, 
     return rc;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static bool is_rank_file(const char *n)
@@ -263,18 +269,27 @@ int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed
             rc = tp_fail_at(err, "", "input %llu twice (also %s)", (unsigned long long)sums[i].input_index,
                             names.v[i - 1]);
     }
-    if (rc == 0 && n != sums[0].inputs) {
+    if (rc == 0) {
         snprintf(failed, nfailed, "%s", ranks);
-        size_t miss = 0;
-        for (size_t i = 0, k = 0; i < sums[0].inputs; i++) {
-            if (k < n && sums[k].input_index == i) {
-                k++;
-                continue;
-            }
-            miss = miss ? miss : i + 1;
+        /* over the sorted indices: a repeat anywhere (not only between neighbouring names, as a summary
+         * edited by hand has it) and the first index not present (this was a loop to "inputs": minutes
+         * for a summary edited to claim 7e10 inputs) */
+        uint64_t *idx = tp_xcalloc(n + 1, sizeof *idx), miss = 0, twice = UINT64_MAX;
+        for (size_t i = 0; i < n; i++)
+            idx[i] = sums[i].input_index;
+        qsort(idx, n, sizeof *idx, cmp_u64);
+        for (size_t i = 0; i < n; i++) {
+            if (i && idx[i] == idx[i - 1] && twice == UINT64_MAX)
+                twice = idx[i];
+            if (idx[i] == miss)
+                miss++;
         }
-        rc = tp_fail_at(err, "", "%zu of the job's %llu rank summaries (input %zu is missing: run every shard)", n,
-                        (unsigned long long)sums[0].inputs, miss ? miss - 1 : 0);
+        free(idx);
+        if (twice != UINT64_MAX)
+            rc = tp_fail_at(err, "", "input %llu twice among the rank summaries", (unsigned long long)twice);
+        else if (miss < sums[0].inputs)
+            rc = tp_fail_at(err, "", "%zu of the job's %llu rank summaries (input %llu is missing: run every shard)",
+                            n, (unsigned long long)sums[0].inputs, (unsigned long long)miss);
     }
     if (rc == 0) {
         snprintf(failed, nfailed, "%s", ranks);

@@ -103,6 +103,28 @@ TEST(job_report_refuses_other_jobs_and_bad_summaries)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), copy, dir), 2);
     CHECK(has(out, "two traces are rank 0"));
     free(out);
+    /* a distributedInfo rank not below its world size is refused, not replaced by the file name's */
+    const char *lie = tp_test_tmp("rank-1-claims-128.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "gzip -dc '%s' | sed 's/\"rank\": 1,/\"rank\": 128,/' > '%s'", rank_file(1), lie), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), lie, dir), 2);
+    CHECK(has(out, "rank-1-claims-128.json: distributedInfo with a rank not below world_size"));
+    free(out);
+    /* rank summaries edited by hand: an input twice (not neighbours by name), a count of 7e10 inputs
+     * (was a loop to it: minutes) */
+    const char *ed = tp_test_tmp("job_edited");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), rank_file(0),
+                             rank_file(1), copy, ed), 2); /* rank 0 twice: the rank summaries stay */
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s/ranks' && ls *.rank.json | wc -l | grep -qx 3 && "
+                             "sed -i 's/\"input_index\":2,/\"input_index\":0,/; s/\"rank\":0,/\"rank\":2,/' "
+                             "$(ls *.rank.json | tail -1)", ed), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --merge '%s' 2>&1", tp_test_bin(), ed), 2);
+    CHECK(has(out, "input 0 twice among the rank summaries"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s/ranks' && rm $(ls *.rank.json | tail -1) && "
+                             "sed -i 's/\"inputs\":3,/\"inputs\":70000000000,/' *.rank.json", ed), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' report --merge '%s' 2>&1", tp_test_bin(), ed), 2);
+    CHECK(has(out, "2 of the job's 70000000000 rank summaries (input 2 is missing"));
+    free(out);
     /* a corrupt rank summary is one line naming it */
     const char *sd = tp_test_tmp("job_corrupt");
     CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s/ranks' && printf '{\"schema\":1}' > '%s/ranks/000000-x.rank.json'", sd, sd), 0);
