@@ -1,5 +1,6 @@
 /* cmd_report.c: `tracepress report`: PDF, PNG charts, summary.json, summary.md. */
 #include "convert/base/cli.h"
+#include "convert/io/dir_lock.h"
 #include "convert/io/output.h"
 #include "report/assemble/report_write.h"
 #include "convert/pipeline/pipeline.h"
@@ -14,8 +15,8 @@
 
 
 /* The job report: map (every input, or shard K/N's) and reduce, or the reduce alone (--merge). */
-static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
-                      const char *dir)
+static int report_job_locked(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
+                             const char *dir)
 {
     tp_err err = {0};
     if (!merge) {
@@ -57,6 +58,23 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
         rc = TP_EXIT_INPUT;
     }
     tp_job_free(&job);
+    return rc;
+}
+
+static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
+                      const char *dir)
+{
+    tp_err err = {0};
+    /* one run per folder (shards share it): two at once mixed their ranks */
+    if (tp_mkdirs(dir, &err) < 0) {
+        tp_report_error(dir, &err);
+        return TP_EXIT_INPUT;
+    }
+    int lockfd = tp_dir_lock(dir, "job report", jo->shard_k, jo->shard_n, false);
+    if (lockfd < 0)
+        return TP_EXIT_INPUT;
+    int rc = report_job_locked(args, nargs, jo, merge, po, dir);
+    close(lockfd);
     return rc;
 }
 

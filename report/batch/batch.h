@@ -103,13 +103,11 @@ int tp_batch_record_write(const char *dir, const tp_batch_row *r, const char *ma
 void tp_batch_record_remove(const char *dir, const char *name);
 bool tp_batch_record_matches(const char *dir, tp_batch_row *r);
 
-/* One batch per output folder: a POSIX record lock on DIR/.tracepress-batch.lock
- * (not inherited by forked workers; released when the process ends,
- * however it ends).  An unsharded run or a merge locks the whole folder;
- * shard K/N shares the folder with other shards and locks its own K/N.
- * shard_n 0: not sharded.  Returns the lock's descriptor (kept open for the
- * run), or -1 with a message printed (another run has it, naming its pid).
- * wait: block until it is free instead. */
-int tp_batch_lock(const char *dir, int shard_k, int shard_n, bool wait);
+/* One batch per output folder: convert/io/dir_lock.h (who "batch"). */
+#include "convert/io/dir_lock.h"
+static inline int tp_batch_lock(const char *dir, int shard_k, int shard_n, bool wait)
+{
+    return tp_dir_lock(dir, "batch", shard_k, shard_n, wait);
+}
 
 #endif

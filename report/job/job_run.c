@@ -79,6 +79,18 @@ static void remove_stale(const char *ranks, const tp_job_opts *o)
     closedir(d);
 }
 
+/* What names the job's input list: FNV-1a 64 over the sorted paths. */
+static uint64_t inputs_hash(const tp_strlist *inputs)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < inputs->n; i++) {
+        for (const char *c = inputs->v[i]; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ '\n') * 1099511628211ull;
+    }
+    return h;
+}
+
 /* Map one input: analyse it and write its rank summary.  0, or -1 with
  * err and *failed. */
 static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, const char **failed,
@@ -90,6 +102,7 @@ static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, con
         return -1;
     r.input_index = i;
     r.inputs = inputs->n;
+    r.inputs_hash = inputs_hash(inputs);
     tp_buf b = {0};
     tp_rank_sum_json(&r, &b);
     char path[4400];
@@ -200,6 +213,7 @@ int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, 
             break;
         sums[n].input_index = n;
         sums[n].inputs = inputs->n;
+        sums[n].inputs_hash = inputs_hash(inputs);
     }
     if (rc == 0) {
         *failed = inputs->n ? inputs->v[0] : "";
@@ -265,6 +279,9 @@ int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed
         if (sums[i].inputs != sums[0].inputs)
             rc = tp_fail_at(err, "", "a rank summary of a job of %llu inputs beside one of %llu (%s): not one run",
                             (unsigned long long)sums[i].inputs, (unsigned long long)sums[0].inputs, names.v[0]);
+        else if (sums[i].inputs_hash != sums[0].inputs_hash)
+            rc = tp_fail_at(err, "", "made from another list of inputs than %s: not one run (give every shard the "
+                            "same inputs, or use a fresh folder)", names.v[0]);
         else if (i && sums[i].input_index == sums[i - 1].input_index)
             rc = tp_fail_at(err, "", "input %llu twice (also %s)", (unsigned long long)sums[i].input_index,
                             names.v[i - 1]);

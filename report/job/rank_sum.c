@@ -119,8 +119,9 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
 {
     tp_buf_puts(b, "{\"schema\":\"" TP_RANK_SCHEMA "\",\n\"path\":");
     tp_json_str(b, r->path);
-    tp_buf_printf(b, ",\"input_index\":%llu,\"inputs\":%llu,\"name\":", (unsigned long long)r->input_index,
-                  (unsigned long long)r->inputs);
+    tp_buf_printf(b, ",\"input_index\":%llu,\"inputs\":%llu,\"inputs_hash\":\"%016llx\",\"name\":",
+                  (unsigned long long)r->input_index, (unsigned long long)r->inputs,
+                  (unsigned long long)r->inputs_hash);
     tp_json_str(b, r->name);
     tp_buf_puts(b, ",\"format\":");
     tp_json_str(b, r->format);
@@ -252,6 +253,17 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
         return bad(x, "input_index is not below inputs");
     r->input_index = (uint64_t)idx;
     r->inputs = (uint64_t)nin;
+    size_t hl = 0;
+    const char *hs = tp_jv_str(tp_jv_get(root, "inputs_hash"), &hl);
+    char hex[17];
+    if (!hs || hl != 16)
+        return bad(x, "\"inputs_hash\" is not 16 hex digits");
+    memcpy(hex, hs, 16);
+    hex[16] = 0;
+    char *end;
+    r->inputs_hash = strtoull(hex, &end, 16);
+    if (*end || hex[0] == '-' || hex[0] == '+' || hex[0] == ' ')
+        return bad(x, "\"inputs_hash\" is not 16 hex digits");
     const tp_jv *d = tp_jv_get(root, "distributed");
     if (!d || d->type != TP_JV_OBJECT)
         return bad(x, "\"distributed\" is not an object");

@@ -43,6 +43,7 @@ typedef struct tp_rank_call {
 typedef struct tp_rank_sum {
     char *path;          /* the input as given */
     uint64_t input_index, inputs; /* its place among the job's inputs (sorted), and their count */
+    uint64_t inputs_hash; /* FNV-1a 64 of the sorted input paths, '\n' after each: shards of one run agree */
     char *name;          /* its base name (tp_trace_basename) */
     char *format;        /* reader name */
     char *device;        /* the first device's label ("GPU 0"), "" without */
