@@ -115,13 +115,25 @@ static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, con
     return rc;
 }
 
-/* A forked child maps input i and exits 0, or prints the error and exits 2. */
-static pid_t start_child(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, bool one_thread)
+/* A forked child maps input i and exits 0; on an error it writes the
+ * error (file, where, message: three NUL-ended strings) to fd and exits 2,
+ * so the parent prints one line however many children fail. */
+static pid_t start_child(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, bool one_thread,
+                         int *fd)
 {
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
     fflush(NULL);
     pid_t pid = fork();
-    if (pid != 0)
+    if (pid != 0) {
+        close(p[1]);
+        if (pid < 0)
+            close(p[0]);
+        *fd = p[0];
         return pid;
+    }
+    close(p[0]);
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed command takes its workers along */
     tp_out_install_signal_cleanup();
     if (one_thread)
@@ -129,10 +141,57 @@ static pid_t start_child(const tp_strlist *inputs, size_t i, const tp_job_opts *
     const char *f = NULL;
     tp_err e = {0};
     int rc = map_one(inputs, i, o, dir, &f, &e);
-    if (rc < 0)
-        tp_report_error(f, &e);
+    if (rc < 0) { /* at most ~5 KB: the pipe holds it without a reader */
+        tp_buf b = {0};
+        tp_buf_put(&b, f ? f : "", strlen(f ? f : "") + 1);
+        tp_buf_put(&b, e.where, strlen(e.where) + 1);
+        tp_buf_put(&b, e.msg, strlen(e.msg) + 1);
+        if (write(p[1], b.data, b.len) < 0)
+            tp_report_error(f ? f : "", &e);
+        tp_buf_free(&b);
+    }
+    close(p[1]);
     fflush(NULL);
     _exit(rc < 0 ? TP_EXIT_INPUT : 0);
+}
+
+typedef struct child {
+    pid_t pid;
+    int fd;
+    size_t input;
+} child;
+
+/* The failure of the lowest input wins (the same line whichever child ends first). */
+typedef struct failure {
+    size_t input, count;
+    char path[4400];
+    tp_err err;
+} failure;
+
+static void reap(child *c, int st, failure *fl)
+{
+    char buf[8192];
+    ssize_t n = read(c->fd, buf, sizeof buf - 1);
+    close(c->fd);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return;
+    fl->count++;
+    if (fl->count > 1 && c->input > fl->input)
+        return;
+    fl->input = c->input;
+    memset(&fl->err, 0, sizeof fl->err);
+    buf[n > 0 ? n : 0] = 0;
+    const char *f = buf, *w = f + strlen(f) + 1, *m = w < buf + (n > 0 ? n : 0) ? w + strlen(w) + 1 : "";
+    if (n <= 0 || m >= buf + n) { /* killed, or no message */
+        snprintf(fl->path, sizeof fl->path, "%s", "job");
+        snprintf(fl->err.msg, sizeof fl->err.msg, "the worker for input %zu ended without a result (%s %d)", c->input,
+                 WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        return;
+    }
+    snprintf(fl->path, sizeof fl->path, "%.4399s", f);
+    snprintf(fl->err.where, sizeof fl->err.where, "%.47s", w);
+    snprintf(fl->err.msg, sizeof fl->err.msg, "%.399s", m);
+    fl->err.set = true;
 }
 
 int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err)
@@ -147,59 +206,65 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
      * system when it ends, so the peak is `workers` ranks' whatever the
      * number of ranks (in one process, allocator arenas grew 30% from 8 to
      * 64 ranks); with two or more at once, one thread each (they share the
-     * cores) */
+     * cores).  After a failure no new child starts; those running finish. */
     int workers = o->workers > 1 ? o->workers : 1;
-    pid_t *run = tp_xcalloc((size_t)workers, sizeof *run);
-    int nrun = 0, rc = 0;
-    for (size_t i = 0; i <= inputs->n; i++) {
-        bool mine = i < inputs->n && (!o->shard_n || (int)(i % (size_t)o->shard_n) == o->shard_k - 1);
-        /* wait for a child when all slots are busy, or at the end for every one */
-        while (nrun && (nrun == workers || i == inputs->n || rc < 0)) {
-            int st = 0;
-            pid_t pid = waitpid(-1, &st, 0);
-            if (pid < 0) {
-                if (errno == EINTR)
-                    continue;
-                break;
-            }
-            for (int w = 0; w < nrun; w++)
-                if (run[w] == pid) {
-                    run[w] = run[--nrun];
-                    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-                        rc = -1;
-                    break;
+    child *run = tp_xcalloc((size_t)workers, sizeof *run);
+    int nrun = 0;
+    static failure fl;
+    memset(&fl, 0, sizeof fl);
+    for (size_t i = 0; i < inputs->n || nrun;) {
+        bool start = i < inputs->n && !fl.count && nrun < workers;
+        if (start && o->shard_n && (int)(i % (size_t)o->shard_n) != o->shard_k - 1) {
+            i++;
+            continue;
+        }
+        if (start) {
+            int fd = -1;
+            pid_t pid = start_child(inputs, i, o, dir, workers > 1, &fd);
+            if (pid < 0) { /* no fork: here */
+                if (map_one(inputs, i, o, dir, failed, err) < 0) {
+                    fl.count++;
+                    fl.input = i;
+                    snprintf(fl.path, sizeof fl.path, "%.4399s", *failed ? *failed : "");
+                    fl.err = *err;
                 }
-            if (i == inputs->n || rc < 0)
+            } else
+                run[nrun++] = (child){pid, fd, i};
+            i++;
+            continue;
+        }
+        if (!nrun) {
+            if (fl.count)
+                break;
+            continue;
+        }
+        int st = 0;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
                 continue;
             break;
         }
-        if (!mine || rc < 0)
-            continue;
-        pid_t pid = start_child(inputs, i, o, dir, workers > 1);
-        if (pid < 0) { /* no fork: here */
-            if (map_one(inputs, i, o, dir, failed, err) < 0) {
-                rc = -2;
+        for (int w = 0; w < nrun; w++)
+            if (run[w].pid == pid) {
+                reap(&run[w], st, &fl);
+                run[w] = run[--nrun];
                 break;
             }
-            continue;
-        }
-        run[nrun++] = pid;
-    }
-    while (nrun) { /* after an error: the others finish, their summaries are whole */
-        int st = 0;
-        pid_t pid = waitpid(-1, &st, 0);
-        if (pid < 0 && errno == EINTR)
-            continue;
-        if (pid < 0)
+        if (fl.count && !nrun)
             break;
-        nrun--;
     }
     free(run);
-    if (rc == -1) {
-        *failed = NULL; /* a child printed its error */
-        return -1;
+    if (!fl.count)
+        return 0;
+    *failed = fl.path;
+    *err = fl.err;
+    if (fl.count > 1) {
+        size_t l = strlen(err->msg);
+        snprintf(err->msg + l, sizeof err->msg - l, " (and %zu more input%s failed)", fl.count - 1,
+                 fl.count == 2 ? "" : "s");
     }
-    return rc < 0 ? -1 : 0;
+    return -1;
 }
 
 int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, const char **failed, tp_err *err)

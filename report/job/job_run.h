@@ -26,7 +26,8 @@ typedef struct tp_job_opts {
 } tp_job_opts;
 
 /* 0; or -1 with err and *failed the path (an input, or an output) the error
- * is about; *failed NULL when a worker printed the error itself. */
+ * is about (the lowest input's when several fail; the message counts the
+ * others). */
 int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, const char **failed, tp_err *err);
 /* Read the rank summaries of DIR/ranks: 0, or -1 with err and *failed the file. */
 int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed, tp_err *err);
