@@ -347,7 +347,7 @@ static void stragglers_text(const tp_job *j, char *b, size_t n)
     }
     if (!j->nstragglers) {
         snprintf(b, n, "No straggler: every rank's step and computation are within the noise of the median, and no "
-                       "rank's late arrival cost more than the noise.");
+                       "rank arrived late at collectives by more than the limit (1%% of the step).");
         return;
     }
     size_t ranks = 0;
@@ -575,18 +575,19 @@ static void stragglers_page(tp_canvas *cv, const tp_job *j, double w, double h)
     static const tp_table_col cols[NC] = {
         {"step", 1, 0, 0},          {"rank", 1, 0, 0},           {"why", 0, TP_FIT_END, 0},
         {"computation", 1, 0, 0},   {"vs median", 1, 0, 0},      {"step time", 1, 0, 0},
-        {"vs median", 1, 0, 0},     {"wait caused", 1, 0, 0},    {"last arrivals / noise", 1, 0, 0}};
+        {"vs median", 1, 0, 0},     {"wait caused", 1, 0, 0},    {"last arrivals, late / limit", 1, 0, 0}};
     tp_strs st = {0};
     const char **cells = tp_xcalloc(shown * NC + 1, sizeof *cells);
     for (size_t i = 0; i < shown; i++) {
         const tp_job_straggler *s = v[i];
-        char a[40], b[64], c[40], d[64], e[40], f[40];
+        char a[40], b[64], c[40], d[64], e[40], f[40], g[40];
         dur(a, sizeof a, s->computation_ns);
         excess(b, sizeof b, s->computation_ns, s->median_computation_ns);
         dur(c, sizeof c, s->step_ns);
         excess(d, sizeof d, s->step_ns, s->median_step_ns);
         dur(e, sizeof e, s->wait_caused_ns);
-        dur(f, sizeof f, s->noise_ns);
+        dur(f, sizeof f, s->late_ns);
+        dur(g, sizeof g, s->wait_threshold_ns);
         const char **row = cells + i * NC;
         row[0] = tp_strs_add(&st, "%lld", (long long)s->step);
         row[1] = tp_strs_add(&st, "%lld", (long long)s->rank);
@@ -601,15 +602,17 @@ static void stragglers_page(tp_canvas *cv, const tp_job *j, double w, double h)
         row[5] = tp_strs_add(&st, "%s", c);
         row[6] = tp_strs_add(&st, "%s", d);
         row[7] = s->wait_caused_ns > 0 ? tp_strs_add(&st, "%s", e) : "0";
-        row[8] = tp_strs_add(&st, "%u of %u / %s", (unsigned)s->last_arrivals, (unsigned)s->instances, f);
+        row[8] = tp_strs_add(&st, "%u of %u, %s / %s", (unsigned)s->last_arrivals, (unsigned)s->instances,
+                             s->late_ns > 0 ? f : "0", g);
     }
     char note[400], title[160];
     int k = 0;
     if (n > shown)
         k = snprintf(note, sizeof note, "And %zu more in summary.json (job.stragglers). ", n - shown);
     snprintf(note + k, sizeof note - (size_t)k,
-             "Why: computation or step time above the step's median by more than the noise, or arrived last at the "
-             "step's collectives and made the others wait more than the noise.");
+             "Why: computation or step time above the step's median by more than the noise (3 x the MAD of "
+             "computation, at least 0.1%% of the step), or arrived last at the step's collectives later than the "
+             "limit (1%% of the step) on average over the ranks that waited.");
     snprintf(title, sizeof title, "Stragglers: %s%zu flagged (rank, step), by the waiting they caused",
              n > shown ? "the top " : "", n > shown ? shown : n);
     tp_table t = {title, NC, cols, shown, cells, TABLE_FS, 1, NULL};
