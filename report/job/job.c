@@ -240,6 +240,7 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
     c->transfer_ns = tp_sat_add(c->transfer_ns, transfer);
     if (n == 1) {
         j->unmatched_calls++;
+        c->single_rank++;
         c->rank_ns = tp_sat_add(c->rank_ns, transfer);
         return;
     }

@@ -64,7 +64,8 @@ typedef struct tp_job_coll {
     char *kind, *dtype, *group, *ranks; /* owned */
     int64_t group_size;       /* 0 unknown */
     uint64_t bytes;           /* S (the largest participant's), 0 unknown */
-    uint64_t instances;       /* calls matched across ranks */
+    uint64_t instances;       /* occurrences: calls matched across ranks, or a call seen on one rank only */
+    uint64_t single_rank;     /* of them, seen on one rank only (their transfer time may include waiting) */
     uint64_t calls;           /* calls on all ranks */
     uint64_t participants;    /* sum over instances of the ranks in each */
     int64_t transfer_ns;      /* sum over instances of the transfer time */

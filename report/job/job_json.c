@@ -111,9 +111,10 @@ static void coll_json(const tp_job_coll *c, tp_buf *b)
     int_or_null(b, c->group_size ? c->group_size : -1);
     tp_buf_puts(b, ",\"bytes\":");
     int_or_null(b, c->bytes ? (int64_t)c->bytes : -1);
-    tp_buf_printf(b, ",\"instances\":%llu,\"calls\":%llu,\"transfer_ns\":%lld,\"rank_ns\":%lld,\"wait_ns\":%lld,"
-                     "\"bus_factor\":",
-                  (unsigned long long)c->instances, (unsigned long long)c->calls, (long long)c->transfer_ns,
+    tp_buf_printf(b, ",\"instances\":%llu,\"single_rank_instances\":%llu,\"calls\":%llu,\"transfer_ns\":%lld,"
+                     "\"rank_ns\":%lld,\"wait_ns\":%lld,\"bus_factor\":",
+                  (unsigned long long)c->instances, (unsigned long long)c->single_rank, (unsigned long long)c->calls,
+                  (long long)c->transfer_ns,
                   (long long)c->rank_ns, (long long)c->wait_ns);
     rate(b, c->factor);
     tp_buf_puts(b, ",\"algbw_gb_per_s\":");

@@ -44,7 +44,7 @@ TEST(job_report_hta_two_ranks_by_hand)
     CHECK(has(j, "\"wait_caused_ns\":248000,\"waited_ns\":32017000,\"last_arrivals\":1"));
     /* the all-reduce rank 0 waited 22.320 ms at: 22,866,616 bytes in 13.838 ms */
     CHECK(has(j, "{\"kind\":\"all_reduce\",\"dtype\":\"float\",\"process_group\":null,\"group_ranks\":null,"
-                 "\"group_size\":null,\"bytes\":22866616,\"instances\":1,\"calls\":2,\"transfer_ns\":13838000,"
+                 "\"group_size\":null,\"bytes\":22866616,\"instances\":1,\"single_rank_instances\":0,\"calls\":2,\"transfer_ns\":13838000,"
                  "\"rank_ns\":49996000,\"wait_ns\":22320000,\"bus_factor\":null,\"algbw_gb_per_s\":1.65245,"));
     /* step 552: rank 1's late arrivals cost rank 0 7.103 ms + ... */
     CHECK(has(j, "\"straggler_rank\":1"));
