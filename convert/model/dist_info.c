@@ -80,7 +80,7 @@ void tp_dist_info_read(const tp_trace *t, tp_dist_info *d)
             else if (d->rank >= 0 && d->world_size >= 1 && d->rank >= d->world_size)
                 d->problem = "a rank not below world_size";
         } else if (di && di->type != TP_JV_NULL) /* null: as if absent */
-            d->problem = "a value that is not an object";
+            d->problem = "distributedInfo that is not an object";
     }
     tp_jdoc_free(&doc);
     tp_buf_free(&b);
@@ -149,7 +149,7 @@ int tp_job_assign_ranks(const tp_dist_info *d, const char *const *paths, size_t 
     size_t pg_at = 0;
     for (size_t i = 0; i < n; i++) {
         if (d[i].problem) /* was: a fallback to the file name or order, in silence (rank 2 of a world of 2) */
-            return tp_fail_at(err, "", "not one job: %s: distributedInfo with %s", paths[i], d[i].problem);
+            return tp_fail_at(err, "", "not one job: %s: its distributedInfo has a problem: %s", paths[i], d[i].problem);
         if (d[i].present && d[i].rank >= 0) {
             rank[i] = d[i].rank;
             from[i] = TP_RANK_FROM_TRACE;

@@ -159,8 +159,10 @@ TEST(dist_info_rank_world_and_groups)
     static const struct {
         const char *json, *problem;
     } bad[] = {
-        {"{\"distributedInfo\":{\"rank\":5,\"world_size\":2},\"traceEvents\":[]}", "a rank that is missing or not below world_size"},
-        {"{\"distributedInfo\":{\"world_size\":2},\"traceEvents\":[]}", "a rank that is missing or not below world_size"},
+        {"{\"distributedInfo\":{\"rank\":5,\"world_size\":2},\"traceEvents\":[]}", "a rank not below world_size"},
+        {"{\"distributedInfo\":{\"rank\":-1,\"world_size\":2},\"traceEvents\":[]}", "a rank that is not a whole number >= 0"},
+        {"{\"distributedInfo\":{\"rank\":0,\"world_size\":0},\"traceEvents\":[]}",
+         "a world_size that is not a whole number above 0"},
         {"{\"distributedInfo\":[1,2],\"traceEvents\":[]}", "distributedInfo that is not an object"},
         {"{\"distributedInfo\":{\"rank\":0,\"world_size\":2,\"pg_config\":[7,{\"pg_name\":\"\\u0007x\",\"ranks\":[0,\"a\"]}]},"
          "\"traceEvents\":[]}",
@@ -174,7 +176,7 @@ TEST(dist_info_rank_world_and_groups)
         if (!d.problem || strcmp(d.problem, bad[i].problem) != 0)
             tp_test_fail(__FILE__, __LINE__, "%s: problem \"%s\", expected \"%s\"", bad[i].json,
                          d.problem ? d.problem : "(none)", bad[i].problem);
-        if (i == 3)
+        if (i == 4)
             CHECK(d.ngroups == 1 && strcmp(d.groups[0].name, "?x") == 0 && d.groups[0].nranks == 1);
         tp_dist_info_free(&d);
         tp_trace_free(&t);

@@ -107,7 +107,7 @@ TEST(job_report_refuses_other_jobs_and_bad_summaries)
     const char *lie = tp_test_tmp("rank-1-claims-128.json");
     CHECK_EQ_INT(tp_test_run(NULL, "gzip -dc '%s' | sed 's/\"rank\": 1,/\"rank\": 128,/' > '%s'", rank_file(1), lie), 0);
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' '%s' -o '%s' 2>&1", tp_test_bin(), rank_file(0), lie, dir), 2);
-    CHECK(has(out, "rank-1-claims-128.json: distributedInfo with a rank not below world_size"));
+    CHECK(has(out, "rank-1-claims-128.json: its distributedInfo has a problem: a rank not below world_size"));
     free(out);
     /* rank summaries edited by hand: an input twice (not neighbours by name), a count of 7e10 inputs
      * (was a loop to it: minutes) */
