@@ -8,6 +8,7 @@
 #include "report/analysis/summary.h"
 #include "report/job/job_run.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,13 @@ static int report_job_locked(char **args, int nargs, const tp_job_opts *jo, bool
             fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                     not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
         if (!inputs.n) {
+            char ro[PATH_MAX], ri[PATH_MAX];
+            for (int i = 0; i < nargs; i++) /* the one folder given is the output folder: its traces are skipped */
+                if (realpath(dir, ro) && realpath(args[i], ri) && strcmp(ro, ri) == 0) {
+                    fprintf(stderr, "tracepress: %s: the output folder is the input folder: give another -o\n", dir);
+                    tp_strlist_free(&inputs);
+                    return TP_EXIT_USAGE;
+                }
             fprintf(stderr, "tracepress: report: no trace among the inputs\n");
             tp_strlist_free(&inputs);
             return TP_EXIT_INPUT;

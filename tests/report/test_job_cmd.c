@@ -289,3 +289,22 @@ TEST(job_diff_two_runs)
     CHECK(has(o, "no change"));
     free(o);
 }
+
+TEST(job_report_refuses_mixed_shards_and_its_own_folder)
+{
+    const char *a = tp_test_tmp("mix_a"), *b = tp_test_tmp("mix_b"), *d = tp_test_tmp("mix.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 4 --steps 2 --out '%s' -q && "
+                                   "build/gen/gen_job --ranks 4 --steps 2 --slow-rank 0 --out '%s' -q", a, b), 0);
+    /* shard 1 of one job, shard 2 of another, into one folder: the merge refuses */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --shard 1/2 '%s/rank-*.json' -o '%s' 2>/dev/null", tp_test_bin(), a, d), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --shard 2/2 '%s/rank-*.json' -o '%s' 2>/dev/null", tp_test_bin(), b, d), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --merge '%s' 2>&1", tp_test_bin(), d), 2);
+    CHECK(has(out, "made from another list of inputs"));
+    free(out);
+    CHECK(!tp_test_exists_in(d, "summary.json"));
+    /* the traces' folder as the output folder */
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' 2>&1", tp_test_bin(), a, a), 1);
+    CHECK(has(out, "the output folder is the input folder"));
+    free(out);
+}
