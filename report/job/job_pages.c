@@ -162,6 +162,74 @@ static void bars_free(bars *b)
     tp_strs_free(&b->st);
 }
 
+/* ---- the collectives' time on all ranks: transferring vs waiting ---- */
+
+#define COLL_BARS 16
+#define WAIT_COLOR 0xD55E00 /* vermillion (Okabe-Ito): the waiting a late rank caused */
+
+typedef struct cbars {
+    tp_hstack c;
+    const char **labels, **notes;
+    int64_t *vals;
+    tp_strs st;
+    tp_color colors[2];
+    char title[200];
+} cbars;
+
+static void cbars_build(const tp_job *j, cbars *b, double fs)
+{
+    static const char *const names[2] = {"transferring (every rank's share of the transfer time)",
+                                         "waiting for the last rank"};
+    memset(b, 0, sizeof *b);
+    size_t n = j->ncolls < COLL_BARS ? j->ncolls : COLL_BARS; /* rows come by waiting, then transfer time */
+    b->labels = tp_xcalloc(n + 1, sizeof *b->labels);
+    b->notes = tp_xcalloc(n + 1, sizeof *b->notes);
+    b->vals = tp_xcalloc(2 * n + 1, sizeof *b->vals);
+    for (size_t i = 0; i < n; i++) {
+        const tp_job_coll *c = &j->colls[i];
+        char sz[40];
+        tp_fmt_bytes(sz, sizeof sz, c->bytes);
+        b->labels[i] = tp_strs_add(&b->st, "%.24s %s%s%.16s", c->kind, sz, *c->group ? " pg " : "", c->group);
+        b->vals[2 * i] = c->rank_ns - c->wait_ns;
+        b->vals[2 * i + 1] = c->wait_ns;
+        char wt[32];
+        tp_fmt_pct(wt, sizeof wt, c->wait_ns, c->rank_ns);
+        bool bus = c->busbw > 0 && c->factor > 0;
+        double bw = bus ? c->busbw : c->algbw;
+        if (bw >= 0.05)
+            b->notes[i] = tp_strs_add(&b->st, "waiting %s, %s %.1f GB/s", wt, bus ? "busbw" : "algbw", bw);
+        else if (bw > 0)
+            b->notes[i] = tp_strs_add(&b->st, "waiting %s, %s < 0.1 GB/s", wt, bus ? "busbw" : "algbw");
+        else
+            b->notes[i] = tp_strs_add(&b->st, "waiting %s", wt);
+    }
+    b->colors[0] = part_color(P_XCOMM);
+    b->colors[1] = WAIT_COLOR;
+    snprintf(b->title, sizeof b->title, "Time in collectives, all ranks together: transferring vs waiting%s",
+             j->ncolls > n ? " (the rows with the most waiting)" : "");
+    b->c = (tp_hstack){b->title, "time in the collective's kernels, summed over the ranks", n, 2, b->labels,
+                       b->vals, b->colors, names, b->notes, fs};
+}
+
+static void cbars_free(cbars *b)
+{
+    free(b->labels);
+    free(b->notes);
+    free(b->vals);
+    tp_strs_free(&b->st);
+}
+
+static void cbars_page(tp_canvas *cv, const tp_job *j, double w, double h)
+{
+    cbars b;
+    cbars_build(j, &b, 0);
+    double m = TP_PAGE_MARGIN, ch = fmin(h - 2 * m, tp_hstack_height(&b.c, w - 2 * m));
+    tp_cv_begin_page(cv, w, h, "Collectives: transferring vs waiting");
+    tp_hstack_draw(cv, &b.c, (tp_rect){m, m, w - 2 * m, ch});
+    tp_cv_end_page(cv);
+    cbars_free(&b);
+}
+
 /* The chart's note when ranks were left out. */
 static double bars_note(tp_canvas *cv, const tp_job *j, double x, double y, double w, double fs)
 {
@@ -683,8 +751,10 @@ void tp_job_draw(tp_canvas *cv, const tp_job *j, const tp_page_opts *o)
     }
     if (j->nstragglers)
         stragglers_page(cv, j, lw, lh);
-    if (j->ncolls)
+    if (j->ncolls) {
+        cbars_page(cv, j, lw, lh);
         collectives_page(cv, j, lw, lh);
+    }
 }
 
 bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
@@ -702,6 +772,16 @@ bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
         tp_hstack_draw(cv, &b.c, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad - note});
         bars_note(cv, j, pad, h - pad - note, w - 2 * pad, PNG_FONT);
         bars_free(&b);
+    } else if (which == TP_JOB_PNG_COLLECTIVES) {
+        if (!j->ncolls)
+            return false;
+        cbars b;
+        cbars_build(j, &b, PNG_FONT);
+        double h = ceil(fmin(PNG_MAX_H, 2 * pad + tp_hstack_height(&b.c, w - 2 * pad)));
+        tp_cv_begin_page(cv, w, h, "png/job_collectives.png");
+        tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
+        tp_hstack_draw(cv, &b.c, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad});
+        cbars_free(&b);
     } else {
         if (!has_heatmap(j))
             return false;
@@ -716,13 +796,16 @@ bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
 
 int tp_job_pages(const tp_job *j, const char *dir, const tp_page_opts *po, const char ***pngs, tp_err *err)
 {
-    static const char *const names[TP_JOB_PNGS] = {"png/job_ranks.png", "png/job_heatmap.png"};
+    static const char *const names[TP_JOB_PNGS] = {"png/job_ranks.png", "png/job_heatmap.png",
+                                                   "png/job_collectives.png"};
     const char **out = tp_xcalloc(TP_JOB_PNGS + 1, sizeof *out);
     size_t n = 0;
     char path[4096];
     *pngs = NULL;
     for (int which = 0; which < TP_JOB_PNGS; which++) {
-        if (which == TP_JOB_PNG_RANKS ? !j->nranks || !has_gpu(j) : !has_heatmap(j))
+        if (which == TP_JOB_PNG_RANKS         ? !j->nranks || !has_gpu(j)
+            : which == TP_JOB_PNG_COLLECTIVES ? !j->ncolls
+                                              : !has_heatmap(j))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, names[which]);
         tp_canvas *cv = tp_canvas_png(path, po->png_scale, err);

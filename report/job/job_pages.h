@@ -24,10 +24,12 @@ void tp_job_draw(tp_canvas *cv, const tp_job *j, const tp_page_opts *o);
 
 /* One PNG chart as one page on any canvas, drawn by the code of the PDF's
  * chart at 12 pt text: TP_JOB_PNG_RANKS (png/job_ranks.png, 800 pt wide, as
- * high as its rows need) or TP_JOB_PNG_HEATMAP (png/job_heatmap.png,
+ * high as its rows need), TP_JOB_PNG_COLLECTIVES (png/job_collectives.png:
+ * each collective row's time on all ranks, transferring vs waiting, as high
+ * as its rows need) or TP_JOB_PNG_HEATMAP (png/job_heatmap.png,
  * 800 x 560 pt).  false, nothing drawn, when the job has no such chart (no
  * GPU activity; no steps or a single rank). */
-enum { TP_JOB_PNG_RANKS = 0, TP_JOB_PNG_HEATMAP, TP_JOB_PNGS };
+enum { TP_JOB_PNG_RANKS = 0, TP_JOB_PNG_HEATMAP, TP_JOB_PNG_COLLECTIVES, TP_JOB_PNGS };
 bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which);
 
 /* Writes DIR/png/job_ranks.png and DIR/png/job_heatmap.png (those the job

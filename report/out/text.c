@@ -163,14 +163,19 @@ void tp_strs_free(tp_strs *s)
 
 void tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
 {
-    if (!bytes)
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    if (!bytes) {
         snprintf(buf, n, "?");
-    else if (bytes >= 1ull << 30)
-        snprintf(buf, n, "%.1f GiB", (double)bytes / (double)(1ull << 30));
-    else if (bytes >= 1 << 20)
-        snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
-    else if (bytes >= 1 << 10)
-        snprintf(buf, n, "%.1f KiB", (double)bytes / (1 << 10));
-    else
+        return;
+    }
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
         snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, n, v >= 99.95 ? "%.0f %s" : "%.1f %s", v, unit[u]); /* 3 significant digits at most */
 }

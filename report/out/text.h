@@ -7,8 +7,8 @@
 
 /* Exact durations for text: "1234.567 us" (ns / 1000, three decimals). */
 void tp_fmt_us(char *buf, size_t n, int64_t ns);
-/* A message size: "12.5 MiB", "3.0 KiB", "512 B" (binary units, one
- * decimal), "?" for 0 (unknown). */
+/* A message size: "12.5 MiB", "400 MiB", "3.0 KiB", "512 B" (binary
+ * units, one decimal below 100 of a unit), "?" for 0 (unknown). */
 void tp_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 /* "12.3%" of part in whole, one decimal, rounded half up; "-" when whole is 0. */
 void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole);

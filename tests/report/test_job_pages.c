@@ -152,8 +152,9 @@ TEST(job_pages_golden_three_ranks_with_a_straggler)
     CHECK_EQ_INT(j.stragglers[0].step, 12);
     tp_buf rec;
     const char *s = draw(&j, &rec);
-    /* overview, heatmap, stragglers, collectives */
-    CHECK_EQ_INT(pages(s), 4);
+    /* overview, heatmap, stragglers, collectives' time, collectives */
+    CHECK_EQ_INT(pages(s), 5);
+    CHECK(strstr(s, "Time in collectives, all ranks together: transferring vs waiting") != NULL);
     CHECK(strstr(s, "Job overview") != NULL);
     CHECK(strstr(s, "Rank x step heatmap") != NULL);
     CHECK(strstr(s, "Stragglers") != NULL);
@@ -204,7 +205,7 @@ TEST(job_pages_no_straggler_is_a_line_not_a_page)
     CHECK_EQ_INT(j.nstragglers, 0);
     tp_buf rec;
     const char *s = draw(&j, &rec);
-    CHECK_EQ_INT(pages(s), 3); /* overview, heatmap, collectives */
+    CHECK_EQ_INT(pages(s), 4); /* overview, heatmap, collectives' time, collectives */
     CHECK(strstr(s, "\"No straggler: every rank's step and computation are within the noise") != NULL);
     CHECK(strstr(s, "\"Stragglers\"") == NULL);
     tp_buf_free(&rec);
@@ -262,7 +263,9 @@ TEST(job_pages_write_the_pdf_and_pngs)
     CHECK_EQ_INT(tp_job_pages(&j, dir, &po, &pngs, &err), 0);
     CHECK_STR(pngs[0], "png/job_ranks.png");
     CHECK_STR(pngs[1], "png/job_heatmap.png");
-    CHECK(pngs[2] == NULL);
+    CHECK_STR(pngs[2], "png/job_collectives.png");
+    CHECK(pngs[3] == NULL);
+    CHECK(tp_test_exists_in(dir, "png/job_collectives.png"));
     CHECK(tp_test_exists_in(dir, "report.pdf"));
     CHECK(tp_test_exists_in(dir, "png/job_ranks.png"));
     CHECK(tp_test_exists_in(dir, "png/job_heatmap.png"));
