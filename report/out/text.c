@@ -83,8 +83,8 @@ void tp_md_text(tp_buf *b, const char *s, size_t max)
         if (c == '@')
             tp_buf_puts(b, "&#8203;");
     }
-    if (cut)
-        tp_buf_puts(b, "...");
+    if (cut) /* after a cut "www" the ellipsis's first dot would make "www." an autolink */
+        tp_buf_puts(b, n >= 3 && strncasecmp(s + n - 3, "www", 3) == 0 ? "\\..." : "...");
 }
 
 void tp_md_code(tp_buf *b, const char *s, size_t max)

@@ -396,3 +396,17 @@ TEST(report_and_diff_failure_keeps_the_previous_set)
     free(before);
     free(dbefore);
 }
+
+/* A cut right after "www": the ellipsis's first dot must not make "www." (an
+ * autolink on GitHub); found by fuzz_job in a collective's name. */
+TEST(markdown_cut_after_www_is_no_autolink)
+{
+    tp_buf b = {0};
+    tp_md_text(&b, "ab www.x.example", 6);
+    CHECK_STR(b.data, "ab www\\...");
+    CHECK(tp_md_oracle(b.data, b.len) == NULL);
+    b.len = 0;
+    tp_md_text(&b, "ab wwwx", 5); /* no "www" at the cut: the plain ellipsis */
+    CHECK_STR(b.data, "ab ww...");
+    tp_buf_free(&b);
+}
