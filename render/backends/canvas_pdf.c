@@ -50,6 +50,41 @@ static void on_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
     }
 }
 
+/* libharu's UTF-8 encoder writes its *encoding* CMap (begincidrange, code
+ * to CID) as the font's /ToUnicode, which poppler rejects on every page
+ * ("Invalid 'begincidrange' operator in ToUnicode CMap") and text
+ * extraction cannot use.  Our text is shown as 2-byte codes equal to the
+ * Unicode code points (Identity-H; the descendant font's CIDToGIDMap takes
+ * them to glyphs), so the right map is the identity: a ToUnicode CMap of
+ * bfranges <XX00> <XXFF> <XX00> (a range may not cross its first byte; at
+ * most 100 to a block), put in the font's dictionary in place of libharu's
+ * (which stays in the file, unreferenced: 300 bytes). */
+static void identity_to_unicode(HPDF_Doc pdf, HPDF_Font font)
+{
+    HPDF_Dict cmap = HPDF_DictStream_New(pdf->mmgr, pdf->xref);
+    if (!cmap)
+        return; /* the error is recorded; the font keeps libharu's map */
+    cmap->filter = HPDF_STREAM_FILTER_FLATE_DECODE;
+    HPDF_Stream st = cmap->stream;
+    HPDF_Stream_WriteStr(st, "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+                             "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+                             "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+                             "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n");
+    char line[64];
+    for (int hi = 0; hi < 256; hi += 100) {
+        int n = 256 - hi < 100 ? 256 - hi : 100;
+        snprintf(line, sizeof line, "%d beginbfrange\n", n);
+        HPDF_Stream_WriteStr(st, line);
+        for (int k = hi; k < hi + n; k++) {
+            snprintf(line, sizeof line, "<%02X00> <%02XFF> <%02X00>\n", k, k, k);
+            HPDF_Stream_WriteStr(st, line);
+        }
+        HPDF_Stream_WriteStr(st, "endbfrange\n");
+    }
+    HPDF_Stream_WriteStr(st, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+    HPDF_Dict_Add(font, "ToUnicode", cmap);
+}
+
 static HPDF_Font get_font(pdf_impl *p, tp_font f)
 {
     if (f >= TP_FONT_COUNT)
@@ -58,6 +93,8 @@ static HPDF_Font get_font(pdf_impl *p, tp_font f)
         const char *name = HPDF_LoadTTFontFromFile(p->pdf, tp_font_path(f), HPDF_TRUE);
         if (name)
             p->font[f] = HPDF_GetFont(p->pdf, name, "UTF-8");
+        if (p->font[f])
+            identity_to_unicode(p->pdf, p->font[f]);
     }
     return p->font[f];
 }
