@@ -159,7 +159,7 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
         if (k) {
             any_launch = true;
             int64_t t3 = op->ts + op->dur - (last->ts + last->dur) - (S - sum_n1) * c;
-            add(&vs, 3, op->name, t3 > 0 ? t3 : 0);
+            add(&vs, 3, op->name, t3); /* below 0: clamped with the others */
             if (k == 1)
                 add(&vs, 5, op->name, 0);
         } else if (strcmp(tp_str_get(t, op->name), "aten::to") != 0)
@@ -175,10 +175,14 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
         size_t j = i;
         while (j < vs.n && vs.v[j].type == vs.v[i].type && vs.v[j].name == vs.v[i].name)
             j++;
-        for (size_t q = i; q < j; q++)
-            tmp[q - i] = vs.v[q].v; /* already sorted by value */
+        size_t neg = 0;
+        for (size_t q = i; q < j; q++) { /* already sorted by value: clamping keeps the order */
+            tmp[q - i] = vs.v[q].v > 0 ? vs.v[q].v : 0;
+            neg += vs.v[q].v < 0;
+        }
         tp_overhead_row *r = &ov->rows[ov->n++];
         memset(r, 0, sizeof *r);
+        r->clamped = neg;
         r->type = vs.v[i].type;
         r->name = vs.v[i].name;
         stats(tmp, j - i, r);

@@ -30,6 +30,10 @@
  *      synchronisation (a constant, not measured)
  *   T5 (per op name)   k > 1: L_i.start - L_{i-1}.end - n_i*c for i = 2..k;
  *                      k = 1: one 0; k = 0: op.dur - S*c (not for aten::to)
+ * A value below 0 counts as 0 and is counted in `clamped`: it means the
+ * model's c = 2 us per host event is more than the trace's ops took (a
+ * 2024 H100 trace's aten::view lasts under 2 us in all, so its T5 came out
+ * at -1.7 us).
  * Statistics per (type, name): count of values, then mean and population
  * standard deviation after removing outliers outside [Q1 - 1.5 IQR,
  * Q3 + 1.5 IQR] (quartiles as tp_percentile), as the seeds do; kept is the
@@ -48,6 +52,7 @@ typedef struct tp_overhead_row {
     uint8_t type;       /* 1..5 */
     tp_str name;        /* op name (T2, T3, T5), launch API (T4), 0 for T1 */
     uint64_t count, kept;
+    uint64_t clamped;   /* values below 0, counted as 0 */
     int64_t mean_ns, stddev_ns, min_ns, max_ns;
 } tp_overhead_row;
 

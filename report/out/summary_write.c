@@ -163,9 +163,10 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
             jstr(b, tp_str_get(t, r->name));
         else
             tp_buf_puts(b, "null");
-        tp_buf_printf(b, ",\"count\":%llu,\"kept\":%llu,\"mean_ns\":%lld,\"stddev_ns\":%lld,\"min_ns\":%lld,\"max_ns\":%lld}",
-                      (unsigned long long)r->count, (unsigned long long)r->kept, (long long)r->mean_ns,
-                      (long long)r->stddev_ns, (long long)r->min_ns, (long long)r->max_ns);
+        tp_buf_printf(b, ",\"count\":%llu,\"kept\":%llu,\"clamped\":%llu,\"mean_ns\":%lld,\"stddev_ns\":%lld,"
+                         "\"min_ns\":%lld,\"max_ns\":%lld}",
+                      (unsigned long long)r->count, (unsigned long long)r->kept, (unsigned long long)r->clamped,
+                      (long long)r->mean_ns, (long long)r->stddev_ns, (long long)r->min_ns, (long long)r->max_ns);
     }
     tp_buf_puts(b, "]}");
     if (extra)

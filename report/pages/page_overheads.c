@@ -9,11 +9,13 @@
 static const char *const defs[] = {
     "T1: gap between consecutive top-level ops under the same parent (2 us < gap < 200 us), minus 2 us.",
     "T2: op start to its first launch, minus 2 us per host event before it.   T3: last launch end to op end, "
-    "minus 2 us per trailing event (>= 0).",
+    "minus 2 us per trailing event.",
     "T4: per launch call, the constant 10 - 2 - 4 = 4 us.   T5: gaps between launches minus 2 us per event "
     "between; 0 for one launch; ops without launches: duration minus 2 us per event.",
     "Mean and population std after dropping values outside Q1 - 1.5 IQR .. Q3 + 1.5 IQR (count = all values, kept "
     "= after that).  See docs/REPORT.md.",
+    "A value below 0 counts as 0 (clamped): the op took less than the 2 us per event the model charges for the "
+    "profiler, which a modern profiler does not cost.",
     NULL};
 
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
@@ -42,7 +44,7 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         return;
     }
     size_t n = ov->n < TP_TABLE_MAX_ROWS ? ov->n : TP_TABLE_MAX_ROWS;
-    enum { NC = 8 };
+    enum { NC = 9 };
     const char **cells = tp_xcalloc(n * NC + 1, sizeof *cells);
     static const char *const tn[] = {"", "T1", "T2", "T3", "T4", "T5"};
     for (size_t i = 0; i < n; i++) {
@@ -56,11 +58,13 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         c[5] = tp_strs_us(&st, r->stddev_ns);
         c[6] = tp_strs_us(&st, r->min_ns);
         c[7] = tp_strs_us(&st, r->max_ns);
+        c[8] = tp_strs_add(&st, "%llu", (unsigned long long)r->clamped);
     }
     tp_table_col cols[NC] = {{"type", 0, TP_FIT_END, 0},     {"op / launch call", 0, TP_FIT_MIDDLE, 0},
                              {"count", 1, TP_FIT_END, 0},    {"kept", 1, TP_FIT_END, 0},
                              {"mean (us)", 1, TP_FIT_END, 0}, {"std (us)", 1, TP_FIT_END, 0},
-                             {"min (us)", 1, TP_FIT_END, 0},  {"max (us)", 1, TP_FIT_END, 0}};
+                             {"min (us)", 1, TP_FIT_END, 0},  {"max (us)", 1, TP_FIT_END, 0},
+                             {"clamped", 1, TP_FIT_END, 0}};
     char title[160];
     snprintf(title, sizeof title, "%llu top-level ops, %llu launches%s", (unsigned long long)ov->ops,
              (unsigned long long)ov->launches, n < ov->n ? " (first rows; all in summary.json)" : "");

@@ -24,6 +24,7 @@
  *   C aten::size 400..410 (no launch)
  *   D aten::to 420..425 (no launch, no T5)
  *   E aten::linear 500..600: launch 510..520 (corr 5)
+ *   F aten::alias 900..901 (no launch: T5 = 1 - 2 = -1 us, counted as 0)
  *   stream 7: gemm_k 140..240 (1), add_k 240..290 (2), relu_k 330..350 (3), gemm_k 530..570 (5)
  *   stream 20: copy_k 345..355 (4)
  * Hand-computed answers are in the tests below. */
@@ -49,6 +50,7 @@ static const char synth[] =
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":100},\n"
     "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":510,\"dur\":10,"
     "\"args\":{\"correlation\":5}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::alias\",\"pid\":1,\"tid\":1,\"ts\":900,\"dur\":1},\n"
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_k\",\"pid\":0,\"tid\":7,\"ts\":140,\"dur\":100,"
     "\"args\":{\"correlation\":1}},\n"
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"add_k\",\"pid\":0,\"tid\":7,\"ts\":240,\"dur\":50,"
@@ -81,7 +83,7 @@ TEST(report_overheads_t1_to_t5_hand_computed)
     tp_overheads ov;
     tp_overheads_build(&t, &ht, &ov);
     CHECK(ov.applicable);
-    CHECK_EQ_INT(ov.ops, 5);      /* A B C D E */
+    CHECK_EQ_INT(ov.ops, 6);      /* A B C D E F */
     CHECK_EQ_INT(ov.launches, 5);
     const tp_overhead_row *r;
     /* T1: gaps 10, 40, 10, 75 us -> 8, 38, 8, 73; mean 31.75 us, population std 26.780 us */
@@ -123,6 +125,15 @@ TEST(report_overheads_t1_to_t5_hand_computed)
     CHECK((r = find_row(&t, &ov, 5, "aten::size")) != NULL && r->mean_ns == 8000);
     CHECK(find_row(&t, &ov, 5, "aten::to") == NULL);
     CHECK(find_row(&t, &ov, 2, "aten::size") == NULL);
+    /* F: 1 us long, less than the model's 2 us of profiler cost: T5 counts 0, clamped */
+    CHECK((r = find_row(&t, &ov, 5, "aten::alias")) != NULL);
+    if (r) {
+        CHECK_EQ_INT(r->count, 1);
+        CHECK_EQ_INT(r->clamped, 1);
+        CHECK_EQ_INT(r->mean_ns, 0);
+        CHECK_EQ_INT(r->min_ns, 0);
+    }
+    CHECK((r = find_row(&t, &ov, 5, "aten::size")) != NULL && r->clamped == 0);
     /* T4: 5 launches x (10 - 2 - 4) us */
     CHECK((r = find_row(&t, &ov, 4, "cudaLaunchKernel")) != NULL && r->count == 5 && r->mean_ns == 4000);
     tp_overheads_free(&ov);
