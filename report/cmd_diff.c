@@ -92,11 +92,7 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
     if (wrc == 0 && (tp_out_write_file(dir, "diff.json", json.data, json.len, &err) < 0 ||
                      tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0))
         wrc = -1;
-    tp_outset_use(prev);
-    if (wrc < 0)
-        tp_outset_abort(set);
-    else
-        wrc = tp_outset_publish(set, &err);
+    wrc = tp_outset_finish(set, prev, wrc, &err);
     if (wrc < 0) {
         tp_report_error(dir, &err);
         rc = TP_EXIT_INPUT;
@@ -247,11 +243,7 @@ static int tp_cmd_diff(int argc, char **argv)
             tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0)
             wrc = -1;
     }
-    tp_outset_use(prev);
-    if (wrc < 0)
-        tp_outset_abort(set);
-    else
-        wrc = tp_outset_publish(set, &err);
+    wrc = tp_outset_finish(set, prev, wrc, &err);
     if (wrc < 0) {
         tp_report_error(dir, &err);
         rc = TP_EXIT_INPUT;

@@ -882,3 +882,13 @@ int tp_mkdirs(const char *path, tp_err *err)
     free(p);
     return 0;
 }
+
+int tp_outset_finish(tp_outset *set, tp_outset *prev, int rc, tp_err *err)
+{
+    tp_outset_use(prev);
+    if (rc < 0) {
+        tp_outset_abort(set);
+        return rc;
+    }
+    return tp_outset_publish(set, err);
+}

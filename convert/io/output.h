@@ -39,6 +39,10 @@ tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp
 tp_outset *tp_outset_use(tp_outset *set);
 /* Renames every committed member; 0, or -1 with err (the rest removed). Frees the set. */
 int tp_outset_publish(tp_outset *set, tp_err *err);
+/* The end of a set begun with prev = tp_outset_use(set): restores prev,
+ * then publishes the set when rc >= 0 (its result is returned) or aborts it
+ * (rc is returned). */
+int tp_outset_finish(tp_outset *set, tp_outset *prev, int rc, tp_err *err);
 /* Removes every committed member's temporary file and frees the set (NULL: nothing). */
 void tp_outset_abort(tp_outset *set);
 

@@ -180,11 +180,8 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
             tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
             rc = TP_REPORT_WRITE_FAILED;
     }
-    tp_outset_use(prev);
-    if (rc < 0)
-        tp_outset_abort(set);
-    else if (tp_outset_publish(set, err) < 0)
-        rc = TP_REPORT_WRITE_FAILED;
+    if (tp_outset_finish(set, prev, rc, err) < 0 && rc == 0)
+        rc = TP_REPORT_WRITE_FAILED; /* the publish failed */
     tp_timing("summary files");
     free(pngs);
     tp_buf_free(&json);

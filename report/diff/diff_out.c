@@ -14,8 +14,6 @@
 #define MD_TOP_OPS 5
 #define MD_NAME_MAX 72
 
-static void jstr(tp_buf *b, const char *s) { tp_json_put_string(b, s, strlen(s), NULL); }
-
 static void jfrac(tp_buf *b, bool has, double v)
 {
     if (has)
@@ -27,11 +25,11 @@ static void jfrac(tp_buf *b, bool has, double v)
 static void jrun(tp_buf *b, const tp_summary *s, const tp_step_spread *sp)
 {
     tp_buf_puts(b, "{\"file\":");
-    jstr(b, s->opts.path);
+    tp_json_str(b, s->opts.path);
     tp_buf_puts(b, ",\"name\":");
-    jstr(b, s->name);
+    tp_json_str(b, s->name);
     tp_buf_puts(b, ",\"format\":");
-    jstr(b, s->t->format ? s->t->format : "");
+    tp_json_str(b, s->t->format ? s->t->format : "");
     tp_buf_printf(b, ",\"steps\":%zu,\"device_time_ns\":%lld,\"device_events\":%llu", sp->n,
                   (long long)s->kt.total_ns, (unsigned long long)s->kt.instances);
     if (sp->n)
@@ -60,14 +58,14 @@ static void jtable(tp_buf *b, const char *key, const tp_diff_table *t, bool kern
             tp_buf_printf(b, "{\"step\":%lld,\"name\":", (long long)r->step);
         else
             tp_buf_puts(b, "{\"name\":");
-        jstr(b, r->name);
+        tp_json_str(b, r->name);
         if (r->cand_name) {
             tp_buf_puts(b, ",\"candidate_name\":");
-            jstr(b, r->cand_name);
+            tp_json_str(b, r->cand_name);
         }
         if (!steps) {
             tp_buf_puts(b, ",\"short_name\":");
-            jstr(b, r->short_name);
+            tp_json_str(b, r->short_name);
         }
         if (kernels)
             tp_buf_printf(b, ",\"kind\":\"%s\"", tp_kind_name((tp_kind)r->kind));

@@ -2,6 +2,7 @@
 #include "report/job/job_diff.h"
 #include "convert/codec/json_write.h"
 #include "report/job/job_out.h"
+#include "report/out/coll_out.h"
 #include "report/out/text.h"
 
 #include <stdio.h>
@@ -181,7 +182,7 @@ void tp_job_diff_json(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_
         const tp_job_coll *y = d->coll_b[i] == SIZE_MAX ? NULL : &d->b->colls[d->coll_b[i]];
         const tp_job_coll *c = x ? x : y;
         tp_buf_puts(b, i ? ",\n{" : "\n{");
-        tp_job_coll_key_json(c, b);
+        tp_coll_key_json(b, c->kind, c->dtype, c->group, c->ranks);
         tp_buf_printf(b, c->bytes ? ",\"bytes\":%llu" : ",\"bytes\":null", (unsigned long long)c->bytes);
         pair_i64(b, "instances", x ? (int64_t)x->instances : -1, y ? (int64_t)y->instances : -1);
         pair_i64(b, "mean_transfer_ns", mean_transfer(x), mean_transfer(y));

@@ -2,6 +2,7 @@
 #include "report/job/job_out.h"
 #include "convert/codec/json_write.h"
 #include "convert/model/clock_align.h"
+#include "report/out/coll_out.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -91,22 +92,10 @@ static void rank_json(const tp_job *j, size_t r, tp_buf *b)
     tp_buf_puts(b, "]}");
 }
 
-void tp_job_coll_key_json(const tp_job_coll *c, tp_buf *b)
-{
-    tp_buf_puts(b, "\"kind\":");
-    tp_json_str(b, c->kind);
-    tp_buf_puts(b, ",\"dtype\":");
-    tp_json_str_or_null(b, c->dtype);
-    tp_buf_puts(b, ",\"process_group\":");
-    tp_json_str_or_null(b, c->group);
-    tp_buf_puts(b, ",\"group_ranks\":");
-    tp_json_str_or_null(b, c->ranks);
-}
-
 static void coll_json(const tp_job_coll *c, tp_buf *b)
 {
     tp_buf_putc(b, '{');
-    tp_job_coll_key_json(c, b);
+    tp_coll_key_json(b, c->kind, c->dtype, c->group, c->ranks);
     tp_buf_puts(b, ",\"group_size\":");
     int_or_null(b, c->group_size ? c->group_size : -1);
     tp_buf_puts(b, ",\"bytes\":");

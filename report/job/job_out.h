@@ -12,10 +12,6 @@ void tp_job_json(const tp_job *j, tp_buf *b);
  * the folder), or NULL. */
 void tp_job_md(const tp_job *j, const char *const *pngs, tp_buf *b);
 
-/* A job collective row's identity as JSON members (no braces): "kind",
- * "dtype", "process_group", "group_ranks" (null when unknown). */
-void tp_job_coll_key_json(const tp_job_coll *c, tp_buf *b);
-
 /* "compute, arrival" for a TP_JOB_FLAG_* set, "" for none. */
 void tp_job_flags_text(uint32_t flags, char *buf, size_t n);
 

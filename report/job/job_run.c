@@ -403,11 +403,7 @@ int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_
             tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
             rc = -1;
     }
-    tp_outset_use(prev);
-    if (rc < 0)
-        tp_outset_abort(set);
-    else if (tp_outset_publish(set, err) < 0)
-        rc = -1;
+    rc = tp_outset_finish(set, prev, rc, err) < 0 ? -1 : 0;
     free(pngs);
     tp_buf_free(&json);
     tp_buf_free(&md);

@@ -8,14 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
-
-static void jstr_or_null(tp_buf *b, const char *s)
+void tp_coll_key_json(tp_buf *b, const char *kind, const char *dtype, const char *group, const char *ranks)
 {
-    if (s && *s)
-        jstr(b, s);
-    else
-        tp_buf_puts(b, "null");
+    tp_buf_puts(b, "\"kind\":");
+    tp_json_str(b, kind);
+    tp_buf_puts(b, ",\"dtype\":");
+    tp_json_str_or_null(b, dtype);
+    tp_buf_puts(b, ",\"process_group\":");
+    tp_json_str_or_null(b, group);
+    tp_buf_puts(b, ",\"group_ranks\":");
+    tp_json_str_or_null(b, ranks);
 }
 
 void tp_collectives_json(const tp_summary *s, tp_buf *b)
@@ -29,14 +31,8 @@ void tp_collectives_json(const tp_summary *s, tp_buf *b)
                   (unsigned long long)c->from_annotation);
     for (size_t i = 0; i < c->n; i++) {
         const tp_coll_row *r = &c->rows[i];
-        tp_buf_puts(b, i ? ",\n{\"kind\":" : "\n{\"kind\":");
-        jstr(b, r->kind);
-        tp_buf_puts(b, ",\"dtype\":");
-        jstr_or_null(b, r->dtype);
-        tp_buf_puts(b, ",\"process_group\":");
-        jstr_or_null(b, r->group);
-        tp_buf_puts(b, ",\"group_ranks\":");
-        jstr_or_null(b, r->ranks);
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        tp_coll_key_json(b, r->kind, r->dtype, r->group, r->ranks);
         tp_buf_puts(b, ",\"group_size\":");
         if (r->group_size)
             tp_buf_printf(b, "%lld", (long long)r->group_size);
@@ -123,14 +119,14 @@ void tp_dist_info_json(const tp_dist_info *d, tp_buf *b)
     tp_buf_puts(b, ",\"world_size\":");
     int_or_null(b, d->world_size);
     tp_buf_puts(b, ",\"backend\":");
-    jstr_or_null(b, d->backend);
+    tp_json_str_or_null(b, d->backend);
     tp_buf_puts(b, ",\"process_groups\":[");
     for (size_t i = 0; i < d->ngroups; i++) {
         const tp_pg_info *g = &d->groups[i];
         tp_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-        jstr_or_null(b, g->name);
+        tp_json_str_or_null(b, g->name);
         tp_buf_puts(b, ",\"description\":");
-        jstr_or_null(b, g->desc);
+        tp_json_str_or_null(b, g->desc);
         tp_buf_puts(b, ",\"size\":");
         int_or_null(b, g->size);
         tp_buf_puts(b, ",\"ranks\":[");
@@ -139,6 +135,6 @@ void tp_dist_info_json(const tp_dist_info *d, tp_buf *b)
         tp_buf_puts(b, "]}");
     }
     tp_buf_puts(b, "],\"problem\":");
-    jstr_or_null(b, d->problem);
+    tp_json_str_or_null(b, d->problem);
     tp_buf_puts(b, "}");
 }

@@ -11,6 +11,11 @@ void tp_collectives_json(const tp_summary *s, tp_buf *b);
  * the trace has none. */
 void tp_collectives_md(const tp_summary *s, tp_buf *b);
 
+/* A collective row's identity as JSON members (no braces): "kind", "dtype",
+ * "process_group", "group_ranks" ("" as null); summary.json's and the job
+ * report's rows. */
+void tp_coll_key_json(tp_buf *b, const char *kind, const char *dtype, const char *group, const char *ranks);
+
 /* trace.distributed: null without distributedInfo, else its identity */
 void tp_dist_info_json(const tp_dist_info *d, tp_buf *b);
 

@@ -6,8 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
-
 void tp_eff_number_json(tp_buf *b, double v)
 {
     if (!(v >= 0) || !isfinite(v))
@@ -24,18 +22,18 @@ static void device_json(const tp_efficiency *e, tp_buf *b)
         return;
     }
     tp_buf_puts(b, "{\"name\":");
-    jstr(b, d->trace_name);
+    tp_json_str(b, d->trace_name);
     tp_buf_puts(b, ",\"known\":");
     tp_buf_puts(b, d->known ? "true" : "false");
     tp_buf_puts(b, ",\"label\":");
-    jstr(b, d->label);
+    tp_json_str(b, d->label);
     tp_buf_puts(b, ",\"table_id\":");
     if (d->id[0])
-        jstr(b, d->id);
+        tp_json_str(b, d->id);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"source\":");
-    jstr(b, d->source);
+    tp_json_str(b, d->source);
     tp_buf_puts(b, ",\"peak_tflops_per_s\":{");
     for (int k = 0; k < TP_PEAK_CLASSES; k++) {
         tp_buf_printf(b, "%s\"%s\":", k ? "," : "", tp_peak_class_names[k]);
@@ -47,7 +45,7 @@ static void device_json(const tp_efficiency *e, tp_buf *b)
                   e->mixed_devices ? "true" : "false");
     if (!d->known) {
         tp_buf_puts(b, ",\"note\":");
-        jstr(b, tp_device_unknown_hint());
+        tp_json_str(b, tp_device_unknown_hint());
     }
     tp_buf_puts(b, "}");
 }
@@ -60,12 +58,12 @@ static void raw_or_null(tp_buf *b, const char *json)
 static void row_json(const tp_summary *s, const tp_eff_row *r, tp_buf *b)
 {
     tp_buf_puts(b, "{\"op\":");
-    jstr(b, r->op);
+    tp_json_str(b, r->op);
     tp_buf_puts(b, ",\"family\":");
-    jstr(b, tp_op_family_name((tp_op_family)r->family));
+    tp_json_str(b, tp_op_family_name((tp_op_family)r->family));
     tp_buf_puts(b, ",\"category\":");
     if (r->category != UINT32_MAX && s->cat.rules)
-        jstr(b, s->cat.rules->names[r->category]);
+        tp_json_str(b, s->cat.rules->names[r->category]);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"input_dims\":");
@@ -90,7 +88,7 @@ static void row_json(const tp_summary *s, const tp_eff_row *r, tp_buf *b)
     }
     tp_buf_puts(b, ",\"peak\":");
     if (r->peak >= 0)
-        jstr(b, tp_peak_class_names[r->peak]);
+        tp_json_str(b, tp_peak_class_names[r->peak]);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"bound\":");
@@ -117,9 +115,9 @@ void tp_efficiency_json(const tp_summary *s, tp_buf *b)
                   (unsigned long long)e->skipped, (long long)e->skipped_ns);
     for (size_t i = 0; i < e->nskips; i++) {
         tp_buf_puts(b, i ? ",{\"op\":" : "{\"op\":");
-        jstr(b, e->skips[i].op);
+        tp_json_str(b, e->skips[i].op);
         tp_buf_puts(b, ",\"reason\":");
-        jstr(b, e->skips[i].why);
+        tp_json_str(b, e->skips[i].why);
         tp_buf_printf(b, ",\"count\":%llu,\"device_ns\":%lld}", (unsigned long long)e->skips[i].count,
                       (long long)e->skips[i].device_ns);
     }

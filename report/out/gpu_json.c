@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
-
 static void figs(tp_buf *b, const tp_gpu_figs *f);
 
 void tp_fraction_json(tp_buf *b, int64_t part, int64_t whole)
@@ -56,7 +54,7 @@ void tp_gpu_time_json(const tp_summary *s, tp_buf *b)
     for (size_t d = 0; d < g->ndevices; d++) {
         const tp_gpu_device *dv = &g->devices[d];
         tp_buf_puts(b, d ? ",\n{\"device\":" : "\n{\"device\":");
-        jstr(b, dv->label);
+        tp_json_str(b, dv->label);
         tp_buf_printf(b, ",\"start_ns\":%lld,", (long long)(s->t->base_ns + dv->start_ns));
         figs(b, &dv->whole);
         tp_buf_puts(b, ",\"linked_only\":{");
@@ -71,7 +69,7 @@ void tp_gpu_time_json(const tp_summary *s, tp_buf *b)
             char lab[96];
             tp_device_label(s->t, p, lab, sizeof lab);
             tp_buf_puts(b, "\"device\":");
-            jstr(b, lab);
+            tp_json_str(b, lab);
             tp_buf_putc(b, ',');
         }
         figs(b, &g->steps[k]);
@@ -88,7 +86,7 @@ void tp_categories_json(const tp_summary *s, tp_buf *b)
     for (size_t i = 0; i < c->n; i++) {
         const tp_cat_row *row = &c->rows[i];
         tp_buf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
-        jstr(b, r->names[row->category]);
+        tp_json_str(b, r->names[row->category]);
         tp_buf_printf(b, ",\"device_ns\":%lld,\"count\":%llu,\"share\":", (long long)row->device_ns,
                       (unsigned long long)row->count);
         tp_fraction_json(b, row->device_ns, c->total_ns);
@@ -99,7 +97,7 @@ void tp_categories_json(const tp_summary *s, tp_buf *b)
         for (size_t k = 0; k < row->ntop; k++) {
             const tp_leaf_row *l = &c->leaves[row->top[k]];
             tp_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
-            jstr(b, l->name);
+            tp_json_str(b, l->name);
             tp_buf_printf(b, ",\"device_ns\":%lld}", (long long)l->device_ns);
         }
         tp_buf_puts(b, "]}");
@@ -108,9 +106,9 @@ void tp_categories_json(const tp_summary *s, tp_buf *b)
     for (size_t i = 0; i < c->nleaves; i++) {
         const tp_leaf_row *l = &c->leaves[i];
         tp_buf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
-        jstr(b, l->name);
+        tp_json_str(b, l->name);
         tp_buf_puts(b, ",\"category\":");
-        jstr(b, r->names[l->category]);
+        tp_json_str(b, r->names[l->category]);
         tp_buf_printf(b, ",\"occurrences\":%llu,\"count\":%llu,\"device_ns\":%lld}", (unsigned long long)l->occurrences,
                       (unsigned long long)l->count, (long long)l->device_ns);
     }
@@ -118,7 +116,7 @@ void tp_categories_json(const tp_summary *s, tp_buf *b)
     for (size_t i = 0; i < c->nmodules; i++) {
         const tp_module_row *m = &c->modules[i];
         tp_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
-        jstr(b, m->path);
+        tp_json_str(b, m->path);
         tp_buf_printf(b, ",\"count\":%llu,\"device_ns\":%lld}", (unsigned long long)m->count, (long long)m->device_ns);
     }
     tp_buf_puts(b, "]");

@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
-
 void tp_idle_json(const tp_summary *s, tp_buf *b)
 {
     const tp_trace *t = s->t;
@@ -18,10 +16,10 @@ void tp_idle_json(const tp_summary *s, tp_buf *b)
         char lab[256];
         tp_stream_label(t, r->track, lab, sizeof lab);
         tp_buf_puts(b, i ? ",\n{\"stream\":" : "\n{\"stream\":");
-        jstr(b, lab);
+        tp_json_str(b, lab);
         tp_device_label(t, r->process, lab, sizeof lab);
         tp_buf_puts(b, ",\"device\":");
-        jstr(b, lab);
+        tp_json_str(b, lab);
         tp_buf_printf(b,
                       ",\"activities\":%llu,\"span_ns\":%lld,\"busy_ns\":%lld,\"idle_ns\":%lld,\"host_wait_ns\":%lld,"
                       "\"kernel_wait_ns\":%lld,\"other_ns\":%lld,\"gaps\":{\"host_wait\":%llu,\"kernel_wait\":%llu,"

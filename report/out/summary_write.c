@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void jstr(tp_buf *b, const char *str) { tp_json_put_string(b, str, strlen(str), NULL); }
-
 static void step_json(const tp_summary *s, const tp_step_row *r, tp_buf *b)
 {
     if (r->step >= 0)
@@ -44,22 +42,22 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     const tp_trace *t = s->t;
     const tp_step_figures *sf = &s->sf;
     tp_buf_puts(b, "{\"schema\":\"tracepress.summary/2\",\n\"source\":{\"file\":");
-    jstr(b, s->opts.path);
+    tp_json_str(b, s->opts.path);
     tp_buf_puts(b, ",\"reader\":");
-    jstr(b, t->format);
+    tp_json_str(b, t->format);
     tp_buf_puts(b, ",\"name\":");
-    jstr(b, s->name);
+    tp_json_str(b, s->name);
     tp_buf_printf(b, ",\"events_read\":%llu},\n", (unsigned long long)t->events_in);
     tp_buf_puts(b, "\"trace\":{\"date\":");
     if (s->date[0])
-        jstr(b, s->date);
+        tp_json_str(b, s->date);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"devices\":[");
     for (size_t i = 0; i < s->ndevices; i++) {
         if (i)
             tp_buf_putc(b, ',');
-        jstr(b, s->devices[i]);
+        tp_json_str(b, s->devices[i]);
     }
     tp_buf_puts(b, "],\"streams\":[");
     for (size_t k = 0; k < sf->nstreams; k++) {
@@ -67,7 +65,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
         tp_stream_label(t, sf->streams[k], lab, sizeof lab);
         if (k)
             tp_buf_putc(b, ',');
-        jstr(b, lab);
+        tp_json_str(b, lab);
     }
     tp_buf_printf(b, "],\"start_ns\":%lld,\"span_ns\":%lld,\"slices\":%llu,\"steps\":%zu,\"distributed\":",
                   (long long)(t->base_ns + sf->span_start), (long long)(sf->span_end - sf->span_start),
@@ -76,7 +74,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, "},\n");
     tp_buf_puts(b, "\"options\":{\"steps\":");
     if (s->opts.steps)
-        jstr(b, s->opts.steps);
+        tp_json_str(b, s->opts.steps);
     else
         tp_buf_puts(b, "null");
     if (s->opts.batch_size > 0)
@@ -106,7 +104,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
                   (unsigned long long)s->kt.kernels, s->kt.kernel_names, (unsigned long long)s->kt.memcpys,
                   (unsigned long long)s->kt.memsets);
     if (s->cat.n)
-        jstr(b, s->cat.rules->names[s->cat.rows[0].category]);
+        tp_json_str(b, s->cat.rules->names[s->cat.rows[0].category]);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"median_step\":");
@@ -160,7 +158,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
         const tp_overhead_row *r = &s->ov.rows[i];
         tp_buf_printf(b, "%s{\"type\":\"%s\",\"name\":", i ? ",\n" : "\n", overhead_type(r->type));
         if (r->name)
-            jstr(b, tp_str_get(t, r->name));
+            tp_json_str(b, tp_str_get(t, r->name));
         else
             tp_buf_puts(b, "null");
         tp_buf_printf(b, ",\"count\":%llu,\"kept\":%llu,\"clamped\":%llu,\"mean_ns\":%lld,\"stddev_ns\":%lld,"
