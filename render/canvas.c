@@ -23,6 +23,28 @@ tp_canvas *tp_canvas_new(const tp_canvas_ops *ops, void *impl)
     return cv;
 }
 
+/* The null backend: every call accepted, nothing drawn (a first pass over
+ * the report's pages that only wants to know what they would say). */
+static void nul_page(void *i, double w, double h, const char *t, int l) { (void)i, (void)w, (void)h, (void)t, (void)l; }
+static void nul_v(void *i) { (void)i; }
+static void nul_xy(void *i, double x, double y) { (void)i, (void)x, (void)y; }
+static void nul_rect(void *i, double x, double y, double w, double h) { (void)i, (void)x, (void)y, (void)w, (void)h; }
+static void nul_fill(void *i, tp_color c) { (void)i, (void)c; }
+static void nul_stroke(void *i, tp_color c, double w) { (void)i, (void)c, (void)w; }
+static void nul_text(void *i, double x, double y, tp_font f, double z, double a, tp_color c, const char *s)
+{
+    (void)i, (void)x, (void)y, (void)f, (void)z, (void)a, (void)c, (void)s;
+}
+static int nul_close(void *i, tp_err *e) { (void)i, (void)e; return 0; }
+static void nul_link(void *i, double x, double y, double w, double h, const char *u)
+{
+    (void)i, (void)x, (void)y, (void)w, (void)h, (void)u;
+}
+static const tp_canvas_ops null_ops = {nul_page, nul_v,  nul_xy, nul_xy, nul_v,     nul_rect, nul_fill, nul_stroke,
+                                       nul_text, nul_rect, nul_v, nul_v, nul_xy, nul_xy, nul_close, nul_v, nul_link};
+
+tp_canvas *tp_canvas_null(void) { return tp_canvas_new(&null_ops, NULL); }
+
 void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen)
 {
     if (page <= 1) {

@@ -75,6 +75,8 @@ tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err)
 /* Recording: appends one line per call to `out` (owned by the caller). */
 tp_canvas *tp_canvas_rec(tp_buf *out);
 
+/* Null: accepts every call and draws nothing (a first pass over pages). */
+tp_canvas *tp_canvas_null(void);
 /* File name of page `page` (1-based) for the per-page backends. */
 void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen);
 

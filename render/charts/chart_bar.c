@@ -146,8 +146,13 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
             double vw = tp_text_width(TP_FONT_REGULAR, value_fs, vb);
             double rx =
                 cx + (tp_font_ascent(TP_FONT_REGULAR, value_fs) - tp_font_descent(TP_FONT_REGULAR, value_fs)) / 2;
-            if (vw <= slot - 1 && label_top - value_fs * 1.2 >= r.y)
-                tp_cv_text(cv, cx, label_top - 2, TP_FONT_REGULAR, value_fs, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0, vb);
+            double cap = c->err_lo && c->err_hi ? fmin(bw * 0.4, 5) : 0;
+            if (cap > 0 && vw + cap + 3 <= slot / 2 && top - value_fs * 1.2 >= r.y)
+                /* the mean's value beside the whisker at the bar's top, not on the max's cap */
+                tp_cv_text(cv, cx + cap + 2, top - 2, TP_FONT_REGULAR, value_fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, vb);
+            else if (vw <= slot - 1 && label_top - value_fs * 1.2 - (cap > 0 ? 2 : 0) >= r.y)
+                tp_cv_text(cv, cx, label_top - 2 - (cap > 0 ? 2 : 0), TP_FONT_REGULAR, value_fs, TP_COLOR_TEXT,
+                           TP_ALIGN_CENTER, 0, vb);
             else if (slot >= value_fs * 1.1 && label_top - vw - 3 >= r.y)
                 tp_cv_text(cv, rx, label_top - 2, TP_FONT_REGULAR, value_fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, -90, vb);
             else if (slot >= value_fs * 1.1 && v > 0 && !(c->err_lo && c->err_hi) &&

@@ -123,6 +123,11 @@ tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
 
 size_t tp_table_pages(const tp_table_layout *L) { return L->pages; }
 
+size_t tp_table_page_rows(const tp_table_layout *L, size_t page)
+{
+    return page < L->pages ? L->page_start[page + 1] - L->page_start[page] : 0;
+}
+
 double tp_table_page_height(const tp_table *t, const tp_table_layout *L, size_t page)
 {
     if (page >= L->pages)

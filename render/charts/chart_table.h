@@ -39,6 +39,7 @@ typedef struct tp_table {
 typedef struct tp_table_layout tp_table_layout;
 tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h);
 size_t tp_table_pages(const tp_table_layout *L); /* >= 1 */
+size_t tp_table_page_rows(const tp_table_layout *L, size_t page); /* rows on that page */
 /* The height page `page` takes when drawn (title, header, rows, rule). */
 double tp_table_page_height(const tp_table *t, const tp_table_layout *L, size_t page);
 void tp_table_draw_page(tp_canvas *cv, const tp_table *t, const tp_table_layout *L, size_t page, tp_rect r);

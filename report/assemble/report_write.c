@@ -33,7 +33,7 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
     tp_cv_end_page(cv);
     if (tp_canvas_close(cv, err) != 0)
         return -1;
-    static const char *const known[] = {"png/gpu_time.png", "png/efficiency.png", "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
+    static const char *const known[] = {"png/overview.png", "png/gpu_time.png", "png/efficiency.png", "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
                                         "png/steps.png", NULL};
     for (int i = 0; known[i]; i++)
         if (strncmp(known[i] + 4, name, strlen(name)) == 0 && known[i][4 + strlen(name)] == '.')
@@ -41,8 +41,8 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
     return 0;
 }
 
-/* Every PDF page, in order: the report's page table. */
-static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
+/* Every PDF page after the overview, in order: the report's page table. */
+static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp)
 {
     const tp_pagectx pc = *pcp;
     tp_canvas *pdf = cv;
@@ -51,25 +51,41 @@ static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
     tp_page_efficiency(pdf, &pc);
     tp_format_pages_draw(pdf, &pc); /* the format's own pages, when it has a row */
     tp_rect lr = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc.lw - 2 * TP_PAGE_MARGIN, pc.lh - 2 * TP_PAGE_MARGIN};
-    tp_cv_begin_page(pdf, pc.lw, pc.lh, "Top kernels by total time");
-    tp_chart_kernels(pdf, &pc, 0, lr);
-    tp_cv_end_page(pdf);
-    tp_cv_begin_page(pdf, pc.lw, pc.lh, "Top kernels by mean time");
-    tp_chart_kernels(pdf, &pc, 1, lr);
-    tp_cv_end_page(pdf);
+    tp_pages_kernel_charts(pdf, &pc);
     tp_pages_breakdown(pdf, &pc, pc.lw, pc.lh);
-    tp_cv_begin_page(pdf, pc.lw, pc.lh, "Timeline");
-    tp_chart_timeline(pdf, &pc, lr);
-    tp_cv_end_page(pdf);
+    if (pc.s->slices) {
+        tp_cv_begin_page(pdf, pc.lw, pc.lh, "Timeline");
+        tp_chart_timeline(pdf, &pc, lr);
+        tp_cv_end_page(pdf);
+    } else
+        tp_page_note(&pc, "Timeline", "the trace has no slices to draw.");
     tp_pages_steps(pdf, &pc);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);
 }
 
+static void draw_all(tp_canvas *cv, const tp_pagectx *pc)
+{
+    tp_page_overview(cv, pc);
+    draw_rest(cv, pc);
+}
+
+/* The context for the pages: a first pass over them on a null canvas
+ * learns what they leave out (the overview lists it), then the notes are
+ * frozen so the PDF and PNG passes, on two threads, only read them. */
+static void plan_pages(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
+{
+    tp_pagectx_init(pc, s, o);
+    tp_canvas *null = tp_canvas_null();
+    draw_rest(null, pc);
+    tp_canvas_close(null, NULL);
+    pc->notes->frozen = true;
+}
+
 void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
 {
     tp_pagectx pc;
-    tp_pagectx_init(&pc, s, o);
+    plan_pages(&pc, s, o);
     draw_all(cv, &pc);
     tp_pagectx_free(&pc);
 }
@@ -103,7 +119,7 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
                         const char ***png_names, tp_err *err)
 {
     tp_pagectx pc;
-    tp_pagectx_init(&pc, s, o);
+    plan_pages(&pc, s, o);
     static const char *grid_names[] = {"png/breakdown.png", "png/breakdown-2.png", "png/breakdown-3.png",
                                        "png/breakdown-4.png"};
     const char **names = tp_xcalloc(TP_MAX_PNGS + 1, sizeof *names);
@@ -118,25 +134,31 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
     char path[4096];
     double scale = o->png_scale;
+    if (write_png(dir, "overview", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
+        goto out;
     if (s->gt.whole.span_ns > 0 && write_png(dir, "gpu_time", &pc, scale, tp_chart_gpu_time, &names, &nn, err) < 0)
         goto out;
     if (s->eff.n && write_png(dir, "efficiency", &pc, scale, tp_chart_efficiency, &names, &nn, err) < 0)
         goto out;
-    if (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
-        write_png(dir, "kernels_mean", &pc, scale, png_kernels_mean, &names, &nn, err) < 0 ||
-        write_png(dir, "timeline", &pc, scale, tp_chart_timeline, &names, &nn, err) < 0)
+    /* a chart is a PNG when its page is in the PDF */
+    if (s->kt.n && (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
+                    write_png(dir, "kernels_mean", &pc, scale, png_kernels_mean, &names, &nn, err) < 0))
+        goto out;
+    if (s->slices && write_png(dir, "timeline", &pc, scale, tp_chart_timeline, &names, &nn, err) < 0)
         goto out;
     if (s->sf.nsteps && write_png(dir, "steps", &pc, scale, tp_chart_steps, &names, &nn, err) < 0)
         goto out;
-    snprintf(path, sizeof path, "%s/png/breakdown.png", dir);
-    tp_canvas *g = tp_canvas_png(path, scale, err);
-    if (!g)
-        goto out;
-    size_t gp = tp_pages_breakdown(g, &pc, TP_PNG_W, TP_PNG_H);
-    if (tp_canvas_close(g, err) != 0)
-        goto out;
-    for (size_t p = 0; p < gp && p < 4; p++)
-        names[nn++] = grid_names[p];
+    if (s->ob.nops) {
+        snprintf(path, sizeof path, "%s/png/breakdown.png", dir);
+        tp_canvas *g = tp_canvas_png(path, scale, err);
+        if (!g)
+            goto out;
+        size_t gp = tp_pages_breakdown(g, &pc, TP_PNG_W, TP_PNG_H);
+        if (tp_canvas_close(g, err) != 0)
+            goto out;
+        for (size_t p = 0; p < gp && p < 4; p++)
+            names[nn++] = grid_names[p];
+    }
     if (tp_format_pages_png(dir, &pc, scale, &names, &nn, TP_MAX_PNGS, err) < 0)
         goto out;
     rc = 0;

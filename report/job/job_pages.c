@@ -29,7 +29,7 @@
 enum { P_COMP, P_XCOMM, P_XMEMCPY, P_IDLE, NPARTS };
 static const char *const part_names[NPARTS] = {"computation", "exposed communication", "exposed memcpy", "idle"};
 
-static tp_color part_color(int p) { return p == P_IDLE ? (tp_color)0xFFFFFF : tp_palette((size_t)(16 + p)); }
+static tp_color part_color(int p) { return tp_split_color(p); } /* P_* = TP_SPLIT_* */
 
 static void dur(char *b, size_t n, int64_t ns) { tp_format_duration(b, n, (double)ns); }
 

@@ -48,16 +48,3 @@ void tp_fp_chart_and_table(tp_canvas *cv, const tp_pagectx *pc, const char *titl
     tp_cv_end_page(cv);
     tp_fp_paged_table(cv, pc, t, heading, intro, nintro);
 }
-
-void tp_fp_note_page(tp_canvas *cv, const tp_pagectx *pc, const char *title, const char *note)
-{
-    double m = TP_PAGE_MARGIN;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, title);
-    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, title) + 4;
-    char **lines = NULL; /* a long note wraps (one that fits stays one line) */
-    size_t n = tp_wrap(TP_FONT_REGULAR, 10, note, pc->lw - 2 * m, 8, &lines);
-    for (size_t i = 0; i < n; i++)
-        y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 10, TP_COLOR_MUTED, lines[i]);
-    tp_wrap_free(lines, n);
-    tp_cv_end_page(cv);
-}

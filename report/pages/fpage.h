@@ -52,7 +52,5 @@ void tp_fp_paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, c
  * tp_fp_paged_table(t, heading, intro) on the pages after it. */
 void tp_fp_chart_and_table(tp_canvas *cv, const tp_pagectx *pc, const char *title, tp_fp_chart_fn chart,
                            const tp_table *t, const char *heading, const char *const *intro, size_t nintro);
-/* A landscape page with a title and a muted note ("nothing to show"). */
-void tp_fp_note_page(tp_canvas *cv, const tp_pagectx *pc, const char *title, const char *note);
 
 #endif

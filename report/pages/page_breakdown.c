@@ -85,10 +85,14 @@ static void grid_free(grid_mem *mem)
 size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
                              double w, double h)
 {
-    grid_mem mem;
-    tp_grid_chart g = grid_of(pc->s->t, ob, what, TP_GRID_MAX_OPS, &mem);
     char bookmark[120];
     snprintf(bookmark, sizeof bookmark, "Dominating %s", what);
+    if (ob->nops == 0) {
+        tp_page_note(pc, bookmark, "no device activity attributed to them, no kernel mix to show.");
+        return 0;
+    }
+    grid_mem mem;
+    tp_grid_chart g = grid_of(pc->s->t, ob, what, TP_GRID_MAX_OPS, &mem);
     double m = w > TP_PNG_W ? TP_PAGE_MARGIN : 16;
     tp_rect r = {m, m, w - 2 * m, h - 2 * m};
     tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);

@@ -4,11 +4,15 @@
 #include "render/labels/kname.h"
 #include "render/text/font.h"
 
+#include "render/charts/palette.h"
+
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
 {
-    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0};
+    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0, tp_xcalloc(1, sizeof *pc->notes)};
     pc->nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
     const char **full = tp_xmalloc((pc->nknames + 1) * sizeof *full);
     for (size_t i = 0; i < pc->nknames; i++)
@@ -17,7 +21,45 @@ void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
     free(full);
 }
 
-void tp_pagectx_free(tp_pagectx *pc) { tp_kname_free(pc->knames, pc->nknames); }
+void tp_pagectx_free(tp_pagectx *pc)
+{
+    tp_kname_free(pc->knames, pc->nknames);
+    tp_strs_free(&pc->notes->text);
+    free(pc->notes);
+}
+
+void tp_page_note(const tp_pagectx *pc, const char *what, const char *why)
+{
+    tp_page_notes *N = pc->notes;
+    if (N->frozen)
+        return;
+    size_t wl = strlen(what);
+    for (size_t i = 0; i < N->n; i++) /* a section's pages say it once */
+        if (strncmp(N->lines[i], what, wl) == 0 && N->lines[i][wl] == ':')
+            return;
+    if (N->n == TP_PAGE_MAX_NOTES) {
+        N->dropped++;
+        return;
+    }
+    N->lines[N->n++] = tp_strs_add(&N->text, "%s: %s", what, why);
+}
+
+double tp_page_table_top(tp_canvas *cv, const tp_table *t, tp_rect r, const char *where)
+{
+    tp_rect tr = {r.x, r.y, r.w, r.h - 14};
+    tp_table_layout *L = tp_table_layout_new(t, tr.w, tr.h);
+    size_t shown = tp_table_page_rows(L, 0);
+    tp_table_draw_page(cv, t, L, 0, tr);
+    double y = tr.y + tp_table_page_height(t, L, 0);
+    if (shown < t->nrows) {
+        char line[300];
+        snprintf(line, sizeof line, "The first %zu of %zu rows; summary.json has them all (%s).", shown, t->nrows,
+                 where);
+        y = tp_page_line(cv, r.x, y + 3, TP_FONT_REGULAR, 8, TP_COLOR_MUTED, line);
+    }
+    tp_table_layout_free(L);
+    return y;
+}
 
 double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, size_t ncols, const char **cells,
                            size_t nrows, tp_rect r)

@@ -6,6 +6,7 @@
 
 #include "render/canvas.h"
 #include "report/analysis/summary.h"
+#include "render/charts/chart_table.h"
 #include "report/out/text.h"
 
 #define TP_PAGE_MARGIN 36.0
@@ -21,12 +22,25 @@ typedef struct tp_page_opts {
     double png_scale;      /* pixels per point for PNG charts (2 by default, --scale) */
 } tp_page_opts;
 
+#define TP_PAGE_MAX_NOTES 24
+/* What the report leaves out, one line each, said on the overview instead of
+ * a page that would hold only "no data" or "not applicable" (page economy).
+ * Filled by a first pass over the pages on a null canvas (tp_pages_plan),
+ * before the overview is drawn, and frozen after it: the PDF and PNG passes
+ * that follow only read it. */
+typedef struct tp_page_notes {
+    tp_strs text;
+    const char *lines[TP_PAGE_MAX_NOTES];
+    size_t n, dropped;
+    bool frozen;
+} tp_page_notes;
 typedef struct tp_pagectx {
     const tp_summary *s;
     double pw, ph; /* portrait page */
     double lw, lh; /* landscape page */
     char **knames; /* short names of the first nknames kernel table rows */
     size_t nknames;
+    tp_page_notes *notes; /* owned */
 } tp_pagectx;
 
 /* The context for s's pages (its kernel names shortened once); free with tp_pagectx_free. */
@@ -36,6 +50,18 @@ void tp_pagectx_free(tp_pagectx *pc);
 /* Draw a table whose rows all fit on one page region (extra rows are cut). */
 double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, size_t ncols, const char **cells,
                            size_t nrows, tp_rect r);
+/* The parts of a window's time in the GPU time model's split, in bar order
+ * (the overview, "Where the GPU time goes", the job report): host only is
+ * the window's time outside its GPU span. */
+enum { TP_SPLIT_COMP, TP_SPLIT_XCOMM, TP_SPLIT_XMEMCPY, TP_SPLIT_IDLE, TP_SPLIT_HOST, TP_SPLIT_PARTS };
+tp_color tp_split_color(int part);
+/* A page left out: "<what>: <why>" joins the overview's list (one line per
+ * `what`; nothing once the notes are frozen). */
+void tp_page_note(const tp_pagectx *pc, const char *what, const char *why);
+/* Table t in r, one page at most: when its rows need more, the first page's
+ * rows and, under them, a line saying how many rows summary.json has under
+ * `where`.  Returns the y below. */
+double tp_page_table_top(tp_canvas *cv, const tp_table *t, tp_rect r, const char *where);
 /* A line of text; returns the y below it. */
 double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s);
 

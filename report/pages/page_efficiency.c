@@ -491,12 +491,40 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
     tp_strs_free(&st);
 }
 
+/* ", the most: OP: WHY (count, time)": the first reason, by device time. */
+static const char *top_skip(tp_strs *st, const tp_efficiency *e)
+{
+    if (!e->nskips)
+        return "";
+    return tp_strs_add(st, ", the most: %s: %s (%llu, %s)", e->skips[0].op, e->skips[0].why,
+                       (unsigned long long)e->skips[0].count, us(st, e->skips[0].device_ns));
+}
+
 void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc)
 {
     double m = TP_PAGE_MARGIN;
+    const tp_efficiency *e = &pc->s->eff;
+    if (e->device_ns <= 0 || e->n == 0) { /* no roofline: one line on the overview */
+        tp_strs st = {0};
+        roofs R;
+        roofs_of(e, &R);
+        const char *why =
+            e->device_ns <= 0 ? "no device activity in this trace, nothing to compare with a device."
+            : e->with_shapes == 0 && e->xla_costs == 0
+                ? tp_strs_add(&st, "no roofline: the trace recorded no op shapes (record them with %s); %llu "
+                                   "invocations of modelled ops (%s of device time) got no cost (summary.json "
+                                   "efficiency.no_cost)%s. %s", TP_EFF_RECORD_SHAPES, (unsigned long long)e->skipped,
+                              us(&st, e->skipped_ns), top_skip(&st, e), device_text(&st, e, &R))
+                : tp_strs_add(&st, "no roofline: no modelled op (GEMM, convolution, attention, normalisation, "
+                                   "softmax, elementwise, reduce) launched device work with shapes the model can "
+                                   "use; %llu invocations got no cost (summary.json efficiency.no_cost)%s. %s",
+                              (unsigned long long)e->skipped, top_skip(&st, e), device_text(&st, e, &R));
+        tp_page_note(pc, "How efficient is it", why);
+        tp_strs_free(&st);
+        return;
+    }
     tp_cv_begin_page(cv, pc->lw, pc->lh, "How efficient is it");
     tp_chart_efficiency(cv, pc, (tp_rect){m, m, pc->lw - 2 * m, pc->lh - 2 * m});
     tp_cv_end_page(cv);
-    if (pc->s->eff.n)
-        tables_page(cv, pc);
+    tables_page(cv, pc);
 }

@@ -30,11 +30,7 @@ enum { PART_COMP, PART_XCOMM, PART_XMEMCPY, PART_IDLE, NPARTS };
 static const char *const part_head[NPARTS][2] = {
     {"computation", ""}, {"exposed", "communication"}, {"exposed", "memcpy"}, {"idle", ""}};
 
-static tp_color part_color(int p)
-{
-    static const int slot[NPARTS - 1] = {16, 17, 18};
-    return p == PART_IDLE ? (tp_color)0xFFFFFF : tp_palette((size_t)slot[p]); /* idle: the empty part of the outlined bar */
-}
+static tp_color part_color(int p) { return tp_split_color(p); } /* PART_* = TP_SPLIT_* */
 
 static int64_t part_ns(const tp_gpu_figs *f, int p)
 {
@@ -545,6 +541,10 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 void tp_page_gpu_time(tp_canvas *cv, const tp_pagectx *pc)
 {
     double m = TP_PAGE_MARGIN;
+    if (pc->s->gt.whole.span_ns <= 0) {
+        tp_page_note(pc, "Where the GPU time goes", "no device activity in this trace, no GPU time to split.");
+        return;
+    }
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Where the GPU time goes");
     tp_chart_gpu_time(cv, pc, (tp_rect){m, m, pc->lw - 2 * m, pc->lh - 2 * m});
     tp_cv_end_page(cv);

@@ -83,6 +83,21 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
     free(pick);
 }
 
+void tp_pages_kernel_charts(tp_canvas *cv, const tp_pagectx *pc)
+{
+    if (pc->s->kt.n == 0) {
+        tp_page_note(pc, "Top kernels", "the trace has no device kernels, copies or fills.");
+        return;
+    }
+    tp_rect r = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN};
+    tp_cv_begin_page(cv, pc->lw, pc->lh, "Top kernels by total time");
+    tp_chart_kernels(cv, pc, 0, r);
+    tp_cv_end_page(cv);
+    tp_cv_begin_page(cv, pc->lw, pc->lh, "Top kernels by mean time");
+    tp_chart_kernels(cv, pc, 1, r);
+    tp_cv_end_page(cv);
+}
+
 static void paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, const char *bookmark)
 {
     tp_rect r = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN - 14};
@@ -125,18 +140,29 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
                              {"Avg (us)", 1, TP_FIT_END, 0},   {"Med (us)", 1, TP_FIT_END, 0},
                              {"Min (us)", 1, TP_FIT_END, 0},   {"Max (us)", 1, TP_FIT_END, 0},
                              {"StdDev (us)", 1, TP_FIT_END, 0}, {"Name", 0, TP_FIT_MIDDLE, 1}};
-    const char *title = n < s->kt.n ? tp_strs_add(&st, "Kernel statistics (first %zu of %zu)", n, s->kt.n)
-                                    : "Kernel statistics";
-    tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
-    if (n)
-        paged_table(cv, pc, &t, "Kernel statistics");
-    else {
-        tp_cv_begin_page(cv, pc->lw, pc->lh, "Kernel statistics");
-        double y = tp_page_line(cv, TP_PAGE_MARGIN, TP_PAGE_MARGIN, TP_FONT_BOLD, 12, TP_COLOR_TEXT, "Kernel statistics");
-        tp_page_line(cv, TP_PAGE_MARGIN, y + 4, TP_FONT_REGULAR, 10, TP_COLOR_MUTED,
-                     "The trace has no device kernels, copies or fills.");
-        tp_cv_end_page(cv);
+    if (n == 0) {
+        tp_page_note(pc, "Kernel statistics", "the trace has no device kernels, copies or fills.");
+        free(cells);
+        return;
     }
+    /* one page: the kernels with the most time (all are in summary.json) */
+    tp_table t = {"Kernel statistics", NC, cols, s->kt.n, cells, 7.5, 1, NULL};
+    t.nrows = n;
+    tp_rect r = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN};
+    tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h - 14);
+    size_t shown = tp_table_page_rows(L, 0);
+    tp_table_layout_free(L);
+    t.title = shown < s->kt.n ? tp_strs_add(&st, "Kernel statistics: the %zu kernels with the most time, of %zu",
+                                            shown, s->kt.n)
+                              : "Kernel statistics";
+    t.nrows = shown;
+    tp_cv_begin_page(cv, pc->lw, pc->lh, "Kernel statistics");
+    double y = tp_page_table_top(cv, &t, r, "kernels");
+    if (shown < s->kt.n)
+        tp_page_line(cv, TP_PAGE_MARGIN, y + 2, TP_FONT_REGULAR, 8, TP_COLOR_MUTED,
+                     tp_strs_add(&st, "%zu more kernels: summary.json \"kernels\" has every row.", s->kt.n - shown));
+    tp_cv_end_page(cv);
+    n = shown; /* the names table explains the rows shown */
     /* short name -> full name */
     enum { NN = 4 };
     const char **nc = tp_xcalloc(n * NN + 1, sizeof *nc);

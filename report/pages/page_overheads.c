@@ -2,53 +2,134 @@
 #include "render/charts/chart_table.h"
 #include "report/pages/pages.h"
 #include "render/charts/palette.h"
+#include "render/text/textfit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
+/* What each type means, in the words of the timeline drawn beside it. */
 static const char *const defs[] = {
-    "T1: gap between consecutive top-level ops under the same parent (2 us < gap < 200 us), minus 2 us.",
-    "T2: op start to its first launch, minus 2 us per host event before it.   T3: last launch end to op end, "
-    "minus 2 us per trailing event.",
-    "T4: per launch call, the constant 10 - 2 - 4 = 4 us.   T5: gaps between launches minus 2 us per event "
-    "between; 0 for one launch; ops without launches: duration minus 2 us per event.",
-    "Mean and population std after dropping values outside Q1 - 1.5 IQR .. Q3 + 1.5 IQR (count = all values, kept "
-    "= after that).  See docs/REPORT.md.",
-    "A value below 0 counts as 0 (clamped): the op took less than the 2 us per event the model charges for the "
-    "profiler, which a modern profiler does not cost.",
+    "T1  between two top-level ops: framework time (Python, dispatch) when no op runs; large T1 starves the GPU.",
+    "T2  an op's start to its first launch: its set-up (argument checks, shape inference, allocation).",
+    "T3  an op's last launch end to its end: its clean-up after the device work is queued.",
+    "T4  each launch call itself: the driver's cost per kernel or copy (the model's constant 10 - 2 - 4 us).",
+    "T5  between two launches of one op: host work between its kernels; for an op with no launch, its duration.",
+    "Each is measured on the host and minus 2 us per host event in it (the profiler's own cost in the DLRM model;"
+    " T1 only for gaps of 2 to 200 us). A value below 0 counts as 0 and is counted (clamped): the op was shorter"
+    " than the 2 us a modern profiler does not cost. Mean and std drop values outside Q1 - 1.5 IQR .. Q3 + 1.5 IQR"
+    " (count = all values, kept = after that). docs/REPORT.md \"CPU overheads\".",
     NULL};
+
+#define DIAG_W 300.0
+#define DIAG_H 84.0
+
+/* A bracket under [x0, x1] at y with its label below. */
+static void bracket(tp_canvas *cv, double x0, double x1, double y, const char *label, tp_color c)
+{
+    tp_cv_line(cv, x0, y - 3, x0, y, c, 0.7);
+    tp_cv_line(cv, x0, y, x1, y, c, 0.7);
+    tp_cv_line(cv, x1, y - 3, x1, y, c, 0.7);
+    tp_cv_text(cv, (x0 + x1) / 2, y + 8, TP_FONT_BOLD, 7, c, TP_ALIGN_CENTER, 0, label);
+}
+
+/* The five types on a made-up timeline: two top-level ops on the host, the
+ * second launching three kernels that run on the GPU. */
+static void diagram(tp_canvas *cv, double x, double y)
+{
+    const tp_color op = 0x9DB9D3, launch = 0x3B6E9E, kernel = 0xE0A050, ink = TP_COLOR_TEXT;
+    double u = DIAG_W / 30, hy = y + 8, gy = y + 52;
+    tp_cv_text(cv, x, hy + 8, TP_FONT_REGULAR, 7, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, "host");
+    tp_cv_text(cv, x, gy + 8, TP_FONT_REGULAR, 7, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, "GPU");
+    x += 22;
+    tp_cv_fill_rect(cv, x, hy, 5 * u, 11, op); /* op A */
+    tp_cv_text(cv, x + 2.5 * u, hy + 8, TP_FONT_REGULAR, 7, ink, TP_ALIGN_CENTER, 0, "op A");
+    double b0 = x + 8 * u, b1 = x + 26 * u; /* op B */
+    tp_cv_fill_rect(cv, b0, hy, b1 - b0, 11, op);
+    tp_cv_text(cv, b0 + 2, hy + 8, TP_FONT_REGULAR, 7, ink, TP_ALIGN_LEFT, 0, "op B");
+    static const double ls[3] = {12, 16, 20}; /* launch starts, 1.6 u long */
+    for (int k = 0; k < 3; k++) {
+        double lx = x + ls[k] * u;
+        tp_cv_fill_rect(cv, lx, hy + 13, 1.6 * u, 7, launch);
+        double kx = lx + 2.5 * u + k * 1.2 * u; /* the kernel runs later, queued */
+        tp_cv_fill_rect(cv, kx, gy, 2.6 * u, 11, kernel);
+        tp_cv_line(cv, lx + 0.8 * u, hy + 20, kx + 0.4 * u, gy, TP_COLOR_GRID, 0.6);
+    }
+    double by = hy + 27;
+    bracket(cv, x + 5 * u, b0, by - 14, "T1", ink);
+    bracket(cv, b0, x + ls[0] * u, by, "T2", ink);
+    bracket(cv, x + ls[0] * u, x + (ls[0] + 1.6) * u, by, "T4", ink);
+    bracket(cv, x + (ls[0] + 1.6) * u, x + ls[1] * u, by, "T5", ink);
+    bracket(cv, x + (ls[2] + 1.6) * u, b1, by, "T3", ink);
+}
+
+/* At most `per` rows of each type (the rows are by type, then count), so
+ * that every type keeps its most frequent ops on one page. */
+static size_t pick_rows(const tp_overheads *ov, size_t per, size_t *pick)
+{
+    size_t n = 0, run = 0;
+    for (size_t i = 0; i < ov->n; i++) {
+        run = i && ov->rows[i].type == ov->rows[i - 1].type ? run + 1 : 0;
+        if (run < per)
+            pick[n++] = i;
+    }
+    return n;
+}
 
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_summary *s = pc->s;
     const tp_overheads *ov = &s->ov;
     double m = TP_PAGE_MARGIN, w = pc->lw - 2 * m, h = pc->lh - 2 * m;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, "CPU overheads");
-    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, "CPU overheads T1-T5 (DLRM performance model)");
-    for (int i = 0; defs[i]; i++)
-        y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED, defs[i]);
-    y += 6;
     tp_strs st = {0};
     if (!ov->applicable) {
         /* say which half is missing: XPlane files have host ops, but their
          * launches are named after the kernel, not cudaLaunchKernel */
-        tp_page_line(cv, m, y, TP_FONT_REGULAR, 10, TP_COLOR_TEXT,
-                     ov->ops == 0 ? "Not applicable: the trace has no host ops with launch calls."
+        tp_page_note(pc, "CPU overheads T1-T5",
+                     ov->ops == 0 ? "not applicable: the trace has no host ops with launch calls."
                                   : tp_strs_add(&st,
-                                                "Not applicable: none of the %llu top-level host ops makes a launch "
+                                                "not applicable: none of the %llu top-level host ops makes a launch "
                                                 "call the model knows (cudaLaunchKernel, cudaMemcpyAsync, "
                                                 "hipLaunchKernel, ...: overheads.h).",
                                                 (unsigned long long)ov->ops));
-        tp_cv_end_page(cv);
         tp_strs_free(&st);
         return;
     }
-    size_t n = ov->n < TP_TABLE_MAX_ROWS ? ov->n : TP_TABLE_MAX_ROWS;
     enum { NC = 9 };
+    tp_table_col cols[NC] = {{"type", 0, TP_FIT_END, 0},     {"op / launch call", 0, TP_FIT_MIDDLE, 0},
+                             {"count", 1, TP_FIT_END, 0},    {"kept", 1, TP_FIT_END, 0},
+                             {"mean (us)", 1, TP_FIT_END, 0}, {"std (us)", 1, TP_FIT_END, 0},
+                             {"min (us)", 1, TP_FIT_END, 0},  {"max (us)", 1, TP_FIT_END, 0},
+                             {"clamped", 1, TP_FIT_END, 0}};
+    tp_cv_begin_page(cv, pc->lw, pc->lh, "CPU overheads");
+    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, "CPU overheads T1-T5 (DLRM performance model)");
+    y += 4;
+    diagram(cv, m, y);
+    double dy = y, tx = m + DIAG_W + 40, tw = w - DIAG_W - 40;
+    for (int i = 0; defs[i]; i++) {
+        char **lines = NULL;
+        size_t k = tp_wrap(TP_FONT_REGULAR, 7.5, defs[i], tw, 4, &lines);
+        for (size_t j = 0; j < k; j++)
+            dy = tp_page_line(cv, tx, dy, TP_FONT_REGULAR, 7.5, defs[i + 1] ? TP_COLOR_TEXT : TP_COLOR_MUTED, lines[j]);
+        tp_wrap_free(lines, k);
+    }
+    y = (dy > y + DIAG_H ? dy : y + DIAG_H) + 8;
+    /* one page: each type's most frequent ops, the same number of each */
+    size_t *pick = tp_xcalloc(ov->n + 1, sizeof *pick);
+    tp_rect r1 = {m, y, w, m + h - y};
+    size_t n = ov->n;
+    for (size_t per = ov->n;; per = per * 3 / 4) {
+        n = pick_rows(ov, per, pick);
+        tp_table probe = {"t", NC, cols, n, NULL, 7.5, 1, NULL};
+        tp_table_layout *L = tp_table_layout_new(&probe, r1.w, r1.h - 14);
+        bool fits = tp_table_pages(L) == 1;
+        tp_table_layout_free(L);
+        if (fits || per <= 1)
+            break;
+    }
     const char **cells = tp_xcalloc(n * NC + 1, sizeof *cells);
     static const char *const tn[] = {"", "T1", "T2", "T3", "T4", "T5"};
     for (size_t i = 0; i < n; i++) {
-        const tp_overhead_row *r = &ov->rows[i];
+        const tp_overhead_row *r = &ov->rows[pick[i]];
         const char **c = cells + i * NC;
         c[0] = tn[r->type];
         c[1] = r->name ? tp_str_get(s->t, r->name) : "(all ops)";
@@ -60,29 +141,17 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         c[7] = tp_strs_us(&st, r->max_ns);
         c[8] = tp_strs_add(&st, "%llu", (unsigned long long)r->clamped);
     }
-    tp_table_col cols[NC] = {{"type", 0, TP_FIT_END, 0},     {"op / launch call", 0, TP_FIT_MIDDLE, 0},
-                             {"count", 1, TP_FIT_END, 0},    {"kept", 1, TP_FIT_END, 0},
-                             {"mean (us)", 1, TP_FIT_END, 0}, {"std (us)", 1, TP_FIT_END, 0},
-                             {"min (us)", 1, TP_FIT_END, 0},  {"max (us)", 1, TP_FIT_END, 0},
-                             {"clamped", 1, TP_FIT_END, 0}};
-    char title[160];
+    char title[200];
     snprintf(title, sizeof title, "%llu top-level ops, %llu launches%s", (unsigned long long)ov->ops,
-             (unsigned long long)ov->launches, n < ov->n ? " (first rows; all in summary.json)" : "");
+             (unsigned long long)ov->launches,
+             n < ov->n ? tp_strs_add(&st, ": each type's most frequent ops, %zu of %zu rows", n, ov->n) : "");
     tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
-    /* every page repeats the heading and definitions, the table continues below them */
-    tp_rect r1 = {m, y, w, m + h - y};
-    tp_table_layout *L = tp_table_layout_new(&t, r1.w, r1.h);
-    for (size_t p = 0; p < tp_table_pages(L); p++) {
-        if (p) {
-            tp_cv_begin_section_page(cv, pc->lw, pc->lh, "CPU overheads", p, tp_table_pages(L));
-            double yy = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, "CPU overheads T1-T5 (continued)");
-            for (int i = 0; defs[i]; i++)
-                yy = tp_page_line(cv, m, yy, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED, defs[i]);
-        }
-        tp_table_draw_page(cv, &t, L, p, r1);
-        tp_cv_end_page(cv);
-    }
-    tp_table_layout_free(L);
+    tp_page_table_top(cv, &t, r1, "overheads.rows");
+    if (n < ov->n)
+        tp_page_line(cv, m, pc->lh - m - 2, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED,
+                     tp_strs_add(&st, "%zu more rows: summary.json \"overheads.rows\" has every row.", ov->n - n));
+    tp_cv_end_page(cv);
+    free(pick);
     free(cells);
     tp_strs_free(&st);
 }

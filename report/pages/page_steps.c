@@ -6,26 +6,40 @@
 #include "render/charts/palette.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 {
     const tp_step_figures *sf = &pc->s->sf;
-    size_t n = sf->nsteps;
-    int64_t *v = tp_xmalloc((4 * n + 1) * sizeof *v);
-    for (size_t i = 0; i < n; i++) {
-        v[i] = sf->steps[i].host_ns;
-        v[n + i] = sf->steps[i].busy_ns;
-        v[2 * n + i] = sf->steps[i].idle_ns;
-        v[3 * n + i] = sf->steps[i].overlap_ns;
+    /* the steps the median is taken over (those with device work, when
+     * some have none): a near-empty step would pull the mean and the
+     * whiskers away from what the timeline shows */
+    bool only_busy = sf->median_of < sf->nsteps;
+    int64_t *v = tp_xmalloc((4 * sf->nsteps + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < sf->nsteps; i++)
+        n += !only_busy || sf->steps[i].device_events > 0;
+    for (size_t i = 0, k = 0; i < sf->nsteps; i++) {
+        if (only_busy && sf->steps[i].device_events == 0)
+            continue;
+        v[k] = sf->steps[i].host_ns;
+        v[n + k] = sf->steps[i].busy_ns;
+        v[2 * n + k] = sf->steps[i].idle_ns;
+        v[3 * n + k] = sf->steps[i].overlap_ns;
+        k++;
     }
     tp_rep_series s[4] = {{"step time (host)", v, n},
                           {"device busy", v + n, n},
                           {"device idle", v + 2 * n, n},
                           {"stream overlap", v + 3 * n, n}};
-    char title[128];
-    snprintf(title, sizeof title, "Per-step times: mean over %zu steps, bars from min to max", n);
+    char title[160];
+    if (only_busy)
+        snprintf(title, sizeof title, "Per-step times: mean over the %zu of %zu steps with device work, bars from min "
+                                      "to max", n, sf->nsteps);
+    else
+        snprintf(title, sizeof title, "Per-step times: mean over %zu steps, bars from min to max", n);
     tp_errbar_draw(cv, title, "time", s, pc->s->sf.nstreams > 1 ? 4 : 3, TP_ERR_MINMAX, r);
     free(v);
 }
@@ -35,6 +49,11 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
     const tp_summary *s = pc->s;
     const tp_step_figures *sf = &s->sf;
     double m = TP_PAGE_MARGIN, w = pc->lw - 2 * m, h = pc->lh - 2 * m;
+    if (sf->nsteps == 0) { /* a one-row table of the whole trace: its figures are on the summary page */
+        tp_page_note(pc, "Steps", "none in this trace (no ProfilerStep#N annotation or device Steps line): the "
+                                  "figures are over the whole trace.");
+        return;
+    }
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Steps");
     double y = m;
     if (sf->nsteps) {

@@ -17,9 +17,8 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
     double m = TP_PAGE_MARGIN, w = pc->pw - 2 * m;
     tp_cv_begin_page(cv, pc->pw, pc->ph, "Summary");
     double y = m;
-    y = tp_page_line(cv, m, y, TP_FONT_BOLD, 16, TP_COLOR_TEXT, "tracepress report");
-    y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 11, TP_COLOR_MUTED, s->name);
-    y += 8;
+    y = tp_page_line(cv, m, y, TP_FONT_BOLD, 14, TP_COLOR_TEXT, "The trace and its headline numbers");
+    y += 4;
 
     tp_strs st = {0};
     const char *cells[2 * 24];

@@ -6,6 +6,10 @@
 
 #include "report/pages/page_common.h"
 
+/* Page 1: the lines a reader needs, each step's time split (the chart alone
+ * in r: png/overview.png), what the report leaves out (pc->notes). */
+void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc);
+void tp_chart_overview(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc);
 /* "Where the GPU time goes": the GPU time split per device and step and the
  * op categories, as a landscape page and as one picture in r (a PNG). */
@@ -17,6 +21,9 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc);
 void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r);
+/* The two top-kernel chart pages (by total and by mean time). */
+void tp_pages_kernel_charts(tp_canvas *cv, const tp_pagectx *pc);
+/* Kernel statistics (one page: the top rows) and the names of its rows. */
 void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc);
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h); /* returns pages */
 /* The same grid for another breakdown (format pages): `what` names its keys

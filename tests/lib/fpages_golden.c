@@ -21,12 +21,14 @@ void tp_test_fpages_golden(const char *path, const char *name, bool report_data,
     CHECK(s.fp == want);
     tp_buf rec = {0};
     tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
+    tp_page_notes notes = {0};
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, &notes};
     tp_format_pages_draw(cv, &pc);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
     CHECK(rec.len > 1000);
     CHECK_GOLDEN(golden, rec.data, rec.len);
     tp_buf_free(&rec);
+    tp_strs_free(&notes.text);
     tp_summary_free(&s);
     tp_trace_free(&t);
 }

@@ -521,7 +521,7 @@ TEST(fpages_dvdt_no_kernels)
                                 "\"2020-01-01T00:00:00.000010\",\"end\":\"2020-01-01T00:00:00.000020\"},\"errcode\":0}]");
     const char *dir = tp_test_tmp("fp_dvdt_nok");
     char *txt = report_text(in, dir, "");
-    static const char *const want[] = {"dv/dt: nothing to show", "no kernel executions", NULL};
+    static const char *const want[] = {"dv/dt kernels: nothing to show", "no kernel executions", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
     char *js = tp_test_read_in(dir, "summary.json");

@@ -327,7 +327,7 @@ TEST(markdown_report_and_diff_of_hostile_names)
     CHECK(md && strstr(md, "### tracepress report: \\<img src=x\\> \\[x\\](y) @&#8203;someone \\`a\\|b\\` # h "
                            "\\~\\~s\\~\\~ www\\.e.example\n"));
     free(md);
-    check_md_file(out, "summary.md", 6, 0); /* the six chart links */
+    check_md_file(out, "summary.md", 7, 0); /* the seven chart links */
     check_md_file(dout, "diff.md", 0, 2);   /* the two chart images */
     /* hostile category names (a --categories file) over hostile op names:
      * the Categories table of summary.md */
@@ -346,7 +346,7 @@ TEST(markdown_report_and_diff_of_hostile_names)
     CHECK(md && strstr(md, "| \\`a\\|b\\`\\|c | ") && strstr(md, "| \\~\\~x\\~\\~\\&lt;\\<script\\> | "));
     CHECK(md && strstr(md, " | `op [x](https://x.example)` |\n") && strstr(md, " | `op a \\| b \\| c \\|` |\n"));
     free(md);
-    check_md_file(cout, "summary.md", 6, 0);
+    check_md_file(cout, "summary.md", 7, 0);
 }
 
 /* ---- all or nothing ---- */

@@ -791,7 +791,7 @@ TEST(xplane_report_tpu_timeline_keeps_its_devices)
     tp_summary_build(&t, &ro, &s);
     tp_buf rec = {0};
     tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0};
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, NULL};
     tp_cv_begin_page(cv, 842, 595, "Timeline");
     tp_chart_timeline(cv, &pc, (tp_rect){36, 36, 770, 523});
     tp_cv_end_page(cv);

@@ -406,7 +406,7 @@ static void dv_draw(tp_canvas *cv, const tp_pagectx *pc)
     const dv_state *st = pc->s->fp_state;
     const tp_dvdt_analysis *a = &st->a;
     if (!a->nkernels) {
-        tp_fp_note_page(cv, pc, "dv/dt: nothing to show", "The trace has no kernel executions with profiling times.");
+        tp_page_note(pc, "dv/dt kernels", "nothing to show: the trace has no kernel executions with profiling times.");
         return;
     }
     pages_kernels(cv, pc, 0);

@@ -312,7 +312,7 @@ static void page_block(tp_canvas *cv, const tp_pagectx *pc, size_t bi)
     if (n)
         tp_fp_paged_table(cv, pc, &t, heading, intro, ni);
     else
-        tp_fp_note_page(cv, pc, heading, "No event of this block has profiling data.");
+        tp_page_note(pc, heading, "no event of this block has profiling data.");
     free(cells);
     tp_strs_free(&S);
 }
@@ -345,7 +345,7 @@ static void ed_draw(tp_canvas *cv, const tp_pagectx *pc)
     if (st->in.nmodules)
         page_modules(cv, pc);
     else if (st->etrecord)
-        tp_fp_note_page(cv, pc, "Time per module", "The ETRecord maps no event of this ETDump to a module.");
+        tp_page_note(pc, "Time per module", "the ETRecord maps no event of this ETDump to a module.");
 }
 
 static void ed_md(const tp_summary *s, tp_buf *b)

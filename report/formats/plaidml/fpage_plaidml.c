@@ -434,9 +434,10 @@ static void pml_draw(tp_canvas *cv, const tp_pagectx *pc)
     double m = TP_PAGE_MARGIN;
     if (!st->r.invocation && !st->r.top_total.kernel) {
         tp_strs S = {0};
-        tp_fp_note_page(cv, pc, "PlaidML: nothing to show",
+        tp_page_note(pc, "PlaidML",
                         tp_strs_add(&S,
-                                    "The log has no ScheduleInvocation and no kernel executions (%llu events read, "
+                                    "nothing to show: the log has no ScheduleInvocation and no kernel executions "
+                                    "(%llu events read, "
                                     "%llu slices): no Program Run, no kernels, no memory to show.",
                                     (unsigned long long)pc->s->t->events_in, (unsigned long long)pc->s->slices));
         tp_strs_free(&S);

@@ -328,12 +328,12 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
     const tp_trace *t = pc->s->t;
     tp_strs S = {0};
     if (!ls->launches) {
-        tp_fp_note_page(cv, pc, "Launch Stats: no launch calls",
+        tp_page_note(pc, "Launch Stats",
                         tp_xplane_report_data(t)
-                            ? "No host call carries a correlation id that ties it to a kernel or copy it launched "
+                            ? "no launch calls: no host call carries a correlation id that ties it to a kernel or copy it launched "
                               "(TPU programs, for one, are not launched kernel by kernel), so there is nothing to "
                               "count per step."
-                            : "The reader kept no launch data for this trace, so there is nothing to count per step.");
+                            : "no launch calls: the reader kept no launch data for this trace, so there is nothing to count per step.");
         tp_strs_free(&S);
         return;
     }
@@ -398,7 +398,7 @@ static void page_ops(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *o
         return;
     }
     tp_strs S = {0};
-    tp_fp_note_page(cv, pc, tp_strs_add(&S, "Dominating %s: none", what), why);
+    tp_page_note(pc, tp_strs_add(&S, "Dominating %s", what), tp_strs_add(&S, "none: %s", why));
     tp_strs_free(&S);
 }
 
