@@ -4,7 +4,10 @@
  * from the row's background towards its category colour) must equal the
  * row's busy time (the union of its intervals) within one resolution unit
  * per gap that is at least that wide.  A synthetic row of 39 ms busy in
- * 222 ms with gaps from 20 us to 20 ms, and the HTA nccl sample's step #4. */
+ * 222 ms with gaps from 20 us to 20 ms, and the HTA nccl sample's step #4.
+ * The recording rounds to 0.01 pt, so neighbouring marks can overlap by
+ * 0.01 pt: the random row (hundreds of marks a few ns apart) reads ~3 pt
+ * short of the 134.49 pt the chart draws for it, well inside the bound. */
 #include "render/charts/chart_timeline.h"
 #include "render/charts/palette.h"
 #include "tests/lib/harness.h"
