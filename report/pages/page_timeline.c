@@ -1,7 +1,10 @@
 /* page_timeline.c: a Gantt chart of the median step (or of the whole
- * trace when it has no steps): host threads (one row per nesting level, the
- * first TL_DEPTH levels) and device streams.  Bars are coloured by kind
- * (cpu op, runtime call, annotation, kernel, memcpy, memset). */
+ * trace when it has no steps), zoomed to where its devices work: host
+ * threads (one row per nesting level, the first TL_DEPTH levels; the chart
+ * keeps the busiest and merges the rest) and device streams.  Bars are
+ * coloured by kind (cpu op, runtime call, annotation, kernel, memcpy,
+ * memset). */
+#include "render/charts/axis.h"
 #include "render/charts/chart_timeline.h"
 #include "render/labels/kname.h"
 #include "convert/codec/json_write.h"
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #define TL_DEPTH 4
+#define TL_HOST_ROWS 20 /* the busiest host rows; the others share one row, so device rows stay legible */
 
 /* Bars are coloured by kind; the palette gives these names fixed colours. */
 static const char *category(const tp_event *e)
@@ -34,25 +38,59 @@ static bool device_activity(const tp_event *e)
            (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
 }
 
+/* The median step, or NULL (whole trace). */
+static const tp_step_row *shown_step(const tp_step_figures *sf)
+{
+    return sf->median != SIZE_MAX ? &sf->steps[sf->median] : NULL;
+}
+
+/* The extent [d0, d1) of the device work of step m (all of it when NULL). */
+static bool device_span(const tp_trace *t, const tp_step_row *m, int64_t *d0, int64_t *d1)
+{
+    *d0 = INT64_MAX;
+    *d1 = INT64_MIN;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!device_activity(e) || (m && !tp_step_holds(t, m, e)))
+            continue;
+        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (e->ts < *d0)
+            *d0 = e->ts;
+        if (end > *d1)
+            *d1 = end;
+    }
+    return *d0 <= *d1;
+}
+
+bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
+{
+    const tp_step_figures *sf = &s->sf;
+    const tp_step_row *m = shown_step(sf);
+    int64_t d0, d1;
+    if (device_span(s->t, m, &d0, &d1)) {
+        int64_t margin = (d1 - d0) / 50 > 0 ? (d1 - d0) / 50 : 1; /* 2% each side */
+        *t0 = d0 > INT64_MIN + margin ? d0 - margin : d0;
+        *t1 = d1 < INT64_MAX - margin ? d1 + margin : d1;
+        return true;
+    }
+    *t0 = m ? m->ts : sf->span_start;
+    *t1 = m ? m->ts + m->host_ns : sf->span_end + 1;
+    return false;
+}
+
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 {
     const tp_summary *s = pc->s;
     const tp_trace *t = s->t;
     const tp_host_tree *ht = &s->ht;
     const tp_step_figures *sf = &s->sf;
+    const tp_step_row *m = shown_step(sf);
     tp_strs st = {0};
-    int64_t ws, we, host_end;
-    const char *title;
-    if (sf->median != SIZE_MAX) {
-        const tp_step_row *m = &sf->steps[sf->median];
-        ws = m->ts;
-        we = host_end = m->ts + m->host_ns;
-        /* extend to the end of the device work launched in the step */
-        for (size_t i = 0; i < t->nevents; i++) {
-            const tp_event *e = &t->events[i];
-            if (device_activity(e) && tp_step_holds(t, m, e) && e->ts + e->dur > we)
-                we = e->ts + e->dur;
-        }
+    int64_t ws, we;
+    bool zoomed = tp_timeline_window(s, &ws, &we);
+    int64_t origin = m ? m->ts : sf->span_start;
+    const char *title, *subtitle = NULL;
+    if (m) {
         char d[48], lab[200];
         tp_format_fixed(d, m->host_ns, 3);
         tp_step_label(t, sf, m, lab, sizeof lab);
@@ -62,9 +100,15 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         else
             title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
     } else {
-        ws = sf->span_start;
-        we = host_end = sf->span_end + 1;
         title = "Timeline of the whole trace (no steps)";
+    }
+    if (zoomed) {
+        char a[32], b[32];
+        tp_format_duration(a, sizeof a, (double)(ws - origin));
+        tp_format_duration(b, sizeof b, (double)(we - origin));
+        subtitle = tp_strs_add(&st, "shown: %s to %s after the %s, where the devices work (2%% margin); a bar lighter than "
+                                    "its colour is a stretch busy only that fraction of its width",
+                               a, b, m ? "step's start" : "first event");
     }
     /* rows: host (logical track, depth), then device streams */
     uint32_t *order = tp_track_order(t);
@@ -86,16 +130,15 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         const tp_event *e = &t->events[ei];
         uint32_t par = ht->parent[ei];
         depth_of[p] = par == TP_NONE ? 0 : (uint8_t)(depth_of[ht->pos[par]] < 255 ? depth_of[ht->pos[par]] + 1 : 255);
-        /* host work of the step: slices starting inside its host span (the
-         * window may run on while the device finishes the step's work) */
-        if (depth_of[p] >= TL_DEPTH || e->ts < ws || e->ts >= host_end)
+        /* host work in the window (the chart clips what sticks out) */
+        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (depth_of[p] >= TL_DEPTH || e->ts >= we || end <= ws)
             continue;
         if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
             continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
         row_of[ht->logical[e->track] * TL_DEPTH + depth_of[p]] = 0;
         TP_GROW(items, icap, nitems + 1);
-        int64_t a = e->ts < ws ? ws : e->ts, b = e->ts + e->dur > we ? we : e->ts + e->dur;
-        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + depth_of[p]), a, b - a,
+        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + depth_of[p]), e->ts, end - e->ts,
                                        tp_str_get(t, e->name), category(e)};
     }
     free(depth_of);
@@ -128,7 +171,7 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         const tp_event *e = &t->events[i];
         if (!device_activity(e))
             continue;
-        bool in = sf->median == SIZE_MAX || tp_step_holds(t, &sf->steps[sf->median], e);
+        bool in = !m || tp_step_holds(t, m, e);
         if (!in || e->ts >= we || (__int128)e->ts + e->dur <= ws) /* 128 bits: corrupt durations */
             continue;
         /* a name only for bars that can be wide enough to show one (>= 1/40 of the window) */
@@ -141,8 +184,10 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         TP_GROW(items, icap, nitems + 1);
         items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e)};
     }
-    tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams always shown */
-    tp_timeline_draw(cv, &tl, r);
+    tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams kept */
+    tp_tl_view v = {ws, we, origin, subtitle, m ? "time since the step's start" : "time since the first event",
+                    "other host rows", 0, TL_HOST_ROWS};
+    tp_timeline_draw_view(cv, &tl, &v, r);
     free(srow);
     free(labels);
     free(items);

@@ -33,6 +33,8 @@ size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_ke
 /* The same in r as one picture (a PNG chart): the top ops that fit on one page. */
 void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r);
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
+/* Its time window: the device work of the step shown, 2% margin (true), or the host span (false, no device work). */
+bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);

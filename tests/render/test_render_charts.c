@@ -283,7 +283,7 @@ TEST(render_timeline_golden)
     CHECK_GOLDEN("render/render_timeline.rec", r, strlen(r));
     free(r);
 
-    /* 500 tracks: the rows that fit, and a note */
+    /* 500 tracks: the busiest rows that fit at 7.5 pt, the rest merged into one */
     const char **many = malloc(500 * sizeof *many);
     tp_tl_item *it = malloc(500 * sizeof *it);
     for (int i = 0; i < 500; i++) {
@@ -294,18 +294,27 @@ TEST(render_timeline_golden)
     cv = rec_begin(500, 400);
     tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
     r = rec_end(cv);
-    CHECK(strstr(r, "more tracks not shown") != NULL);
+    CHECK(strstr(r, "\"456 other rows\"") != NULL && strstr(r, "more tracks not shown") == NULL); /* 44 + 1 rows */
     CHECK(anchors_inside(r, 10, 10, 490, 390));
     free(r);
-    /* keep_last: the last two tracks (device streams) are drawn all the same */
+    /* keep_last: the last two tracks (device streams) are drawn all the
+     * same; max_rows: the 20 busiest optional ones (all tie: the first 20),
+     * the rest merged */
     many[498] = "device stream A";
     many[499] = "device stream B";
     big.keep_last = 2;
     cv = rec_begin(500, 400);
+    tp_timeline_draw_view(cv, &big, &(tp_tl_view){.max_rows = 20}, (tp_rect){10, 10, 480, 380});
+    r = rec_end(cv);
+    CHECK(strstr(r, "\"device stream A\"") && strstr(r, "\"device stream B\"") && strstr(r, "\"478 other rows\""));
+    CHECK(anchors_inside(r, 10, 10, 490, 390));
+    free(r);
+    /* more kept tracks than fit at 7.5 pt: the first that fit, and a note */
+    big.keep_last = 500;
+    cv = rec_begin(500, 400);
     tp_timeline_draw(cv, &big, (tp_rect){10, 10, 480, 380});
     r = rec_end(cv);
-    CHECK(strstr(r, "\"device stream A\"") && strstr(r, "\"device stream B\"") && strstr(r, "more tracks not shown"));
-    CHECK(anchors_inside(r, 10, 10, 490, 390));
+    CHECK(strstr(r, "\"455 more tracks not shown\"") && strstr(r, "other rows") == NULL); /* 45 rows of 7.5 pt */
     free(r);
     big.keep_last = 0;
     cv = rec_begin(500, 400);
