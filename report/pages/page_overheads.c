@@ -54,16 +54,16 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         c[1] = r->name ? tp_str_get(s->t, r->name) : "(all ops)";
         c[2] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
         c[3] = tp_strs_add(&st, "%llu", (unsigned long long)r->kept);
-        c[4] = tp_strs_us(&st, r->mean_ns);
-        c[5] = tp_strs_us(&st, r->stddev_ns);
-        c[6] = tp_strs_us(&st, r->min_ns);
-        c[7] = tp_strs_us(&st, r->max_ns);
+        c[4] = tp_strs_dur(&st, r->mean_ns);
+        c[5] = tp_strs_dur(&st, r->stddev_ns);
+        c[6] = tp_strs_dur(&st, r->min_ns);
+        c[7] = tp_strs_dur(&st, r->max_ns);
         c[8] = tp_strs_add(&st, "%llu", (unsigned long long)r->clamped);
     }
     tp_table_col cols[NC] = {{"type", 0, TP_FIT_END, 0},     {"op / launch call", 0, TP_FIT_MIDDLE, 0},
                              {"count", 1, TP_FIT_END, 0},    {"kept", 1, TP_FIT_END, 0},
-                             {"mean (us)", 1, TP_FIT_END, 0}, {"std (us)", 1, TP_FIT_END, 0},
-                             {"min (us)", 1, TP_FIT_END, 0},  {"max (us)", 1, TP_FIT_END, 0},
+                             {"mean", 1, TP_FIT_END, 0}, {"std", 1, TP_FIT_END, 0},
+                             {"min", 1, TP_FIT_END, 0},  {"max", 1, TP_FIT_END, 0},
                              {"clamped", 1, TP_FIT_END, 0}};
     char title[160];
     snprintf(title, sizeof title, "%llu top-level ops, %llu launches%s", (unsigned long long)ov->ops,

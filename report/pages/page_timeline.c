@@ -4,6 +4,7 @@
  * (cpu op, runtime call, annotation, kernel, memcpy, memset). */
 #include "render/charts/chart_timeline.h"
 #include "render/labels/kname.h"
+#include "render/text/units.h"
 #include "convert/codec/json_write.h"
 #include "report/pages/pages.h"
 #include "convert/model/tracks.h"
@@ -54,13 +55,13 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
                 we = e->ts + e->dur;
         }
         char d[48], lab[200];
-        tp_format_fixed(d, m->host_ns, 3);
+        tp_fmt_dur(d, sizeof d, m->host_ns);
         tp_step_label(t, sf, m, lab, sizeof lab);
         if (sf->median_of < sf->nsteps)
-            title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s us)",
+            title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s)",
                                 lab, sf->median_of, sf->nsteps, d);
         else
-            title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
+            title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s)", lab, sf->nsteps, d);
     } else {
         ws = sf->span_start;
         we = host_end = sf->span_end + 1;
