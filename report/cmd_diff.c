@@ -99,8 +99,8 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
     } else {
         if (!quiet) {
             char a[48], b[48];
-            tp_fmt_us(a, sizeof a, d.head[0]);
-            tp_fmt_us(b, sizeof b, d.head[1]);
+            tp_fmt_dur(a, sizeof a, d.head[0]);
+            tp_fmt_dur(b, sizeof b, d.head[1]);
             fprintf(stderr, "tracepress diff: job median step %s -> %s, %s; wrote %s/diff.md\n", a, b, d.verdict, dir);
         }
         if (tripped) {
@@ -121,7 +121,7 @@ static int tp_cmd_diff(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
-               *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL;
+               *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL, *imgurl = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
@@ -132,6 +132,7 @@ static int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--fail-if-kernel-slower", &kslower)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--kernel-min-share", &minshare)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
@@ -154,6 +155,11 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     if (!paths[1])
         return tp_usage_error(argv[0], "needs two input files: BASE and CANDIDATE");
+    const char *bad;
+    if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
+        fprintf(stderr, "tracepress: --image-base-url: %s: %s\n", imgurl, bad);
+        return TP_EXIT_INPUT;
+    }
     tp_diff_gates g = {0};
     g.kernel_min_share_pct = 1.0;
     if (slower) {
@@ -238,7 +244,7 @@ static int tp_cmd_diff(int argc, char **argv)
         wrc = -1;
     else {
         tp_diff_json(&d, &g, &why, tripped, &json);
-        tp_diff_md(&d, &g, &why, tripped, pngs, &md);
+        tp_diff_md(&d, &g, &why, tripped, imgurl, pngs, &md);
         if (tp_out_write_file(dir, "diff.json", json.data, json.len, &err) < 0 ||
             tp_out_write_file(dir, "diff.md", md.data, md.len, &err) < 0)
             wrc = -1;
@@ -251,8 +257,8 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     if (!quiet) {
         char a[48], b[48];
-        tp_fmt_us(a, sizeof a, d.head[0]);
-        tp_fmt_us(b, sizeof b, d.head[1]);
+        tp_fmt_dur(a, sizeof a, d.head[0]);
+        tp_fmt_dur(b, sizeof b, d.head[1]);
         fprintf(stderr, "tracepress diff: %s %s -> %s", strcmp(d.headline, "median_step_time") == 0 ?
                 "median step time" : "total device time", a, b);
         if (d.head_has_rel)
@@ -316,6 +322,8 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "  --kernel-min-share PCT        smallest share of device time a kernel needs to be\n"
     "                                gated (default 1)\n"
     "  --scale S                     PNG resolution factor (default 1)\n"
+    "  --image-base-url URL          diff.md shows the charts from URL/png/ (where CI\n"
+    "                                publishes them); without it, it names the files\n"
     "  -q, --quiet                   no summary line on stderr\n"
     TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP

@@ -7,6 +7,8 @@
 #include "report/perf_models/devices.h"
 #include "report/analysis/summary.h"
 #include "report/job/job_run.h"
+#include "report/diff/diff.h"
+#include "report/out/text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -86,11 +88,38 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
     return rc;
 }
 
+/* --baseline OLD: OLD loaded and analysed as `diff` does, compared with the
+ * report's trace (report/diff), and the comparison's line for summary.md. */
+static int summary_baseline(const char *old, const tp_load_opts *lo, const tp_report_opts *ro, const tp_summary *s,
+                            tp_buf *brief)
+{
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_err err = {0};
+    tp_out_protect(old);
+    if (tp_load(old, lo, &t, &err) < 0) {
+        tp_report_error(old, &err);
+        tp_trace_free(&t);
+        return -1;
+    }
+    tp_report_opts bo = *ro;
+    bo.path = old;
+    tp_summary bs;
+    tp_summary_build(&t, &bo, &bs);
+    tp_diff d;
+    tp_diff_build(&bs, s, &d);
+    tp_diff_brief_md(&d, brief);
+    tp_diff_free(&d);
+    tp_summary_free(&bs);
+    tp_trace_free(&t);
+    return 0;
+}
+
 static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
-               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL;
+               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false;
@@ -102,6 +131,8 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--baseline", &baseline)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
@@ -175,6 +206,13 @@ static int tp_cmd_report(int argc, char **argv)
             return free(args), tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
+    if (job && (imgurl || baseline))
+        return free(args), tp_usage_error(argv[0], "--image-base-url and --baseline are for the report of one trace");
+    const char *bad;
+    if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
+        fprintf(stderr, "tracepress: --image-base-url: %s: %s\n", imgurl, bad);
+        return free(args), TP_EXIT_INPUT;
+    }
     if (job) {
         tp_cat_rules rules;
         tp_device_table devices;
@@ -230,11 +268,17 @@ static int tp_cmd_report(int argc, char **argv)
     tp_summary_build(&t, &ro, &s);
     tp_timing("summary");
     int rc = TP_EXIT_OK;
-    int wr = tp_report_write(&s, &fo, &po, dir, &err);
+    tp_buf brief = {0};
+    if (baseline && summary_baseline(baseline, &lo, &ro, &s, &brief) < 0)
+        rc = TP_EXIT_INPUT;
+    s.baseline_md = brief.data;
+    s.image_base_url = imgurl;
+    int wr = rc == TP_EXIT_OK ? tp_report_write(&s, &fo, &po, dir, &err) : 0;
     if (wr < 0) { /* a write error names the output (its message names the file), the rest the input */
         tp_report_error(wr == TP_REPORT_WRITE_FAILED || err.where[0] || !err.msg[0] ? dir : path, &err);
         rc = TP_EXIT_INPUT;
     }
+    tp_buf_free(&brief);
     tp_summary_free(&s);
     tp_trace_free(&t);
     tp_cat_rules_free(&rules);
@@ -283,6 +327,10 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
     "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
+    "  --image-base-url URL  summary.md shows the charts from URL/png/ (where CI\n"
+    "                      publishes png/); without it, it names the files\n"
+    "  --baseline OLD      summary.md's second line compares with trace OLD (as\n"
+    "                      `tracepress diff OLD INPUT` does: verdict, top changes)\n"
     TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",

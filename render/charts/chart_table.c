@@ -14,6 +14,7 @@
 
 struct tp_table_layout {
     double *colw;
+    size_t *hsplit;     /* per column: byte offset of the space a two-line header breaks at; 0 = one line */
     size_t *lines;      /* per row: line count */
     size_t *page_start; /* first row of each page; [pages] = nrows */
     size_t pages;
@@ -29,22 +30,87 @@ static const char *cell(const tp_table *t, size_t r, size_t c)
     return s ? s : "";
 }
 
-tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
+#define FLOOR_FS 6.0   /* type is not shrunk below this (or the table's own size when smaller) */
+#define TEXT_MIN 40.0  /* a wide text column keeps this much before the type shrinks */
+#define TEXT_FLOOR 16.0 /* ... and this much when even the smallest type needs room */
+
+/* Widths at the table's own size (they scale with the type): widest cell,
+ * header on one line, header on two lines broken at its best space. */
+typedef struct colm {
+    double cell, h1, h2;
+    size_t split;
+} colm;
+
+static void measure(const tp_table *t, double fs, colm *m)
 {
-    tp_table_layout *L = tp_xcalloc(1, sizeof *L);
-    size_t nc = t->ncols;
-    L->fs = fsz(t);
-    L->line_h = L->fs * 1.35;
-    L->head_h = L->line_h + 2 * PAD;
-    L->top = t->title ? TITLE_FS * 1.8 : 0;
-    L->colw = tp_xcalloc(nc ? nc : 1, sizeof *L->colw);
-    /* natural widths: one pass over all cells */
-    for (size_t c = 0; c < nc; c++) {
-        double m = tp_text_width(TP_FONT_BOLD, L->fs, t->cols[c].header);
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *h = t->cols[c].header ? t->cols[c].header : "";
+        m[c].cell = 0;
         for (size_t r = 0; r < t->nrows; r++)
-            m = fmax(m, tp_text_width(col_font(&t->cols[c]), L->fs, cell(t, r, c)));
-        L->colw[c] = m + 2 * PAD;
+            m[c].cell = fmax(m[c].cell, tp_text_width(col_font(&t->cols[c]), fs, cell(t, r, c)));
+        m[c].h1 = m[c].h2 = tp_text_width(TP_FONT_BOLD, fs, h);
+        m[c].split = 0;
+        for (size_t i = 1; h[i]; i++) {
+            if (h[i] != ' ' || !h[i + 1])
+                continue;
+            char *a = tp_xstrndup(h, i);
+            double wd = fmax(tp_text_width(TP_FONT_BOLD, fs, a), tp_text_width(TP_FONT_BOLD, fs, h + i + 1));
+            free(a);
+            if (wd < m[c].h2) {
+                m[c].h2 = wd;
+                m[c].split = i;
+            }
+        }
     }
+}
+
+/* A numeric column's width: its widest cell and its header (on two lines
+ * when `wrap` and that is narrower), at k times the table's type. */
+static double num_w(const colm *m, bool wrap, double k)
+{
+    double h = wrap && m->split && m->h2 < m->h1 ? fmax(m->h2, m->cell) : m->h1;
+    return fmax(m->cell, h) * k + 2 * PAD;
+}
+
+/* What the columns need at k times the type: numeric widths in full, text
+ * columns their natural width up to `text_min`. */
+static double need(const tp_table *t, const colm *m, bool wrap, double k, double text_min)
+{
+    double sum = 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        sum += t->cols[c].numeric ? num_w(&m[c], wrap, k)
+                                  : fmin(fmax(m[c].cell, m[c].h1) * k + 2 * PAD, text_min);
+    return sum;
+}
+
+/* Numbers are never cut: when the numeric columns do not fit beside the
+ * text columns' minimum, their headers break over two lines, then the type
+ * shrinks (to FLOOR_FS), then the text columns give up width (to
+ * TEXT_FLOOR); only a table whose numbers alone overflow the width at the
+ * smallest type is squeezed as a whole. */
+static void widths(const tp_table *t, tp_table_layout *L, double w)
+{
+    size_t nc = t->ncols;
+    double base = fsz(t), floor_fs = fmin(FLOOR_FS, base), k = 1;
+    colm *m = tp_xcalloc(nc ? nc : 1, sizeof *m);
+    measure(t, base, m);
+    bool wrap = false;
+    if (need(t, m, false, 1, TEXT_MIN) > w) {
+        wrap = true;
+        if (need(t, m, true, 1, TEXT_MIN) > w) { /* shrink the type in 0.25 pt steps until it fits */
+            double fs = base;
+            while (fs - 0.25 >= floor_fs - 1e-9 && need(t, m, true, fs / base, TEXT_MIN) > w)
+                fs -= 0.25;
+            k = fs / base;
+        }
+    }
+    L->fs = base * k;
+    for (size_t c = 0; c < nc; c++) {
+        L->colw[c] = t->cols[c].numeric ? num_w(&m[c], wrap, k) : fmax(m[c].cell, m[c].h1) * k + 2 * PAD;
+        if (t->cols[c].numeric && wrap && m[c].split && m[c].h2 < m[c].h1 && m[c].h1 * k + 2 * PAD > L->colw[c])
+            L->hsplit[c] = m[c].split;
+    }
+    free(m);
     /* numeric and narrow text columns keep their width.  Wide text columns
      * ("flex"): ellipsized ones get their natural width up to half of what
      * is left, then wrapped ones share the rest; without wrapped columns
@@ -69,27 +135,59 @@ tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
     double wrap_w = left - ell_w;
     for (size_t c = 0; c < nc; c++) {
         if (kind[c] == 'e')
-            L->colw[c] = fmax(40, ell_w * L->colw[c] / ell_nat);
+            L->colw[c] = fmax(TEXT_MIN, ell_w * L->colw[c] / ell_nat);
         else if (kind[c] == 'w')
-            L->colw[c] = fmax(40, wrap_w * L->colw[c] / wrap_nat);
+            L->colw[c] = fmax(TEXT_MIN, wrap_w * L->colw[c] / wrap_nat);
     }
     free(kind);
-    double sum = 0;
-    for (size_t c = 0; c < nc; c++)
+    double sum = 0, num = 0, text = 0;
+    for (size_t c = 0; c < nc; c++) {
         sum += L->colw[c];
+        if (t->cols[c].numeric)
+            num += L->colw[c];
+        else
+            text += L->colw[c];
+    }
     if (sum < w && nc > 0) { /* spare room goes to the last text column (or the last column) */
         size_t last = nc - 1;
         for (size_t c = 0; c < nc; c++)
             if (!t->cols[c].numeric)
                 last = c;
         L->colw[last] += w - sum;
+    } else if (sum > w && text > 0) { /* the text columns give up width, numbers keep theirs */
+        for (int pass = 0; pass < 4 && text > 0 && num + text > w + 1e-9; pass++) {
+            double f = fmax(0, w - num) / text, t2 = 0;
+            for (size_t c = 0; c < nc; c++)
+                if (!t->cols[c].numeric) {
+                    L->colw[c] = fmax(TEXT_FLOOR, L->colw[c] * f);
+                    t2 += L->colw[c];
+                }
+            if (t2 >= text - 1e-9)
+                break;
+            text = t2;
+        }
     }
-    double total = 0; /* too many columns for the width: shrink all alike */
+    double total = 0; /* the numbers alone overflow at the smallest type: squeeze all alike */
     for (size_t c = 0; c < nc; c++)
         total += L->colw[c];
-    if (total > w && total > 0)
+    if (total > w + 1e-6 && total > 0)
         for (size_t c = 0; c < nc; c++)
             L->colw[c] *= w / total;
+}
+
+tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
+{
+    tp_table_layout *L = tp_xcalloc(1, sizeof *L);
+    size_t nc = t->ncols;
+    L->colw = tp_xcalloc(nc ? nc : 1, sizeof *L->colw);
+    L->hsplit = tp_xcalloc(nc ? nc : 1, sizeof *L->hsplit);
+    widths(t, L, w);
+    L->line_h = L->fs * 1.35;
+    bool two = false;
+    for (size_t c = 0; c < nc; c++)
+        two |= L->hsplit[c] != 0;
+    L->head_h = (two ? 2 : 1) * L->line_h + 2 * PAD;
+    L->top = t->title ? TITLE_FS * 1.8 : 0;
     /* row heights and pages */
     L->lines = tp_xcalloc(t->nrows ? t->nrows : 1, sizeof *L->lines);
     size_t cap = 0;
@@ -145,6 +243,7 @@ void tp_table_layout_free(tp_table_layout *L)
     if (!L)
         return;
     free(L->colw);
+    free(L->hsplit);
     free(L->lines);
     free(L->page_start);
     free(L);
@@ -160,7 +259,9 @@ static void draw_cell(tp_canvas *cv, const tp_table *t, const tp_table_layout *L
     tp_color fg = link && *s ? TP_COLOR_LINK : TP_COLOR_TEXT;
     double w = L->colw[c] - 2 * PAD, base = y + PAD / 2 + tp_font_ascent(f, L->fs) + (L->line_h - L->fs) / 2;
     if (col->numeric || col->fit != TP_FIT_WRAP || fg == TP_COLOR_LINK) {
-        char *v = col->fit == TP_FIT_MIDDLE && !col->numeric ? tp_fit_middle(f, L->fs, s, w) : tp_fit_end(f, L->fs, s, w);
+        char *v = col->numeric ? tp_xstrdup(s) /* a number is never cut (the layout made room) */
+                  : col->fit == TP_FIT_MIDDLE ? tp_fit_middle(f, L->fs, s, w)
+                                              : tp_fit_end(f, L->fs, s, w);
         double tw = tp_text_width(f, L->fs, v), tx = col->numeric ? x + L->colw[c] - PAD - tw : x + PAD;
         tp_cv_text(cv, tx, base, f, L->fs, fg, TP_ALIGN_LEFT, 0, v);
         if (fg == TP_COLOR_LINK)
@@ -196,13 +297,21 @@ void tp_table_draw_page(tp_canvas *cv, const tp_table *t, const tp_table_layout 
     tp_cv_fill_rect(cv, r.x, y, tw, L->head_h, TP_COLOR_HEADER);
     double x = r.x;
     for (size_t c = 0; c < t->ncols; c++) {
-        char *hd = tp_fit_end(TP_FONT_BOLD, L->fs, t->cols[c].header, L->colw[c] - 2 * PAD);
-        double base = tp_text_baseline_mid(TP_FONT_BOLD, L->fs, y + L->head_h / 2);
-        if (t->cols[c].numeric)
-            tp_cv_text(cv, x + L->colw[c] - PAD, base, TP_FONT_BOLD, L->fs, TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, hd);
-        else
-            tp_cv_text(cv, x + PAD, base, TP_FONT_BOLD, L->fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, hd);
-        free(hd);
+        const char *h = t->cols[c].header ? t->cols[c].header : "";
+        size_t sp = L->hsplit[c];
+        char *part[2] = {sp ? tp_xstrndup(h, sp) : tp_xstrdup(h), sp ? tp_xstrdup(h + sp + 1) : NULL};
+        for (int i = 0; i < 2 && part[i]; i++) {
+            /* a numeric column's header was given room; a text column's may be cut */
+            char *hd = t->cols[c].numeric ? tp_xstrdup(part[i]) : tp_fit_end(TP_FONT_BOLD, L->fs, part[i], L->colw[c] - 2 * PAD);
+            double mid = sp ? y + PAD + L->line_h * (i + 0.5) : y + L->head_h / 2;
+            double base = tp_text_baseline_mid(TP_FONT_BOLD, L->fs, mid);
+            if (t->cols[c].numeric)
+                tp_cv_text(cv, x + L->colw[c] - PAD, base, TP_FONT_BOLD, L->fs, TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, hd);
+            else
+                tp_cv_text(cv, x + PAD, base, TP_FONT_BOLD, L->fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, hd);
+            free(hd);
+            free(part[i]);
+        }
         x += L->colw[c];
     }
     y += L->head_h;

@@ -5,6 +5,9 @@
  * Column widths: every column's natural width (widest cell or header) is
  * measured once; numeric columns keep theirs, text columns share what is
  * left in proportion to their natural widths (at least 40 pt each).
+ * A number is never cut: when the numeric columns do not fit, their
+ * headers break over two lines, then the type shrinks (to 6 pt), then the
+ * text columns give up width (names are cut, numbers are not).
  *
  *     tp_table_layout *L = tp_table_layout_new(&t, r.w, r.h);
  *     for (size_t p = 0; p < tp_table_pages(L); p++) { begin page; tp_table_draw_page(cv, &t, L, p, r); end page; } */
@@ -17,7 +20,7 @@ typedef enum tp_cell_fit { TP_FIT_END = 0, TP_FIT_MIDDLE, TP_FIT_WRAP } tp_cell_
 
 typedef struct tp_table_col {
     const char *header;
-    int numeric;     /* right-aligned, never shrunk */
+    int numeric;     /* right-aligned, never cut (nor its header) */
     tp_cell_fit fit; /* for text columns */
     int mono;        /* monospaced font (kernel names, ids) */
 } tp_table_col;

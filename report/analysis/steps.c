@@ -353,3 +353,65 @@ int64_t tp_throughput_milli(const tp_step_figures *sf, int64_t batch_size)
     __int128 num = (__int128)batch_size * iters * 1000000000000LL;
     return (int64_t)((num + ns / 2) / ns);
 }
+
+/* The step spread (steps.h): moved here from report/diff so that summary.md
+ * and diff.md state the same median and quartiles. */
+/* x + (quarters/4)(y - x), rounded half up, for x <= y; unsigned so that no
+ * step of a corrupt trace overflows it. */
+static int64_t lerp_quarter(int64_t x, int64_t y, unsigned quarters)
+{
+    uint64_t d = (uint64_t)y - (uint64_t)x;
+    uint64_t add = quarters * (d / 4) + (quarters * (d % 4) + 2) / 4;
+    return (int64_t)((uint64_t)x + add);
+}
+
+/* (n-1)p for p = 1/4 or 3/4 is a whole index plus 0, 1/4, 1/2 or 3/4. */
+static int64_t quantile_q(const int64_t *v, size_t n, size_t num)
+{
+    size_t pos4 = (n - 1) * num, i = pos4 / 4;
+    unsigned frac = (unsigned)(pos4 % 4);
+    return frac ? lerp_quarter(v[i], v[i + 1], frac) : v[i];
+}
+
+void tp_step_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3)
+{
+    *q1 = n ? quantile_q(sorted, n, 1) : 0;
+    *q3 = n ? quantile_q(sorted, n, 3) : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void tp_step_spread_of(const tp_step_figures *sf, tp_step_spread *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->n = sf->nsteps;
+    if (!sp->n)
+        return;
+    sp->min = sp->max = sf->steps[0].host_ns;
+    for (size_t i = 1; i < sp->n; i++) {
+        int64_t v = sf->steps[i].host_ns;
+        sp->min = v < sp->min ? v : sp->min;
+        sp->max = v > sp->max ? v : sp->max;
+    }
+    /* the steps the report's median step is taken over (steps.h): a
+     * near-empty last step is no typical one, for the spread either */
+    int64_t *v = tp_xmalloc(sp->n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < sp->n; i++)
+        if (sf->steps[i].device_events)
+            v[k++] = sf->steps[i].host_ns;
+    if (!k)
+        for (size_t i = 0; i < sp->n; i++)
+            v[k++] = sf->steps[i].host_ns;
+    qsort(v, k, sizeof *v, cmp_i64);
+    sp->median_of = k;
+    sp->median = v[(k - 1) / 2]; /* = the report's median step's host_ns */
+    tp_step_quartiles(v, k, &sp->q1, &sp->q3);
+    sp->iqr = sp->q3 - sp->q1;
+    free(v);
+}
+

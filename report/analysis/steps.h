@@ -79,4 +79,18 @@ void tp_step_label(const tp_trace *t, const tp_step_figures *sf, const tp_step_r
  * 0 when there is no time. */
 int64_t tp_throughput_milli(const tp_step_figures *sf, int64_t batch_size);
 
+/* The spread of the step times (docs/DIFF.md "Step times"), over the steps
+ * the median step is taken over: median (= the median step's host_ns), Q1
+ * and Q3 by linear interpolation (numpy's default, rounded half up to the
+ * ns), IQR = Q3 - Q1; min and max over all steps.  All zero without steps. */
+typedef struct tp_step_spread {
+    size_t n;          /* steps */
+    size_t median_of;  /* steps the median and quartiles are over */
+    int64_t median, min, max;
+    int64_t q1, q3, iqr;
+} tp_step_spread;
+void tp_step_spread_of(const tp_step_figures *sf, tp_step_spread *sp);
+/* Q1 and Q3 of n sorted values (0 for n = 0). */
+void tp_step_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3);
+
 #endif

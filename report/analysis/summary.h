@@ -56,6 +56,9 @@ typedef struct tp_summary {
     const struct tp_format_pages *fp;
     void *fp_state;
     void (*fp_free)(void *fp_state);
+    /* summary.md only (report/out/summary_write.c), set by the command after tp_summary_build: */
+    const char *image_base_url; /* --image-base-url: chart links become URL/png/x.png; NULL: no image links */
+    const char *baseline_md;    /* --baseline: the comparison line (report/diff tp_diff_brief_md); NULL: none */
 } tp_summary;
 
 /* The reader option (formats.h keep_args_of) of the commands that build a

@@ -302,65 +302,9 @@ const char *tp_diff_noise_from_name(int f)
     return f >= 0 && f < 3 ? n[f] : "?";
 }
 
-/* x + (quarters/4)(y - x), rounded half up, for x <= y; unsigned so that no
- * step of a corrupt trace overflows it. */
-static int64_t lerp_quarter(int64_t x, int64_t y, unsigned quarters)
-{
-    uint64_t d = (uint64_t)y - (uint64_t)x;
-    uint64_t add = quarters * (d / 4) + (quarters * (d % 4) + 2) / 4;
-    return (int64_t)((uint64_t)x + add);
-}
+void tp_diff_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3) { tp_step_quartiles(sorted, n, q1, q3); }
 
-/* (n-1)p for p = 1/4 or 3/4 is a whole index plus 0, 1/4, 1/2 or 3/4. */
-static int64_t quantile_q(const int64_t *v, size_t n, size_t num)
-{
-    size_t pos4 = (n - 1) * num, i = pos4 / 4;
-    unsigned frac = (unsigned)(pos4 % 4);
-    return frac ? lerp_quarter(v[i], v[i + 1], frac) : v[i];
-}
-
-void tp_diff_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3)
-{
-    *q1 = n ? quantile_q(sorted, n, 1) : 0;
-    *q3 = n ? quantile_q(sorted, n, 3) : 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void spread_of(const tp_summary *s, tp_step_spread *sp)
-{
-    memset(sp, 0, sizeof *sp);
-    const tp_step_figures *sf = &s->sf;
-    sp->n = sf->nsteps;
-    if (!sp->n)
-        return;
-    sp->min = sp->max = sf->steps[0].host_ns;
-    for (size_t i = 1; i < sp->n; i++) {
-        int64_t v = sf->steps[i].host_ns;
-        sp->min = v < sp->min ? v : sp->min;
-        sp->max = v > sp->max ? v : sp->max;
-    }
-    /* the steps the report's median step is taken over (steps.h): a
-     * near-empty last step is no typical one, for the spread either */
-    int64_t *v = tp_xmalloc(sp->n * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < sp->n; i++)
-        if (sf->steps[i].device_events)
-            v[k++] = sf->steps[i].host_ns;
-    if (!k)
-        for (size_t i = 0; i < sp->n; i++)
-            v[k++] = sf->steps[i].host_ns;
-    qsort(v, k, sizeof *v, cmp_i64);
-    sp->median_of = k;
-    sp->median = v[(k - 1) / 2]; /* = the report's median step's host_ns */
-    tp_diff_quartiles(v, k, &sp->q1, &sp->q3);
-    sp->iqr = sp->q3 - sp->q1;
-    free(v);
-}
+static void spread_of(const tp_summary *s, tp_step_spread *sp) { tp_step_spread_of(&s->sf, sp); }
 
 static int64_t abs64(int64_t x) { return x < 0 ? (x == INT64_MIN ? INT64_MAX : -x) : x; }
 
@@ -484,9 +428,9 @@ int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why)
     int tripped = 0;
     char a[48], b[48], nz[48];
     if (tp_diff_slower_gate(d, g) > 0) {
-        tp_fmt_us(a, sizeof a, d->head[0]);
-        tp_fmt_us(b, sizeof b, d->head[1]);
-        tp_fmt_us(nz, sizeof nz, d->noise);
+        tp_fmt_dur(a, sizeof a, d->head[0]);
+        tp_fmt_dur(b, sizeof b, d->head[1]);
+        tp_fmt_dur(nz, sizeof nz, d->noise);
         tp_buf_printf(why, "%s %+.1f%% (%s -> %s), ",
                       strcmp(d->headline, "median_step_time") == 0 ? "median step time" : "total device time",
                       d->head_rel * 100.0, a, b);
@@ -507,8 +451,8 @@ int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why)
             if ((double)r->total[0] < floor0 && (double)r->total[1] < floor1)
                 continue;
             if (r->rel * 100.0 > g->kernel_pct) {
-                tp_fmt_us(a, sizeof a, r->total[0]);
-                tp_fmt_us(b, sizeof b, r->total[1]);
+                tp_fmt_dur(a, sizeof a, r->total[0]);
+                tp_fmt_dur(b, sizeof b, r->total[1]);
                 tp_buf_printf(why, "kernel %s %+.1f%% (%s -> %s total), over --fail-if-kernel-slower %g%%\n",
                               r->name, r->rel * 100.0, a, b, g->kernel_pct);
                 tripped++;
@@ -531,7 +475,7 @@ void tp_diff_noise_text(const tp_diff *d, char *buf, size_t n)
         snprintf(buf, n, "the %s run has a single step%s, so there is no step-to-step spread to tell a change from noise",
                  k ? "candidate" : "base", p[k].n > p[k].median_of ? " with device work" : "");
     } else {
-        tp_format_duration(nz, sizeof nz, (double)d->noise);
+        tp_fmt_dur(nz, sizeof nz, d->noise);
         snprintf(buf, n, "step-to-step noise ±%s (%s), so the change is %s", nz, from[d->noise_from],
                  d->beyond_noise ? "larger than the noise" : "within the noise");
     }
@@ -551,7 +495,5 @@ void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r)
 
 void tp_diff_fmt_delta(char *buf, size_t n, int64_t ns)
 {
-    char t[40];
-    tp_format_duration(t, sizeof t, (double)(ns < 0 ? -ns : ns));
-    snprintf(buf, n, "%s%s", ns < 0 ? "-" : ns > 0 ? "+" : "", t);
+    tp_fmt_dur_delta(buf, n, ns, " ");
 }

@@ -70,12 +70,7 @@ typedef struct tp_diff_table {
     int64_t delta;
 } tp_diff_table;
 
-typedef struct tp_step_spread {
-    size_t n;          /* steps */
-    size_t median_of;  /* steps the median and quartiles are over */
-    int64_t median, min, max;
-    int64_t q1, q3, iqr;
-} tp_step_spread;
+/* tp_step_spread: report/analysis/steps.h */
 
 /* The verdict on the headline (diff.json "verdict", diff.md, diff.pdf, the
  * stderr line): no_change = headline and device time identical; with a noise
@@ -135,7 +130,14 @@ void tp_diff_quartiles(const int64_t *sorted, size_t n, int64_t *q1, int64_t *q3
 
 /* diff.json (schema "tracepress.diff/2", docs/DIFF.md) and diff.md. */
 void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, tp_buf *b);
-void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped,
+/* The baseline line of `report --baseline`'s summary.md: the headline
+ * change with its verdict, then the three kernels whose total time changed
+ * most.  One paragraph, no newline at the end. */
+void tp_diff_brief_md(const tp_diff *d, tp_buf *b);
+/* image_base_url: where png/ is published (checked by tp_md_url_check);
+ * NULL: the chart files are named, not linked (a relative image is dead in
+ * a pull-request comment). */
+void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, const char *image_base_url,
                 const char *const *pngs, tp_buf *b);
 
 /* The clause after the headline that says why the verdict is what it is

@@ -128,9 +128,9 @@ void tp_diff_eff_md(const tp_diff_eff *d, size_t top, tp_buf *b)
         char shape[96], dtype[32], t0[64], t1[64], dl[64], f0[24], f1[24], rel[32] = "-";
         tp_eff_shape(r->r[0], shape, sizeof shape);
         tp_eff_dtype(r->r[0], dtype, sizeof dtype);
-        tp_fmt_us(t0, sizeof t0, r->r[0]->device_ns);
-        tp_fmt_us(t1, sizeof t1, r->r[1]->device_ns);
-        tp_fmt_us(dl, sizeof dl, r->delta_ns);
+        tp_md_dur(t0, sizeof t0, r->r[0]->device_ns);
+        tp_md_dur(t1, sizeof t1, r->r[1]->device_ns);
+        tp_fmt_dur_delta(dl, sizeof dl, r->delta_ns, TP_NBSP);
         tp_eff_num(f0, sizeof f0, r->r[0]->tflops);
         tp_eff_num(f1, sizeof f1, r->r[1]->tflops);
         if (r->has_rel)
@@ -143,8 +143,8 @@ void tp_diff_eff_md(const tp_diff_eff *d, size_t top, tp_buf *b)
         tp_buf_puts(b, " | ");
         if (dtype[0])
             tp_md_text(b, dtype, 30);
-        tp_buf_printf(b, " | %llu / %llu | %s | %s | %s%s | %s | %s | %s |\n", (unsigned long long)r->r[0]->count,
-                      (unsigned long long)r->r[1]->count, t0, t1, r->delta_ns > 0 ? "+" : "", dl, f0, f1, rel);
+        tp_buf_printf(b, " | %llu / %llu | %s | %s | %s | %s | %s | %s |\n", (unsigned long long)r->r[0]->count,
+                      (unsigned long long)r->r[1]->count, t0, t1, dl, f0, f1, rel);
     }
     if (shown)
         tp_buf_printf(b, "\n<sub>Shapes only in base: %zu, only in candidate: %zu.</sub>\n\n", d->only[0], d->only[1]);

@@ -143,7 +143,10 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
 
 /* ---- Markdown ------------------------------------------------------------ */
 
-static void dur(char *buf, size_t n, int64_t ns) { tp_format_duration(buf, n, (double)ns); }
+/* diff.md's numbers: summary.md's units (render/text/units.h), a no-break
+ * space before the unit so that a cell never wraps inside a value */
+static void dur(char *buf, size_t n, int64_t ns) { tp_md_dur(buf, n, ns); }
+static void delta(char *buf, size_t n, int64_t ns) { tp_fmt_dur_delta(buf, n, ns, TP_NBSP); }
 
 /* Display names for a table's rows: kname short names (unique), cut to MD_NAME_MAX bytes. */
 static char **display_names(const tp_diff_table *t)
@@ -178,7 +181,7 @@ static size_t md_rows(tp_buf *b, const char *what, const tp_diff_table *t, char 
         char c0[40], c1[40], dl[48], rel[32], sh[32];
         dur(c0, sizeof c0, r->total[0]);
         dur(c1, sizeof c1, r->total[1]);
-        tp_diff_fmt_delta(dl, sizeof dl, r->delta);
+        delta(dl, sizeof dl, r->delta);
         tp_diff_fmt_rel(rel, sizeof rel, r);
         if (r->has_share)
             snprintf(sh, sizeof sh, "%.1f%%", r->share * 100.0 + 0.0);
@@ -206,8 +209,52 @@ static size_t changed(const tp_diff_table *t)
     return n;
 }
 
-void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, const char *const *pngs,
-                tp_buf *b)
+/* "Median step time 12.346 ms → 13.101 ms (+755.000 us, +6.1%)" */
+static void headline_md(const tp_diff *d, tp_buf *b)
+{
+    char h0[48], h1[48], hd[48];
+    dur(h0, sizeof h0, d->head[0]);
+    dur(h1, sizeof h1, d->head[1]);
+    delta(hd, sizeof hd, d->head[1] - d->head[0]);
+    tp_buf_printf(b, "%s %s → %s (%s", d->has_steps ? "Median step time" : "Total device time", h0, h1, hd);
+    if (d->head_has_rel)
+        tp_buf_printf(b, ", %+.1f%%", d->head_rel * 100.0 + 0.0);
+    tp_buf_puts(b, ")");
+}
+
+void tp_diff_brief_md(const tp_diff *d, tp_buf *b)
+{
+    tp_buf_printf(b, "**Against the baseline** ");
+    tp_md_text(b, d->s[0]->name, 120);
+    tp_buf_printf(b, ": %s. ", tp_diff_verdict_name(d->verdict));
+    headline_md(d, b);
+    char why[200];
+    tp_diff_noise_text(d, why, sizeof why);
+    tp_buf_printf(b, "; %s", why);
+    /* the kernels that moved most, either way: the ends of the delta order */
+    const tp_diff_table *t = &d->kernels;
+    size_t lo = 0, hi = t->n, shown = 0;
+    char **names = display_names(t);
+    while (shown < 3 && lo < hi) {
+        const tp_diff_row *a = &t->rows[lo], *z = &t->rows[hi - 1];
+        int64_t da = a->delta < 0 ? -a->delta : a->delta, dz = z->delta < 0 ? -z->delta : z->delta;
+        size_t i = da >= dz ? lo++ : --hi;
+        if (!t->rows[i].delta)
+            break;
+        char dl[48], rel[32];
+        delta(dl, sizeof dl, t->rows[i].delta);
+        tp_diff_fmt_rel(rel, sizeof rel, &t->rows[i]);
+        tp_buf_puts(b, shown ? ", " : "; most changed kernels: ");
+        tp_md_code(b, names[i], 60);
+        tp_buf_printf(b, " %s (%s)", dl, rel);
+        shown++;
+    }
+    tp_kname_free(names, t->n);
+    tp_buf_puts(b, shown ? "." : "; no kernel's total time changed.");
+}
+
+void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int tripped, const char *image_base_url,
+                const char *const *pngs, tp_buf *b)
 {
     const tp_summary *s0 = d->s[0], *s1 = d->s[1];
     tp_buf_puts(b, "### tracepress diff: ");
@@ -220,7 +267,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     char h0[40], h1[40], hd[48];
     dur(h0, sizeof h0, d->head[0]);
     dur(h1, sizeof h1, d->head[1]);
-    tp_diff_fmt_delta(hd, sizeof hd, d->head[1] - d->head[0]);
+    delta(hd, sizeof hd, d->head[1] - d->head[0]);
     bool steps = d->has_steps;
     tp_buf_printf(b, "**Verdict: %s.** %s %s → %s (%s", v, steps ? "Median step time" : "Total device time", h0, h1,
                   hd);
@@ -251,7 +298,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
                       g->slower_pct, steps ? "median step time" : "total device time", d->head_rel * 100.0);
 
     /* Overview table. */
-    tp_buf_puts(b, "| | base | candidate | change |\n|---|---:|---:|---:|\n");
+    tp_buf_puts(b, "| figure | base | candidate | change |\n|---|---:|---:|---:|\n");
     tp_buf_puts(b, "| trace | ");
     tp_md_text(b, s0->name, SIZE_MAX);
     tp_buf_printf(b, " (%s) | ", s0->t->format ? s0->t->format : "?");
@@ -263,7 +310,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         const tp_step_spread *p = d->spread;
         dur(a, sizeof a, p[0].median);
         dur(c, sizeof c, p[1].median);
-        tp_diff_fmt_delta(e, sizeof e, d->median_delta);
+        delta(e, sizeof e, d->median_delta);
         tp_buf_printf(b, "| median step | %s | %s | %s |\n", a, c, e);
         dur(a, sizeof a, p[0].min);
         dur(c, sizeof c, p[0].max);
@@ -283,7 +330,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         char a[40], c[40], e[48], r[32] = "";
         dur(a, sizeof a, s0->kt.total_ns);
         dur(c, sizeof c, s1->kt.total_ns);
-        tp_diff_fmt_delta(e, sizeof e, s1->kt.total_ns - s0->kt.total_ns);
+        delta(e, sizeof e, s1->kt.total_ns - s0->kt.total_ns);
         if (s0->kt.total_ns)
             snprintf(r, sizeof r, " (%+.1f%%)",
                      (double)(s1->kt.total_ns - s0->kt.total_ns) * 100.0 / (double)s0->kt.total_ns + 0.0);
@@ -305,7 +352,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
                 continue;
             dur(a, sizeof a, gr[i].v[0]);
             dur(c, sizeof c, gr[i].v[1]);
-            tp_diff_fmt_delta(e, sizeof e, gr[i].v[1] - gr[i].v[0]);
+            delta(e, sizeof e, gr[i].v[1] - gr[i].v[0]);
             r[0] = 0;
             if (gr[i].v[0])
                 snprintf(r, sizeof r, " (%+.1f%%)",
@@ -342,8 +389,16 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
         tp_kname_free(on, d->ops.n);
     }
-    for (size_t i = 0; pngs && pngs[i]; i++)
-        tp_buf_printf(b, "![%s](%s)\n\n", strstr(pngs[i], "steps") ? "step times" : "largest changes", pngs[i]);
+    size_t ul = image_base_url ? strlen(image_base_url) : 0;
+    for (size_t i = 0; ul && pngs && pngs[i]; i++)
+        tp_buf_printf(b, "![%s](%s%s%s)\n\n", strstr(pngs[i], "steps") ? "step times" : "largest changes",
+                      image_base_url, image_base_url[ul - 1] == '/' ? "" : "/", pngs[i]);
+    if (!ul && pngs && pngs[0]) { /* a relative image is dead in a pull-request comment: say where they are */
+        tp_buf_puts(b, "**Charts**: ");
+        for (size_t i = 0; pngs[i]; i++)
+            tp_buf_printf(b, "%s`%s`", i ? ", " : "", pngs[i]);
+        tp_buf_puts(b, " next to this file; give `--image-base-url URL` to show them here.\n\n");
+    }
     size_t m[4] = {0};
     for (size_t i = 0; i < d->kernels.n; i++)
         m[d->kernels.rows[i].match]++;

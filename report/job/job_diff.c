@@ -126,8 +126,8 @@ bool tp_job_diff_slower(const tp_job_diff *d, double pct, tp_buf *why)
     if (rel <= pct || !(strcmp(d->verdict, "slower") == 0 || strcmp(d->verdict, "no noise estimate") == 0))
         return false;
     char a[48], b[48];
-    tp_fmt_us(a, sizeof a, d->head[0]);
-    tp_fmt_us(b, sizeof b, d->head[1]);
+    tp_fmt_dur(a, sizeof a, d->head[0]);
+    tp_fmt_dur(b, sizeof b, d->head[1]);
     tp_buf_printf(why, "the job's median step grew %.1f%% (%s → %s), more than %g%%, %s\n", rel, a, b, pct,
                   d->verdict);
     return true;

@@ -17,8 +17,7 @@ static const char *ms(char *buf, size_t n, int64_t ns)
         snprintf(buf, n, "-");
         return buf;
     }
-    int64_t us = (ns + 500) / 1000;
-    snprintf(buf, n, "%lld.%03lld", (long long)(us / 1000), (long long)(us % 1000));
+    tp_fmt_dur_in(buf, n, ns, 2); /* units.h: thousands separators, rounded half up */
     return buf;
 }
 

@@ -69,17 +69,25 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
     if (!c->calls)
         return;
     char u[64];
-    tp_fmt_us(u, sizeof u, c->total_ns);
+    tp_md_dur(u, sizeof u, c->total_ns);
+    int64_t mt = 0, mm = 0; /* a column's unit: that of its largest shown value */
+    for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
+        int64_t tot = c->rows[i].total_ns, mean = tot / (int64_t)c->rows[i].count;
+        mt = tot > mt ? tot : mt;
+        mm = mean > mm ? mean : mm;
+    }
+    int ut = tp_dur_unit(mt), um = tp_dur_unit(mm);
     tp_buf_printf(b, "\n#### Collectives (%llu calls, %s of device time)\n\n"
-                     "| kind | size | dtype | group | count | time | mean | algbw GB/s | busbw GB/s |\n"
+                     "| kind | size | dtype | group | count | time (%s) | mean (%s) | algbw GB/s | busbw GB/s |\n"
                      "|---|---:|---|---|---:|---:|---:|---:|---:|\n",
-                  (unsigned long long)c->calls, u);
+                  (unsigned long long)c->calls, u, tp_dur_unit_name(ut), tp_dur_unit_name(um));
     for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
         const tp_coll_row *r = &c->rows[i];
         char sz[32], t[64], m[64], alg[32] = "-", bus[32] = "-", grp[96];
         tp_fmt_bytes(sz, sizeof sz, r->bytes);
-        tp_fmt_us(t, sizeof t, r->total_ns);
-        tp_fmt_us(m, sizeof m, r->total_ns / (int64_t)r->count);
+        tp_str_nbsp(sz, sizeof sz);
+        tp_fmt_dur_in(t, sizeof t, r->total_ns, ut);
+        tp_fmt_dur_in(m, sizeof m, r->total_ns / (int64_t)r->count, um);
         if (r->bytes)
             snprintf(alg, sizeof alg, "%.2f", r->algbw_mean);
         if (r->bytes && r->factor)

@@ -12,7 +12,7 @@ static void row_md(const tp_eff_row *r, size_t rank, bool known, tp_buf *b)
     tp_eff_dtype(r, dtype, sizeof dtype);
     tp_eff_num(tf, sizeof tf, r->tflops);
     tp_eff_num(tb, sizeof tb, r->tbps);
-    tp_fmt_us(u, sizeof u, r->device_ns);
+    tp_md_dur(u, sizeof u, r->device_ns);
     tp_buf_printf(b, "| %zu | ", rank);
     tp_md_code(b, r->op, 80);
     tp_buf_puts(b, " | ");
@@ -24,7 +24,7 @@ static void row_md(const tp_eff_row *r, size_t rank, bool known, tp_buf *b)
     tp_buf_printf(b, " | %s | %llu | %s | %s |", u, (unsigned long long)r->count, tf, tb);
     if (known) {
         tp_eff_pct(pct, sizeof pct, r->peak_fraction);
-        tp_fmt_us(head, sizeof head, r->opportunity_ns);
+        tp_md_dur(head, sizeof head, r->opportunity_ns);
         tp_buf_printf(b, " %s | %s | %s |",
                       pct, r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "-",
                       head);

@@ -14,7 +14,7 @@ void tp_gpu_time_md(const tp_summary *s, tp_buf *b)
     }
     /* busy = computation + exposed communication + exposed memcpy, exactly
      * in ns (each share is rounded on its own) */
-    tp_fmt_us(u, sizeof u, g->span_ns);
+    tp_md_dur(u, sizeof u, g->span_ns);
     tp_buf_printf(b, "\n**GPU time** (shares of the GPU span, first to last device activity: %s", u);
     if (s->gt.ndevices > 1)
         tp_buf_printf(b, " summed over %zu devices", s->gt.ndevices);
@@ -31,12 +31,17 @@ void tp_gpu_time_md(const tp_summary *s, tp_buf *b)
     if (!c->n)
         return;
     size_t n = c->n < TP_MD_CATEGORIES ? c->n : TP_MD_CATEGORIES;
-    tp_buf_puts(b, "\n#### Categories\n\n| category | device time | share | top op |\n|---|---:|---:|---|\n");
+    int64_t most = 0; /* the column's unit: that of its largest value */
+    for (size_t i = 0; i < n; i++)
+        most = c->rows[i].device_ns > most ? c->rows[i].device_ns : most;
+    int unit = tp_dur_unit(most);
+    tp_buf_printf(b, "\n#### Categories\n\n| category | device time (%s) | share | top op |\n|---|---:|---:|---|\n",
+                  tp_dur_unit_name(unit));
     for (size_t i = 0; i < n; i++) {
         const tp_cat_row *r = &c->rows[i];
         tp_buf_puts(b, "| ");
         tp_md_text(b, c->rules->names[r->category], 80);
-        tp_fmt_us(u, sizeof u, r->device_ns);
+        tp_fmt_dur_in(u, sizeof u, r->device_ns, unit);
         tp_fmt_pct(p[0], sizeof p[0], r->device_ns, c->total_ns);
         tp_buf_printf(b, " | %s | %s | ", u, p[0]);
         if (r->ntop)

@@ -174,16 +174,83 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
 
 #define MD_TOP 15
 
+/* The first line: what a reviewer needs before any table (docs/REPORT.md
+ * "summary.md"): the median step and its spread, the GPU time split, the
+ * biggest category. */
+static void lead_md(const tp_summary *s, tp_buf *b)
+{
+    const tp_step_figures *sf = &s->sf;
+    const tp_gpu_figs *g = &s->gt.whole;
+    char u[64], v[64];
+    tp_buf_puts(b, "**tracepress report** ");
+    tp_md_text(b, s->name, 120);
+    tp_buf_puts(b, ": ");
+    if (sf->median != SIZE_MAX) {
+        tp_step_spread sp;
+        tp_step_spread_of(sf, &sp);
+        tp_md_dur(u, sizeof u, sp.median);
+        tp_buf_printf(b, "median step **%s**", u);
+        if (sp.median_of >= 2) {
+            tp_md_dur(v, sizeof v, sp.iqr / 2);
+            tp_buf_printf(b, " ± %s (half the IQR of %zu steps)", v, sp.median_of);
+        } else
+            tp_buf_puts(b, " (one step)");
+    } else {
+        tp_md_dur(u, sizeof u, sf->span_end - sf->span_start);
+        tp_buf_printf(b, "no steps, trace span **%s**", u);
+    }
+    if (g->span_ns > 0) {
+        char p[5][32];
+        tp_fmt_pct(p[0], sizeof p[0], g->computation_ns, g->span_ns);
+        tp_fmt_pct(p[1], sizeof p[1], g->exposed_communication_ns, g->span_ns);
+        tp_fmt_pct(p[2], sizeof p[2], g->exposed_memcpy_ns, g->span_ns);
+        tp_fmt_pct(p[3], sizeof p[3], g->idle_ns, g->span_ns);
+        tp_buf_printf(b, "; GPU time: computation %s, exposed communication %s, exposed memcpy %s, idle %s", p[0],
+                      p[1], p[2], p[3]);
+    } else
+        tp_buf_puts(b, "; no device activity");
+    if (s->cat.n) {
+        tp_fmt_pct(v, sizeof v, s->cat.rows[0].device_ns, s->cat.total_ns);
+        tp_buf_puts(b, "; biggest category ");
+        tp_md_text(b, s->cat.rules->names[s->cat.rows[0].category], 80);
+        tp_buf_printf(b, " (%s of device time)", v);
+    }
+    tp_buf_puts(b, ".\n\n");
+    if (s->baseline_md)
+        tp_buf_printf(b, "%s\n\n", s->baseline_md);
+}
+
+/* The chart links: images when the CI says where png/ is published,
+ * else where the files are (a relative link is dead in a comment). */
+static void charts_md(const tp_summary *s, const char *const *png_names, tp_buf *b)
+{
+    if (!png_names || !png_names[0])
+        return;
+    const char *url = s->image_base_url;
+    if (!url) {
+        tp_buf_puts(b, "\n**Charts**: ");
+        for (size_t i = 0; png_names[i]; i++)
+            tp_buf_printf(b, "%s`%s`", i ? ", " : "", png_names[i]);
+        tp_buf_puts(b, " next to this file; give `--image-base-url URL` to show them here.\n");
+        return;
+    }
+    size_t l = strlen(url);
+    bool slash = l && url[l - 1] == '/';
+    tp_buf_puts(b, "\n#### Charts\n\n");
+    for (size_t i = 0; png_names[i]; i++)
+        tp_buf_printf(b, "![%s](%s%s%s)\n\n", png_names[i], url, slash ? "" : "/", png_names[i]);
+}
+
 void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary_extra extra, tp_buf *b)
 {
     const tp_trace *t = s->t;
     const tp_step_figures *sf = &s->sf;
     char u[64], v[64], w[64];
-    tp_buf_puts(b, "### tracepress report: ");
-    tp_md_text(b, s->name, 200);
-    tp_buf_puts(b, "\n\n");
+    lead_md(s, b);
     tp_efficiency_md(s, b);
-    tp_buf_puts(b, "| | |\n|---|---|\n");
+    tp_buf_puts(b, "| trace | ");
+    tp_md_text(b, s->name, 200);
+    tp_buf_puts(b, " |\n|---|---|\n");
     tp_buf_printf(b, "| format | %s |\n", t->format);
     if (s->ndevices) {
         tp_buf_puts(b, "| devices | ");
@@ -202,15 +269,15 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     }
     if (s->date[0])
         tp_buf_printf(b, "| date | %s |\n", s->date);
-    tp_fmt_us(u, sizeof u, sf->span_end - sf->span_start);
-    tp_buf_printf(b, "| trace span | %s |\n| slices | %llu |\n| steps | %zu |\n", u, (unsigned long long)s->slices,
-                  sf->nsteps);
+    tp_md_dur(u, sizeof u, sf->span_end - sf->span_start);
+    tp_fmt_count(v, sizeof v, s->slices);
+    tp_buf_printf(b, "| trace span | %s |\n| slices | %s |\n| steps | %zu |\n", u, v, sf->nsteps);
     if (sf->nsteps) {
-        tp_fmt_us(u, sizeof u, sf->steps_host_ns);
+        tp_md_dur(u, sizeof u, sf->steps_host_ns);
         tp_buf_printf(b, "| host time of the steps | %s |\n", u);
     }
     if (sf->median != SIZE_MAX) {
-        tp_fmt_us(u, sizeof u, sf->steps[sf->median].host_ns);
+        tp_md_dur(u, sizeof u, sf->steps[sf->median].host_ns);
         char lab[160];
         tp_step_label(t, sf, &sf->steps[sf->median], lab, sizeof lab);
         /* "#N" or "#N <device>": the '#' is no heading inside a cell, the device name is the trace's */
@@ -221,12 +288,15 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_buf_printf(b, ", %s |\n", u);
     }
     /* kernels apart from memcpy and memset; the GPU time line below has busy and idle */
-    tp_fmt_us(u, sizeof u, s->kt.kernel_ns);
-    tp_buf_printf(b, "| kernels | %s in %llu instances of %zu kernels |\n", u, (unsigned long long)s->kt.kernels,
-                  s->kt.kernel_names);
-    if (s->kt.memcpys || s->kt.memsets)
-        tp_buf_printf(b, "| memcpy / memset | %llu / %llu instances |\n", (unsigned long long)s->kt.memcpys,
-                      (unsigned long long)s->kt.memsets);
+    tp_md_dur(u, sizeof u, s->kt.kernel_ns);
+    tp_fmt_count(v, sizeof v, s->kt.kernels);
+    tp_fmt_count(w, sizeof w, s->kt.kernel_names);
+    tp_buf_printf(b, "| kernels | %s in %s instances of %s kernels |\n", u, v, w);
+    if (s->kt.memcpys || s->kt.memsets) {
+        tp_fmt_count(v, sizeof v, s->kt.memcpys);
+        tp_fmt_count(w, sizeof w, s->kt.memsets);
+        tp_buf_printf(b, "| memcpy / memset | %s / %s instances |\n", v, w);
+    }
     if (s->opts.batch_size > 0) {
         char f[48];
         tp_format_fixed(f, tp_throughput_milli(sf, s->opts.batch_size), 3);
@@ -240,18 +310,30 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         for (size_t i = 0; i < n; i++)
             names[i] = tp_str_get(t, s->kt.rows[i].name);
         char **shorts = tp_kname_shorten(names, n);
-        tp_buf_printf(b, "\n#### Top kernels by total time\n\n| # | kernel | time %% | total | count | mean | median |\n"
-                         "|---:|---|---:|---:|---:|---:|---:|\n");
+        const tp_kernel_row *rows = s->kt.rows;
+        int64_t mt = 0, mm = 0, m5 = 0; /* a column's unit: that of its largest shown value */
         for (size_t i = 0; i < n; i++) {
-            const tp_kernel_row *r = &s->kt.rows[i];
+            mt = rows[i].total_ns > mt ? rows[i].total_ns : mt;
+            mm = rows[i].mean_ns > mm ? rows[i].mean_ns : mm;
+            m5 = rows[i].p50_ns > m5 ? rows[i].p50_ns : m5;
+        }
+        int ut = tp_dur_unit(mt), um = tp_dur_unit(mm), u5 = tp_dur_unit(m5);
+        tp_buf_printf(b,
+                      "\n#### Top kernels by total time\n\n| # | kernel | time %% | total (%s) | count | mean (%s) | "
+                      "median (%s) |\n|---:|---|---:|---:|---:|---:|---:|\n",
+                      tp_dur_unit_name(ut), tp_dur_unit_name(um), tp_dur_unit_name(u5));
+        for (size_t i = 0; i < n; i++) {
+            const tp_kernel_row *r = &rows[i];
+            char c[32];
             tp_fmt_pct(v, sizeof v, r->total_ns, s->kt.total_ns);
-            tp_fmt_us(u, sizeof u, r->total_ns);
+            tp_fmt_dur_in(u, sizeof u, r->total_ns, ut);
+            tp_fmt_count(c, sizeof c, r->count);
             tp_buf_printf(b, "| %zu | ", i + 1);
             tp_md_code(b, shorts[i], 90);
-            tp_buf_printf(b, " | %s | %s | %llu | ", v, u, (unsigned long long)r->count);
-            tp_fmt_us(w, sizeof w, r->mean_ns);
+            tp_buf_printf(b, " | %s | %s | %s | ", v, u, c);
+            tp_fmt_dur_in(w, sizeof w, r->mean_ns, um);
             tp_buf_printf(b, "%s | ", w);
-            tp_fmt_us(w, sizeof w, r->p50_ns);
+            tp_fmt_dur_in(w, sizeof w, r->p50_ns, u5);
             tp_buf_printf(b, "%s |\n", w);
         }
         if (s->kt.n > n)
@@ -261,10 +343,6 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     }
     if (extra)
         extra(s, b);
-    if (png_names && png_names[0]) {
-        tp_buf_puts(b, "\n#### Charts\n\n");
-        for (size_t i = 0; png_names[i]; i++)
-            tp_buf_printf(b, "- [%s](%s)\n", png_names[i], png_names[i]);
-    }
+    charts_md(s, png_names, b);
     tp_buf_puts(b, "\nFull report: `report.pdf`; numbers for dashboards: `summary.json` (schema tracepress.summary/2).\n");
 }

@@ -15,6 +15,42 @@ void tp_fmt_us(char *buf, size_t n, int64_t ns)
     snprintf(buf, n, "%s us", f);
 }
 
+void tp_md_dur(char *buf, size_t n, int64_t ns) { tp_fmt_dur_sep(buf, n, ns, TP_NBSP); }
+
+void tp_str_nbsp(char *buf, size_t n)
+{
+    char t[256];
+    size_t o = 0;
+    for (const char *p = buf; *p && o + 3 < sizeof t; p++) {
+        if (*p == ' ') {
+            memcpy(t + o, TP_NBSP, 2);
+            o += 2;
+        } else
+            t[o++] = *p;
+    }
+    t[o] = 0;
+    snprintf(buf, n, "%s", t);
+}
+
+int tp_md_url_check(const char *url, const char **why)
+{
+    size_t l = strlen(url), scheme = strncmp(url, "https://", 8) == 0 ? 8 : strncmp(url, "http://", 7) == 0 ? 7 : 0;
+    if (!scheme)
+        return *why = "it must start with http:// or https://", -1;
+    if (l > 1000)
+        return *why = "it is longer than 1000 bytes", -1;
+    if (!url[scheme] || url[scheme] == '/')
+        return *why = "it names no host", -1;
+    for (size_t i = 0; i < l; i++) {
+        unsigned char c = (unsigned char)url[i];
+        if (c <= 0x20 || c >= 0x7F || strchr("\"'`\\<>()[]|{}^", c))
+            return *why = "it holds a space, a quote, a bracket, a backslash or a character outside printable ASCII "
+                          "(percent-encode it)",
+                   -1;
+    }
+    return 0;
+}
+
 void tp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole)
 {
     if (whole <= 0) {
@@ -150,6 +186,20 @@ const char *tp_strs_us(tp_strs *s, int64_t ns)
 {
     char b[48];
     tp_format_fixed(b, ns, 3);
+    return tp_strs_add(s, "%s", b);
+}
+
+const char *tp_strs_dur(tp_strs *s, int64_t ns)
+{
+    char b[48];
+    tp_fmt_dur(b, sizeof b, ns);
+    return tp_strs_add(s, "%s", b);
+}
+
+const char *tp_strs_count(tp_strs *s, uint64_t v)
+{
+    char b[32];
+    tp_fmt_count(b, sizeof b, v);
     return tp_strs_add(s, "%s", b);
 }
 

@@ -4,9 +4,17 @@
 #define TP_REPORT_TEXT_H
 
 #include "convert/base/common.h"
+#include "render/text/units.h"
 
-/* Exact durations for text: "1234.567 us" (ns / 1000, three decimals). */
+/* Exact durations for `stats` text and the job report's clock offsets:
+ * "1234.567 us" (ns / 1000, three decimals).  Pages and Markdown write
+ * durations for reading with tp_fmt_dur (render/text/units.h). */
 void tp_fmt_us(char *buf, size_t n, int64_t ns);
+/* A duration in a Markdown table cell: tp_fmt_dur with a no-break space
+ * before the unit, so GitHub never wraps "1.235 ms" inside a cell. */
+void tp_md_dur(char *buf, size_t n, int64_t ns);
+/* Spaces in buf become no-break spaces ("12.5 MiB" in a Markdown cell). */
+void tp_str_nbsp(char *buf, size_t n);
 /* A message size: "12.5 MiB", "400 MiB", "3.0 KiB", "512 B" (binary
  * units, one decimal below 100 of a unit), "?" for 0 (unknown). */
 void tp_fmt_bytes(char *buf, size_t n, uint64_t bytes);
@@ -37,6 +45,12 @@ void tp_md_text(tp_buf *b, const char *s, size_t max);
  * escaping the escape).  Empty s: "` `". */
 void tp_md_code(tp_buf *b, const char *s, size_t max);
 
+/* --image-base-url: http:// or https://, a host, then only characters that
+ * cannot end or break a Markdown link (no space, control, quote, backtick,
+ * backslash, < > ( ) [ ] |, nor anything outside ASCII), at most 1,000
+ * bytes.  0 when good, else -1 with why set to one line. */
+int tp_md_url_check(const char *url, const char **why);
+
 /* A list of strings owned together (table cells). */
 typedef struct tp_strs {
     char **v;
@@ -44,6 +58,8 @@ typedef struct tp_strs {
 } tp_strs;
 const char *tp_strs_add(tp_strs *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *tp_strs_us(tp_strs *s, int64_t ns); /* "1234.567" (us, exact) */
+const char *tp_strs_dur(tp_strs *s, int64_t ns); /* "1.235 ms" (tp_fmt_dur) */
+const char *tp_strs_count(tp_strs *s, uint64_t v); /* "1,234,567" */
 void tp_strs_free(tp_strs *s);
 
 #endif

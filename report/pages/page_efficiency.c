@@ -224,7 +224,7 @@ static double line(tp_canvas *cv, double x, double y, double w, tp_font f, doubl
 static const char *us(tp_strs *st, int64_t ns)
 {
     char b[64];
-    tp_fmt_us(b, sizeof b, ns);
+    tp_fmt_dur(b, sizeof b, ns);
     return tp_strs_add(st, "%s", b);
 }
 
@@ -381,13 +381,13 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 enum { T_RANK, T_OP, T_DTYPE, T_SHAPE, T_COUNT, T_TIME, T_SHARE, T_TFLOPS, T_TBPS, T_INT, T_PEAK, T_BOUND, T_NC };
 static const tp_table_col top_cols[T_NC] = {
     {"#", 1, 0, 0},          {"op", 0, TP_FIT_MIDDLE, 0},  {"dtype", 0, TP_FIT_END, 0}, {"input dims", 0, TP_FIT_END, 0},
-    {"count", 1, 0, 0},      {"time (us)", 1, 0, 0},       {"share", 1, 0, 0},               {"TFLOPS/s", 1, 0, 0},
+    {"count", 1, 0, 0},      {"time", 1, 0, 0},       {"share", 1, 0, 0},               {"TFLOPS/s", 1, 0, 0},
     {"TB/s", 1, 0, 0},       {"FLOP/B", 1, 0, 0},          {"% of peak", 1, 0, 0},           {"bound", 1, 0, 0},
 };
 enum { O_RANK, O_OP, O_DTYPE, O_SHAPE, O_TIME, O_PEAK, O_BOUND, O_HEAD, O_SHARE, O_NC };
 static const tp_table_col opp_cols[O_NC] = {
     {"#", 1, 0, 0},         {"op", 0, TP_FIT_MIDDLE, 0}, {"dtype", 0, TP_FIT_END, 0},   {"input dims", 0, TP_FIT_END, 0},
-    {"time (us)", 1, 0, 0}, {"% of peak", 1, 0, 0},      {"bound", 1, 0, 0},        {"headroom (us)", 1, 0, 0},
+    {"time", 1, 0, 0}, {"% of peak", 1, 0, 0},      {"bound", 1, 0, 0},        {"headroom", 1, 0, 0},
     {"headroom share", 1, 0, 0},
 };
 
@@ -432,10 +432,10 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
         c[O_OP] = r->op;
         c[O_SHAPE] = shape_text(&st, &doc, r->input_dims);
         c[O_DTYPE] = dtype_text(&st, &doc, r->dtypes);
-        c[O_TIME] = tp_strs_us(&st, r->device_ns);
+        c[O_TIME] = tp_strs_dur(&st, r->device_ns);
         c[O_PEAK] = pct_of_peak(&st, r->peak_fraction);
         c[O_BOUND] = bound_text(r->bound);
-        c[O_HEAD] = tp_strs_us(&st, r->opportunity_ns);
+        c[O_HEAD] = tp_strs_dur(&st, r->opportunity_ns);
         c[O_SHARE] = share(&st, r->opportunity_ns, e->device_ns);
     }
     tp_table ot = {NULL, O_NC, opp_cols, nopp, oc, FS, 1, NULL};
@@ -453,7 +453,7 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
         c[T_SHAPE] = shape_text(&st, &doc, r->input_dims);
         c[T_DTYPE] = dtype_text(&st, &doc, r->dtypes);
         c[T_COUNT] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
-        c[T_TIME] = tp_strs_us(&st, r->device_ns);
+        c[T_TIME] = tp_strs_dur(&st, r->device_ns);
         c[T_SHARE] = share(&st, r->device_ns, e->device_ns);
         c[T_TFLOPS] = num(&st, r->tflops);
         c[T_TBPS] = num(&st, r->tbps);

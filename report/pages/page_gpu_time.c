@@ -144,12 +144,12 @@ typedef struct split_cols {
 static void cell_text(tp_strs *st, const tp_gpu_figs *f, int c, char *buf, size_t n)
 {
     if (c == 0) {
-        snprintf(buf, n, "%s", tp_strs_us(st, f->span_ns));
+        snprintf(buf, n, "%s", tp_strs_dur(st, f->span_ns));
         return;
     }
     char pct[32];
     tp_fmt_pct(pct, sizeof pct, part_ns(f, c - 1), f->span_ns);
-    snprintf(buf, n, "%s (%s)", tp_strs_us(st, part_ns(f, c - 1)), pct);
+    snprintf(buf, n, "%s (%s)", tp_strs_dur(st, part_ns(f, c - 1)), pct);
 }
 
 /* Column widths that fit every row of both tables. */
@@ -315,14 +315,14 @@ static double categories_table(tp_canvas *cv, const tp_pagectx *pc, size_t nrows
     tp_strs st = {0};
     bool per_step = c->nsteps >= 2;
     enum { C_NAME, C_TIME, C_SHARE, C_COUNT, C_STEP, C_TOP, NC };
-    const char *head[NC] = {"category", "device time (us)", "share", "count", "share per step (min - max)", "top ops (share of the category)"};
+    const char *head[NC] = {"category", "device time", "share", "count", "share per step (min - max)", "top ops (share of the category)"};
     const char **cells = tp_xcalloc(nrows * NC + 1, sizeof *cells);
     for (size_t i = 0; i < nrows; i++) {
         const tp_cat_row *r = &c->rows[i];
         const char **cl = cells + i * NC;
         char p[32];
         cl[C_NAME] = c->rules->names[r->category];
-        cl[C_TIME] = tp_strs_us(&st, r->device_ns);
+        cl[C_TIME] = tp_strs_dur(&st, r->device_ns);
         tp_fmt_pct(p, sizeof p, r->device_ns, c->total_ns);
         cl[C_SHARE] = tp_strs_add(&st, "%s", p);
         cl[C_COUNT] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
@@ -441,7 +441,7 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     y += 20;
     y = note(cv, x, y, w,
              "computation + exposed communication + exposed memcpy + idle = GPU span (first to last device activity), "
-             "per device. Times in us, shares of the GPU span (docs/REPORT.md).");
+             "per device. Shares of the GPU span (docs/REPORT.md).");
     y += 4;
     if (g->whole.span_ns <= 0) {
         note(cv, x, y, w, "No device activity in this trace: no GPU time to split, no categories.");
@@ -527,7 +527,7 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 
     /* (c) categories */
     char tot[64];
-    tp_fmt_us(tot, sizeof tot, c->total_ns);
+    tp_fmt_dur(tot, sizeof tot, c->total_ns);
     y = part_title(cv, x, y, w,
                    tp_strs_add(&st, "Op categories: device time (sum of activity durations; all: %s), top ops", tot));
     if (ncat_rows)

@@ -124,22 +124,22 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
         const char **c = cells + i * NC;
         c[0] = tp_strs_add(&st, "%zu", i + 1);
         c[1] = tp_strs_add(&st, "%.*s", (int)strlen(p) - 1, p); /* no % sign: the header says it */
-        c[2] = tp_strs_us(&st, r->total_ns);
+        c[2] = tp_strs_dur(&st, r->total_ns);
         c[3] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
-        c[4] = tp_strs_us(&st, r->mean_ns);
-        c[5] = tp_strs_us(&st, r->p50_ns);
-        c[6] = tp_strs_us(&st, r->min_ns);
-        c[7] = tp_strs_us(&st, r->max_ns);
-        c[8] = tp_strs_us(&st, r->stddev_ns);
+        c[4] = tp_strs_dur(&st, r->mean_ns);
+        c[5] = tp_strs_dur(&st, r->p50_ns);
+        c[6] = tp_strs_dur(&st, r->min_ns);
+        c[7] = tp_strs_dur(&st, r->max_ns);
+        c[8] = tp_strs_dur(&st, r->stddev_ns);
         c[9] = r->kind == TP_KIND_MEMCPY   ? tp_strs_add(&st, "[memcpy] %s", pc->knames[i])
                : r->kind == TP_KIND_MEMSET ? tp_strs_add(&st, "[memset] %s", pc->knames[i])
                                            : pc->knames[i];
     }
     tp_table_col cols[NC] = {{"#", 1, TP_FIT_END, 0},          {"Time (%)", 1, TP_FIT_END, 0},
-                             {"Total (us)", 1, TP_FIT_END, 0}, {"Instances", 1, TP_FIT_END, 0},
-                             {"Avg (us)", 1, TP_FIT_END, 0},   {"Med (us)", 1, TP_FIT_END, 0},
-                             {"Min (us)", 1, TP_FIT_END, 0},   {"Max (us)", 1, TP_FIT_END, 0},
-                             {"StdDev (us)", 1, TP_FIT_END, 0}, {"Name", 0, TP_FIT_MIDDLE, 1}};
+                             {"Total", 1, TP_FIT_END, 0}, {"Instances", 1, TP_FIT_END, 0},
+                             {"Avg", 1, TP_FIT_END, 0},   {"Med", 1, TP_FIT_END, 0},
+                             {"Min", 1, TP_FIT_END, 0},   {"Max", 1, TP_FIT_END, 0},
+                             {"StdDev", 1, TP_FIT_END, 0}, {"Name", 0, TP_FIT_MIDDLE, 1}};
     if (n == 0) {
         tp_page_note(pc, "Kernel statistics", "the trace has no device kernels, copies or fills.");
         free(cells);

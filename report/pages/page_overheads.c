@@ -97,8 +97,8 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
     enum { NC = 9 };
     tp_table_col cols[NC] = {{"type", 0, TP_FIT_END, 0},     {"op / launch call", 0, TP_FIT_MIDDLE, 0},
                              {"count", 1, TP_FIT_END, 0},    {"kept", 1, TP_FIT_END, 0},
-                             {"mean (us)", 1, TP_FIT_END, 0}, {"std (us)", 1, TP_FIT_END, 0},
-                             {"min (us)", 1, TP_FIT_END, 0},  {"max (us)", 1, TP_FIT_END, 0},
+                             {"mean", 1, TP_FIT_END, 0},      {"std", 1, TP_FIT_END, 0},
+                             {"min", 1, TP_FIT_END, 0},       {"max", 1, TP_FIT_END, 0},
                              {"clamped", 1, TP_FIT_END, 0}};
     tp_cv_begin_page(cv, pc->lw, pc->lh, "CPU overheads");
     double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 12, TP_COLOR_TEXT, "CPU overheads T1-T5 (DLRM performance model)");
@@ -135,10 +135,10 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         c[1] = r->name ? tp_str_get(s->t, r->name) : "(all ops)";
         c[2] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
         c[3] = tp_strs_add(&st, "%llu", (unsigned long long)r->kept);
-        c[4] = tp_strs_us(&st, r->mean_ns);
-        c[5] = tp_strs_us(&st, r->stddev_ns);
-        c[6] = tp_strs_us(&st, r->min_ns);
-        c[7] = tp_strs_us(&st, r->max_ns);
+        c[4] = tp_strs_dur(&st, r->mean_ns);
+        c[5] = tp_strs_dur(&st, r->stddev_ns);
+        c[6] = tp_strs_dur(&st, r->min_ns);
+        c[7] = tp_strs_dur(&st, r->max_ns);
         c[8] = tp_strs_add(&st, "%llu", (unsigned long long)r->clamped);
     }
     char title[200];

@@ -68,7 +68,6 @@ static void split_build(const tp_summary *s, split_chart *b, double fs)
     b->vals = tp_xcalloc(n * TP_SPLIT_PARTS, sizeof *b->vals);
     for (int p = 0; p < TP_SPLIT_PARTS; p++)
         b->colors[p] = tp_split_color(p);
-    char d[48];
     for (size_t i = 0; i < n; i++) {
         int64_t window;
         if (sf->nsteps) {
@@ -89,8 +88,7 @@ static void split_build(const tp_summary *s, split_chart *b, double fs)
             window_split(w, g->ndevices, 1, window, b->vals);
             free(w);
         }
-        tp_format_duration(d, sizeof d, (double)window);
-        b->notes[i] = tp_strs_add(&b->st, "%s", d);
+        b->notes[i] = tp_strs_dur(&b->st, window);
     }
     const char *title;
     if (!sf->nsteps)
@@ -139,12 +137,7 @@ static const char *pct(tp_strs *st, int64_t part, int64_t whole)
     return tp_strs_add(st, "%s", p);
 }
 
-static const char *dur(tp_strs *st, int64_t ns)
-{
-    char d[48];
-    tp_format_duration(d, sizeof d, (double)ns);
-    return tp_strs_add(st, "%s", d);
-}
+static const char *dur(tp_strs *st, int64_t ns) { return tp_strs_dur(st, ns); }
 
 /* The lines a reader needs: the step, where the GPU time goes, what
  * dominates, how efficient; each figure on the base its words name. */

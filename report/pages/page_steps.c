@@ -88,7 +88,7 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
     tp_strs st = {0};
     const char **cells = tp_xcalloc(nr * nc + 1, sizeof *cells);
     tp_table_col *cols = tp_xcalloc(nc, sizeof *cols);
-    const char *heads[] = {"step", "host (us)", "device busy (us)", "idle (us)", "overlap (us)", "device events"};
+    const char *heads[] = {"step", "host", "device busy", "idle", "overlap", "device events"};
     for (size_t c = 0; c < 6; c++)
         cols[c] = (tp_table_col){heads[c], c > 0, TP_FIT_END, 0};
     for (size_t i = 0; i < nr; i++) {
@@ -97,13 +97,13 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
         char lab[160];
         tp_step_label(s->t, sf, r, lab, sizeof lab);
         c[0] = tp_strs_add(&st, "%s", lab);
-        c[1] = tp_strs_us(&st, r->host_ns);
-        c[2] = tp_strs_us(&st, r->busy_ns);
-        c[3] = tp_strs_us(&st, r->idle_ns);
-        c[4] = tp_strs_us(&st, r->overlap_ns);
+        c[1] = tp_strs_dur(&st, r->host_ns);
+        c[2] = tp_strs_dur(&st, r->busy_ns);
+        c[3] = tp_strs_dur(&st, r->idle_ns);
+        c[4] = tp_strs_dur(&st, r->overlap_ns);
         c[5] = tp_strs_add(&st, "%llu", (unsigned long long)r->device_events);
         for (size_t k = 0; k < ns; k++)
-            c[6 + k] = tp_strs_us(&st, r->stream_busy[sel[k]]);
+            c[6 + k] = tp_strs_dur(&st, r->stream_busy[sel[k]]);
     }
     /* stream columns are headed by their labels when every column fits its
      * text; else by "stream N" with a key under the table */
@@ -112,8 +112,8 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
     for (size_t k = 0; k < ns; k++) {
         char lab[256];
         tp_stream_label(s->t, sf->streams[sel[k]], lab, sizeof lab);
-        full[k] = tp_strs_add(&st, "%s busy (us)", lab);
-        shortn[k] = tp_strs_add(&st, "stream %zu busy (us)", sel[k] + 1);
+        full[k] = tp_strs_add(&st, "%s busy", lab);
+        shortn[k] = tp_strs_add(&st, "stream %zu busy", sel[k] + 1);
     }
     for (size_t c = 0; c < nc; c++) {
         double cw = tp_text_width(TP_FONT_BOLD, 8, c < 6 ? heads[c] : full[c - 6]);

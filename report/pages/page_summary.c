@@ -42,7 +42,7 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
             ROW("devices", tp_strs_add(&st, "%s and %zu more", s->devices[0], s->ndevices - 1));
     }
     ROW("date", s->date[0] ? s->date : "unknown");
-    ROW("trace span (host and device)", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->span_end - sf->span_start)));
+    ROW("trace span (host and device)", tp_strs_dur(&st, sf->span_end - sf->span_start));
     ROW("events read / slices", tp_strs_add(&st, "%llu / %llu", (unsigned long long)t->events_in,
                                             (unsigned long long)s->slices));
     if (sf->nsteps) {
@@ -65,18 +65,18 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
     const tp_gpu_figs *g = &s->gt.whole;
     char pct[32];
     if (sf->nsteps) {
-        ROW("host time of the steps (sum)", tp_strs_add(&st, "%s us", tp_strs_us(&st, host)));
-        ROW("median step (host time)", tp_strs_add(&st, "%s us", tp_strs_us(&st, sf->steps[sf->median].host_ns)));
+        ROW("host time of the steps (sum)", tp_strs_dur(&st, host));
+        ROW("median step (host time)", tp_strs_dur(&st, sf->steps[sf->median].host_ns));
     }
     if (s->gt.ndevices > 1) /* each device's own span, added: device-time, not wall time */
         ROW(tp_strs_add(&st, "GPU span (sum over %zu devices)", s->gt.ndevices),
-            tp_strs_add(&st, "%s us", tp_strs_us(&st, g->span_ns)));
+            tp_strs_dur(&st, g->span_ns));
     else
-        ROW("GPU span (first to last device activity)", tp_strs_add(&st, "%s us", tp_strs_us(&st, g->span_ns)));
+        ROW("GPU span (first to last device activity)", tp_strs_dur(&st, g->span_ns));
 #define GPU_ROW(label, v)                                                                                             \
     do {                                                                                                              \
         tp_fmt_pct(pct, sizeof pct, (v), g->span_ns);                                                                 \
-        ROW(label, tp_strs_add(&st, "%s us (%s of the GPU span)", tp_strs_us(&st, (v)), pct));                       \
+        ROW(label, tp_strs_add(&st, "%s (%s of the GPU span)", tp_strs_dur(&st, (v)), pct));                       \
     } while (0)
     GPU_ROW("GPU busy (any stream)", g->busy_ns);
     GPU_ROW("GPU idle", g->idle_ns);
@@ -89,8 +89,8 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
         GPU_ROW("busy with no launch call", g->unlinked_ns);
 #undef GPU_ROW
     ROW("kernels: instances / names / time (sum)",
-        tp_strs_add(&st, "%llu / %zu / %s us", (unsigned long long)s->kt.kernels, s->kt.kernel_names,
-                    tp_strs_us(&st, s->kt.kernel_ns)));
+        tp_strs_add(&st, "%llu / %zu / %s", (unsigned long long)s->kt.kernels, s->kt.kernel_names,
+                    tp_strs_dur(&st, s->kt.kernel_ns)));
     ROW("memcpy / memset instances",
         tp_strs_add(&st, "%llu / %llu", (unsigned long long)s->kt.memcpys, (unsigned long long)s->kt.memsets));
     if (s->cat.n) {
@@ -117,13 +117,13 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
             char p[32];
             tp_fmt_pct(p, sizeof p, op->total_ns, s->ob.total_ns);
             oc[5 * i] = tp_opk_op_name(t, op);
-            oc[5 * i + 1] = tp_strs_us(&st, op->total_ns);
+            oc[5 * i + 1] = tp_strs_dur(&st, op->total_ns);
             oc[5 * i + 2] = tp_strs_add(&st, "%s", p);
             oc[5 * i + 3] = tp_strs_add(&st, "%llu", (unsigned long long)op->occurrences);
             oc[5 * i + 4] = tp_strs_add(&st, "%zu", op->n);
         }
         tp_table_col cols[] = {{"top-level op", 0, TP_FIT_MIDDLE, 0},
-                               {"device time (us)", 1, TP_FIT_END, 0},
+                               {"device time", 1, TP_FIT_END, 0},
                                {"share", 1, TP_FIT_END, 0},
                                {"calls", 1, TP_FIT_END, 0},
                                {"kernel mixes", 1, TP_FIT_END, 0}};

@@ -7,6 +7,7 @@
 #include "render/charts/axis.h"
 #include "render/charts/chart_timeline.h"
 #include "render/labels/kname.h"
+#include "render/text/units.h"
 #include "convert/codec/json_write.h"
 #include "report/pages/pages.h"
 #include "convert/model/tracks.h"
@@ -92,13 +93,13 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     const char *title, *subtitle = NULL;
     if (m) {
         char d[48], lab[200];
-        tp_format_fixed(d, m->host_ns, 3);
+        tp_fmt_dur(d, sizeof d, m->host_ns);
         tp_step_label(t, sf, m, lab, sizeof lab);
         if (sf->median_of < sf->nsteps)
-            title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s us)",
+            title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s)",
                                 lab, sf->median_of, sf->nsteps, d);
         else
-            title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s us)", lab, sf->nsteps, d);
+            title = tp_strs_add(&st, "Timeline of step %s (the median of %zu steps; step time %s)", lab, sf->nsteps, d);
     } else {
         title = "Timeline of the whole trace (no steps)";
     }

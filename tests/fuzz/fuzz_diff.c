@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fail("diff.json is not JSON", err.msg, &json);
         tp_jdoc_free(&jd);
         static const char *const pngs[] = {"png/changes.png", "png/steps.png", NULL};
-        tp_diff_md(&d, &g, &why, tripped, pngs, &md);
+        tp_diff_md(&d, &g, &why, tripped, NULL, pngs, &md);
         const char *bad = tp_md_oracle(md.data, md.len);
         if (bad)
             fail("diff.md breaks a Markdown guarantee", bad, &md);

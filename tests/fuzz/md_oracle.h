@@ -38,18 +38,24 @@ static int mdo_cells(const char *l, size_t n)
 static bool mdo_is(const char *l, size_t n, const char *s) { return strlen(s) == n && memcmp(l, s, n) == 0; }
 static bool mdo_starts(const char *l, size_t n, const char *s) { return n >= strlen(s) && memcmp(l, s, strlen(s)) == 0; }
 
-/* A writer's own line that holds no name: the chart links and images. */
+/* A writer's own line that holds no name: the chart images, from the
+ * --image-base-url the command checked (an http(s) URL of printable ASCII
+ * with no space, quote, backslash, bracket, brace or pipe). */
 static bool mdo_chart_line(const char *l, size_t n)
 {
-    const char *p = l, *e = l + n;
-    if (mdo_starts(l, n, "- [png/"))
-        p += 2;
-    else if (mdo_starts(l, n, "![step times](png/") || mdo_starts(l, n, "![largest changes](png/"))
-        p = memchr(l, '(', n);
-    else
+    const char *e = l + n, *p;
+    if (!mdo_starts(l, n, "![png/") && !mdo_starts(l, n, "![step times](") && !mdo_starts(l, n, "![largest changes]("))
         return false;
-    for (; p < e; p++)
-        if (!(mdo_alnum(*p) || strchr("[]()/._- ", *p)))
+    for (p = l + 2; p < e && *p != ']'; p++)
+        if (!(mdo_alnum(*p) || strchr("/._- ", *p)))
+            return false;
+    if (e - p < 3 || p[1] != '(' || e[-1] != ')')
+        return false;
+    const char *u = p + 2;
+    if (!mdo_starts(u, (size_t)(e - u), "https://") && !mdo_starts(u, (size_t)(e - u), "http://"))
+        return false;
+    for (; u < e - 1; u++)
+        if ((unsigned char)*u <= 0x20 || (unsigned char)*u >= 0x7F || strchr("\"'`\\<>()[]|{}^", *u))
             return false;
     return true;
 }
@@ -57,7 +63,7 @@ static bool mdo_chart_line(const char *l, size_t n)
 /* The first problem in one line's inline text from `from` on, or NULL. */
 static const char *mdo_inline(const char *l, size_t n, size_t from, char *why, size_t wn)
 {
-    int bold = 0; /* the writers' "**label**": the first two pairs of the line */
+    int bold = 0; /* the writers' "**label**" at the start of a line and one more pair after it ("median step **1 ms**") */
     for (size_t i = from; i < n; i++) {
         char c = l[i];
         if ((unsigned char)c < 0x20 || c == 0x7F) {
@@ -90,7 +96,7 @@ static const char *mdo_inline(const char *l, size_t n, size_t from, char *why, s
             i = j + run - 1;
             continue;
         }
-        if (c == '*' && i + 1 < n && l[i + 1] == '*' && bold < 2 && (bold || i == from)) {
+        if (c == '*' && i + 1 < n && l[i + 1] == '*' && bold < 4 && (bold || i == from)) {
             bold++;
             i++;
             continue;

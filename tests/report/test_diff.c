@@ -2,6 +2,7 @@
  * slower named first and tripping the kernel gate, the min-share rule, the
  * step gate, cross-format diffs, and the output files. */
 #include "report/diff/diff.h"
+#include "render/text/units.h"
 #include "tests/lib/harness.h"
 #include "tests/lib/load_trace.h"
 #include "render/canvas.h"
@@ -434,7 +435,7 @@ TEST(diff_per_category_and_gpu_time)
     CHECK(js && strstr(js, "\"candidate\":{\"count\":512,\"total_ns\":5312000,"));
     CHECK(js && strstr(js, "\"gpu_time\":{\"base\":{\"span_ns\":"));
     CHECK(md && strstr(md, "#### Op categories (device time)\n\n| category (slower) |"));
-    CHECK(md && strstr(md, "| `GEMM` | 384 → 512 | 3.98 ms | 5.31 ms | +1.33 ms | +33.3% |"));
+    CHECK(md && strstr(md, "| `GEMM` | 384 → 512 | 3.984" TP_NBSP "ms | 5.312" TP_NBSP "ms | +1.328" TP_NBSP "ms | +33.3% |"));
     CHECK(md && strstr(md, "| GPU busy | "));
     free(js);
     free(md);
@@ -523,11 +524,11 @@ TEST(diff_noise_one_outlier_does_not_hide_a_40pct_regression)
                                    "\"step_iqr_ns\":35000"));
     CHECK(r.json && strstr(r.json, "\"median_delta_ns\":410000,\"median_rel\":0.401961,\"noise_ns\":52500,"
                                    "\"noise_known\":true,\"noise_from\":\"iqr_base\",\"beyond_noise\":true}"));
-    CHECK(r.out && strstr(r.out, "gate: median step time +40.2% (1020.000 us -> 1430.000 us), beyond the "
+    CHECK(r.out && strstr(r.out, "gate: median step time +40.2% (1.020 ms -> 1.430 ms), beyond the "
                                  "step-to-step noise (52.500 us), over --fail-if-slower 5%"));
-    CHECK(r.md && strstr(r.md, "step-to-step noise ±52.5 us (1.5 × IQR of the base steps), so the change is "
+    CHECK(r.md && strstr(r.md, "step-to-step noise ±52.500 us (1.5 × IQR of the base steps), so the change is "
                                "larger than the noise."));
-    CHECK(r.md && strstr(r.md, "| step IQR (Q1 – Q3) | 35 us (1.01 ms – 1.04 ms) | 35 us (1.42 ms – 1.45 ms) | |"));
+    CHECK(r.md && strstr(r.md, "| step IQR (Q1 – Q3) | 35.000" TP_NBSP "us (1.008" TP_NBSP "ms – 1.043" TP_NBSP "ms) | 35.000" TP_NBSP "us (1.418" TP_NBSP "ms – 1.453" TP_NBSP "ms) | |"));
     noise_free(&r);
 
     /* the same with the outlier in the candidate (a 3000 us step): old noise
@@ -577,9 +578,9 @@ TEST(diff_noise_tiny_step_counts)
     static const int one_a[1] = {1000}, one_b[1] = {1400};
     noise_run r = noise_case("one", one_a, 1, one_b, 1, 5, "no noise estimate", 3);
     CHECK(r.json && strstr(r.json, "\"noise_ns\":0,\"noise_known\":false,\"noise_from\":null,\"beyond_noise\":false}"));
-    CHECK(r.md && strstr(r.md, "**Verdict: no noise estimate.** Median step time 1 ms → 1.4 ms (+400 us, +40.0%); the base run has a "
+    CHECK(r.md && strstr(r.md, "**Verdict: no noise estimate.** Median step time 1.000" TP_NBSP "ms → 1.400" TP_NBSP "ms (+400.000" TP_NBSP "us, +40.0%); the base run has a "
                                "single step, so there is no step-to-step spread to tell a change from noise."));
-    CHECK(r.out && strstr(r.out, "gate: median step time +40.0% (1000.000 us -> 1400.000 us), no noise estimate, "
+    CHECK(r.out && strstr(r.out, "gate: median step time +40.0% (1.000 ms -> 1.400 ms), no noise estimate, "
                                  "over --fail-if-slower 5%"));
     noise_free(&r);
     r = noise_case("one_pass", one_a, 1, one_b, 1, 50, "no noise estimate", 0);

@@ -6,6 +6,7 @@
 #include "render/canvas.h"
 #include "report/analysis/summary.h"
 #include "report/pages/pages.h"
+#include "render/text/units.h"
 #include "tests/lib/harness.h"
 
 #include <stdio.h>
@@ -117,7 +118,7 @@ TEST(efficiency_page_and_png_with_shapes)
     CHECK_EQ_INT(w, 1600);
     CHECK_EQ_INT(h, 960);
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(md && strstr(md, "- [png/gpu_time.png](png/gpu_time.png)\n- [png/efficiency.png](png/efficiency.png)\n"));
+    CHECK(md && strstr(md, "**Charts**: `png/overview.png`, `png/gpu_time.png`, `png/efficiency.png`, "));
     free(md);
     if (!tp_test_have("pdftotext")) {
         fprintf(stderr, "  (skipping the PDF text: pdftotext not installed)\n");

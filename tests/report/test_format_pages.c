@@ -7,6 +7,7 @@
 #include "report/formats/format_pages.h"
 #include "tests/lib/dvdt_samples.h"
 #include "tests/lib/fpages_golden.h"
+#include "render/text/units.h"
 #include "tests/lib/harness.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"
@@ -292,11 +293,11 @@ TEST(fpages_plaidml_2017_report)
     char *txt = report_text(tp_test_shared(PML_2017), dir, "");
     /* numbers from docs/formats/plaidml.md (cross-checked there with an independent decode) */
     static const char *const want[] = {"PlaidML: top kernels and their memory", "kernel_c4_sdk_2",
-                                       "746985.832", /* total us, 156 runs */
-                                       "4788.371",   /* mean us */
+                                       "746.986 ms", /* total, 156 runs */
+                                       "4.788 ms",   /* mean */
                                        "6370696", "1383264", "67 in 8 sizes", "30 in 8 sizes",
                                        "tmp_sizes of c4_sdk", "alloc_sizes of c4_sdk",
-                                       "Program Run: ScheduleInvocation 11 of 473", "29585.986 us",
+                                       "Program Run: ScheduleInvocation 11 of 473", "29.586 ms",
                                        "262 descendants (65 kernel executions", "15 buffer-mapping events",
                                        "Top 80 kernels by total time (of 193)", "Top 80 kernels by mean time (of 193)",
                                        "--with-source adds", NULL};
@@ -314,7 +315,7 @@ TEST(fpages_plaidml_2017_report)
     free(js);
     char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "#### PlaidML") && strstr(md, "ScheduleInvocation 11 of 473") &&
-          strstr(md, "| `kernel_c4_sdk_2` | highest total | 156 | 746985.832 us |") &&
+          strstr(md, "| `kernel_c4_sdk_2` | highest total | 156 | 746.986" TP_NBSP "ms |") &&
           strstr(md, "png/plaidml_program_run.png"));
     free(md);
     CHECK(tp_test_exists_in(dir, "png/plaidml_program_run.png"));

@@ -1,6 +1,7 @@
 /* test_report.c: the report's analyses (op breakdown, steps, throughput,
  * T1-T5 on a hand-computed synthetic trace), summary.json vs stats --json,
  * report on a converted trace, and the report files themselves. */
+#include "render/text/units.h"
 #include "tests/lib/harness.h"
 #include "tests/lib/load_trace.h"
 #include "convert/codec/json_value.h"
@@ -326,8 +327,8 @@ TEST(report_pdf_checks_and_text)
                                        "Top ops by device time", "Top 18 kernels by total time",
                                        "Top 18 kernels by mean time", "Dominating ops", "Timeline of the whole trace",
                                        "Kernel statistics", "Kernel names", "CPU overheads T1-T5",
-                                       "79 / 16 / 10692.000 us", /* kernels apart from memcpy/memset, exact */
-                                       "55503.000",           /* the memcpy row's total in us */
+                                       "79 / 16 / 10.692 ms", /* kernels apart from memcpy/memset */
+                                       "55.503 ms",           /* the memcpy row's total */
                                        "ampere_sgemm_32x32_sliced1x4_tn", "8 x NVIDIA A100-PG509-200",
                                        "2023-09-27T17:25:42Z", NULL};
     for (int i = 0; want[i]; i++)
@@ -479,8 +480,8 @@ TEST(report_png_sizes_as_documented)
     CHECK_EQ_INT(w, 3200);
     CHECK_EQ_INT(h, 1920);
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(md && strstr(md, "#### Top kernels by total time") && strstr(md, "](png/kernels_total.png)") &&
-          strstr(md, "](png/steps.png)") && strstr(md, "](png/gpu_time.png)"));
+    CHECK(md && strstr(md, "#### Top kernels by total time") && strstr(md, "`png/kernels_total.png`") &&
+          strstr(md, "`png/steps.png`") && strstr(md, "**Charts**: `png/overview.png`, `png/gpu_time.png`"));
     free(md);
 }
 
@@ -508,13 +509,13 @@ TEST(report_gpu_time_page_and_summary_md_categories)
           tp_jv_int(tp_jv_get(whole, "idle_ns"), &idle) == 0);
     CHECK_EQ_INT(comp + xcomm + xmem + idle, span);
     CHECK_EQ_INT(span, 1957375); /* the example's GPU span: first kernel to last memcpy end */
-    /* the page's cells: "us (share of the span)" */
+    /* the page's cells: "duration (share of the span)" (render/text/units.h) */
     char us[48], pct[32], cell[96], span_cell[48];
-    tp_format_fixed(us, comp, 3);
+    tp_fmt_dur(us, sizeof us, comp);
     tp_fmt_pct(pct, sizeof pct, comp, span);
     snprintf(cell, sizeof cell, "%s (%s)", us, pct);
-    CHECK_STR(cell, "1172.250 (59.9%)");
-    tp_format_fixed(span_cell, span, 3);
+    CHECK_STR(cell, "1.172 ms (59.9%)");
+    tp_fmt_dur(span_cell, sizeof span_cell, span);
     const tp_jv *cat0 = tp_jv_at(tp_jv_get(root, "categories"), 0);
     CHECK(tp_jv_str_eq(tp_jv_get(cat0, "name"), "GEMM"));
     int64_t gemm = 0;
@@ -534,12 +535,12 @@ TEST(report_gpu_time_page_and_summary_md_categories)
         free(out);
     }
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(md && strstr(md, "\n**GPU time** (shares of the GPU span, first to last device activity: 1957.375 us): "
+    CHECK(md && strstr(md, "\n**GPU time** (shares of the GPU span, first to last device activity: 1.957" TP_NBSP "ms): "
                            "busy 66.9% (computation 59.9%, exposed communication 0.0%, exposed memcpy 7.0%), "
                            "idle 33.1%.\n"));
-    CHECK(md && strstr(md, "\n#### Categories\n\n| category | device time | share | top op |\n|---|---:|---:|---|\n"
-                           "| GEMM | 1172.250 us | 85.6% | `aten::addmm` |\n"));
-    CHECK(md && strstr(md, "- [png/gpu_time.png](png/gpu_time.png)\n"));
+    CHECK(md && strstr(md, "\n#### Categories\n\n| category | device time (ms) | share | top op |\n|---|---:|---:|---|\n"
+                           "| GEMM | 1.172 | 85.6% | `aten::addmm` |\n"));
+    CHECK(md && strstr(md, "**Charts**: `png/overview.png`, `png/gpu_time.png`, "));
     free(md);
     /* no device activity: the page says so, no PNG, one line in summary.md */
     const char *in = tp_test_write_text("nodev.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,"

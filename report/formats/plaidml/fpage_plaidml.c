@@ -199,7 +199,7 @@ static void pml_md(const tp_summary *s, tp_buf *b)
     char u[64], v[64];
     tp_buf_puts(b, "\n#### PlaidML\n\n");
     if (r->invocation) {
-        tp_fmt_us(u, sizeof u, r->t1 - r->t0);
+        tp_md_dur(u, sizeof u, r->t1 - r->t0);
         tp_buf_printf(b,
                       "Program Run: ScheduleInvocation %zu of %zu, %zu descendants (%zu kernel executions), "
                       "%zu buffer-mapping events, %s.\n",
@@ -215,8 +215,8 @@ static void pml_md(const tp_summary *s, tp_buf *b)
     tp_buf_puts(b, "\n| kernel | | runs | total | mean | program | temporaries | allocations |\n"
                    "|---|---|---:|---:|---:|---|---:|---:|\n");
     for (int i = 0; i < 2; i++) {
-        tp_fmt_us(u, sizeof u, m[i]->total_ns);
-        tp_fmt_us(v, sizeof v, m[i]->mean_ns);
+        tp_md_dur(u, sizeof u, m[i]->total_ns);
+        tp_md_dur(v, sizeof v, m[i]->mean_ns);
         tp_buf_puts(b, "| ");
         tp_md_code(b, tp_str_get(s->t, m[i]->kernel), SIZE_MAX);
         tp_buf_printf(b, " | %s | %llu | %s | %s | ", what[i], (unsigned long long)m[i]->runs, u, v);
@@ -270,7 +270,7 @@ static void chart_run(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         if (!labels[k])
             labels[k] = "";
     char span[64];
-    tp_fmt_us(span, sizeof span, pr->t1 - pr->t0);
+    tp_md_dur(span, sizeof span, pr->t1 - pr->t0);
     tp_page_line(cv, r.x, r.y + r.h - 11, TP_FONT_REGULAR, 8, TP_COLOR_MUTED,
                             tp_strs_add(&S,
                                         "%zu descendants (%zu kernel executions, named on their bars) and the %zu "
@@ -289,8 +289,8 @@ static void kmem_rows(const tp_trace *t, const tp_pml_kernel_mem *m, const char 
     c[0] = what;
     c[1] = tp_str_get(t, m->kernel);
     c[2] = tp_strs_add(S, "%llu", (unsigned long long)m->runs);
-    c[3] = tp_strs_us(S, m->total_ns);
-    c[4] = tp_strs_us(S, m->mean_ns);
+    c[3] = tp_strs_dur(S, m->total_ns);
+    c[4] = tp_strs_dur(S, m->mean_ns);
     c[5] = m->program[0] ? m->program : "(no Compile lists it)";
     c[6] = tp_strs_add(S, "%llu in %zu sizes", (unsigned long long)m->tmp_count, m->ntmp);
     c[7] = tp_strs_add(S, "%llu", (unsigned long long)m->tmp_bytes);
@@ -328,8 +328,8 @@ static void page_memory(tp_canvas *cv, const tp_pagectx *pc)
     kmem_rows(t, &r->top_mean, "highest mean", &S, cells);
     kmem_rows(t, &r->top_total, "highest total", &S, cells + NC);
     tp_table_col cols[NC] = {{"", 0, TP_FIT_END, 0},           {"kernel", 0, TP_FIT_MIDDLE, 1},
-                             {"runs", 1, TP_FIT_END, 0},       {"total (us)", 1, TP_FIT_END, 0},
-                             {"mean (us)", 1, TP_FIT_END, 0},  {"program", 0, TP_FIT_MIDDLE, 1},
+                             {"runs", 1, TP_FIT_END, 0},       {"total", 1, TP_FIT_END, 0},
+                             {"mean", 1, TP_FIT_END, 0},  {"program", 0, TP_FIT_MIDDLE, 1},
                              {"temporaries", 1, TP_FIT_END, 0}, {"tmp bytes", 1, TP_FIT_END, 0},
                              {"allocations", 1, TP_FIT_END, 0}, {"alloc bytes", 1, TP_FIT_END, 0}};
     double th = 16 * 3 + 36;

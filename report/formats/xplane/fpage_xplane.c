@@ -210,7 +210,7 @@ static void md_ops(const tp_trace *t, const tp_op_kernels *ob, const char *what,
     for (size_t i = 0; i < n; i++) {
         const tp_opk_op *op = &ob->ops[i];
         char u[64], v[64];
-        tp_fmt_us(u, sizeof u, op->total_ns);
+        tp_md_dur(u, sizeof u, op->total_ns);
         tp_fmt_pct(v, sizeof v, op->total_ns, ob->total_ns);
         tp_buf_puts(b, "| ");
         tp_md_code(b, tp_opk_op_name(t, op), SIZE_MAX);
@@ -236,8 +236,8 @@ static void xp_md(const tp_summary *s, tp_buf *b)
         for (size_t i = 0; i < n; i++) {
             const tp_launch_row *r = &ls->rows[i];
             char u[64], v[64];
-            tp_fmt_us(u, sizeof u, r->max_ns);
-            tp_fmt_us(v, sizeof v, r->avg_ns);
+            tp_md_dur(u, sizeof u, r->max_ns);
+            tp_md_dur(v, sizeof v, r->avg_ns);
             tp_buf_printf(b, "| %s | ", step_label(&S, r));
             tp_md_text(b, device_label(&S, s->t, r->device), SIZE_MAX);
             tp_buf_printf(b, " | %llu | %s | %s |\n", (unsigned long long)r->count, u, v);
@@ -363,16 +363,16 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
         c[0] = step_label(&S, r);
         c[1] = device_label(&S, t, r->device);
         c[2] = tp_strs_add(&S, "%llu", (unsigned long long)r->count);
-        c[3] = tp_strs_us(&S, r->max_ns);
-        c[4] = tp_strs_us(&S, r->avg_ns);
-        c[5] = tp_strs_us(&S, r->min_ns);
-        c[6] = tp_strs_us(&S, r->sum_ns);
-        c[7] = tp_strs_us(&S, r->end - r->start);
+        c[3] = tp_strs_dur(&S, r->max_ns);
+        c[4] = tp_strs_dur(&S, r->avg_ns);
+        c[5] = tp_strs_dur(&S, r->min_ns);
+        c[6] = tp_strs_dur(&S, r->sum_ns);
+        c[7] = tp_strs_dur(&S, r->end - r->start);
     }
     static const tp_table_col cols[NC] = {
         {"step", 0, TP_FIT_END, 0},     {"device", 0, TP_FIT_END, 0},   {"launches", 1, TP_FIT_END, 0},
-        {"max (us)", 1, TP_FIT_END, 0}, {"avg (us)", 1, TP_FIT_END, 0}, {"min (us)", 1, TP_FIT_END, 0},
-        {"total (us)", 1, TP_FIT_END, 0}, {"first to last (us)", 1, TP_FIT_END, 0}};
+        {"max", 1, TP_FIT_END, 0}, {"avg", 1, TP_FIT_END, 0}, {"min", 1, TP_FIT_END, 0},
+        {"total", 1, TP_FIT_END, 0}, {"first to last", 1, TP_FIT_END, 0}};
     tp_table tb = {"Launches per step and device", NC, cols, ls->n, cells, 8, 2, NULL};
     tp_rect tr = {m, y, w, pc->lh - m - y};
     tp_table_layout *L = tp_table_layout_new(&tb, tr.w, tr.h);
