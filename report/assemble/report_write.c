@@ -64,6 +64,7 @@ static void draw_all(tp_canvas *cv, const tp_pagectx *pcp)
     tp_pages_steps(pdf, &pc);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);
+    tp_pages_names(pdf, &pc);
 }
 
 void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)

@@ -236,10 +236,11 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     tp_collectives_md(s, b);
     if (s->kt.n) {
         size_t n = s->kt.n < MD_TOP ? s->kt.n : MD_TOP;
-        const char **names = tp_xmalloc(n * sizeof *names);
-        for (size_t i = 0; i < n; i++)
+        /* short names over the whole table, as the PDF and PNG charts make them, so all show the same text */
+        const char **names = tp_xmalloc(s->kt.n * sizeof *names);
+        for (size_t i = 0; i < s->kt.n; i++)
             names[i] = tp_str_get(t, s->kt.rows[i].name);
-        char **shorts = tp_kname_shorten(names, n);
+        char **shorts = tp_kname_shorten(names, s->kt.n);
         tp_buf_printf(b, "\n#### Top kernels by total time\n\n| # | kernel | time %% | total | count | mean | median |\n"
                          "|---:|---|---:|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < n; i++) {
@@ -247,7 +248,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             tp_fmt_pct(v, sizeof v, r->total_ns, s->kt.total_ns);
             tp_fmt_us(u, sizeof u, r->total_ns);
             tp_buf_printf(b, "| %zu | ", i + 1);
-            tp_md_code(b, shorts[i], 90);
+            tp_md_code(b, shorts[i], SIZE_MAX);
             tp_buf_printf(b, " | %s | %s | %llu | ", v, u, (unsigned long long)r->count);
             tp_fmt_us(w, sizeof w, r->mean_ns);
             tp_buf_printf(b, "%s | ", w);
@@ -256,7 +257,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         }
         if (s->kt.n > n)
             tp_buf_printf(b, "\n%zu more kernels in report.pdf and summary.json.\n", s->kt.n - n);
-        tp_kname_free(shorts, n);
+        tp_kname_free(shorts, s->kt.n);
         free(names);
     }
     if (extra)

@@ -44,14 +44,10 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
     tp_legend_item *leg = tp_xmalloc((n + 1) * sizeof *leg);
     size_t nleg = 0;
     tp_strs st = {0};
-    /* the table's short names when every bar is among its rows, so chart and table agree */
-    bool all_short = true;
-    for (size_t i = 0; i < n; i++)
-        all_short = all_short && pick[i] < pc->nknames;
     for (size_t i = 0; i < n; i++) {
         const tp_kernel_row *row = &s->kt.rows[pick[i]];
         const char *full = tp_str_get(s->t, row->name);
-        labels[i] = all_short ? pc->knames[pick[i]] : full;
+        labels[i] = pc->knames[pick[i]]; /* the table's short names: chart and table agree */
         vals[i] = by_mean ? row->mean_ns : row->total_ns;
         const char *fam = tp_kernel_family(full);
         cols[i] = tp_palette_key(fam);
@@ -70,7 +66,6 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
                      .labels = labels,
                      .values = vals,
                      .colors = cols,
-                     .shorten_names = !all_short,
                      .value_labels = 1,
                      .legend = leg,
                      .nlegend = nleg};
@@ -137,24 +132,6 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
                      "The trace has no device kernels, copies or fills.");
         tp_cv_end_page(cv);
     }
-    /* short name -> full name */
-    enum { NN = 4 };
-    const char **nc = tp_xcalloc(n * NN + 1, sizeof *nc);
-    for (size_t i = 0; i < n; i++) {
-        const char *full = tp_str_get(s->t, s->kt.rows[i].name);
-        nc[i * NN] = cells[i * NC];
-        nc[i * NN + 1] = pc->knames[i];
-        nc[i * NN + 2] = tp_kernel_family(full);
-        nc[i * NN + 3] = full;
-    }
-    tp_table_col ncols[NN] = {{"#", 1, TP_FIT_END, 0},
-                              {"short name", 0, TP_FIT_MIDDLE, 0},
-                              {"family", 0, TP_FIT_END, 0},
-                              {"full kernel name", 0, TP_FIT_WRAP, 1}};
-    tp_table nt = {"Kernel names", NN, ncols, n, nc, 7, 4, NULL};
-    if (n)
-        paged_table(cv, pc, &nt, "Kernel names");
-    free(nc);
     free(cells);
     tp_strs_free(&st);
 }

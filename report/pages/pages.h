@@ -29,5 +29,9 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
+/* The appendix "Names": each kernel name the pages show shortened, with its
+ * full (demangled) name wrapped, never cut (page_names.c); no page when
+ * every name is shown whole. */
+void tp_pages_names(tp_canvas *cv, const tp_pagectx *pc);
 
 #endif
