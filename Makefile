@@ -9,7 +9,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wno-unused-param
 PKGS    := cairo libzip freetype2 libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread
+LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread -lstdc++
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 # Every .c under these folders (at any depth) is part of the program: adding a

@@ -144,11 +144,15 @@ static void c_end_page(void *p)
     } else {
         c->svgbuf.len = 0;
         cairo_surface_flush(c->surf);
-        if (st == CAIRO_STATUS_SUCCESS &&
-            tp_png_encode_rgb24(cairo_image_surface_get_data(c->surf), cairo_image_surface_get_width(c->surf),
-                                cairo_image_surface_get_height(c->surf), cairo_image_surface_get_stride(c->surf),
-                                &c->svgbuf) != 0)
-            st = CAIRO_STATUS_NO_MEMORY;
+        /* cropped to what was drawn and a margin of 8 pt: no chart is an image mostly empty */
+        const unsigned char *px = cairo_image_surface_get_data(c->surf);
+        int stride = cairo_image_surface_get_stride(c->surf), x, y, w, h;
+        if (st == CAIRO_STATUS_SUCCESS) {
+            tp_png_content_box(px, cairo_image_surface_get_width(c->surf), cairo_image_surface_get_height(c->surf),
+                               stride, 0xFFFFFF, (int)lround(8 * c->scale), &x, &y, &w, &h);
+            if (tp_png_encode_rgb24(px + (size_t)y * (size_t)stride + (size_t)x * 4, w, h, stride, &c->svgbuf) != 0)
+                st = CAIRO_STATUS_NO_MEMORY;
+        }
     }
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(c->surf);

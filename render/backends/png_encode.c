@@ -125,3 +125,32 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     free(up);
     return rc;
 }
+
+void tp_png_content_box(const unsigned char *px, int w, int h, int stride, uint32_t bg, int margin, int *x, int *y,
+                        int *cw, int *ch)
+{
+    int x0 = w, x1 = -1, y0 = h, y1 = -1;
+    for (int r = 0; r < h; r++) {
+        const uint32_t *row = (const uint32_t *)(const void *)(px + (size_t)r * (size_t)stride);
+        int a = 0, b = w - 1;
+        while (a < w && (row[a] & 0xFFFFFFu) == bg)
+            a++;
+        if (a == w)
+            continue;
+        while ((row[b] & 0xFFFFFFu) == bg)
+            b--;
+        x0 = a < x0 ? a : x0;
+        x1 = b > x1 ? b : x1;
+        y0 = r < y0 ? r : y0;
+        y1 = r;
+    }
+    if (x1 < 0) {
+        *x = *y = 0, *cw = w, *ch = h;
+        return;
+    }
+    x0 = x0 - margin > 0 ? x0 - margin : 0;
+    y0 = y0 - margin > 0 ? y0 - margin : 0;
+    x1 = x1 + margin < w - 1 ? x1 + margin : w - 1;
+    y1 = y1 + margin < h - 1 ? y1 + margin : h - 1;
+    *x = x0, *y = y0, *cw = x1 - x0 + 1, *ch = y1 - y0 + 1;
+}

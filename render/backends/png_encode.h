@@ -18,4 +18,10 @@
  * always give the same bytes.  Returns 0, or -1 when zlib fails. */
 int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_buf *out);
 
+/* The smallest box holding every pixel that is not `bg` (0x00RRGGBB),
+ * grown by `margin` pixels on each side within the image: *x, *y, *cw, *ch.
+ * An image of background only gives the whole image.  PNG charts are
+ * cropped to it so that no image is mostly empty. */
+void tp_png_content_box(const unsigned char *px, int w, int h, int stride, uint32_t bg, int margin, int *x, int *y,
+                        int *cw, int *ch);
 #endif

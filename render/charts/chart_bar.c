@@ -179,7 +179,7 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
     for (size_t i = 0; i < n; i += every) {
         double cx = px + slot * ((double)i + 0.5);
         double maxw = angle == 0 ? slot * 0.95 : angle == -45 ? fmin(label_h, cx - r.x) / 0.7071 - lfs : label_h - 4;
-        char *lab = tp_fit_middle(TP_FONT_REGULAR, lfs, labels[i], fmax(0, maxw));
+        char *lab = tp_fit_name(TP_FONT_REGULAR, lfs, labels[i], fmax(0, maxw));
         if (angle == 0)
             tp_cv_text(cv, cx, base_y + 4 + tp_font_ascent(TP_FONT_REGULAR, lfs), TP_FONT_REGULAR, lfs, TP_COLOR_TEXT,
                        TP_ALIGN_CENTER, 0, lab);

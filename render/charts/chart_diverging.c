@@ -91,7 +91,7 @@ void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r)
         if (i % 2 == 1)
             tp_cv_fill_rect(cv, r.x, ry, r.w, rh, TP_COLOR_ZEBRA);
         const char *lab = labels ? labels[i] : c->labels[i];
-        char *fit = tp_fit_middle(TP_FONT_MONO, fs, lab, lw);
+        char *fit = tp_fit_name(TP_FONT_MONO, fs, lab, lw);
         tp_cv_text(cv, r.x + lw, tp_text_baseline_mid(TP_FONT_MONO, fs, ry + rh / 2), TP_FONT_MONO, fs,
                    TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, fit);
         free(fit);

@@ -1,5 +1,8 @@
-/* kname.c: kernel name shortening (rules in kname.h). */
+/* kname.c: one name's display text: demangling, base name, cut (rules
+ * 0-3 and 5 in kname.h; the set-level rules are kname_set.c). */
 #include "render/labels/kname.h"
+#include "render/labels/demangle.h"
+#include "render/labels/kname_parts.h"
 
 #include "convert/base/common.h"
 
@@ -23,11 +26,13 @@ static int not_bracket(const char *s, size_t i)
     return i >= 8 && memcmp(s + i - 8, "operator", 8) == 0;
 }
 
-/* Text of s[0..n) with all top-level bracketed groups removed.  Unbalanced
- * brackets (truncated names) just end the group at the end of the text. */
-static char *strip_groups(const char *s, size_t n)
+/* Text of s[0..n) with all top-level bracketed groups removed; map[k] is
+ * the offset in s of output byte k.  Unbalanced brackets (truncated names)
+ * just end the group at the end of the text. */
+static char *strip_groups(const char *s, size_t n, size_t **map)
 {
     char *out = tp_xmalloc(n + 1);
+    size_t *m = map ? tp_xmalloc((n + 1) * sizeof *m) : NULL;
     size_t o = 0;
     int depth = 0;
     for (size_t i = 0; i < n; i++) {
@@ -40,10 +45,15 @@ static char *strip_groups(const char *s, size_t n)
             depth--;
             continue;
         }
-        if (depth == 0)
+        if (depth == 0) {
+            if (m)
+                m[o] = i;
             out[o++] = c;
+        }
     }
     out[o] = 0;
+    if (map)
+        *map = m;
     return out;
 }
 
@@ -56,50 +66,84 @@ static char *trim_dup(const char *s, size_t n)
     return tp_xstrndup(s, n);
 }
 
-/* Is a "::" component empty or just "operator" / "const" left over from a
- * lambda ("f(...)::{lambda()#1}::operator()() const")? */
-static int filler(const char *b, const char *e)
+/* Is t[b..e) empty or just "operator" / "const" left over from a lambda
+ * ("f(...)::{lambda()#1}::operator()() const")? */
+static int filler(const char *t, size_t b, size_t e)
 {
-    while (b < e && isspace((unsigned char)*b))
+    while (b < e && isspace((unsigned char)t[b]))
         b++;
-    while (e > b && isspace((unsigned char)e[-1]))
+    while (e > b && isspace((unsigned char)t[e - 1]))
         e--;
-    size_t n = (size_t)(e - b);
-    return n == 0 || (n == 8 && memcmp(b, "operator", 8) == 0) || (n == 14 && memcmp(b, "operator const", 14) == 0) ||
-           (n == 5 && memcmp(b, "const", 5) == 0);
+    size_t n = e - b;
+    return n == 0 || (n == 8 && memcmp(t + b, "operator", 8) == 0) ||
+           (n == 14 && memcmp(t + b, "operator const", 14) == 0) || (n == 5 && memcmp(t + b, "const", 5) == 0);
 }
 
-/* Last "::" component that is not filler, then its last word. */
-static char *last_ident(const char *t)
+/* The last word of t[b..e): trimmed, a trailing " const" dropped, then
+ * after the last space ("void foo" -> "foo", not "char *"). */
+static void last_word(const char *t, size_t *b, size_t *e)
 {
-    const char *end = t + strlen(t), *start = t;
+    while (*b < *e && isspace((unsigned char)t[*b]))
+        (*b)++;
+    while (*e > *b && isspace((unsigned char)t[*e - 1]))
+        (*e)--;
+    if (*e - *b > 6 && memcmp(t + *e - 6, " const", 6) == 0)
+        *e -= 6;
+    for (size_t q = *b; q + 1 < *e; q++)
+        if (t[q] == ' ' && t[q + 1] != '*' && t[q + 1] != '&')
+            *b = q + 1;
+}
+
+/* In t (groups stripped): the last "::" component that is not filler, as
+ * its last word [*b, *e), and the component before it [*pb, *pe) (empty
+ * when none). */
+static void ident_span(const char *t, size_t *b, size_t *e, size_t *pb, size_t *pe)
+{
+    size_t end = strlen(t), start = 0;
+    *pb = *pe = 0;
     for (;;) {
-        const char *sep = NULL;
-        for (const char *p = t; p + 1 < end; p++)
-            if (p[0] == ':' && p[1] == ':')
+        size_t sep = SIZE_MAX;
+        for (size_t p = 0; p + 1 < end; p++)
+            if (t[p] == ':' && t[p + 1] == ':')
                 sep = p;
-        const char *comp = sep ? sep + 2 : t;
-        if (!filler(comp, end) || !sep) {
+        size_t comp = sep == SIZE_MAX ? 0 : sep + 2;
+        if (!filler(t, comp, end) || sep == SIZE_MAX) {
             start = comp;
+            if (sep != SIZE_MAX) {
+                size_t ps = SIZE_MAX;
+                for (size_t p = 0; p + 1 < sep; p++)
+                    if (t[p] == ':' && t[p + 1] == ':')
+                        ps = p;
+                *pb = ps == SIZE_MAX ? 0 : ps + 2;
+                *pe = sep;
+                last_word(t, pb, pe);
+            }
             break;
         }
         end = sep;
     }
-    char *c = trim_dup(start, (size_t)(end - start));
-    /* drop a trailing " const", then keep the last word ("void foo" -> "foo") */
-    size_t l = strlen(c);
-    if (l > 6 && strcmp(c + l - 6, " const") == 0)
-        c[l - 6] = 0;
-    char *w = c;
-    for (char *q = c; *q; q++)
-        if (*q == ' ' && q[1] && q[1] != '*' && q[1] != '&')
-            w = q + 1;
-    char *r = tp_xstrdup(w);
-    free(c);
-    return r;
+    *b = start;
+    *e = end;
+    last_word(t, b, e);
 }
 
 static int looks_cpp(const char *s) { return strstr(s, "::") || strchr(s, '<'); }
+
+/* "torch/nn/functional.py(1234): linear", "<string>(1): <module>". */
+static int python_frame(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > 1 && s[0] == '<' && s[n - 1] == '>' && !strstr(s, "::"))
+        return 1; /* a Python repr: "<built-in method cat of type object at 0x7d...>" */
+    for (const char *p = strchr(s, '('); p; p = strchr(p + 1, '(')) {
+        const char *q = p + 1;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (q > p + 1 && q[0] == ')' && q[1] == ':' && q[2] == ' ')
+            return 1;
+    }
+    return 0;
+}
 
 /* First top-level template argument list "<...>" of s: its start (after
  * '<') and end (at the matching '>'), or -1. */
@@ -127,13 +171,12 @@ static int template_args(const char *s, size_t *b, size_t *e)
     return -1;
 }
 
-/* Top-level template arguments of s, as malloc'ed strings. */
-static size_t template_arg_list(const char *s, char ***out)
+size_t tp_kname_targs(const char *s, char ***out)
 {
     size_t b = 0, e = 0, n = 0, cap = 0;
     char **v = NULL;
     *out = NULL;
-    if (template_args(s, &b, &e) != 0)
+    if (!s || template_args(s, &b, &e) != 0)
         return 0;
     int depth = 0;
     size_t st = b;
@@ -153,7 +196,7 @@ static size_t template_arg_list(const char *s, char ***out)
     return n;
 }
 
-static void free_list(char **v, size_t n)
+void tp_kname_free_list(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(v[i]);
@@ -162,8 +205,10 @@ static void free_list(char **v, size_t n)
 
 static char *base_of(const char *piece)
 {
-    char *g = strip_groups(piece, strlen(piece));
-    char *id = last_ident(g);
+    char *g = strip_groups(piece, strlen(piece), NULL);
+    size_t b, e, pb, pe;
+    ident_span(g, &b, &e, &pb, &pe);
+    char *id = tp_xstrndup(g + b, e - b);
     free(g);
     return id;
 }
@@ -175,8 +220,9 @@ static int plain_arg(const char *a)
                                     "char",      "bool",      "half",          "true",         "false",
                                     "unsigned",  "signed",    "Half",          "BFloat16",     "__half",
                                     "float2",    "int64_t",   "uint32_t",      "unsigned int", "unsigned long",
-                                    "long long", "c10::Half", "c10::BFloat16", "at::Half",     "at::BFloat16"};
-    if (isdigit((unsigned char)a[0]) || a[0] == '(' || a[0] == '-')
+                                    "long long", "c10::Half", "c10::BFloat16", "at::Half",     "at::BFloat16",
+                                    "void"};
+    if (isdigit((unsigned char)a[0]) || a[0] == '(' || a[0] == '-' || a[0] == '!')
         return 1;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(a, t[i]) == 0)
@@ -196,35 +242,25 @@ static int wrapper_arg(const char *b)
     return 0;
 }
 
-/* The name that says what a template argument is: its base name, or for
- * adapters the first non-plain argument inside (recursively). */
 static char *informative(const char *arg, int depth)
 {
     char *b = base_of(arg);
     if (depth < 4 && wrapper_arg(b)) {
         char **v;
-        size_t n = template_arg_list(arg, &v);
+        size_t n = tp_kname_targs(arg, &v);
         for (size_t i = 0; i < n; i++)
             if (!plain_arg(v[i])) {
                 char *inner = informative(v[i], depth + 1);
-                free_list(v, n);
+                tp_kname_free_list(v, n);
                 free(b);
                 return inner;
             }
-        free_list(v, n);
+        tp_kname_free_list(v, n);
     }
     return b;
 }
 
-/* Base name of the first template argument ("" when none). */
-static char *first_arg_base(const char *s)
-{
-    char **v;
-    size_t n = template_arg_list(s, &v);
-    char *r = n ? base_of(v[0]) : tp_xstrdup("");
-    free_list(v, n);
-    return r;
-}
+char *tp_kname_informative(const char *arg) { return informative(arg, 0); }
 
 static int generic_wrapper(const char *b)
 {
@@ -235,189 +271,296 @@ static int generic_wrapper(const char *b)
     return 0;
 }
 
-char *tp_kname_base(const char *name)
+static int has_letter(const char *s)
 {
-    if (!name)
-        return tp_xstrdup("");
-    size_t n = strlen(name);
-    if (n >= 2 && name[0] == '_' && name[1] == 'Z')
-        return tp_xstrdup(name); /* mangled: rule 3 */
-    if (!looks_cpp(name)) {
-        /* plain names: drop one trailing "(...)" */
-        size_t e = n;
-        while (e > 0 && isspace((unsigned char)name[e - 1]))
-            e--;
-        if (e > 0 && name[e - 1] == ')') {
-            int depth = 0;
-            for (size_t i = e; i-- > 0;) {
-                if (name[i] == ')')
-                    depth++;
-                else if (name[i] == '(' && --depth == 0) {
-                    char *t = trim_dup(name, i);
-                    if (*t)
-                        return t;
-                    free(t);
-                    break;
-                }
+    for (; *s; s++)
+        if (isalpha((unsigned char)*s))
+            return 1;
+    return 0;
+}
+
+/* Rule 3: the longest run of [A-Za-z0-9_] with a letter (the first of
+ * equal length), else the trimmed name. */
+static char *lettered_part(const char *s)
+{
+    size_t best = 0, bestn = 0;
+    for (size_t i = 0; s[i];) {
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_') {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        int letter = 0;
+        while (s[j] && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+            letter |= isalpha((unsigned char)s[j++]);
+        if (letter && j - i > bestn)
+            best = i, bestn = j - i;
+        i = j;
+    }
+    return bestn ? tp_xstrndup(s + best, bestn) : trim_dup(s, strlen(s));
+}
+
+/* Plain names: drop one trailing "(...)" ("Memcpy HtoD (Pageable -> Device)"). */
+static char *plain_base(const char *name)
+{
+    size_t n = strlen(name), e = n;
+    while (e > 0 && isspace((unsigned char)name[e - 1]))
+        e--;
+    if (e > 0 && name[e - 1] == ')') {
+        int depth = 0;
+        for (size_t i = e; i-- > 0;) {
+            if (name[i] == ')')
+                depth++;
+            else if (name[i] == '(' && --depth == 0) {
+                char *t = trim_dup(name, i);
+                if (*t)
+                    return t;
+                free(t);
+                break;
             }
         }
-        return trim_dup(name, n);
     }
-    char *g = strip_groups(name, n);
-    char *b = last_ident(g);
+    return trim_dup(name, n);
+}
+
+/* Rules 1-2 on a demangled name: the base, and where its own template
+ * argument list starts in name (*targs, SIZE_MAX: none). */
+static char *cpp_base(const char *name, size_t depth, char **targs)
+{
+    size_t n = strlen(name), *map = NULL, b, e, pb, pe;
+    char *g = strip_groups(name, n, &map);
+    ident_span(g, &b, &e, &pb, &pe);
+    char *id = tp_xstrndup(g + b, e - b);
+    const char *own = NULL; /* the '<' right after the identifier in name */
+    if (e > b) {
+        size_t at = map[e - 1] + 1;
+        while (name[at] == ' ')
+            at++;
+        if (name[at] == '<')
+            own = name + at;
+    }
+    *targs = own ? tp_xstrdup(own) : NULL;
+    if (generic_wrapper(id)) {
+        char **v;
+        size_t na = tp_kname_targs(own, &v);
+        if (na && !plain_arg(v[0]) && depth < 4) {
+            char *inner_targs;
+            char *a = cpp_base(v[0], depth + 1, &inner_targs);
+            if (*a && has_letter(a)) {
+                free(id);
+                free(*targs);
+                id = a;
+                *targs = inner_targs;
+            } else {
+                free(a);
+                free(inner_targs);
+            }
+        } else if (pe > pb) {
+            tp_buf q = {0};
+            tp_buf_put(&q, g + pb, pe - pb);
+            tp_buf_puts(&q, "::");
+            tp_buf_puts(&q, id);
+            free(id);
+            id = q.data;
+        }
+        tp_kname_free_list(v, na);
+    }
+    free(map);
     free(g);
-    if (generic_wrapper(b)) {
-        char *a = first_arg_base(name);
-        if (a && *a) {
-            free(b);
+    return id;
+}
+
+/* A mangled nested name the demangler refuses (some nvcc names are not
+ * valid Itanium names): its last identifier before the template arguments
+ * ("_ZN19cutlass_cudnn_train6KernelI..." -> "Kernel"), for a generic
+ * wrapper the one of its first template argument; NULL when none. */
+static char *mangled_ident(const char *m, int depth)
+{
+    const char *p = m, *id = NULL;
+    size_t idn = 0;
+    if (*p == 'N')
+        p++;
+    while (*p == 'r' || *p == 'V' || *p == 'K')
+        p++;
+    for (;;) {
+        if (p[0] == 'S' && p[1] && strchr("tabsiod", p[1])) { /* std::, std::allocator, ... */
+            p += 2;
+            continue;
+        }
+        if (p[0] == 'S' && (p[1] == '_' || isdigit((unsigned char)p[1]) || isupper((unsigned char)p[1]))) {
+            p = strchr(p, '_'); /* a substitution S<seq>_ */
+            if (!p)
+                break;
+            p++;
+            continue;
+        }
+        if (!isdigit((unsigned char)*p))
+            break;
+        size_t len = 0;
+        while (isdigit((unsigned char)*p) && len < 100000)
+            len = len * 10 + (size_t)(*p++ - '0');
+        if (strnlen(p, len) < len)
+            break;
+        id = p, idn = len;
+        p += len;
+    }
+    if (!id)
+        return NULL;
+    char *r = tp_xstrndup(id, idn);
+    if (*p == 'I' && depth < 4 && generic_wrapper(r)) {
+        char *a = mangled_ident(p + 1, depth + 1);
+        if (a) {
+            free(r);
             return a;
         }
-        free(a);
     }
-    if (!*b) { /* nothing left (e.g. only brackets): keep the name */
-        free(b);
-        return trim_dup(name, n);
+    return r;
+}
+
+tp_kname_info tp_kname_info_of(const char *name)
+{
+    tp_kname_info k = {NULL, NULL, NULL};
+    char *dm = tp_demangle(name);
+    k.full = dm ? dm : tp_xstrdup(name ? name : "");
+    const char *z = k.full[0] == '_' && k.full[1] == '_' ? k.full + 1 : k.full;
+    if (!dm && z[0] == '_' && z[1] == 'Z' && (k.base = mangled_ident(z + 2, 0)) != NULL)
+        return k;
+    char *src = k.full, *clone = dm ? strstr(dm, " [clone ") : NULL;
+    if (clone) /* "foo(int) [clone .kd]": the demangler's note on a suffix says nothing */
+        src = tp_xstrndup(dm, (size_t)(clone - dm));
+    if (python_frame(src) || !looks_cpp(src))
+        k.base = python_frame(src) ? trim_dup(src, strlen(src)) : plain_base(src);
+    else
+        k.base = cpp_base(src, 0, &k.targs);
+    if (src != k.full)
+        free(src);
+    if (!*k.base && !*k.full)
+        return k;
+    if (!*k.base || !has_letter(k.base)) { /* rule 3 (nothing left at all: the name) */
+        free(k.targs);
+        k.targs = NULL;
+        char *b = *k.base ? lettered_part(k.full) : trim_dup(k.full, strlen(k.full));
+        free(k.base);
+        k.base = b;
     }
+    return k;
+}
+
+void tp_kname_info_free(tp_kname_info *k)
+{
+    free(k->full);
+    free(k->base);
+    free(k->targs);
+}
+
+char *tp_kname_base(const char *name)
+{
+    tp_kname_info k = tp_kname_info_of(name);
+    char *b = k.base;
+    k.base = NULL;
+    tp_kname_info_free(&k);
     return b;
 }
 
-typedef struct {
-    const char *full;
-    char *base;
-    char *label; /* rule 4 label, or the base */
-    size_t idx;
-} kn;
-
-static int cmp3(const char *a1, const char *a2, const char *b1, const char *b2, size_t i1, size_t i2)
+char *tp_kname_full(const char *name)
 {
-    int c = strcmp(a1, a2);
-    if (c)
-        return c;
-    c = strcmp(b1, b2);
-    return c ? c : (i1 > i2) - (i1 < i2);
-}
-static int cmp_base(const void *a, const void *b)
-{
-    const kn *x = a, *y = b;
-    return cmp3(x->base, y->base, x->full, y->full, x->idx, y->idx);
-}
-static int cmp_label(const void *a, const void *b)
-{
-    const kn *x = a, *y = b;
-    return cmp3(x->label, y->label, x->full, y->full, x->idx, y->idx);
+    char *dm = tp_demangle(name);
+    return dm ? dm : tp_xstrdup(name ? name : "");
 }
 
-#define LABEL_MAX 60
+/* ---- cutting (rule 5) ---- */
 
-/* Rule 4 for one group of equal base names: base<the informative names of
- * the template arguments that differ inside the group>. */
-static void label_group(kn *v, size_t n)
+static int cont_byte(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+size_t tp_kname_chars(const char *s)
 {
-    char ***args = tp_xcalloc(n, sizeof *args);
-    size_t *na = tp_xcalloc(n, sizeof *na);
-    int same_count = 1;
-    for (size_t k = 0; k < n; k++) {
-        char **raw;
-        na[k] = template_arg_list(v[k].full, &raw);
-        args[k] = tp_xcalloc(na[k] ? na[k] : 1, sizeof(char *));
-        for (size_t i = 0; i < na[k]; i++)
-            args[k][i] = informative(raw[i], 0);
-        free_list(raw, na[k]);
-        if (na[k] != na[0])
-            same_count = 0;
-    }
-    /* a position differs when any member differs from the first: O(n) */
-    int *differs = tp_xcalloc(na[0] ? na[0] : 1, sizeof *differs);
-    for (size_t i = 0; same_count && i < na[0]; i++)
-        for (size_t m = 1; m < n && !differs[i]; m++)
-            differs[i] = strcmp(args[m][i], args[0][i]) != 0;
-    for (size_t k = 0; k < n; k++) {
-        tp_buf b = {0};
-        tp_buf_puts(&b, v[k].base);
-        size_t shown = 0;
-        for (size_t i = 0; i < na[k]; i++) {
-            if (same_count && !differs[i])
-                continue;
-            tp_buf_puts(&b, shown++ ? "," : "<");
-            tp_buf_puts(&b, args[k][i]);
-        }
-        if (shown)
-            tp_buf_putc(&b, '>');
-        if (b.len > LABEL_MAX || !shown) {
-            free(b.data);
-            b = (tp_buf){0};
-            tp_buf_puts(&b, v[k].base);
-        }
-        v[k].label = b.data;
-    }
-    free(differs);
-    for (size_t k = 0; k < n; k++)
-        free_list(args[k], na[k]);
-    free(args);
-    free(na);
+    size_t n = 0;
+    for (; *s; s++)
+        n += !cont_byte(*s);
+    return n;
 }
 
-char **tp_kname_shorten(const char *const *names, size_t n)
+/* Byte offset of character k of s (or its length). */
+static size_t byte_at(const char *s, size_t k)
 {
-    char **out = tp_xcalloc(n ? n : 1, sizeof *out);
-    kn *v = tp_xmalloc((n ? n : 1) * sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = (kn){names[i] ? names[i] : "", tp_kname_base(names[i]), NULL, i};
-    qsort(v, n, sizeof *v, cmp_base);
     size_t i = 0;
-    while (i < n) {
-        size_t j = i + 1;
-        int distinct = 0;
-        while (j < n && strcmp(v[j].base, v[i].base) == 0) {
-            distinct |= strcmp(v[j].full, v[j - 1].full) != 0;
-            j++;
-        }
-        if (!distinct) {
-            for (size_t k = i; k < j; k++)
-                out[v[k].idx] = tp_xstrdup(v[k].base);
-            i = j;
-            continue;
-        }
-        label_group(v + i, j - i);
-        /* rule 5: labels still shared by different full names get #k */
-        qsort(v + i, j - i, sizeof *v, cmp_label);
-        size_t a = i;
-        while (a < j) {
-            size_t b = a + 1;
-            int clash = 0;
-            while (b < j && strcmp(v[b].label, v[a].label) == 0) {
-                clash |= strcmp(v[b].full, v[b - 1].full) != 0;
-                b++;
-            }
-            size_t num = 0;
-            for (size_t k = a; k < b; k++) {
-                if (!clash) {
-                    out[v[k].idx] = tp_xstrdup(v[k].label);
-                    continue;
-                }
-                if (k == a || strcmp(v[k].full, v[k - 1].full) != 0)
-                    num++;
-                tp_buf t = {0};
-                tp_buf_printf(&t, "%s #%zu", v[k].label, num);
-                out[v[k].idx] = t.data;
-            }
-            a = b;
-        }
-        for (size_t k = i; k < j; k++)
-            free(v[k].label);
-        i = j;
-    }
-    for (size_t k = 0; k < n; k++)
-        free(v[k].base);
-    free(v);
-    return out;
+    for (; s[i]; i++)
+        if (!cont_byte(s[i]) && k-- == 0)
+            break;
+    return i;
 }
 
-void tp_kname_free(char **shorts, size_t n)
+/* A break is just after one of these, or before a capital after a small letter. */
+static int break_after(const char *s, size_t i)
 {
-    if (!shorts)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(shorts[i]);
-    free(shorts);
+    char c = s[i - 1];
+    if (strchr("_,:<>() /.-#", c))
+        return 1;
+    return islower((unsigned char)c) && isupper((unsigned char)s[i]);
+}
+
+/* Characters to keep before a cut of s to at most `room` characters: the
+ * last break in the second half of the room, else the room. */
+static size_t cut_point(const char *s, size_t room)
+{
+    for (size_t k = room; k > room / 2 && k > 1; k--) {
+        size_t i = byte_at(s, k);
+        if (break_after(s, i))
+            return k;
+    }
+    return room;
+}
+
+static void put_trimmed(tp_buf *b, const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == ':' || s[n - 1] == ','))
+        n--;
+    tp_buf_put(b, s, n);
+}
+
+char *tp_kname_cut(const char *s, size_t max_chars)
+{
+    if (!max_chars || tp_kname_chars(s) <= max_chars)
+        return tp_xstrdup(s);
+    size_t keep = cut_point(s, max_chars > 1 ? max_chars - 1 : 1);
+    tp_buf b = {0};
+    put_trimmed(&b, s, byte_at(s, keep));
+    tp_buf_puts(&b, "\xE2\x80\xA6");
+    return b.data;
+}
+
+char *tp_kname_head_mid(const char *s, size_t diff, size_t max_chars)
+{
+    size_t n = tp_kname_chars(s);
+    if (max_chars < 12 || n <= max_chars || diff + 8 < max_chars)
+        return tp_kname_cut(s, max_chars);
+    size_t head = cut_point(s, max_chars / 3), from = diff > head ? diff : head, room = max_chars - head - 1;
+    for (size_t k = from; k > head && k + 12 > from; k--) /* start at a break just before the difference */
+        if (break_after(s, byte_at(s, k))) {
+            from = k;
+            break;
+        }
+    if (n - from < room) { /* the rest fits: show more of what comes before the difference */
+        size_t k = n - room > head ? n - room : head;
+        for (from = k; k < n && k < from + 8; k++)
+            if (break_after(s, byte_at(s, k))) {
+                from = k;
+                break;
+            }
+    }
+    tp_buf b = {0};
+    put_trimmed(&b, s, byte_at(s, head));
+    tp_buf_puts(&b, "\xE2\x80\xA6");
+    char *seg = tp_kname_cut(s + byte_at(s, from), room);
+    tp_buf_puts(&b, seg);
+    free(seg);
+    return b.data;
+}
+
+char *tp_display_name(const char *full, size_t max_chars)
+{
+    char *b = tp_kname_base(full);
+    char *c = tp_kname_cut(b, max_chars);
+    free(b);
+    return c;
 }

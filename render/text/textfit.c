@@ -104,6 +104,33 @@ char *tp_fit_middle(tp_font f, double size, const char *s, double max_w)
     return b.data;
 }
 
+char *tp_fit_name(tp_font f, double size, const char *s, double max_w)
+{
+    double ew;
+    char *whole = fit_uncut(f, size, &s, max_w, &ew);
+    if (whole)
+        return whole;
+    const char *last = NULL;
+    for (const char *p = strstr(s, ELLIPSIS); p; p = strstr(p + 1, ELLIPSIS))
+        last = p;
+    double tw = last ? tp_text_width(f, size, last) : 0;
+    if (!last || last == s || tw > max_w)
+        return tp_fit_middle(f, size, s, max_w);
+    /* shrink what comes before the last "…"; keep it and what follows */
+    cps c = split(f, size, s);
+    size_t k = 0, end = (size_t)(last - s);
+    while (k < c.n && c.off[k + 1] <= end && c.cum[k + 1] + tw <= max_w)
+        k++;
+    size_t cut = c.off[k];
+    while (cut >= 3 && memcmp(s + cut - 3, ELLIPSIS, 3) == 0) /* never "……" */
+        cut -= 3;
+    tp_buf b = {0};
+    tp_buf_put(&b, s, cut);
+    tp_buf_puts(&b, last);
+    cps_free(&c);
+    return b.data;
+}
+
 static int break_after(char ch) { return ch == ' ' || strchr("_:,/-<(", ch) != NULL; }
 
 size_t tp_wrap(tp_font f, double size, const char *s, double max_w, size_t max_lines, char ***lines)

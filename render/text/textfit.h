@@ -11,6 +11,11 @@
 char *tp_fit_end(tp_font f, double size, const char *s, double max_w);
 /* Same, keeping the start and the end: "at::native::vec…_kernel<4>". */
 char *tp_fit_middle(tp_font f, double size, const char *s, double max_w);
+/* A short kernel name (render/labels/kname.h): a name with a "…" keeps
+ * that "…" and what follows it (the part that tells it from other names:
+ * its distinguishing middle, or its " #k") and loses the end of what comes
+ * before; a name without one is fitted as tp_fit_middle. */
+char *tp_fit_name(tp_font f, double size, const char *s, double max_w);
 /* Greedy wrap into at most max_lines lines (the last one ellipsized at
  * the end when text remains).  Breaks after spaces and after _ : , / - < (
  * so C++ names wrap at their joints; a piece wider than the line is cut.

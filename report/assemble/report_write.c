@@ -62,6 +62,7 @@ static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp)
     tp_pages_steps(pdf, &pc);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);
+    tp_pages_names(pdf, &pc);
 }
 
 static void draw_all(tp_canvas *cv, const tp_pagectx *pc)

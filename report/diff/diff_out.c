@@ -12,7 +12,6 @@
 
 #define MD_TOP 10    /* regressions and improvements listed in diff.md */
 #define MD_TOP_OPS 5
-#define MD_NAME_MAX 72
 
 static void jfrac(tp_buf *b, bool has, double v)
 {
@@ -148,21 +147,13 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
 static void dur(char *buf, size_t n, int64_t ns) { tp_md_dur(buf, n, ns); }
 static void delta(char *buf, size_t n, int64_t ns) { tp_fmt_dur_delta(buf, n, ns, TP_NBSP); }
 
-/* Display names for a table's rows: kname short names (unique), cut to MD_NAME_MAX bytes. */
+/* Display names for a table's rows: the rows' labels, the short names the
+ * diff's pages show too (kname.h: unique, already cut to TP_KNAME_MAX). */
 static char **display_names(const tp_diff_table *t)
 {
     char **sh = tp_xcalloc(t->n + 1, sizeof *sh);
     for (size_t i = 0; i < t->n; i++)
         sh[i] = tp_xstrdup(t->rows[i].label);
-    for (size_t i = 0; i < t->n; i++) {
-        size_t l = strlen(sh[i]);
-        if (l > MD_NAME_MAX) {
-            size_t cut = MD_NAME_MAX - 3;
-            while (cut > 0 && ((unsigned char)sh[i][cut] & 0xC0) == 0x80)
-                cut--;
-            memcpy(sh[i] + cut, "...", 4);
-        }
-    }
     return sh;
 }
 

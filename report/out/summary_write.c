@@ -306,10 +306,11 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     tp_collectives_md(s, b);
     if (s->kt.n) {
         size_t n = s->kt.n < MD_TOP ? s->kt.n : MD_TOP;
-        const char **names = tp_xmalloc(n * sizeof *names);
-        for (size_t i = 0; i < n; i++)
+        /* short names over the whole table, as the PDF and PNG charts make them, so all show the same text */
+        const char **names = tp_xmalloc(s->kt.n * sizeof *names);
+        for (size_t i = 0; i < s->kt.n; i++)
             names[i] = tp_str_get(t, s->kt.rows[i].name);
-        char **shorts = tp_kname_shorten(names, n);
+        char **shorts = tp_kname_shorten(names, s->kt.n);
         const tp_kernel_row *rows = s->kt.rows;
         int64_t mt = 0, mm = 0, m5 = 0; /* a column's unit: that of its largest shown value */
         for (size_t i = 0; i < n; i++) {
@@ -329,7 +330,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             tp_fmt_dur_in(u, sizeof u, r->total_ns, ut);
             tp_fmt_count(c, sizeof c, r->count);
             tp_buf_printf(b, "| %zu | ", i + 1);
-            tp_md_code(b, shorts[i], 90);
+            tp_md_code(b, shorts[i], SIZE_MAX);
             tp_buf_printf(b, " | %s | %s | %s | ", v, u, c);
             tp_fmt_dur_in(w, sizeof w, r->mean_ns, um);
             tp_buf_printf(b, "%s | ", w);
@@ -338,7 +339,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         }
         if (s->kt.n > n)
             tp_buf_printf(b, "\n%zu more kernels in report.pdf and summary.json.\n", s->kt.n - n);
-        tp_kname_free(shorts, n);
+        tp_kname_free(shorts, s->kt.n);
         free(names);
     }
     if (extra)

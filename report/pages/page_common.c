@@ -14,16 +14,17 @@ void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
 {
     *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0, tp_xcalloc(1, sizeof *pc->notes)};
     pc->nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
-    const char **full = tp_xmalloc((pc->nknames + 1) * sizeof *full);
-    for (size_t i = 0; i < pc->nknames; i++)
+    /* short names over the whole table, as summary.md makes them: every output shows the same text */
+    const char **full = tp_xmalloc((s->kt.n + 1) * sizeof *full);
+    for (size_t i = 0; i < s->kt.n; i++)
         full[i] = tp_str_get(s->t, s->kt.rows[i].name);
-    pc->knames = tp_kname_shorten(full, pc->nknames);
+    pc->knames = tp_kname_shorten(full, s->kt.n);
     free(full);
 }
 
 void tp_pagectx_free(tp_pagectx *pc)
 {
-    tp_kname_free(pc->knames, pc->nknames);
+    tp_kname_free(pc->knames, pc->s->kt.n);
     tp_strs_free(&pc->notes->text);
     free(pc->notes);
 }

@@ -38,8 +38,8 @@ typedef struct tp_pagectx {
     const tp_summary *s;
     double pw, ph; /* portrait page */
     double lw, lh; /* landscape page */
-    char **knames; /* short names of the first nknames kernel table rows */
-    size_t nknames;
+    char **knames; /* short names of all kernel table rows (s->kt.n; kname.h) */
+    size_t nknames; /* rows the kernel table pages show */
     tp_page_notes *notes; /* owned */
 } tp_pagectx;
 

@@ -26,6 +26,22 @@ static int cmp_mean(const void *a, const void *b, void *vc)
     return ia < ib ? -1 : ia > ib; /* table order (total time, then name) */
 }
 
+bool *tp_kernels_shown(const tp_pagectx *pc)
+{
+    const tp_summary *s = pc->s;
+    bool *on = tp_xcalloc(s->kt.n + 1, sizeof *on);
+    size_t top = s->kt.n < TP_CHART_TOP ? s->kt.n : TP_CHART_TOP; /* more than the statistics page holds */
+    size_t *pick = tp_xmalloc((s->kt.n + 1) * sizeof *pick);
+    for (size_t i = 0; i < s->kt.n; i++)
+        pick[i] = i;
+    by_mean_ctx c = {s->kt.rows, s->t};
+    qsort_r(pick, s->kt.n, sizeof *pick, cmp_mean, &c);
+    for (size_t i = 0; i < top; i++)
+        on[i] = on[pick[i]] = true;
+    free(pick);
+    return on;
+}
+
 void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r)
 {
     const tp_summary *s = pc->s;
@@ -44,14 +60,10 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
     tp_legend_item *leg = tp_xmalloc((n + 1) * sizeof *leg);
     size_t nleg = 0;
     tp_strs st = {0};
-    /* the table's short names when every bar is among its rows, so chart and table agree */
-    bool all_short = true;
-    for (size_t i = 0; i < n; i++)
-        all_short = all_short && pick[i] < pc->nknames;
     for (size_t i = 0; i < n; i++) {
         const tp_kernel_row *row = &s->kt.rows[pick[i]];
         const char *full = tp_str_get(s->t, row->name);
-        labels[i] = all_short ? pc->knames[pick[i]] : full;
+        labels[i] = pc->knames[pick[i]]; /* the table's short names: chart and table agree */
         vals[i] = by_mean ? row->mean_ns : row->total_ns;
         const char *fam = tp_kernel_family(full);
         cols[i] = tp_palette_key(fam);
@@ -70,7 +82,6 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
                      .labels = labels,
                      .values = vals,
                      .colors = cols,
-                     .shorten_names = !all_short,
                      .value_labels = 1,
                      .legend = leg,
                      .nlegend = nleg};
@@ -96,18 +107,6 @@ void tp_pages_kernel_charts(tp_canvas *cv, const tp_pagectx *pc)
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Top kernels by mean time");
     tp_chart_kernels(cv, pc, 1, r);
     tp_cv_end_page(cv);
-}
-
-static void paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, const char *bookmark)
-{
-    tp_rect r = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN - 14};
-    tp_table_layout *L = tp_table_layout_new(t, r.w, r.h);
-    for (size_t p = 0; p < tp_table_pages(L); p++) {
-        tp_cv_begin_section_page(cv, pc->lw, pc->lh, bookmark, p, tp_table_pages(L));
-        tp_table_draw_page(cv, t, L, p, r);
-        tp_cv_end_page(cv);
-    }
-    tp_table_layout_free(L);
 }
 
 void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
@@ -162,25 +161,6 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
         tp_page_line(cv, TP_PAGE_MARGIN, y + 2, TP_FONT_REGULAR, 8, TP_COLOR_MUTED,
                      tp_strs_add(&st, "%zu more kernels: summary.json \"kernels\" has every row.", s->kt.n - shown));
     tp_cv_end_page(cv);
-    n = shown; /* the names table explains the rows shown */
-    /* short name -> full name */
-    enum { NN = 4 };
-    const char **nc = tp_xcalloc(n * NN + 1, sizeof *nc);
-    for (size_t i = 0; i < n; i++) {
-        const char *full = tp_str_get(s->t, s->kt.rows[i].name);
-        nc[i * NN] = cells[i * NC];
-        nc[i * NN + 1] = pc->knames[i];
-        nc[i * NN + 2] = tp_kernel_family(full);
-        nc[i * NN + 3] = full;
-    }
-    tp_table_col ncols[NN] = {{"#", 1, TP_FIT_END, 0},
-                              {"short name", 0, TP_FIT_MIDDLE, 0},
-                              {"family", 0, TP_FIT_END, 0},
-                              {"full kernel name", 0, TP_FIT_WRAP, 1}};
-    tp_table nt = {"Kernel names", NN, ncols, n, nc, 7, 4, NULL};
-    if (n)
-        paged_table(cv, pc, &nt, "Kernel names");
-    free(nc);
     free(cells);
     tp_strs_free(&st);
 }

@@ -21,6 +21,9 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc);
 void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect r);
+/* Which kernel table rows a report shows (the top-kernel charts, by total
+ * and by mean, and the statistics page): s->kt.n flags, free() them. */
+bool *tp_kernels_shown(const tp_pagectx *pc);
 /* The two top-kernel chart pages (by total and by mean time). */
 void tp_pages_kernel_charts(tp_canvas *cv, const tp_pagectx *pc);
 /* Kernel statistics (one page: the top rows) and the names of its rows. */
@@ -38,5 +41,9 @@ bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
+/* The appendix "Names": each kernel name the pages show shortened, with its
+ * full (demangled) name wrapped, never cut (page_names.c); no page when
+ * every name is shown whole. */
+void tp_pages_names(tp_canvas *cv, const tp_pagectx *pc);
 
 #endif

@@ -107,3 +107,27 @@ TEST(png_encode_round_trips_through_libpng)
     round_trip(s);
     cairo_surface_destroy(s);
 }
+
+/* The crop box: what is not background, grown by the margin within the
+ * image; an empty image keeps its size; the alpha byte is ignored. */
+TEST(png_content_box)
+{
+    enum { W = 40, H = 30 };
+    uint32_t px[W * H];
+    for (int i = 0; i < W * H; i++)
+        px[i] = 0xFF000000u | 0xFFFFFFu; /* cairo leaves the top byte undefined for RGB24 */
+    int x, y, w, h;
+    tp_png_content_box((const unsigned char *)px, W, H, W * 4, 0xFFFFFF, 3, &x, &y, &w, &h);
+    CHECK(x == 0 && y == 0 && w == W && h == H);
+    px[10 * W + 12] = 0x000000; /* one dark pixel at (12, 10) and one at (20, 14) */
+    px[14 * W + 20] = 0x123456;
+    tp_png_content_box((const unsigned char *)px, W, H, W * 4, 0xFFFFFF, 3, &x, &y, &w, &h);
+    CHECK_EQ_INT(x, 9);
+    CHECK_EQ_INT(y, 7);
+    CHECK_EQ_INT(w, 20 - 12 + 1 + 6);
+    CHECK_EQ_INT(h, 14 - 10 + 1 + 6);
+    px[0] = 0x000001; /* near the edges: the margin stops there */
+    px[H * W - 1] = 0x000001;
+    tp_png_content_box((const unsigned char *)px, W, H, W * 4, 0xFFFFFF, 3, &x, &y, &w, &h);
+    CHECK(x == 0 && y == 0 && w == W && h == H);
+}
