@@ -199,7 +199,7 @@ static int tp_cmd_report(int argc, char **argv)
         double v = strtod(scale, &end);
         if (*scale == 0 || *end || !(v >= 0.5 && v <= 8))
             return free(args), tp_usage_error(argv[0], "--scale takes a number from 0.5 to 8 (got '%s')", scale);
-        po.png_scale = 2 * v; /* --scale 1 = about 1600 px wide charts, 2 = twice that */
+        po.png_scale = 2 * v; /* --scale 1 = 2 px per pt (an A4 page: 1684 px wide before cropping), 2 = twice that */
     }
     if (steps) {
         if (tp_parse_steps(steps, &lo.step_first, &lo.step_last) != 0)
@@ -326,7 +326,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "  --merge             the job report from DIR/ranks/ (after every shard ran)\n"
     "  --batch-size N      samples per step: adds throughput (samples/s)\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
-    "  --scale S           PNG resolution factor (1 = about 1600 px wide, default)\n"
+    "  --scale S           PNG resolution factor (1 = 2 px per pt, about 1700 px wide, default)\n"
     "  --image-base-url URL  summary.md shows the charts from URL/png/ (where CI\n"
     "                      publishes png/); without it, it names the files\n"
     "  --baseline OLD      summary.md's second line compares with trace OLD (as\n"

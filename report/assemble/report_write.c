@@ -28,8 +28,8 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
     tp_canvas *cv = tp_canvas_png(path, scale, err);
     if (!cv)
         return -1;
-    tp_cv_begin_page(cv, TP_PNG_W, TP_PNG_H, name);
-    fn(cv, pc, (tp_rect){16, 16, TP_PNG_W - 32, TP_PNG_H - 32});
+    tp_cv_begin_page(cv, pc->lw, pc->lh, name);
+    fn(cv, pc, tp_chart_rect(pc));
     tp_cv_end_page(cv);
     if (tp_canvas_close(cv, err) != 0)
         return -1;
@@ -154,7 +154,7 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
         tp_canvas *g = tp_canvas_png(path, scale, err);
         if (!g)
             goto out;
-        size_t gp = tp_pages_breakdown(g, &pc, TP_PNG_W, TP_PNG_H);
+        size_t gp = tp_pages_breakdown(g, &pc, pc.lw, pc.lh);
         if (tp_canvas_close(g, err) != 0)
             goto out;
         for (size_t p = 0; p < gp && p < 4; p++)

@@ -68,8 +68,8 @@ int tp_format_pages_png(const char *dir, const tp_pagectx *pc, double scale, con
         tp_canvas *cv = tp_canvas_png(path, scale, err);
         if (!cv)
             return -1;
-        tp_cv_begin_page(cv, TP_PNG_W, TP_PNG_H, p->file);
-        p->draw(cv, pc, (tp_rect){16, 16, TP_PNG_W - 32, TP_PNG_H - 32});
+        tp_cv_begin_page(cv, pc->lw, pc->lh, p->file);
+        p->draw(cv, pc, tp_chart_rect(pc));
         tp_cv_end_page(cv);
         if (tp_canvas_close(cv, err) != 0)
             return -1;

@@ -91,20 +91,13 @@ size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_ke
         tp_page_note(pc, bookmark, "no device activity attributed to them, no kernel mix to show.");
         return 0;
     }
-    grid_mem mem;
-    tp_grid_chart g = grid_of(pc->s->t, ob, what, TP_GRID_MAX_OPS, &mem);
-    double m = w > TP_PNG_W ? TP_PAGE_MARGIN : 16;
-    tp_rect r = {m, m, w - 2 * m, h - 2 * m};
-    tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
-    size_t pages = tp_grid_pages(L);
-    for (size_t p = 0; p < pages; p++) {
-        tp_cv_begin_section_page(cv, w, h, bookmark, p, pages);
-        tp_grid_draw_page(cv, &g, L, p, r);
-        tp_cv_end_page(cv);
-    }
-    tp_grid_layout_free(L);
-    grid_free(&mem);
-    return pages;
+    /* one page, as many of the top ops as fit (summary.json "ops" has them all): the PNG
+     * is the same page */
+    tp_cv_begin_page(cv, w, h, bookmark);
+    tp_chart_breakdown_of(cv, pc, ob, what, (tp_rect){TP_PAGE_MARGIN, TP_PAGE_MARGIN, w - 2 * TP_PAGE_MARGIN,
+                                                      h - 2 * TP_PAGE_MARGIN});
+    tp_cv_end_page(cv);
+    return 1;
 }
 
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h)

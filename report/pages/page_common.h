@@ -14,8 +14,6 @@
 #define TP_CHART_TOP 80       /* bars in the top-kernel charts */
 #define TP_GRID_MAX_OPS 12    /* ops in the breakdown grid */
 #define TP_GRID_MAX_MIXES 8   /* mixes per op in the grid */
-#define TP_PNG_W 800.0        /* PNG chart pages in points (x2 px at the default scale) */
-#define TP_PNG_H 480.0
 
 typedef struct tp_page_opts {
     double page_w, page_h; /* portrait size in points (A4 595x842, Letter 612x792) */
@@ -55,6 +53,13 @@ double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, s
  * the window's time outside its GPU span. */
 enum { TP_SPLIT_COMP, TP_SPLIT_XCOMM, TP_SPLIT_XMEMCPY, TP_SPLIT_IDLE, TP_SPLIT_HOST, TP_SPLIT_PARTS };
 tp_color tp_split_color(int part);
+/* Where a chart page's chart goes: the landscape page less its margins.  A
+ * chart's PNG is drawn on the same page in the same place as its PDF page
+ * (then cropped), so the two show the same content. */
+static inline tp_rect tp_chart_rect(const tp_pagectx *pc)
+{
+    return (tp_rect){TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN};
+}
 /* A page left out: "<what>: <why>" joins the overview's list (one line per
  * `what`; nothing once the notes are frozen). */
 void tp_page_note(const tp_pagectx *pc, const char *what, const char *why);
