@@ -244,9 +244,10 @@ static const char *device_text(tp_strs *st, const tp_efficiency *e, const roofs 
                                          : "";
     if (!e->have_device)
         return "The trace names no device: no roof and no % of peak.";
-    if (!d->known)
-        return tp_strs_add(st, "Device \"%s\": %s. Without its peaks: no roof and no %% of peak.%s", d->trace_name,
-                           tp_device_unknown_hint(), mixed);
+    if (!d->known) /* an XPlane GPU plane may describe a device without naming it */
+        return tp_strs_add(st, "%s%s%s: %s. Without its peaks: no roof and no %% of peak.%s",
+                           *d->trace_name ? "Device \"" : "The trace's device (its model unnamed)", d->trace_name,
+                           *d->trace_name ? "\"" : "", tp_device_unknown_hint(), mixed);
     tp_buf b = {0};
     tp_buf_printf(&b, "Device: %s", d->label);
     if (*d->id && strcmp(d->id, d->label) != 0)
@@ -508,17 +509,19 @@ void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc)
         tp_strs st = {0};
         roofs R;
         roofs_of(e, &R);
+        const char *nocost =
+            e->skipped ? tp_strs_add(&st, "; %llu invocations of modelled ops (%s of device time) got no cost "
+                                          "(summary.json efficiency.no_cost)%s",
+                                     (unsigned long long)e->skipped, us(&st, e->skipped_ns), top_skip(&st, e))
+                       : "";
         const char *why =
             e->device_ns <= 0 ? "no device activity in this trace, nothing to compare with a device."
             : e->with_shapes == 0 && e->xla_costs == 0
-                ? tp_strs_add(&st, "no roofline: the trace recorded no op shapes (record them with %s); %llu "
-                                   "invocations of modelled ops (%s of device time) got no cost (summary.json "
-                                   "efficiency.no_cost)%s. %s", TP_EFF_RECORD_SHAPES, (unsigned long long)e->skipped,
-                              us(&st, e->skipped_ns), top_skip(&st, e), device_text(&st, e, &R))
+                ? tp_strs_add(&st, "no roofline: the trace recorded no op shapes (record them with %s)%s. %s",
+                              TP_EFF_RECORD_SHAPES, nocost, device_text(&st, e, &R))
                 : tp_strs_add(&st, "no roofline: no modelled op (GEMM, convolution, attention, normalisation, "
                                    "softmax, elementwise, reduce) launched device work with shapes the model can "
-                                   "use; %llu invocations got no cost (summary.json efficiency.no_cost)%s. %s",
-                              (unsigned long long)e->skipped, top_skip(&st, e), device_text(&st, e, &R));
+                                   "use%s. %s", nocost, device_text(&st, e, &R));
         tp_page_note(pc, "How efficient is it", why);
         tp_strs_free(&st);
         return;

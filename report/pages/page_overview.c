@@ -239,7 +239,7 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
     double notes_h = N->n ? FS * 1.6 : 0;
     for (size_t i = 0; i < N->n; i++) {
         char **lines = NULL;
-        size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 4, &lines);
+        size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 8, &lines);
         notes_h += (double)k * (FS - 1) * 1.45 + 2;
         tp_wrap_free(lines, k);
     }
@@ -256,7 +256,7 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
         y = tp_page_line(cv, m, y, TP_FONT_BOLD, FS, TP_COLOR_TEXT, "Not in this report (nothing to show):");
         for (size_t i = 0; i < N->n; i++) {
             char **lines = NULL;
-            size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 4, &lines);
+            size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 8, &lines);
             for (size_t j = 0; j < k; j++)
                 y = tp_page_line(cv, m + 10, y, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, lines[j]);
             tp_wrap_free(lines, k);
