@@ -191,3 +191,54 @@ TEST(report_samples_cut_no_number_and_summary_md_reads_in_a_pr)
     CHECK(!tp_test_exists_in(d2, "summary.md"));
     free(msg);
 }
+
+/* The formats the test above does not cover, and the empty and host-only
+ * cases: poppler draws and extracts every page without a word on stderr, no
+ * number is cut, summary.md has no empty header row and no image link. */
+TEST(report_every_format_draws_clean_pages)
+{
+    static const struct {
+        const char *in, *extra;
+    } samples[] = {
+        {"external/etdump/executorch_tutorial_etdump.etdp", "--etrecord"},
+        {"external/plaidml/plaidml_2017_mnist_mlp_log.gz", NULL},
+        {"external/plaidml/plaidml_hello_eventlog.gz", NULL},
+        {"external/dvdt/dvdt_prof_armcl_tmp-dvdt-prof.json", NULL},
+        {"external/hta/mtia_inference_rank_0.json.gz", NULL},
+        {"external/hta/cupti_profiler_trace.json.gz", NULL},
+        {"external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb", NULL},
+        {"external/kineto/hta_amd_mi250_rocm6_2.json.gz", NULL},
+    };
+    if (!tp_test_have("pdftotext") || !tp_test_have("pdftoppm") || !tp_test_have("cmark-gfm")) {
+        fprintf(stderr, "  SKIPPED: poppler-utils or cmark-gfm is not installed\n");
+        return;
+    }
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+        char in[4096], extra[4200] = "", name[32];
+        snprintf(in, sizeof in, "%s", tp_test_shared(samples[i].in));
+        if (!tp_test_file_exists(in)) {
+            fprintf(stderr, "  SKIPPED %s: not found\n", in);
+            continue;
+        }
+        if (samples[i].extra)
+            snprintf(extra, sizeof extra, "--etrecord '%s'",
+                     tp_test_shared("external/etdump/executorch_sample_etrecord.bin"));
+        snprintf(name, sizeof name, "fmt%zu", i);
+        const char *dir = tp_test_tmp(name);
+        CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' %s -o '%s' 2>/dev/null", tp_test_bin(), in, extra, dir), 0);
+        char *msg = NULL;
+        CHECK_EQ_INT(tp_test_run(&msg, "pdftotext -layout '%s/report.pdf' '%s/report.txt' 2>&1 && "
+                                       "pdftoppm -r 20 -png '%s/report.pdf' '%s/page' 2>&1",
+                                 dir, dir, dir, dir), 0);
+        if (msg && *msg)
+            tp_test_fail(__FILE__, __LINE__, "%s: poppler says: %.200s", in, msg);
+        free(msg);
+        char *txt = tp_test_read_in(dir, "report.txt");
+        CHECK(txt != NULL);
+        const char *cut = txt ? cut_number(txt) : NULL;
+        if (cut)
+            tp_test_fail(__FILE__, __LINE__, "%s: a cut number: %.40s", in, cut);
+        free(txt);
+        check_gfm(dir, "summary.md", NULL);
+    }
+}
