@@ -1,4 +1,5 @@
 /* batch_index.c: index.json / index.md / index.pdf of a batch (batch.h). */
+#include "render/text/units.h"
 #include "render/charts/axis.h"
 #include "report/batch/batch.h"
 #include "report/out/text.h"
@@ -231,7 +232,7 @@ static void dur(char *buf, size_t n, int64_t ns)
     if (ns < 0)
         snprintf(buf, n, "-");
     else
-        tp_format_duration(buf, n, (double)ns);
+        tp_fmt_dur(buf, n, ns);
 }
 
 /* A string from a trace or a file name as a table cell: a code span

@@ -5,6 +5,8 @@
 #include "render/charts/chart_table.h"
 #include "report/diff/diff.h"
 #include "report/out/text.h"
+#include "report/pages/page_common.h"
+#include "render/text/units.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
 #include "render/text/textfit.h"
@@ -164,8 +166,10 @@ static int write_png(const char *dir, const char *name, const tp_diff *d, double
     return tp_canvas_close(cv, err);
 }
 
-static void table_pages(tp_canvas *cv, const char *title, const char *what, const tp_diff_table *t, double w,
-                        double h)
+/* One page of the table's first rows (the largest changes); diff.json has
+ * them all under `key`. */
+static void table_page(tp_canvas *cv, const char *title, const char *what, const char *key, const tp_diff_table *t,
+                       double w, double h)
 {
     static const tp_table_col base_cols[] = {
         {NULL, 0, TP_FIT_MIDDLE, 1}, {"count base", 1, 0, 0}, {"count cand", 1, 0, 0},
@@ -179,12 +183,12 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
     for (size_t i = 0; i < t->n; i++) {
         const tp_diff_row *r = &t->rows[i];
         char a[40], b[40], dl[48], rel[32];
-        tp_format_duration(a, sizeof a, (double)r->total[0]);
-        tp_format_duration(b, sizeof b, (double)r->total[1]);
+        tp_fmt_dur(a, sizeof a, r->total[0]);
+        tp_fmt_dur(b, sizeof b, r->total[1]);
         tp_diff_fmt_delta(dl, sizeof dl, r->delta);
         tp_diff_fmt_rel(rel, sizeof rel, r);
         const char **row = cv_cells + i * 9;
-        row[0] = r->name;
+        row[0] = r->label; /* the short name summary.md, diff.md and the charts show */
         row[1] = tp_strs_add(&c, "%llu", (unsigned long long)r->count[0]);
         row[2] = tp_strs_add(&c, "%llu", (unsigned long long)r->count[1]);
         row[3] = tp_strs_add(&c, "%s", a);
@@ -196,13 +200,9 @@ static void table_pages(tp_canvas *cv, const char *title, const char *what, cons
     }
     tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};
     tp_rect area = {DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN};
-    tp_table_layout *L = tp_table_layout_new(&tb, area.w, area.h);
-    for (size_t p = 0; p < tp_table_pages(L); p++) {
-        tp_cv_begin_section_page(cv, w, h, title, p, tp_table_pages(L));
-        tp_table_draw_page(cv, &tb, L, p, area);
-        tp_cv_end_page(cv);
-    }
-    tp_table_layout_free(L);
+    tp_cv_begin_page(cv, w, h, title);
+    tp_page_table_top(cv, &tb, area, tp_strs_add(&c, "diff.json \"%s\"", key));
+    tp_cv_end_page(cv);
     tp_strs_free(&c);
     free(cv_cells);
 }
@@ -232,11 +232,11 @@ static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *verdict, const
         tp_cv_begin_page(cv, w, h, "Step times");
         draw_steps(cv, d, (tp_rect){DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN}, DP_STEPS_MAX, 0);
         tp_cv_end_page(cv);
-        table_pages(cv, "Steps", "step", &d->steps, w, h);
+        table_page(cv, "Steps", "step", "steps", &d->steps, w, h);
     }
-    table_pages(cv, "Kernels", "kernel", &d->kernels, w, h);
+    table_page(cv, "Kernels", "kernel", "kernels", &d->kernels, w, h);
     if (d->ops.n)
-        table_pages(cv, "Ops (device time launched)", "op", &d->ops, w, h);
+        table_page(cv, "Ops (device time launched)", "op", "ops", &d->ops, w, h);
 }
 
 int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const char ***pngs, tp_err *err)
@@ -253,8 +253,8 @@ int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const cha
     }
     char path[4096], v[600], a[40], b[40], why[200];
     snprintf(path, sizeof path, "%s/diff.pdf", dir);
-    tp_format_duration(a, sizeof a, (double)d->head[0]);
-    tp_format_duration(b, sizeof b, (double)d->head[1]);
+    tp_fmt_dur(a, sizeof a, d->head[0]);
+    tp_fmt_dur(b, sizeof b, d->head[1]);
     tp_diff_noise_text(d, why, sizeof why - 1);
     strcat(why, ".");
     why[0] = (char)toupper((unsigned char)why[0]); /* a line of its own: a sentence */

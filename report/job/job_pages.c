@@ -2,6 +2,7 @@
 #include "report/job/job_pages.h"
 #include "convert/model/clock_align.h"
 #include "convert/model/dist_info.h"
+#include "render/text/units.h"
 #include "render/charts/axis.h"
 #include "render/charts/chart_heatmap.h"
 #include "render/charts/chart_hstack.h"
@@ -31,7 +32,7 @@ static const char *const part_names[NPARTS] = {"computation", "exposed communica
 
 static tp_color part_color(int p) { return tp_split_color(p); } /* P_* = TP_SPLIT_* */
 
-static void dur(char *b, size_t n, int64_t ns) { tp_format_duration(b, n, (double)ns); }
+static void dur(char *b, size_t n, int64_t ns) { tp_fmt_dur(b, n, ns); }
 
 /* a signed change with its share of the base: "+1.2 ms, +15.0%" */
 static void excess(char *b, size_t n, int64_t v, int64_t med)

@@ -54,8 +54,7 @@ double tp_page_table_top(tp_canvas *cv, const tp_table *t, tp_rect r, const char
     double y = tr.y + tp_table_page_height(t, L, 0);
     if (shown < t->nrows) {
         char line[300];
-        snprintf(line, sizeof line, "The first %zu of %zu rows; summary.json has them all (%s).", shown, t->nrows,
-                 where);
+        snprintf(line, sizeof line, "The first %zu of %zu rows; %s has them all.", shown, t->nrows, where);
         y = tp_page_line(cv, r.x, y + 3, TP_FONT_REGULAR, 8, TP_COLOR_MUTED, line);
     }
     tp_table_layout_free(L);

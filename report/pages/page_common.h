@@ -64,8 +64,9 @@ static inline tp_rect tp_chart_rect(const tp_pagectx *pc)
  * `what`; nothing once the notes are frozen). */
 void tp_page_note(const tp_pagectx *pc, const char *what, const char *why);
 /* Table t in r, one page at most: when its rows need more, the first page's
- * rows and, under them, a line saying how many rows summary.json has under
- * `where`.  Returns the y below. */
+ * rows and, under them, a line saying how many there are and that `where`
+ * (a file and its key: "diff.json \"kernels\"") has them all.  Returns the
+ * y below. */
 double tp_page_table_top(tp_canvas *cv, const tp_table *t, tp_rect r, const char *where);
 /* A line of text; returns the y below it. */
 double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s);

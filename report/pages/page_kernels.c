@@ -156,7 +156,7 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
                               : "Kernel statistics";
     t.nrows = shown;
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Kernel statistics");
-    double y = tp_page_table_top(cv, &t, r, "kernels");
+    double y = tp_page_table_top(cv, &t, r, "summary.json \"kernels\"");
     if (shown < s->kt.n)
         tp_page_line(cv, TP_PAGE_MARGIN, y + 2, TP_FONT_REGULAR, 8, TP_COLOR_MUTED,
                      tp_strs_add(&st, "%zu more kernels: summary.json \"kernels\" has every row.", s->kt.n - shown));

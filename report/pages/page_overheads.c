@@ -146,7 +146,7 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
              (unsigned long long)ov->launches,
              n < ov->n ? tp_strs_add(&st, ": each type's most frequent ops, %zu of %zu rows", n, ov->n) : "");
     tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
-    tp_page_table_top(cv, &t, r1, "overheads.rows");
+    tp_page_table_top(cv, &t, r1, "summary.json \"overheads.rows\"");
     if (n < ov->n)
         tp_page_line(cv, m, pc->lh - m - 2, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED,
                      tp_strs_add(&st, "%zu more rows: summary.json \"overheads.rows\" has every row.", ov->n - n));

@@ -105,8 +105,8 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     }
     if (zoomed) {
         char a[32], b[32];
-        tp_format_duration(a, sizeof a, (double)(ws - origin));
-        tp_format_duration(b, sizeof b, (double)(we - origin));
+        tp_fmt_dur(a, sizeof a, ws - origin);
+        tp_fmt_dur(b, sizeof b, we - origin);
         subtitle = tp_strs_add(&st, "shown: %s to %s after the %s, where the devices work (2%% margin); a bar lighter than "
                                     "its colour is a stretch busy only that fraction of its width",
                                a, b, m ? "step's start" : "first event");

@@ -160,7 +160,7 @@ TEST(job_pages_golden_three_ranks_with_a_straggler)
     CHECK(strstr(s, "Stragglers") != NULL);
     CHECK(strstr(s, "Collectives") != NULL);
     char *p1 = page_of(s, 1);
-    CHECK(strstr(p1, "3 ranks (world size 3), 4 steps, median step time 10 ms") != NULL);
+    CHECK(strstr(p1, "3 ranks (world size 3), 4 steps, median step time 10.000 ms") != NULL);
     CHECK(strstr(p1, "Ranks 0 to 2; the rank from distributedInfo.") != NULL);
     CHECK(strstr(p1, "Stragglers: 1 flagged (rank, step) cells on 1 rank") != NULL);
     CHECK(strstr(p1, "Spread across ranks") != NULL);
@@ -185,7 +185,7 @@ TEST(job_pages_golden_three_ranks_with_a_straggler)
     free(p2);
     char *p3 = page_of(s, 3);
     CHECK(strstr(p3, "\"computation, late arrival\"") != NULL);
-    CHECK(strstr(p3, "+2 ms, +33.3%") != NULL);
+    CHECK(strstr(p3, "+2.000 ms, +33.3%") != NULL);
     free(p3);
     char *p4 = page_of(s, 4);
     CHECK(strstr(p4, "all_reduce") != NULL);
