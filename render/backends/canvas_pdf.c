@@ -2,12 +2,15 @@
  * embedded (same files font.c measures), UTF-8 text, one bookmark per
  * titled page (level 1 under the last level-0 one), Info title/creator.
  *
+ * Fonts are trimmed to the characters used before saving (pdf_fonts.c).
+ *
  * Determinism: no /ID is written (libharu only adds one when encrypting),
  * the creation date comes from SOURCE_DATE_EPOCH and is left out when that
  * is unset, streams are deflated by zlib (deterministic), and the bytes are
  * saved to memory and committed through tp_out. */
 #include "render/canvas.h"
 #include "convert/io/output.h"
+#include "render/backends/pdf_fonts.h"
 
 #include <hpdf.h>
 #include <math.h>
@@ -281,7 +284,11 @@ static int p_close(void *v, tp_err *err)
     int rc = 0;
     if (p->pages == 0)
         rc = tp_fail_at(err, "", "%s: nothing was drawn (no pages)", p->path);
-    else if (!p->hpdf_error && HPDF_SaveToStream(p->pdf) == HPDF_OK && !p->hpdf_error) {
+    if (rc == 0 && !p->hpdf_error && !getenv("TP_PDF_FULL_FONTS")) /* tests compare with the untrimmed form */
+        for (int f = 0; f < TP_FONT_COUNT; f++)
+            if (p->font[f])
+                tp_pdf_font_trim(p->font[f], tp_font_path(f)); /* on failure the whole font stays: valid */
+    if (rc == 0 && !p->hpdf_error && HPDF_SaveToStream(p->pdf) == HPDF_OK && !p->hpdf_error) {
         HPDF_ResetStream(p->pdf);
         tp_out *o = tp_out_open(p->path, NULL, err);
         if (!o) {

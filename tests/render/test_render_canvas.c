@@ -238,3 +238,68 @@ TEST(render_canvas_link)
     CHECK_EQ_INT(nuri, 3);
     free(out);
 }
+
+/* Text in the three fonts, with characters from beyond Latin-1 (and one
+ * beyond the BMP), to check the fonts trimmed to the characters used. */
+static void draw_glyphs(tp_canvas *cv)
+{
+    tp_cv_begin_page(cv, 400, 160, "Glyphs");
+    tp_cv_text(cv, 10, 30, TP_FONT_REGULAR, 16, 0, TP_ALIGN_LEFT, 0, "Kernels µs ±5% → ×2 … ü Ω");
+    tp_cv_text(cv, 10, 60, TP_FONT_BOLD, 16, 0x0072B2, TP_ALIGN_LEFT, 0, "Bold ≥ 1 — naïve");
+    tp_cv_text(cv, 10, 90, TP_FONT_MONO, 14, 0, TP_ALIGN_LEFT, 0, "mono {x: 0x1F} ≠ ∑");
+    /* libharu shows a character beyond the BMP as a space */
+    tp_cv_text(cv, 250, 150, TP_FONT_REGULAR, 12, 0, TP_ALIGN_LEFT, -30, "rotated ∞ \xF0\x9D\x9B\xBC");
+    tp_cv_end_page(cv);
+}
+
+static long file_size(const char *path)
+{
+    size_t n = 0;
+    char *d = tp_test_read_file(path, &n);
+    free(d);
+    return d ? (long)n : -1;
+}
+
+TEST(render_canvas_pdf_fonts_trimmed)
+{
+    const char *trim = tp_test_tmp("glyphs.pdf"), *full = tp_test_tmp("glyphs_full.pdf");
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            setenv("TP_PDF_FULL_FONTS", "1", 1);
+        tp_err err = {0};
+        tp_canvas *cv = tp_canvas_pdf(i ? full : trim, NULL, &err);
+        draw_glyphs(cv);
+        CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+        unsetenv("TP_PDF_FULL_FONTS");
+    }
+    /* libharu alone: ~390 KB (whole loca/hmtx/post/cmap of 3 fonts, /W and
+     * CIDToGIDMap of every code point); trimmed: ~12 KB */
+    long nt = file_size(trim), nf = file_size(full);
+    CHECK(nt > 0 && nf > 0 && nt * 10 < nf && nt < 20000);
+    if (!tp_test_have("pdftoppm") || !tp_test_have("pdftotext") || !tp_test_have("qpdf")) {
+        fprintf(stderr, "  (skipping poppler/qpdf checks: tools not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", trim), 0);
+    free(out);
+    /* every glyph still draws as itself: the same pixels as the whole fonts, and no warning */
+    const char *dir = tp_test_tmpdir();
+    CHECK_EQ_INT(tp_test_run(&out, "pdftoppm -r 100 -gray '%s' '%s/gt' 2>&1 && pdftoppm -r 100 -gray '%s' '%s/gf' 2>&1 && "
+                                   "cmp '%s/gt-1.pgm' '%s/gf-1.pgm'",
+                             trim, dir, full, dir, dir, dir),
+                 0);
+    CHECK(out && out[0] == 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -raw '%s' - 2>&1", trim), 0); /* -raw: the rotated line in one piece */
+    CHECK(out && strstr(out, "Kernels µs ±5% → ×2 … ü Ω") && strstr(out, "Bold ≥ 1 — naïve") &&
+          strstr(out, "mono {x: 0x1F} ≠ ∑") && strstr(out, "rotated ∞"));
+    CHECK(out && !strstr(out, "Syntax"));
+    free(out);
+    /* the three fonts embedded as subsets, each with a ToUnicode map */
+    if (tp_test_have("pdffonts")) {
+        CHECK_EQ_INT(tp_test_run(&out, "pdffonts '%s' 2>&1 | grep -c 'CID TrueType *Identity-H *yes yes yes'", trim), 0);
+        CHECK(out && atoi(out) == 3);
+        free(out);
+    }
+}
