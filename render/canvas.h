@@ -11,7 +11,7 @@
  * Layout never asks the backend anything: text is measured with font.h,
  * which gives the same numbers for every backend.
  *
- *     tp_canvas *cv = tp_canvas_pdf("report.pdf", &(tp_pdf_meta){"Kernels", NULL}, &err);
+ *     tp_canvas *cv = tp_canvas_pdf("report.pdf", &(tp_pdf_meta){.title = "Kernels"}, &err);
  *     tp_cv_begin_page(cv, 842, 595, "Top kernels");
  *     tp_barchart_draw(cv, &chart, (tp_rect){36, 36, 770, 523});
  *     tp_cv_end_page(cv);
@@ -70,7 +70,10 @@ tp_canvas *tp_canvas_svg(const char *path, tp_err *err);
 typedef struct tp_pdf_meta {
     const char *title;   /* document title (Info dictionary) */
     const char *creator; /* default "tracepress <version>" */
+    const char *subject; /* NULL: none */
 } tp_pdf_meta;
+/* Every PDF's Producer is "tracepress <version> (libharu <version>)"; its
+ * CreationDate comes from SOURCE_DATE_EPOCH, and there is none without it. */
 tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err);
 /* Recording: appends one line per call to `out` (owned by the caller). */
 tp_canvas *tp_canvas_rec(tp_buf *out);

@@ -1,6 +1,7 @@
 /* canvas_pdf.c: the PDF backend on libharu.  Vector pages, DejaVu fonts
  * embedded (same files font.c measures), UTF-8 text, one bookmark per
- * titled page (level 1 under the last level-0 one), Info title/creator.
+ * titled page (level 1 under the last level-0 one), Info title, subject,
+ * creator and producer.
  *
  * Fonts are trimmed to the characters used before saving (pdf_fonts.c).
  *
@@ -338,7 +339,10 @@ tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err)
     HPDF_SetPageMode(p->pdf, HPDF_PAGE_MODE_USE_OUTLINE);
     if (meta && meta->title)
         HPDF_SetInfoAttr(p->pdf, HPDF_INFO_TITLE, meta->title);
+    if (meta && meta->subject)
+        HPDF_SetInfoAttr(p->pdf, HPDF_INFO_SUBJECT, meta->subject);
     HPDF_SetInfoAttr(p->pdf, HPDF_INFO_CREATOR, meta && meta->creator ? meta->creator : "tracepress " TP_VERSION);
+    HPDF_SetInfoAttr(p->pdf, HPDF_INFO_PRODUCER, "tracepress " TP_VERSION " (libharu " HPDF_VERSION_TEXT ")");
     const char *sde = getenv("SOURCE_DATE_EPOCH");
     if (sde && *sde) {
         char *end;

@@ -91,7 +91,7 @@ TEST(render_canvas_text_cleaned)
 static void render_files(const char *pdf, const char *png)
 {
     tp_err err = {0};
-    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test — µs", NULL}, &err);
+    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){.title = "Canvas test — µs", .subject = "Shapes and text"}, &err);
     CHECK(cv != NULL);
     draw_sample(cv);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
@@ -135,6 +135,11 @@ TEST(render_canvas_files_deterministic)
     if (tp_test_have("pdfinfo")) {
         CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s' 2>/dev/null", tp_test_tmp("c1.pdf")), 0);
         CHECK(out && strstr(out, "Canvas test — µs") && strstr(out, "Pages:           2"));
+        CHECK(out && strstr(out, "Subject:         Shapes and text\n") &&
+              strstr(out, "Producer:        tracepress ") && strstr(out, " (libharu 2.3"));
+        /* the creation date is SOURCE_DATE_EPOCH's, or none */
+        const char *sde = getenv("SOURCE_DATE_EPOCH");
+        CHECK(out && (sde && *sde ? strstr(out, "CreationDate:") != NULL : strstr(out, "CreationDate:") == NULL));
         free(out);
     }
 }
