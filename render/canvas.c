@@ -223,6 +223,14 @@ void tp_cv_link(tp_canvas *cv, double x, double y, double w, double h, const cha
     tp_buf_free(&b);
 }
 
+void tp_cv_link_page(tp_canvas *cv, double x, double y, double w, double h, const char *title)
+{
+    NEED_PAGE(cv);
+    if (!title || !*title || !(w > 0) || !(h > 0) || !isfinite(w) || !isfinite(h) || !cv->ops->link_page)
+        return;
+    cv->ops->link_page(cv->impl, fin(x), fin(y), w, h, title);
+}
+
 void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h)
 {
     NEED_PAGE(cv);

@@ -54,6 +54,9 @@ typedef struct tp_canvas_ops {
     /* A clickable area (canvas coordinates, current transform applied by
      * the backend) that opens `uri` (7-bit ASCII, already escaped). */
     void (*link)(void *impl, double x, double y, double w, double h, const char *uri);
+    /* A clickable area that goes to the first page whose bookmark title is
+     * `title`, wherever it is in the document (NULL: not supported). */
+    void (*link_page)(void *impl, double x, double y, double w, double h, const char *title);
 } tp_canvas_ops;
 
 typedef struct tp_canvas tp_canvas;
@@ -126,6 +129,14 @@ double tp_text_baseline_mid(tp_font f, double size, double mid_y);
  * quotes, backslashes, '%' not followed by two hex digits and non-ASCII
  * bytes are %-escaped. */
 void tp_cv_link(tp_canvas *cv, double x, double y, double w, double h, const char *uri);
+/* A link inside the document: clicking the rectangle goes to the first page
+ * whose bookmark title (tp_cv_begin_page's, _subpage's or _section_page's,
+ * e.g. "Timeline" or "Kernel names (2/3)") is exactly `title`; that page may
+ * come later, the link is resolved when the canvas closes.  PDF: a /Link
+ * annotation with a /Dest to that page (/Fit), no border; a title no page
+ * has gives no link and one warning line on stderr with the count.
+ * Recording: a "linkpage x y w h "title"" line.  PNG and SVG: nothing. */
+void tp_cv_link_page(tp_canvas *cv, double x, double y, double w, double h, const char *title);
 
 void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h); /* until restore */
 void tp_cv_save(tp_canvas *cv);

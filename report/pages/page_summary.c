@@ -9,6 +9,35 @@
 
 #define TOP_OPS 12
 
+/* "Pages:" and a link to each section (tp_cv_link_page goes by the page's
+ * bookmark title, so these must be the titles the pages begin with). */
+static double page_links(tp_canvas *cv, double x, double y, double w)
+{
+    static const char *const to[][2] = {{"GPU time", "Where the GPU time goes"},
+                                        {"efficiency", "How efficient is it"},
+                                        {"top kernels", "Top kernels by total time"},
+                                        {"op breakdown", "Dominating ops"},
+                                        {"timeline", "Timeline"},
+                                        {"steps", "Steps"},
+                                        {"CPU overheads", "CPU overheads"}};
+    double size = 9, h = tp_font_ascent(TP_FONT_REGULAR, size) + tp_font_descent(TP_FONT_REGULAR, size);
+    double base = y + tp_font_ascent(TP_FONT_REGULAR, size), end = x + w;
+    tp_cv_text(cv, x, base, TP_FONT_REGULAR, size, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, "Pages:");
+    x += tp_text_width(TP_FONT_REGULAR, size, "Pages: ");
+    for (size_t i = 0; i < sizeof to / sizeof *to; i++) {
+        double tw = tp_text_width(TP_FONT_REGULAR, size, to[i][0]), sep = tp_text_width(TP_FONT_REGULAR, size, " · ");
+        if (x + tw > end)
+            break; /* one line: the bookmarks list them all anyway */
+        tp_cv_text(cv, x, base, TP_FONT_REGULAR, size, TP_COLOR_LINK, TP_ALIGN_LEFT, 0, to[i][0]);
+        tp_cv_link_page(cv, x, y, tw, h, to[i][1]);
+        x += tw;
+        if (i + 1 < sizeof to / sizeof *to)
+            tp_cv_text(cv, x, base, TP_FONT_REGULAR, size, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, " · ");
+        x += sep;
+    }
+    return base + tp_font_descent(TP_FONT_REGULAR, size) + size * 0.35;
+}
+
 void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_summary *s = pc->s;
@@ -19,7 +48,8 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
     double y = m;
     y = tp_page_line(cv, m, y, TP_FONT_BOLD, 16, TP_COLOR_TEXT, "tracepress report");
     y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 11, TP_COLOR_MUTED, s->name);
-    y += 8;
+    y = page_links(cv, m, y + 2, w);
+    y += 6;
 
     tp_strs st = {0};
     const char *cells[2 * 24];
