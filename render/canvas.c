@@ -24,8 +24,21 @@ tp_canvas *tp_canvas_new(const tp_canvas_ops *ops, void *impl)
 }
 
 /* The null backend: every call accepted, nothing drawn (a first pass over
- * the report's pages that only wants to know what they would say). */
-static void nul_page(void *i, double w, double h, const char *t, int l) { (void)i, (void)w, (void)h, (void)t, (void)l; }
+ * the report's pages that only wants to know what they would say), the
+ * top-level pages' titles kept when asked for. */
+typedef struct nul_impl {
+    char ***titles;
+    size_t *n;
+} nul_impl;
+static void nul_page(void *i, double w, double h, const char *t, int l)
+{
+    (void)w, (void)h;
+    nul_impl *z = i;
+    if (z->titles && t && l == 0) {
+        *z->titles = tp_xrealloc(*z->titles, (*z->n + 1) * sizeof **z->titles);
+        (*z->titles)[(*z->n)++] = tp_xstrdup(t);
+    }
+}
 static void nul_v(void *i) { (void)i; }
 static void nul_xy(void *i, double x, double y) { (void)i, (void)x, (void)y; }
 static void nul_rect(void *i, double x, double y, double w, double h) { (void)i, (void)x, (void)y, (void)w, (void)h; }
@@ -35,15 +48,28 @@ static void nul_text(void *i, double x, double y, tp_font f, double z, double a,
 {
     (void)i, (void)x, (void)y, (void)f, (void)z, (void)a, (void)c, (void)s;
 }
-static int nul_close(void *i, tp_err *e) { (void)i, (void)e; return 0; }
+static int nul_close(void *i, tp_err *e)
+{
+    (void)e;
+    free(i);
+    return 0;
+}
+static void nul_abort(void *i) { free(i); }
 static void nul_link(void *i, double x, double y, double w, double h, const char *u)
 {
     (void)i, (void)x, (void)y, (void)w, (void)h, (void)u;
 }
-static const tp_canvas_ops null_ops = {nul_page, nul_v,  nul_xy, nul_xy, nul_v,     nul_rect, nul_fill, nul_stroke,
-                                       nul_text, nul_rect, nul_v, nul_v, nul_xy, nul_xy, nul_close, nul_v, nul_link};
+static const tp_canvas_ops null_ops = {nul_page, nul_v,    nul_xy, nul_xy, nul_v,     nul_rect,  nul_fill,
+                                       nul_stroke, nul_text, nul_rect, nul_v, nul_v,   nul_xy,    nul_xy,
+                                       nul_close, nul_abort, nul_link, nul_link};
 
-tp_canvas *tp_canvas_null(void) { return tp_canvas_new(&null_ops, NULL); }
+tp_canvas *tp_canvas_null(char ***titles, size_t *ntitles)
+{
+    nul_impl *z = tp_xcalloc(1, sizeof *z);
+    z->titles = titles;
+    z->n = ntitles;
+    return tp_canvas_new(&null_ops, z);
+}
 
 void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen)
 {
@@ -243,6 +269,14 @@ void tp_cv_link(tp_canvas *cv, double x, double y, double w, double h, const cha
     tp_buf_putc(&b, 0);
     cv->ops->link(cv->impl, fin(x), fin(y), w, h, b.data);
     tp_buf_free(&b);
+}
+
+void tp_cv_link_page(tp_canvas *cv, double x, double y, double w, double h, const char *title)
+{
+    NEED_PAGE(cv);
+    if (!title || !*title || !(w > 0) || !(h > 0) || !isfinite(w) || !isfinite(h) || !cv->ops->link_page)
+        return;
+    cv->ops->link_page(cv->impl, fin(x), fin(y), w, h, title);
 }
 
 void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h)

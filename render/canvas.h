@@ -11,7 +11,7 @@
  * Layout never asks the backend anything: text is measured with font.h,
  * which gives the same numbers for every backend.
  *
- *     tp_canvas *cv = tp_canvas_pdf("report.pdf", &(tp_pdf_meta){"Kernels", NULL}, &err);
+ *     tp_canvas *cv = tp_canvas_pdf("report.pdf", &(tp_pdf_meta){.title = "Kernels"}, &err);
  *     tp_cv_begin_page(cv, 842, 595, "Top kernels");
  *     tp_barchart_draw(cv, &chart, (tp_rect){36, 36, 770, 523});
  *     tp_cv_end_page(cv);
@@ -54,6 +54,9 @@ typedef struct tp_canvas_ops {
     /* A clickable area (canvas coordinates, current transform applied by
      * the backend) that opens `uri` (7-bit ASCII, already escaped). */
     void (*link)(void *impl, double x, double y, double w, double h, const char *uri);
+    /* A clickable area that goes to the first page whose bookmark title is
+     * `title`, wherever it is in the document (NULL: not supported). */
+    void (*link_page)(void *impl, double x, double y, double w, double h, const char *title);
 } tp_canvas_ops;
 
 typedef struct tp_canvas tp_canvas;
@@ -70,13 +73,18 @@ tp_canvas *tp_canvas_svg(const char *path, tp_err *err);
 typedef struct tp_pdf_meta {
     const char *title;   /* document title (Info dictionary) */
     const char *creator; /* default "tracepress <version>" */
+    const char *subject; /* NULL: none */
 } tp_pdf_meta;
+/* Every PDF's Producer is "tracepress <version> (libharu <version>)"; its
+ * CreationDate comes from SOURCE_DATE_EPOCH, and there is none without it. */
 tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err);
 /* Recording: appends one line per call to `out` (owned by the caller). */
 tp_canvas *tp_canvas_rec(tp_buf *out);
 
-/* Null: accepts every call and draws nothing (a first pass over pages). */
-tp_canvas *tp_canvas_null(void);
+/* Null: accepts every call and draws nothing (a first pass over pages);
+ * with `titles`, appends a copy of each top-level page title to *titles
+ * (*ntitles of them; the caller frees them and the array). */
+tp_canvas *tp_canvas_null(char ***titles, size_t *ntitles);
 /* File name of page `page` (1-based) for the per-page backends. */
 void tp_canvas_page_path(const char *path, int page, char *buf, size_t buflen);
 
@@ -125,6 +133,14 @@ double tp_text_baseline_mid(tp_font f, double size, double mid_y);
  * quotes, backslashes, '%' not followed by two hex digits and non-ASCII
  * bytes are %-escaped. */
 void tp_cv_link(tp_canvas *cv, double x, double y, double w, double h, const char *uri);
+/* A link inside the document: clicking the rectangle goes to the first page
+ * whose bookmark title (tp_cv_begin_page's, _subpage's or _section_page's,
+ * e.g. "Timeline" or "Kernel names (2/3)") is exactly `title`; that page may
+ * come later, the link is resolved when the canvas closes.  PDF: a /Link
+ * annotation with a /Dest to that page (/Fit), no border; a title no page
+ * has gives no link and one warning line on stderr with the count.
+ * Recording: a "linkpage x y w h "title"" line.  PNG and SVG: nothing. */
+void tp_cv_link_page(tp_canvas *cv, double x, double y, double w, double h, const char *title);
 
 void tp_cv_clip_rect(tp_canvas *cv, double x, double y, double w, double h); /* until restore */
 void tp_cv_save(tp_canvas *cv);

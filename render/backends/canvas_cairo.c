@@ -248,7 +248,8 @@ static void c_link(void *p, double x, double y, double w, double h, const char *
 
 static const tp_canvas_ops cairo_ops = {c_begin_page, c_end_page, c_move_to, c_line_to, c_close_path, c_rect,
                                         c_fill,       c_stroke,   c_text,    c_clip,    c_save,       c_restore,
-                                        c_translate,  c_scale,    c_close,   c_abort,      c_link};
+                                        c_translate,  c_scale,    c_close,   c_abort,      c_link,
+                                        NULL /* no pages to link to: one file per page */};
 
 static tp_canvas *open_cairo(const char *path, int svg, double scale, tp_err *err)
 {

@@ -1,6 +1,9 @@
 /* canvas_pdf.c: the PDF backend on libharu.  Vector pages, DejaVu fonts
  * embedded (same files font.c measures), UTF-8 text, one bookmark per
- * titled page (level 1 under the last level-0 one), Info title/creator.
+ * titled page (level 1 under the last level-0 one), Info title, subject,
+ * creator and producer.
+ *
+ * Fonts are trimmed to the characters used before saving (pdf_fonts.c).
  *
  * Determinism: no /ID is written (libharu only adds one when encrypting),
  * the creation date comes from SOURCE_DATE_EPOCH and is left out when that
@@ -8,6 +11,7 @@
  * saved to memory and committed through tp_out. */
 #include "render/canvas.h"
 #include "convert/io/output.h"
+#include "render/backends/pdf_fonts.h"
 
 #include <hpdf.h>
 #include <math.h>
@@ -35,6 +39,18 @@ typedef struct {
         double a, b, c, d;
     } * path_segs;
     size_t nseg, capseg;
+    /* links to pages by title, made when the document is complete */
+    struct titled {
+        HPDF_Page page;
+        char *title;
+    } * titled;
+    size_t ntitled, captitled;
+    struct golink {
+        HPDF_Page from;
+        HPDF_Rect rect;
+        char *title;
+    } * golinks;
+    size_t ngolinks, capgolinks;
     HPDF_STATUS hpdf_error; /* first libharu error */
     HPDF_STATUS hpdf_detail;
 } pdf_impl;
@@ -110,6 +126,8 @@ static void p_begin_page(void *v, double w, double h, const char *title, int lev
     HPDF_Page_SetWidth(p->page, (HPDF_REAL)w);
     HPDF_Page_SetHeight(p->page, (HPDF_REAL)h);
     if (title && *title) {
+        TP_GROW(p->titled, p->captitled, p->ntitled + 1);
+        p->titled[p->ntitled++] = (struct titled){p->page, tp_xstrdup(title)};
         HPDF_Outline parent = level > 0 ? p->top : NULL;
         HPDF_Outline o = HPDF_CreateOutline(p->pdf, parent, title, HPDF_GetEncoder(p->pdf, "UTF-8"));
         if (!parent)
@@ -248,22 +266,56 @@ static void p_scale(void *v, double sx, double sy)
 /* The annotation's /Rect is in default user space (y up, no transform):
  * map the rectangle's corners through the current matrix, which includes
  * the y flip of begin_page and any translate/scale. */
-static void p_link(void *v, double x, double y, double w, double h, const char *uri)
+static HPDF_Rect page_rect(HPDF_Page page, double x, double y, double w, double h)
 {
-    pdf_impl *p = v;
-    if (!p->page)
-        return;
-    HPDF_TransMatrix m = HPDF_Page_GetTransMatrix(p->page);
+    HPDF_TransMatrix m = HPDF_Page_GetTransMatrix(page);
     double xs[2] = {x, x + w}, ys[2] = {y, y + h}, lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
             double px = m.a * xs[i] + m.c * ys[j] + m.x, py = m.b * xs[i] + m.d * ys[j] + m.y;
             lo_x = fmin(lo_x, px), hi_x = fmax(hi_x, px), lo_y = fmin(lo_y, py), hi_y = fmax(hi_y, py);
         }
-    HPDF_Rect rect = {R(lo_x), R(lo_y), R(hi_x), R(hi_y)};
-    HPDF_Annotation a = HPDF_Page_CreateURILinkAnnot(p->page, rect, uri);
+    return (HPDF_Rect){R(lo_x), R(lo_y), R(hi_x), R(hi_y)};
+}
+static void p_link(void *v, double x, double y, double w, double h, const char *uri)
+{
+    pdf_impl *p = v;
+    if (!p->page)
+        return;
+    HPDF_Annotation a = HPDF_Page_CreateURILinkAnnot(p->page, page_rect(p->page, x, y, w, h), uri);
     if (a)
         HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0); /* no box around the text */
+}
+static void p_link_page(void *v, double x, double y, double w, double h, const char *title)
+{
+    pdf_impl *p = v;
+    if (!p->page)
+        return;
+    TP_GROW(p->golinks, p->capgolinks, p->ngolinks + 1);
+    p->golinks[p->ngolinks++] = (struct golink){p->page, page_rect(p->page, x, y, w, h), tp_xstrdup(title)};
+}
+/* Each link to the first page with its title; returns the links whose
+ * title no page has. */
+static size_t make_page_links(pdf_impl *p)
+{
+    size_t dead = 0;
+    for (size_t i = 0; i < p->ngolinks; i++) {
+        const struct golink *g = &p->golinks[i];
+        size_t k = 0;
+        while (k < p->ntitled && strcmp(p->titled[k].title, g->title) != 0)
+            k++;
+        if (k == p->ntitled) {
+            dead++;
+            continue;
+        }
+        HPDF_Destination d = HPDF_Page_CreateDestination(p->titled[k].page);
+        if (d)
+            HPDF_Destination_SetFit(d);
+        HPDF_Annotation a = d ? HPDF_Page_CreateLinkAnnot(g->from, g->rect, d) : NULL;
+        if (a)
+            HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0);
+    }
+    return dead;
 }
 
 static void p_free(pdf_impl *p)
@@ -271,6 +323,12 @@ static void p_free(pdf_impl *p)
     if (p->pdf)
         HPDF_Free(p->pdf);
     free(p->path_segs);
+    for (size_t i = 0; i < p->ntitled; i++)
+        free(p->titled[i].title);
+    for (size_t i = 0; i < p->ngolinks; i++)
+        free(p->golinks[i].title);
+    free(p->titled);
+    free(p->golinks);
     free(p->path);
     free(p);
 }
@@ -281,7 +339,14 @@ static int p_close(void *v, tp_err *err)
     int rc = 0;
     if (p->pages == 0)
         rc = tp_fail_at(err, "", "%s: nothing was drawn (no pages)", p->path);
-    else if (!p->hpdf_error && HPDF_SaveToStream(p->pdf) == HPDF_OK && !p->hpdf_error) {
+    size_t dead = rc == 0 && !p->hpdf_error ? make_page_links(p) : 0;
+    if (dead) /* a page author's mistake, not the input's: say so, the report stays usable */
+        fprintf(stderr, "tracepress: %s: warning: links to pages the PDF does not have: %zu\n", p->path, dead);
+    if (rc == 0 && !p->hpdf_error && !getenv("TP_PDF_FULL_FONTS")) /* tests compare with the untrimmed form */
+        for (int f = 0; f < TP_FONT_COUNT; f++)
+            if (p->font[f])
+                tp_pdf_font_trim(p->font[f], tp_font_path(f)); /* on failure the whole font stays: valid */
+    if (rc == 0 && !p->hpdf_error && HPDF_SaveToStream(p->pdf) == HPDF_OK && !p->hpdf_error) {
         HPDF_ResetStream(p->pdf);
         tp_out *o = tp_out_open(p->path, NULL, err);
         if (!o) {
@@ -309,7 +374,8 @@ static void p_abort(void *v) { p_free(v); }
 
 static const tp_canvas_ops pdf_ops = {p_begin_page, p_end_page, p_move_to, p_line_to, p_close_path, p_rect,
                                       p_fill,       p_stroke,   p_text,    p_clip,    p_save,       p_restore,
-                                      p_translate,  p_scale,    p_close,   p_abort,      p_link};
+                                      p_translate,  p_scale,    p_close,   p_abort,      p_link,
+                                      p_link_page};
 
 tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err)
 {
@@ -331,7 +397,10 @@ tp_canvas *tp_canvas_pdf(const char *path, const tp_pdf_meta *meta, tp_err *err)
     HPDF_SetPageMode(p->pdf, HPDF_PAGE_MODE_USE_OUTLINE);
     if (meta && meta->title)
         HPDF_SetInfoAttr(p->pdf, HPDF_INFO_TITLE, meta->title);
+    if (meta && meta->subject)
+        HPDF_SetInfoAttr(p->pdf, HPDF_INFO_SUBJECT, meta->subject);
     HPDF_SetInfoAttr(p->pdf, HPDF_INFO_CREATOR, meta && meta->creator ? meta->creator : "tracepress " TP_VERSION);
+    HPDF_SetInfoAttr(p->pdf, HPDF_INFO_PRODUCER, "tracepress " TP_VERSION " (libharu " HPDF_VERSION_TEXT ")");
     const char *sde = getenv("SOURCE_DATE_EPOCH");
     if (sde && *sde) {
         char *end;

@@ -74,6 +74,13 @@ static void r_link(void *p, double x, double y, double w, double h, const char *
     quoted(r->out, uri);
     tp_buf_putc(r->out, '\n');
 }
+static void r_link_page(void *p, double x, double y, double w, double h, const char *title)
+{
+    rec *r = p;
+    tp_buf_printf(r->out, "linkpage %.2f %.2f %.2f %.2f ", r2(x), r2(y), r2(w), r2(h));
+    quoted(r->out, title);
+    tp_buf_putc(r->out, '\n');
+}
 static int r_close(void *p, tp_err *err)
 {
     (void)err;
@@ -84,7 +91,8 @@ static void r_abort(void *p) { free(p); }
 
 static const tp_canvas_ops rec_ops = {r_begin_page, r_end_page, r_move_to, r_line_to, r_close_path, r_rect,
                                       r_fill,       r_stroke,   r_text,    r_clip,    r_save,       r_restore,
-                                      r_translate,  r_scale,    r_close,   r_abort,      r_link};
+                                      r_translate,  r_scale,    r_close,   r_abort,      r_link,
+                                      r_link_page};
 
 tp_canvas *tp_canvas_rec(tp_buf *out)
 {

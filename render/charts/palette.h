@@ -1,24 +1,24 @@
 /* palette.h: colours readers with colour-vision deficiencies can tell
  * apart, and a stable key -> colour mapping.
  *
- * Slots 0-6 are the Okabe-Ito colours (black left out: text and axes are
- * black), ordered so the first ones differ most; slots 7-13 are the same
- * hues 40% darker, slots 14-20 the same hues 50% lighter.  Lightness steps
- * keep hue differences that deuteranopes/protanopes see, and bars carry
- * labels and legends, so colour is never the only cue.
+ * 24 slots: 0-6 the Okabe-Ito colours (black left out: text and axes are
+ * black), 7-23 picked so that the colours that meet in one chart stay
+ * apart also under simulated deuteranopia, protanopia and tritanopia
+ * (docs/RENDER.md "Palette"; tests/render/test_render_palette.c measures
+ * it).  Bars carry labels and legends, so colour is never the only cue.
  *
  * tp_palette_key() gives every kernel family (kernel_family.h) a fixed
- * slot, so "gemm" is the same blue in every chart of every report; other
- * slot (and the event kinds kernel/host_op/runtime/sync/annotation get
- * slots of families that do not share a chart with them); other
- * keys get a slot from a hash of their text (stable across runs and
- * charts, but two unknown keys may share a slot). */
+ * slot, so "gemm" is the same blue in every chart of every report; the
+ * event kinds a timeline is coloured by (kernel, cpu_op/host_op,
+ * runtime/cuda_runtime, annotation, sync) have fixed colours; other keys
+ * get a slot from a hash of their text (stable across runs and charts, but
+ * two unknown keys may share a colour). */
 #ifndef TP_PALETTE_H
 #define TP_PALETTE_H
 
 #include "render/canvas.h"
 
-#define TP_PALETTE_SIZE 21
+#define TP_PALETTE_SIZE 24
 
 enum {
     TP_COLOR_TEXT = 0x000000,
@@ -27,7 +27,12 @@ enum {
     TP_COLOR_GRID = 0xDDDDDD,
     TP_COLOR_ZEBRA = 0xF2F2F2,
     TP_COLOR_HEADER = 0xE0E0E0,
-    TP_COLOR_OTHER = 0x999999, /* "other" / unclassified */
+    TP_COLOR_OTHER = 0xBBBBBB, /* "other" / unclassified (lighter than 0x999999: apart from slot 5 for deuteranopes) */
+    /* event kinds on a timeline */
+    TP_COLOR_HOST_OP = 0xF5EC7B,    /* pale yellow: the most bars, kept light */
+    TP_COLOR_RUNTIME = 0x735900,    /* dark ochre */
+    TP_COLOR_ANNOTATION = 0xE28E4D, /* amber */
+    TP_COLOR_SYNC = 0x007756,       /* dark green */
     TP_COLOR_LINK = 0x0060A0,  /* link text (Okabe-Ito blue, darkened for text) */
 };
 

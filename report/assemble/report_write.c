@@ -77,7 +77,7 @@ static void draw_all(tp_canvas *cv, const tp_pagectx *pc)
 static void plan_pages(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
 {
     tp_pagectx_init(pc, s, o);
-    tp_canvas *null = tp_canvas_null();
+    tp_canvas *null = tp_canvas_null(&pc->notes->pages, &pc->notes->npages);
     draw_rest(null, pc);
     tp_canvas_close(null, NULL);
     pc->notes->frozen = true;
@@ -94,7 +94,7 @@ void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
 typedef struct pdf_job {
     const tp_pagectx *pc;
     tp_outset *set;
-    const char *dir, *name;
+    const char *dir, *name, *format;
     tp_err err;
     int rc;
 } pdf_job;
@@ -102,11 +102,13 @@ typedef struct pdf_job {
 static void *write_pdf(void *arg)
 {
     pdf_job *j = arg;
-    char path[4096], title[400];
+    char path[4096], title[400], subject[400];
     snprintf(path, sizeof path, "%s/report.pdf", j->dir);
     snprintf(title, sizeof title, "tracepress report: %s", j->name);
+    snprintf(subject, sizeof subject, "Performance report of a %s trace: GPU time, kernels, steps, timeline",
+             j->format);
     tp_outset *prev = tp_outset_use(j->set); /* this thread's files join the report's set too */
-    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){title, NULL}, &j->err);
+    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){.title = title, .subject = subject}, &j->err);
     if (pdf) {
         draw_all(pdf, j->pc);
         if (tp_canvas_close(pdf, &j->err) == 0)
@@ -130,7 +132,9 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     /* the PDF on a second thread while the PNGs are drawn here: both only
      * read pc and the summary; the fonts are loaded before they start */
     tp_font_check(NULL, 0);
-    pdf_job pj = {.pc = &pc, .set = set, .dir = dir, .name = s->name, .rc = -1};
+    const char *slash = s->opts.path ? strrchr(s->opts.path, '/') : NULL;
+    pdf_job pj = {.pc = &pc, .set = set, .dir = dir, .rc = -1, .format = s->t->format ? s->t->format : "",
+                  .name = slash ? slash + 1 : s->opts.path ? s->opts.path : s->name}; /* the input file's name */
     tp_side pdf_side;
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
     char path[4096];

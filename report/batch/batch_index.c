@@ -364,7 +364,7 @@ int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *s
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.pdf", dir, stem);
-    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){"tracepress batch index", NULL}, err);
+    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress batch index"}, err);
     if (!cv)
         return -1;
     pdf_draw(cv, rs);

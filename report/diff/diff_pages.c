@@ -262,7 +262,7 @@ int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const cha
              d->has_steps ? "Median step time" : "Total device time", a, b);
     if (d->head_has_rel)
         snprintf(v + strlen(v), sizeof v - strlen(v), " (%+.1f%%)", d->head_rel * 100.0 + 0.0);
-    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){"tracepress diff", NULL}, err);
+    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress diff"}, err);
     if (!cv)
         return -1;
     draw_pdf(cv, d, v, why);

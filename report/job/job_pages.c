@@ -818,7 +818,7 @@ int tp_job_pages(const tp_job *j, const char *dir, const tp_page_opts *po, const
         out[n++] = names[which];
     }
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){"tracepress job report", NULL}, err);
+    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress job report"}, err);
     if (!pdf)
         goto fail;
     tp_job_draw(pdf, j, po);

@@ -26,6 +26,9 @@ void tp_pagectx_free(tp_pagectx *pc)
 {
     tp_kname_free(pc->knames, pc->s->kt.n);
     tp_strs_free(&pc->notes->text);
+    for (size_t i = 0; i < pc->notes->npages; i++)
+        free(pc->notes->pages[i]);
+    free(pc->notes->pages);
     free(pc->notes);
 }
 

@@ -31,6 +31,8 @@ typedef struct tp_page_notes {
     const char *lines[TP_PAGE_MAX_NOTES];
     size_t n, dropped;
     bool frozen;
+    char **pages; /* the top-level page titles after the overview, in order (the overview's links) */
+    size_t npages;
 } tp_page_notes;
 typedef struct tp_pagectx {
     const tp_summary *s;

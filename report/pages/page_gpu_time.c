@@ -52,7 +52,7 @@ static const struct {
     {"communication", 5}, {"normalisation", 6}, {"softmax", 7}, {"attention", 8}, {"MoE", 9},
     {"memset", 11},  {"compiled", 12},  {"embedding", 13},  {"optimizer", 19}, {"other", -1},
 };
-static const int free_slots[] = {10, 20, 14, 15}; /* the most distinct from the split's first */
+static const int free_slots[] = {10, 20, 14, 15, 21, 22, 23}; /* palette.h: user categories 1-7 */
 
 static int builtin_slot(const char *name, bool *found)
 {

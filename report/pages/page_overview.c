@@ -219,6 +219,33 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
     return y;
 }
 
+/* "In this report:" and the pages after this one, each a link to its page,
+ * flowing over lines; with cv NULL, only measured.  Returns the y below. */
+static double page_list(tp_canvas *cv, const tp_page_notes *N, double x, double y, double w)
+{
+    const double fs = FS - 1, lh = fs * 1.45;
+    const char *head = "In this report: ";
+    double hw = tp_text_width(TP_FONT_BOLD, fs, head), sep = tp_text_width(TP_FONT_REGULAR, fs, "  ·  ");
+    double cx = x + hw, base = y + tp_font_ascent(TP_FONT_REGULAR, fs);
+    if (cv)
+        tp_cv_text(cv, x, base, TP_FONT_BOLD, fs, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, head);
+    for (size_t i = 0; i < N->npages; i++) {
+        double tw = tp_text_width(TP_FONT_REGULAR, fs, N->pages[i]);
+        if (cx + tw > x + w && cx > x + hw) { /* the next line, under the first title */
+            cx = x + hw;
+            base += lh;
+        }
+        if (cv) {
+            tp_cv_text(cv, cx, base, TP_FONT_REGULAR, fs, TP_COLOR_LINK, TP_ALIGN_LEFT, 0, N->pages[i]);
+            tp_cv_link_page(cv, cx, base - tp_font_ascent(TP_FONT_REGULAR, fs), tw, lh, N->pages[i]);
+            if (i + 1 < N->npages)
+                tp_cv_text(cv, cx + tw, base, TP_FONT_REGULAR, fs, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, "  ·  ");
+        }
+        cx += tw + sep;
+    }
+    return base + tp_font_descent(TP_FONT_REGULAR, fs) + fs * 0.6;
+}
+
 void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_summary *s = pc->s;
@@ -237,6 +264,7 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
     /* the notes and the page list go under the chart: measure them first */
     const tp_page_notes *N = pc->notes;
     double notes_h = N->n ? FS * 1.6 : 0;
+    notes_h += page_list(NULL, N, m, 0, w) + 6;
     for (size_t i = 0; i < N->n; i++) {
         char **lines = NULL;
         size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 8, &lines);
@@ -252,6 +280,7 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
         y += ch + 10;
     }
     split_free(&b);
+    y = page_list(cv, N, m, y, w) + 6;
     if (N->n) {
         y = tp_page_line(cv, m, y, TP_FONT_BOLD, FS, TP_COLOR_TEXT, "Not in this report (nothing to show):");
         for (size_t i = 0; i < N->n; i++) {

@@ -9,6 +9,8 @@
 
 #define TOP_OPS 12
 
+/* "Pages:" and a link to each section (tp_cv_link_page goes by the page's
+ * bookmark title, so these must be the titles the pages begin with). */
 void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_summary *s = pc->s;

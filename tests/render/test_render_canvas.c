@@ -4,7 +4,9 @@
 #include "tests/lib/harness.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void draw_sample(tp_canvas *cv)
 {
@@ -91,7 +93,7 @@ TEST(render_canvas_text_cleaned)
 static void render_files(const char *pdf, const char *png)
 {
     tp_err err = {0};
-    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){"Canvas test — µs", NULL}, &err);
+    tp_canvas *cv = tp_canvas_pdf(pdf, &(tp_pdf_meta){.title = "Canvas test — µs", .subject = "Shapes and text"}, &err);
     CHECK(cv != NULL);
     draw_sample(cv);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
@@ -135,6 +137,11 @@ TEST(render_canvas_files_deterministic)
     if (tp_test_have("pdfinfo")) {
         CHECK_EQ_INT(tp_test_run(&out, "pdfinfo '%s' 2>/dev/null", tp_test_tmp("c1.pdf")), 0);
         CHECK(out && strstr(out, "Canvas test — µs") && strstr(out, "Pages:           2"));
+        CHECK(out && strstr(out, "Subject:         Shapes and text\n") &&
+              strstr(out, "Producer:        tracepress ") && strstr(out, " (libharu 2.3"));
+        /* the creation date is SOURCE_DATE_EPOCH's, or none */
+        const char *sde = getenv("SOURCE_DATE_EPOCH");
+        CHECK(out && (sde && *sde ? strstr(out, "CreationDate:") != NULL : strstr(out, "CreationDate:") == NULL));
         free(out);
     }
 }
@@ -236,5 +243,158 @@ TEST(render_canvas_link)
     for (const char *p = out; p && (p = strstr(p, "/URI (")); p++)
         nuri++;
     CHECK_EQ_INT(nuri, 3);
+    free(out);
+}
+
+/* Text in the three fonts, with characters from beyond Latin-1 (and one
+ * beyond the BMP), to check the fonts trimmed to the characters used. */
+static void draw_glyphs(tp_canvas *cv)
+{
+    tp_cv_begin_page(cv, 400, 160, "Glyphs");
+    tp_cv_text(cv, 10, 30, TP_FONT_REGULAR, 16, 0, TP_ALIGN_LEFT, 0, "Kernels µs ±5% → ×2 … ü Ω");
+    tp_cv_text(cv, 10, 60, TP_FONT_BOLD, 16, 0x0072B2, TP_ALIGN_LEFT, 0, "Bold ≥ 1 — naïve");
+    tp_cv_text(cv, 10, 90, TP_FONT_MONO, 14, 0, TP_ALIGN_LEFT, 0, "mono {x: 0x1F} ≠ ∑");
+    /* libharu shows a character beyond the BMP as a space */
+    tp_cv_text(cv, 250, 150, TP_FONT_REGULAR, 12, 0, TP_ALIGN_LEFT, -30, "rotated ∞ \xF0\x9D\x9B\xBC");
+    tp_cv_end_page(cv);
+}
+
+static long file_size(const char *path)
+{
+    size_t n = 0;
+    char *d = tp_test_read_file(path, &n);
+    free(d);
+    return d ? (long)n : -1;
+}
+
+TEST(render_canvas_pdf_fonts_trimmed)
+{
+    const char *trim = tp_test_tmp("glyphs.pdf"), *full = tp_test_tmp("glyphs_full.pdf");
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            setenv("TP_PDF_FULL_FONTS", "1", 1);
+        tp_err err = {0};
+        tp_canvas *cv = tp_canvas_pdf(i ? full : trim, NULL, &err);
+        draw_glyphs(cv);
+        CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+        unsetenv("TP_PDF_FULL_FONTS");
+    }
+    /* libharu alone: ~390 KB (whole loca/hmtx/post/cmap of 3 fonts, /W and
+     * CIDToGIDMap of every code point); trimmed: ~12 KB */
+    long nt = file_size(trim), nf = file_size(full);
+    CHECK(nt > 0 && nf > 0 && nt * 10 < nf && nt < 20000);
+    if (!tp_test_have("pdftoppm") || !tp_test_have("pdftotext") || !tp_test_have("qpdf")) {
+        fprintf(stderr, "  (skipping poppler/qpdf checks: tools not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", trim), 0);
+    free(out);
+    /* every glyph still draws as itself: the same pixels as the whole fonts, and no warning */
+    const char *dir = tp_test_tmpdir();
+    CHECK_EQ_INT(tp_test_run(&out, "pdftoppm -r 100 -gray '%s' '%s/gt' 2>&1 && pdftoppm -r 100 -gray '%s' '%s/gf' 2>&1 && "
+                                   "cmp '%s/gt-1.pgm' '%s/gf-1.pgm'",
+                             trim, dir, full, dir, dir, dir),
+                 0);
+    CHECK(out && out[0] == 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -raw '%s' - 2>&1", trim), 0); /* -raw: the rotated line in one piece */
+    CHECK(out && strstr(out, "Kernels µs ±5% → ×2 … ü Ω") && strstr(out, "Bold ≥ 1 — naïve") &&
+          strstr(out, "mono {x: 0x1F} ≠ ∑") && strstr(out, "rotated ∞"));
+    CHECK(out && !strstr(out, "Syntax"));
+    free(out);
+    /* the three fonts embedded as subsets, each with a ToUnicode map */
+    if (tp_test_have("pdffonts")) {
+        CHECK_EQ_INT(tp_test_run(&out, "pdffonts '%s' 2>&1 | grep -c 'CID TrueType *Identity-H *yes yes yes'", trim), 0);
+        CHECK(out && atoi(out) == 3);
+        free(out);
+    }
+}
+
+/* Links inside the document by bookmark title: to a later page, to an
+ * earlier one, to a section's second page, and to a title no page has. */
+static void draw_page_links(tp_canvas *cv)
+{
+    tp_cv_begin_page(cv, 300, 200, "Overview");
+    tp_cv_text(cv, 20, 38, TP_FONT_REGULAR, 10, 0x0055AA, TP_ALIGN_LEFT, 0, "Timeline");
+    tp_cv_link_page(cv, 20, 30, 60, 10, "Timeline");
+    tp_cv_link_page(cv, 20, 50, 60, 10, "Names (2/2)");
+    tp_cv_link_page(cv, 20, 70, 60, 10, "No such page");
+    tp_cv_link_page(cv, 20, 90, 0, 10, "Timeline"); /* empty rectangle: ignored */
+    tp_cv_end_page(cv);
+    for (size_t k = 0; k < 2; k++) {
+        tp_cv_begin_section_page(cv, 300, 200, "Names", k, 2);
+        tp_cv_end_page(cv);
+    }
+    tp_cv_begin_page(cv, 300, 200, "Timeline");
+    tp_cv_link_page(cv, 0, 0, 300, 20, "Overview");
+    tp_cv_end_page(cv);
+}
+
+TEST(render_canvas_link_page)
+{
+    tp_buf b = {0};
+    tp_canvas *cv = tp_canvas_rec(&b);
+    draw_page_links(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, NULL), 0);
+    CHECK(b.data && strstr(b.data, "linkpage 20.00 30.00 60.00 10.00 \"Timeline\"\n") &&
+          strstr(b.data, "linkpage 20.00 50.00 60.00 10.00 \"Names (2/2)\"\n") && !strstr(b.data, "90.00"));
+    tp_buf_free(&b);
+
+    const char *pdf = tp_test_tmp("golink.pdf"), *log = tp_test_tmp("golink.err");
+    /* the dead link's warning goes to stderr: catch it in a file */
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(log, "w");
+    CHECK(f && saved >= 0);
+    if (!f || saved < 0)
+        return;
+    dup2(fileno(f), 2);
+    tp_err err = {0};
+    cv = tp_canvas_pdf(pdf, NULL, &err);
+    draw_page_links(cv);
+    int rc = tp_canvas_close(cv, &err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(f);
+    CHECK_EQ_INT(rc, 0);
+    size_t n = 0;
+    char *msg = tp_test_read_file(log, &n);
+    CHECK(msg && strstr(msg, "golink.pdf: warning: links to pages the PDF does not have: 1\n"));
+    free(msg);
+    /* PNG: nothing to click, nothing to say */
+    cv = tp_canvas_png(tp_test_tmp("golink.png"), 1, &err);
+    draw_page_links(cv);
+    CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
+    if (!tp_test_have("qpdf") || !tp_test_have("python3")) {
+        fprintf(stderr, "  (skipping qpdf checks: not installed)\n");
+        return;
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", pdf), 0);
+    free(out);
+    /* each link's page (1-based) -> its destination's page and fit */
+    CHECK_EQ_INT(tp_test_run(&out,
+                             "qpdf --json=1 '%s' | python3 -c '"
+                             "import json,sys\n"
+                             "d=json.load(sys.stdin)\n"
+                             "o=d[\"objects\"]\n"
+                             "ids=[p[\"object\"] for p in d[\"pages\"]]\n"
+                             "for i,p in enumerate(d[\"pages\"]):\n"
+                             "  for a in o[p[\"object\"]].get(\"/Annots\",[]):\n"
+                             "    a=o[a] if isinstance(a,str) else a\n"
+                             "    dest=a[\"/Dest\"]\n"
+                             "    dest=o[dest] if isinstance(dest,str) else dest\n"
+                             "    print(i+1, a[\"/Subtype\"], a[\"/Rect\"], ids.index(dest[0])+1, dest[1])'",
+                             pdf),
+                 0);
+    /* Overview (page 1, 200 pt high): rect y 30..40 from the top = 160..170 from the bottom */
+    CHECK(out && strstr(out, "1 /Link [20, 160, 80, 170] 4 /Fit\n") && strstr(out, "1 /Link [20, 140, 80, 150] 3 /Fit\n") &&
+          strstr(out, "4 /Link [0, 180, 300, 200] 1 /Fit\n"));
+    size_t nlinks = 0;
+    for (const char *p = out; p && (p = strstr(p, "/Link")); p++)
+        nlinks++;
+    CHECK_EQ_INT(nlinks, 3);
     free(out);
 }

@@ -226,7 +226,7 @@ static void render_all(const char *dir)
     tp_err err = {0};
     char path[1024];
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){"tracepress render demo", NULL}, &err);
+    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress render demo"}, &err);
     CHECK(pdf != NULL);
     for (size_t i = 0; i < NDEMOS; i++) {
         demos[i].fn(pdf, 842, 595);

@@ -313,7 +313,7 @@ TEST(render_demo_real_trace)
     snprintf(dir, sizeof dir, "%s", tp_test_tmp("real"));
     CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s'", dir), 0);
     snprintf(p, sizeof p, "%s/real.pdf", dir);
-    tp_canvas *pdf = tp_canvas_pdf(p, &(tp_pdf_meta){"ResNet V100 sample", NULL}, &err);
+    tp_canvas *pdf = tp_canvas_pdf(p, &(tp_pdf_meta){.title = "ResNet V100 sample"}, &err);
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
         pages[i].fn(pdf, &t, &kt);
         snprintf(p, sizeof p, "%s/%s.png", dir, pages[i].png);

@@ -725,6 +725,21 @@ TEST(report_golden_pages_of_the_example)
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
     CHECK(rec.len > 1000);
     CHECK_GOLDEN("report/report_example_pages.rec", rec.data, rec.len);
+    /* every link inside the report goes to a page it has (a title no page has would be no link):
+     * each `linkpage ... "T"` line has a `page W H "T"` line */
+    size_t nlinks = 0;
+    for (const char *l = rec.data; (l = strstr(l, "linkpage ")); l++) {
+        const char *q = strchr(l, '"'), *e = q ? strchr(q, '\n') : NULL;
+        int ok = 0;
+        for (const char *p = rec.data; q && e && !ok && (p = strstr(p, "page ")); p++) {
+            const char *pq = strchr(p, '"');
+            ok = (p == rec.data || p[-1] == '\n') && pq && strchr(p, '\n') > pq &&
+                 strncmp(pq, q, (size_t)(e - q)) == 0 && (pq[e - q] == '\n' || pq[e - q] == ' ');
+        }
+        CHECK(ok);
+        nlinks++;
+    }
+    CHECK_EQ_INT(nlinks, 7); /* the summary page's "Pages:" line */
     tp_buf js = {0};
     tp_report_summary_json(&s, &js);
     CHECK_GOLDEN("report/report_example_summary.json", js.data, js.len);
