@@ -153,7 +153,7 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
         goto out;
     if (s->sf.nsteps && write_png(dir, "steps", &pc, scale, tp_chart_steps, &names, &nn, err) < 0)
         goto out;
-    if (s->ob.nops) {
+    if (tp_breakdown_has_ops(&s->ob)) {
         snprintf(path, sizeof path, "%s/png/breakdown.png", dir);
         tp_canvas *g = tp_canvas_png(path, scale, err);
         if (!g)

@@ -82,13 +82,24 @@ static void grid_free(grid_mem *mem)
     free(mem->ops);
 }
 
+bool tp_breakdown_has_ops(const tp_op_kernels *ob)
+{
+    for (size_t i = 0; i < ob->nops; i++) /* a grid of "(no host op)" alone says nothing */
+        if (!ob->ops[i].no_op)
+            return true;
+    return false;
+}
+
 size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what,
                              double w, double h)
 {
     char bookmark[120];
     snprintf(bookmark, sizeof bookmark, "Dominating %s", what);
-    if (ob->nops == 0) {
-        tp_page_note(pc, bookmark, "no device activity attributed to them, no kernel mix to show.");
+    if (!tp_breakdown_has_ops(ob)) {
+        tp_page_note(pc, bookmark,
+                     ob->nops ? "all device work ran outside any of them (no host op launched it), no kernel mix "
+                                "to show per op."
+                              : "no device activity attributed to them, no kernel mix to show.");
         return 0;
     }
     /* one page, as many of the top ops as fit (summary.json "ops" has them all): the PNG
