@@ -10,6 +10,7 @@
 #include "render/text/font.h"
 #include "convert/base/threads.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
 }
 
 /* Every PDF page after the overview, in order: the report's page table. */
-static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp)
+static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp, bool planning)
 {
     const tp_pagectx pc = *pcp;
     tp_canvas *pdf = cv;
@@ -55,7 +56,8 @@ static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp)
     tp_pages_breakdown(pdf, &pc, pc.lw, pc.lh);
     if (pc.s->slices) {
         tp_cv_begin_page(pdf, pc.lw, pc.lh, "Timeline");
-        tp_chart_timeline(pdf, &pc, lr);
+        if (!planning) /* it always has a page; drawing it reads every event (1.4% of a 1 GB report's CPU) */
+            tp_chart_timeline(pdf, &pc, lr);
         tp_cv_end_page(pdf);
     } else
         tp_page_note(&pc, "Timeline", "the trace has no slices to draw.");
@@ -68,7 +70,7 @@ static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp)
 static void draw_all(tp_canvas *cv, const tp_pagectx *pc)
 {
     tp_page_overview(cv, pc);
-    draw_rest(cv, pc);
+    draw_rest(cv, pc, false);
 }
 
 /* The context for the pages: a first pass over them on a null canvas
@@ -78,7 +80,7 @@ static void plan_pages(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *
 {
     tp_pagectx_init(pc, s, o);
     tp_canvas *null = tp_canvas_null(&pc->notes->pages, &pc->notes->npages);
-    draw_rest(null, pc);
+    draw_rest(null, pc, true);
     tp_canvas_close(null, NULL);
     pc->notes->frozen = true;
 }
