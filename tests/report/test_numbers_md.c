@@ -81,6 +81,25 @@ static const char *cut_number(const char *txt)
     return NULL;
 }
 
+/* dir/report.pdf: poppler extracts (and with `draw`, draws) it without a
+ * word on stderr, and its text has no cut number. */
+static void check_pdf(const char *in, const char *dir, bool draw)
+{
+    char *msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "pdftotext -layout '%s/report.pdf' '%s/report.txt' 2>&1%s%s%s%s%s", dir, dir,
+                             draw ? " && pdftoppm -r 20 -png '" : "", draw ? dir : "", draw ? "/report.pdf' '" : "",
+                             draw ? dir : "", draw ? "/page' 2>&1" : ""), 0);
+    if (msg && *msg)
+        tp_test_fail(__FILE__, __LINE__, "%s: poppler says: %.200s", in, msg);
+    free(msg);
+    char *txt = tp_test_read_in(dir, "report.txt");
+    CHECK(txt != NULL);
+    const char *cut = txt ? cut_number(txt) : NULL;
+    if (cut)
+        tp_test_fail(__FILE__, __LINE__, "%s: a cut number: %.40s", in, cut);
+    free(txt);
+}
+
 /* summary.md or diff.md through cmark-gfm: no header row of empty cells,
  * images only from base (or none without it). */
 static void check_gfm(const char *dir, const char *name, const char *base)
@@ -130,20 +149,8 @@ TEST(report_samples_cut_no_number_and_summary_md_reads_in_a_pr)
                                      in, out, url, in), 0);
         else
             CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), in, out), 0);
-        if (pdf) {
-            char *msg = NULL;
-            /* stderr only: the text goes to a file */
-            CHECK_EQ_INT(tp_test_run(&msg, "pdftotext -layout '%s/report.pdf' '%s/report.txt'", out, out), 0);
-            if (msg && *msg)
-                tp_test_fail(__FILE__, __LINE__, "%s: pdftotext says: %.200s", in, msg);
-            free(msg);
-            char *txt = tp_test_read_in(out, "report.txt");
-            CHECK(txt != NULL);
-            const char *cut = txt ? cut_number(txt) : NULL;
-            if (cut)
-                tp_test_fail(__FILE__, __LINE__, "%s: a cut number: %.40s", in, cut);
-            free(txt);
-        }
+        if (pdf)
+            check_pdf(in, out, false);
         char *md = tp_test_read_in(out, "summary.md");
         CHECK(md != NULL);
         if (!md)
@@ -226,19 +233,7 @@ TEST(report_every_format_draws_clean_pages)
         snprintf(name, sizeof name, "fmt%zu", i);
         const char *dir = tp_test_tmp(name);
         CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' %s -o '%s' 2>/dev/null", tp_test_bin(), in, extra, dir), 0);
-        char *msg = NULL;
-        CHECK_EQ_INT(tp_test_run(&msg, "pdftotext -layout '%s/report.pdf' '%s/report.txt' 2>&1 && "
-                                       "pdftoppm -r 20 -png '%s/report.pdf' '%s/page' 2>&1",
-                                 dir, dir, dir, dir), 0);
-        if (msg && *msg)
-            tp_test_fail(__FILE__, __LINE__, "%s: poppler says: %.200s", in, msg);
-        free(msg);
-        char *txt = tp_test_read_in(dir, "report.txt");
-        CHECK(txt != NULL);
-        const char *cut = txt ? cut_number(txt) : NULL;
-        if (cut)
-            tp_test_fail(__FILE__, __LINE__, "%s: a cut number: %.40s", in, cut);
-        free(txt);
+        check_pdf(in, dir, true);
         check_gfm(dir, "summary.md", NULL);
     }
 }
