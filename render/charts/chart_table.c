@@ -50,7 +50,7 @@ static void measure(const tp_table *t, double fs, colm *m)
             m[c].cell = fmax(m[c].cell, tp_text_width(col_font(&t->cols[c]), fs, cell(t, r, c)));
         m[c].h1 = m[c].h2 = tp_text_width(TP_FONT_BOLD, fs, h);
         m[c].split = 0;
-        for (size_t i = 1; h[i]; i++) {
+        for (size_t i = 1; h[0] && h[i]; i++) { /* "" has no h[1] */
             if (h[i] != ' ' || !h[i + 1])
                 continue;
             char *a = tp_xstrndup(h, i);
