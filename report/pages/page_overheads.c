@@ -87,10 +87,10 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         tp_page_note(pc, "CPU overheads T1-T5",
                      ov->ops == 0 ? "not applicable: the trace has no host ops with launch calls."
                                   : tp_strs_add(&st,
-                                                "not applicable: none of the %llu top-level host ops makes a launch "
+                                                "not applicable: none of the %s top-level host ops makes a launch "
                                                 "call the model knows (cudaLaunchKernel, cudaMemcpyAsync, "
                                                 "hipLaunchKernel, ...: overheads.h).",
-                                                (unsigned long long)ov->ops));
+                                                tp_strs_count(&st, ov->ops)));
         tp_strs_free(&st);
         return;
     }
@@ -133,17 +133,17 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         const char **c = cells + i * NC;
         c[0] = tn[r->type];
         c[1] = r->name ? tp_str_get(s->t, r->name) : "(all ops)";
-        c[2] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
-        c[3] = tp_strs_add(&st, "%llu", (unsigned long long)r->kept);
+        c[2] = tp_strs_count(&st, r->count);
+        c[3] = tp_strs_count(&st, r->kept);
         c[4] = tp_strs_dur(&st, r->mean_ns);
         c[5] = tp_strs_dur(&st, r->stddev_ns);
         c[6] = tp_strs_dur(&st, r->min_ns);
         c[7] = tp_strs_dur(&st, r->max_ns);
-        c[8] = tp_strs_add(&st, "%llu", (unsigned long long)r->clamped);
+        c[8] = tp_strs_count(&st, r->clamped);
     }
     char title[200];
-    snprintf(title, sizeof title, "%llu top-level ops, %llu launches%s", (unsigned long long)ov->ops,
-             (unsigned long long)ov->launches,
+    snprintf(title, sizeof title, "%s top-level ops, %s launches%s", tp_strs_count(&st, ov->ops),
+             tp_strs_count(&st, ov->launches),
              n < ov->n ? tp_strs_add(&st, ": each type's most frequent ops, %zu of %zu rows", n, ov->n) : "");
     tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
     tp_page_table_top(cv, &t, r1, "summary.json \"overheads.rows\"");
