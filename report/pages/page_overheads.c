@@ -12,7 +12,7 @@ static const char *const defs[] = {
     "T1  between two top-level ops: framework time (Python, dispatch) when no op runs; large T1 starves the GPU.",
     "T2  an op's start to its first launch: its set-up (argument checks, shape inference, allocation).",
     "T3  an op's last launch end to its end: its clean-up after the device work is queued.",
-    "T4  each launch call itself: the driver's cost per kernel or copy (the model's constant 10 - 2 - 4 us).",
+    "T4  each launch call: a constant, not measured (the model's 10 us per launch less 2 + 4 us profiler cost).",
     "T5  between two launches of one op: host work between its kernels; for an op with no launch, its duration.",
     "Each is measured on the host and minus 2 us per host event in it (the profiler's own cost in the DLRM model;"
     " T1 only for gaps of 2 to 200 us). A value below 0 counts as 0 and is counted (clamped): the op was shorter"
