@@ -278,6 +278,7 @@ TEST(report_counts_separated_and_md_names_as_the_diff)
             "   5,005  ",                             /* kernel statistics: instances */
             "22,290",                                 /* steps table: device events of the whole trace */
             "not measured",                           /* T4 is the model's constant, and the page says so */
+            "(step #2, the median of 5", /* overview: steps #2 to #6; it said "step #2 of 5" */
             NULL};
         for (size_t i = 0; txt && want[i]; i++)
             if (!strstr(txt, want[i]))
