@@ -236,7 +236,7 @@ void tp_diff_brief_md(const tp_diff *d, tp_buf *b)
         delta(dl, sizeof dl, t->rows[i].delta);
         tp_diff_fmt_rel(rel, sizeof rel, &t->rows[i]);
         tp_buf_puts(b, shown ? ", " : "; most changed kernels: ");
-        tp_md_code(b, names[i], 60);
+        tp_md_code(b, names[i], SIZE_MAX); /* as diff.md shows it: display names are cut already */
         tp_buf_printf(b, " %s (%s)", dl, rel);
         shown++;
     }

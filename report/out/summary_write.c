@@ -338,7 +338,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             tp_buf_printf(b, "%s |\n", w);
         }
         if (s->kt.n > n)
-            tp_buf_printf(b, "\n%zu more kernels in report.pdf and summary.json.\n", s->kt.n - n);
+            tp_buf_printf(b, "\n%zu more kernels: summary.json `kernels` has every row.\n", s->kt.n - n);
         tp_kname_free(shorts, s->kt.n);
         free(names);
     }

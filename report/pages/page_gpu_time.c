@@ -325,7 +325,7 @@ static double categories_table(tp_canvas *cv, const tp_pagectx *pc, size_t nrows
         cl[C_TIME] = tp_strs_dur(&st, r->device_ns);
         tp_fmt_pct(p, sizeof p, r->device_ns, c->total_ns);
         cl[C_SHARE] = tp_strs_add(&st, "%s", p);
-        cl[C_COUNT] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
+        cl[C_COUNT] = tp_strs_count(&st, r->count);
         if (per_step) { /* over the steps with device time */
             int64_t lo_n = 0, lo_d = 0, hi_n = 0, hi_d = 0;
             for (size_t k = 0; k < c->nsteps; k++) {

@@ -124,7 +124,7 @@ void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc)
         c[0] = tp_strs_add(&st, "%zu", i + 1);
         c[1] = tp_strs_add(&st, "%.*s", (int)strlen(p) - 1, p); /* no % sign: the header says it */
         c[2] = tp_strs_dur(&st, r->total_ns);
-        c[3] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
+        c[3] = tp_strs_count(&st, r->count);
         c[4] = tp_strs_dur(&st, r->mean_ns);
         c[5] = tp_strs_dur(&st, r->p50_ns);
         c[6] = tp_strs_dur(&st, r->min_ns);

@@ -12,7 +12,7 @@ static const char *const defs[] = {
     "T1  between two top-level ops: framework time (Python, dispatch) when no op runs; large T1 starves the GPU.",
     "T2  an op's start to its first launch: its set-up (argument checks, shape inference, allocation).",
     "T3  an op's last launch end to its end: its clean-up after the device work is queued.",
-    "T4  each launch call itself: the driver's cost per kernel or copy (the model's constant 10 - 2 - 4 us).",
+    "T4  each launch call: a constant, not measured (the model's 10 us per launch less 2 + 4 us profiler cost).",
     "T5  between two launches of one op: host work between its kernels; for an op with no launch, its duration.",
     "Each is measured on the host and minus 2 us per host event in it (the profiler's own cost in the DLRM model;"
     " T1 only for gaps of 2 to 200 us). A value below 0 counts as 0 and is counted (clamped): the op was shorter"
@@ -87,10 +87,10 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         tp_page_note(pc, "CPU overheads T1-T5",
                      ov->ops == 0 ? "not applicable: the trace has no host ops with launch calls."
                                   : tp_strs_add(&st,
-                                                "not applicable: none of the %llu top-level host ops makes a launch "
+                                                "not applicable: none of the %s top-level host ops makes a launch "
                                                 "call the model knows (cudaLaunchKernel, cudaMemcpyAsync, "
                                                 "hipLaunchKernel, ...: overheads.h).",
-                                                (unsigned long long)ov->ops));
+                                                tp_strs_count(&st, ov->ops)));
         tp_strs_free(&st);
         return;
     }
@@ -133,17 +133,17 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         const char **c = cells + i * NC;
         c[0] = tn[r->type];
         c[1] = r->name ? tp_str_get(s->t, r->name) : "(all ops)";
-        c[2] = tp_strs_add(&st, "%llu", (unsigned long long)r->count);
-        c[3] = tp_strs_add(&st, "%llu", (unsigned long long)r->kept);
+        c[2] = tp_strs_count(&st, r->count);
+        c[3] = tp_strs_count(&st, r->kept);
         c[4] = tp_strs_dur(&st, r->mean_ns);
         c[5] = tp_strs_dur(&st, r->stddev_ns);
         c[6] = tp_strs_dur(&st, r->min_ns);
         c[7] = tp_strs_dur(&st, r->max_ns);
-        c[8] = tp_strs_add(&st, "%llu", (unsigned long long)r->clamped);
+        c[8] = tp_strs_count(&st, r->clamped);
     }
     char title[200];
-    snprintf(title, sizeof title, "%llu top-level ops, %llu launches%s", (unsigned long long)ov->ops,
-             (unsigned long long)ov->launches,
+    snprintf(title, sizeof title, "%s top-level ops, %s launches%s", tp_strs_count(&st, ov->ops),
+             tp_strs_count(&st, ov->launches),
              n < ov->n ? tp_strs_add(&st, ": each type's most frequent ops, %zu of %zu rows", n, ov->n) : "");
     tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
     tp_page_table_top(cv, &t, r1, "summary.json \"overheads.rows\"");

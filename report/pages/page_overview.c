@@ -155,9 +155,14 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
         char lab[160];
         tp_step_label(s->t, sf, &sf->steps[sf->median], lab, sizeof lab);
         y = para(cv, x, y, w, TP_FONT_REGULAR, TP_COLOR_TEXT,
-                 sf->nsteps > 1 ? tp_strs_add(st, "Median step: %s (step %s of %zu; they last %s to %s).",
-                                              dur(st, sf->steps[sf->median].host_ns), lab, sf->nsteps, dur(st, lo),
-                                              dur(st, hi))
+                 sf->nsteps > 1
+                     ? tp_strs_add(st, "Median step: %s (step %s, the median of %s; they last %s to %s).",
+                                   dur(st, sf->steps[sf->median].host_ns), lab,
+                                   sf->median_of < sf->nsteps
+                                       ? tp_strs_add(st, "the %zu of %zu steps with device work", sf->median_of,
+                                                     sf->nsteps)
+                                       : tp_strs_add(st, "%zu steps", sf->nsteps),
+                                   dur(st, lo), dur(st, hi))
                                 : tp_strs_add(st, "One step: %s lasts %s.", lab, dur(st, lo)));
     } else if (s->slices)
         y = para(cv, x, y, w, TP_FONT_REGULAR, TP_COLOR_TEXT,

@@ -101,7 +101,7 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
         c[2] = tp_strs_dur(&st, r->busy_ns);
         c[3] = tp_strs_dur(&st, r->idle_ns);
         c[4] = tp_strs_dur(&st, r->overlap_ns);
-        c[5] = tp_strs_add(&st, "%llu", (unsigned long long)r->device_events);
+        c[5] = tp_strs_count(&st, r->device_events);
         for (size_t k = 0; k < ns; k++)
             c[6 + k] = tp_strs_dur(&st, r->stream_busy[sel[k]]);
     }

@@ -45,8 +45,8 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
     }
     ROW("date", s->date[0] ? s->date : "unknown");
     ROW("trace span (host and device)", tp_strs_dur(&st, sf->span_end - sf->span_start));
-    ROW("events read / slices", tp_strs_add(&st, "%llu / %llu", (unsigned long long)t->events_in,
-                                            (unsigned long long)s->slices));
+    ROW("events read / slices",
+        tp_strs_add(&st, "%s / %s", tp_strs_count(&st, t->events_in), tp_strs_count(&st, s->slices)));
     if (sf->nsteps) {
         char a[160], b[160], c[160];
         tp_step_label(t, sf, &sf->steps[0], a, sizeof a);
@@ -91,10 +91,10 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
         GPU_ROW("busy with no launch call", g->unlinked_ns);
 #undef GPU_ROW
     ROW("kernels: instances / names / time (sum)",
-        tp_strs_add(&st, "%llu / %zu / %s", (unsigned long long)s->kt.kernels, s->kt.kernel_names,
+        tp_strs_add(&st, "%s / %s / %s", tp_strs_count(&st, s->kt.kernels), tp_strs_count(&st, s->kt.kernel_names),
                     tp_strs_dur(&st, s->kt.kernel_ns)));
     ROW("memcpy / memset instances",
-        tp_strs_add(&st, "%llu / %llu", (unsigned long long)s->kt.memcpys, (unsigned long long)s->kt.memsets));
+        tp_strs_add(&st, "%s / %s", tp_strs_count(&st, s->kt.memcpys), tp_strs_count(&st, s->kt.memsets)));
     if (s->cat.n) {
         tp_fmt_pct(pct, sizeof pct, s->cat.rows[0].device_ns, s->cat.total_ns);
         ROW("top category", tp_strs_add(&st, "%s (%s of device time)", s->cat.rules->names[s->cat.rows[0].category], pct));
@@ -121,7 +121,7 @@ void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc)
             oc[5 * i] = tp_opk_op_name(t, op);
             oc[5 * i + 1] = tp_strs_dur(&st, op->total_ns);
             oc[5 * i + 2] = tp_strs_add(&st, "%s", p);
-            oc[5 * i + 3] = tp_strs_add(&st, "%llu", (unsigned long long)op->occurrences);
+            oc[5 * i + 3] = tp_strs_count(&st, op->occurrences);
             oc[5 * i + 4] = tp_strs_add(&st, "%zu", op->n);
         }
         tp_table_col cols[] = {{"top-level op", 0, TP_FIT_MIDDLE, 0},

@@ -115,6 +115,12 @@ static void check_gfm(const char *dir, const char *name, const char *base)
                 text = true;
         if (!text)
             tp_test_fail(__FILE__, __LINE__, "%s/%s: a header row of empty cells: %.80s", dir, name, p);
+        /* nor one empty header cell: a column a reader cannot name */
+        for (const char *q = p; end && (q = strstr(q, "<th")) && q < end; q++) {
+            const char *gt = strchr(q, '>');
+            if (gt && !strncmp(gt + 1, "</th>", 5))
+                tp_test_fail(__FILE__, __LINE__, "%s/%s: an empty header cell: %.80s", dir, name, p);
+        }
     }
     int imgs = 0;
     for (const char *p = html; p && (p = strstr(p, "<img src=\"")); p++, imgs++)
@@ -236,4 +242,50 @@ TEST(report_every_format_draws_clean_pages)
         check_pdf(in, dir, true);
         check_gfm(dir, "summary.md", NULL);
     }
+}
+
+/* Counts take thousands separators on the pages as in summary.md; summary.md
+ * says where the kernels it leaves out are (summary.json: the PDF shows only
+ * its top rows); the baseline line names kernels as diff.md does, uncut. */
+TEST(report_counts_separated_and_md_names_as_the_diff)
+{
+    const char *df = tp_test_shared("external/kineto/hta_df_index_resolver_large.json.gz");
+    const char *r0 = tp_test_shared("external/hta/trace_filter_sampled_rank-0.json.gz");
+    const char *r1 = tp_test_shared("external/hta/trace_filter_sampled_rank-1.json.gz");
+    if (!tp_test_file_exists(df) || !tp_test_file_exists(r0) || !tp_test_file_exists(r1)) {
+        fprintf(stderr, "  SKIPPED: samples not found\n");
+        return;
+    }
+    const char *dir = tp_test_tmp("cnt");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s' 2>/dev/null", tp_test_bin(), df, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "\n36 more kernels: summary.json `kernels` has every row.\n"));
+    CHECK(md && !strstr(md, "in report.pdf"));
+    free(md);
+    if (tp_test_have("pdftotext")) {
+        CHECK_EQ_INT(tp_test_run(NULL, "pdftotext -layout '%s/report.pdf' '%s/report.txt'", dir, dir), 0);
+        char *txt = tp_test_read_in(dir, "report.txt");
+        static const char *const want[] = {
+            "216,092 / 123,379",                      /* summary page: events read / slices */
+            "19,370 / 49 / 977.859 ms",               /* kernels: instances / names / time */
+            "2,040 / 880",                            /* memcpy / memset instances */
+            "6,085 top-level ops, 21,410 launches",   /* CPU overheads title */
+            "   5,005  ",                             /* kernel statistics: instances */
+            "22,290",                                 /* steps table: device events of the whole trace */
+            "not measured",                           /* T4 is the model's constant, and the page says so */
+            "(step #2, the median of 5", /* overview: steps #2 to #6; it said "step #2 of 5" */
+            NULL};
+        for (size_t i = 0; txt && want[i]; i++)
+            if (!strstr(txt, want[i]))
+                tp_test_fail(__FILE__, __LINE__, "report.txt lacks \"%s\"", want[i]);
+        CHECK(txt != NULL);
+        free(txt);
+    }
+    dir = tp_test_tmp("bl");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' --baseline '%s' -o '%s' 2>/dev/null", tp_test_bin(), r1, r0, dir),
+                 0);
+    md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "most changed kernels: `split_embedding_\xE2\x80\xA6rowwise_adagrad_unweighted_kernel_"
+                           "cta_per_row_1` +33.771"));
+    free(md);
 }

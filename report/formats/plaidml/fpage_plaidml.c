@@ -212,7 +212,7 @@ static void pml_md(const tp_summary *s, tp_buf *b)
     static const char *const what[2] = {"highest mean", "highest total"};
     if (!m[0]->kernel)
         return;
-    tp_buf_puts(b, "\n| kernel | | runs | total | mean | program | temporaries | allocations |\n"
+    tp_buf_puts(b, "\n| kernel | ranked by | runs | total | mean | program | temporaries | allocations |\n"
                    "|---|---|---:|---:|---:|---|---:|---:|\n");
     for (int i = 0; i < 2; i++) {
         tp_md_dur(u, sizeof u, m[i]->total_ns);
