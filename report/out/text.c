@@ -47,6 +47,8 @@ int tp_md_url_check(const char *url, const char **why)
             return *why = "it holds a space, a quote, a bracket, a backslash or a character outside printable ASCII "
                           "(percent-encode it)",
                    -1;
+        if (c == '?' || c == '#') /* "/png/NAME.png" is appended: it would land in the query or fragment */
+            return *why = "it has a query or a fragment ('?' or '#'): give the folder's URL", -1;
     }
     return 0;
 }
@@ -74,6 +76,19 @@ static size_t md_len(const char *s, size_t max, bool *cut)
 
 static bool md_ctl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
+/* A bidirectional control at s[i] (U+200E/F, U+202A-202E, U+2066-2069):
+ * it would reorder what a reader sees around it, so it is written as a
+ * space.  Its length in bytes, or 0. */
+static size_t bidi_at(const char *s, size_t n, size_t i)
+{
+    const unsigned char *u = (const unsigned char *)s + i;
+    if (i + 3 > n || u[0] != 0xE2)
+        return 0;
+    if (u[1] == 0x80 && (u[2] == 0x8E || u[2] == 0x8F || (u[2] >= 0xAA && u[2] <= 0xAE)))
+        return 3;
+    return u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9 ? 3 : 0;
+}
+
 static bool alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
 
 /* The run of '_' around s[i] has an ASCII letter or digit on both sides. */
@@ -98,8 +113,10 @@ void tp_md_text(tp_buf *b, const char *s, size_t max)
         digits++;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (md_ctl(c)) {
+        size_t bd = bidi_at(s, n, i);
+        if (md_ctl(c) || bd) {
             tp_buf_putc(b, ' ');
+            i += bd ? bd - 1 : 0;
             continue;
         }
         bool esc = strchr("\\`*_[]<>|!~&$", c) != NULL;
@@ -153,6 +170,13 @@ void tp_md_code(tp_buf *b, const char *s, size_t max)
     size_t bs = 0; /* backslashes just before */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        size_t bd = bidi_at(s, n, i);
+        if (bd) {
+            tp_buf_putc(b, ' ');
+            i += bd - 1;
+            bs = 0;
+            continue;
+        }
         if (c == '|') {
             if (bs % 2)
                 tp_buf_puts(b, "\xE2\x80\x8B"); /* U+200B: the backslash before may not pair with ours */

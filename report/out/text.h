@@ -47,8 +47,9 @@ void tp_md_code(tp_buf *b, const char *s, size_t max);
 
 /* --image-base-url: http:// or https://, a host, then only characters that
  * cannot end or break a Markdown link (no space, control, quote, backtick,
- * backslash, < > ( ) [ ] |, nor anything outside ASCII), at most 1,000
- * bytes.  0 when good, else -1 with why set to one line. */
+ * backslash, < > ( ) [ ] |, nor anything outside ASCII) and no query or
+ * fragment ('?', '#': the chart's path is appended), at most 1,000 bytes.
+ * 0 when good, else -1 with why set to one line. */
 int tp_md_url_check(const char *url, const char **why);
 
 /* A list of strings owned together (table cells). */

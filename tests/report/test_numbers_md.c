@@ -46,10 +46,12 @@ TEST(units_durations_and_counts)
     tp_md_dur(b, sizeof b, 1500);
     CHECK_STR(b, "1.500" TP_NBSP "us");
     const char *why;
-    CHECK(tp_md_url_check("https://ci.example/a/b-1_2?x=1&y=%20", &why) == 0);
+    CHECK(tp_md_url_check("https://ci.example/a/b-1_2&y=%20", &why) == 0);
     CHECK(tp_md_url_check("http://h", &why) == 0);
+    /* a query or fragment would swallow the "/png/NAME.png" appended to it */
     static const char *const bad[] = {"ftp://x", "https://", "https:///x", "https://x/a b", "https://x/(a)",
-                                      "javascript:alert(1)", "https://x/\"", "https://x/<", "https://x/é", "png/"};
+                                      "javascript:alert(1)", "https://x/\"", "https://x/<", "https://x/é", "png/",
+                                      "https://x/a?x=1", "https://x/a#f"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK(tp_md_url_check(bad[i], &why) < 0);
 }
@@ -288,4 +290,19 @@ TEST(report_counts_separated_and_md_names_as_the_diff)
     CHECK(md && strstr(md, "most changed kernels: `split_embedding_\xE2\x80\xA6rowwise_adagrad_unweighted_kernel_"
                            "cta_per_row_1` +33.771"));
     free(md);
+}
+
+/* A bidirectional control in a name would reorder what the reader sees
+ * around it ("Trojan Source"): text and code spans write a space. */
+TEST(markdown_bidi_controls_are_spaces)
+{
+    tp_buf b = {0};
+    tp_md_text(&b, "ab\xE2\x80\xAE" "cd\xE2\x81\xA6" "e", SIZE_MAX);
+    tp_buf_putc(&b, 0);
+    CHECK_STR(b.data, "ab cd e");
+    b.len = 0;
+    tp_md_code(&b, "k\xE2\x80\x8F<x>", SIZE_MAX);
+    tp_buf_putc(&b, 0);
+    CHECK_STR(b.data, "`k <x>`");
+    tp_buf_free(&b);
 }
