@@ -49,5 +49,6 @@ void tp_gpu_time_md(const tp_summary *s, tp_buf *b)
         tp_buf_puts(b, " |\n");
     }
     if (c->n > n)
-        tp_buf_printf(b, "\n%zu more categories in report.pdf and summary.json.\n", c->n - n);
+        tp_buf_printf(b, "\n%zu more %s in report.pdf and summary.json.\n", c->n - n,
+                      c->n - n == 1 ? "category" : "categories");
 }

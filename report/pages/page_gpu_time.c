@@ -533,7 +533,9 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     if (ncat_rows)
         y = categories_table(cv, pc, ncat_rows, x, y, w);
     if (ncat > ncat_rows)
-        note(cv, x, y, w, tp_strs_add(&st, "%zu more categories: summary.json categories", ncat - ncat_rows));
+        note(cv, x, y, w,
+             tp_strs_add(&st, "%zu more %s: summary.json categories", ncat - ncat_rows,
+                         ncat - ncat_rows == 1 ? "category" : "categories"));
     free(rows);
     tp_strs_free(&st);
 }

@@ -5,6 +5,7 @@
 #include "render/charts/axis.h"
 #include "render/charts/chart_hstack.h"
 #include "render/charts/palette.h"
+#include "render/labels/kname.h"
 #include "render/text/textfit.h"
 #include "report/pages/pages.h"
 
@@ -203,10 +204,13 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
     size_t top = 0; /* the first op that is one: device work without a host op says nothing here */
     while (top < s->ob.nops && s->ob.ops[top].no_op)
         top++;
-    if (top < s->ob.nops)
+    if (top < s->ob.nops) {
+        char *name = tp_kname_cut(tp_opk_op_name(s->t, &s->ob.ops[top]), 120); /* a Python frame can run on */
         y = para(cv, x, y, w, TP_FONT_REGULAR, TP_COLOR_TEXT,
-                 tp_strs_add(st, "Top op: %s, %s of the device time under top-level ops.",
-                             tp_opk_op_name(s->t, &s->ob.ops[top]), pct(st, s->ob.ops[top].total_ns, s->ob.total_ns)));
+                 tp_strs_add(st, "Top op: %s, %s of the device time under top-level ops.", name,
+                             pct(st, s->ob.ops[top].total_ns, s->ob.total_ns)));
+        free(name);
+    }
     const tp_efficiency *e = &s->eff;
     if (e->n && e->device_ns > 0) {
         tp_buf b = {0};
