@@ -148,12 +148,12 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     if (s->eff.n && write_png(dir, "efficiency", &pc, scale, tp_chart_efficiency, &names, &nn, err) < 0)
         goto out;
     /* a chart is a PNG when its page is in the PDF */
-    if (s->kt.n && (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
+    if (s->kt.n >= TP_KERNEL_CHART_MIN && (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
                     write_png(dir, "kernels_mean", &pc, scale, png_kernels_mean, &names, &nn, err) < 0))
         goto out;
     if (s->slices && write_png(dir, "timeline", &pc, scale, tp_chart_timeline, &names, &nn, err) < 0)
         goto out;
-    if (s->sf.nsteps && write_png(dir, "steps", &pc, scale, tp_chart_steps, &names, &nn, err) < 0)
+    if (s->sf.nsteps && write_png(dir, "steps", &pc, scale, tp_chart_steps_png, &names, &nn, err) < 0)
         goto out;
     if (tp_breakdown_has_ops(&s->ob)) {
         snprintf(path, sizeof path, "%s/png/breakdown.png", dir);

@@ -12,6 +12,7 @@
 #define TP_PAGE_MARGIN 36.0
 #define TP_TABLE_MAX_ROWS 200 /* longer tables stop here, with a note (summary.json has them all) */
 #define TP_CHART_TOP 80       /* bars in the top-kernel charts */
+#define TP_KERNEL_CHART_MIN 3 /* kernels a trace needs for the top-kernel charts */
 #define TP_GRID_MAX_OPS 12    /* ops in the breakdown grid */
 #define TP_GRID_MAX_MIXES 8   /* mixes per op in the grid */
 

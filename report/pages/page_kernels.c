@@ -96,8 +96,11 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
 
 void tp_pages_kernel_charts(tp_canvas *cv, const tp_pagectx *pc)
 {
-    if (pc->s->kt.n == 0) {
-        tp_page_note(pc, "Top kernels", "the trace has no device kernels, copies or fills.");
+    if (pc->s->kt.n < TP_KERNEL_CHART_MIN) { /* a chart of one or two bars says no more than the table */
+        tp_page_note(pc, "Top kernels",
+                     pc->s->kt.n == 0 ? "the trace has no device kernels, copies or fills."
+                                      : pc->s->kt.n == 1 ? "one kernel: the kernel statistics page has it."
+                                                         : "two kernels: the kernel statistics page has them.");
         return;
     }
     tp_rect r = {TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN};

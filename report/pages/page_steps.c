@@ -44,6 +44,18 @@ void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     free(v);
 }
 
+tp_rect tp_steps_chart_rect(const tp_pagectx *pc)
+{
+    double m = TP_PAGE_MARGIN;
+    return (tp_rect){m, m, pc->lw - 2 * m, (pc->lh - 2 * m) * 0.42};
+}
+
+void tp_chart_steps_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+{
+    (void)r; /* where the steps page draws it: the PNG is the same picture */
+    tp_chart_steps(cv, pc, tp_steps_chart_rect(pc));
+}
+
 void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_summary *s = pc->s;
@@ -57,8 +69,9 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Steps");
     double y = m;
     if (sf->nsteps) {
-        tp_chart_steps(cv, pc, (tp_rect){m, y, w * 0.6, h * 0.45});
-        y += h * 0.45 + 10;
+        tp_rect r = tp_steps_chart_rect(pc);
+        tp_chart_steps(cv, pc, r);
+        y += r.h + 10;
     }
     /* table: steps then the whole trace; stream busy columns for the (at
      * most 4) streams busiest over the whole trace, in display order */

@@ -42,6 +42,10 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
+/* Where the steps page draws its chart (above its table), and the chart
+ * drawn there whatever r is (png/steps.png: the same picture as the page). */
+tp_rect tp_steps_chart_rect(const tp_pagectx *pc);
+void tp_chart_steps_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
 /* The appendix "Names": each kernel name the pages show shortened, with its
  * full (demangled) name wrapped, never cut (page_names.c); no page when
