@@ -116,21 +116,34 @@ void tp_diff_eff_json(const tp_diff_eff *d, tp_buf *b)
 
 void tp_diff_eff_md(const tp_diff_eff *d, size_t top, tp_buf *b)
 {
-    size_t shown = 0;
+    size_t *pick = tp_xcalloc(d->n + 1, sizeof *pick), shown = 0;
+    int64_t mt = 0, md = 0; /* each column's unit: that of its largest value */
     for (size_t i = 0; i < d->n && shown < top; i++) {
         const tp_diff_eff_row *r = &d->rows[i];
         if (!r->delta_ns && r->r[0]->count == r->r[1]->count)
             continue;
-        if (!shown++)
-            tp_buf_puts(b, "#### TFLOPS/s per matched shape (largest time change first)\n\n"
-                           "| op | shapes | dtype | count | base | candidate | delta | base TFLOPS/s | candidate TFLOPS/s | change |\n"
-                           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        pick[shown++] = i;
+        for (int k = 0; k < 2; k++)
+            mt = r->r[k]->device_ns > mt ? r->r[k]->device_ns : mt;
+        int64_t m = r->delta_ns < 0 ? -r->delta_ns : r->delta_ns;
+        md = m > md ? m : md;
+    }
+    int ut = tp_dur_unit(mt), ud = tp_dur_unit(md);
+    if (shown)
+        tp_buf_printf(b, "#### TFLOPS/s per matched shape (largest time change first)\n\n"
+                         "| op | shapes | dtype | count | base (%s) | candidate (%s) | delta (%s) | base TFLOPS/s | "
+                         "candidate TFLOPS/s | change |\n"
+                         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+                      tp_dur_unit_name(ut), tp_dur_unit_name(ut), tp_dur_unit_name(ud));
+    for (size_t k = 0; k < shown; k++) {
+        const tp_diff_eff_row *r = &d->rows[pick[k]];
         char shape[96], dtype[32], t0[64], t1[64], dl[64], f0[24], f1[24], rel[32] = "-";
         tp_eff_shape(r->r[0], shape, sizeof shape);
         tp_eff_dtype(r->r[0], dtype, sizeof dtype);
-        tp_md_dur(t0, sizeof t0, r->r[0]->device_ns);
-        tp_md_dur(t1, sizeof t1, r->r[1]->device_ns);
-        tp_fmt_dur_delta(dl, sizeof dl, r->delta_ns, TP_NBSP);
+        tp_fmt_dur_in(t0, sizeof t0, r->r[0]->device_ns, ut);
+        tp_fmt_dur_in(t1, sizeof t1, r->r[1]->device_ns, ut);
+        tp_fmt_dur_in(dl + 1, sizeof dl - 1, r->delta_ns < 0 ? -r->delta_ns : r->delta_ns, ud);
+        dl[0] = r->delta_ns < 0 ? '-' : '+';
         tp_eff_num(f0, sizeof f0, r->r[0]->tflops);
         tp_eff_num(f1, sizeof f1, r->r[1]->tflops);
         if (r->has_rel)
@@ -143,9 +156,12 @@ void tp_diff_eff_md(const tp_diff_eff *d, size_t top, tp_buf *b)
         tp_buf_puts(b, " | ");
         if (dtype[0])
             tp_md_text(b, dtype, 30);
-        tp_buf_printf(b, " | %llu / %llu | %s | %s | %s | %s | %s | %s |\n", (unsigned long long)r->r[0]->count,
-                      (unsigned long long)r->r[1]->count, t0, t1, dl, f0, f1, rel);
+        char c0[32], c1[32];
+        tp_fmt_count(c0, sizeof c0, r->r[0]->count);
+        tp_fmt_count(c1, sizeof c1, r->r[1]->count);
+        tp_buf_printf(b, " | %s / %s | %s | %s | %s | %s | %s | %s |\n", c0, c1, t0, t1, dl, f0, f1, rel);
     }
+    free(pick);
     if (shown)
         tp_buf_printf(b, "\n<sub>Shapes only in base: %zu, only in candidate: %zu.</sub>\n\n", d->only[0], d->only[1]);
 }

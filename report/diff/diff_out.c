@@ -157,38 +157,67 @@ static char **display_names(const tp_diff_table *t)
     return sh;
 }
 
+/* The rows md_rows shows: the first `top` of one sign, from the end its
+ * direction starts at. */
+static size_t md_pick(const tp_diff_table *t, bool regress, size_t top, size_t *pick)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < t->n && n < top; k++) {
+        size_t i = regress ? k : t->n - 1 - k;
+        if (regress ? t->rows[i].delta <= 0 : t->rows[i].delta >= 0)
+            break;
+        pick[n++] = i;
+    }
+    return n;
+}
+
+static int64_t mag64(int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v; }
+
+/* A table of the rows that got slower (regress) or faster, durations in
+ * the unit of each column's largest value, named in its header. */
 static size_t md_rows(tp_buf *b, const char *what, const tp_diff_table *t, char **names, bool regress, size_t top)
 {
-    size_t shown = 0;
-    for (size_t k = 0; k < t->n && shown < top; k++) {
-        size_t i = regress ? k : t->n - 1 - k;
+    if (top > t->n)
+        top = t->n; /* SIZE_MAX: all of them */
+    size_t *pick = tp_xcalloc(top + 1, sizeof *pick);
+    size_t shown = md_pick(t, regress, top, pick);
+    int64_t mt = 0, md = 0;
+    for (size_t k = 0; k < shown; k++) {
+        const tp_diff_row *r = &t->rows[pick[k]];
+        mt = mag64(r->total[0]) > mt ? mag64(r->total[0]) : mt;
+        mt = mag64(r->total[1]) > mt ? mag64(r->total[1]) : mt;
+        md = mag64(r->delta) > md ? mag64(r->delta) : md;
+    }
+    int ut = tp_dur_unit(mt), ud = tp_dur_unit(md);
+    if (shown)
+        tp_buf_printf(b, "| %s | count | total base (%s) | total candidate (%s) | change (%s) | change %% | share |\n"
+                         "|---|---:|---:|---:|---:|---:|---:|\n",
+                      what, tp_dur_unit_name(ut), tp_dur_unit_name(ut), tp_dur_unit_name(ud));
+    for (size_t k = 0; k < shown; k++) {
+        size_t i = pick[k];
         const tp_diff_row *r = &t->rows[i];
-        if (regress ? r->delta <= 0 : r->delta >= 0)
-            break;
-        if (!shown)
-            tp_buf_printf(b, "| %s | count | total (base) | total (candidate) | change | change %% | share |\n"
-                             "|---|---:|---:|---:|---:|---:|---:|\n",
-                          what);
-        char c0[40], c1[40], dl[48], rel[32], sh[32];
-        dur(c0, sizeof c0, r->total[0]);
-        dur(c1, sizeof c1, r->total[1]);
-        delta(dl, sizeof dl, r->delta);
+        char c0[40], c1[40], dl[48], rel[32], sh[32], n0[32], n1[32];
+        tp_fmt_dur_in(c0, sizeof c0, r->total[0], ut);
+        tp_fmt_dur_in(c1, sizeof c1, r->total[1], ut);
+        tp_fmt_dur_in(dl + 1, sizeof dl - 1, mag64(r->delta), ud);
+        dl[0] = r->delta < 0 ? '-' : '+';
         tp_diff_fmt_rel(rel, sizeof rel, r);
         if (r->has_share)
             snprintf(sh, sizeof sh, "%.1f%%", r->share * 100.0 + 0.0);
         else
             snprintf(sh, sizeof sh, "-");
+        tp_fmt_count(n0, sizeof n0, r->count[0]);
+        tp_fmt_count(n1, sizeof n1, r->count[1]);
         tp_buf_puts(b, "| ");
         tp_md_code(b, names[i], SIZE_MAX);
         if (r->match == TP_DM_SHORT)
             tp_buf_puts(b, " (matched by short name)");
-        tp_buf_printf(b, " | %llu → %llu | %s | %s | %s | %s | %s |\n", (unsigned long long)r->count[0],
-                      (unsigned long long)r->count[1], r->match == TP_DM_ADDED ? "-" : c0,
+        tp_buf_printf(b, " | %s → %s | %s | %s | %s | %s | %s |\n", n0, n1, r->match == TP_DM_ADDED ? "-" : c0,
                       r->match == TP_DM_REMOVED ? "-" : c1, dl, rel, sh);
-        shown++;
     }
     if (shown)
         tp_buf_putc(b, '\n');
+    free(pick);
     return shown;
 }
 

@@ -602,7 +602,8 @@ TEST(efficiency_diff_matches_shapes)
     tp_diff_eff_json(&d, &js);
     tp_buf_putc(&md, 0);
     tp_buf_putc(&js, 0);
-    CHECK(strstr(md.data, "| `aten::mm` | 4096x4096, 4096x4096 | bf16 | 2 / 2 | 400.000" TP_NBSP "us | 500.000" TP_NBSP "us | +100.000" TP_NBSP "us |"));
+    CHECK(strstr(md.data, "| base (us) | candidate (us) | delta (us) |") &&
+          strstr(md.data, "| `aten::mm` | 4096x4096, 4096x4096 | bf16 | 2 / 2 | 400.000 | 500.000 | +100.000 |"));
     CHECK(strstr(md.data, "-20.0% |"));
     CHECK(strstr(js.data, "\"tflops_per_s_rel\":-0.200000"));
     tp_buf_free(&md), tp_buf_free(&js);
