@@ -2,17 +2,19 @@
 #include "report/out/eff_md.h"
 #include "report/out/eff_text.h"
 #include "report/out/text.h"
+#include "render/text/units.h"
 
 #include <stdio.h>
 
-static void row_md(const tp_eff_row *r, size_t rank, bool known, tp_buf *b)
+/* Durations in the unit (units.h) named in the column's header. */
+static void row_md(const tp_eff_row *r, size_t rank, bool known, int ut, int uh, tp_buf *b)
 {
     char shape[96], dtype[32], tf[24], tb[24], pct[24], u[64], head[64];
     tp_eff_shape(r, shape, sizeof shape);
     tp_eff_dtype(r, dtype, sizeof dtype);
     tp_eff_num(tf, sizeof tf, r->tflops);
     tp_eff_num(tb, sizeof tb, r->tbps);
-    tp_md_dur(u, sizeof u, r->device_ns);
+    tp_fmt_dur_in(u, sizeof u, r->device_ns, ut);
     tp_buf_printf(b, "| %zu | ", rank);
     tp_md_code(b, r->op, 80);
     tp_buf_puts(b, " | ");
@@ -21,10 +23,12 @@ static void row_md(const tp_eff_row *r, size_t rank, bool known, tp_buf *b)
     tp_buf_puts(b, " | ");
     if (dtype[0])
         tp_md_text(b, dtype, 30);
-    tp_buf_printf(b, " | %s | %llu | %s | %s |", u, (unsigned long long)r->count, tf, tb);
+    char c[32];
+    tp_fmt_count(c, sizeof c, r->count);
+    tp_buf_printf(b, " | %s | %s | %s | %s |", u, c, tf, tb);
     if (known) {
         tp_eff_pct(pct, sizeof pct, r->peak_fraction);
-        tp_md_dur(head, sizeof head, r->opportunity_ns);
+        tp_fmt_dur_in(head, sizeof head, r->opportunity_ns, uh);
         tp_buf_printf(b, " %s | %s | %s |",
                       pct, r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "-",
                       head);
@@ -50,17 +54,27 @@ void tp_efficiency_md(const tp_summary *s, tp_buf *b)
         return;
     }
     tp_fmt_pct(pct, sizeof pct, e->modelled_ns, e->device_ns);
+    int64_t mt = 0, mh = 0; /* each duration column's unit: that of its largest shown value */
+    size_t nshow = 0;
     const char *dev = e->device.trace_name[0] ? e->device.trace_name : "";
     bool known = e->device.known && e->nopportunities;
+    nshow = known ? (e->nopportunities < TP_EFF_MD_TOP ? e->nopportunities : TP_EFF_MD_TOP)
+                  : (e->n < TP_EFF_MD_TOP ? e->n : TP_EFF_MD_TOP);
+    for (size_t i = 0; i < nshow; i++) {
+        const tp_eff_row *r = &e->rows[known ? e->by_opportunity[i] : i];
+        mt = r->device_ns > mt ? r->device_ns : mt;
+        mh = r->opportunity_ns > mh ? r->opportunity_ns : mh;
+    }
+    int ut = tp_dur_unit(mt), uh = tp_dur_unit(mh);
     if (known) {
         tp_buf_puts(b, "**Biggest opportunities** on ");
         tp_md_text(b, e->device.label[0] ? e->device.label : dev, 80);
         tp_buf_printf(b, " (device time x (1 - fraction of the roof); %s of the device time has a cost model):\n\n"
-                         "| # | op | shapes | dtype | time | count | TFLOPS/s | TB/s | of roof | bound | headroom |\n"
-                         "|---:|---|---|---|---:|---:|---:|---:|---:|---|---:|\n",
-                      pct);
-        for (size_t i = 0; i < e->nopportunities && i < TP_EFF_MD_TOP; i++)
-            row_md(&e->rows[e->by_opportunity[i]], i + 1, true, b);
+                         "| # | op | shapes | dtype | time (%s) | count | TFLOPS/s | TB/s | of roof | bound | "
+                         "headroom (%s) |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|---:|\n",
+                      pct, tp_dur_unit_name(ut), tp_dur_unit_name(uh));
+        for (size_t i = 0; i < nshow; i++)
+            row_md(&e->rows[e->by_opportunity[i]], i + 1, true, ut, uh, b);
     } else {
         tp_buf_puts(b, "**Ops with a cost model, most time first** (");
         if (dev[0]) {
@@ -71,11 +85,11 @@ void tp_efficiency_md(const tp_summary *s, tp_buf *b)
         } else
             tp_buf_puts(b, "the trace names no device, so no fraction of peak");
         tp_buf_printf(b, "; %s of the device time has a cost model):\n\n"
-                         "| # | op | shapes | dtype | time | count | TFLOPS/s | TB/s |\n"
+                         "| # | op | shapes | dtype | time (%s) | count | TFLOPS/s | TB/s |\n"
                          "|---:|---|---|---|---:|---:|---:|---:|\n",
-                      pct);
-        for (size_t i = 0; i < e->n && i < TP_EFF_MD_TOP; i++)
-            row_md(&e->rows[i], i + 1, false, b);
+                      pct, tp_dur_unit_name(ut));
+        for (size_t i = 0; i < nshow; i++)
+            row_md(&e->rows[i], i + 1, false, ut, uh, b);
     }
     tp_buf_putc(b, '\n');
 }

@@ -7,6 +7,7 @@
  * program text. */
 #include "render/charts/chart_timeline.h"
 #include "report/formats/plaidml/fpage_plaidml.h"
+#include "render/text/units.h"
 #include "convert/read/plaidml/plaidml_opts.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_write.h"
@@ -212,11 +213,14 @@ static void pml_md(const tp_summary *s, tp_buf *b)
     static const char *const what[2] = {"highest mean", "highest total"};
     if (!m[0]->kernel)
         return;
-    tp_buf_puts(b, "\n| kernel | ranked by | runs | total | mean | program | temporaries | allocations |\n"
-                   "|---|---|---:|---:|---:|---|---:|---:|\n");
+    int ut = tp_dur_unit(m[0]->total_ns > m[1]->total_ns ? m[0]->total_ns : m[1]->total_ns);
+    int um = tp_dur_unit(m[0]->mean_ns > m[1]->mean_ns ? m[0]->mean_ns : m[1]->mean_ns);
+    tp_buf_printf(b, "\n| kernel | ranked by | runs | total (%s) | mean (%s) | program | temporaries | allocations |\n"
+                     "|---|---|---:|---:|---:|---|---:|---:|\n",
+                  tp_dur_unit_name(ut), tp_dur_unit_name(um));
     for (int i = 0; i < 2; i++) {
-        tp_md_dur(u, sizeof u, m[i]->total_ns);
-        tp_md_dur(v, sizeof v, m[i]->mean_ns);
+        tp_fmt_dur_in(u, sizeof u, m[i]->total_ns, ut);
+        tp_fmt_dur_in(v, sizeof v, m[i]->mean_ns, um);
         tp_buf_puts(b, "| ");
         tp_md_code(b, tp_str_get(s->t, m[i]->kernel), SIZE_MAX);
         tp_buf_printf(b, " | %s | %llu | %s | %s | ", what[i], (unsigned long long)m[i]->runs, u, v);

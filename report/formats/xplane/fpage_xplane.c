@@ -6,6 +6,7 @@
  * convert/read/xplane/xplane.h tp_xplane_data). */
 #include "render/charts/chart_bar.h"
 #include "report/formats/xplane/fpage_xplane.h"
+#include "render/text/units.h"
 #include "report/out/kernel_json.h"
 #include "report/pages/pages.h"
 #include "convert/codec/json_write.h"
@@ -205,16 +206,22 @@ static void md_ops(const tp_trace *t, const tp_op_kernels *ob, const char *what,
         tp_buf_printf(b, "No kernel or copy names its %s.\n", one);
         return;
     }
-    tp_buf_printf(b, "| %s | device time | share | occurrences | kernel mixes |\n|---|---:|---:|---:|---:|\n", one);
     size_t n = ob->nops < XP_MD_ROWS ? ob->nops : XP_MD_ROWS;
+    int64_t mx = 0; /* the column's unit: that of its largest value */
+    for (size_t i = 0; i < n; i++)
+        mx = ob->ops[i].total_ns > mx ? ob->ops[i].total_ns : mx;
+    int ut = tp_dur_unit(mx);
+    tp_buf_printf(b, "| %s | device time (%s) | share | occurrences | kernel mixes |\n|---|---:|---:|---:|---:|\n", one,
+                  tp_dur_unit_name(ut));
     for (size_t i = 0; i < n; i++) {
         const tp_opk_op *op = &ob->ops[i];
-        char u[64], v[64];
-        tp_md_dur(u, sizeof u, op->total_ns);
+        char u[64], v[64], c[32];
+        tp_fmt_dur_in(u, sizeof u, op->total_ns, ut);
+        tp_fmt_count(c, sizeof c, op->occurrences);
         tp_fmt_pct(v, sizeof v, op->total_ns, ob->total_ns);
         tp_buf_puts(b, "| ");
         tp_md_code(b, tp_opk_op_name(t, op), SIZE_MAX);
-        tp_buf_printf(b, " | %s | %s | %llu | %zu |\n", u, v, (unsigned long long)op->occurrences, op->n);
+        tp_buf_printf(b, " | %s | %s | %s | %zu |\n", u, v, c, op->n);
     }
     if (ob->nops > n)
         tp_buf_printf(b, "\n%zu more in summary.json.\n", ob->nops - n);
@@ -231,16 +238,24 @@ static void xp_md(const tp_summary *s, tp_buf *b)
     else {
         tp_buf_printf(b, "Launch calls: %llu; steps: %zu; devices: %zu.\n\n", (unsigned long long)ls->launches,
                       ls->nsteps, ls->ndevices);
-        tp_buf_puts(b, "| step | device | launches | max | avg |\n|---|---|---:|---:|---:|\n");
         size_t n = ls->n < XP_MD_ROWS ? ls->n : XP_MD_ROWS;
+        int64_t mx = 0, ma = 0; /* each column's unit: that of its largest value */
+        for (size_t i = 0; i < n; i++) {
+            mx = ls->rows[i].max_ns > mx ? ls->rows[i].max_ns : mx;
+            ma = ls->rows[i].avg_ns > ma ? ls->rows[i].avg_ns : ma;
+        }
+        int ux = tp_dur_unit(mx), ua = tp_dur_unit(ma);
+        tp_buf_printf(b, "| step | device | launches | max (%s) | avg (%s) |\n|---|---|---:|---:|---:|\n",
+                      tp_dur_unit_name(ux), tp_dur_unit_name(ua));
         for (size_t i = 0; i < n; i++) {
             const tp_launch_row *r = &ls->rows[i];
-            char u[64], v[64];
-            tp_md_dur(u, sizeof u, r->max_ns);
-            tp_md_dur(v, sizeof v, r->avg_ns);
+            char u[64], v[64], c[32];
+            tp_fmt_dur_in(u, sizeof u, r->max_ns, ux);
+            tp_fmt_dur_in(v, sizeof v, r->avg_ns, ua);
+            tp_fmt_count(c, sizeof c, r->count);
             tp_buf_printf(b, "| %s | ", step_label(&S, r));
             tp_md_text(b, device_label(&S, s->t, r->device), SIZE_MAX);
-            tp_buf_printf(b, " | %llu | %s | %s |\n", (unsigned long long)r->count, u, v);
+            tp_buf_printf(b, " | %s | %s | %s |\n", c, u, v);
         }
         if (ls->n > n)
             tp_buf_printf(b, "\n%zu more rows in report.pdf and summary.json.\n", ls->n - n);
