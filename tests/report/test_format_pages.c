@@ -102,9 +102,9 @@ TEST(fpages_etdump_real_sample_report)
     char *txt = report_text(tp_test_shared(ED_SAMPLE), dir, rec);
     static const char *const want[] = {"ExecuTorch Inspector", "Inspector: event block \"Default\"",
                                        "Inspector: event block \"Execute\"", "Top 5 operators by total time",
-                                       "native_call_convolution.out", "1.031719", /* instruction 3 */
-                                       "0.544783",                               /* instruction 0 */
-                                       "Method::execute", "1.898821", "0.002745", /* framework tax */
+                                       "native_call_convolution.out", "1.032 ms", /* instruction 3: 1.031719 ms */
+                                       "544.783 us",                             /* instruction 0 */
+                                       "Method::execute", "1.899 ms", "2.745 us", /* framework tax */
                                        "14 OPERATOR_CALL events hidden",
                                        "Time per module", "maps no event of this ETDump to a module", NULL};
     want_all("pdftotext", txt, want, __LINE__);
@@ -217,8 +217,8 @@ TEST(fpages_etdump_synthetic_merged_runs_delegates_modules)
     const char *dir = tp_test_tmp("fp_ed_syn");
     char *txt = report_text(in, dir, opts);
     static const char *const want[] = {"2 identical runs merged (0..1)", "yes (XnnpackBackend)", "aten.mul.Tensor",
-                                       "aten.add.Tensor", "Time per module", "body.conv", "0.0008", "0.0004",
-                                       "0.0003", "0.0005", NULL};
+                                       "aten.add.Tensor", "Time per module", "body.conv", "800 ns", "400 ns",
+                                       "300 ns", "500 ns", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);
     char *js = tp_test_read_in(dir, "summary.json");
@@ -389,8 +389,8 @@ TEST(fpages_etdump_long_block_paginates)
     free(buf);
     const char *dir = tp_test_tmp("fp_ed_long");
     char *txt = report_text(in, dir, "");
-    static const char *const want[] = {"Events of block \"Execute\" (times in ms) (continued)", "op_000", "op_149",
-                                       "0.000159", /* op_149: 10 + 149 ns */
+    static const char *const want[] = {"Events of block \"Execute\" (continued)", "op_000", "op_149",
+                                       "159 ns", /* op_149: 10 + 149 ns */
                                        "Top 80 operators by total time (of 150", NULL};
     want_all("pdftotext", txt, want, __LINE__);
     free(txt);

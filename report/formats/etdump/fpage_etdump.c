@@ -104,6 +104,9 @@ static const char *ms(tp_strs *S, int64_t cns)
     return tp_strs_add(S, "%s", b);
 }
 
+/* A page's duration (units.h), from hundredths of a ns rounded to whole ns. */
+static const char *dur(tp_strs *S, int64_t cns) { return tp_strs_dur(S, (cns + (cns < 0 ? -50 : 50)) / 100); }
+
 /* ["aten.mul.Tensor","x"] -> "aten.mul.Tensor, x"; "" for none. */
 static const char *op_types_text(tp_strs *S, const char *json)
 {
@@ -275,22 +278,22 @@ static void page_block(tp_canvas *cv, const tp_pagectx *pc, size_t bi)
         c[0] = ev->name;
         c[1] = ev->instruction_id < 0 ? "-" : tp_strs_add(&S, "%d", ev->instruction_id);
         c[2] = tp_strs_add(&S, "%zu", ev->n);
-        c[3] = ms(&S, ev->p10_cns);
-        c[4] = ms(&S, ev->p50_cns);
-        c[5] = ms(&S, ev->p90_cns);
-        c[6] = ms(&S, ev->avg_cns);
-        c[7] = ms(&S, ev->min_ns * 100);
-        c[8] = ms(&S, ev->max_ns * 100);
+        c[3] = dur(&S, ev->p10_cns);
+        c[4] = dur(&S, ev->p50_cns);
+        c[5] = dur(&S, ev->p90_cns);
+        c[6] = dur(&S, ev->avg_cns);
+        c[7] = dur(&S, ev->min_ns * 100);
+        c[8] = dur(&S, ev->max_ns * 100);
         c[9] = op_types_text(&S, ev->op_types);
         c[10] = delegated_text(&S, ev);
         if (modules)
             c[11] = ev->module ? ev->module : "";
     }
     tp_table_col cols[NC] = {{"event", 0, TP_FIT_MIDDLE, 1},      {"instr", 1, TP_FIT_END, 0},
-                             {"count", 1, TP_FIT_END, 0},         {"p10 (ms)", 1, TP_FIT_END, 0},
-                             {"p50 (ms)", 1, TP_FIT_END, 0},      {"p90 (ms)", 1, TP_FIT_END, 0},
-                             {"avg (ms)", 1, TP_FIT_END, 0},      {"min (ms)", 1, TP_FIT_END, 0},
-                             {"max (ms)", 1, TP_FIT_END, 0},      {"op types", 0, TP_FIT_WRAP, 1},
+                             {"count", 1, TP_FIT_END, 0},         {"p10", 1, TP_FIT_END, 0},
+                             {"p50", 1, TP_FIT_END, 0},      {"p90", 1, TP_FIT_END, 0},
+                             {"avg", 1, TP_FIT_END, 0},      {"min", 1, TP_FIT_END, 0},
+                             {"max", 1, TP_FIT_END, 0},      {"op types", 0, TP_FIT_WRAP, 1},
                              {"delegated", 0, TP_FIT_END, 0},     {"module", 0, TP_FIT_MIDDLE, 0}};
     const char *intro[3];
     size_t ni = 0;
@@ -299,14 +302,14 @@ static void page_block(tp_canvas *cv, const tp_pagectx *pc, size_t bi)
                                   ? tp_strs_add(&S, "; bundled input %d", ob->bundled_input_index)
                                   : "");
     if (ob->has_tax)
-        intro[ni++] = tp_strs_add(&S, "framework tax (Method::execute minus the instruction calls, average over runs): %s ms",
-                                  ms(&S, ob->framework_tax_cns));
+        intro[ni++] = tp_strs_add(&S, "framework tax (Method::execute minus the instruction calls, average over runs): %s",
+                                  dur(&S, ob->framework_tax_cns));
     if (hidden || debug_only)
         intro[ni++] = tp_strs_add(&S,
                                   "%zu OPERATOR_CALL events hidden as the Inspector's table hides them; %zu events with "
                                   "debug data only (all in summary.json)",
                                   hidden, debug_only);
-    const char *title = tp_strs_add(&S, "Events of block \"%s\" (times in ms)", ob->name);
+    const char *title = tp_strs_add(&S, "Events of block \"%s\"", ob->name);
     tp_table t = {title, nc, cols, n, cells, 7.5, 3, NULL};
     const char *heading = tp_strs_add(&S, "Inspector: event block \"%s\"", ob->name);
     if (n)
@@ -326,11 +329,11 @@ static void page_modules(tp_canvas *cv, const tp_pagectx *pc)
     const char **cells = tp_xcalloc(in->nmodules * NC + 1, sizeof *cells);
     for (size_t i = 0; i < in->nmodules; i++) {
         cells[i * NC] = in->modules[i].name;
-        cells[i * NC + 1] = ms(&S, in->modules[i].total_ns * 100);
+        cells[i * NC + 1] = dur(&S, in->modules[i].total_ns * 100);
         cells[i * NC + 2] = tp_strs_add(&S, "%u", in->modules[i].events);
     }
-    tp_table_col cols[NC] = {{"module", 0, TP_FIT_WRAP, 1}, {"total (ms)", 1, TP_FIT_END, 0}, {"events", 1, TP_FIT_END, 0}};
-    tp_table t = {"Time per module (ms)", NC, cols, in->nmodules, cells, 8, 3, NULL};
+    tp_table_col cols[NC] = {{"module", 0, TP_FIT_WRAP, 1}, {"total", 1, TP_FIT_END, 0}, {"events", 1, TP_FIT_END, 0}};
+    tp_table t = {"Time per module", NC, cols, in->nmodules, cells, 8, 3, NULL};
     tp_fp_chart_and_table(cv, pc, "Time per module", chart_modules, &t, NULL, NULL, 0);
     free(cells);
     tp_strs_free(&S);
