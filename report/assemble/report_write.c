@@ -107,8 +107,8 @@ static void *write_pdf(void *arg)
     char path[4096], title[400], subject[400];
     snprintf(path, sizeof path, "%s/report.pdf", j->dir);
     snprintf(title, sizeof title, "tracepress report: %s", j->name);
-    snprintf(subject, sizeof subject, "Performance report of a %s trace: GPU time, kernels, steps, timeline",
-             j->format);
+    snprintf(subject, sizeof subject, "Performance report of a trace (format: %s): GPU time, kernels, steps, "
+                                      "timeline", j->format); /* "a xplane" reads wrong */
     tp_outset *prev = tp_outset_use(j->set); /* this thread's files join the report's set too */
     tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){.title = title, .subject = subject}, &j->err);
     if (pdf) {

@@ -364,7 +364,13 @@ int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *s
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.pdf", dir, stem);
-    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress batch index"}, err);
+    char title[96];
+    snprintf(title, sizeof title, "tracepress batch index: %zu traces", rs->n);
+    tp_canvas *cv = tp_canvas_pdf(path,
+                                  &(tp_pdf_meta){.title = title,
+                                                 .subject = "Each trace of a batch: its status, headline numbers "
+                                                            "and a link to its report"},
+                                  err);
     if (!cv)
         return -1;
     pdf_draw(cv, rs);

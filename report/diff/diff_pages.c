@@ -262,7 +262,13 @@ int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const cha
              d->has_steps ? "Median step time" : "Total device time", a, b);
     if (d->head_has_rel)
         snprintf(v + strlen(v), sizeof v - strlen(v), " (%+.1f%%)", d->head_rel * 100.0 + 0.0);
-    tp_canvas *cv = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress diff"}, err);
+    char title[600];
+    snprintf(title, sizeof title, "tracepress diff: %s -> %s", d->s[0]->name, d->s[1]->name);
+    tp_canvas *cv = tp_canvas_pdf(path,
+                                  &(tp_pdf_meta){.title = title,
+                                                 .subject = "Two traces compared: step time, kernels, ops, "
+                                                            "categories and the GPU time split, with a verdict"},
+                                  err);
     if (!cv)
         return -1;
     draw_pdf(cv, d, v, why);

@@ -818,7 +818,11 @@ int tp_job_pages(const tp_job *j, const char *dir, const tp_page_opts *po, const
         out[n++] = names[which];
     }
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){.title = "tracepress job report"}, err);
+    char title[96], subject[160];
+    snprintf(title, sizeof title, "tracepress job report: %zu ranks", j->nranks);
+    snprintf(subject, sizeof subject, "A distributed job of %zu rank traces: per rank and step where the GPU time "
+                                      "goes, stragglers, collectives", j->nranks);
+    tp_canvas *pdf = tp_canvas_pdf(path, &(tp_pdf_meta){.title = title, .subject = subject}, err);
     if (!pdf)
         goto fail;
     tp_job_draw(pdf, j, po);
