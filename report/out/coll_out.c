@@ -77,10 +77,12 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
         mm = mean > mm ? mean : mm;
     }
     int ut = tp_dur_unit(mt), um = tp_dur_unit(mm);
-    tp_buf_printf(b, "\n#### Collectives (%llu calls, %s of device time)\n\n"
+    char ncalls[32];
+    tp_fmt_count(ncalls, sizeof ncalls, c->calls);
+    tp_buf_printf(b, "\n#### Collectives (%s calls, %s of device time)\n\n"
                      "| kind | size | dtype | group | count | time (%s) | mean (%s) | algbw GB/s | busbw GB/s |\n"
                      "|---|---:|---|---|---:|---:|---:|---:|---:|\n",
-                  (unsigned long long)c->calls, u, tp_dur_unit_name(ut), tp_dur_unit_name(um));
+                  ncalls, u, tp_dur_unit_name(ut), tp_dur_unit_name(um));
     for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
         const tp_coll_row *r = &c->rows[i];
         char sz[32], t[64], m[64], alg[32] = "-", bus[32] = "-", grp[96];
@@ -102,7 +104,9 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
         tp_md_text(b, r->dtype, 30);
         tp_buf_puts(b, " | ");
         tp_md_text(b, grp, 90);
-        tp_buf_printf(b, " | %llu | %s | %s | %s | %s |\n", (unsigned long long)r->count, t, m, alg, bus);
+        char cnt[32];
+        tp_fmt_count(cnt, sizeof cnt, r->count);
+        tp_buf_printf(b, " | %s | %s | %s | %s | %s |\n", cnt, t, m, alg, bus);
     }
     if (c->n > TP_COLL_MD_TOP)
         tp_buf_printf(b, "\n<sub>%zu more rows in summary.json collectives.rows.</sub>\n", c->n - TP_COLL_MD_TOP);
