@@ -39,6 +39,19 @@ void tp_fp_paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, c
     tp_table_layout_free(L);
 }
 
+void tp_fp_top_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, const char *heading,
+                     const char *const *intro, size_t nintro, const char *where)
+{
+    double m = TP_PAGE_MARGIN;
+    tp_cv_begin_page(cv, pc->lw, pc->lh, heading);
+    double y = tp_page_line(cv, m, m, TP_FONT_BOLD, 14, TP_COLOR_TEXT, heading);
+    for (size_t i = 0; i < nintro; i++)
+        y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 9, TP_COLOR_MUTED, intro[i]);
+    y += 8;
+    tp_page_table_top(cv, t, (tp_rect){m, y, pc->lw - 2 * m, pc->lh - m - y}, where);
+    tp_cv_end_page(cv);
+}
+
 void tp_fp_chart_and_table(tp_canvas *cv, const tp_pagectx *pc, const char *title, tp_fp_chart_fn chart,
                            const tp_table *t, const char *heading, const char *const *intro, size_t nintro)
 {

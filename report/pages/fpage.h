@@ -48,6 +48,10 @@ typedef struct tp_format_pages {
  * bold `heading` (also its bookmark; NULL = none) and `intro` lines above it. */
 void tp_fp_paged_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, const char *heading,
                        const char *const *intro, size_t nintro);
+/* The same on one page: the rows that fit, then a line saying how many
+ * there are and that `where` ("summary.json dvdt.positions") has them all. */
+void tp_fp_top_table(tp_canvas *cv, const tp_pagectx *pc, const tp_table *t, const char *heading,
+                     const char *const *intro, size_t nintro, const char *where);
 /* A landscape page titled `title` (its bookmark) holding one chart, then
  * tp_fp_paged_table(t, heading, intro) on the pages after it. */
 void tp_fp_chart_and_table(tp_canvas *cv, const tp_pagectx *pc, const char *title, tp_fp_chart_fn chart,

@@ -269,7 +269,7 @@ static void pages_positions(tp_canvas *cv, const tp_pagectx *pc)
                                         "across repetitions; execution time in us",
                                         a->nreps, a->nreps == 1 ? "" : "s")};
     tp_table t = {"Execution time per position, us", NC, cols, a->npositions, cells, 7.5, 1, NULL};
-    tp_fp_paged_table(cv, pc, &t, "dv/dt: per position", intro, 1);
+    tp_fp_top_table(cv, pc, &t, "dv/dt: per position", intro, 1, "summary.json \"dvdt.positions\"");
     free(cells);
     tp_strs_free(&S);
 }
