@@ -3,6 +3,7 @@
 #include "render/charts/chart_table.h"
 #include "render/labels/kname.h"
 #include "render/text/font.h"
+#include "render/text/textfit.h"
 
 #include "render/charts/palette.h"
 
@@ -72,6 +73,20 @@ double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, s
     tp_table_draw_page(cv, &t, L, 0, r);
     tp_table_layout_free(L);
     return r.y + r.h;
+}
+
+double tp_page_para(tp_canvas *cv, double x, double y, double w, tp_font f, double size, tp_color c, const char *s,
+                    size_t max_lines)
+{
+    char **lines = NULL;
+    size_t n = tp_wrap(f, size, s, w, max_lines, &lines);
+    for (size_t i = 0; i < n; i++)
+        if (cv)
+            y = tp_page_line(cv, x, y, f, size, c, lines[i]);
+        else /* what tp_page_line adds */
+            y += tp_font_ascent(f, size) + tp_font_descent(f, size) + size * 0.35;
+    tp_wrap_free(lines, n);
+    return y;
 }
 
 double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s)

@@ -71,6 +71,10 @@ void tp_page_note(const tp_pagectx *pc, const char *what, const char *why);
  * (a file and its key: "diff.json \"kernels\"") has them all.  Returns the
  * y below. */
 double tp_page_table_top(tp_canvas *cv, const tp_table *t, tp_rect r, const char *where);
+/* s wrapped to w over at most max_lines lines (the last one cut with "…");
+ * returns the y below.  With cv NULL, only measured. */
+double tp_page_para(tp_canvas *cv, double x, double y, double w, tp_font f, double size, tp_color c, const char *s,
+                    size_t max_lines);
 /* A line of text; returns the y below it. */
 double tp_page_line(tp_canvas *cv, double x, double y, tp_font f, double size, tp_color c, const char *s);
 

@@ -213,12 +213,7 @@ static void roofs_of(const tp_efficiency *e, roofs *R)
 
 static double line(tp_canvas *cv, double x, double y, double w, tp_font f, double size, tp_color c, const char *s)
 {
-    char **lines = NULL;
-    size_t n = tp_wrap(f, size, s, w, 3, &lines);
-    for (size_t i = 0; i < n; i++)
-        y = tp_page_line(cv, x, y, f, size, c, lines[i]);
-    tp_wrap_free(lines, n);
-    return y;
+    return tp_page_para(cv, x, y, w, f, size, c, s, 3);
 }
 
 static const char *us(tp_strs *st, int64_t ns)

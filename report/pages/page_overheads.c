@@ -105,13 +105,8 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
     y += 4;
     diagram(cv, m, y);
     double dy = y, tx = m + DIAG_W + 40, tw = w - DIAG_W - 40;
-    for (int i = 0; defs[i]; i++) {
-        char **lines = NULL;
-        size_t k = tp_wrap(TP_FONT_REGULAR, 7.5, defs[i], tw, 4, &lines);
-        for (size_t j = 0; j < k; j++)
-            dy = tp_page_line(cv, tx, dy, TP_FONT_REGULAR, 7.5, defs[i + 1] ? TP_COLOR_TEXT : TP_COLOR_MUTED, lines[j]);
-        tp_wrap_free(lines, k);
-    }
+    for (int i = 0; defs[i]; i++)
+        dy = tp_page_para(cv, tx, dy, tw, TP_FONT_REGULAR, 7.5, defs[i + 1] ? TP_COLOR_TEXT : TP_COLOR_MUTED, defs[i], 4);
     y = (dy > y + DIAG_H ? dy : y + DIAG_H) + 8;
     /* one page: each type's most frequent ops, the same number of each */
     size_t *pick = tp_xcalloc(ov->n + 1, sizeof *pick);

@@ -123,12 +123,7 @@ void tp_chart_overview(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 /* A wrapped paragraph; returns the y below it. */
 static double para(tp_canvas *cv, double x, double y, double w, tp_font f, tp_color c, const char *s)
 {
-    char **lines = NULL;
-    size_t n = tp_wrap(f, FS, s, w, 6, &lines);
-    for (size_t i = 0; i < n; i++)
-        y = tp_page_line(cv, x, y, f, FS, c, lines[i]);
-    tp_wrap_free(lines, n);
-    return y + 2;
+    return tp_page_para(cv, x, y, w, f, FS, c, s, 6) + 2;
 }
 
 static const char *pct(tp_strs *st, int64_t part, int64_t whole)
@@ -274,12 +269,8 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
     const tp_page_notes *N = pc->notes;
     double notes_h = N->n ? FS * 1.6 : 0;
     notes_h += page_list(NULL, N, m, 0, w) + 6;
-    for (size_t i = 0; i < N->n; i++) {
-        char **lines = NULL;
-        size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 8, &lines);
-        notes_h += (double)k * (FS - 1) * 1.45 + 2;
-        tp_wrap_free(lines, k);
-    }
+    for (size_t i = 0; i < N->n; i++)
+        notes_h = tp_page_para(NULL, 0, notes_h, w - 10, TP_FONT_REGULAR, FS - 1, 0, N->lines[i], 8) + 2;
     split_chart b;
     split_build(s, &b, 0);
     double need = tp_hstack_height(&b.c, w), room = bottom - y - notes_h - 8;
@@ -292,14 +283,8 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
     y = page_list(cv, N, m, y, w) + 6;
     if (N->n) {
         y = tp_page_line(cv, m, y, TP_FONT_BOLD, FS, TP_COLOR_TEXT, "Not in this report (nothing to show):");
-        for (size_t i = 0; i < N->n; i++) {
-            char **lines = NULL;
-            size_t k = tp_wrap(TP_FONT_REGULAR, FS - 1, N->lines[i], w - 10, 8, &lines);
-            for (size_t j = 0; j < k; j++)
-                y = tp_page_line(cv, m + 10, y, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, lines[j]);
-            tp_wrap_free(lines, k);
-            y += 2;
-        }
+        for (size_t i = 0; i < N->n; i++)
+            y = tp_page_para(cv, m + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, N->lines[i], 8) + 2;
     }
     tp_cv_end_page(cv);
     tp_strs_free(&st);
