@@ -34,8 +34,9 @@ static int write_png(const char *dir, const char *name, const tp_pagectx *pc, do
     tp_cv_end_page(cv);
     if (tp_canvas_close(cv, err) != 0)
         return -1;
-    static const char *const known[] = {"png/overview.png", "png/gpu_time.png", "png/efficiency.png", "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
-                                        "png/steps.png", NULL};
+    static const char *const known[] = {"png/overview.png",      "png/gpu_time.png",     "png/efficiency.png",
+                                        "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
+                                        "png/steps.png",         NULL};
     for (int i = 0; known[i]; i++)
         if (strncmp(known[i] + 4, name, strlen(name)) == 0 && known[i][4 + strlen(name)] == '.')
             (*names)[(*nn)++] = known[i];
@@ -141,8 +142,8 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
     char path[4096];
     double scale = o->png_scale;
-    if (write_png(dir, "overview", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
-        goto out;
+    if (s->slices && write_png(dir, "overview", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
+        goto out; /* as on the overview page: no split of a trace without slices */
     if (s->gt.whole.span_ns > 0 && write_png(dir, "gpu_time", &pc, scale, tp_chart_gpu_time, &names, &nn, err) < 0)
         goto out;
     if (s->eff.n && write_png(dir, "efficiency", &pc, scale, tp_chart_efficiency, &names, &nn, err) < 0)
