@@ -19,27 +19,42 @@
 
 static void png_kernels_total(tp_canvas *cv, const tp_pagectx *pc, tp_rect r) { tp_chart_kernels(cv, pc, 0, r); }
 static void png_kernels_mean(tp_canvas *cv, const tp_pagectx *pc, tp_rect r) { tp_chart_kernels(cv, pc, 1, r); }
+static void png_breakdown(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+{
+    tp_chart_breakdown_of(cv, pc, &pc->s->ob, "ops", r);
+}
+
+/* The common charts written as PNG files, in summary.md's order: each is
+ * written exactly when the PDF has its page (the first pass's titles), the
+ * same drawing on the same page (tp_chart_rect), then cropped. */
+static const struct {
+    const char *file, *page; /* file: static, listed in summary.md */
+    tp_fp_chart_fn draw;
+} png_charts[] = {
+    {"png/gpu_time.png", "Where the GPU time goes", tp_chart_gpu_time},
+    {"png/efficiency.png", "How efficient is it", tp_chart_efficiency},
+    {"png/kernels_total.png", "Top kernels by total time", png_kernels_total},
+    {"png/kernels_mean.png", "Top kernels by mean time", png_kernels_mean},
+    {"png/timeline.png", "Timeline", tp_chart_timeline},
+    {"png/steps.png", "Steps", tp_chart_steps_png},
+    {"png/breakdown.png", "Dominating ops", png_breakdown},
+};
 
 /* One PNG file holding one chart page. */
-static int write_png(const char *dir, const char *name, const tp_pagectx *pc, double scale, tp_fp_chart_fn fn,
+static int write_png(const char *dir, const char *file, const tp_pagectx *pc, double scale, tp_fp_chart_fn fn,
                      const char ***names, size_t *nn, tp_err *err)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/png/%s.png", dir, name);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     tp_canvas *cv = tp_canvas_png(path, scale, err);
     if (!cv)
         return -1;
-    tp_cv_begin_page(cv, pc->lw, pc->lh, name);
+    tp_cv_begin_page(cv, pc->lw, pc->lh, file);
     fn(cv, pc, tp_chart_rect(pc));
     tp_cv_end_page(cv);
     if (tp_canvas_close(cv, err) != 0)
         return -1;
-    static const char *const known[] = {"png/overview.png",      "png/gpu_time.png",     "png/efficiency.png",
-                                        "png/kernels_total.png", "png/kernels_mean.png", "png/timeline.png",
-                                        "png/steps.png",         NULL};
-    for (int i = 0; known[i]; i++)
-        if (strncmp(known[i] + 4, name, strlen(name)) == 0 && known[i][4 + strlen(name)] == '.')
-            (*names)[(*nn)++] = known[i];
+    (*names)[(*nn)++] = file;
     return 0;
 }
 
@@ -126,8 +141,6 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
 {
     tp_pagectx pc;
     plan_pages(&pc, s, o);
-    static const char *grid_names[] = {"png/breakdown.png", "png/breakdown-2.png", "png/breakdown-3.png",
-                                       "png/breakdown-4.png"};
     const char **names = tp_xcalloc(TP_MAX_PNGS + 1, sizeof *names);
     size_t nn = 0;
     int rc = -1;
@@ -140,33 +153,13 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
                   .name = slash ? slash + 1 : s->opts.path ? s->opts.path : s->name}; /* the input file's name */
     tp_side pdf_side;
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
-    char path[4096];
     double scale = o->png_scale;
-    if (s->slices && write_png(dir, "overview", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
+    if (s->slices && write_png(dir, "png/overview.png", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
         goto out; /* as on the overview page: no split of a trace without slices */
-    if (s->gt.whole.span_ns > 0 && write_png(dir, "gpu_time", &pc, scale, tp_chart_gpu_time, &names, &nn, err) < 0)
-        goto out;
-    if (s->eff.n && write_png(dir, "efficiency", &pc, scale, tp_chart_efficiency, &names, &nn, err) < 0)
-        goto out;
-    /* a chart is a PNG when its page is in the PDF */
-    if (s->kt.n >= TP_KERNEL_CHART_MIN && (write_png(dir, "kernels_total", &pc, scale, png_kernels_total, &names, &nn, err) < 0 ||
-                    write_png(dir, "kernels_mean", &pc, scale, png_kernels_mean, &names, &nn, err) < 0))
-        goto out;
-    if (s->slices && write_png(dir, "timeline", &pc, scale, tp_chart_timeline, &names, &nn, err) < 0)
-        goto out;
-    if (s->sf.nsteps && write_png(dir, "steps", &pc, scale, tp_chart_steps_png, &names, &nn, err) < 0)
-        goto out;
-    if (tp_breakdown_has_ops(&s->ob)) {
-        snprintf(path, sizeof path, "%s/png/breakdown.png", dir);
-        tp_canvas *g = tp_canvas_png(path, scale, err);
-        if (!g)
+    for (size_t i = 0; i < sizeof png_charts / sizeof *png_charts; i++)
+        if (tp_page_drawn(&pc, png_charts[i].page) &&
+            write_png(dir, png_charts[i].file, &pc, scale, png_charts[i].draw, &names, &nn, err) < 0)
             goto out;
-        size_t gp = tp_pages_breakdown(g, &pc, pc.lw, pc.lh);
-        if (tp_canvas_close(g, err) != 0)
-            goto out;
-        for (size_t p = 0; p < gp && p < 4; p++)
-            names[nn++] = grid_names[p];
-    }
     if (tp_format_pages_png(dir, &pc, scale, &names, &nn, TP_MAX_PNGS, err) < 0)
         goto out;
     rc = 0;

@@ -82,7 +82,8 @@ static void grid_free(grid_mem *mem)
     free(mem->ops);
 }
 
-bool tp_breakdown_has_ops(const tp_op_kernels *ob)
+/* Whether a breakdown has an op to show (not only device work without a host op). */
+static bool has_ops(const tp_op_kernels *ob)
 {
     for (size_t i = 0; i < ob->nops; i++) /* a grid of "(no host op)" alone says nothing */
         if (!ob->ops[i].no_op)
@@ -95,7 +96,7 @@ size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_ke
 {
     char bookmark[120];
     snprintf(bookmark, sizeof bookmark, "Dominating %s", what);
-    if (!tp_breakdown_has_ops(ob)) {
+    if (!has_ops(ob)) {
         tp_page_note(pc, bookmark,
                      ob->nops ? "all device work ran outside any of them (no host op launched it), no kernel mix "
                                 "to show per op."

@@ -33,6 +33,14 @@ void tp_pagectx_free(tp_pagectx *pc)
     free(pc->notes);
 }
 
+bool tp_page_drawn(const tp_pagectx *pc, const char *title)
+{
+    for (size_t i = 0; i < pc->notes->npages; i++)
+        if (strcmp(pc->notes->pages[i], title) == 0)
+            return true;
+    return false;
+}
+
 void tp_page_note(const tp_pagectx *pc, const char *what, const char *why)
 {
     tp_page_notes *N = pc->notes;

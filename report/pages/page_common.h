@@ -63,6 +63,8 @@ static inline tp_rect tp_chart_rect(const tp_pagectx *pc)
 {
     return (tp_rect){TP_PAGE_MARGIN, TP_PAGE_MARGIN, pc->lw - 2 * TP_PAGE_MARGIN, pc->lh - 2 * TP_PAGE_MARGIN};
 }
+/* Whether the first pass drew a top-level page of this title. */
+bool tp_page_drawn(const tp_pagectx *pc, const char *title);
 /* A page left out: "<what>: <why>" joins the overview's list (one line per
  * `what`; nothing once the notes are frozen). */
 void tp_page_note(const tp_pagectx *pc, const char *what, const char *why);

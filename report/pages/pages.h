@@ -28,8 +28,6 @@ bool *tp_kernels_shown(const tp_pagectx *pc);
 void tp_pages_kernel_charts(tp_canvas *cv, const tp_pagectx *pc);
 /* Kernel statistics (one page: the top rows) and the names of its rows. */
 void tp_pages_kernel_table(tp_canvas *cv, const tp_pagectx *pc);
-/* Whether a breakdown has an op to show (not only device work without a host op). */
-bool tp_breakdown_has_ops(const tp_op_kernels *ob);
 size_t tp_pages_breakdown(tp_canvas *cv, const tp_pagectx *pc, double w, double h); /* returns pages */
 /* The same grid for another breakdown (format pages): `what` names its keys
  * ("TF ops"): title "Dominating <what>: ...", bookmark "Dominating <what>". */
