@@ -166,7 +166,19 @@ static bool is_job(char **args, int n)
 }
 
 /* Load a job's ranks merged into t (job_merge.h); the exit code. */
-static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t, bool quiet)
+/* An input (a trace, a file an option names) that the output would
+ * replace: refused before the (long) load.  0, or TP_EXIT_INPUT with the
+ * line printed.  out NULL: parts of a split (each refused as it is opened). */
+static int refuse_input_output(const char *out)
+{
+    const char *in = out && strcmp(out, "-") != 0 ? tp_out_protected(out) : NULL;
+    if (!in)
+        return 0;
+    fprintf(stderr, TP_PROG ": %s: refusing to overwrite the input file %s\n", out, in);
+    return TP_EXIT_INPUT;
+}
+
+static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t, bool quiet, const char *out)
 {
     tp_strlist files = {0};
     size_t not_traces = 0;
@@ -178,6 +190,12 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
     }
     if (!files.n) {
         fprintf(stderr, TP_PROG ": job: no trace among the inputs (%zu files no reader recognises)\n", not_traces);
+        tp_strlist_free(&files);
+        return TP_EXIT_INPUT;
+    }
+    for (size_t i = 0; i < files.n; i++)
+        tp_out_protect(files.v[i]);
+    if (refuse_input_output(out) != 0) {
         tp_strlist_free(&files);
         return TP_EXIT_INPUT;
     }
@@ -258,12 +276,15 @@ static int convert_main(int argc, char **argv, char **ins)
     tp_trace_init(&t);
     tp_err err = {0};
     if (job) {
-        int jrc = load_job(ins, nins, &lo, &t, quiet);
+        int jrc = load_job(ins, nins, &lo, &t, quiet, split ? NULL : out);
         if (jrc != TP_EXIT_OK) {
             tp_trace_free(&t);
             return jrc;
         }
         in = "job"; /* what the messages below name; every input is protected (tp_input_open) */
+    } else if (tp_out_protect(in), refuse_input_output(split ? NULL : out) != 0) {
+        tp_trace_free(&t);
+        return TP_EXIT_INPUT;
     } else if (tp_load(in, &lo, &t, &err) < 0) {
         tp_report_error(in, &err);
         tp_trace_free(&t);

@@ -368,8 +368,8 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
+            (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0) {
                 free(ins);
                 return TP_EXIT_USAGE;
@@ -497,7 +497,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         fprintf(stderr, TP_PROG ": %s\n", err.msg);
         free(ins);
         tp_strlist_free(&paths);
-        close(lockfd);
+        tp_dir_unlock(lockfd, true);
         return TP_EXIT_INPUT;
     }
     free(ins);
@@ -516,7 +516,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             fprintf(stderr, TP_PROG ": %s: is an input of this batch and would be replaced by its index\n", in);
             tp_strlist_free(&paths);
             tp_strlist_free(&names);
-            close(lockfd);
+            tp_dir_unlock(lockfd, true);
             return TP_EXIT_INPUT;
         }
     }
@@ -591,6 +591,19 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         pg.bytes_total += r->bytes;
     }
     tp_batch_rows_free(&prev);
+    for (size_t k = 0; k < ntodo; k++) { /* an input one of the rows would replace: refused before any work */
+        char clash[4400];
+        const char *in = tp_batch_row_output_input(dir, rows.v[todo[k]].name, clash, sizeof clash);
+        if (in) {
+            fprintf(stderr, TP_PROG ": %s: refusing to overwrite the input file %s\n", clash, in);
+            free(todo);
+            tp_batch_rows_free(&rows);
+            tp_strlist_free(&paths);
+            tp_strlist_free(&names);
+            tp_dir_unlock(lockfd, true);
+            return TP_EXIT_INPUT;
+        }
+    }
     pg.total = ntodo;
     fprintf(stderr, "tracepress batch: %zu traces%s, %zu unchanged (skipped), %zu to do with %ld workers\n",
             rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
@@ -726,7 +739,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
     tp_batch_rows_free(&rows);
     tp_strlist_free(&paths);
     tp_strlist_free(&names);
-    close(lockfd);
+    tp_dir_unlock(lockfd, false);
     return rc;
 }
 

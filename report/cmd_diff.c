@@ -117,6 +117,26 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
     return rc;
 }
 
+/* An input (a trace, a file an option names) that is one of the files a
+ * diff in DIR writes: refused before anything is read or written.  0, or
+ * TP_EXIT_INPUT with the line printed. */
+static int refuse_input_output(const char *const paths[2], const char *dir)
+{
+    static const char *const outs[] = {"diff.json", "diff.md", "diff.pdf", "png/changes.png", "png/steps.png"};
+    tp_out_protect(paths[0]);
+    tp_out_protect(paths[1]);
+    for (size_t k = 0; k < sizeof outs / sizeof *outs; k++) {
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", dir, outs[k]);
+        const char *in = tp_out_protected(p);
+        if (in) {
+            fprintf(stderr, "tracepress: %s: refusing to overwrite the input file %s\n", p, in);
+            return TP_EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
 static int tp_cmd_diff(int argc, char **argv)
 {
     tp_load_opts lo = {0};
@@ -133,8 +153,8 @@ static int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--kernel-min-share", &minshare)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
+            (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -187,6 +207,8 @@ static int tp_cmd_diff(int argc, char **argv)
             return tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
+    if (refuse_input_output(paths, dir) != 0)
+        return TP_EXIT_INPUT;
     tp_cat_rules rules; /* one rule table for both sides */
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return TP_EXIT_INPUT;

@@ -17,39 +17,47 @@
 #include <unistd.h>
 
 
+/* The job's inputs, before anything is written (no folder, no lock file:
+ * a refusal leaves nothing behind).  0, or an exit code with the line printed. */
+static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *inputs)
+{
+    tp_err err = {0};
+    size_t not_traces = 0;
+    if (tp_inputs_expand(args, nargs, dir, inputs, &not_traces, &err) < 0) {
+        tp_report_error("report", &err);
+        return TP_EXIT_INPUT;
+    }
+    if (not_traces)
+        fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
+                not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    if (!inputs->n) {
+        char ro[PATH_MAX], ri[PATH_MAX];
+        for (int i = 0; i < nargs; i++) /* the one folder given is the output folder: its traces are skipped */
+            if (realpath(dir, ro) && realpath(args[i], ri) && strcmp(ro, ri) == 0) {
+                fprintf(stderr, "tracepress: %s: the output folder is the input folder: give another -o\n", dir);
+                return TP_EXIT_USAGE;
+            }
+        fprintf(stderr, "tracepress: report: no trace among the inputs\n");
+        return TP_EXIT_INPUT;
+    }
+    const char *failed = NULL;
+    if (tp_job_check_outputs(inputs, dir, &failed, &err) < 0) {
+        tp_report_error(failed, &err);
+        return TP_EXIT_INPUT;
+    }
+    return 0;
+}
+
 /* The job report: map (every input, or shard K/N's) and reduce, or the reduce alone (--merge). */
-static int report_job_locked(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
+static int report_job_locked(const tp_strlist *inputs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
                              const char *dir)
 {
     tp_err err = {0};
     if (!merge) {
-        tp_strlist inputs = {0};
-        size_t not_traces = 0;
-        if (tp_inputs_expand(args, nargs, dir, &inputs, &not_traces, &err) < 0) {
-            tp_report_error("report", &err);
-            tp_strlist_free(&inputs);
-            return TP_EXIT_INPUT;
-        }
-        if (not_traces)
-            fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
-                    not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
-        if (!inputs.n) {
-            char ro[PATH_MAX], ri[PATH_MAX];
-            for (int i = 0; i < nargs; i++) /* the one folder given is the output folder: its traces are skipped */
-                if (realpath(dir, ro) && realpath(args[i], ri) && strcmp(ro, ri) == 0) {
-                    fprintf(stderr, "tracepress: %s: the output folder is the input folder: give another -o\n", dir);
-                    tp_strlist_free(&inputs);
-                    return TP_EXIT_USAGE;
-                }
-            fprintf(stderr, "tracepress: report: no trace among the inputs\n");
-            tp_strlist_free(&inputs);
-            return TP_EXIT_INPUT;
-        }
         const char *failed = NULL;
-        int rc = tp_job_map(&inputs, jo, dir, &failed, &err);
+        int rc = tp_job_map(inputs, jo, dir, &failed, &err);
         if (rc < 0 && failed)
             tp_report_error(failed, &err);
-        tp_strlist_free(&inputs);
         if (rc < 0)
             return TP_EXIT_INPUT;
         if (jo->shard_n)
@@ -75,16 +83,30 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
                       const char *dir)
 {
     tp_err err = {0};
-    /* one run per folder (shards share it): two at once mixed their ranks */
-    if (tp_mkdirs(dir, &err) < 0) {
-        tp_report_error(dir, &err);
-        return TP_EXIT_INPUT;
+    tp_strlist inputs = {0};
+    int rc = 0;
+    if (!merge)
+        rc = job_inputs(args, nargs, dir, &inputs);
+    else {
+        const char *failed = NULL;
+        if (tp_job_check_outputs(NULL, dir, &failed, &err) < 0) { /* the files options name */
+            tp_report_error(failed, &err);
+            rc = TP_EXIT_INPUT;
+        }
     }
-    int lockfd = tp_dir_lock(dir, "job report", jo->shard_k, jo->shard_n, false);
-    if (lockfd < 0)
-        return TP_EXIT_INPUT;
-    int rc = report_job_locked(args, nargs, jo, merge, po, dir);
-    close(lockfd);
+    /* one run per folder (shards share it): two at once mixed their ranks */
+    if (rc == 0 && tp_mkdirs(dir, &err) < 0) {
+        tp_report_error(dir, &err);
+        rc = TP_EXIT_INPUT;
+    }
+    int lockfd = rc == 0 ? tp_dir_lock(dir, "job report", jo->shard_k, jo->shard_n, false) : -1;
+    if (rc == 0 && lockfd < 0)
+        rc = TP_EXIT_INPUT;
+    if (rc == 0) {
+        rc = report_job_locked(&inputs, jo, merge, po, dir);
+        tp_dir_unlock(lockfd, false);
+    }
+    tp_strlist_free(&inputs);
     return rc;
 }
 
@@ -132,9 +154,9 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--baseline", &baseline)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--baseline", &baseline)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "-j", &jobs)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--jobs", &jobs)) != 0) {
@@ -256,6 +278,15 @@ static int tp_cmd_report(int argc, char **argv)
     lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
     lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
     tp_out_protect(path);
+    char clash[4400];
+    const char *in = tp_report_output_input(dir, clash, sizeof clash);
+    if (in) { /* refused before anything is read or written */
+        fprintf(stderr, "tracepress: %s: refusing to overwrite the input file %s\n", clash, in);
+        tp_trace_free(&t);
+        tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
+        return TP_EXIT_INPUT;
+    }
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
         tp_trace_free(&t);

@@ -307,8 +307,8 @@ static int tp_cmd_stats(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         int k;
         if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--categories", &cats)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--device-spec", &devspec)) != 0) {
+            (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
         } else if (tp_opt_flag(argv, i, "--json"))

@@ -24,6 +24,33 @@ int tp_opt_value(int argc, char **argv, int *i, const char *name, const char **v
     return 1;
 }
 
+/* The files FILE options named (tp_opt_file) and @lists: copies, kept for
+ * the run (one per option or @list read: a few). */
+static const char **named_files;
+static size_t n_named_files, named_files_cap;
+
+void tp_opt_file_named(const char *path)
+{
+    if (!path || !*path)
+        return;
+    TP_GROW(named_files, named_files_cap, n_named_files + 1);
+    named_files[n_named_files++] = tp_xstrdup(path);
+}
+
+int tp_opt_file(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    int k = tp_opt_value(argc, argv, i, name, val);
+    if (k > 0)
+        tp_opt_file_named(*val);
+    return k;
+}
+
+size_t tp_opt_files(const char *const **v)
+{
+    *v = named_files;
+    return n_named_files;
+}
+
 bool tp_opt_flag(char **argv, int i, const char *name) { return strcmp(argv[i], name) == 0; }
 
 int tp_usage_error(const char *cmd, const char *fmt, ...)

@@ -24,6 +24,17 @@ extern const tp_command *const tp_commands[]; /* NULL-terminated (commands.c) */
  * value is missing; 0 when argv[*i] is not this option. */
 int tp_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
 bool tp_opt_flag(char **argv, int i, const char *name);
+/* An option whose value names a FILE the run reads (--categories,
+ * --device-spec, --baseline, a format's --etrecord, an @list): parsed as
+ * tp_opt_value and recorded, so that it is an input like the traces: the
+ * output layer refuses any output that is this file, by device and inode
+ * (tp_out_open, tp_out_protected), in every command.  A new option taking
+ * a file is parsed with tp_opt_file and gets that for free. */
+int tp_opt_file(int argc, char **argv, int *i, const char *name, const char **val);
+/* Record a file the run reads that was not parsed by tp_opt_file (an @list). */
+void tp_opt_file_named(const char *path);
+/* The files recorded so far, in order. */
+size_t tp_opt_files(const char *const **v);
 /* Print "tracepress CMD: MSG" and a hint to --help; returns TP_EXIT_USAGE. */
 int tp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print the command's help text (from the table) to stdout; returns 0. */

@@ -40,11 +40,21 @@ static int lock_byte(int fd, short type, off_t at, bool wait, const char *dir, c
     return 0;
 }
 
+/* The lock file this run created (a run refused after taking the lock
+ * removes it: tp_dir_unlock), by descriptor: a run holds one or two. */
+static struct {
+    int fd;
+    char path[4096];
+} created[4];
+
 int tp_dir_lock(const char *dir, const char *who, int shard_k, int shard_n, bool wait)
 {
     char p[4096];
     snprintf(p, sizeof p, "%s/.tracepress-%s.lock", dir, strcmp(who, "batch") == 0 ? "batch" : "job");
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    bool made = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
         fprintf(stderr, TP_PROG ": %s: cannot open the %s lock: %s\n", p, who, strerror(errno));
         return -1;
@@ -64,5 +74,22 @@ int tp_dir_lock(const char *dir, const char *who, int shard_k, int shard_n, bool
         close(fd);
         return -1;
     }
+    for (size_t i = 0; made && i < sizeof created / sizeof *created; i++)
+        if (!created[i].path[0]) {
+            created[i].fd = fd;
+            snprintf(created[i].path, sizeof created[i].path, "%s", p);
+            break;
+        }
     return fd;
+}
+
+void tp_dir_unlock(int fd, bool refused)
+{
+    for (size_t i = 0; i < sizeof created / sizeof *created; i++)
+        if (created[i].path[0] && created[i].fd == fd) {
+            if (refused) /* removed while still held: no other run can have locked it */
+                (void)unlink(created[i].path);
+            created[i].path[0] = 0;
+        }
+    close(fd);
 }

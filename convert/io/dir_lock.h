@@ -14,5 +14,10 @@
 #include <stdbool.h>
 
 int tp_dir_lock(const char *dir, const char *who, int shard_k, int shard_n, bool wait);
+/* Release the lock.  refused: the run wrote nothing (an input it refuses,
+ * found only under the lock), so a lock file it created is removed too and
+ * the folder is left as it was (a run that goes on keeps the file: removing
+ * it then would let a waiting run and a new one lock two different files). */
+void tp_dir_unlock(int fd, bool refused);
 
 #endif

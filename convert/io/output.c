@@ -4,6 +4,7 @@
  * in 0.16 s of CPU against zlib level 1's 1.39 s, and 2% smaller.  ISA-L
  * writes a fixed generic gzip header (no name, mtime 0): deterministic. */
 #include "convert/io/output.h"
+#include "convert/base/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,8 @@ struct tp_outset {
     int *slot;           /* their places in open_tmps */
     size_t n, cap;
     pthread_mutex_t mu;  /* a report commits its PDF on a second thread */
+    char **stale;        /* an earlier set's members this one replaces (tp_outset_replaces): DIR/NAME */
+    size_t nstale, stale_dir_len;
 };
 
 /* The set this thread's tp_out_open joins (tp_outset_use). */
@@ -162,6 +165,22 @@ static protected_file *protected_in;
 static size_t n_protected, protected_cap;
 static pthread_mutex_t protected_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The files the command's FILE options named (tp_opt_file, cli.h), taken
+ * into the list at the first check after they were parsed: before any
+ * output is opened, so each is stat'ed while it is still the user's file. */
+static size_t n_option_files;
+static pthread_mutex_t option_files_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void protect_option_files(void)
+{
+    const char *const *v;
+    pthread_mutex_lock(&option_files_mu);
+    size_t n = tp_opt_files(&v);
+    for (; n_option_files < n; n_option_files++)
+        tp_out_protect(v[n_option_files]);
+    pthread_mutex_unlock(&option_files_mu);
+}
+
 void tp_out_protect(const char *input)
 {
     struct stat st;
@@ -180,6 +199,7 @@ void tp_out_protect(const char *input)
 
 const char *tp_out_protected(const char *path)
 {
+    protect_option_files();
     struct stat st;
     if (stat(path, &st) != 0)
         return NULL;
@@ -217,7 +237,8 @@ static void remove_stale_tmps(const char *path)
             continue; /* alive (or not ours to ask): its file */
         char full[8192];
         snprintf(full, sizeof full, "%s/%s", dir, n);
-        (void)unlink(full);
+        if (!tp_out_protected(full)) /* an input, however it is named, is never removed */
+            (void)unlink(full);
     }
     closedir(d);
 }
@@ -809,8 +830,59 @@ tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp
     return o;
 }
 
+void tp_outset_replaces(tp_outset *set, const char *dir, const char *const *names)
+{
+    set->stale_dir_len = strlen(dir);
+    for (size_t i = 0; names[i]; i++) {
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        set->stale = tp_xrealloc(set->stale, (set->nstale + 1) * sizeof *set->stale);
+        set->stale[set->nstale] = tp_xmalloc(len);
+        snprintf(set->stale[set->nstale++], len, "%s/%s", dir, names[i]);
+    }
+}
+
+/* A folder on the way from the set's folder to PATH is a symbolic link:
+ * what is beyond it is not the set's (DIR/png linked elsewhere). */
+static bool through_link(const char *path, size_t dir_len)
+{
+    char *p = tp_xstrdup(path);
+    bool link = false;
+    for (char *c = p + dir_len + 1; *c && !link; c++) {
+        if (*c != '/')
+            continue;
+        *c = 0;
+        struct stat st;
+        link = lstat(p, &st) != 0 || S_ISLNK(st.st_mode);
+        *c = '/';
+    }
+    free(p);
+    return link;
+}
+
+/* After the set is in place: the earlier set's members it did not write
+ * again go, so the folder holds one set.  Only regular files (a symbolic
+ * link there is the user's), never an input, never through a linked folder. */
+static void remove_replaced(tp_outset *s)
+{
+    for (size_t i = 0; i < s->nstale; i++) {
+        const char *p = s->stale[i];
+        bool written = false;
+        for (size_t k = 0; k < s->n && !written; k++)
+            written = strcmp(s->final[k], p) == 0;
+        struct stat st;
+        if (written || lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || tp_out_protected(p))
+            continue;
+        if (through_link(p, s->stale_dir_len))
+            continue;
+        (void)unlink(p);
+    }
+}
+
 static void outset_free(tp_outset *s)
 {
+    for (size_t i = 0; i < s->nstale; i++)
+        free(s->stale[i]);
+    free(s->stale);
     for (size_t i = 0; i < s->n; i++) {
         if (s->slot[i] >= 0)
             atomic_store(&open_tmps[s->slot[i]], NULL);
@@ -833,6 +905,8 @@ int tp_outset_publish(tp_outset *s, tp_err *err)
         if (rc < 0)
             (void)unlink(s->tmp[i]); /* what is left of the set: never half of it */
     }
+    if (rc == 0)
+        remove_replaced(s);
     outset_free(s);
     return rc;
 }

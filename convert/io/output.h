@@ -37,6 +37,13 @@ tp_out *tp_out_open_in(tp_outset *set, const char *path, const char *protect, tp
  * files too: a report's PDF and PNGs) joins SET (NULL: none, as ever).
  * Returns the set used before, to be restored. */
 tp_outset *tp_outset_use(tp_outset *set);
+/* The members an earlier set of this kind may have left in DIR (NAMES,
+ * relative to DIR, NULL-terminated): once SET is published, each that it
+ * did not write again is removed, so the folder holds one set (a report
+ * without a chart leaves no older chart beside it).  Only regular files
+ * (lstat: a symbolic link there is the user's), never an input
+ * (tp_out_protected), never through a linked subfolder (DIR/png -> ...). */
+void tp_outset_replaces(tp_outset *set, const char *dir, const char *const *names);
 /* Renames every committed member; 0, or -1 with err (the rest removed). Frees the set. */
 int tp_outset_publish(tp_outset *set, tp_err *err);
 /* The end of a set begun with prev = tp_outset_use(set): restores prev,

@@ -3,6 +3,7 @@
 #include "convert/pipeline/inputs.h"
 #include "convert/read/formats.h"
 #include "convert/io/input.h"
+#include "convert/base/cli.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -103,6 +104,7 @@ static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err);
 
 static int add_list(const char *file, int depth, tp_strlist *out, tp_err *err)
 {
+    tp_opt_file_named(file); /* an input too: no output may replace it (cli.h) */
     FILE *f = fopen(file, "r");
     if (!f)
         return tp_fail_at(err, "", "%s: %s", file, strerror(errno));

@@ -57,15 +57,14 @@ int tp_format_option_parse(int argc, char **argv, int *i, tp_read_opts *o)
     if (!hit)
         return 0;
     const char *value = NULL;
-    if (hit->arg && tp_opt_value(argc, argv, i, hit->flag, &value) < 0)
-        return -1;
+    if (hit->arg && (hit->reads_file ? tp_opt_file : tp_opt_value)(argc, argv, i, hit->flag, &value) < 0)
+        return -1; /* a file it reads: an input too, no output may replace it (tp_opt_file) */
     if (hit->reads_file) {
         if (o->nside_inputs == sizeof o->side_inputs / sizeof o->side_inputs[0]) {
             tp_usage_error(argv[0], "at most 4 files named by format options");
             return -1;
         }
         o->side_inputs[o->nside_inputs++] = value;
-        tp_out_protect(value); /* an input too: no output may replace it */
     }
     for (size_t k = 0; tp_formats[k] && k < TP_MAX_FORMATS; k++) /* every format that reads it */
         for (const tp_format_option *op = tp_formats[k]->options; op && op->flag; op++) {

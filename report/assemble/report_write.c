@@ -40,6 +40,47 @@ static const struct {
     {"png/breakdown.png", "Dominating ops", png_breakdown},
 };
 
+const char *const tp_report_job_pngs[3] = {"png/job_ranks.png", "png/job_heatmap.png", "png/job_collectives.png"};
+
+/* The members of a report set, one trace's or a job's: what a report in
+ * the folder may have left, removed when a later report lacks them. */
+#define TP_MAX_MEMBERS (TP_MAX_PNGS + 16)
+static size_t report_members(const char **v)
+{
+    static const char *const fixed[] = {"report.pdf", "summary.json", "summary.md", "png/overview.png"};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        v[n++] = fixed[i];
+    for (size_t i = 0; i < sizeof png_charts / sizeof *png_charts; i++)
+        v[n++] = png_charts[i].file;
+    for (size_t i = 0; i < sizeof tp_report_job_pngs / sizeof *tp_report_job_pngs; i++)
+        v[n++] = tp_report_job_pngs[i];
+    size_t k = tp_format_pages_png_files(v + n, TP_MAX_MEMBERS - 1 - n);
+    n += k < TP_MAX_MEMBERS - 1 - n ? k : TP_MAX_MEMBERS - 1 - n;
+    v[n] = NULL;
+    return n;
+}
+
+void tp_report_replaces(tp_outset *set, const char *dir)
+{
+    const char *v[TP_MAX_MEMBERS];
+    report_members(v);
+    tp_outset_replaces(set, dir, v);
+}
+
+const char *tp_report_output_input(const char *dir, char *out, size_t nout)
+{
+    const char *v[TP_MAX_MEMBERS];
+    size_t n = report_members(v);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out, nout, "%s/%s", dir, v[i]);
+        const char *in = tp_out_protected(out);
+        if (in)
+            return in;
+    }
+    return NULL;
+}
+
 /* One PNG file holding one chart page. */
 static int write_png(const char *dir, const char *file, const tp_pagectx *pc, double scale, tp_fp_chart_fn fn,
                      const char ***names, size_t *nn, tp_err *err)
@@ -193,6 +234,7 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     /* all files or none: each is committed under its temporary name and the
      * set renamed at the end, so the previous report stays whole until then */
     tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
+    tp_report_replaces(set, dir);
     if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, dir, po, set, &pngs, err) < 0)
         rc = TP_REPORT_WRITE_FAILED;
     tp_timing("pages");

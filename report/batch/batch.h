@@ -101,6 +101,10 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
  * results (format, events, steps, times) are taken from it. */
 int tp_batch_record_write(const char *dir, const tp_batch_row *r, const char *made_with, tp_err *err);
 void tp_batch_record_remove(const char *dir, const char *name);
+/* Before any worker starts: the input (a trace, a file an option names)
+ * that is one of the files the row NAME writes in DIR (its record,
+ * trace.json.gz, its report), with that file's path in OUT; or NULL. */
+const char *tp_batch_row_output_input(const char *dir, const char *name, char *out, size_t nout);
 bool tp_batch_record_matches(const char *dir, tp_batch_row *r);
 
 /* One batch per output folder: convert/io/dir_lock.h (who "batch"). */

@@ -4,6 +4,7 @@
 #include "report/batch/batch.h"
 #include "convert/codec/json_write.h"
 #include "convert/io/output.h"
+#include "report/assemble/report_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,22 @@ void tp_batch_record_remove(const char *dir, const char *name)
 {
     char p[4096];
     record_path(p, sizeof p, dir, name);
-    (void)unlink(p);
+    if (!tp_out_protected(p)) /* an input is never removed (tp_batch_row_output_input refuses it first) */
+        (void)unlink(p);
+}
+
+const char *tp_batch_row_output_input(const char *dir, const char *name, char *out, size_t nout)
+{
+    const char *in;
+    record_path(out, nout, dir, name);
+    if ((in = tp_out_protected(out)) != NULL)
+        return in;
+    snprintf(out, nout, "%s/%s/trace.json.gz", dir, name);
+    if ((in = tp_out_protected(out)) != NULL)
+        return in;
+    char rdir[4400];
+    snprintf(rdir, sizeof rdir, "%s/%s/report", dir, name);
+    return tp_report_output_input(rdir, out, nout);
 }
 
 /* The row (the index's own fields) with what made it in front: the schema,

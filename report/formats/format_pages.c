@@ -21,6 +21,16 @@ const tp_format_pages *tp_format_pages_find(const char *format)
     return NULL;
 }
 
+size_t tp_format_pages_png_files(const char **v, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (size_t k = 0; k < rows[i]->npngs; k++)
+            if (n < cap)
+                v[n++] = rows[i]->pngs[k].file;
+    return n;
+}
+
 int tp_format_pages_build(tp_summary *s, const tp_fp_opts *o, tp_err *err)
 {
     const tp_format_pages *fp = tp_format_pages_find(s->t->format);

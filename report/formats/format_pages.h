@@ -18,6 +18,9 @@ int tp_format_pages_build(tp_summary *s, const tp_fp_opts *o, tp_err *err);
 void tp_format_pages_json(const tp_summary *s, tp_buf *b); /* ",\n\"key\":value" */
 void tp_format_pages_md(const tp_summary *s, tp_buf *b);
 void tp_format_pages_draw(tp_canvas *cv, const tp_pagectx *pc);
+/* Every format's PNG files ("png/etdump_operators.png", ...), whichever
+ * a report has: at most cap into v; returns how many there are. */
+size_t tp_format_pages_png_files(const char **v, size_t cap);
 int tp_format_pages_png(const char *dir, const tp_pagectx *pc, double scale, const char ***names, size_t *nn,
                         size_t cap, tp_err *err);
 

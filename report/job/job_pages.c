@@ -1,5 +1,6 @@
 /* job_pages.c: the job report's PDF pages and PNG charts (job_pages.h). */
 #include "report/job/job_pages.h"
+#include "report/assemble/report_write.h"
 #include "convert/model/clock_align.h"
 #include "convert/model/dist_info.h"
 #include "render/text/units.h"
@@ -768,7 +769,7 @@ bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
         bars_build(j, &b, PNG_FONT);
         double note = j->nranks > TP_JOB_BARS_ALL ? PNG_FONT * 1.8 : 0;
         double h = ceil(fmin(PNG_MAX_H, 2 * pad + tp_hstack_height(&b.c, w - 2 * pad) + note));
-        tp_cv_begin_page(cv, w, h, "png/job_ranks.png");
+        tp_cv_begin_page(cv, w, h, tp_report_job_pngs[TP_JOB_PNG_RANKS]);
         tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
         tp_hstack_draw(cv, &b.c, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad - note});
         bars_note(cv, j, pad, h - pad - note, w - 2 * pad, PNG_FONT);
@@ -779,7 +780,7 @@ bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
         cbars b;
         cbars_build(j, &b, PNG_FONT);
         double h = ceil(fmin(PNG_MAX_H, 2 * pad + tp_hstack_height(&b.c, w - 2 * pad)));
-        tp_cv_begin_page(cv, w, h, "png/job_collectives.png");
+        tp_cv_begin_page(cv, w, h, tp_report_job_pngs[TP_JOB_PNG_COLLECTIVES]);
         tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
         tp_hstack_draw(cv, &b.c, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad});
         cbars_free(&b);
@@ -787,7 +788,7 @@ bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
         if (!has_heatmap(j))
             return false;
         const double h = PNG_HEAT_H;
-        tp_cv_begin_page(cv, w, h, "png/job_heatmap.png");
+        tp_cv_begin_page(cv, w, h, tp_report_job_pngs[TP_JOB_PNG_HEATMAP]);
         tp_cv_fill_rect(cv, 0, 0, w, h, 0xFFFFFF);
         heat_draw(cv, j, (tp_rect){pad, pad, w - 2 * pad, h - 2 * pad}, PNG_FONT);
     }
@@ -797,8 +798,7 @@ bool tp_job_png_page(tp_canvas *cv, const tp_job *j, int which)
 
 int tp_job_pages(const tp_job *j, const char *dir, const tp_page_opts *po, const char ***pngs, tp_err *err)
 {
-    static const char *const names[TP_JOB_PNGS] = {"png/job_ranks.png", "png/job_heatmap.png",
-                                                   "png/job_collectives.png"};
+    const char *const *names = tp_report_job_pngs; /* in the order of TP_JOB_PNG_* */
     const char **out = tp_xcalloc(TP_JOB_PNGS + 1, sizeof *out);
     size_t n = 0;
     char path[4096];

@@ -3,6 +3,7 @@
 #include "convert/io/output.h"
 #include "report/job/job_out.h"
 #include "report/job/job_pages.h"
+#include "report/assemble/report_write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +63,9 @@ static bool is_rank_file(const char *n);
  * other inputs leaves none behind for the merge. */
 static void remove_stale(const char *ranks, const tp_job_opts *o)
 {
+    struct stat st;
+    if (lstat(ranks, &st) != 0 || !S_ISDIR(st.st_mode))
+        return; /* a link to a folder is not ours to clean (tp_job_check_outputs refuses it) */
     DIR *d = opendir(ranks);
     if (!d)
         return;
@@ -74,9 +79,51 @@ static void remove_stale(const char *ranks, const tp_job_opts *o)
         if (o->shard_n && (int)(i % (unsigned long long)o->shard_n) != o->shard_k - 1)
             continue;
         snprintf(path, sizeof path, "%s/%s", ranks, e->d_name);
-        unlink(path);
+        if (!tp_out_protected(path)) /* an input is never removed (tp_job_check_outputs refuses it first) */
+            unlink(path);
     }
     closedir(d);
+}
+
+int tp_job_check_outputs(const tp_strlist *inputs, const char *dir, const char **failed, tp_err *err)
+{
+    static char subject[4400];
+    char path[4400];
+    *failed = subject;
+    for (size_t i = 0; inputs && i < inputs->n; i++) /* registered here, so the forked workers know them all */
+        tp_out_protect(inputs->v[i]);
+    const char *in = tp_report_output_input(dir, path, sizeof path);
+    if (in) {
+        snprintf(subject, sizeof subject, "%s", path);
+        return tp_fail_at(err, "", "refusing to overwrite the input file %s", in);
+    }
+    if (!inputs)
+        return 0;
+    char ranks[4096];
+    snprintf(ranks, sizeof ranks, "%s/ranks", dir);
+    struct stat st;
+    if (lstat(ranks, &st) == 0 && S_ISLNK(st.st_mode)) {
+        snprintf(subject, sizeof subject, "%s", ranks);
+        return tp_fail_at(err, "", "is a symbolic link: the rank summaries are written (and old ones removed) in "
+                                   "the output folder itself, never through a link: remove it or give another -o");
+    }
+    DIR *d = opendir(ranks);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", ranks, e->d_name);
+        if ((in = tp_out_protected(path)) != NULL) {
+            snprintf(subject, sizeof subject, "%s", path);
+            rc = tp_fail_at(err, "", "refusing to overwrite or remove the input file %s (the job report writes and "
+                                     "replaces its rank summaries in %s)", in, ranks);
+        }
+    }
+    closedir(d);
+    return rc;
 }
 
 /* What names the job's input list: FNV-1a 64 over the sorted paths. */
@@ -393,6 +440,7 @@ int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_
     int rc = 0;
     /* the PDF, the PNGs, summary.json and summary.md as one set: renamed together at the end */
     tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
+    tp_report_replaces(set, dir);
     if (tp_mkdirs(pngdir, err) < 0 || tp_job_pages(job, dir, po, &pngs, err) < 0)
         rc = -1;
     tp_timing("job pages");

@@ -25,6 +25,14 @@ typedef struct tp_job_opts {
     int workers;                   /* ranks analysed at once by tp_job_map (forked, one thread each); <= 1: one */
 } tp_job_opts;
 
+/* Before a job report writes anything in DIR (no folder, no lock yet):
+ * registers the inputs as protected (tp_out_protect: the forked workers
+ * inherit them), then refuses (-1, err, *failed the input or DIR/ranks) an
+ * input or a file an option names that is one of the report's files, an
+ * input in DIR/ranks (the map replaces and removes rank summaries there),
+ * and a DIR/ranks that is a symbolic link.  inputs NULL (--merge): the
+ * report's files only.  0 when none. */
+int tp_job_check_outputs(const tp_strlist *inputs, const char *dir, const char **failed, tp_err *err);
 /* 0; or -1 with err and *failed the path (an input, or an output) the error
  * is about (the lowest input's when several fail; the message counts the
  * others). */
