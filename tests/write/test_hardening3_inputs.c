@@ -1,0 +1,257 @@
+/* test_hardening3_inputs.c: issue 29 (round 3), the inputs no output may
+ * replace or remove (docs/ERRORS.md "Round 3: inputs named by options and
+ * job outputs"): a job report's rank traces among its own outputs or in
+ * DIR/ranks, a symlinked DIR/ranks, files named by options (--categories,
+ * --device-spec, --baseline, @lists) in every command; a report leaves no
+ * member of an earlier report set it lacks; a refusal leaves no lock file. */
+#include "tests/lib/harness.h"
+#include "convert/base/common.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EXAMPLE "golden/example.pt.trace.json"
+#define RULES "gemm kernel *gemm*\n"
+#define DEVSPEC "device mydev\nmatch \"X*\"\nsource t https://example.org doc\nmatrix_bf16 100 t\n"
+
+/* The binary by its absolute path: the commands run in their folder (cd). */
+static const char *bin(void)
+{
+    static char abs[PATH_MAX];
+    if (!abs[0] && !realpath(tp_test_bin(), abs))
+        snprintf(abs, sizeof abs, "%s", tp_test_bin());
+    return abs;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The sorted listing of a folder, hidden entries too, recursively ("a b/c"). */
+static char *listing(const char *dir)
+{
+    char *out = NULL;
+    tp_test_run(&out, "cd '%s' && find . -mindepth 1 | sed 's|^\\./||' | LC_ALL=C sort | tr '\\n' ' '", dir);
+    return out;
+}
+
+/* The refusal's words: "refusing to overwrite the input file X", or the
+ * batch index's "X: is an input of this batch and would be replaced by its index". */
+static bool refusal(const char *out)
+{
+    return strstr(out, "refusing to overwrite") || strstr(out, "would be replaced");
+}
+
+/* One run that must refuse: exit 2, one line naming the refused input. */
+#define CHECK_REFUSED(cmd_out, rc)                                                                                     \
+    do {                                                                                                               \
+        CHECK_EQ_INT(rc, 2);                                                                                           \
+        CHECK(cmd_out && refusal(cmd_out) && lines(cmd_out) == 1);                                                   \
+        if (!(cmd_out && lines(cmd_out) == 1))                                                                         \
+            fprintf(stderr, "  output: %s\n", cmd_out ? cmd_out : "(none)");                                          \
+        free(cmd_out);                                                                                                 \
+        cmd_out = NULL;                                                                                                \
+    } while (0)
+
+static bool same_file(const char *a, const char *b)
+{
+    return tp_test_run(NULL, "cmp -s '%s' '%s'", a, b) == 0;
+}
+
+/* Two rank traces (the example, twice) in a fresh folder W: W/r0.json, W/r1.json. */
+static const char *ranks_dir(const char *name)
+{
+    const char *w = tp_test_tmp(name);
+    tp_test_run(NULL, "rm -rf '%s' && mkdir -p '%s' && cp %s '%s/r0.json' && cp %s '%s/r1.json'", w, w, EXAMPLE, w,
+                EXAMPLE, w);
+    return w;
+}
+
+TEST(h3_job_rank_trace_that_is_an_output_is_refused_before_anything_is_written)
+{
+    const char *w = ranks_dir("h3_job_out");
+    char *out = NULL;
+    /* the trace at D/summary.json, named plainly, as ./D/../D/..., and through a symlink */
+    const char *forms[] = {"%s/D/summary.json", "%s/D/../D/summary.json", "%s/link.json"};
+    for (int f = 0; f < 3; f++) {
+        tp_test_run(NULL, "cd '%s' && rm -rf D && mkdir D && cp r0.json D/summary.json && ln -sf D/summary.json link.json",
+                    w);
+        char in[4096];
+        snprintf(in, sizeof in, forms[f], w);
+        int rc = tp_test_run(&out, "cd '%s' && '%s' report r1.json '%s' -o D", w, bin(), in);
+        CHECK_REFUSED(out, rc);
+        char d[4096], kept[4096], orig[4096];
+        snprintf(d, sizeof d, "%s/D", w);
+        snprintf(kept, sizeof kept, "%s/D/summary.json", w);
+        snprintf(orig, sizeof orig, "%s/r0.json", w);
+        CHECK(same_file(kept, orig));
+        char *l = listing(d); /* no lock file, no ranks/, no png/ */
+        CHECK_STR(l, "summary.json ");
+        free(l);
+    }
+    /* the same with the report's PDF */
+    tp_test_run(NULL, "cd '%s' && rm -rf D && mkdir D && cp r0.json D/report.pdf", w);
+    int rc = tp_test_run(&out, "cd '%s' && '%s' report r1.json D/report.pdf -o D", w, bin());
+    CHECK_REFUSED(out, rc);
+}
+
+TEST(h3_job_never_removes_rank_summaries_that_are_inputs)
+{
+    const char *w = ranks_dir("h3_job_ranks");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report r0.json r1.json -o O", w, bin()), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && mkdir keep && cp O/ranks/*.rank.json keep/", w), 0);
+    /* report OUT/ranks/(glob).rank.json -o OUT: the stale-summary cleanup deleted them */
+    int rc = tp_test_run(&out, "cd '%s' && '%s' report 'O/ranks/*.rank.json' -o O", w, bin());
+    CHECK_REFUSED(out, rc);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && for f in keep/*; do cmp -s \"$f\" O/ranks/$(basename \"$f\") || exit 1; "
+                                   "done", w), 0);
+    /* a hard link to a rank summary, elsewhere, as a rank trace */
+    rc = tp_test_run(&out, "cd '%s' && ln -f O/ranks/000000-r0.rank.json hard.json && '%s' report hard.json r1.json -o O",
+                     w, bin());
+    CHECK_REFUSED(out, rc);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && cmp -s keep/000000-r0.rank.json O/ranks/000000-r0.rank.json", w), 0);
+}
+
+TEST(h3_job_symlinked_ranks_folder_is_refused_and_left_alone)
+{
+    const char *w = ranks_dir("h3_job_link");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report r0.json r1.json -o O", w, bin()), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && mkdir foreign && cp O/ranks/* foreign/ && mkdir O2 && "
+                                   "ln -s ../foreign O2/ranks && ls foreign > before", w), 0);
+    int rc = tp_test_run(&out, "cd '%s' && '%s' report r0.json r1.json -o O2", w, bin());
+    CHECK_EQ_INT(rc, 2);
+    CHECK(out && strstr(out, "symbolic link") && lines(out) == 1);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && ls foreign | cmp -s before -", w), 0);
+    char o2[4096];
+    snprintf(o2, sizeof o2, "%s/O2", w);
+    char *l = listing(o2);
+    CHECK_STR(l, "ranks ");
+    free(l);
+}
+
+/* Run CMD (with %s for the binary) in W; it must refuse, leave FILE as it
+ * was and DIR (relative to W) holding only what it held. */
+static void refused_in(const char *w, const char *dir, const char *file, const char *cmd)
+{
+    char before[4096], path[4096], full[8192];
+    snprintf(path, sizeof path, "%s/%s", w, dir);
+    char *l0 = listing(path);
+    snprintf(before, sizeof before, "%s/%s.before", w, "h3");
+    tp_test_run(NULL, "cd '%s' && cp '%s' '%s'", w, file, before);
+    snprintf(full, sizeof full, "cd '%s' && ", w);
+    size_t n = strlen(full);
+    snprintf(full + n, sizeof full - n, cmd, bin());
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s", full);
+    if (rc != 2 || !out || !refusal(out) || lines(out) != 1)
+        fprintf(stderr, "  %s\n  -> %d: %s\n", full, rc, out ? out : "");
+    CHECK_REFUSED(out, rc);
+    snprintf(path, sizeof path, "%s/%s", w, file);
+    CHECK(same_file(path, before));
+    snprintf(path, sizeof path, "%s/%s", w, dir);
+    char *l1 = listing(path);
+    CHECK_STR(l1, l0);
+    free(l0);
+    free(l1);
+}
+
+TEST(h3_files_named_by_options_are_inputs_in_every_command)
+{
+    const char *w = ranks_dir("h3_opts");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && mkdir S DD J B L R C && printf '" RULES "' > S/summary.json && "
+                                   "ln -s S/summary.json rules_link && ln -f S/summary.json rules_hard && "
+                                   "printf '" RULES "' > DD/diff.json && mkdir -p J/png && "
+                                   "printf '" DEVSPEC "' > J/png/job_heatmap.png && "
+                                   "mkdir -p B/r0/report && printf '" RULES "' > B/r0/report/summary.md && "
+                                   "printf '" RULES "' > B/index.md && "
+                                   "printf '%%s\\n' \"$PWD/r0.json\" \"$PWD/r1.json\" > L/summary.md && "
+                                   "cp L/summary.md list.txt && cp r0.json R/summary.json && "
+                                   "printf '" RULES "' > C/summary.md",
+                             w), 0);
+    /* report: --categories as the summary, through a symlink, a hard link, ./S/../S/ */
+    refused_in(w, "S", "S/summary.json", "'%s' report r0.json -o S --categories S/summary.json");
+    refused_in(w, "S", "S/summary.json", "'%s' report r0.json -o S --categories rules_link");
+    refused_in(w, "S", "S/summary.json", "'%s' report r0.json -o S --categories rules_hard");
+    refused_in(w, "S", "S/summary.json", "'%s' report r0.json -o S --categories=./S/../S/summary.json");
+    /* report --baseline, diff --categories, job report --device-spec, an @list, --merge */
+    refused_in(w, "R", "R/summary.json", "'%s' report r1.json -o R --baseline R/summary.json");
+    refused_in(w, "DD", "DD/diff.json", "'%s' diff r0.json r1.json -o DD --categories DD/diff.json");
+    refused_in(w, "J", "J/png/job_heatmap.png", "'%s' report r0.json r1.json -o J --device-spec J/png/job_heatmap.png");
+    refused_in(w, "L", "L/summary.md", "'%s' report @L/summary.md -o L");
+    refused_in(w, "C", "C/summary.md", "'%s' report --merge C --categories C/summary.md");
+    /* batch: a row's report and the index */
+    refused_in(w, "B", "B/r0/report/summary.md", "'%s' batch r0.json -o B --categories B/r0/report/summary.md");
+    refused_in(w, "B", "B/index.md", "'%s' batch r0.json -o B --categories B/index.md");
+    /* convert: the output is the @list; stats reads only */
+    refused_in(w, ".", "list.txt", "'%s' convert -q @list.txt -o list.txt");
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' stats r0.json --categories S/summary.json >/dev/null", w,
+                             bin()), 0);
+    free(out);
+}
+
+/* An earlier report's members the new report lacks are removed; what is
+ * not a member (a user's file, a symbolic link) and inputs stay. */
+TEST(h3_report_leaves_no_member_of_an_earlier_set)
+{
+    const char *w = ranks_dir("h3_stale");
+    char *out = NULL;
+    /* one trace's report (7 charts), then a job's into the same folder */
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report r0.json -o M", w, bin()), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && test -f M/png/gpu_time.png && touch M/png/mine.png && "
+                                   "echo keep > target && rm M/png/steps.png && ln -s ../../target M/png/steps.png", w), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report r0.json r1.json -o M", w, bin()), 0);
+    free(out);
+    char m[4096];
+    snprintf(m, sizeof m, "%s/M/png", w);
+    char *l = listing(m);
+    CHECK_STR(l, "job_heatmap.png job_ranks.png mine.png steps.png ");
+    free(l);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && test -L M/png/steps.png && grep -q keep target", w), 0);
+    /* and back: one trace's report leaves no job chart; an efficiency chart an
+     * earlier trace with shapes had goes too (this trace has none) */
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && rm M/png/steps.png && echo old > M/png/efficiency.png", w), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report r0.json -o M", w, bin()), 0);
+    free(out);
+    l = listing(m);
+    CHECK_STR(l, "breakdown.png gpu_time.png kernels_mean.png kernels_total.png mine.png overview.png steps.png "
+                 "timeline.png ");
+    free(l);
+}
+
+TEST(h3_refusal_leaves_no_lock_file)
+{
+    const char *w = ranks_dir("h3_lock");
+    char *out = NULL;
+    /* report DIR -o DIR */
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && mkdir X && cp r0.json X/a.json && cp r1.json X/b.json", w), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report X -o X", w, bin()), 1);
+    CHECK(out && lines(out) == 1);
+    free(out);
+    char x[4096];
+    snprintf(x, sizeof x, "%s/X", w);
+    char *l = listing(x);
+    CHECK_STR(l, "a.json b.json ");
+    free(l);
+    /* a batch whose input is its index, refused under the lock */
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && mkdir Y && cp r0.json Y/index.json", w), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' batch Y/index.json -o Y", w, bin()), 2);
+    free(out);
+    snprintf(x, sizeof x, "%s/Y", w);
+    l = listing(x);
+    CHECK_STR(l, "index.json ");
+    free(l);
+}
