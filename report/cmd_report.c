@@ -10,10 +10,12 @@
 #include "report/diff/diff.h"
 #include "report/out/text.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -89,7 +91,14 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
         rc = job_inputs(args, nargs, dir, &inputs);
     else {
         const char *failed = NULL;
-        if (tp_job_check_outputs(NULL, dir, &failed, &err) < 0) { /* the files options name */
+        char ranks[4200];
+        snprintf(ranks, sizeof ranks, "%s/ranks", dir);
+        struct stat st;
+        if (stat(ranks, &st) != 0 || !S_ISDIR(st.st_mode)) { /* nothing to merge: no folder, no lock file made */
+            fprintf(stderr, "tracepress: %s: %s (run the shards first: report --shard K/N ... -o %s)\n", ranks,
+                    stat(ranks, &st) != 0 ? strerror(errno) : "not a folder", dir);
+            rc = TP_EXIT_INPUT;
+        } else if (tp_job_check_outputs(NULL, dir, &failed, &err) < 0) { /* the files options name */
             tp_report_error(failed, &err);
             rc = TP_EXIT_INPUT;
         }

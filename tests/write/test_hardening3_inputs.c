@@ -254,4 +254,9 @@ TEST(h3_refusal_leaves_no_lock_file)
     l = listing(x);
     CHECK_STR(l, "index.json ");
     free(l);
+    /* --merge of a folder that is not there creates nothing */
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report --merge NOPE", w, bin()), 2);
+    CHECK(out && lines(out) == 1);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && test ! -e NOPE", w), 0);
 }
