@@ -178,8 +178,7 @@ TEST(h3_files_named_by_options_are_inputs_in_every_command)
                                    "mkdir -p B/r0/report && printf '" RULES "' > B/r0/report/summary.md && "
                                    "printf '" RULES "' > B/index.md && "
                                    "printf '%%s\\n' \"$PWD/r0.json\" \"$PWD/r1.json\" > L/summary.md && "
-                                   "cp L/summary.md list.txt && cp r0.json R/summary.json && "
-                                   "printf '" RULES "' > C/summary.md",
+                                   "cp L/summary.md list.txt && cp r0.json R/summary.json",
                              w), 0);
     /* report: --categories as the summary, through a symlink, a hard link, ./S/../S/ */
     refused_in(w, "S", "S/summary.json", "'%s' report r0.json -o S --categories S/summary.json");
@@ -191,6 +190,9 @@ TEST(h3_files_named_by_options_are_inputs_in_every_command)
     refused_in(w, "DD", "DD/diff.json", "'%s' diff r0.json r1.json -o DD --categories DD/diff.json");
     refused_in(w, "J", "J/png/job_heatmap.png", "'%s' report r0.json r1.json -o J --device-spec J/png/job_heatmap.png");
     refused_in(w, "L", "L/summary.md", "'%s' report @L/summary.md -o L");
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' report r0.json r1.json -o C && printf '" RULES "' > C/summary.md",
+                             w, bin()), 0);
+    free(out);
     refused_in(w, "C", "C/summary.md", "'%s' report --merge C --categories C/summary.md");
     /* batch: a row's report and the index */
     refused_in(w, "B", "B/r0/report/summary.md", "'%s' batch r0.json -o B --categories B/r0/report/summary.md");
