@@ -4,7 +4,6 @@
  * in 0.16 s of CPU against zlib level 1's 1.39 s, and 2% smaller.  ISA-L
  * writes a fixed generic gzip header (no name, mtime 0): deterministic. */
 #include "convert/io/output.h"
-#include "convert/base/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,65 +150,6 @@ static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* Files no output may replace: every input a command names or opens
- * (tp_out_protect), by device and inode, so a symlink or a hard link to an
- * input is caught too.  Threads may open inputs and outputs at once. */
-typedef struct protected_file {
-    dev_t dev;
-    ino_t ino;
-    char *path;
-} protected_file;
-static protected_file *protected_in;
-static size_t n_protected, protected_cap;
-static pthread_mutex_t protected_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* The files the command's FILE options named (tp_opt_file, cli.h), taken
- * into the list at the first check after they were parsed: before any
- * output is opened, so each is stat'ed while it is still the user's file. */
-static size_t n_option_files;
-static pthread_mutex_t option_files_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void protect_option_files(void)
-{
-    const char *const *v;
-    pthread_mutex_lock(&option_files_mu);
-    size_t n = tp_opt_files(&v);
-    for (; n_option_files < n; n_option_files++)
-        tp_out_protect(v[n_option_files]);
-    pthread_mutex_unlock(&option_files_mu);
-}
-
-void tp_out_protect(const char *input)
-{
-    struct stat st;
-    if (!input || strcmp(input, "-") == 0 || stat(input, &st) != 0 || !S_ISREG(st.st_mode))
-        return;
-    pthread_mutex_lock(&protected_mu);
-    bool known = false;
-    for (size_t i = 0; i < n_protected && !known; i++)
-        known = protected_in[i].dev == st.st_dev && protected_in[i].ino == st.st_ino;
-    if (!known) {
-        TP_GROW(protected_in, protected_cap, n_protected + 1);
-        protected_in[n_protected++] = (protected_file){st.st_dev, st.st_ino, tp_xstrdup(input)};
-    }
-    pthread_mutex_unlock(&protected_mu);
-}
-
-const char *tp_out_protected(const char *path)
-{
-    protect_option_files();
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return NULL;
-    const char *hit = NULL;
-    pthread_mutex_lock(&protected_mu);
-    for (size_t i = 0; i < n_protected && !hit; i++)
-        if (protected_in[i].dev == st.st_dev && protected_in[i].ino == st.st_ino)
-            hit = protected_in[i].path;
-    pthread_mutex_unlock(&protected_mu);
-    return hit;
 }
 
 /* Temporary files are NAME.tmp.PID.XXXXXX: one whose process is gone (a

@@ -6,6 +6,7 @@
 #define TP_OUTPUT_H
 
 #include "convert/base/common.h"
+#include "convert/io/protect.h" /* the inputs tp_out_open refuses to replace */
 
 typedef struct tp_out tp_out;
 
@@ -57,16 +58,6 @@ void tp_outset_abort(tp_outset *set);
  * and ignore SIGXFSZ (a file-size limit becomes a write error, EFBIG).
  * main() calls it for every command. */
 void tp_out_install_signal_cleanup(void);
-/* Refuse (tp_out_open fails) any later output that is this input file, by
- * device and inode (through symlinks and hard links): every input a command
- * reads (tp_input_open registers each; --etrecord, batch inputs), since
- * report, diff and batch write fixed names (summary.json, diff.md,
- * index.json, ...) that an input in the output folder may have. */
-void tp_out_protect(const char *input);
-/* The protected input that PATH is (same device and inode), or NULL: a
- * command that will write PATH late can refuse before it starts. */
-const char *tp_out_protected(const char *path);
-
 /* Write a whole small file (JSON, Markdown) atomically: DIR/NAME, or PATH
  * when dir is NULL.  0 or -1 with err. */
 int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err);
