@@ -213,7 +213,8 @@ static void remove_worker_tmps(const char *dir, const char *name, pid_t pid)
             if (m && strlen(m) == (size_t)ml + 6) {
                 char f[8192];
                 snprintf(f, sizeof f, "%s/%s", d, de->d_name);
-                (void)unlink(f);
+                if (!tp_out_protected(f)) /* never an input, whatever its name */
+                    (void)unlink(f);
             }
         }
         closedir(dp);
