@@ -262,10 +262,30 @@ static char *rel_dir(const char *out, const char *dir)
     return r.data;
 }
 
+/* An input (a trace, a file an option names) that one of the index files
+ * DIR/STEM.{json,md,pdf} is: refused (1, the line printed) before any work,
+ * since the index is written last and not as one set. */
+static int index_is_input(const char *dir, const char *stem)
+{
+    static const char *const index_ext[] = {".json", ".md", ".pdf"};
+    for (size_t e = 0; e < 3; e++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s%s", dir, stem, index_ext[e]);
+        const char *in = tp_out_protected(p);
+        if (in) {
+            fprintf(stderr, TP_PROG ": %s: is an input of this batch and would be replaced by its index\n", in);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int merge(char **dirs, int ndirs, const char *out, bool wait)
 {
     tp_batch_rows all = {0};
     tp_err err = {0};
+    if (index_is_input(out, "index")) /* before the folder and its lock file are made */
+        return TP_EXIT_INPUT;
     if (tp_mkdirs(out, &err) < 0) {
         tp_report_error(out, &err);
         return TP_EXIT_INPUT;
@@ -508,18 +528,11 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
     char stem[64] = "index";
     if (shard)
         snprintf(stem, sizeof stem, "index-%d-of-%d", sk, sn);
-    static const char *const index_ext[] = {".json", ".md", ".pdf"};
-    for (size_t e = 0; e < 3; e++) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s%s", dir, stem, index_ext[e]);
-        const char *in = tp_out_protected(p);
-        if (in) { /* refused now, not after every trace was done */
-            fprintf(stderr, TP_PROG ": %s: is an input of this batch and would be replaced by its index\n", in);
-            tp_strlist_free(&paths);
-            tp_strlist_free(&names);
-            tp_dir_unlock(lockfd, true);
-            return TP_EXIT_INPUT;
-        }
+    if (index_is_input(dir, stem)) { /* refused now, not after every trace was done */
+        tp_strlist_free(&paths);
+        tp_strlist_free(&names);
+        tp_dir_unlock(lockfd, true);
+        return TP_EXIT_INPUT;
     }
     char ipath[4096];
     snprintf(ipath, sizeof ipath, "%s/%s.json", dir, stem);

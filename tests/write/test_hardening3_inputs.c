@@ -197,6 +197,13 @@ TEST(h3_files_named_by_options_are_inputs_in_every_command)
     /* batch: a row's report and the index */
     refused_in(w, "B", "B/r0/report/summary.md", "'%s' batch r0.json -o B --categories B/r0/report/summary.md");
     refused_in(w, "B", "B/index.md", "'%s' batch r0.json -o B --categories B/index.md");
+    /* batch --merge: the index was written file by file, its PDF before the refusal */
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' batch r0.json r1.json -o BM --shard 1/2 && '%s' batch r0.json "
+                                   "r1.json -o BM --shard 2/2 && rm BM/.tracepress-batch.lock && "
+                                   "printf '" RULES "' > BM/index.md",
+                             w, bin(), bin()), 0);
+    free(out);
+    refused_in(w, "BM", "BM/index.md", "'%s' batch --merge BM --categories BM/index.md");
     /* convert: the output is the @list; stats reads only */
     refused_in(w, ".", "list.txt", "'%s' convert -q @list.txt -o list.txt");
     CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' stats r0.json --categories S/summary.json >/dev/null", w,
