@@ -29,7 +29,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error("report", &err);
         return TP_EXIT_INPUT;
     }
-    if (not_traces)
+    if (!inputs->n && not_traces) /* as before: the count, then why there is nothing to do */
         fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                 not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
     if (!inputs->n) {
@@ -43,10 +43,13 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         return TP_EXIT_INPUT;
     }
     const char *failed = NULL;
-    if (tp_job_check_outputs(inputs, dir, &failed, &err) < 0) {
+    if (tp_job_check_outputs(inputs, dir, &failed, &err) < 0) { /* a refusal is its one line */
         tp_report_error(failed, &err);
         return TP_EXIT_INPUT;
     }
+    if (not_traces)
+        fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
+                not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
     return 0;
 }
 
