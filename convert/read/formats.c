@@ -57,9 +57,11 @@ int tp_format_option_parse(int argc, char **argv, int *i, tp_read_opts *o)
     if (!hit)
         return 0;
     const char *value = NULL;
-    if (hit->arg && (hit->reads_file ? tp_opt_file : tp_opt_value)(argc, argv, i, hit->flag, &value) < 0)
-        return -1; /* a file it reads: an input too, no output may replace it (tp_opt_file) */
-    if (hit->reads_file) {
+    /* a file it reads (marked, or its value named FILE in the table): an input too, no output may replace it */
+    bool reads_file = hit->reads_file || (hit->arg && strcmp(hit->arg, "FILE") == 0);
+    if (hit->arg && (reads_file ? tp_opt_file : tp_opt_value)(argc, argv, i, hit->flag, &value) < 0)
+        return -1;
+    if (reads_file) {
         if (o->nside_inputs == sizeof o->side_inputs / sizeof o->side_inputs[0]) {
             tp_usage_error(argv[0], "at most 4 files named by format options");
             return -1;

@@ -50,7 +50,8 @@ typedef struct tp_format_option {
      * (set *slot to the format's own struct the first time); 0, or -1 with
      * *why set for a bad value. */
     int (*apply)(const void **slot, const char *value, const char **why);
-    bool reads_file;         /* the value names a file the run reads (--etrecord): an input too */
+    bool reads_file;         /* the value names a file the run reads (--etrecord): an input too
+                              * (arg "FILE" implies it: a new file option is protected for free) */
 } tp_format_option;
 
 /* What the pipeline must know of a format (tp_format.caps). */

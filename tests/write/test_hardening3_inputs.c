@@ -269,3 +269,44 @@ TEST(h3_refusal_leaves_no_lock_file)
     free(out);
     CHECK_EQ_INT(tp_test_run(NULL, "cd '%s' && test ! -e NOPE", w), 0);
 }
+
+/* One mechanism for every option that names a file: the commands parse it
+ * with tp_opt_file (cli.h), never tp_opt_value, so no output replaces it.
+ * Any option the help texts document with a FILE or OLD value must be. */
+TEST(h3_file_options_are_parsed_as_inputs)
+{
+    static const char *const srcs[] = {"convert/cmd_convert.c", "report/cmd_report.c", "report/cmd_diff.c",
+                                       "report/cmd_batch.c", "report/cmd_stats.c"};
+    /* the help texts: the commands' own and the shared option paragraphs */
+    char *help = NULL;
+    CHECK_EQ_INT(tp_test_run(&help, "cat convert/cmd_*.c report/cmd_*.c report/analysis/categories.h "
+                                    "report/perf_models/devices.h convert/pipeline/*.h"), 0);
+    int checked = 0;
+    for (size_t f = 0; f < sizeof srcs / sizeof *srcs; f++) {
+        char *src = tp_test_read_file(srcs[f], NULL);
+        CHECK(src != NULL);
+        static const char call[] = "tp_opt_value(argc, argv, &i, \"";
+        for (const char *p = src ? strstr(src, call) : NULL; p; p = strstr(p + 1, call)) {
+            const char *name = p + sizeof call - 1, *end = strchr(name, '"');
+            if (!end || end - name > 40)
+                continue;
+            char opt[48];
+            snprintf(opt, sizeof opt, "%.*s", (int)(end - name), name);
+            if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0)
+                continue; /* the output itself */
+            static const char *const values[] = {" FILE", " OLD", " LIST"};
+            for (size_t v = 0; v < 3; v++) {
+                char doc[64];
+                snprintf(doc, sizeof doc, "  %s%s", opt, values[v]);
+                if (help && strstr(help, doc))
+                    tp_test_fail(__FILE__, __LINE__, "%s: %s names a file (help: '%s'): parse it with tp_opt_file",
+                                 srcs[f], opt, doc + 2);
+            }
+            checked++;
+        }
+        free(src);
+    }
+    CHECK(checked > 10);
+    CHECK(help && strstr(help, "  --categories FILE") && strstr(help, "  --baseline OLD"));
+    free(help);
+}
