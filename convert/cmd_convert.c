@@ -181,6 +181,8 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
         tp_strlist_free(&files);
         return TP_EXIT_INPUT;
     }
+    if (!quiet)
+        tp_inputs_warn_not_regular("job");
     if (not_traces && !quiet)
         fprintf(stderr, TP_PROG ": job: warning: %zu files in the folders are no trace (skipped)\n", not_traces);
     tp_merged_job job;

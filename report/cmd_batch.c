@@ -596,6 +596,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
     if (not_traces)
         fprintf(stderr, "tracepress batch: %zu files in the folders given are not traces (ignored)\n", not_traces);
+    tp_inputs_warn_not_regular("batch");
 
     /* the workers: one forked process per trace, at most njobs at once */
     typedef struct job {

@@ -30,6 +30,7 @@ static int report_job_locked(char **args, int nargs, const tp_job_opts *jo, bool
             tp_strlist_free(&inputs);
             return TP_EXIT_INPUT;
         }
+        tp_inputs_warn_not_regular("report");
         if (not_traces)
             fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                     not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
