@@ -449,10 +449,9 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         njobs = 1;
     int sk = 1, sn = 1;
     if (shard) {
-        char extra;
-        if (sscanf(shard, "%d/%d%c", &sk, &sn, &extra) != 2 || sn < 1 || sk < 1 || sk > sn) {
+        if (tp_parse_shard(shard, &sk, &sn) < 0) {
             free(ins);
-            return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
+            return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= 2147483647 (got '%s')", shard);
         }
     }
     tp_batch_opts bo = {steps, 0, &lo, opts->data, rules, devices};
