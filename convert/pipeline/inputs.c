@@ -50,20 +50,44 @@ static bool json_object_without_events(tp_input *in)
     enum { K = sizeof key - 1, CHUNK = 1 << 16 };
     char *buf = tp_xmalloc(CHUNK + K);
     size_t carry = 0, total = 0;
-    bool found = false;
+    bool found = false, broken = false;
+    /* does the top-level object end (brackets outside strings)?  One cut
+     * before its "traceEvents" is a trace cut short, not some other JSON */
+    long depth = 0;
+    bool in_str = false, esc = false, closed = false;
     tp_err err = {0};
     while (!found && total < TRACE_EVENTS_WITHIN) {
         long k = tp_input_read(in, buf + carry, CHUNK, &err);
-        if (k <= 0)
+        if (k <= 0) {
+            broken = k < 0; /* a gzip stream cut short or corrupt */
             break;
+        }
         total += (size_t)k;
         size_t len = carry + (size_t)k;
         found = memmem(buf, len, key, K) != NULL;
+        for (size_t b = carry; b < len && !closed; b++) {
+            char c = buf[b];
+            if (in_str) {
+                if (esc)
+                    esc = false;
+                else if (c == '\\')
+                    esc = true;
+                else if (c == '"')
+                    in_str = false;
+            } else if (c == '"')
+                in_str = true;
+            else if (c == '{' || c == '[')
+                depth++;
+            else if ((c == '}' || c == ']') && --depth == 0)
+                closed = true;
+        }
         carry = len < K - 1 ? len : K - 1; /* a key split between two reads */
         memmove(buf, buf + len - carry, carry);
     }
     free(buf);
-    return !found && total < TRACE_EVENTS_WITHIN; /* a longer file gets the benefit of the doubt */
+    /* a longer file gets the benefit of the doubt, and so does an object
+     * that does not end (a trace cut before its "traceEvents") */
+    return !found && !broken && total < TRACE_EVENTS_WITHIN && closed;
 }
 
 /* Is this file named like a trace: a typical name of a format

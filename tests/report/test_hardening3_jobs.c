@@ -199,20 +199,25 @@ TEST(h3_corrupt_trace_in_folder_is_a_failed_row)
     const char *good = rank_trace("h3c", "good.json", 0, "1000", "10");
     const char *in = tp_test_tmp("h3c");
     CHECK_EQ_INT(tp_test_run(NULL, "gzip -c '%s' | head -c 40 > '%s/broken.json.gz' && echo notes > '%s/notes.txt' && "
-                             "printf 'not json' > '%s/cut.json' && gzip -c '%s' | head -c 30 > '%s/noname.bin'",
-                             good, in, in, in, good, in), 0);
+                             "printf 'not json' > '%s/cut.json' && gzip -c '%s' | head -c 30 > '%s/noname.bin' && "
+                             "printf '{\"schemaVersion\":1,\"deviceProperties\":[{\"a\":\"}\"}' > '%s/kineto_cut.json' && "
+                             "printf '{\"a\":\"x\\\\\"}\", \"b\":[{}]}' > '%s/config.json'",
+                             good, in, in, in, good, in, in, in), 0);
     char *out = NULL;
     const char *dir = tp_test_tmp("h3c.batch");
     CHECK_EQ_INT(tp_test_run(&out, "'%s' batch '%s' -o '%s' -j 1", tp_test_bin(), in, dir), 2);
-    CHECK(out && strstr(out, "1 files in the folders given are not traces"));
+    /* notes.txt and config.json (a whole JSON object without "traceEvents") are not traces; a
+     * Kineto file cut before its "traceEvents" is */
+    CHECK(out && strstr(out, "2 files in the folders given are not traces"));
     CHECK(out && strstr(out, "broken.json.gz: offset 40: gzip stream ends early"));
-    CHECK(out && strstr(out, "1 ok, 3 failed"));
+    CHECK(out && strstr(out, "kineto_cut.json: offset"));
+    CHECK(out && strstr(out, "1 ok, 4 failed"));
     free(out);
     char *j = tp_test_read_in(dir, "index.json");
-    CHECK(j && count(j, "\"status\":\"error\"") == 3);
+    CHECK(j && count(j, "\"status\":\"error\"") == 4);
     free(j);
     /* a job folder: the run fails on it, one line */
-    CHECK_EQ_INT(tp_test_run(NULL, "rm '%s/cut.json' '%s/noname.bin'", in, in), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "rm '%s/cut.json' '%s/noname.bin' '%s/kineto_cut.json'", in, in, in), 0);
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("h3c.job")), 2);
     CHECK(out && strstr(out, "broken.json.gz: offset 40: gzip stream ends early"));
     free(out);
