@@ -126,25 +126,25 @@ TEST(h3_job_folder_follows_linked_ranks)
     free(j);
 }
 
-/* Item 7: a FIFO, a link to a folder and a broken link in a walked folder:
+/* Item 7: a FIFO, a link to a device, a link to a folder and a broken link in a walked folder:
  * skipped without opening, counted in one warning line; no hang. */
 TEST(h3_folder_walk_skips_fifos_and_counts_them)
 {
     rank_trace("h3f", "rank0.json", 0, "1000", "10");
     rank_trace("h3f", "rank1.json", 1, "1000", "10");
     const char *in = tp_test_tmp("h3f");
-    CHECK_EQ_INT(tp_test_run(NULL, "mkfifo '%s/pipe.json' && ln -s / '%s/root.json' && ln -s nowhere '%s/gone.json'",
-                             in, in, in), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "mkfifo '%s/pipe.json' && ln -s / '%s/root.json' && ln -s nowhere '%s/gone.json' && "
+                             "ln -s /dev/zero '%s/zero.json'", in, in, in, in), 0);
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' report '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("h3f.out")), 0);
-    CHECK(out && strstr(out, "tracepress: report: warning: 3 entries in the folders given are not a regular file"));
+    CHECK(out && strstr(out, "tracepress: report: warning: 4 entries in the folders given are not a regular file"));
     CHECK(out && lines(out) == 1);
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' stats '%s'", tp_test_bin(), in), 0);
-    CHECK(out && strstr(out, "tracepress: stats: warning: 3 entries"));
+    CHECK(out && strstr(out, "tracepress: stats: warning: 4 entries"));
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' batch '%s' -o '%s' -j 1", tp_test_bin(), in, tp_test_tmp("h3f.batch")), 0);
-    CHECK(out && strstr(out, "tracepress: batch: warning: 3 entries"));
+    CHECK(out && strstr(out, "tracepress: batch: warning: 4 entries"));
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' convert -q '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("h3f.json")), 0);
     free(out);
