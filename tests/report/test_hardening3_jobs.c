@@ -300,3 +300,27 @@ TEST(h3_job_split_summary_counts_what_it_wrote)
     CHECK(out && strcmp(out, want) == 0);
     free(out);
 }
+
+/* Item 7, the same for batch's shard indexes: `batch --merge` blocked on a
+ * FIFO named index-K-of-N.json, and read a link to /dev/zero forever. */
+TEST(h3_batch_merge_skips_fifo_indexes)
+{
+    const char *a = rank_trace("h3bm", "rank0.json", 0, "1000", "10");
+    const char *dir = tp_test_tmp("h3bm.batch");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' batch '%s' --shard 1/1 -o '%s' -j 1", tp_test_bin(), a, dir), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "mkfifo '%s/index-1-of-2.json' && ln -s /dev/zero '%s/index-2-of-3.json'", dir, dir), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' batch --merge '%s' -o '%s'", tp_test_bin(), dir,
+                             tp_test_tmp("h3bm.merged")), 0);
+    CHECK(out && strstr(out, "batch: warning: 2 index-K-of-N.json entries are not a regular file"));
+    CHECK(out && strstr(out, "merged 1 traces (0 failed)"));
+    free(out);
+    /* nothing but a FIFO: no index here, one line, exit 2 */
+    const char *only = tp_test_tmp("h3bm.fifo");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && mkfifo '%s/index.json'", only, only), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' batch --merge '%s' -o '%s'", tp_test_bin(), only,
+                             tp_test_tmp("h3bm.merged2")), 2);
+    CHECK(out && lines(out) == 1 && strstr(out, "no batch index here"));
+    free(out);
+}
