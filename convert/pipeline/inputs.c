@@ -194,7 +194,7 @@ size_t tp_inputs_not_regular(void) { return g_not_regular; }
 void tp_inputs_warn_not_regular(const char *who)
 {
     if (g_not_regular)
-        fprintf(stderr, TP_PROG ": %s: warning: %zu entr%s in the folders given %s not a regular file or a link to one "
+        fprintf(stderr, TP_PROG ": %s: warning: %zu entr%s in the folders or patterns given %s not a regular file or a link to one "
                         "(a FIFO, a device, a socket, a link to a folder or a broken link): skipped\n",
                 who, g_not_regular, g_not_regular == 1 ? "y" : "ies", g_not_regular == 1 ? "is" : "are");
 }
@@ -298,8 +298,15 @@ static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err)
             return tp_fail_at(err, "", "%s: no file matches", arg);
         }
         int rc = r == 0 ? 0 : tp_fail_at(err, "", "%s: glob failed", arg);
-        for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++)
+        for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+            /* a pattern's matches are found, not named: a FIFO or a device among them is
+             * skipped and counted as in a folder walk (a pattern naming an existing file takes it) */
+            if (stat(g.gl_pathv[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+                g_not_regular++;
+                continue;
+            }
             rc = add_path(g.gl_pathv[i], out, err);
+        }
         globfree(&g);
         return rc;
     }

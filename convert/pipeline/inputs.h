@@ -31,10 +31,11 @@ void tp_strlist_free(tp_strlist *l);
  * fail as traces). */
 int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *out, size_t *not_traces, tp_err *err);
 
-/* Folder entries the last tp_inputs_expand skipped without opening them
- * (not a regular file or a link to one: a FIFO, a device, a socket, a link
- * to a folder, a broken link), and one warning line naming their count
- * under `who` (nothing when there are none). */
+/* Folder entries and glob matches the last tp_inputs_expand skipped
+ * without opening them (not a regular file or a link to one: a FIFO, a
+ * device, a socket, a link to a folder in a walk, a broken link), and one
+ * warning line naming their count under `who` (nothing when there are
+ * none). */
 size_t tp_inputs_not_regular(void);
 void tp_inputs_warn_not_regular(const char *who);
 

@@ -137,7 +137,7 @@ TEST(h3_folder_walk_skips_fifos_and_counts_them)
                              "ln -s /dev/zero '%s/zero.json'", in, in, in, in), 0);
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' report '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("h3f.out")), 0);
-    CHECK(out && strstr(out, "tracepress: report: warning: 4 entries in the folders given are not a regular file"));
+    CHECK(out && strstr(out, "tracepress: report: warning: 4 entries in the folders or patterns given are not a regular file"));
     CHECK(out && lines(out) == 1);
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' stats '%s'", tp_test_bin(), in), 0);
@@ -322,5 +322,20 @@ TEST(h3_batch_merge_skips_fifo_indexes)
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' batch --merge '%s' -o '%s'", tp_test_bin(), only,
                              tp_test_tmp("h3bm.merged2")), 2);
     CHECK(out && lines(out) == 1 && strstr(out, "no batch index here"));
+    free(out);
+}
+
+/* Item 7: a glob's matches are found, not named: a FIFO among them is
+ * skipped and counted (stats 'DIR/STAR.json' blocked on it). */
+TEST(h3_glob_skips_fifos)
+{
+    rank_trace("h3g", "rank0.json", 0, "1000", "10");
+    rank_trace("h3g", "rank1.json", 1, "1000", "10");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkfifo '%s/pipe.json'", tp_test_tmp("h3g")), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' stats '%s/*.json' 2>&1 >/dev/null", tp_test_bin(), tp_test_tmp("h3g")), 0);
+    CHECK(out && strcmp(out, "tracepress: stats: warning: 1 entry in the folders or patterns given is not a regular "
+                             "file or a link to one (a FIFO, a device, a socket, a link to a folder or a broken "
+                             "link): skipped\n") == 0);
     free(out);
 }
