@@ -42,6 +42,23 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* (start, step) pairs by step number, then start */
+static int cmp_step_then_start(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[1] != y[1])
+        return x[1] < y[1] ? -1 : 1;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static int cmp_start_then_step(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 static int plan_steps(const tp_trace *t, split_plan *sp, tp_err *err)
 {
     /* (start, step) pairs, sorted by start */
@@ -59,7 +76,19 @@ static int plan_steps(const tp_trace *t, split_plan *sp, tp_err *err)
         free(pairs);
         return tp_fail_at(err, "", "--split steps: the trace has no steps");
     }
-    qsort(pairs, n, 2 * sizeof *pairs, cmp_i64);
+    /* one window per step number, from its first start: the ranks of a job
+     * (or two profiler sessions) each have a step 1, and two windows of one
+     * name were one file written twice (the summary line counted both) */
+    qsort(pairs, n, 2 * sizeof *pairs, cmp_step_then_start);
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++)
+        if (kept == 0 || pairs[2 * k + 1] != pairs[2 * (kept - 1) + 1]) {
+            pairs[2 * kept] = pairs[2 * k];
+            pairs[2 * kept + 1] = pairs[2 * k + 1];
+            kept++;
+        }
+    n = kept;
+    qsort(pairs, n, 2 * sizeof *pairs, cmp_start_then_step);
     sp->lo = tp_xmalloc(n * sizeof *sp->lo);
     sp->label = tp_xmalloc(n * sizeof *sp->label);
     for (size_t k = 0; k < n; k++) {
@@ -199,6 +228,8 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
         tp_strlist_free(&files);
         return TP_EXIT_INPUT;
     }
+    if (!quiet)
+        tp_inputs_warn_not_regular("job");
     if (not_traces && !quiet)
         fprintf(stderr, TP_PROG ": job: warning: %zu files in the folders are no trace (skipped)\n", not_traces);
     tp_merged_job job;

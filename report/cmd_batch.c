@@ -293,6 +293,7 @@ static int merge(char **dirs, int ndirs, const char *out, bool wait)
     int lockfd = tp_batch_lock(out, 0, 0, wait); /* held until the process ends */
     if (lockfd < 0)
         return TP_EXIT_INPUT;
+    size_t not_regular = 0;
     for (int d = 0; d < ndirs; d++) {
         DIR *dp = opendir(dirs[d]);
         if (!dp) {
@@ -311,12 +312,18 @@ static int merge(char **dirs, int ndirs, const char *out, bool wait)
             tp_strlist_add(&files, "index.json");
         qsort(files.v, files.n, sizeof *files.v, cmp_cstr);
         char *prefix = rel_dir(out, dirs[d]);
+        size_t skipped_here = 0;
         for (size_t f = 0; f < files.n; f++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dirs[d], files.v[f]);
             size_t before = all.n;
             struct stat st;
-            if (stat(path, &st) != 0 || tp_batch_index_read(path, &all, &err) < 0) {
+            if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && strcmp(files.v[f], "index.json") != 0) {
+                not_regular++; /* a FIFO or a device would block the read or never end it */
+                if (++skipped_here < files.n)
+                    continue;
+            }
+            if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || tp_batch_index_read(path, &all, &err) < 0) {
                 if (!err.set)
                     tp_fail_at(&err, "", "no batch index here (index.json or index-K-of-N.json)");
                 tp_report_error(path, &err);
@@ -337,6 +344,9 @@ static int merge(char **dirs, int ndirs, const char *out, bool wait)
         free(prefix);
         tp_strlist_free(&files);
     }
+    if (not_regular)
+        fprintf(stderr, TP_PROG " batch: warning: %zu index-K-of-N.json entr%s not a regular file (a FIFO, a device, a "
+                        "folder or a broken link): skipped\n", not_regular, not_regular == 1 ? "y is" : "ies are");
     tp_batch_rows_sort(&all);
     size_t k = 0, failed = 0;
     for (size_t i = 0; i < all.n; i++) {
@@ -470,10 +480,9 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         njobs = 1;
     int sk = 1, sn = 1;
     if (shard) {
-        char extra;
-        if (sscanf(shard, "%d/%d%c", &sk, &sn, &extra) != 2 || sn < 1 || sk < 1 || sk > sn) {
+        if (tp_parse_shard(shard, &sk, &sn) < 0) {
             free(ins);
-            return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
+            return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= 2147483647 (got '%s')", shard);
         }
     }
     tp_batch_opts bo = {steps, 0, &lo, opts->data, rules, devices};
@@ -623,6 +632,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
     if (not_traces)
         fprintf(stderr, "tracepress batch: %zu files in the folders given are not traces (ignored)\n", not_traces);
+    tp_inputs_warn_not_regular("batch");
 
     /* the workers: one forked process per trace, at most njobs at once */
     typedef struct job {

@@ -60,6 +60,12 @@ static int load_job(const char *arg, const tp_job_opts *jo, tp_job *job)
     char *args[1] = {(char *)arg};
     const char *failed = arg;
     int rc = tp_inputs_expand(args, 1, NULL, &inputs, &not_traces, &err);
+    if (rc == 0) {
+        tp_inputs_warn_not_regular(arg);
+        if (not_traces)
+            fprintf(stderr, "tracepress: %s: %zu file%s in the folders given %s not a trace (skipped)\n", arg,
+                    not_traces, not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    }
     if (rc == 0 && !inputs.n)
         rc = tp_fail_at(&err, "", "no trace among the inputs");
     if (rc == 0)

@@ -29,6 +29,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error("report", &err);
         return TP_EXIT_INPUT;
     }
+    tp_inputs_warn_not_regular("report");
     if (!inputs->n && not_traces) /* as before: the count, then why there is nothing to do */
         fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                 not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
@@ -199,10 +200,8 @@ static int tp_cmd_report(int argc, char **argv)
         return free(args), tp_usage_error(argv[0], "--merge and --shard do not go together");
     int shard_k = 0, shard_n = 0;
     if (shard) {
-        char extra;
-        if (sscanf(shard, "%d/%d%c", &shard_k, &shard_n, &extra) != 2 || shard_n < 1 || shard_k < 1 ||
-            shard_k > shard_n)
-            return free(args), tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N (got '%s')", shard);
+        if (tp_parse_shard(shard, &shard_k, &shard_n) < 0)
+            return free(args), tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= 2147483647 (got '%s')", shard);
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int workers = cpus >= 2 ? 2 : 1; /* two ranks at once: both cores, two ranks' memory */

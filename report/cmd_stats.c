@@ -269,6 +269,10 @@ static int stats_job(char **args, int nargs, const tp_job_opts *jo, bool json, b
         tp_strlist_free(&inputs);
         return TP_EXIT_INPUT;
     }
+    tp_inputs_warn_not_regular("stats");
+    if (not_traces)
+        fprintf(stderr, "tracepress: stats: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
+                not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
     if (!inputs.n) {
         fprintf(stderr, "tracepress: stats: no trace among the inputs\n");
         tp_strlist_free(&inputs);

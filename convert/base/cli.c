@@ -1,6 +1,7 @@
 /* cli.c: option parsing helpers. */
 #include "convert/base/cli.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,30 @@ size_t tp_opt_files(const char *const **v)
 }
 
 bool tp_opt_flag(char **argv, int i, const char *name) { return strcmp(argv[i], name) == 0; }
+
+/* Decimal digits up to `end` as an int in [1, INT_MAX]: the end, or NULL. */
+static const char *shard_number(const char *s, char end, int *out)
+{
+    long long v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > INT_MAX)
+            return NULL;
+    }
+    if (p == s || *p != end || v < 1)
+        return NULL;
+    *out = (int)v;
+    return p;
+}
+
+int tp_parse_shard(const char *s, int *k, int *n)
+{
+    const char *p = shard_number(s, '/', k);
+    if (!p || !shard_number(p + 1, 0, n) || *k > *n)
+        return -1;
+    return 0;
+}
 
 int tp_usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -37,6 +37,10 @@ void tp_opt_file_named(const char *path);
 size_t tp_opt_files(const char *const **v);
 /* Print "tracepress CMD: MSG" and a hint to --help; returns TP_EXIT_USAGE. */
 int tp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* `--shard K/N` (report, batch): decimal digits only (no sign, space or
+ * exponent), 1 <= K <= N <= 2^31-1; 0, or -1 for anything else (a value
+ * that does not fit is refused, never wrapped: 1/4294967297 was 1/1). */
+int tp_parse_shard(const char *s, int *k, int *n);
 /* Print the command's help text (from the table) to stdout; returns 0. */
 int tp_print_help(const char *cmd);
 

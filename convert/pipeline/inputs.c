@@ -6,13 +6,17 @@
 #include "convert/base/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void tp_strlist_add(tp_strlist *l, const char *s)
 {
@@ -47,31 +51,106 @@ static bool json_object_without_events(tp_input *in)
     enum { K = sizeof key - 1, CHUNK = 1 << 16 };
     char *buf = tp_xmalloc(CHUNK + K);
     size_t carry = 0, total = 0;
-    bool found = false;
+    bool found = false, broken = false;
+    /* does the top-level object end (brackets outside strings)?  One cut
+     * before its "traceEvents" is a trace cut short, not some other JSON */
+    long depth = 0;
+    bool in_str = false, esc = false, closed = false;
     tp_err err = {0};
     while (!found && total < TRACE_EVENTS_WITHIN) {
         long k = tp_input_read(in, buf + carry, CHUNK, &err);
-        if (k <= 0)
+        if (k <= 0) {
+            broken = k < 0; /* a gzip stream cut short or corrupt */
             break;
+        }
         total += (size_t)k;
         size_t len = carry + (size_t)k;
         found = memmem(buf, len, key, K) != NULL;
+        for (size_t b = carry; b < len && !closed; b++) {
+            char c = buf[b];
+            if (in_str) {
+                if (esc)
+                    esc = false;
+                else if (c == '\\')
+                    esc = true;
+                else if (c == '"')
+                    in_str = false;
+            } else if (c == '"')
+                in_str = true;
+            else if (c == '{' || c == '[')
+                depth++;
+            else if ((c == '}' || c == ']') && --depth == 0)
+                closed = true;
+        }
         carry = len < K - 1 ? len : K - 1; /* a key split between two reads */
         memmove(buf, buf + len - carry, carry);
     }
     free(buf);
-    return !found && total < TRACE_EVENTS_WITHIN; /* a longer file gets the benefit of the doubt */
+    /* a longer file gets the benefit of the doubt, and so does an object
+     * that does not end (a trace cut before its "traceEvents") */
+    return !found && !broken && total < TRACE_EVENTS_WITHIN && closed;
 }
 
-/* Does a reader recognise this file? */
+/* Is this file named like a trace: a typical name of a format
+ * (tp_format.extensions: ".xplane.pb", "eventlog.gz", "ckp-*.json") or one
+ * of the endings profilers give them (.json, .gz, .pb, .etdp)? */
+static bool named_like_trace(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base);
+    static const char *const endings[] = {".json", ".gz", ".pb", ".etdp", NULL};
+    for (int i = 0; endings[i]; i++) {
+        size_t l = strlen(endings[i]);
+        if (bl > l && strcasecmp(base + bl - l, endings[i]) == 0)
+            return true;
+    }
+    for (size_t i = 0; tp_formats[i]; i++) {
+        const char *e = tp_formats[i]->extensions ? tp_formats[i]->extensions : "";
+        while (*e) {
+            size_t l = strcspn(e, " ");
+            char tok[64];
+            if (l && l < sizeof tok) {
+                memcpy(tok, e, l);
+                tok[l] = 0;
+                if (strchr(tok, '*') ? fnmatch(tok, base, 0) == 0
+                                     : (bl >= l && strcasecmp(base + bl - l, tok) == 0))
+                    return true;
+            }
+            e += l;
+            e += strspn(e, " ");
+        }
+    }
+    return false;
+}
+
+/* Does the file start with gzip's magic (a trace cut short or corrupt may
+ * inflate to nothing a reader knows, but it is no text note)? */
+static bool gzip_magic(const char *path)
+{
+    unsigned char m[2] = {0, 0};
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool gz = read(fd, m, 2) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+    close(fd);
+    return gz;
+}
+
+/* A folder entry is a trace when a reader recognises it; when none does,
+ * it is still taken (and fails as a trace, with its error) if it looks like
+ * one by its name or its magic: a truncated broken.json.gz is a failed row,
+ * never dropped as "not a trace".  Only files that are clearly something
+ * else (a note, an image, a JSON object without "traceEvents") are not. */
 static bool is_trace(const char *path)
 {
     tp_err err = {0};
     tp_input *in = tp_input_open(path, &err);
     if (!in)
-        return false;
+        return named_like_trace(path) || gzip_magic(path);
     const tp_format *f = tp_format_detect(in, &err);
-    bool ok = f != NULL && !(strcmp(f->name, "chrome") == 0 && json_object_without_events(in));
+    bool ok = f != NULL ? !(strcmp(f->name, "chrome") == 0 && json_object_without_events(in))
+                        : named_like_trace(path) || gzip_magic(path);
     tp_input_close(in);
     return ok;
 }
@@ -79,7 +158,7 @@ static bool is_trace(const char *path)
 /* nftw has no user pointer: the walk's state. */
 static tp_strlist *g_out;
 static const char *g_exclude;
-static size_t g_skipped;
+static size_t g_skipped, g_not_regular;
 
 static int walk_fn(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -91,8 +170,19 @@ static int walk_fn(const char *path, const struct stat *st, int type, struct FTW
         if (realpath(path, rp) && strcmp(rp, g_exclude) == 0)
             return FTW_SKIP_SUBTREE;
     }
-    if (type != FTW_F || !S_ISREG(st->st_mode))
+    if (type == FTW_D)
         return FTW_CONTINUE;
+    /* a link to a file is followed (ranks linked into a folder are ranks); a
+     * link to a folder is not (no loops), nor a FIFO, a device or a socket:
+     * opening one may block or never end.  Those are counted, never dropped
+     * in silence. */
+    struct stat target;
+    bool regular = (type == FTW_F && S_ISREG(st->st_mode)) ||
+                   (type == FTW_SL && stat(path, &target) == 0 && S_ISREG(target.st_mode));
+    if (!regular) {
+        g_not_regular++;
+        return FTW_CONTINUE;
+    }
     if (is_trace(path))
         tp_strlist_add(g_out, path);
     else
@@ -100,7 +190,21 @@ static int walk_fn(const char *path, const struct stat *st, int type, struct FTW
     return FTW_CONTINUE;
 }
 
+size_t tp_inputs_not_regular(void) { return g_not_regular; }
+
+void tp_inputs_warn_not_regular(const char *who)
+{
+    if (g_not_regular)
+        fprintf(stderr, TP_PROG ": %s: warning: %zu entr%s in the folders or patterns given %s not a regular file or a link to one "
+                        "(a FIFO, a device, a socket, a link to a folder or a broken link): skipped\n",
+                who, g_not_regular, g_not_regular == 1 ? "y" : "ies", g_not_regular == 1 ? "is" : "are");
+}
+
 static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err);
+
+/* What @lists may hold (docs/ERRORS.md): an endless one (@/dev/zero, a FIFO
+ * nobody closes) stops there with an error instead of reading forever. */
+static size_t g_list_bytes, g_list_entries;
 
 static int add_list(const char *file, int depth, tp_strlist *out, tp_err *err)
 {
@@ -108,20 +212,58 @@ static int add_list(const char *file, int depth, tp_strlist *out, tp_err *err)
     FILE *f = fopen(file, "r");
     if (!f)
         return tp_fail_at(err, "", "%s: %s", file, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t k;
-    int rc = 0;
-    while (rc == 0 && (k = getline(&line, &cap, f)) >= 0) {
-        while (k > 0 && (line[k - 1] == '\n' || line[k - 1] == '\r' || line[k - 1] == ' '))
+    char line[TP_LIST_MAX_LINE + 1];
+    int rc = 0, c = 0;
+    uint64_t off = 0; /* bytes of this list read */
+    while (rc == 0 && c != EOF) {
+        size_t k = 0;
+        uint64_t start = off;
+        bool nul = false;
+        while ((c = getc_unlocked(f)) != EOF) { /* one line, read byte by byte: every byte is counted */
+            off++;
+            if (++g_list_bytes > TP_LIST_MAX_BYTES)
+                break;
+            if (c == '\n')
+                break;
+            nul |= c == 0;
+            if (k == TP_LIST_MAX_LINE)
+                break;
+            line[k++] = (char)c;
+        }
+        line[k] = 0;
+        if (g_list_bytes > TP_LIST_MAX_BYTES) {
+            rc = tp_fail_at(err, "", "@%s: offset %llu: @lists hold more than %u MiB: not a list of paths", file,
+                            (unsigned long long)(off - 1), TP_LIST_MAX_BYTES >> 20);
+            break;
+        }
+        if (k == TP_LIST_MAX_LINE && c != '\n' && c != EOF) {
+            rc = tp_fail_at(err, "", "@%s: offset %llu: a line longer than %d bytes: not a list of paths", file,
+                            (unsigned long long)start, TP_LIST_MAX_LINE);
+            break;
+        }
+        if (nul) {
+            rc = tp_fail_at(err, "", "@%s: offset %llu: a NUL byte in a line: not a list of paths", file,
+                            (unsigned long long)start);
+            break;
+        }
+        if (c == EOF && k == 0)
+            break;
+        while (k > 0 && (line[k - 1] == '\r' || line[k - 1] == ' '))
             line[--k] = 0;
         char *s = line;
         while (*s == ' ' || *s == '\t')
             s++;
-        if (*s && *s != '#')
-            rc = add_one(s, depth + 1, out, err);
+        if (!*s || *s == '#')
+            continue;
+        if (++g_list_entries > TP_LIST_MAX_ENTRIES) {
+            rc = tp_fail_at(err, "", "@%s: offset %llu: @lists name more than %u entries", file,
+                            (unsigned long long)start, TP_LIST_MAX_ENTRIES);
+            break;
+        }
+        rc = add_one(s, depth + 1, out, err);
     }
-    free(line);
+    if (rc == 0 && ferror(f))
+        rc = tp_fail_at(err, "", "@%s: cannot read: %s", file, strerror(errno));
     fclose(f);
     return rc;
 }
@@ -158,8 +300,15 @@ static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err)
             return tp_fail_at(err, "", "%s: no file matches", arg);
         }
         int rc = r == 0 ? 0 : tp_fail_at(err, "", "%s: glob failed", arg);
-        for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++)
+        for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+            /* a pattern's matches are found, not named: a FIFO or a device among them is
+             * skipped and counted as in a folder walk (a pattern naming an existing file takes it) */
+            if (stat(g.gl_pathv[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+                g_not_regular++;
+                continue;
+            }
             rc = add_path(g.gl_pathv[i], out, err);
+        }
         globfree(&g);
         return rc;
     }
@@ -172,7 +321,7 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
 {
     char rp[PATH_MAX];
     g_exclude = exclude && realpath(exclude, rp) ? rp : NULL;
-    g_skipped = 0;
+    g_skipped = g_not_regular = g_list_bytes = g_list_entries = 0;
     for (int i = 0; i < nargs; i++)
         if (add_one(args[i], 0, out, err) < 0)
             return -1;

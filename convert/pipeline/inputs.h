@@ -18,8 +18,26 @@ typedef struct tp_strlist {
 void tp_strlist_add(tp_strlist *l, const char *s);
 void tp_strlist_free(tp_strlist *l);
 
-/* 0, or -1 with err; *not_traces counts folder entries no reader knows. */
+/* Bounds of @lists, all of them together (docs/ERRORS.md): bytes read,
+ * entries (lines that are neither blank nor comments), bytes per line.  An
+ * endless file (@/dev/zero) stops at the first of these with an error. */
+#define TP_LIST_MAX_BYTES (64u << 20)
+#define TP_LIST_MAX_ENTRIES 1000000u
+#define TP_LIST_MAX_LINE 4096
+
+/* 0, or -1 with err; *not_traces counts folder entries that are regular
+ * files but clearly no trace (a reader recognises none of them and neither
+ * their name nor their magic looks like a trace's: those are taken, and
+ * fail as traces). */
 int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *out, size_t *not_traces, tp_err *err);
+
+/* Folder entries and glob matches the last tp_inputs_expand skipped
+ * without opening them (not a regular file or a link to one: a FIFO, a
+ * device, a socket, a link to a folder in a walk, a broken link), and one
+ * warning line naming their count under `who` (nothing when there are
+ * none). */
+size_t tp_inputs_not_regular(void);
+void tp_inputs_warn_not_regular(const char *who);
 
 /* Do these arguments name a job (several traces): more than one, or one
  * that is a folder, a glob or an @list?  One plain file is one trace. */

@@ -159,8 +159,37 @@ static bool is_id_event(const tp_event *e)
     return (e->flags & TP_EV_HAS_ID) && e->ph && strchr("stfben", e->ph);
 }
 
+/* Is v an id an earlier rank or this one (as read, or as renamed so far) uses? */
+static bool id_taken(const tp_i64map *used, const tp_i64map *own, uint64_t v)
+{
+    return tp_i64map_get(used, (int64_t)v) != TP_I64MAP_EMPTY || tp_i64map_get(own, (int64_t)v) != TP_I64MAP_EMPTY;
+}
+
+/* A new name for string id `id` of rank `rank`: "ID@rankR", or
+ * "ID@rankR#2", "#3", ... when that is taken too (rank 0 may have its own
+ * "x@rank1"): free among every id the ranks use, so no two flows merge. */
+static uint64_t fresh_str_id(tp_trace *t, uint64_t id, int64_t rank, const tp_i64map *used, const tp_i64map *own)
+{
+    tp_buf b = {0};
+    uint64_t v = 0;
+    for (unsigned k = 1;; k++) {
+        b.len = 0;
+        tp_buf_put(&b, tp_str_get(t, (tp_str)id), tp_str_len(t, (tp_str)id));
+        if (k == 1)
+            tp_buf_printf(&b, "@rank%lld", (long long)rank);
+        else
+            tp_buf_printf(&b, "@rank%lld#%u", (long long)rank, k);
+        v = tp_intern(t, b.data, b.len);
+        if (!id_taken(used, own, v))
+            break;
+    }
+    tp_buf_free(&b);
+    return v;
+}
+
 /* Flow and async ids kept apart between ranks (job_merge.h): rank by rank,
- * an id an earlier rank used is renamed, the same way for all its events. */
+ * an id an earlier rank used is renamed, the same way for all its events,
+ * to an id that no rank uses (checked against all of them, not assumed). */
 static void separate_ids(tp_trace *t, const part *parts, const uint32_t *by_rank, size_t nparts,
                          const tp_merge_rank *jr)
 {
@@ -172,6 +201,12 @@ static void separate_ids(tp_trace *t, const part *parts, const uint32_t *by_rank
     for (size_t r = 0; r < nparts; r++) {
         const part *pt = &parts[by_rank[r]];
         tp_i64map mine_num = {0}, mine_str = {0}; /* this rank's id -> index into newv */
+        tp_i64map own_num = {0}, own_str = {0};   /* every id this rank uses: as read, and as renamed */
+        for (size_t i = pt->first_event; i < pt->first_event + pt->nevents; i++) {
+            const tp_event *e = &t->events[i];
+            if (is_id_event(e))
+                tp_i64map_put(e->flags & TP_EV_ID_STRING ? &own_str : &own_num, (int64_t)e->id, 0);
+        }
         uint64_t *newv = NULL;
         size_t nnew = 0, cap = 0;
         for (size_t i = pt->first_event; i < pt->first_event + pt->nevents; i++) {
@@ -185,16 +220,14 @@ static void separate_ids(tp_trace *t, const part *parts, const uint32_t *by_rank
                 uint64_t v = e->id;
                 if (tp_i64map_get(str ? &used_str : &used_num, (int64_t)e->id) != TP_I64MAP_EMPTY) {
                     if (str) {
-                        char tail[40];
-                        int tl = snprintf(tail, sizeof tail, "@rank%lld", (long long)jr[r].rank);
-                        tp_buf b = {0};
-                        tp_buf_put(&b, tp_str_get(t, (tp_str)e->id), tp_str_len(t, (tp_str)e->id));
-                        tp_buf_put(&b, tail, (size_t)tl);
-                        v = tp_intern(t, b.data, b.len);
-                        tp_buf_free(&b);
+                        v = fresh_str_id(t, e->id, jr[r].rank, &used_str, &own_str);
                         e = &t->events[i];
-                    } else
-                        v = ++max;
+                    } else { /* above every id read; past 2^64-1, the next free one */
+                        do
+                            v = ++max;
+                        while (v == 0 || id_taken(&used_num, &own_num, v));
+                    }
+                    tp_i64map_put(str ? &own_str : &own_num, (int64_t)v, 0);
                 }
                 TP_GROW(newv, cap, nnew + 1);
                 newv[nnew] = v;
@@ -211,6 +244,8 @@ static void separate_ids(tp_trace *t, const part *parts, const uint32_t *by_rank
         free(newv);
         tp_i64map_free(&mine_num);
         tp_i64map_free(&mine_str);
+        tp_i64map_free(&own_num);
+        tp_i64map_free(&own_str);
     }
     tp_i64map_free(&used_num);
     tp_i64map_free(&used_str);

@@ -16,8 +16,9 @@
  * its pid unless a lower rank's process has it already; those that collide
  * take the numbers after the largest pid of the job, in the same order.
  * Flow and async ids ('s' 't' 'f' 'b' 'e' 'n'): the same rule per id (a
- * string id that collides becomes "ID@rankN"), so one rank's flows never
- * join another's. */
+ * string id that collides becomes "ID@rankN", or "ID@rankN#2", "#3", ...
+ * when a rank already uses that name; a number, the next one above every
+ * id of the job), so one rank's flows never join another's. */
 #ifndef TP_JOB_MERGE_H
 #define TP_JOB_MERGE_H
 

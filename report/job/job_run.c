@@ -36,7 +36,12 @@ int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_
     tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices, true};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
-    tp_rank_sum_build(&s, r);
+    size_t saturated = tp_rank_sum_build(&s, r);
+    if (saturated) { /* the summary's range (rank_sum.h): said, and counted with the rank's warnings */
+        r->warnings += saturated;
+        fprintf(stderr, "tracepress: %s: warning: %zu times beyond a job summary's range (saturated: durations at "
+                        "2^60 ns, starts at +-2^61 ns)\n", path, saturated);
+    }
     tp_summary_free(&s);
     tp_trace_free(&t);
     return 0;
@@ -363,10 +368,24 @@ int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed
         return tp_fail_at(err, "", "%s (run the shards first: report --shard K/N ... -o %s)", strerror(errno), dir);
     tp_strlist names = {0};
     struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (is_rank_file(e->d_name))
+    size_t not_regular = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_rank_file(e->d_name))
+            continue;
+        /* a FIFO or a device would block the read or never end it: skipped and counted (a link to a
+         * summary is followed) */
+        struct stat st;
+        snprintf(failed, nfailed, "%s/%s", ranks, e->d_name);
+        if (stat(failed, &st) != 0 || !S_ISREG(st.st_mode))
+            not_regular++;
+        else
             tp_strlist_add(&names, e->d_name);
+    }
     closedir(d);
+    snprintf(failed, nfailed, "%s", ranks);
+    if (not_regular)
+        fprintf(stderr, "tracepress: %s: warning: %zu *.rank.json entr%s not a regular file (a FIFO, a device, a "
+                        "folder or a broken link): skipped\n", ranks, not_regular, not_regular == 1 ? "y is" : "ies are");
     if (names.n > 1)
         qsort(names.v, names.n, sizeof *names.v, cmp_names);
     tp_rank_sum *sums = tp_xcalloc(names.n + 1, sizeof *sums);

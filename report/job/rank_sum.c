@@ -10,7 +10,53 @@
 
 static char *dup_or_empty(const char *s) { return tp_xstrdup(s ? s : ""); }
 
-void tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
+/* Times are bounded so that the job's sums and differences of them never
+ * overflow: durations and figures up to 2^60 ns (36 years), starts within
+ * +-2^61 (the year 2043 since 1970).  The builder and the writer saturate
+ * into this range and the reader accepts all of it, so every summary a run
+ * writes reads back (a trace's times may reach 2^62 ns: stats and convert
+ * take them, and the job report once refused its own summary). */
+#define MAX_NS TP_RANK_MAX_NS
+#define MAX_START_NS TP_RANK_MAX_START_NS
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* v saturated into [lo, hi], counted in *n when it was outside. */
+static void bound(int64_t *v, int64_t lo, int64_t hi, size_t *n)
+{
+    int64_t c = clamp(*v, lo, hi);
+    *n += c != *v;
+    *v = c;
+}
+
+static void bound_figs(tp_gpu_figs *f, size_t *n)
+{
+    int64_t *ns[10] = {&f->span_ns,   &f->busy_ns,        &f->idle_ns,   &f->computation_ns,
+                       &f->communication_ns, &f->exposed_communication_ns, &f->memcpy_ns,
+                       &f->exposed_memcpy_ns, &f->memset_ns, &f->unlinked_ns};
+    for (int i = 0; i < 10; i++)
+        bound(ns[i], 0, MAX_NS, n);
+}
+
+size_t tp_rank_sum_bound(tp_rank_sum *r)
+{
+    size_t n = 0;
+    bound_figs(&r->whole, &n);
+    for (size_t i = 0; i < r->nsteps; i++) {
+        bound(&r->steps[i].start_ns, -MAX_START_NS, MAX_START_NS, &n);
+        bound(&r->steps[i].dur_ns, 0, MAX_NS, &n);
+        bound_figs(&r->steps[i].gpu, &n);
+    }
+    for (size_t i = 0; i < r->ncolls; i++)
+        bound(&r->colls[i].total_ns, 0, INT64_MAX, &n);
+    for (size_t i = 0; i < r->ncalls; i++) {
+        bound(&r->calls[i].start_ns, -MAX_START_NS, MAX_START_NS, &n);
+        bound(&r->calls[i].dur_ns, 0, MAX_NS, &n);
+    }
+    return n;
+}
+
+size_t tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
 {
     const tp_trace *t = s->t;
     memset(r, 0, sizeof *r);
@@ -45,7 +91,7 @@ void tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
     r->steps = tp_xcalloc(r->nsteps + 1, sizeof *r->steps);
     for (size_t i = 0; i < r->nsteps; i++) {
         const tp_step_row *st = &s->sf.steps[i];
-        r->steps[i] = (tp_rank_step){st->step, t->base_ns + st->ts, st->host_ns, s->gt.steps[i]};
+        r->steps[i] = (tp_rank_step){st->step, tp_sat_add(t->base_ns, st->ts), st->host_ns, s->gt.steps[i]};
     }
     const tp_collectives *c = &s->coll;
     r->ncolls = c->n;
@@ -59,8 +105,9 @@ void tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
     r->calls = tp_xcalloc(c->nlist + 1, sizeof *r->calls);
     for (size_t i = 0; i < c->nlist; i++) {
         const tp_coll_inst *k = &c->list[i];
-        r->calls[i] = (tp_rank_call){k->row, t->base_ns + k->ts, k->dur, k->seq};
+        r->calls[i] = (tp_rank_call){k->row, tp_sat_add(t->base_ns, k->ts), k->dur, k->seq};
     }
+    return tp_rank_sum_bound(r);
 }
 
 void tp_rank_sum_free(tp_rank_sum *r)
@@ -106,8 +153,11 @@ void tp_rank_sum_dist(const tp_rank_sum *r, tp_dist_info *d, tp_pg_info *pg)
 
 /* The GPU figures as a JSON array, in the order FIGS names them. */
 #define FIGS "span,busy,idle,computation,communication,exposed_communication,memcpy,exposed_memcpy,memset,unlinked,kernels,memcpys,memsets"
-static void figs_json(tp_buf *b, const tp_gpu_figs *f)
+static void figs_json(tp_buf *b, const tp_gpu_figs *given)
 {
+    tp_gpu_figs bounded = *given, *f = &bounded;
+    size_t n = 0;
+    bound_figs(f, &n);
     tp_buf_printf(b, "[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,%llu,%llu]", (long long)f->span_ns,
                   (long long)f->busy_ns, (long long)f->idle_ns, (long long)f->computation_ns,
                   (long long)f->communication_ns, (long long)f->exposed_communication_ns, (long long)f->memcpy_ns,
@@ -144,8 +194,8 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
     tp_buf_puts(b, ",\n\"steps\":[");
     for (size_t i = 0; i < r->nsteps; i++) {
         const tp_rank_step *s = &r->steps[i];
-        tp_buf_printf(b, "%s[%lld,%lld,%lld,", i ? ",\n" : "\n", (long long)s->number, (long long)s->start_ns,
-                      (long long)s->dur_ns);
+        tp_buf_printf(b, "%s[%lld,%lld,%lld,", i ? ",\n" : "\n", (long long)s->number,
+                      (long long)clamp(s->start_ns, -MAX_START_NS, MAX_START_NS), (long long)clamp(s->dur_ns, 0, MAX_NS));
         figs_json(b, &s->gpu);
         tp_buf_putc(b, ']');
     }
@@ -161,13 +211,14 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
         tp_buf_putc(b, ',');
         tp_json_str(b, c->ranks);
         tp_buf_printf(b, ",%lld,%llu,%llu,%lld]", (long long)c->group_size, (unsigned long long)c->bytes,
-                      (unsigned long long)c->count, (long long)c->total_ns);
+                      (unsigned long long)c->count, (long long)clamp(c->total_ns, 0, INT64_MAX));
     }
     tp_buf_puts(b, "],\n\"calls\":[");
     for (size_t i = 0; i < r->ncalls; i++) {
         const tp_rank_call *c = &r->calls[i];
-        tp_buf_printf(b, "%s[%u,%lld,%lld,%lld]", i ? (i % 8 ? "," : ",\n") : "\n", c->coll, (long long)c->start_ns,
-                      (long long)c->dur_ns, (long long)c->seq);
+        tp_buf_printf(b, "%s[%u,%lld,%lld,%lld]", i ? (i % 8 ? "," : ",\n") : "\n", c->coll,
+                      (long long)clamp(c->start_ns, -MAX_START_NS, MAX_START_NS), (long long)clamp(c->dur_ns, 0, MAX_NS),
+                      (long long)c->seq);
     }
     tp_buf_puts(b, "]}\n");
 }
@@ -193,17 +244,37 @@ static int get_str(rd *x, const tp_jv *o, const char *key, char **out)
     return 0;
 }
 
-/* Times are bounded so that the job's sums and differences of them never
- * overflow: durations and figures up to 2^60 ns (36 years), starts within
- * +-2^61 (the year 2043 since 1970). */
-#define MAX_NS (1LL << 60)
-#define MAX_START_NS (1LL << 61)
-
 static int get_int(rd *x, const tp_jv *v, int64_t lo, int64_t *out, const char *what)
 {
     if (!v || tp_jv_int(v, out) != 0 || *out < lo)
         return tp_fail_at(x->err, x->where, "%s is not a whole number >= %lld", what, (long long)lo);
     return 0;
+}
+
+/* A count or size the writer prints as an unsigned 64-bit number. */
+static int get_u64(rd *x, const tp_jv *v, uint64_t *out, const char *what)
+{
+    int64_t i;
+    bool digits = v && v->type == TP_JV_NUMBER && v->len >= 1 && v->len <= 20;
+    for (size_t k = 0; digits && k < v->len; k++)
+        digits = v->s[k] >= '0' && v->s[k] <= '9';
+    if (digits) {
+        uint64_t u = 0;
+        bool over = false;
+        for (size_t k = 0; k < v->len; k++) {
+            unsigned d = (unsigned)(v->s[k] - '0');
+            over |= u > (UINT64_MAX - d) / 10;
+            u = u * 10 + d;
+        }
+        if (!over) {
+            *out = u;
+            return 0;
+        }
+    } else if (v && tp_jv_int(v, &i) == 0 && i >= 0) {
+        *out = (uint64_t)i;
+        return 0;
+    }
+    return tp_fail_at(x->err, x->where, "%s is not a whole number from 0 to 2^64-1", what);
 }
 
 static int get_ns(rd *x, const tp_jv *v, int64_t lo, int64_t hi, int64_t *out, const char *what)
@@ -217,14 +288,17 @@ static int get_ns(rd *x, const tp_jv *v, int64_t lo, int64_t hi, int64_t *out, c
 
 static int read_figs(rd *x, const tp_jv *a, tp_gpu_figs *f)
 {
-    int64_t v[13];
+    int64_t v[10];
+    uint64_t u[3];
     if (!a || a->type != TP_JV_ARRAY || a->n != 13)
         return bad(x, "GPU figures are not an array of 13 numbers");
-    for (int i = 0; i < 13; i++)
+    for (int i = 0; i < 10; i++)
         if (get_ns(x, &a->items[i], 0, MAX_NS, &v[i], "a GPU figure") < 0)
             return -1;
-    *f = (tp_gpu_figs){v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
-                       (uint64_t)v[10], (uint64_t)v[11], (uint64_t)v[12]};
+    for (int i = 0; i < 3; i++)
+        if (get_u64(x, &a->items[10 + i], &u[i], "a GPU count") < 0)
+            return -1;
+    *f = (tp_gpu_figs){v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], u[0], u[1], u[2]};
     return 0;
 }
 
@@ -245,14 +319,11 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
     if (get_str(x, root, "path", &r->path) < 0 || get_str(x, root, "name", &r->name) < 0 ||
         get_str(x, root, "format", &r->format) < 0 || get_str(x, root, "device", &r->device) < 0)
         return -1;
-    int64_t idx, nin;
-    if (get_int(x, tp_jv_get(root, "input_index"), 0, &idx, "input_index") < 0 ||
-        get_int(x, tp_jv_get(root, "inputs"), 1, &nin, "inputs") < 0)
+    if (get_u64(x, tp_jv_get(root, "input_index"), &r->input_index, "input_index") < 0 ||
+        get_u64(x, tp_jv_get(root, "inputs"), &r->inputs, "inputs") < 0)
         return -1;
-    if (idx >= nin)
+    if (r->input_index >= r->inputs)
         return bad(x, "input_index is not below inputs");
-    r->input_index = (uint64_t)idx;
-    r->inputs = (uint64_t)nin;
     size_t hl = 0;
     const char *hs = tp_jv_str(tp_jv_get(root, "inputs_hash"), &hl);
     char hex[17];
@@ -271,10 +342,11 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
     if (!pres || pres->type != TP_JV_BOOL)
         return bad(x, "\"present\" is not true or false");
     r->dist_present = pres->b;
-    if (get_int(x, tp_jv_get(d, "rank"), -1, &r->dist_rank, "rank") < 0 ||
-        get_int(x, tp_jv_get(d, "world_size"), -1, &r->world_size, "world_size") < 0 ||
+    /* as recorded, any whole number: a trace's rank -5 is its problem (kept in "problem"), not the file's */
+    if (get_int(x, tp_jv_get(d, "rank"), INT64_MIN, &r->dist_rank, "rank") < 0 ||
+        get_int(x, tp_jv_get(d, "world_size"), INT64_MIN, &r->world_size, "world_size") < 0 ||
         get_str(x, d, "backend", &r->backend) < 0 ||
-        get_int(x, tp_jv_get(d, "default_group_size"), -1, &r->pg_size, "default_group_size") < 0)
+        get_int(x, tp_jv_get(d, "default_group_size"), INT64_MIN, &r->pg_size, "default_group_size") < 0)
         return -1;
     const tp_jv *pr = tp_jv_get(d, "problem");
     if (pr && pr->type != TP_JV_NULL && get_str(x, d, "problem", &r->problem) < 0)
@@ -286,12 +358,9 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
     for (r->npg_ranks = 0; r->npg_ranks < gr->n; r->npg_ranks++)
         if (get_int(x, &gr->items[r->npg_ranks], INT64_MIN, &r->pg_ranks[r->npg_ranks], "a group rank") < 0)
             return -1;
-    int64_t ev, wa;
-    if (get_int(x, tp_jv_get(root, "events"), 0, &ev, "events") < 0 ||
-        get_int(x, tp_jv_get(root, "warnings"), 0, &wa, "warnings") < 0)
+    if (get_u64(x, tp_jv_get(root, "events"), &r->events, "events") < 0 ||
+        get_u64(x, tp_jv_get(root, "warnings"), &r->warnings, "warnings") < 0)
         return -1;
-    r->events = (uint64_t)ev;
-    r->warnings = (uint64_t)wa;
     if (!tp_jv_str_eq(tp_jv_get(root, "figures"), FIGS))
         return bad(x, "\"figures\" names other figures than this version's");
     if (read_figs(x, tp_jv_get(root, "whole"), &r->whole) < 0)
@@ -305,7 +374,7 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
         tp_rank_step *s = &r->steps[r->nsteps];
         if (a->type != TP_JV_ARRAY || a->n != 4)
             return bad(x, "a step is not [number, start, duration, figures]");
-        if (get_int(x, &a->items[0], -1, &s->number, "a step number") < 0 ||
+        if (get_int(x, &a->items[0], INT64_MIN, &s->number, "a step number") < 0 ||
             get_ns(x, &a->items[1], -MAX_START_NS, MAX_START_NS, &s->start_ns, "a step start") < 0 ||
             get_ns(x, &a->items[2], 0, MAX_NS, &s->dur_ns, "a step duration") < 0 ||
             read_figs(x, &a->items[3], &s->gpu) < 0)
@@ -315,7 +384,6 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
     for (; r->ncolls < co->n; r->ncolls++) {
         const tp_jv *a = &co->items[r->ncolls];
         tp_rank_coll *c = &r->colls[r->ncolls];
-        int64_t v[4];
         if (a->type != TP_JV_ARRAY || a->n != 8)
             return bad(x, "a collective is not [kind, dtype, group, ranks, group size, bytes, count, time]");
         const char *keys[4] = {0};
@@ -334,15 +402,14 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
             r->ncolls++;
             return bad(x, "a collective's name field is not a string");
         }
-        for (int i = 0; i < 4; i++)
-            if (get_ns(x, &a->items[4 + i], 0, MAX_NS, &v[i], "a collective's number") < 0) {
-                r->ncolls++; /* its strings are set: freed with the others */
-                return -1;
-            }
-        c->group_size = v[0];
-        c->bytes = (uint64_t)v[1];
-        c->count = (uint64_t)v[2];
-        c->total_ns = v[3];
+        /* the job only compares these (sizes, counts) or reads them as doubles: their whole range */
+        if (get_int(x, &a->items[4], INT64_MIN, &c->group_size, "a collective's group size") < 0 ||
+            get_u64(x, &a->items[5], &c->bytes, "a collective's size") < 0 ||
+            get_u64(x, &a->items[6], &c->count, "a collective's count") < 0 ||
+            get_int(x, &a->items[7], 0, &c->total_ns, "a collective's time") < 0) {
+            r->ncolls++; /* its strings are set: freed with the others */
+            return -1;
+        }
     }
     r->calls = tp_xcalloc(ca->n + 1, sizeof *r->calls);
     for (; r->ncalls < ca->n; r->ncalls++) {
@@ -354,7 +421,7 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
         if (get_int(x, &a->items[0], 0, &coll, "a call's collective") < 0 ||
             get_ns(x, &a->items[1], -MAX_START_NS, MAX_START_NS, &c->start_ns, "a call's start") < 0 ||
             get_ns(x, &a->items[2], 0, MAX_NS, &c->dur_ns, "a call's duration") < 0 ||
-            get_int(x, &a->items[3], -1, &c->seq, "a call's seq") < 0)
+            get_int(x, &a->items[3], INT64_MIN, &c->seq, "a call's seq") < 0)
             return -1;
         if ((uint64_t)coll >= r->ncolls)
             return bad(x, "a call names a collective that is not there");

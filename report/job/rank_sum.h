@@ -17,6 +17,11 @@
 
 #define TP_RANK_SCHEMA "tracepress.rank/1"
 
+/* The range of a summary's times (rank_sum.c): durations and GPU figures
+ * in [0, 2^60] ns, starts in [-2^61, 2^61] ns. */
+#define TP_RANK_MAX_NS (1LL << 60)
+#define TP_RANK_MAX_START_NS (1LL << 61)
+
 typedef struct tp_rank_step {
     int64_t number;      /* ProfilerStep number */
     int64_t start_ns;    /* absolute start (base_ns + ts) on the rank's clock */
@@ -65,8 +70,12 @@ typedef struct tp_rank_sum {
     size_t ncalls;
 } tp_rank_sum;
 
-/* From one rank's analysed trace (s->t must still be loaded). */
-void tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r);
+/* From one rank's analysed trace (s->t must still be loaded); times
+ * beyond the summary's range are saturated into it: the number of values
+ * saturated (the caller warns). */
+size_t tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r);
+/* Saturate r's times into the summary's range; the number changed. */
+size_t tp_rank_sum_bound(tp_rank_sum *r);
 void tp_rank_sum_free(tp_rank_sum *r);
 
 /* The summary as a file's text (deterministic), and back: 0, or -1 with

@@ -5,6 +5,8 @@
  * JSON and whose summary.md must keep the Markdown guarantees of
  * tests/fuzz/md_oracle.h (its strings come from the files: kinds, groups,
  * dtypes, paths); a job diff of the job with itself is written too.
+ * Every summary that parses must also survive the writer: written again,
+ * it parses back to the same text (what a run writes, a merge reads). 
  * Built by `make fuzz`. */
 #include "convert/codec/json_value.h"
 #include "report/job/job_diff.h"
@@ -44,8 +46,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *cut = memmem(p, (size_t)(end - p), sep, sizeof sep - 1);
         size_t len = cut ? (size_t)(cut - p) : (size_t)(end - p);
         tp_err err = {0};
-        if (tp_rank_sum_parse(p, len, &sums[n], &err) == 0)
+        if (tp_rank_sum_parse(p, len, &sums[n], &err) == 0) {
+            tp_buf w1 = {0}, w2 = {0};
+            tp_rank_sum_json(&sums[n], &w1);
+            tp_rank_sum again;
+            if (tp_rank_sum_parse(w1.data, w1.len, &again, &err) != 0)
+                fail("rank summary written back", err.msg, &w1);
+            tp_rank_sum_json(&again, &w2);
+            if (w1.len != w2.len || memcmp(w1.data, w2.data, w1.len) != 0)
+                fail("rank summary written twice", "not the same text", &w2);
+            tp_rank_sum_free(&again);
+            tp_buf_free(&w1);
+            tp_buf_free(&w2);
             n++;
+        }
         if (!cut)
             break;
         p = cut + sizeof sep - 1;
