@@ -54,8 +54,9 @@ static void check_sheet(const char *trace, const char *sheet, const tp_summary *
     const char *p = text;
     csv_row head = {0}, r = {0};
     CHECK(tp_csv_next(&p, &head));
-    int c_name = tp_csv_col(&head, "name"), c_gf = tp_csv_col(&head, "GFLOPS_first"), c_mb = tp_csv_col(&head, "Data Moved (MB)_first"),
-        c_tfm = tp_csv_col(&head, "TFLOPS/s_mean"), c_tfd = tp_csv_col(&head, "TFLOPS/s_median"), c_tbm = tp_csv_col(&head, "TB/s_mean"),
+    int c_name = tp_csv_col(&head, "name"), c_gf = tp_csv_col(&head, "GFLOPS_first"),
+        c_mb = tp_csv_col(&head, "Data Moved (MB)_first"), c_tfm = tp_csv_col(&head, "TFLOPS/s_mean"),
+        c_tfd = tp_csv_col(&head, "TFLOPS/s_median"), c_tbm = tp_csv_col(&head, "TB/s_mean"),
         c_dims = tp_csv_col(&head, "Input Dims_first"), c_types = tp_csv_col(&head, "Input type_first"),
         c_str = tp_csv_col(&head, "Input Strides_first"), c_conc = tp_csv_col(&head, "Concrete Inputs_first"),
         c_n = tp_csv_col(&head, "name_count"), c_sum = tp_csv_col(&head, "Kernel Time (µs)_sum");
