@@ -16,7 +16,8 @@ bool tp_efficiency_wants_args(const char *name, size_t len)
 /* One invocation: a modelled host op (or an XLA device event) and its device time. */
 typedef struct slot {
     uint32_t op;         /* the op event */
-    uint32_t first_act;  /* its first device activity */
+    uint32_t first_act;  /* its first kernel (else its first device activity): the row's category, so a
+                          * GEMM whose cuBLAS memset runs first is GEMM */
     int64_t ns;
     bool on_device;      /* some of its work is not a host<->device copy */
     int32_t result;      /* its row, or -(skip + 1) (once resolved) */
@@ -298,6 +299,8 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         }
         slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
+        if (a->kind == TP_KIND_KERNEL && t->events[slots[k].first_act].kind != TP_KIND_KERNEL)
+            slots[k].first_act = (uint32_t)i;
         if (a->kind == TP_KIND_KERNEL && matrix_family(family_of(b, t->events[op].name))) {
             tp_math_mode m = mode_of(b, a->name);
             if (m != TP_MATH_UNKNOWN) {

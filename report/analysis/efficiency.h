@@ -38,7 +38,7 @@ typedef struct tp_eff_row {
     int8_t dtype_peak;       /* the class of its dtype (the op model's), -1 none */
     uint8_t math_mode;       /* tp_math_mode of its kernels (GEMM, convolution, attention), see tp_eff_math_mode */
     uint8_t bound;           /* TP_BOUND_* */
-    uint32_t category;       /* its first activity's category (categories.h), UINT32_MAX none */
+    uint32_t category;       /* its first kernel's category (else its first activity's: classify.h), UINT32_MAX none */
     char *input_dims;        /* compact JSON ("[[512],[141,512]]"), "" for XLA ops */
     char *dtypes;            /* compact JSON list of "Input type" */
     char *strides;           /* compact JSON "Input Strides", "" when not recorded */

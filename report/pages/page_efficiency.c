@@ -24,16 +24,6 @@
 
 /* A family takes the colour of the category of the same name on "Where the
  * GPU time goes" (page_gpu_time.c cat_slots), so GEMM is its blue here too. */
-static tp_color family_color(int f)
-{
-    static const int slot[TP_FAM_COUNT] = {
-        [TP_FAM_NONE] = -1,     [TP_FAM_GEMM] = 0,    [TP_FAM_CONV] = 1,        [TP_FAM_ATTENTION] = 8,
-        [TP_FAM_NORM] = 6,      [TP_FAM_SOFTMAX] = 7, [TP_FAM_ELEMENTWISE] = 2, [TP_FAM_REDUCE] = 3,
-        [TP_FAM_XLA] = 12,
-    };
-    return f > 0 && f < TP_FAM_COUNT ? tp_palette((size_t)slot[f]) : (tp_color)TP_COLOR_OTHER;
-}
-
 /* ---- numbers and cells ---- */
 
 /* A rate or an intensity: three significant digits, never an exponent. */
@@ -327,29 +317,31 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     y = line(cv, x, y, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, cov.data);
     tp_buf_free(&cov);
 
-    /* the marks, their legend by family */
+    /* the marks coloured by their category (the one classification: the colour of the same
+     * category on every page), the legend by category with its number of shapes */
+    const tp_cat_rules *rules = pc->s->rules;
     tp_roofline_mark *m = tp_xcalloc(e->n, sizeof *m);
-    size_t fam_n[TP_FAM_COUNT] = {0}, nodraw = 0;
+    size_t *cat_n = tp_xcalloc(rules->nnames + 1, sizeof *cat_n), nodraw = 0;
     int64_t nodraw_ns = 0;
     for (size_t i = 0; i < e->n; i++) {
         const tp_eff_row *row = &e->rows[i];
-        m[i] = (tp_roofline_mark){row->intensity, row->tflops, (double)row->device_ns, family_color(row->family),
+        uint32_t cat = row->category < rules->nnames ? row->category : rules->other;
+        m[i] = (tp_roofline_mark){row->intensity, row->tflops, (double)row->device_ns, pc->cat_colors[cat],
                                   NULL, NULL, row->roof_note != NULL};
         if (i < LABELLED) {
             m[i].label = tp_strs_add(&st, "#%zu %s", i + 1, row->op);
             m[i].short_label = tp_strs_add(&st, "#%zu", i + 1);
         }
-        fam_n[row->family < TP_FAM_COUNT ? row->family : 0]++;
+        cat_n[cat]++;
         if (!(row->intensity > 0) || !(row->tflops > 0))
             nodraw++, nodraw_ns += row->device_ns;
     }
-    tp_legend_item leg[TP_FAM_COUNT];
+    tp_legend_item *leg = tp_xcalloc(rules->nnames + 1, sizeof *leg);
     size_t nleg = 0;
-    for (int f = 0; f < TP_FAM_COUNT; f++)
-        if (fam_n[f])
-            leg[nleg++] = (tp_legend_item){tp_strs_add(&st, "%s (%zu)", f ? tp_op_family_name((tp_op_family)f) : "other",
-                                                       fam_n[f]),
-                                           family_color(f)};
+    for (size_t k = 0; k < rules->nnames; k++)
+        if (cat_n[k])
+            leg[nleg++] = (tp_legend_item){tp_strs_add(&st, "%s (%zu)", rules->names[k], cat_n[k]), pc->cat_colors[k]};
+    free(cat_n);
     const tp_eff_row *top = &e->rows[0];
     tp_buf foot = {0};
     tp_buf_printf(&foot, "Mark area by device time (the largest, #1: %s); #k = rank by device time, as in the "
@@ -381,6 +373,7 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     line(cv, x, bottom - foot_h + 4, w, TP_FONT_REGULAR, FS, TP_COLOR_MUTED, foot.data);
     tp_buf_free(&foot);
     free(m);
+    free(leg);
     tp_strs_free(&st);
 }
 
