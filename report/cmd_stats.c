@@ -72,7 +72,7 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_buf_putc(&b, i ? ',' : '\n');
         if (i)
             tp_buf_putc(&b, '\n');
-        tp_kernel_row_json(&b, t, &kt->rows[i]);
+        tp_kernel_row_json(&b, t, &s->cls, &kt->rows[i]);
     }
     tp_buf_printf(&b,
                   "],\n\"kernels_only\":{\"instances\":%llu,\"names\":%zu,\"total_ns\":%lld},\"memcpy_instances\":%llu,"

@@ -2,7 +2,6 @@
 #include "render/charts/chart_grid.h"
 
 #include "render/charts/axis.h"
-#include "render/labels/kernel_family.h"
 #include "render/charts/legend.h"
 #include "render/charts/palette.h"
 #include "render/text/textfit.h"
@@ -37,15 +36,18 @@ struct tp_grid_layout {
     size_t nboxes;
     size_t pages;
     double row_h, top; /* top: height of title + legend + axis note */
-    char **fam;        /* legend families, display order */
+    tp_mix_part *fam;  /* legend entries (family, colour), display order */
     size_t nfam;
 };
 
+/* a part's colour: its own, else its family's fixed one */
+static tp_color part_color(const tp_mix_part *p) { return p->color ? p->color : tp_palette_key(p->family); }
+
 static int cmp_fam(const void *a, const void *b)
 {
-    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-    int rx = tp_kernel_family_rank(x), ry = tp_kernel_family_rank(y);
-    return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x, y);
+    const tp_mix_part *x = a, *y = b;
+    int rx = tp_palette_rank(x->family), ry = tp_palette_rank(y->family);
+    return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x->family, y->family);
 }
 
 static void collect_families(const tp_grid_chart *g, tp_grid_layout *L)
@@ -55,14 +57,15 @@ static void collect_families(const tp_grid_chart *g, tp_grid_layout *L)
         for (size_t m = 0; m < g->ops[o].nmixes; m++)
             for (size_t p = 0; p < g->ops[o].mixes[m].nparts; p++) {
                 TP_GROW(L->fam, cap, L->nfam + 1);
-                const char *f = g->ops[o].mixes[m].parts[p].family;
-                L->fam[L->nfam++] = (char *)(f ? f : "other");
+                const tp_mix_part *q = &g->ops[o].mixes[m].parts[p];
+                const char *f = q->family ? q->family : "other";
+                L->fam[L->nfam++] = (tp_mix_part){f, 0, q->color ? q->color : tp_palette_key(f)};
             }
     if (L->nfam > 1) /* qsort(NULL, 0) is undefined */
         qsort(L->fam, L->nfam, sizeof *L->fam, cmp_fam);
     size_t k = 0; /* unique */
     for (size_t i = 0; i < L->nfam; i++)
-        if (k == 0 || strcmp(L->fam[k - 1], L->fam[i]) != 0)
+        if (k == 0 || strcmp(L->fam[k - 1].family, L->fam[i].family) != 0)
             L->fam[k++] = L->fam[i];
     L->nfam = k;
 }
@@ -94,7 +97,7 @@ static tp_legend_item *legend_items(const tp_grid_layout *L)
 {
     tp_legend_item *it = tp_xcalloc(L->nfam ? L->nfam : 1, sizeof *it);
     for (size_t i = 0; i < L->nfam; i++)
-        it[i] = (tp_legend_item){L->fam[i], tp_palette_key(L->fam[i])};
+        it[i] = (tp_legend_item){L->fam[i].family, L->fam[i].color};
     return it;
 }
 
@@ -173,7 +176,7 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
         while (j < k && strcmp(p[j].family, f) != 0)
             j++;
         if (j == k)
-            p[k++] = (tp_mix_part){f, 0};
+            p[k++] = (tp_mix_part){f, 0, mix->parts[i].color};
         int64_t v = mix->parts[i].ns > 0 ? mix->parts[i].ns : 0; /* saturated: corrupt durations */
         p[j].ns = p[j].ns > INT64_MAX - v ? INT64_MAX : p[j].ns + v;
     }
@@ -184,7 +187,7 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
         double share = (double)p[i].ns / total, sh = share * h;
         if (sh <= 0)
             continue;
-        tp_color col = tp_palette_key(p[i].family);
+        tp_color col = part_color(&p[i]);
         tp_cv_fill_rect(cv, x, yb - sh, BAR_W, sh, col);
         if (sh >= SMALL_FS + 2) {
             char pct[16];

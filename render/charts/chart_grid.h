@@ -1,7 +1,7 @@
 /* chart_grid.h: the dominating-op breakdown grid (KINETO.md 2.4).
  *
  * Each op has one or more kernel mixes (the kernels one call of the op
- * ran, by family); each distinct mix is a 100% stacked bar of family
+ * ran, by category); each distinct mix is a 100% stacked bar of family
  * shares, the op's bars sit together in a bordered box titled with the op
  * name, and a legend names the families.  Boxes flow left to right and
  * wrap, so the grid's shape follows the data (an op with many mixes gets
@@ -24,8 +24,9 @@
 #include "render/canvas.h"
 
 typedef struct tp_mix_part {
-    const char *family; /* kernel family (kernel_family.h) or any short name */
+    const char *family; /* the kernels' category (report/analysis/classify.h) or any short name */
     int64_t ns;         /* time of that family in this mix */
+    tp_color color;     /* its colour; 0: tp_palette_key(family) */
 } tp_mix_part;
 
 typedef struct tp_kernel_mix {

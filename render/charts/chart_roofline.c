@@ -351,6 +351,11 @@ static void marks_draw(tp_canvas *cv, const tp_roofline *c, const plot *p, const
         tp_cv_fill(cv, m->color);
         circle(cv, x, y, r);
         tp_cv_stroke(cv, darker(m->color), r < 2 ? 0.3 : 0.6);
+        if (m->above_roof) { /* flagged, so that it never reads as a rate the roof allows */
+            circle(cv, x, y, r + 1.6);
+            tp_cv_stroke(cv, TP_COLOR_TEXT, 1.0);
+            st->ringed++;
+        }
     }
     st->drawn = k;
     free(o);

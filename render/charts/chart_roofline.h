@@ -9,7 +9,8 @@
  * would touch).  Marks are drawn largest first so small ones stay visible;
  * a mark whose x or y is not a positive finite number is not drawn (counted
  * in the stats).  Thousands of marks are fine: only the labelled ones cost
- * more than a polygon.
+ * more than a polygon.  A mark flagged above_roof gets a black ring around
+ * it: the page says why it passes its roof.
  *
  *     tp_roofline c = {.marks = m, .n = n, .bandwidth = 3.35, .roofs = roofs, .nroofs = 2, ...};
  *     tp_roofline_draw(cv, &c, r, &stats); */
@@ -29,6 +30,7 @@ typedef struct tp_roofline_mark {
     tp_color color;
     const char *label;       /* NULL = no label; tried first */
     const char *short_label; /* tried when `label` finds no room (NULL = none) */
+    bool above_roof;         /* its rate passes its roof: drawn ringed, never as if it fitted */
 } tp_roofline_mark;
 
 typedef struct tp_roofline {
@@ -52,6 +54,7 @@ typedef struct tp_roofline_stats {
     size_t labelled;   /* labels drawn (long or short) */
     size_t short_labels; /* of them, the short one */
     size_t unlabelled; /* marks with a label that found no room */
+    size_t ringed;     /* marks drawn with the above-the-roof ring */
     int x_lo, x_hi, y_lo, y_hi; /* the axes' decades (10^lo .. 10^hi) */
 } tp_roofline_stats;
 

@@ -61,7 +61,10 @@ static size_t row_pieces(const tl_key *k, size_t n, const tp_tl_item *items, int
     return np;
 }
 
-static tp_color item_color(const tp_tl_item *e) { return tp_palette_key(e->category ? e->category : "other"); }
+static tp_color item_color(const tp_tl_item *e)
+{
+    return e->color ? e->color : tp_palette_key(e->category ? e->category : "other");
+}
 
 /* c lightened towards bg: f = 1 is c, 0 is bg */
 static tp_color blend(tp_color bg, tp_color c, double f)
@@ -345,12 +348,16 @@ void tp_timeline_draw_view(tp_canvas *cv, const tp_timeline *tl, const tp_tl_vie
         t0 = v->t0;
         t1 = v->t1;
     }
-    /* legend: distinct categories, kernel families in their usual order */
-    const char **cats = tp_xmalloc(tl->nitems * sizeof *cats);
-    for (size_t i = 0; i < tl->nitems; i++)
+    /* legend: distinct categories, in their usual order */
+    const char **cats = tp_xmalloc((tl->nitems + 1) * sizeof *cats);
+    tp_color *cols = tp_xmalloc((tl->nitems + 1) * sizeof *cols);
+    for (size_t i = 0; i < tl->nitems; i++) {
         cats[i] = tl->items[i].category;
+        cols[i] = item_color(&tl->items[i]);
+    }
     size_t k;
-    tp_legend_item *it = tp_legend_for_keys(cats, tl->nitems, &k);
+    tp_legend_item *it = tp_legend_for_keys(cats, cols, tl->nitems, &k);
+    free(cols);
     y += tp_legend_draw(cv, it, k, (tp_rect){r.x, y, r.w, 0}, LABEL_FS) + 4;
     free(it);
     free(cats);

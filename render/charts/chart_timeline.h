@@ -27,7 +27,8 @@ typedef struct tp_tl_item {
     int64_t start_ns;
     int64_t dur_ns;
     const char *name;     /* drawn inside the bar when it fits; may be NULL */
-    const char *category; /* colour and legend key (tp_palette_key) */
+    const char *category; /* legend key, and colour by tp_palette_key unless `color` is set */
+    tp_color color;       /* 0: tp_palette_key(category) */
 } tp_tl_item;
 
 typedef struct tp_timeline {

@@ -2,7 +2,6 @@
  * height promised is the height drawn. */
 #include "render/charts/legend.h"
 
-#include "render/labels/kernel_family.h"
 #include "render/charts/palette.h"
 #include "convert/base/sort.h"
 #include "render/text/textfit.h"
@@ -46,27 +45,29 @@ double tp_legend_draw(tp_canvas *cv, const tp_legend_item *it, size_t n, tp_rect
     return flow(cv, it, n, r, font_size);
 }
 
-/* a key with its family rank, computed once rather than per comparison */
+/* a key with its display rank, computed once rather than per comparison */
 typedef struct ranked_key {
     int rank;
     const char *key;
+    tp_color color;
 } ranked_key;
 #define KEY_LESS(x, y, c) ((x)->rank != (y)->rank ? (x)->rank < (y)->rank : strcmp((x)->key, (y)->key) < 0)
 TP_SORT_DEFINE(sort_keys, ranked_key, int, KEY_LESS)
 
-tp_legend_item *tp_legend_for_keys(const char *const *keys, size_t n, size_t *nout)
+tp_legend_item *tp_legend_for_keys(const char *const *keys, const tp_color *colors, size_t n, size_t *nout)
 {
     ranked_key *k = tp_xmalloc((n ? n : 1) * sizeof *k);
     for (size_t i = 0; i < n; i++) {
         k[i].key = keys[i] ? keys[i] : "other";
-        k[i].rank = tp_kernel_family_rank(k[i].key);
+        k[i].rank = tp_palette_rank(k[i].key);
+        k[i].color = colors && colors[i] ? colors[i] : tp_palette_key(k[i].key);
     }
     sort_keys(k, n, 0);
     tp_legend_item *it = tp_xmalloc((n ? n : 1) * sizeof *it);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (m == 0 || strcmp(it[m - 1].label, k[i].key) != 0)
-            it[m++] = (tp_legend_item){k[i].key, tp_palette_key(k[i].key)};
+            it[m++] = (tp_legend_item){k[i].key, k[i].color};
     free(k);
     *nout = m;
     return it;

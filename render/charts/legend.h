@@ -15,9 +15,9 @@ double tp_legend_height(const tp_legend_item *it, size_t n, double w, double fon
 double tp_legend_draw(tp_canvas *cv, const tp_legend_item *it, size_t n, tp_rect r, double font_size);
 
 /* Legend items for the distinct keys among keys[0..n) (NULL = "other"),
- * in kernel-family display order (tp_kernel_family_rank, then bytes),
- * coloured with tp_palette_key.  Labels point into `keys`.  malloc'ed;
- * *nout items. */
-tp_legend_item *tp_legend_for_keys(const char *const *keys, size_t n, size_t *nout);
+ * in category display order (tp_palette_rank, then bytes), coloured
+ * colors[i] (NULL, or 0 in it: tp_palette_key).  Labels point into `keys`.
+ * malloc'ed; *nout items. */
+tp_legend_item *tp_legend_for_keys(const char *const *keys, const tp_color *colors, size_t n, size_t *nout);
 
 #endif

@@ -12,61 +12,88 @@
 #include <string.h>
 
 static const tp_color colors[TP_PALETTE_SIZE] = {
-    0x0072B2, /*  0 blue           gemm, GEMM, kernel */
-    0xE69F00, /*  1 orange         conv */
+    0x0072B2, /*  0 blue           GEMM */
+    0xE69F00, /*  1 orange         CONV */
     0x009E73, /*  2 bluish green   elementwise */
     0xD55E00, /*  3 vermillion     reduce */
     0x56B4E9, /*  4 sky blue       memcpy */
-    0xCC79A7, /*  5 reddish purple nccl, communication */
-    0xF0E442, /*  6 yellow         norm */
+    0xCC79A7, /*  5 reddish purple communication */
+    0xF0E442, /*  6 yellow         normalisation */
     0xCCCC99, /*  7 khaki          softmax */
-    0x99DDF7, /*  8 pale sky       gemv, attention */
-    0x99260D, /*  9 brick          index, MoE */
-    0x733340, /* 10 wine           cat; 1st user category */
+    0x99DDF7, /*  8 pale sky       attention */
+    0x99260D, /*  9 brick          MoE */
+    0x733340, /* 10 wine           1st user category */
     0x802659, /* 11 plum           memset */
-    0xEE6677, /* 12 rose           triton, compiled, XLA */
-    0xFFC4CF, /* 13 pale pink      embedding fwd, embedding */
-    0xA2DDCC, /* 14 pale mint      embedding bwd; 3rd user category; error-bar charts (light) */
-    0xF7BB99, /* 15 peach          pool; 4th user category */
-    0xB3664D, /* 16 terracotta     transpose; GPU split: computation */
-    0x9991C4, /* 17 lavender       random; GPU split: exposed communication */
-    0x91C499, /* 18 sage           sort; GPU split: exposed memcpy */
+    0xEE6677, /* 12 rose           compiled (a compiler's kernel of no known kind), XLA */
+    0xFFC4CF, /* 13 pale pink      embedding */
+    0xA2DDCC, /* 14 pale mint      3rd user category; error-bar charts (light) */
+    0x00F878, /* 15 spring green   rotary (searched: apart from every category and the split, test_render_palette.c) */
+    0xB3664D, /* 16 terracotta     GPU split: computation */
+    0x9991C4, /* 17 lavender       GPU split: exposed communication */
+    0x91C499, /* 18 sage           GPU split: exposed memcpy */
     0xE69988, /* 19 salmon         optimizer */
     0x808000, /* 20 olive          2nd user category */
-    0xD5A2CC, /* 21 orchid         5th user category */
-    0x335980, /* 22 slate blue     6th user category */
-    0x268CB3, /* 23 cerulean       7th user category */
+    0xD5A2CC, /* 21 orchid         4th user category */
+    0x335980, /* 22 slate blue     5th user category */
+    0x268CB3, /* 23 cerulean       6th user category */
 };
 
 tp_color tp_palette(size_t i) { return colors[i % TP_PALETTE_SIZE]; }
 
-/* Fixed colours: the kernel families (names as kernel_family.c returns
- * them) by slot, the event kinds a timeline is coloured by (tp_kind_name
- * and page_timeline.c's names) by colour of their own, chosen apart from
- * kernel, memcpy, memset and "other" (memcpy, host op and runtime were two
- * shades of one blue before). */
+/* Fixed colours: the built-in op categories (report/analysis/categories.rules:
+ * every kernel, memcpy and memset is coloured by its category, the one
+ * classification, on every page) by slot, in their display order, then the
+ * event kinds a timeline colours host rows by, chosen apart from the
+ * categories and "other" (memcpy, host op and runtime were two shades of one
+ * blue before). */
 static const struct {
     const char *key;
     int slot;       /* -1: grey; -2: `color` */
     tp_color color;
 } fixed[] = {
-    {"gemm", 0, 0},          {"conv", 1, 0},          {"elementwise", 2, 0},    {"reduce", 3, 0},
-    {"memcpy", 4, 0},        {"nccl", 5, 0},          {"norm", 6, 0},           {"softmax", 7, 0},
-    {"gemv", 8, 0},          {"index", 9, 0},         {"cat", 10, 0},           {"memset", 11, 0},
-    {"triton", 12, 0},       {"embedding fwd", 13, 0}, {"embedding bwd", 14, 0}, {"pool", 15, 0},
-    {"transpose", 16, 0},    {"random", 17, 0},       {"sort", 18, 0},          {"optimizer", 19, 0},
-    {"other", -1, 0},
+    {"GEMM", 0, 0},          {"CONV", 1, 0},          {"attention", 8, 0},     {"normalisation", 6, 0},
+    {"softmax", 7, 0},       {"elementwise", 2, 0},   {"reduce", 3, 0},        {"rotary", 15, 0},
+    {"MoE", 9, 0},           {"embedding", 13, 0},    {"optimizer", 19, 0},    {"compiled", 12, 0},
+    {"communication", 5, 0}, {"memcpy", 4, 0},        {"memset", 11, 0},       {"other", -1, 0},
     {"kernel", 0, 0},
     {"host_op", -2, TP_COLOR_HOST_OP},     {"cpu_op", -2, TP_COLOR_HOST_OP},
     {"runtime", -2, TP_COLOR_RUNTIME},     {"cuda_runtime", -2, TP_COLOR_RUNTIME},
     {"annotation", -2, TP_COLOR_ANNOTATION}, {"sync", -2, TP_COLOR_SYNC},
 };
+#define NFIXED (sizeof fixed / sizeof fixed[0])
+
+/* the slots no built-in category and no part of the GPU split takes, for a
+ * user's own categories in their order */
+static const int user_slots[] = {10, 20, 14, 21, 22, 23};
+
+tp_color tp_palette_user(size_t k)
+{
+    return k < sizeof user_slots / sizeof user_slots[0] ? tp_palette((size_t)user_slots[k]) : (tp_color)0;
+}
+
+bool tp_palette_has_key(const char *key)
+{
+    for (size_t i = 0; key && i < NFIXED; i++)
+        if (strcmp(fixed[i].key, key) == 0)
+            return true;
+    return false;
+}
+
+int tp_palette_rank(const char *key)
+{
+    if (!key || strcmp(key, "other") == 0)
+        return 1000;
+    for (size_t i = 0; i < NFIXED; i++)
+        if (strcmp(fixed[i].key, key) == 0)
+            return (int)i;
+    return 500;
+}
 
 tp_color tp_palette_key(const char *key)
 {
     if (!key)
         key = "";
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    for (size_t i = 0; i < NFIXED; i++)
         if (strcmp(fixed[i].key, key) == 0)
             return fixed[i].slot == -2 ? fixed[i].color
                    : fixed[i].slot < 0 ? (tp_color)TP_COLOR_OTHER

@@ -7,12 +7,14 @@
  * (docs/RENDER.md "Palette"; tests/render/test_render_palette.c measures
  * it).  Bars carry labels and legends, so colour is never the only cue.
  *
- * tp_palette_key() gives every kernel family (kernel_family.h) a fixed
- * slot, so "gemm" is the same blue in every chart of every report; the
- * event kinds a timeline is coloured by (kernel, cpu_op/host_op,
- * runtime/cuda_runtime, annotation, sync) have fixed colours; other keys
- * get a slot from a hash of their text (stable across runs and charts, but
- * two unknown keys may share a colour). */
+ * tp_palette_key() gives every built-in op category (the one
+ * classification, report/analysis/classify.h) a fixed slot, so "GEMM" is the
+ * same blue in every chart of every report; the event kinds a timeline
+ * colours host rows by (cpu_op/host_op, runtime/cuda_runtime, annotation,
+ * sync) have fixed colours; other keys get a slot from a hash of their text
+ * (stable across runs and charts, but two unknown keys may share a colour).
+ * A user's own categories take tp_palette_user(k) in the order of their
+ * rule file (report/pages/page_common.c tp_category_colors). */
 #ifndef TP_PALETTE_H
 #define TP_PALETTE_H
 
@@ -38,6 +40,14 @@ enum {
 
 tp_color tp_palette(size_t i); /* slot i modulo TP_PALETTE_SIZE */
 tp_color tp_palette_key(const char *key);
+/* Whether key has a fixed colour (a built-in category or an event kind). */
+bool tp_palette_has_key(const char *key);
+/* Display order of keys in stacked bars and legends: the built-in
+ * categories in their order (GEMM first), unknown keys after, "other" last. */
+int tp_palette_rank(const char *key);
+/* The colour of a user's k-th own category (k from 0); 0 when k is past
+ * the free slots (then the caller hashes: tp_palette_key). */
+tp_color tp_palette_user(size_t k);
 /* Black or white, whichever reads better on `bg`. */
 tp_color tp_text_color_on(tp_color bg);
 

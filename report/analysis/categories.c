@@ -1,6 +1,7 @@
 /* categories.c: device time per op category, per step and per leaf op
  * (categories.h). */
 #include "report/analysis/categories.h"
+#include "report/analysis/classify.h"
 #include "convert/base/i64map.h"
 #include "convert/base/sort.h"
 
@@ -49,25 +50,26 @@ static int cmp_row(const void *a, const void *b, void *vc)
 }
 
 void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_step_figures *sf,
-                         const tp_cat_rules *rules, tp_categories *c)
+                         const tp_classes *cls, tp_categories *c)
 {
     memset(c, 0, sizeof *c);
+    const tp_cat_rules *rules = cls->rules;
     c->rules = rules;
     c->nsteps = sf->nsteps;
     size_t ncat = rules->nnames;
-    c->of = tp_xmalloc((t->nevents + 1) * sizeof *c->of);
-    /* rules once per (leaf name, activity name) and kind; the leaf group
-     * once per (leaf name, how, category): hash lookups, each skipped when
-     * the event repeats the previous one's key (runs of the same kernel) */
-    tp_i64map cache[3] = {{0}};
+    c->of = cls->of; /* the one classification (classify.h) */
+    /* the leaf group once per (leaf name, how, category): a hash lookup,
+     * skipped when the event repeats the previous one's key (runs of the
+     * same kernel) */
     tp_i64map group = {0}; /* (leaf name << 32 | how << 30 | category) -> accumulator */
     tp_i64map seen = {0};  /* (leaf event << 32 | accumulator) counted, for leaves in 2+ groups only */
     uint32_t *first = tp_xcalloc(t->nevents + 1, sizeof *first); /* leaf event -> its first group + 1 */
-    int64_t last_key[3] = {-1, -1, -1}, last_gk = -1;
-    uint32_t last_cat[3] = {0, 0, 0}, last_ix = 0;
+    int64_t last_gk = -1;
+    uint32_t last_ix = 0;
     leaf_acc *acc = NULL;
     size_t nacc = 0, acc_cap = 0;
     int64_t *cat_ns = tp_xcalloc(ncat + 1, sizeof *cat_ns);
+    int64_t *graph_ns = tp_xcalloc(ncat + 1, sizeof *graph_ns), *compiled_ns = tp_xcalloc(ncat + 1, sizeof *compiled_ns);
     uint64_t *cat_n = tp_xcalloc(ncat + 1, sizeof *cat_n);
     int64_t *mat = tp_xcalloc((ncat + 1) * (sf->nsteps + 1), sizeof *mat);
     c->step_total = tp_xcalloc(sf->nsteps + 1, sizeof *c->step_total);
@@ -75,26 +77,17 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
     char buf[512];
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        c->of[i] = UINT32_MAX;
-        if (!tp_is_device_activity(e))
+        uint32_t cat = cls->of[i];
+        if (cat == UINT32_MAX)
             continue;
         uint32_t leaf = a->leaf[i];
         tp_str leaf_name = leaf != TP_NONE ? t->events[leaf].name : 0;
-        int kc = e->kind == TP_KIND_MEMCPY ? 1 : e->kind == TP_KIND_MEMSET ? 2 : 0;
-        int64_t key = (int64_t)(((uint64_t)leaf_name << 32) | e->name);
-        uint32_t cat = last_cat[kc];
-        if (key != last_key[kc]) {
-            cat = tp_i64map_get(&cache[kc], key);
-            if (cat == TP_I64MAP_EMPTY) {
-                cat = tp_cat_match(rules, e->kind, tp_str_get(t, e->name), leaf_name ? tp_str_get(t, leaf_name) : NULL);
-                tp_i64map_put(&cache[kc], key, cat);
-            }
-            last_key[kc] = key;
-            last_cat[kc] = cat;
-        }
-        c->of[i] = cat;
         int64_t d = e->dur > 0 ? e->dur : 0;
         cat_ns[cat] = sat_add(cat_ns[cat], d);
+        if (cls->ran[i] == TP_RAN_GRAPH)
+            graph_ns[cat] = sat_add(graph_ns[cat], d);
+        else if (cls->ran[i] == TP_RAN_COMPILED)
+            compiled_ns[cat] = sat_add(compiled_ns[cat], d);
         cat_n[cat]++;
         c->total_ns = sat_add(c->total_ns, d);
         if (a->module[i]) {
@@ -138,8 +131,6 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
             }
         }
     }
-    for (int k = 0; k < 3; k++)
-        tp_i64map_free(&cache[k]);
     tp_i64map_free(&group);
     tp_i64map_free(&seen);
     free(first);
@@ -162,7 +153,8 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
     c->rows = tp_xcalloc(ncat + 1, sizeof *c->rows);
     for (uint32_t k = 0; k < ncat; k++)
         if (cat_n[k])
-            c->rows[c->n++] = (tp_cat_row){.category = k, .device_ns = cat_ns[k], .count = cat_n[k]};
+            c->rows[c->n++] = (tp_cat_row){.category = k, .device_ns = cat_ns[k], .count = cat_n[k],
+                                           .graph_ns = graph_ns[k], .compiled_ns = compiled_ns[k]};
     row_ctx rc = {rules};
     qsort_r(c->rows, c->n, sizeof *c->rows, cmp_row, &rc);
     c->matrix = tp_xcalloc(c->n * (sf->nsteps ? sf->nsteps : 1) + 1, sizeof *c->matrix);
@@ -176,6 +168,8 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
     }
     free(mat);
     free(cat_ns);
+    free(graph_ns);
+    free(compiled_ns);
     free(cat_n);
 }
 
@@ -187,7 +181,6 @@ void tp_categories_free(tp_categories *c)
     for (size_t i = 0; i < c->nmodules; i++)
         free(c->modules[i].path);
     free(c->modules);
-    free(c->of);
     free(c->rows);
     free(c->matrix);
     free(c->step_total);

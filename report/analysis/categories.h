@@ -1,64 +1,29 @@
 /* categories.h: op categories (ANALYSIS.md §2, docs/REPORT.md "Op
  * categories").
  *
- * Rules are data: report/analysis/categories.rules (built into the program)
- * and, before them, the rules of a user's file (`--categories FILE`, same
- * format).  Each rule is CATEGORY ON PATTERN with ON one of kind / kernel /
- * op; the first rule that matches a device activity gives its category, no
- * rule gives "other".  Rules are matched once per distinct (leaf name,
- * activity name, kind), never per event.
- *
- * The analysis: every device activity's category (attribution.h gives its
- * leaf op), then per category the device time (the sum of its activities'
+ * Every device activity's category comes from the one classification
+ * (classify.h, over the rule table of report/rules/cat_rules.h).  The
+ * analysis: per category the device time (the sum of its activities'
  * durations, like a kernel table's total, not a union), the count of
- * activities, the share of all device time, and the leaf ops with the most
- * time in it; the same per step (activities belong to steps as in steps.h);
- * and the leaf op table: per (leaf name, category) count of occurrences
- * (distinct leaf events), activities and device time; and per module path
- * (the innermost, attribution.h) activities and device time.  Orders: by
- * time, then name. */
+ * activities, the share of all device time, the part replayed in graphs or
+ * compiled, and the leaf ops with the most time in it; the same per step
+ * (activities belong to steps as in steps.h); and the leaf op table: per
+ * (leaf name, category) count of occurrences (distinct leaf events),
+ * activities and device time; and per module path (the innermost,
+ * attribution.h) activities and device time.  Orders: by time, then name. */
 #ifndef TP_CATEGORIES_H
 #define TP_CATEGORIES_H
 
 #include "report/analysis/attribution.h"
 #include "report/analysis/steps.h"
-
-enum { TP_CAT_ON_KIND = 0, TP_CAT_ON_KERNEL, TP_CAT_ON_OP };
-
-typedef struct tp_cat_rule {
-    uint32_t category; /* index into names */
-    uint8_t on;        /* TP_CAT_ON_* */
-    char *pattern;
-} tp_cat_rule;
-
-typedef struct tp_cat_rules {
-    tp_cat_rule *rules;
-    size_t n;
-    char **names;      /* categories in order of first appearance (user file first); "other" last */
-    size_t nnames;
-    uint32_t other, communication; /* indexes of "other" and "communication" */
-} tp_cat_rules;
-
-/* The built-in rules, after those of user_file when not NULL.  0 ok; -1 with
- * a one-line reason in err ("offset 120: line 5: ...") for a bad file. */
-int tp_cat_rules_load(tp_cat_rules *r, const char *user_file, char *err, size_t errn);
-void tp_cat_rules_free(tp_cat_rules *r);
-/* For a command's `--categories FILE` (NULL: the built-in rules only): 0, or
- * the one-line error printed ("tracepress: FILE: offset N: line L: ...") and
- * TP_EXIT_INPUT. */
-int tp_cat_rules_for_command(const char *file, tp_cat_rules *r);
-#define TP_CATEGORIES_HELP                                                                                            \
-    "  --categories FILE   op category rules tried before the built-in ones: lines\n"                                \
-    "                      CATEGORY kind|kernel|op GLOB (docs/REPORT.md \"Op categories\")\n"
-/* The category of an activity of this kind and name whose leaf is `leaf`
- * (NULL when it has none). */
-uint32_t tp_cat_match(const tp_cat_rules *r, uint8_t kind, const char *name, const char *leaf);
+#include "report/rules/cat_rules.h"
 
 #define TP_CAT_TOP_OPS 5
 
 typedef struct tp_cat_row {
     uint32_t category;
     int64_t device_ns;
+    int64_t graph_ns, compiled_ns; /* of device_ns: replayed in CUDA/HIP graphs, compiled (classify.h TP_RAN_*) */
     uint64_t count;
     int64_t *step_ns;        /* nsteps entries */
     uint32_t top[TP_CAT_TOP_OPS]; /* indexes into leaves, the leaf ops with the most time here */
@@ -81,7 +46,7 @@ typedef struct tp_module_row {
 
 typedef struct tp_categories {
     const tp_cat_rules *rules;
-    uint32_t *of;        /* event -> category (device activities; UINT32_MAX others) */
+    const uint32_t *of;  /* event -> category (device activities; UINT32_MAX others): the classification's (classify.h) */
     tp_cat_row *rows;    /* categories with device time, by time */
     size_t n;
     tp_leaf_row *leaves; /* by time */
@@ -94,8 +59,9 @@ typedef struct tp_categories {
     size_t nsteps;
 } tp_categories;
 
+struct tp_classes;
 void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_step_figures *sf,
-                         const tp_cat_rules *rules, tp_categories *c);
+                         const struct tp_classes *cls, tp_categories *c);
 void tp_categories_free(tp_categories *c);
 
 #endif

@@ -16,15 +16,26 @@ bool tp_efficiency_wants_args(const char *name, size_t len)
 /* One invocation: a modelled host op (or an XLA device event) and its device time. */
 typedef struct slot {
     uint32_t op;         /* the op event */
-    uint32_t first_act;  /* its first device activity */
+    uint32_t first_act;  /* its first kernel (else its first device activity): the row's category, so a
+                          * GEMM whose cuBLAS memset runs first is GEMM */
     int64_t ns;
     bool on_device;      /* some of its work is not a host<->device copy */
+    int32_t result;      /* its row, or -(skip + 1) (once resolved) */
 } slot;
+
+/* A kernel whose name says its math mode, of a GEMM, convolution or
+ * attention invocation: its time counts for its row's mode. */
+typedef struct mode_time {
+    uint32_t slot;
+    uint8_t mode;
+    int64_t ns;
+} mode_time;
 
 /* Per row while building: the invocations' times. */
 typedef struct row_times {
     int64_t *ns;
     size_t n, cap;
+    int64_t mode_ns[TP_MATH_MODES]; /* its kernels' time by the math mode their names say */
 } row_times;
 
 typedef struct tp_eff_builder builder;
@@ -32,7 +43,8 @@ typedef struct tp_eff_builder builder;
 struct tp_eff_builder {
     const tp_trace *t;
     tp_efficiency *e;
-    uint8_t *modelled;   /* name id -> 0 not asked, 1 yes, 2 no */
+    uint8_t *modelled;   /* name id -> 0 not asked, else its tp_op_family + 1 */
+    uint8_t *mode_of;    /* name id -> 0 not asked, else its tp_math_mode + 1 */
     tp_strset keys;      /* recorded-inputs key -> result */
     int32_t *result;     /* key id -> row index, or -(skip index + 1) */
     size_t result_cap;
@@ -48,13 +60,25 @@ struct tp_eff_builder {
 
 #define RESULT_BIAS INT64_C(0x80000000) /* a result (row, or -skip) as a map value */
 
-static bool is_modelled(builder *b, tp_str name)
+static tp_op_family family_of(builder *b, tp_str name)
 {
     if (!b->modelled[name]) {
         const char *s = tp_str_get(b->t, name);
-        b->modelled[name] = tp_op_family_of(s, strlen(s)) != TP_FAM_NONE ? 1 : 2;
+        b->modelled[name] = (uint8_t)(tp_op_family_of(s, strlen(s)) + 1);
     }
-    return b->modelled[name] == 1;
+    return (tp_op_family)(b->modelled[name] - 1);
+}
+
+static bool is_modelled(builder *b, tp_str name) { return family_of(b, name) != TP_FAM_NONE; }
+
+/* The families that run on matrix units: held against their kernels' math mode. */
+static bool matrix_family(int f) { return f == TP_FAM_GEMM || f == TP_FAM_CONV || f == TP_FAM_ATTENTION; }
+
+static tp_math_mode mode_of(builder *b, tp_str name)
+{
+    if (!b->mode_of[name])
+        b->mode_of[name] = (uint8_t)(tp_math_mode_of_kernel(tp_str_get(b->t, name)) + 1);
+    return (tp_math_mode)(b->mode_of[name] - 1);
 }
 
 /* Device time that is compared with the device: kernels, memsets, copies
@@ -153,7 +177,7 @@ static int32_t add_row(builder *b, const char *op, const tp_op_inputs *in, const
     memset(r, 0, sizeof *r);
     r->op = tp_xstrdup(op);
     r->family = (uint8_t)c->family;
-    r->peak = (int8_t)c->peak;
+    r->peak = r->dtype_peak = (int8_t)c->peak;
     r->input_dims = dims, r->dtypes = types, r->strides = strides;
     r->flops = c->flops, r->bytes = c->bytes;
     r->category = UINT32_MAX;
@@ -230,6 +254,8 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
     tp_i64map slot_of = {0};
     slot *slots = NULL;
     size_t nslots = 0, cap = 0;
+    mode_time *modes = NULL;
+    size_t nmodes = 0, modes_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *a = &t->events[i];
         if (!tp_is_device_activity(a))
@@ -267,15 +293,25 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         uint32_t k = tp_i64map_get(&slot_of, op);
         if (k == TP_I64MAP_EMPTY) {
             TP_GROW(slots, cap, nslots + 1);
-            slots[nslots] = (slot){op, (uint32_t)i, 0, false};
+            slots[nslots] = (slot){op, (uint32_t)i, 0, false, 0};
             k = (uint32_t)nslots++;
             tp_i64map_put(&slot_of, op, k);
         }
         slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
+        if (a->kind == TP_KIND_KERNEL && t->events[slots[k].first_act].kind != TP_KIND_KERNEL)
+            slots[k].first_act = (uint32_t)i;
+        if (a->kind == TP_KIND_KERNEL && matrix_family(family_of(b, t->events[op].name))) {
+            tp_math_mode m = mode_of(b, a->name);
+            if (m != TP_MATH_UNKNOWN) {
+                TP_GROW(modes, modes_cap, nmodes + 1);
+                modes[nmodes++] = (mode_time){k, (uint8_t)m, a->dur};
+            }
+        }
     }
     tp_i64map_free(&slot_of);
     for (size_t k = 0; k < nslots; k++) {
+        slots[k].result = INT32_MIN;
         if (!slots[k].on_device) {
             b->e->host_copies++;
             continue;
@@ -284,6 +320,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         int32_t r = v != TP_I64MAP_EMPTY ? (int32_t)((int64_t)v - RESULT_BIAS)
                                          : result_of(b, &t->events[slots[k].op], b->cursor, &b->scratch);
         add_time(b, r, slots[k].ns);
+        slots[k].result = r;
         if (r >= 0) {
             b->e->invocations++;
             b->e->modelled_ns = tp_sat_add(b->e->modelled_ns, slots[k].ns);
@@ -294,7 +331,38 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
             b->e->skipped_ns = tp_sat_add(b->e->skipped_ns, slots[k].ns);
         }
     }
+    for (size_t j = 0; j < nmodes; j++) {
+        int32_t r = slots[modes[j].slot].result;
+        if (r >= 0)
+            b->times[r].mode_ns[modes[j].mode] = tp_sat_add(b->times[r].mode_ns[modes[j].mode], modes[j].ns);
+    }
+    free(modes);
     free(slots);
+}
+
+/* The row's math mode: of the kernels whose name says one, the mode that
+ * holds the most of the row's time (ties: the first in tp_math_mode order);
+ * unknown when no kernel name says.  A known mode gives the peak class. */
+static void math_mode(tp_eff_row *r, const row_times *rt)
+{
+    if (!matrix_family(r->family))
+        return;
+    int best = TP_MATH_UNKNOWN;
+    for (int m = 1; m < TP_MATH_MODES; m++)
+        if (rt->mode_ns[m] > 0 && (best == TP_MATH_UNKNOWN || rt->mode_ns[m] > rt->mode_ns[best]))
+            best = m;
+    if (best == TP_MATH_16BIT) /* the name says 16-bit tensor cores; the dtype says which */
+        best = r->dtype_peak == TP_PEAK_MATRIX_BF16 ? TP_MATH_BF16 : TP_MATH_FP16;
+    r->math_mode = (uint8_t)best;
+    if (best != TP_MATH_UNKNOWN)
+        r->peak = (int8_t)tp_math_mode_peak((tp_math_mode)best, r->dtype_peak);
+}
+
+const char *tp_eff_math_mode(const tp_eff_row *r)
+{
+    if (r->family == TP_FAM_XLA)
+        return NULL;
+    return matrix_family(r->family) ? tp_math_mode_name((tp_math_mode)r->math_mode) : "vector";
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -343,6 +411,22 @@ static void row_figures(tp_eff_row *r, row_times *rt)
     r->intensity = r->bytes ? (double)r->flops / (double)r->bytes : 0;
 }
 
+/* Why a row's rate passes its roof: never drawn above it in silence. */
+static const char *roof_note(const tp_eff_row *r, double peak)
+{
+    if (r->tflops <= peak)
+        return "above the memory roof: some of its bytes came from cache (L2), not device memory, or its kernels "
+               "moved fewer bytes than the model counts";
+    if (matrix_family(r->family) && r->math_mode == TP_MATH_UNKNOWN)
+        return r->peak == TP_PEAK_MATRIX_FP32
+                   ? "math mode unknown (no kernel name says it): held against the fp32 peak of its dtype, it may "
+                     "have run on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32)"
+                   : "math mode unknown (no kernel name says it): held against its dtype's peak, its kernels may "
+                     "have run a faster mode";
+    return "above the dense peak of its math mode: its kernels did less work than the model counts (structured "
+           "sparsity, skipped work) or ran above the data sheet's clock";
+}
+
 /* The roof at the row's intensity: min(compute peak, intensity x bandwidth). */
 static void roof(tp_eff_row *r, const tp_device_peaks *d)
 {
@@ -353,7 +437,10 @@ static void roof(tp_eff_row *r, const tp_device_peaks *d)
         return;
     double mem_roof = r->intensity * bw, roof_tflops = mem_roof < peak ? mem_roof : peak;
     r->bound = r->intensity >= peak / bw ? TP_BOUND_COMPUTE : TP_BOUND_MEMORY;
+    r->roof_tflops = roof_tflops;
     r->peak_fraction = r->tflops / roof_tflops;
+    if (r->peak_fraction > 1)
+        r->roof_note = roof_note(r, peak);
     double f = r->peak_fraction < 1 ? r->peak_fraction : 1;
     double opp = (double)r->device_ns * (1 - f) + 0.5;
     r->opportunity_ns = opp >= 9.2e18 ? INT64_MAX : (int64_t)opp; /* corrupt durations: no overflow */
@@ -423,6 +510,7 @@ static void builder_free(builder *b)
         free(b->times[i].ns);
     free(b->times);
     free(b->modelled);
+    free(b->mode_of);
     free(b->result);
     tp_strset_free(&b->keys);
     tp_strset_free(&b->row_keys);
@@ -442,6 +530,7 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     builder *b = tp_xcalloc(1, sizeof *b);
     b->t = t, b->e = e;
     b->modelled = tp_xcalloc(t->nstr + 1, 1);
+    b->mode_of = tp_xcalloc(t->nstr + 1, 1);
     tp_jdoc_init(&b->doc);
     b->cursor = tp_args_cursor_new(t);
     e->builder = b;
@@ -501,6 +590,7 @@ void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_cat
     (void)t;
     for (size_t i = 0; i < e->n; i++) {
         row_figures(&e->rows[i], &b->times[i]);
+        math_mode(&e->rows[i], &b->times[i]);
         roof(&e->rows[i], &e->device);
     }
     builder_free(b);

@@ -26,6 +26,7 @@
 #include "report/analysis/categories.h"
 #include "report/analysis/hosttree.h"
 #include "report/perf_models/devices.h"
+#include "report/perf_models/math_mode.h"
 #include "report/perf_models/op_models.h"
 
 enum { TP_BOUND_UNKNOWN = 0, TP_BOUND_COMPUTE, TP_BOUND_MEMORY };
@@ -33,9 +34,11 @@ enum { TP_BOUND_UNKNOWN = 0, TP_BOUND_COMPUTE, TP_BOUND_MEMORY };
 typedef struct tp_eff_row {
     char *op;                /* the op's name */
     uint8_t family;          /* tp_op_family */
-    int8_t peak;             /* tp_peak_class, -1 none */
+    int8_t peak;             /* tp_peak_class held against, -1 none: the math mode's when known, else the dtype's */
+    int8_t dtype_peak;       /* the class of its dtype (the op model's), -1 none */
+    uint8_t math_mode;       /* tp_math_mode of its kernels (GEMM, convolution, attention), see tp_eff_math_mode */
     uint8_t bound;           /* TP_BOUND_* */
-    uint32_t category;       /* its first activity's category (categories.h), UINT32_MAX none */
+    uint32_t category;       /* its first kernel's category (else its first activity's: classify.h), UINT32_MAX none */
     char *input_dims;        /* compact JSON ("[[512],[141,512]]"), "" for XLA ops */
     char *dtypes;            /* compact JSON list of "Input type" */
     char *strides;           /* compact JSON "Input Strides", "" when not recorded */
@@ -47,9 +50,18 @@ typedef struct tp_eff_row {
     double tbps_mean, tbps_median;     /* TB/s per invocation, mean and median */
     double tflops, tbps;     /* over the row: count x flops / device time */
     double intensity;        /* flops / bytes, 0 when no bytes */
+    double roof_tflops;      /* the roof at its intensity, min(peak, intensity x bandwidth); 0 unknown */
     double peak_fraction;    /* of the roof at its intensity; -1 unknown */
     int64_t opportunity_ns;  /* device_ns x (1 - min(1, peak_fraction)); 0 when unknown */
+    const char *roof_note;   /* why the rate passes the roof (peak_fraction > 1), static text; NULL otherwise */
 } tp_eff_row;
+
+/* The row's math mode as summary.json and the pages write it: the mode's
+ * name for a GEMM, convolution or attention row ("tf32", "bf16", ...,
+ * "unknown" when no kernel name says), "vector" for the vector families
+ * (held against the vector fp32 peak whatever their dtype), NULL for an XLA
+ * op (its cost and peak come from the trace). */
+const char *tp_eff_math_mode(const tp_eff_row *r);
 
 /* Modelled invocations that got no cost, per (op, reason). */
 typedef struct tp_eff_skip {

@@ -17,6 +17,7 @@ enum { C_COMP = 1, C_COMM = 2, C_MCPY = 4, C_MSET = 8, C_UNL = 16, NCLS = 5 };
 typedef struct act {
     int64_t s, e;
     uint32_t dev;
+    uint32_t ev; /* the event: its class is set from the classification in build */
     uint8_t cls;
     uint8_t kind;
 } act;
@@ -185,7 +186,7 @@ static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
 #undef SUB
 }
 
-void tp_gpu_time_prepare(const tp_trace *t, const tp_cat_rules *rules, tp_gpu_time *g)
+void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
 {
     memset(g, 0, sizeof *g);
     /* devices: processes with activity, in process order */
@@ -208,9 +209,8 @@ void tp_gpu_time_prepare(const tp_trace *t, const tp_cat_rules *rules, tp_gpu_ti
             d->process = (uint32_t)p;
             tp_device_label(t, (uint32_t)p, d->label, sizeof d->label);
         }
-    /* activities with their classes; communication by kernel name, once per name */
+    /* activities with their classes (communication is set in build, from the classification) */
     act *a = tp_xmalloc((nact + 1) * sizeof *a);
-    tp_i64map comm = {0};
     size_t na = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
@@ -221,30 +221,26 @@ void tp_gpu_time_prepare(const tp_trace *t, const tp_cat_rules *rules, tp_gpu_ti
             cls = C_MCPY;
         else if (e->kind == TP_KIND_MEMSET)
             cls = C_COMP | C_MSET;
-        else {
-            uint32_t is = tp_i64map_get(&comm, e->name);
-            if (is == TP_I64MAP_EMPTY) {
-                is = tp_cat_match(rules, TP_KIND_KERNEL, tp_str_get(t, e->name), NULL) == rules->communication;
-                tp_i64map_put(&comm, e->name, is);
-            }
-            cls = is ? C_COMM : C_COMP;
-        }
+        else
+            cls = C_COMP;
         if (e->link == TP_NONE)
             cls |= C_UNL;
         int64_t d = e->dur > 0 ? e->dur : 0;
-        a[na++] = (act){e->ts, e->ts + d, dev_of[t->tracks[e->track].process], cls, e->kind};
+        a[na++] = (act){e->ts, e->ts + d, dev_of[t->tracks[e->track].process], (uint32_t)i, cls, e->kind};
     }
-    tp_i64map_free(&comm);
     sort_acts(a, na, 0);
     free(dev_of);
     g->acts = a;
     g->nacts = na;
 }
 
-void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, tp_gpu_time *g)
+void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_classes *cls, tp_gpu_time *g)
 {
     act *a = g->acts;
     size_t na = g->nacts;
+    for (size_t i = 0; i < na; i++) /* communication: whatever the classification says is (a kernel, by name or op) */
+        if ((a[i].cls & C_COMP) && !(a[i].cls & C_MSET) && tp_class_is_comm(cls, a[i].ev))
+            a[i].cls = (uint8_t)((a[i].cls & ~C_COMP) | C_COMM);
     g->nsteps = sf->nsteps;
     g->dev_steps = tp_xcalloc(g->ndevices * sf->nsteps + 1, sizeof *g->dev_steps);
     g->steps = tp_xcalloc(sf->nsteps + 1, sizeof *g->steps);

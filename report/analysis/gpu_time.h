@@ -2,9 +2,10 @@
  * model"), per device, for the whole trace and per step.
  *
  * Device activities: complete events of kind kernel, memcpy or memset, not
- * dropped nor derived.  Each is one class: communication (a kernel whose name
- * the category rules give the "communication" category, categories.h),
- * memcpy, or computation (every other kernel, and memsets).  U(S) is the
+ * dropped nor derived.  Each is one class: communication (a kernel the one
+ * classification, classify.h, puts in the "communication" category: by its
+ * name, or by the op or annotation that launched it), memcpy, or computation
+ * (every other kernel, and memsets).  U(S) is the
  * union of the intervals of S, overlaps across streams counted once.  For a
  * device and a time window W (the whole trace, or a step):
  *
@@ -33,7 +34,7 @@
 #ifndef TP_GPU_TIME_H
 #define TP_GPU_TIME_H
 
-#include "report/analysis/categories.h"
+#include "report/analysis/classify.h"
 #include "report/analysis/steps.h"
 
 typedef struct tp_gpu_figs {
@@ -64,8 +65,8 @@ typedef struct tp_gpu_time {
 /* In two parts so that the first (devices, activities classified and sorted:
  * two thirds of the work) runs before the steps exist, beside the host tree
  * (summary.c): prepare, then build with the steps. */
-void tp_gpu_time_prepare(const tp_trace *t, const tp_cat_rules *rules, tp_gpu_time *g);
-void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, tp_gpu_time *g);
+void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g);
+void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_classes *cls, tp_gpu_time *g);
 void tp_gpu_time_free(tp_gpu_time *g);
 
 /* "device N" label of a process as tp_stream_label names it (process label,

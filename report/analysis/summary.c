@@ -70,7 +70,7 @@ static void find_date(const tp_trace *t, tp_summary *s)
 static void *prepare_job(void *p)
 {
     tp_summary *s = p;
-    tp_gpu_time_prepare(s->t, s->rules, &s->gt); /* needs no host tree: while it is built */
+    tp_gpu_time_prepare(s->t, &s->gt); /* needs no host tree: while it is built */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
     return NULL;
@@ -87,6 +87,7 @@ static void *attribution_and_ops_job(void *p)
 {
     tp_summary *s = p;
     tp_attribution_build(s->t, &s->ht, &s->at);
+    tp_classes_build(s->t, &s->at, s->rules, &s->cls); /* the one classification: needs the leaf ops */
     if (!s->opts.lean)
         tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
     return NULL;
@@ -104,7 +105,7 @@ static void *steps_and_overheads_job(void *p)
 static void *gpu_time_and_idle_job(void *p)
 {
     tp_summary *s = p;
-    tp_gpu_time_build(s->t, &s->sf, &s->gt);
+    tp_gpu_time_build(s->t, &s->sf, &s->cls, &s->gt);
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
     tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
     tp_collectives_build(s->t, &s->coll);
@@ -128,7 +129,7 @@ static void *collectives_job(void *p)
 static void *categories_job(void *p)
 {
     tp_summary *s = p;
-    tp_categories_build(s->t, &s->at, &s->sf, s->rules, &s->cat);
+    tp_categories_build(s->t, &s->at, &s->sf, &s->cls, &s->cat);
     if (!s->opts.lean)
         tp_efficiency_build(s->t, &s->ht, &s->cat, &s->eff);
     return NULL;
@@ -174,8 +175,11 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     tp_timing("summary: GPU time and efficiency prepare | host tree");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
         run_pair(collectives_job, s, steps_job);
-        tp_gpu_time_build(t, &s->sf, &s->gt);
-        tp_timing("summary: collectives | steps, GPU time");
+        /* communication is what the one classification says, as in a rank's own report */
+        tp_attribution_build(t, &s->ht, &s->at);
+        tp_classes_build(t, &s->at, s->rules, &s->cls);
+        tp_gpu_time_build(t, &s->sf, &s->cls, &s->gt);
+        tp_timing("summary: collectives | steps, attribution, classification, GPU time");
         find_devices(t, s);
         tp_dist_info_read(t, &s->dist);
         return;
@@ -200,6 +204,7 @@ void tp_summary_free(tp_summary *s)
     tp_gpu_time_free(&s->gt);
     tp_idle_free(&s->idle);
     tp_categories_free(&s->cat);
+    tp_classes_free(&s->cls);
     tp_efficiency_free(&s->eff);
     tp_collectives_free(&s->coll);
     tp_dist_info_free(&s->dist);

@@ -6,6 +6,7 @@
 
 #include "report/analysis/attribution.h"
 #include "report/analysis/categories.h"
+#include "report/analysis/classify.h"
 #include "report/analysis/efficiency.h"
 #include "report/comm/collectives.h"
 #include "convert/model/dist_info.h"
@@ -42,6 +43,7 @@ typedef struct tp_summary {
     tp_step_figures sf;
     tp_overheads ov;
     tp_attribution at;
+    tp_classes cls;         /* the one classification of every device activity (classify.h) */
     tp_categories cat;
     tp_gpu_time gt;
     tp_idle idle;           /* idle attribution and launch statistics per stream */

@@ -91,6 +91,20 @@ static void row_json(const tp_summary *s, const tp_eff_row *r, tp_buf *b)
         tp_json_str(b, tp_peak_class_names[r->peak]);
     else
         tp_buf_puts(b, "null");
+    /* the math its kernels ran and the roof it is held against (docs/REPORT.md "The math mode") */
+    const char *mode = tp_eff_math_mode(r);
+    tp_buf_puts(b, ",\"math_mode\":");
+    if (mode)
+        tp_json_str(b, mode);
+    else
+        tp_buf_puts(b, "null");
+    tp_buf_puts(b, ",\"roof_tflops_per_s\":");
+    tp_eff_number_json(b, r->peak_fraction >= 0 ? r->roof_tflops : -1);
+    tp_buf_puts(b, ",\"roof_note\":");
+    if (r->roof_note)
+        tp_json_str(b, r->roof_note);
+    else
+        tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"bound\":");
     tp_buf_puts(b, r->bound == TP_BOUND_COMPUTE ? "\"compute\"" : r->bound == TP_BOUND_MEMORY ? "\"memory\"" : "null");
     tp_buf_puts(b, ",\"opportunity_ns\":");

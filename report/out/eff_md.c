@@ -29,8 +29,8 @@ static void row_md(const tp_eff_row *r, size_t rank, bool known, int ut, int uh,
     if (known) {
         tp_eff_pct(pct, sizeof pct, r->peak_fraction);
         tp_fmt_dur_in(head, sizeof head, r->opportunity_ns, uh);
-        tp_buf_printf(b, " %s | %s | %s |",
-                      pct, r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "-",
+        tp_buf_printf(b, " %s%s | %s | %s |", pct, r->roof_note ? " (above its roof: `roof_note`)" : "",
+                      r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "-",
                       head);
     }
     tp_buf_putc(b, '\n');

@@ -90,6 +90,8 @@ void tp_categories_json(const tp_summary *s, tp_buf *b)
         tp_buf_printf(b, ",\"device_ns\":%lld,\"count\":%llu,\"share\":", (long long)row->device_ns,
                       (unsigned long long)row->count);
         tp_fraction_json(b, row->device_ns, c->total_ns);
+        tp_buf_printf(b, ",\"graph_ns\":%lld,\"compiled_ns\":%lld", (long long)row->graph_ns,
+                      (long long)row->compiled_ns);
         tp_buf_puts(b, ",\"steps_ns\":[");
         for (size_t k = 0; k < c->nsteps; k++)
             tp_buf_printf(b, "%s%lld", k ? "," : "", (long long)row->step_ns[k]);

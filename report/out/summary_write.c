@@ -136,7 +136,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, "\"kernels\":[");
     for (size_t i = 0; i < s->kt.n; i++) {
         tp_buf_puts(b, i ? ",\n" : "\n");
-        tp_kernel_row_json(b, t, &s->kt.rows[i]);
+        tp_kernel_row_json(b, t, &s->cls, &s->kt.rows[i]);
     }
     tp_buf_puts(b, "],\n\"ops\":");
     tp_op_kernels_json(t, &s->ob, "no_host_op", b);

@@ -1,14 +1,13 @@
 /* page_breakdown.c: the dominating-op breakdown grid (KINETO.md §2.4): for
  * the ops with the most device time, each kernel mix as a 100% bar of
- * kernel-family shares. */
+ * kernel-category shares (the one classification, classify.h). */
 #include "render/charts/chart_grid.h"
-#include "render/labels/kernel_family.h"
 #include "report/pages/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_PARTS 64 /* kernels of a mix classified by family; the rest is "other" */
+#define MAX_PARTS 64 /* kernels of a mix shown by category; the rest is "other" */
 
 /* The grid chart of an op breakdown (the arrays it points to are malloc'ed
  * in *mem, free with grid_free). */
@@ -19,9 +18,10 @@ typedef struct grid_mem {
     char title[200];
 } grid_mem;
 
-static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const char *what, size_t max_ops,
+static tp_grid_chart grid_of(const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, size_t max_ops,
                              grid_mem *mem)
 {
+    const tp_trace *t = pc->s->t;
     size_t nops = ob->nops < max_ops ? ob->nops : max_ops;
     tp_op_breakdown *ops = tp_xcalloc(nops + 1, sizeof *ops);
     size_t nmix = 0, nparts = 0;
@@ -53,7 +53,8 @@ static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const c
                     rest += kk->total_ns;
                     continue;
                 }
-                parts[jp + np].family = tp_kernel_family(tp_str_get(t, kk->name));
+                parts[jp + np].family = tp_name_category(pc, kk->name); /* the one classification */
+                parts[jp + np].color = tp_name_color(pc, kk->name);
                 parts[jp + np].ns = kk->total_ns;
                 np++;
             }
@@ -67,7 +68,7 @@ static tp_grid_chart grid_of(const tp_trace *t, const tp_op_kernels *ob, const c
             jm++;
         }
     }
-    snprintf(mem->title, sizeof mem->title, "Dominating %s: kernel mix by family (top %zu of %zu %s by device time)",
+    snprintf(mem->title, sizeof mem->title, "Dominating %s: kernel mix by category (top %zu of %zu %s by device time)",
              what, nops, ob->nops, what);
     mem->ops = ops;
     mem->mixes = mixes;
@@ -122,7 +123,7 @@ void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kern
     /* one picture: as many of the top ops as fit on one page */
     for (size_t max = TP_GRID_MAX_OPS;; max--) {
         grid_mem mem;
-        tp_grid_chart g = grid_of(pc->s->t, ob, what, max, &mem);
+        tp_grid_chart g = grid_of(pc, ob, what, max, &mem);
         tp_grid_layout *L = tp_grid_layout_new(&g, r.w, r.h);
         bool done = tp_grid_pages(L) == 1 || max <= 1;
         if (done)

@@ -13,7 +13,7 @@
 
 void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
 {
-    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0, tp_xcalloc(1, sizeof *pc->notes)};
+    *pc = (tp_pagectx){s, o->page_w, o->page_h, o->page_h, o->page_w, NULL, 0, tp_xcalloc(1, sizeof *pc->notes), NULL};
     pc->nknames = s->kt.n < TP_TABLE_MAX_ROWS ? s->kt.n : TP_TABLE_MAX_ROWS;
     /* short names over the whole table, as summary.md makes them: every output shows the same text */
     const char **full = tp_xmalloc((s->kt.n + 1) * sizeof *full);
@@ -21,11 +21,35 @@ void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
         full[i] = tp_str_get(s->t, s->kt.rows[i].name);
     pc->knames = tp_kname_shorten(full, s->kt.n);
     free(full);
+    pc->cat_colors = tp_category_colors(s->rules);
+}
+
+tp_color *tp_category_colors(const tp_cat_rules *r)
+{
+    tp_color *col = tp_xmalloc((r->nnames + 1) * sizeof *col);
+    size_t user = 0;
+    for (size_t i = 0; i < r->nnames; i++) {
+        const char *name = r->names[i];
+        tp_color c = tp_palette_has_key(name) ? 0 : tp_palette_user(user++);
+        col[i] = c ? c : tp_palette_key(name); /* built in, or more user categories than free slots: a hash */
+    }
+    return col;
+}
+
+const char *tp_name_category(const tp_pagectx *pc, tp_str name)
+{
+    return pc->s->rules->names[tp_class_of_name(&pc->s->cls, name)];
+}
+
+tp_color tp_name_color(const tp_pagectx *pc, tp_str name)
+{
+    return pc->cat_colors[tp_class_of_name(&pc->s->cls, name)];
 }
 
 void tp_pagectx_free(tp_pagectx *pc)
 {
     tp_kname_free(pc->knames, pc->s->kt.n);
+    free(pc->cat_colors);
     tp_strs_free(&pc->notes->text);
     for (size_t i = 0; i < pc->notes->npages; i++)
         free(pc->notes->pages[i]);

@@ -42,6 +42,7 @@ typedef struct tp_pagectx {
     char **knames; /* short names of all kernel table rows (s->kt.n; kname.h) */
     size_t nknames; /* rows the kernel table pages show */
     tp_page_notes *notes; /* owned */
+    tp_color *cat_colors; /* each category's colour, by index into s->rules->names (tp_category_colors) */
 } tp_pagectx;
 
 /* The context for s's pages (its kernel names shortened once); free with tp_pagectx_free. */
@@ -56,6 +57,14 @@ double tp_draw_small_table(tp_canvas *cv, const char *title, const void *cols, s
  * the window's time outside its GPU span. */
 enum { TP_SPLIT_COMP, TP_SPLIT_XCOMM, TP_SPLIT_XMEMCPY, TP_SPLIT_IDLE, TP_SPLIT_HOST, TP_SPLIT_PARTS };
 tp_color tp_split_color(int part);
+/* Each category's colour, by index into r->names: a built-in category its
+ * fixed slot (palette.h), a user's own categories the free slots in the
+ * order of their rule file, then a hash; malloc'ed.  The one mapping every
+ * chart, legend and table of a report colours categories with. */
+tp_color *tp_category_colors(const tp_cat_rules *r);
+/* An activity name's category (classify.h tp_class_of_name) and its colour. */
+const char *tp_name_category(const tp_pagectx *pc, tp_str name);
+tp_color tp_name_color(const tp_pagectx *pc, tp_str name);
 /* Where a chart page's chart goes: the landscape page less its margins.  A
  * chart's PNG is drawn on the same page in the same place as its PDF page
  * (then cropped), so the two show the same content. */

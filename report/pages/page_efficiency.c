@@ -24,16 +24,6 @@
 
 /* A family takes the colour of the category of the same name on "Where the
  * GPU time goes" (page_gpu_time.c cat_slots), so GEMM is its blue here too. */
-static tp_color family_color(int f)
-{
-    static const int slot[TP_FAM_COUNT] = {
-        [TP_FAM_NONE] = -1,     [TP_FAM_GEMM] = 0,    [TP_FAM_CONV] = 1,        [TP_FAM_ATTENTION] = 8,
-        [TP_FAM_NORM] = 6,      [TP_FAM_SOFTMAX] = 7, [TP_FAM_ELEMENTWISE] = 2, [TP_FAM_REDUCE] = 3,
-        [TP_FAM_XLA] = 12,
-    };
-    return f > 0 && f < TP_FAM_COUNT ? tp_palette((size_t)slot[f]) : (tp_color)TP_COLOR_OTHER;
-}
-
 /* ---- numbers and cells ---- */
 
 /* A rate or an intensity: three significant digits, never an exponent. */
@@ -58,6 +48,13 @@ static const char *pct_of_peak(tp_strs *st, double f)
     if (f > 0 && f < 0.001)
         return "<0.1%";
     return tp_strs_add(st, "%.1f%%", f * 100);
+}
+
+/* A row above its roof is flagged "!" (its note says why). */
+static const char *row_pct(tp_strs *st, const tp_eff_row *r)
+{
+    const char *p = pct_of_peak(st, r->peak_fraction);
+    return r->roof_note ? tp_strs_add(st, "%s !", p) : p;
 }
 
 static const char *bound_text(int b) { return b == TP_BOUND_COMPUTE ? "compute" : b == TP_BOUND_MEMORY ? "memory" : "-"; }
@@ -320,36 +317,41 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     y = line(cv, x, y, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, cov.data);
     tp_buf_free(&cov);
 
-    /* the marks, their legend by family */
+    /* the marks coloured by their category (the one classification: the colour of the same
+     * category on every page), the legend by category with its number of shapes */
+    const tp_cat_rules *rules = pc->s->rules;
     tp_roofline_mark *m = tp_xcalloc(e->n, sizeof *m);
-    size_t fam_n[TP_FAM_COUNT] = {0}, nodraw = 0;
+    size_t *cat_n = tp_xcalloc(rules->nnames + 1, sizeof *cat_n), nodraw = 0;
     int64_t nodraw_ns = 0;
     for (size_t i = 0; i < e->n; i++) {
         const tp_eff_row *row = &e->rows[i];
-        m[i] = (tp_roofline_mark){row->intensity, row->tflops, (double)row->device_ns, family_color(row->family),
-                                  NULL, NULL};
+        uint32_t cat = row->category < rules->nnames ? row->category : rules->other;
+        m[i] = (tp_roofline_mark){row->intensity, row->tflops, (double)row->device_ns, pc->cat_colors[cat],
+                                  NULL, NULL, row->roof_note != NULL};
         if (i < LABELLED) {
             m[i].label = tp_strs_add(&st, "#%zu %s", i + 1, row->op);
             m[i].short_label = tp_strs_add(&st, "#%zu", i + 1);
         }
-        fam_n[row->family < TP_FAM_COUNT ? row->family : 0]++;
+        cat_n[cat]++;
         if (!(row->intensity > 0) || !(row->tflops > 0))
             nodraw++, nodraw_ns += row->device_ns;
     }
-    tp_legend_item leg[TP_FAM_COUNT];
+    tp_legend_item *leg = tp_xcalloc(rules->nnames + 1, sizeof *leg);
     size_t nleg = 0;
-    for (int f = 0; f < TP_FAM_COUNT; f++)
-        if (fam_n[f])
-            leg[nleg++] = (tp_legend_item){tp_strs_add(&st, "%s (%zu)", f ? tp_op_family_name((tp_op_family)f) : "other",
-                                                       fam_n[f]),
-                                           family_color(f)};
+    for (size_t k = 0; k < rules->nnames; k++)
+        if (cat_n[k])
+            leg[nleg++] = (tp_legend_item){tp_strs_add(&st, "%s (%zu)", rules->names[k], cat_n[k]), pc->cat_colors[k]};
+    free(cat_n);
     const tp_eff_row *top = &e->rows[0];
     tp_buf foot = {0};
     tp_buf_printf(&foot, "Mark area by device time (the largest, #1: %s); #k = rank by device time, as in the "
                          "table on the next page.", us(&st, top->device_ns));
     if (nodraw)
         tp_buf_printf(&foot, " %zu shapes with no FLOPs or no bytes are not drawn (%s).", nodraw, us(&st, nodraw_ns));
-    double foot_h = FS * 1.4 * 2 + 4;
+    size_t above = 0;
+    for (size_t i = 0; i < e->n; i++)
+        above += e->rows[i].roof_note != NULL;
+    double foot_h = FS * 1.4 * (above ? 3 : 2) + 4;
     tp_roofline c = {.x_title = "arithmetic intensity (FLOP/byte)",
                      .y_title = "achieved TFLOPS/s",
                      .bandwidth = R.n ? e->device.mem_tbps : 0,
@@ -366,9 +368,12 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     tp_roofline_draw(cv, &c, (tp_rect){x, y, w, bottom - y - foot_h}, &rs);
     if (rs.not_drawn > nodraw)
         tp_buf_printf(&foot, " %zu more lie outside the axes' 16 decades.", rs.not_drawn - nodraw);
+    if (rs.ringed)
+        tp_buf_printf(&foot, " %zu ringed: above their roof; why, on the next page (\"!\").", rs.ringed);
     line(cv, x, bottom - foot_h + 4, w, TP_FONT_REGULAR, FS, TP_COLOR_MUTED, foot.data);
     tp_buf_free(&foot);
     free(m);
+    free(leg);
     tp_strs_free(&st);
 }
 
@@ -402,6 +407,32 @@ static size_t rows_that_fit(const tp_table *t, tp_rect r)
     return tt.nrows;
 }
 
+/* "! above its roof: #2, #5: WHY. #3: WHY.": the rows of the first n
+ * flagged, grouped by reason; NULL when none is. */
+static const char *above_notes(tp_strs *st, const tp_efficiency *e, size_t n)
+{
+    tp_buf b = {0};
+    const char *done[8];
+    size_t ndone = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *why = e->rows[i].roof_note;
+        bool seen = false;
+        for (size_t k = 0; k < ndone; k++)
+            seen |= done[k] == why;
+        if (!why || seen || ndone == 8)
+            continue;
+        done[ndone++] = why;
+        tp_buf_puts(&b, b.len ? " " : "! above its roof (summary.json roof_note): ");
+        for (size_t j = i, first = 1; j < n; j++)
+            if (e->rows[j].roof_note == why)
+                tp_buf_printf(&b, "%s#%zu", first ? "" : ", ", j + 1), first = 0;
+        tp_buf_printf(&b, ": %s.", why);
+    }
+    const char *out = b.len ? tp_strs_add(st, "%s", b.data) : NULL;
+    tp_buf_free(&b);
+    return out;
+}
+
 static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_efficiency *e = &pc->s->eff;
@@ -429,7 +460,7 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
         c[O_SHAPE] = shape_text(&st, &doc, r->input_dims);
         c[O_DTYPE] = dtype_text(&st, &doc, r->dtypes);
         c[O_TIME] = tp_strs_dur(&st, r->device_ns);
-        c[O_PEAK] = pct_of_peak(&st, r->peak_fraction);
+        c[O_PEAK] = row_pct(&st, r);
         c[O_BOUND] = bound_text(r->bound);
         c[O_HEAD] = tp_strs_dur(&st, r->opportunity_ns);
         c[O_SHARE] = share(&st, r->opportunity_ns, e->device_ns);
@@ -454,11 +485,13 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
         c[T_TFLOPS] = num(&st, r->tflops);
         c[T_TBPS] = num(&st, r->tbps);
         c[T_INT] = r->bytes ? num(&st, r->intensity) : "-";
-        c[T_PEAK] = pct_of_peak(&st, r->peak_fraction);
+        c[T_PEAK] = row_pct(&st, r);
         c[T_BOUND] = bound_text(r->bound);
     }
     tp_table t = {NULL, T_NC, top_cols, n, cells, FS, 1, NULL};
-    tp_rect tr = {x, y + 16, w, fmax(60, bottom - y - 16 - opp_h)};
+    const char *notes = above_notes(&st, e, n);
+    double notes_h = notes ? tp_page_para(NULL, x, 0, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, notes, 6) + 2 : 0;
+    tp_rect tr = {x, y + 16, w, fmax(60, bottom - y - 16 - opp_h - notes_h)};
     t.nrows = rows_that_fit(&t, tr);
     y = tp_page_line(cv, x, y, TP_FONT_BOLD, 9, TP_COLOR_TEXT,
                      t.nrows < e->n ? tp_strs_add(&st, "The %zu op shapes with the most device time (of %zu)", t.nrows, e->n)
@@ -467,6 +500,8 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
     tp_table_draw_page(cv, &t, L, 0, (tp_rect){x, y, w, tr.h});
     y += tp_table_page_height(&t, L, 0) + 14;
     tp_table_layout_free(L);
+    if (notes)
+        y = tp_page_para(cv, x, y - 10, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, notes, 6) + 4;
     free(cells);
 
     y = tp_page_line(cv, x, y, TP_FONT_BOLD, 9, TP_COLOR_TEXT,

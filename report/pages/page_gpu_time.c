@@ -40,51 +40,6 @@ static int64_t part_ns(const tp_gpu_figs *f, int p)
                                : f->idle_ns;
 }
 
-/* Built-in categories take the slot of the kernel family they match
- * (palette.c), so GEMM is the blue of "gemm" everywhere; the others take
- * what is left, and categories of a user's file the free slots in the order
- * of the rows (a hash when all are taken).  Slots 16-18 are the split's. */
-static const struct {
-    const char *name;
-    int slot; /* -1: grey */
-} cat_slots[] = {
-    {"GEMM", 0},     {"CONV", 1},       {"elementwise", 2}, {"reduce", 3},   {"memcpy", 4},
-    {"communication", 5}, {"normalisation", 6}, {"softmax", 7}, {"attention", 8}, {"MoE", 9},
-    {"memset", 11},  {"compiled", 12},  {"embedding", 13},  {"optimizer", 19}, {"other", -1},
-};
-static const int free_slots[] = {10, 20, 14, 15, 21, 22, 23}; /* palette.h: user categories 1-7 */
-
-static int builtin_slot(const char *name, bool *found)
-{
-    for (size_t i = 0; i < sizeof cat_slots / sizeof cat_slots[0]; i++)
-        if (strcmp(cat_slots[i].name, name) == 0) {
-            *found = true;
-            return cat_slots[i].slot;
-        }
-    *found = false;
-    return -1;
-}
-
-/* The colours of the category rows, in row order (user categories take the
- * free slots in that order). */
-static tp_color *category_colors(const tp_categories *c)
-{
-    tp_color *col = tp_xmalloc((c->n + 1) * sizeof *col);
-    size_t next = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        const char *name = c->rules->names[c->rows[i].category];
-        bool found;
-        int slot = builtin_slot(name, &found);
-        if (found)
-            col[i] = slot < 0 ? (tp_color)TP_COLOR_OTHER : tp_palette((size_t)slot);
-        else if (next < sizeof free_slots / sizeof free_slots[0])
-            col[i] = tp_palette((size_t)free_slots[next++]);
-        else
-            col[i] = tp_palette_key(name); /* more user categories than colours: may repeat one */
-    }
-    return col;
-}
-
 /* s with control characters (a newline in an op name) as spaces: the
  * fonts draw nothing for them, and text measured with them would leave gaps */
 static char *clean(const char *s)
@@ -311,7 +266,7 @@ static void steps_chart(tp_canvas *cv, const tp_pagectx *pc, size_t n, tp_rect r
 static double categories_table(tp_canvas *cv, const tp_pagectx *pc, size_t nrows, double x, double y, double w)
 {
     const tp_categories *c = &pc->s->cat;
-    tp_color *col = category_colors(c);
+    const tp_color *col = pc->cat_colors;
     tp_strs st = {0};
     bool per_step = c->nsteps >= 2;
     enum { C_NAME, C_TIME, C_SHARE, C_COUNT, C_STEP, C_TOP, NC };
@@ -378,7 +333,7 @@ static double categories_table(tp_canvas *cv, const tp_pagectx *pc, size_t nrows
         double mid = y + ROW_H / 2;
         if (i % 2)
             tp_cv_fill_rect(cv, x, y, w, ROW_H, TP_COLOR_ZEBRA);
-        tp_cv_fill_rect(cv, cx[C_NAME] + 3, mid - FS / 2, FS, FS, col[i]);
+        tp_cv_fill_rect(cv, cx[C_NAME] + 3, mid - FS / 2, FS, FS, col[c->rows[i].category]);
         tp_cv_stroke_rect(cv, cx[C_NAME] + 3, mid - FS / 2, FS, FS, TP_COLOR_AXIS, 0.4);
         text_fit(cv, cx[C_NAME] + 3 + FS + 4, mid, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, cw[C_NAME] - FS - 10, cl[C_NAME]);
         for (int k = C_TIME; k <= C_STEP; k++)
@@ -417,7 +372,6 @@ static double categories_table(tp_canvas *cv, const tp_pagectx *pc, size_t nrows
         }
     }
     free(cells);
-    free(col);
     tp_strs_free(&st);
     return y;
 }

@@ -3,7 +3,6 @@
  * column layout of `nsys stats`. */
 #include "render/charts/chart_bar.h"
 #include "render/charts/chart_table.h"
-#include "render/labels/kernel_family.h"
 #include "render/charts/legend.h"
 #include "report/pages/pages.h"
 #include "render/charts/palette.h"
@@ -62,11 +61,10 @@ void tp_chart_kernels(tp_canvas *cv, const tp_pagectx *pc, int by_mean, tp_rect 
     tp_strs st = {0};
     for (size_t i = 0; i < n; i++) {
         const tp_kernel_row *row = &s->kt.rows[pick[i]];
-        const char *full = tp_str_get(s->t, row->name);
         labels[i] = pc->knames[pick[i]]; /* the table's short names: chart and table agree */
         vals[i] = by_mean ? row->mean_ns : row->total_ns;
-        const char *fam = tp_kernel_family(full);
-        cols[i] = tp_palette_key(fam);
+        const char *fam = tp_name_category(pc, row->name); /* the one classification */
+        cols[i] = tp_name_color(pc, row->name);
         bool seen = false;
         for (size_t k = 0; k < nleg && !seen; k++)
             seen = strcmp(leg[k].label, fam) == 0;

@@ -189,9 +189,12 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
         tp_buf_printf(&b, "Biggest category: %s, %s of device time",
                       s->cat.rules->names[s->cat.rows[0].category],
                       pct(st, s->cat.rows[0].device_ns, s->cat.total_ns));
-        if (s->kt.n && pc->nknames)
-            tp_buf_printf(&b, "; top kernel: %s, %s of kernel time", pc->knames[0],
-                          pct(st, s->kt.rows[0].total_ns, s->kt.total_ns));
+        size_t k = 0; /* the top kernel (memcpy and memset rows are no kernels): a share of kernel time only */
+        while (k < pc->nknames && s->kt.rows[k].kind != TP_KIND_KERNEL)
+            k++;
+        if (k < pc->nknames && s->kt.kernel_ns > 0)
+            tp_buf_printf(&b, "; top kernel: %s, %s of kernel time", pc->knames[k],
+                          pct(st, s->kt.rows[k].total_ns, s->kt.kernel_ns));
         tp_buf_puts(&b, ".");
         y = para(cv, x, y, w, TP_FONT_REGULAR, TP_COLOR_TEXT, b.data);
         tp_buf_free(&b);

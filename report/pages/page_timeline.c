@@ -19,7 +19,8 @@
 #define TL_DEPTH 4
 #define TL_HOST_ROWS 20 /* the busiest host rows; the others share one row, so device rows stay legible */
 
-/* Bars are coloured by kind; the palette gives these names fixed colours. */
+/* Host bars are coloured by kind (the palette gives these names fixed
+ * colours); device bars by their category. */
 static const char *category(const tp_event *e)
 {
     switch (e->kind) {
@@ -140,7 +141,7 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         row_of[ht->logical[e->track] * TL_DEPTH + depth_of[p]] = 0;
         TP_GROW(items, icap, nitems + 1);
         items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + depth_of[p]), e->ts, end - e->ts,
-                                       tp_str_get(t, e->name), category(e)};
+                                       tp_str_get(t, e->name), category(e), 0};
     }
     free(depth_of);
     size_t nrows = 0;
@@ -183,7 +184,11 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
             free(base);
         }
         TP_GROW(items, icap, nitems + 1);
-        items[nitems++] = (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e)};
+        /* device bars by their category (the one classification), as on every other page */
+        uint32_t cat = pc->s->cls.of ? pc->s->cls.of[i] : UINT32_MAX;
+        items[nitems++] = cat != UINT32_MAX ? (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name,
+                                                           pc->s->rules->names[cat], pc->cat_colors[cat]}
+                                            : (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e), 0};
     }
     tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams kept */
     tp_tl_view v = {ws, we, origin, subtitle, m ? "time since the step's start" : "time since the first event",

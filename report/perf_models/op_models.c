@@ -6,21 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NORM_LAYER, NORM_BATCH, NORM_RMS };
-enum { EW_UNARY, EW_BINARY, EW_COPY, EW_UPSAMPLE };
+enum { EW_UNARY, EW_BINARY, EW_COPY, EW_UPSAMPLE, EW_SILU_MUL, EW_GELU_MUL, EW_GELU_TANH_MUL, EW_ROPE };
 enum { RED_REDUCE, RED_SCAN, RED_MAXMIN, RED_NORM /* (self, p, dim, ...): dim third */ };
 
-/* Sorted by name (strcmp): tp_op_family_of searches it. */
+/* Sorted by name (strcmp): tp_op_family_of searches it.  Library ops
+ * (vLLM _C::, aiter::, sgl_kernel::) take their models from the recorded
+ * inputs like aten:: ops do. */
 static const struct {
     const char *name;
     uint8_t family;
     uint8_t variant;
 } ops[] = {
+    {"_C::fused_add_rms_norm", TP_FAM_NORM, TP_NORM_RMS_ADD},
+    {"_C::gelu_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_MUL},
+    {"_C::gelu_tanh_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_TANH_MUL},
+    {"_C::rms_norm", TP_FAM_NORM, TP_NORM_RMS_OUT},
+    {"_C::rotary_embedding", TP_FAM_ELEMENTWISE, EW_ROPE},
+    {"_C::silu_and_mul", TP_FAM_ELEMENTWISE, EW_SILU_MUL},
+    {"aiter::add_rmsnorm", TP_FAM_NORM, TP_NORM_RMS_ADD_OUT},
+    {"aiter::gelu_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_MUL},
+    {"aiter::gelu_tanh_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_TANH_MUL},
+    {"aiter::rms_norm", TP_FAM_NORM, TP_NORM_RMS_LIB},
+    {"aiter::rmsnorm", TP_FAM_NORM, TP_NORM_RMS_OUT},
+    {"aiter::rmsnorm2d_fwd_ck", TP_FAM_NORM, TP_NORM_RMS_LIB},
+    {"aiter::rmsnorm2d_fwd_with_add_ck", TP_FAM_NORM, TP_NORM_RMS_ADD_OUT},
+    {"aiter::silu_and_mul", TP_FAM_ELEMENTWISE, EW_SILU_MUL},
     {"aten::_efficient_attention_backward", TP_FAM_ATTENTION, 9},
     {"aten::_efficient_attention_forward", TP_FAM_ATTENTION, 4},
     {"aten::_flash_attention_backward", TP_FAM_ATTENTION, 8},
     {"aten::_flash_attention_forward", TP_FAM_ATTENTION, 3},
-    {"aten::_fused_rms_norm", TP_FAM_NORM, NORM_RMS},
+    {"aten::_fused_rms_norm", TP_FAM_NORM, TP_NORM_RMS},
+    {"aten::_fused_rms_norm_backward", TP_FAM_NORM, TP_NORM_RMS_BWD},
     {"aten::_log_softmax", TP_FAM_SOFTMAX, 1},
     {"aten::_safe_softmax", TP_FAM_SOFTMAX, 0},
     {"aten::_scaled_dot_product_cudnn_attention", TP_FAM_ATTENTION, 2},
@@ -38,7 +54,7 @@ static const struct {
     {"aten::amax", TP_FAM_REDUCE, RED_REDUCE},
     {"aten::amin", TP_FAM_REDUCE, RED_REDUCE},
     {"aten::baddbmm", TP_FAM_GEMM, TP_GEMM_BADDBMM},
-    {"aten::batch_norm", TP_FAM_NORM, NORM_BATCH},
+    {"aten::batch_norm", TP_FAM_NORM, TP_NORM_BATCH},
     {"aten::bmm", TP_FAM_GEMM, TP_GEMM_BMM},
     {"aten::clamp", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::clamp_", TP_FAM_ELEMENTWISE, EW_UNARY},
@@ -50,14 +66,16 @@ static const struct {
     {"aten::convolution_backward", TP_FAM_CONV, TP_CONV_BWD},
     {"aten::copy_", TP_FAM_ELEMENTWISE, EW_COPY},
     {"aten::cos", TP_FAM_ELEMENTWISE, EW_UNARY},
-    {"aten::cudnn_batch_norm", TP_FAM_NORM, NORM_BATCH},
+    {"aten::cudnn_batch_norm", TP_FAM_NORM, TP_NORM_BATCH},
+    {"aten::cudnn_batch_norm_backward", TP_FAM_NORM, TP_NORM_BATCH_BWD_LIB},
     {"aten::cumsum", TP_FAM_REDUCE, RED_SCAN},
     {"aten::div", TP_FAM_ELEMENTWISE, EW_BINARY},
     {"aten::div_", TP_FAM_ELEMENTWISE, EW_BINARY},
     {"aten::exp", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::gelu", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::gelu_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
-    {"aten::layer_norm", TP_FAM_NORM, NORM_LAYER},
+    {"aten::group_norm", TP_FAM_NORM, TP_NORM_GROUP},
+    {"aten::layer_norm", TP_FAM_NORM, TP_NORM_LAYER},
     {"aten::linalg_vector_norm", TP_FAM_REDUCE, RED_NORM},
     {"aten::linear", TP_FAM_GEMM, TP_GEMM_LINEAR},
     {"aten::log", TP_FAM_ELEMENTWISE, EW_UNARY},
@@ -69,18 +87,24 @@ static const struct {
     {"aten::mean", TP_FAM_REDUCE, RED_REDUCE},
     {"aten::min", TP_FAM_REDUCE, RED_MAXMIN},
     {"aten::minimum", TP_FAM_ELEMENTWISE, EW_BINARY},
+    {"aten::miopen_batch_norm", TP_FAM_NORM, TP_NORM_BATCH},
+    {"aten::miopen_batch_norm_backward", TP_FAM_NORM, TP_NORM_BATCH_BWD_LIB},
     {"aten::mm", TP_FAM_GEMM, TP_GEMM_MM},
     {"aten::mul", TP_FAM_ELEMENTWISE, EW_BINARY},
     {"aten::mul_", TP_FAM_ELEMENTWISE, EW_BINARY},
-    {"aten::native_batch_norm", TP_FAM_NORM, NORM_BATCH},
-    {"aten::native_layer_norm", TP_FAM_NORM, NORM_LAYER},
+    {"aten::native_batch_norm", TP_FAM_NORM, TP_NORM_BATCH},
+    {"aten::native_batch_norm_backward", TP_FAM_NORM, TP_NORM_BATCH_BWD},
+    {"aten::native_group_norm", TP_FAM_NORM, TP_NORM_GROUP_NATIVE},
+    {"aten::native_group_norm_backward", TP_FAM_NORM, TP_NORM_GROUP_BWD},
+    {"aten::native_layer_norm", TP_FAM_NORM, TP_NORM_LAYER},
+    {"aten::native_layer_norm_backward", TP_FAM_NORM, TP_NORM_LAYER_BWD},
     {"aten::neg", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::norm", TP_FAM_REDUCE, RED_NORM},
     {"aten::pow", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::reciprocal", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::relu", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::relu_", TP_FAM_ELEMENTWISE, EW_UNARY},
-    {"aten::rms_norm", TP_FAM_NORM, NORM_RMS},
+    {"aten::rms_norm", TP_FAM_NORM, TP_NORM_RMS},
     {"aten::rsqrt", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::sigmoid", TP_FAM_ELEMENTWISE, EW_UNARY},
     {"aten::sigmoid_backward", TP_FAM_ELEMENTWISE, EW_BINARY},
@@ -100,6 +124,12 @@ static const struct {
     {"aten::upsample_nearest2d", TP_FAM_ELEMENTWISE, EW_UPSAMPLE},
     {"aten::upsample_nearest3d", TP_FAM_ELEMENTWISE, EW_UPSAMPLE},
     {"aten::var", TP_FAM_REDUCE, RED_REDUCE},
+    {"sgl_kernel::fused_add_rmsnorm", TP_FAM_NORM, TP_NORM_RMS_ADD},
+    {"sgl_kernel::gelu_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_MUL},
+    {"sgl_kernel::gelu_tanh_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_TANH_MUL},
+    {"sgl_kernel::rmsnorm", TP_FAM_NORM, TP_NORM_RMS_OUT},
+    {"sgl_kernel::rotary_embedding", TP_FAM_ELEMENTWISE, EW_ROPE},
+    {"sgl_kernel::silu_and_mul", TP_FAM_ELEMENTWISE, EW_SILU_MUL},
 };
 #define NOPS (sizeof ops / sizeof *ops)
 
@@ -130,9 +160,21 @@ static int find(const char *name, size_t len)
     return -1;
 }
 
+/* The namespaces of the table: a cheap test before the search (the reader
+ * asks of every event name). */
+static bool modelled_namespace(const char *name, size_t len)
+{
+    switch (len > 4 ? name[0] : 0) {
+    case 'a': return (len > 6 && memcmp(name, "aten::", 6) == 0) || (len > 7 && memcmp(name, "aiter::", 7) == 0);
+    case '_': return memcmp(name, "_C::", 4) == 0;
+    case 's': return len > 12 && memcmp(name, "sgl_kernel::", 12) == 0;
+    default: return false;
+    }
+}
+
 tp_op_family tp_op_family_of(const char *name, size_t len)
 {
-    if (len < 6 || memcmp(name, "aten::", 6) != 0)
+    if (!modelled_namespace(name, len))
         return TP_FAM_NONE;
     int i = find(name, len);
     return i < 0 ? TP_FAM_NONE : (tp_op_family)ops[i].family;
@@ -162,8 +204,63 @@ static bool broadcast(const tp_op_input *a, const tp_op_input *b, tp_op_input *o
     return true;
 }
 
+/* A gated activation, (out, input) with input = [gate, up] on the last
+ * dim: act(gate) x up per output element, k FLOPs each (TraceLens's
+ * convention: silu 5, erf gelu 8, tanh gelu 10); the input read, the
+ * output written. */
+static int gated(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    const tp_op_input *out = in->n >= 2 ? &in->in[0] : NULL, *x = in->n >= 2 ? &in->in[1] : NULL;
+    uint64_t nout, nx;
+    if (!out || out->rank < 1 || x->rank != out->rank || !tp_op_numel(out, &nout) || !tp_op_numel(x, &nx) ||
+        x->dims[x->rank - 1] != 2 * out->dims[out->rank - 1] || nx / 2 != nout || nout > UINT64_MAX / 64) {
+        *why = "a gated activation whose input is not twice its output's last size";
+        return -1;
+    }
+    uint64_t k = variant == EW_SILU_MUL ? 5 : variant == EW_GELU_MUL ? 8 : 10;
+    c->flops = k * nout;
+    c->bytes = nx * (uint64_t)x->elem_size + nout * (uint64_t)out->elem_size;
+    c->peak = TP_PEAK_VECTOR_FP32;
+    return 0;
+}
+
+/* rotary_embedding(positions, query, key, head_size, cos_sin_cache,
+ * is_neox), in place: the rot_dim (the cache's last size) slice of every
+ * query and key head rotated, 3 FLOPs per rotated element (4 multiplies and
+ * 2 adds per pair), each read and written. */
+static int rope(const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    const tp_op_input *q = in->n >= 5 ? &in->in[1] : NULL, *k = in->n >= 5 ? &in->in[2] : NULL;
+    int64_t head = 0;
+    if (q && q->rank >= 1 && (in->in[3].concrete_len == 0 || tp_op_conc_ints(&in->in[3], &head, 1) != 1))
+        head = q->dims[q->rank - 1];
+    const tp_op_input *cache = q ? &in->in[4] : NULL;
+    int64_t rot = cache && cache->rank == 2 ? cache->dims[1] : head;
+    uint64_t nq, nk = 0;
+    if (!q || q->rank < 2 || head <= 0 || rot <= 0 || rot > head || q->dims[0] <= 0 || !tp_op_numel(q, &nq) ||
+        (k->rank >= 0 && !tp_op_numel(k, &nk)) || nq % ((uint64_t)q->dims[0] * (uint64_t)head) != 0 ||
+        nk % ((uint64_t)q->dims[0] * (uint64_t)head) != 0) {
+        *why = "a rotary embedding whose query is not tokens x heads x head_size";
+        return -1;
+    }
+    /* tokens x (query heads + key heads) x rot_dim */
+    uint64_t n = (nq + nk) / (uint64_t)head * (uint64_t)rot;
+    if (n > UINT64_MAX / 64) {
+        *why = "sizes too large to count";
+        return -1;
+    }
+    c->flops = 3 * n;
+    c->bytes = 2 * n * (uint64_t)q->elem_size;
+    c->peak = TP_PEAK_VECTOR_FP32;
+    return 0;
+}
+
 static int elementwise(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
+    if (variant == EW_SILU_MUL || variant == EW_GELU_MUL || variant == EW_GELU_TANH_MUL)
+        return gated(variant, in, c, why);
+    if (variant == EW_ROPE)
+        return rope(in, c, why);
     if (first_tensor(in, "no input tensor", why) != 0)
         return -1;
     const tp_op_input *a = &in->in[0];
@@ -336,70 +433,6 @@ static int softmax(bool half_to_float, const tp_op_inputs *in, tp_op_cost *c, co
     return 0;
 }
 
-static bool present(const tp_op_inputs *in, size_t i)
-{
-    return i < in->n && in->in[i].rank >= 0;
-}
-
-static int norm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why)
-{
-    if (first_tensor(in, "no input tensor", why) != 0)
-        return -1;
-    const tp_op_input *a = &in->in[0];
-    uint64_t n, ch = 1;
-    if (!tp_op_numel(a, &n) || n > UINT64_MAX / 256) {
-        *why = "sizes too large to count";
-        return -1;
-    }
-    if (n == 0) { /* the channel counts below are at most n only for a non-empty input */
-        *why = "an empty input";
-        return -1;
-    }
-    uint64_t e = (uint64_t)a->elem_size, vectors;
-    if (variant == NORM_BATCH) {
-        /* batch_norm(input, weight, bias, running_mean, running_var, training, ...) */
-        int training = in->n > 5 ? tp_op_conc_bool(&in->in[5]) : -1;
-        if (a->rank < 2 || training < 0) {
-            *why = "batch norm without channels or a training flag";
-            return -1;
-        }
-        ch = (uint64_t)a->dims[1]; /* at most n */
-        c->flops = 6 * ch + 2 * n + (training ? 3 * n : 0);
-        vectors = 2 + present(in, 1) + present(in, 2) + (training ? 2 : 0);
-    } else {
-        /* layer_norm / rms_norm(input, normalized_shape, weight, [bias], ...):
-         * the normalised size from normalized_shape */
-        int64_t shape[TP_OP_MAX_RANK];
-        int ns = in->n > 1 ? tp_op_conc_ints(&in->in[1], shape, TP_OP_MAX_RANK) : -1;
-        if (ns <= 0) {
-            *why = "no normalized_shape recorded";
-            return -1;
-        }
-        /* normalized_shape is the input's last sizes */
-        if (ns > a->rank) {
-            *why = "a normalized_shape that is not the input's last sizes";
-            return -1;
-        }
-        for (int k = 0; k < ns; k++) {
-            if (shape[k] != a->dims[a->rank - ns + k]) {
-                *why = "a normalized_shape that is not the input's last sizes";
-                return -1;
-            }
-            ch *= (uint64_t)shape[k]; /* at most n */
-        }
-        if (variant == NORM_LAYER) {
-            c->flops = 5 * n + 6 * ch;
-            vectors = 4 + present(in, 2) + present(in, 3);
-        } else {
-            c->flops = (present(in, 2) ? 4 : 3) * n; /* square, sum, scale (, weight) */
-            vectors = present(in, 2);
-        }
-    }
-    c->bytes = 2 * n * e + vectors * ch * e; /* n < 2^56, e <= 16, vectors <= 6, ch <= n: no overflow */
-    c->peak = TP_PEAK_VECTOR_FP32;
-    return 0;
-}
-
 int tp_op_cost_of(const char *name, const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
     memset(c, 0, sizeof *c);
@@ -419,7 +452,7 @@ int tp_op_cost_of(const char *name, const tp_op_inputs *in, tp_op_cost *c, const
     case TP_FAM_ATTENTION:
         return tp_op_attention(v, in, c, why);
     case TP_FAM_NORM:
-        return norm(v, in, c, why);
+        return tp_op_norm(v, in, c, why);
     case TP_FAM_SOFTMAX:
         return softmax(v == 1, in, c, why);
     case TP_FAM_ELEMENTWISE:

@@ -26,10 +26,17 @@ int tp_op_conc_bools(const tp_op_input *x, int *out, int max);
 
 enum { TP_GEMM_MM, TP_GEMM_ADDMM, TP_GEMM_BMM, TP_GEMM_BADDBMM, TP_GEMM_MATMUL, TP_GEMM_LINEAR, TP_GEMM_SCALED_MM };
 enum { TP_CONV_FWD, TP_CONV_BWD };
+/* normalisation variants (op_models_norm.c) */
+enum {
+    TP_NORM_LAYER, TP_NORM_LAYER_BWD, TP_NORM_BATCH, TP_NORM_BATCH_BWD, TP_NORM_BATCH_BWD_LIB, TP_NORM_GROUP,
+    TP_NORM_GROUP_NATIVE, TP_NORM_GROUP_BWD, TP_NORM_RMS, TP_NORM_RMS_BWD,
+    TP_NORM_RMS_LIB, TP_NORM_RMS_OUT, TP_NORM_RMS_ADD, TP_NORM_RMS_ADD_OUT /* library RMSNorm ops */
+};
 
 /* The models by family (op_models_matrix.c): 0, or -1 with *why. */
 int tp_op_gemm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
 int tp_op_conv(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
 int tp_op_attention(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
+int tp_op_norm(int variant, const tp_op_inputs *in, tp_op_cost *c, const char **why);
 
 #endif

@@ -23,7 +23,7 @@ static const struct {
     {"convert/base", 0},       {"convert/io", 10},        {"convert/codec", 20},       {"convert/model", 30},
     {"render/labels", 40},     {"render/text", 41},       {"render", 42},              {"render/charts", 43},
     {"render/backends", 43},   {"convert/read", 50},      {"convert/write", 50},       {"convert/pipeline", 60},
-    {"convert", 70},           {"report/perf_models", 79}, {"report/comm", 79}, {"report/analysis", 80},   {"report/out", 81},          {"report/pages", 82},
+    {"convert", 70},           {"report/perf_models", 79}, {"report/comm", 79}, {"report/rules", 79}, {"report/analysis", 80},   {"report/out", 81},          {"report/pages", 82},
     {"report/formats/*", 83},  {"report/formats", 84},    {"report/assemble", 85},     {"report/diff", 86},
     {"report/batch", 86},      {"report/job", 86},        {"report", 87},            {".", 90},
 };

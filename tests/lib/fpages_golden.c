@@ -4,6 +4,8 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/summary.h"
 
+#include <stdlib.h>
+
 void tp_test_fpages_golden(const char *path, const char *name, bool report_data, const tp_format_pages *want,
                            const char *golden)
 {
@@ -22,13 +24,14 @@ void tp_test_fpages_golden(const char *path, const char *name, bool report_data,
     tp_buf rec = {0};
     tp_canvas *cv = tp_canvas_rec(&rec);
     tp_page_notes notes = {0};
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, &notes};
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, &notes, tp_category_colors(s.rules)};
     tp_format_pages_draw(cv, &pc);
     CHECK_EQ_INT(tp_canvas_close(cv, &err), 0);
     CHECK(rec.len > 1000);
     CHECK_GOLDEN(golden, rec.data, rec.len);
     tp_buf_free(&rec);
     tp_strs_free(&notes.text);
+    free(pc.cat_colors);
     tp_summary_free(&s);
     tp_trace_free(&t);
 }

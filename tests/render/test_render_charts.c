@@ -193,8 +193,8 @@ TEST(render_errbar_stats_and_golden)
     free(r);
 }
 
-static const tp_mix_part mix_a[] = {{"gemm", 750}, {"elementwise", 250}};
-static const tp_mix_part mix_b[] = {{"conv", 100}, {"gemm", 100}, {"conv", 200}}; /* conv merged: 75% */
+static const tp_mix_part mix_a[] = {{"GEMM", 750, 0}, {"elementwise", 250, 0}};
+static const tp_mix_part mix_b[] = {{"CONV", 100, 0}, {"GEMM", 100, 0}, {"CONV", 200, 0}}; /* conv merged: 75% */
 static const tp_kernel_mix mixes_ab[] = {{mix_a, 2}, {mix_b, 3}};
 
 TEST(render_grid_golden_and_pages)
@@ -207,7 +207,7 @@ TEST(render_grid_golden_and_pages)
     tp_grid_draw_page(cv, &g, L, 0, (tp_rect){20, 20, 500, 300});
     char *r = rec_end(cv);
     CHECK(strstr(r, "\"75%\"") && strstr(r, "\"25%\"") && strstr(r, "\"aten::addmm (2 of 5 mixes)\""));
-    CHECK(strstr(r, "\"gemm\"") && strstr(r, "\"conv\"") && strstr(r, "\"elementwise\""));
+    CHECK(strstr(r, "\"GEMM\"") && strstr(r, "\"CONV\"") && strstr(r, "\"elementwise\""));
     CHECK(anchors_inside(r, 20, 20, 520, 320));
     CHECK_GOLDEN("render/render_grid.rec", r, strlen(r));
     free(r);
@@ -268,10 +268,10 @@ TEST(render_timeline_golden)
 {
     const char *tracks[] = {"thread 1", "stream 7"};
     tp_tl_item items[] = {
-        {0, 1000, 5000, "aten::addmm", "host_op"},
-        {1, 2000, 3000, "volta_sgemm_128x64_nn", "kernel"},
-        {1, 4000, 100, "overlapping tiny kernel", "kernel"},
-        {7, 0, 1, "unknown track: ignored", "kernel"},
+        {0, 1000, 5000, "aten::addmm", "host_op", 0},
+        {1, 2000, 3000, "volta_sgemm_128x64_nn", "GEMM", 0},
+        {1, 4000, 100, "overlapping tiny kernel", "GEMM", 0},
+        {7, 0, 1, "unknown track: ignored", "GEMM", 0},
     };
     tp_timeline tl = {"Step", 2, tracks, 4, items, 0};
     tp_canvas *cv = rec_begin(500, 200);
@@ -288,7 +288,7 @@ TEST(render_timeline_golden)
     tp_tl_item *it = malloc(500 * sizeof *it);
     for (int i = 0; i < 500; i++) {
         many[i] = "track";
-        it[i] = (tp_tl_item){(uint32_t)i, i, 10, NULL, "kernel"};
+        it[i] = (tp_tl_item){(uint32_t)i, i, 10, NULL, "GEMM", 0};
     }
     tp_timeline big = {NULL, 500, many, 500, it, 0};
     cv = rec_begin(500, 400);

@@ -8,7 +8,7 @@
 #include "render/charts/chart_grid.h"
 #include "render/charts/chart_table.h"
 #include "render/charts/chart_timeline.h"
-#include "render/labels/kernel_family.h"
+#include "tests/lib/categorize.h"
 #include "tests/lib/harness.h"
 #include "render/labels/kname.h"
 #include "render/charts/axis.h"
@@ -66,7 +66,7 @@ static void demo_names_table(tp_canvas *cv, double w, double h)
     for (size_t i = 0; i < n; i++) {
         tp_format_duration(tb[i], sizeof tb[i], (double)values[i]);
         cells[i * 4 + 0] = shorts[i];
-        cells[i * 4 + 1] = tp_kernel_family(names[i]);
+        cells[i * 4 + 1] = tp_test_category(names[i]);
         cells[i * 4 + 2] = tb[i];
         cells[i * 4 + 3] = names[i];
     }
@@ -92,19 +92,19 @@ static void demo_names_table(tp_canvas *cv, double w, double h)
 /* Ops with kernel mixes, as the breakdown analysis would hand them over. */
 static void demo_grid(tp_canvas *cv, double w, double h)
 {
-    static const tp_mix_part mm1[] = {{"gemm", 900000}, {"elementwise", 50000}};
-    static const tp_mix_part mm2[] = {{"gemm", 500000}, {"reduce", 120000}, {"elementwise", 30000}};
-    static const tp_mix_part conv1[] = {{"conv", 2000000}, {"transpose", 300000}, {"elementwise", 80000}};
-    static const tp_mix_part conv2[] = {{"conv", 1500000}, {"gemm", 200000}};
-    static const tp_mix_part conv3[] = {{"conv", 900000}, {"reduce", 300000}, {"memset", 20000}};
-    static const tp_mix_part bn[] = {{"norm", 400000}, {"reduce", 100000}};
-    static const tp_mix_part emb[] = {{"embedding fwd", 700000}, {"index", 100000}};
+    static const tp_mix_part mm1[] = {{"GEMM", 900000, 0}, {"elementwise", 50000, 0}};
+    static const tp_mix_part mm2[] = {{"GEMM", 500000, 0}, {"reduce", 120000, 0}, {"elementwise", 30000, 0}};
+    static const tp_mix_part conv1[] = {{"CONV", 2000000, 0}, {"other", 300000, 0}, {"elementwise", 80000, 0}};
+    static const tp_mix_part conv2[] = {{"CONV", 1500000, 0}, {"GEMM", 200000, 0}};
+    static const tp_mix_part conv3[] = {{"CONV", 900000, 0}, {"reduce", 300000, 0}, {"memset", 20000, 0}};
+    static const tp_mix_part bn[] = {{"normalisation", 400000, 0}, {"reduce", 100000, 0}};
+    static const tp_mix_part emb[] = {{"embedding", 700000, 0}, {"other", 100000, 0}};
     static const tp_mix_part embb[] = {
-        {"embedding bwd", 1200000}, {"index", 200000}, {"memset", 90000}, {"sort", 150000}};
-    static const tp_mix_part cat[] = {{"cat", 300000}};
-    static const tp_mix_part cp[] = {{"memcpy", 250000}};
-    static const tp_mix_part ar[] = {{"nccl", 3000000}};
-    static const tp_mix_part sm[] = {{"softmax", 150000}, {"elementwise", 20000}};
+        {"embedding", 1200000, 0}, {"other", 200000, 0}, {"memset", 90000, 0}, {"other", 150000, 0}};
+    static const tp_mix_part cat[] = {{"other", 300000, 0}};
+    static const tp_mix_part cp[] = {{"memcpy", 250000, 0}};
+    static const tp_mix_part ar[] = {{"communication", 3000000, 0}};
+    static const tp_mix_part sm[] = {{"softmax", 150000, 0}, {"elementwise", 20000, 0}};
     static const tp_kernel_mix mm[] = {{mm1, 2}, {mm2, 3}};
     static const tp_kernel_mix cv_[] = {{conv1, 3}, {conv2, 2}, {conv3, 3}};
     static const tp_kernel_mix bnm[] = {{bn, 2}};
@@ -151,13 +151,13 @@ static void demo_timeline(tp_canvas *cv, double w, double h)
     size_t n = 0;
     int64_t t = 1000000;
     for (int i = 0; i < 12; i++) { /* host ops and the kernels they launch */
-        items[n++] = (tp_tl_item){0, t, 180000, i % 3 ? "aten::addmm" : "aten::cudnn_convolution", "cpu_op"};
+        items[n++] = (tp_tl_item){0, t, 180000, i % 3 ? "aten::addmm" : "aten::cudnn_convolution", "cpu_op", 0};
         items[n++] = (tp_tl_item){1, t + 60000, i % 3 ? 150000 : 260000,
-                                  i % 3 ? "volta_sgemm_128x64_nn" : "implicit_convolve_sgemm", "kernel"};
+                                  i % 3 ? "volta_sgemm_128x64_nn" : "implicit_convolve_sgemm", i % 3 ? "GEMM" : "CONV", 0};
         if (i % 4 == 0)
-            items[n++] = (tp_tl_item){2, t + 30000, 40000, "Memcpy HtoD (Pageable -> Device)", "memcpy"};
+            items[n++] = (tp_tl_item){2, t + 30000, 40000, "Memcpy HtoD (Pageable -> Device)", "memcpy", 0};
         if (i % 5 == 0)
-            items[n++] = (tp_tl_item){3, t + 90000, 2000, "tiny", "kernel"};
+            items[n++] = (tp_tl_item){3, t + 90000, 2000, "tiny", "elementwise", 0};
         t += 210000;
     }
     tp_timeline tl = {"Step 3 timeline", 4, tracks, n, items, 0};

@@ -119,6 +119,7 @@ static double check_group(const group *g)
 
 static tp_color K(const char *key) { return tp_palette_key(key); }
 static tp_color S(size_t slot) { return tp_palette(slot); }
+static tp_color U(size_t k) { return tp_palette_user(k); }
 
 TEST(render_palette_distinct)
 {
@@ -129,26 +130,28 @@ TEST(render_palette_distinct)
     all.c[all.n++] = grey;
     const group groups[] = {
         all,
-        {"the 7 commonest families and other",
-         {K("gemm"), K("conv"), K("elementwise"), K("reduce"), K("memcpy"), K("nccl"), K("norm"), K("other")},
+        {"the 7 commonest categories and other",
+         {K("GEMM"), K("CONV"), K("elementwise"), K("reduce"), K("memcpy"), K("communication"), K("normalisation"),
+          K("other")},
          8,
          {20, 11, 11, 5}},
         {"timeline kinds",
-         {K("kernel"), K("memcpy"), K("memset"), K("cpu_op"), K("runtime"), K("annotation"), K("sync"), K("other")},
+         {K("GEMM"), K("memcpy"), K("memset"), K("cpu_op"), K("runtime"), K("annotation"), K("sync"), K("other")},
          8,
          {20, 12, 12, 6}},
         {"memcpy, cpu_op, runtime", {K("memcpy"), K("cpu_op"), K("runtime")}, 3, {30, 20, 20, 10}},
-        {"conv, reduce, cat", {K("conv"), K("reduce"), K("cat")}, 3, {20, 12, 12, 6}},
         {"GPU time split and idle (white)", {S(16), S(17), S(18), white}, 4, {25, 15, 15, 8}},
         /* page_efficiency.c family_color: gemm conv attention norm softmax elementwise reduce XLA */
         {"efficiency families", {S(0), S(1), S(8), S(6), S(7), S(2), S(3), S(12), grey}, 9, {15, 8, 8, 6}},
-        /* page_gpu_time.c: built-in categories' slots and the split's */
+        /* page_gpu_time.c: built-in categories' colours and the split's */
         {"GPU time page",
-         {S(0), S(1), S(2), S(3), S(4), S(5), S(6), S(7), S(8), S(9), S(11), S(12), S(13), S(19), S(16), S(17), S(18),
-          grey},
-         18,
+         {K("GEMM"), K("CONV"), K("elementwise"), K("reduce"), K("memcpy"), K("communication"), K("normalisation"),
+          K("softmax"), K("attention"), K("MoE"), K("memset"), K("compiled"), K("embedding"), K("optimizer"),
+          K("rotary"), S(16), S(17), S(18), grey},
+         19,
          {12, 4, 4, 3}},
-        {"user categories", {S(10), S(20), S(14), S(15), S(21), S(22), S(23)}, 7, {15, 7, 7, 3}},
+        /* page_common.c tp_category_colors: a user's own categories */
+        {"user categories", {U(0), U(1), U(2), U(3), U(4), U(5)}, 6, {15, 7, 7, 3}},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         CHECK(check_group(&groups[i]) >= 1);
@@ -161,15 +164,19 @@ TEST(render_palette_distinct)
     double l[3];
     to_lab(S(14), NORMAL, l);
     CHECK(l[0] >= 75);
-    /* user categories 1-7 (page_gpu_time.c free_slots) are 7 different colours */
-    for (size_t i = 0; i < 7; i++)
-        for (size_t j = i + 1; j < 7; j++)
-            CHECK(groups[8].c[i] != groups[8].c[j]);
+    /* user categories 1-6 are 6 different colours, and none is a built-in category's */
+    for (size_t i = 0; i < 6; i++) {
+        for (size_t j = i + 1; j < 6; j++)
+            CHECK(groups[7].c[i] != groups[7].c[j]);
+        for (size_t j = 0; j < 15; j++)
+            CHECK(groups[7].c[i] != groups[6].c[j]);
+    }
+    CHECK_EQ_INT(tp_palette_user(6), 0); /* past the free slots: the caller hashes */
 }
 
 TEST(render_palette_stable_keys)
 {
-    CHECK_EQ_INT(tp_palette_key("gemm"), 0x0072B2); /* Okabe-Ito blue, in every chart */
+    CHECK_EQ_INT(tp_palette_key("GEMM"), 0x0072B2); /* Okabe-Ito blue, in every chart */
     CHECK_EQ_INT(tp_palette_key("cpu_op"), tp_palette_key("host_op"));
     CHECK_EQ_INT(tp_palette_key("runtime"), tp_palette_key("cuda_runtime"));
     CHECK_EQ_INT(tp_palette_key("other"), TP_COLOR_OTHER);

@@ -55,12 +55,12 @@ TEST(render_roofline_golden_two_roofs)
 {
     tp_roof roofs[] = {{"matrix bf16 100 TFLOPS/s", 100}, {"vector fp32 20 TFLOPS/s", 20}};
     tp_roofline_mark m[] = {
-        {50, 60, 400, 0x0072B2, "#1 aten::mm", "#1"},
-        {0.25, 0.4, 300, 0x009E73, "#2 aten::add", "#2"},
-        {8, 5, 100, 0xCC79A7, "#3 aten::_scaled_dot_product_flash_attention", "#3"},
-        {0.5, 0.9, 50, 0x009E73, NULL, NULL},
-        {200, 15, 10, 0x0072B2, NULL, NULL},
-        {0, 3, 10, 0x0072B2, "#6 no bytes", "#6"}, /* not drawn: x = 0 */
+        {50, 60, 400, 0x0072B2, "#1 aten::mm", "#1", false},
+        {0.25, 0.4, 300, 0x009E73, "#2 aten::add", "#2", false},
+        {8, 5, 100, 0xCC79A7, "#3 aten::_scaled_dot_product_flash_attention", "#3", false},
+        {0.5, 0.9, 50, 0x009E73, NULL, NULL, false},
+        {200, 15, 10, 0x0072B2, NULL, NULL, false},
+        {0, 3, 10, 0x0072B2, "#6 no bytes", "#6", false}, /* not drawn: x = 0 */
     };
     tp_legend_item leg[] = {{"GEMM (2)", 0x0072B2}, {"elementwise (2)", 0x009E73}};
     tp_roofline c = {"arithmetic intensity (FLOP/byte)", "achieved TFLOPS/s", 2.0, "memory 2 TB/s", roofs, 2, m, 6,
@@ -138,9 +138,9 @@ TEST(render_roofline_thousands_of_marks_readable)
 TEST(render_roofline_no_roof_bad_marks_powers)
 {
     tp_roofline_mark m[] = {
-        {1e-6, 1e-5, 1, 0x0072B2, NULL, NULL}, {1e5, 1e3, 2, 0x0072B2, "big", NULL},
-        {-1, 1, 1, 0x0072B2, NULL, NULL},      {1, NAN, 1, 0x0072B2, NULL, NULL},
-        {INFINITY, 1, 1, 0x0072B2, NULL, NULL},
+        {1e-6, 1e-5, 1, 0x0072B2, NULL, NULL, false}, {1e5, 1e3, 2, 0x0072B2, "big", NULL, false},
+        {-1, 1, 1, 0x0072B2, NULL, NULL, false},      {1, NAN, 1, 0x0072B2, NULL, NULL, false},
+        {INFINITY, 1, 1, 0x0072B2, NULL, NULL, false},
     };
     tp_roofline c = {"x", "y", 0, "memory", NULL, 0, m, 5, NULL, 0, 0};
     tp_roofline_stats st;

@@ -6,6 +6,7 @@
 #include "report/analysis/summary.h"
 #include "report/perf_models/op_models.h"
 #include "render/text/units.h"
+#include "tests/lib/csv.h"
 #include "tests/lib/harness.h"
 #include "tests/lib/load_trace.h"
 #include "convert/pipeline/pipeline.h"
@@ -14,85 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- a small CSV reader: quoted fields, "" inside quotes ---- */
-
-#define MAX_COLS 64
-
-typedef struct csv_row {
-    char *f[MAX_COLS];
-    int n;
-} csv_row;
-
-/* The next record from *p into r (fields are malloc'ed); false at the end. */
-static bool csv_next(const char **p, csv_row *r)
-{
-    const char *s = *p;
-    if (!*s)
-        return false;
-    r->n = 0;
-    for (;;) {
-        tp_buf b = {0};
-        tp_buf_putc(&b, 0);
-        b.len = 0;
-        if (*s == '"') {
-            for (s++; *s; s++) {
-                if (*s == '"' && s[1] == '"')
-                    tp_buf_putc(&b, '"'), s++;
-                else if (*s == '"') {
-                    s++;
-                    break;
-                } else
-                    tp_buf_putc(&b, *s);
-            }
-        } else
-            while (*s && *s != ',' && *s != '\n' && *s != '\r')
-                tp_buf_putc(&b, *s++);
-        tp_buf_putc(&b, 0);
-        if (r->n < MAX_COLS)
-            r->f[r->n++] = b.data;
-        else
-            free(b.data);
-        if (*s == ',') {
-            s++;
-            continue;
-        }
-        while (*s == '\r' || *s == '\n')
-            s++;
-        break;
-    }
-    *p = s;
-    return true;
-}
-
-static void csv_free(csv_row *r)
-{
-    for (int i = 0; i < r->n; i++)
-        free(r->f[i]);
-    r->n = 0;
-}
-
-static int col(const csv_row *head, const char *name)
-{
-    for (int i = 0; i < head->n; i++)
-        if (strcmp(head->f[i], name) == 0)
-            return i;
-    return -1;
-}
-
-/* Python's repr of a list ("[[512], [141, 512]]", "['c10::BFloat16', '']")
- * as compact JSON */
-static void py_to_json(const char *s, tp_buf *b)
-{
-    b->len = 0;
-    for (; *s; s++)
-        if (*s == '\'')
-            tp_buf_putc(b, '"');
-        else if (*s != ' ' || (b->len && b->data[b->len - 1] != ',' && b->data[b->len - 1] != '['))
-            tp_buf_putc(b, *s);
-    tp_buf_putc(b, 0);
-    b->len--;
-}
 
 static const char *const traces[] = {
     "h100_gaunernst_bert-small-uncased__1016001",
@@ -131,28 +53,29 @@ static void check_sheet(const char *trace, const char *sheet, const tp_summary *
         return; /* the trace has no such sheet */
     const char *p = text;
     csv_row head = {0}, r = {0};
-    CHECK(csv_next(&p, &head));
-    int c_name = col(&head, "name"), c_gf = col(&head, "GFLOPS_first"), c_mb = col(&head, "Data Moved (MB)_first"),
-        c_tfm = col(&head, "TFLOPS/s_mean"), c_tfd = col(&head, "TFLOPS/s_median"), c_tbm = col(&head, "TB/s_mean"),
-        c_dims = col(&head, "Input Dims_first"), c_types = col(&head, "Input type_first"),
-        c_str = col(&head, "Input Strides_first"), c_conc = col(&head, "Concrete Inputs_first"),
-        c_n = col(&head, "name_count"), c_sum = col(&head, "Kernel Time (µs)_sum");
+    CHECK(tp_csv_next(&p, &head));
+    int c_name = tp_csv_col(&head, "name"), c_gf = tp_csv_col(&head, "GFLOPS_first"),
+        c_mb = tp_csv_col(&head, "Data Moved (MB)_first"), c_tfm = tp_csv_col(&head, "TFLOPS/s_mean"),
+        c_tfd = tp_csv_col(&head, "TFLOPS/s_median"), c_tbm = tp_csv_col(&head, "TB/s_mean"),
+        c_dims = tp_csv_col(&head, "Input Dims_first"), c_types = tp_csv_col(&head, "Input type_first"),
+        c_str = tp_csv_col(&head, "Input Strides_first"), c_conc = tp_csv_col(&head, "Concrete Inputs_first"),
+        c_n = tp_csv_col(&head, "name_count"), c_sum = tp_csv_col(&head, "Kernel Time (µs)_sum");
     CHECK(c_name >= 0 && c_gf >= 0 && c_mb >= 0 && c_tfm >= 0 && c_dims >= 0 && c_types >= 0 && c_conc >= 0 &&
           c_n >= 0 && c_sum >= 0 && c_str >= 0 && c_tbm >= 0 && c_tfd >= 0);
     tp_buf dims = {0}, types = {0}, strides = {0}, conc = {0}, args = {0};
     tp_jdoc doc;
     tp_jdoc_init(&doc);
-    while (csv_next(&p, &r)) {
+    while (tp_csv_next(&p, &r)) {
         if (r.n != head.n) {
-            csv_free(&r);
+            tp_csv_free(&r);
             continue;
         }
         st->rows++;
         const char *name = r.f[c_name];
-        py_to_json(r.f[c_dims], &dims);
-        py_to_json(r.f[c_types], &types);
-        py_to_json(r.f[c_str], &strides);
-        py_to_json(r.f[c_conc], &conc);
+        tp_py_to_json(r.f[c_dims], &dims);
+        tp_py_to_json(r.f[c_types], &types);
+        tp_py_to_json(r.f[c_str], &strides);
+        tp_py_to_json(r.f[c_conc], &conc);
         args.len = 0;
         tp_buf_printf(&args, "{\"Input Dims\":%s,\"Input type\":%s,\"Input Strides\":%s,\"Concrete Inputs\":%s}",
                       dims.data, types.data, strides.data, conc.data);
@@ -206,9 +129,9 @@ static void check_sheet(const char *trace, const char *sheet, const tp_summary *
                         mine->tflops_mean, tfm, mine->tflops_median, tfd, mine->tbps_mean, tbm,
                         (long long)mine->device_ns, sum_us * 1e3);
         }
-        csv_free(&r);
+        tp_csv_free(&r);
     }
-    csv_free(&head);
+    tp_csv_free(&head);
     tp_buf_free(&dims), tp_buf_free(&types), tp_buf_free(&strides), tp_buf_free(&conc), tp_buf_free(&args);
     tp_jdoc_free(&doc);
     free(text);
@@ -378,25 +301,25 @@ static bool first_row_cost(const char *trace, const char *sheet, tp_op_cost *c, 
         return false;
     const char *p = text;
     csv_row head = {0}, r = {0};
-    bool ok = csv_next(&p, &head) && csv_next(&p, &r) && r.n == head.n;
+    bool ok = tp_csv_next(&p, &head) && tp_csv_next(&p, &r) && r.n == head.n;
     tp_buf dims = {0}, types = {0}, conc = {0}, args = {0};
     tp_jdoc doc;
     tp_jdoc_init(&doc);
     if (ok) {
-        py_to_json(r.f[col(&head, "Input Dims_first")], &dims);
-        py_to_json(r.f[col(&head, "Input type_first")], &types);
-        py_to_json(r.f[col(&head, "Concrete Inputs_first")], &conc);
+        tp_py_to_json(r.f[tp_csv_col(&head, "Input Dims_first")], &dims);
+        tp_py_to_json(r.f[tp_csv_col(&head, "Input type_first")], &types);
+        tp_py_to_json(r.f[tp_csv_col(&head, "Concrete Inputs_first")], &conc);
         tp_buf_printf(&args, "{\"Input Dims\":%s,\"Input type\":%s,\"Concrete Inputs\":%s}", dims.data, types.data,
                       conc.data);
         tp_op_inputs in;
         const char *why;
         ok = tp_op_inputs_parse(args.data, args.len, &doc, &in, &why) == 0 &&
-             tp_op_cost_of(r.f[col(&head, "name")], &in, c, &why) == 0;
-        *gflops = strtod(r.f[col(&head, "GFLOPS_first")], NULL);
-        *mib = strtod(r.f[col(&head, "Data Moved (MB)_first")], NULL);
-        *sum_us = strtod(r.f[col(&head, "Kernel Time (µs)_sum")], NULL);
+             tp_op_cost_of(r.f[tp_csv_col(&head, "name")], &in, c, &why) == 0;
+        *gflops = strtod(r.f[tp_csv_col(&head, "GFLOPS_first")], NULL);
+        *mib = strtod(r.f[tp_csv_col(&head, "Data Moved (MB)_first")], NULL);
+        *sum_us = strtod(r.f[tp_csv_col(&head, "Kernel Time (µs)_sum")], NULL);
     }
-    csv_free(&head), csv_free(&r);
+    tp_csv_free(&head), tp_csv_free(&r);
     tp_buf_free(&dims), tp_buf_free(&types), tp_buf_free(&conc), tp_buf_free(&args);
     tp_jdoc_free(&doc);
     free(text);

@@ -40,7 +40,10 @@ static int chan(tp_color c, int s) { return (int)((c >> s) & 0xFF); }
  * it is neither (a test failure). */
 static double ink_of(tp_color c)
 {
-    static const char *const keys[] = {"kernel", "memcpy", "memset", "cpu_op", "runtime", "annotation", "other", NULL};
+    static const char *const keys[] = {"GEMM",      "CONV",     "attention",     "normalisation", "softmax",
+                                       "elementwise", "reduce", "rotary",        "MoE",           "embedding",
+                                       "optimizer", "compiled", "communication", "memcpy",        "memset",
+                                       "cpu_op",    "runtime",  "annotation",    "other",         NULL};
     static const tp_color bgs[] = {0xFFFFFF, TP_COLOR_ZEBRA};
     for (int i = 0; keys[i]; i++)
         if (tp_palette_key(keys[i]) == c)
@@ -192,7 +195,7 @@ TEST(timeline_ink_equals_busy_synthetic)
     size_t ns[3] = {0, 0, 0};
 #define ADD(row, a, d, cat)                                                                                      \
     do {                                                                                                         \
-        it[n++] = (tp_tl_item){(row), (a), (d), "op", (cat)};                                                    \
+        it[n++] = (tp_tl_item){(row), (a), (d), "op", (cat), 0};                                                  \
         s[row][ns[row]++] = (span){(a), (a) + (d)};                                                              \
     } while (0)
     for (int r = 0; r < 2; r++) {
@@ -277,7 +280,7 @@ TEST(timeline_ink_equals_busy_nccl_step4)
     CHECK(tp_timeline_window(&s, &t0, &t1));
     tp_buf out = {0};
     tp_canvas *cv = tp_canvas_rec(&out);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, NULL};
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, NULL, tp_category_colors(s.rules)};
     tp_cv_begin_page(cv, 842, 595, "Timeline");
     tp_chart_timeline(cv, &pc, (tp_rect){36, 36, 770, 523});
     tp_cv_end_page(cv);
@@ -321,6 +324,7 @@ TEST(timeline_ink_equals_busy_nccl_step4)
     const ink_row *r7 = row_named(&m, "GPU 0 stream 7");
     CHECK(r7 && r7->ink < 0.25 * m.pw && r7->ink > 0.1 * m.pw);
     tp_buf_free(&out);
+    free(pc.cat_colors);
     tp_summary_free(&s);
     tp_trace_free(&t);
 }

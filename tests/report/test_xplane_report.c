@@ -408,7 +408,7 @@ TEST(xplane_report_op_grids_keyed_by_tf_and_hlo_ops_of_the_data)
         check_ops(samples[i], tp_jv_get(s.xp, "hlo_ops"), hlo, nhlo);
         CHECK(txt && strstr(txt, "Dominating TF ops"));
         if (i == 1) { /* JAX: both grids, keys from the kernels' stats */
-            CHECK(txt && strstr(txt, "Dominating XLA ops: kernel mix by family"));
+            CHECK(txt && strstr(txt, "Dominating XLA ops: kernel mix by category"));
             CHECK(txt && strstr(txt, "dot_general") && strstr(txt, "custom-call.1 (jit_matmul)"));
             CHECK(tp_test_exists_in(dir, "png/xplane_tf_ops.png") && tp_test_exists_in(dir, "png/xplane_xla_ops.png"));
         } else { /* no hlo_op on TF 2.4 kernels nor on TPU ops: a page that says so */
@@ -792,7 +792,7 @@ TEST(xplane_report_tpu_timeline_keeps_its_devices)
     tp_summary_build(&t, &ro, &s);
     tp_buf rec = {0};
     tp_canvas *cv = tp_canvas_rec(&rec);
-    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, NULL};
+    tp_pagectx pc = {&s, 595, 842, 842, 595, NULL, 0, NULL, tp_category_colors(s.rules)};
     tp_cv_begin_page(cv, 842, 595, "Timeline");
     tp_chart_timeline(cv, &pc, (tp_rect){36, 36, 770, 523});
     tp_cv_end_page(cv);
@@ -806,6 +806,7 @@ TEST(xplane_report_tpu_timeline_keeps_its_devices)
             tp_test_fail(__FILE__, __LINE__, "the timeline lacks the row %s", want);
     }
     tp_buf_free(&rec);
+    free(pc.cat_colors);
     tp_summary_free(&s);
     tp_trace_free(&t);
 }

@@ -259,7 +259,7 @@ static void chart_run(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         bool device = e->track < t->ntracks && t->tracks[e->track].role == TP_TRACK_DEVICE;
         uint32_t row = pr->items[i].row;
         /* kernel names on device bars (their name is the kernel), the verb's last part elsewhere */
-        it[i] = (tp_tl_item){row, e->ts, e->dur, device ? name : short_verb(verb), verb};
+        it[i] = (tp_tl_item){row, e->ts, e->dur, device ? name : short_verb(verb), verb, 0};
         /* row label: what the row holds (several kinds: joined) */
         const char *kind = pr->items[i].role == TP_PML_ITEM_INVOCATION ? "invocation"
                            : pr->items[i].role == TP_PML_ITEM_MAPPING  ? "mapping"

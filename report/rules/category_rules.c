@@ -1,6 +1,6 @@
 /* category_rules.c: the category rule table, parsed from the built-in file
  * and a user's file, and matched (categories.h). */
-#include "report/analysis/categories.h"
+#include "report/rules/cat_rules.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* report/analysis/categories.rules, built in (cat_rules_data.c) */
+/* report/rules/categories.rules, built in (cat_rules_data.c) */
 extern const char tp_cat_rules_builtin[];
 
 static uint32_t name_index(tp_cat_rules *r, const char *s, size_t len)
