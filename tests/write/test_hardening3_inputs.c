@@ -279,7 +279,7 @@ TEST(h3_file_options_are_parsed_as_inputs)
                                        "report/cmd_batch.c", "report/cmd_stats.c"};
     /* the help texts: the commands' own and the shared option paragraphs */
     char *help = NULL;
-    CHECK_EQ_INT(tp_test_run(&help, "cat convert/cmd_*.c report/cmd_*.c report/analysis/categories.h "
+    CHECK_EQ_INT(tp_test_run(&help, "cat convert/cmd_*.c report/cmd_*.c report/rules/cat_rules.h "
                                     "report/perf_models/devices.h convert/pipeline/*.h"), 0);
     int checked = 0;
     for (size_t f = 0; f < sizeof srcs / sizeof *srcs; f++) {
