@@ -164,7 +164,21 @@ typedef struct callref {
     int64_t seq;
     int64_t end;        /* aligned end */
     uint32_t rank, call;
+    uint64_t ord;       /* its place among the rank's calls of its key, by (end, call) */
 } callref;
+
+/* By key, rank, end, call: to number each rank's calls of a key in order. */
+static int cmp_rank_order(const void *pa, const void *pb)
+{
+    const callref *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return a->call < b->call ? -1 : a->call > b->call;
+}
 
 static int cmp_ref(const void *pa, const void *pb)
 {
@@ -178,6 +192,10 @@ static int cmp_ref(const void *pa, const void *pb)
         return a->seq < b->seq ? -1 : 1;
     if (a->end != b->end)
         return a->end < b->end ? -1 : 1;
+    /* equal ends: the ranks' calls in order (each rank's k-th call of the key
+     * beside the others' k-th), not one rank's calls all before the next's */
+    if (a->ord != b->ord)
+        return a->ord < b->ord ? -1 : 1;
     return a->rank != b->rank ? (a->rank < b->rank ? -1 : 1) : (a->call < b->call ? -1 : a->call > b->call);
 }
 
@@ -309,9 +327,13 @@ static void build_instances(tp_job *j)
             const tp_rank_call *c = &s->calls[i];
             const tp_rank_coll *k = &s->colls[c->coll];
             v[n++] = (callref){tp_sync_key(k->kind, k->group, k->ranks, -1), c->seq,
-                               c->start_ns + c->dur_ns + j->ranks[r].offset_ns, (uint32_t)r, (uint32_t)i};
+                               c->start_ns + c->dur_ns + j->ranks[r].offset_ns, (uint32_t)r, (uint32_t)i, 0};
         }
     }
+    qsort(v, n, sizeof *v, cmp_rank_order);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].key == v[i - 1].key && v[i].rank == v[i - 1].rank)
+            v[i].ord = v[i - 1].ord + 1;
     qsort(v, n, sizeof *v, cmp_ref);
     rows w = {0};
     w.win = build_windows(j, &w.nwin);
