@@ -66,6 +66,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
     a->module = tp_xcalloc(n + 1, sizeof *a->module);
     /* module path of every host slice, in preorder (a parent before its children) */
     uint32_t *host_mod = tp_xcalloc(n + 1, sizeof *host_mod);
+    uint8_t *levels = NULL; /* path id -> its names (<= TP_MODULE_MAX_LEVELS) */
+    size_t levels_cap = 0;
     tp_buf path = {0};
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t ev = ht->order[p], par = ht->parent[ev];
@@ -75,16 +77,24 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
             host_mod[ev] = up;
             continue;
         }
+        size_t l = 0, ml = strlen(m);
+        const char *s = up ? tp_strset_get(&a->paths, up, &l) : NULL;
+        if ((up && levels[up] >= TP_MODULE_MAX_LEVELS) || l + (up != 0) + ml > TP_MODULE_MAX_PATH_BYTES) {
+            host_mod[ev] = up; /* too deep or too long: counted, and its work stays with its ancestors' path */
+            a->modules_cut++;
+            continue;
+        }
         path.len = 0;
         if (up) {
-            size_t l;
-            const char *s = tp_strset_get(&a->paths, up, &l);
             tp_buf_put(&path, s, l);
             tp_buf_putc(&path, '/');
         }
-        tp_buf_puts(&path, m);
+        tp_buf_put(&path, m, ml);
         host_mod[ev] = tp_strset_add(&a->paths, path.data, path.len);
+        TP_GROW(levels, levels_cap, (size_t)host_mod[ev] + 1);
+        levels[host_mod[ev]] = (uint8_t)(up ? levels[up] + 1 : 1);
     }
+    free(levels);
     tp_buf_free(&path);
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[i];

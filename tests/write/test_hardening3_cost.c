@@ -74,3 +74,65 @@ TEST(cost_clock_align_equal_ends_pair_in_order)
     CHECK(out && strstr(out, "30000 instances matched across ranks (0 calls seen on one rank only)"));
     free(out);
 }
+
+/* The ulimit -v wrapper of a run when the binary runs under one (ASan
+ * reserves terabytes of address space: no cap there, the checks of the
+ * outputs still hold). */
+static const char *memory_cap(long kb)
+{
+    static char s[64];
+    bool works = tp_test_run(NULL, "(ulimit -v %ld && '%s' --version; exit $?) >/dev/null 2>&1", kb, tp_test_bin()) == 0;
+    snprintf(s, sizeof s, works ? "ulimit -v %ld; " : "", kb);
+    return s;
+}
+
+/* Item 4: n nested `nn.Module` scopes on one thread (python_function), each
+ * launching a kernel inside it before the next scope opens. */
+static char *nested_modules(size_t n)
+{
+    tp_buf b = {0};
+    tp_buf_printf(&b, "{\"traceEvents\":[\n");
+    for (size_t i = 0; i < n; i++)
+        tp_buf_printf(&b,
+                      "%s{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"nn.Module: Layer_%zu\",\"pid\":100,"
+                      "\"tid\":100,\"ts\":%zu,\"dur\":%zu},\n"
+                      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,"
+                      "\"ts\":%zu,\"dur\":2,\"args\":{\"correlation\":%zu}},\n"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_%zu\",\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":3,"
+                      "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%zu}}\n",
+                      i ? "," : "", i, 1000 + 10 * i, 20 * n - 20 * i, 1000 + 10 * i + 1, i + 1, i % 50,
+                      1000 + 10 * i + 5, i + 1);
+    tp_buf_printf(&b, "]}\n");
+    char *s = tp_xstrdup(b.data);
+    tp_buf_free(&b);
+    return s;
+}
+
+/* 8,000 nested scopes: the old code built every kernel's whole path (the
+ * derived Name Scope line: 0.8 GB in convert; the module paths: 1.7 GB in
+ * report and a 350 MB summary.json).  Now a path holds 64 levels at most
+ * and the levels left out are counted. */
+TEST(cost_nested_scopes_memory_linear_in_depth)
+{
+    char *t = nested_modules(8000);
+    const char *in = tp_test_write_text("nested.json", t);
+    free(t);
+    const char *cap = memory_cap(600L * 1024);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%stimeout 20 '%s' convert '%s' -o '%s' 2>&1", cap, tp_test_bin(), in,
+                             tp_test_tmp("nested_out.json")), 0);
+    /* kernel i runs in i + 1 levels: sum over i of (i + 1 - 64) levels are left out */
+    CHECK(out && strstr(out, "name-scope levels deeper than 64 not derived (TP_DERIVE_MAX_LEVELS): 31494016"));
+    free(out);
+    const char *dir = tp_test_tmp("nested_report");
+    CHECK_EQ_INT(tp_test_run(&out, "%stimeout 20 '%s' report '%s' -o '%s' 2>&1", cap, tp_test_bin(), in, dir), 0);
+    free(out);
+    size_t len = 0;
+    char *sum = tp_test_read_file(tp_test_tmp("nested_report/summary.json"), &len);
+    CHECK(sum && len < 16u * 1024 * 1024);
+    CHECK(sum && strstr(sum, "\"modules_cut\":7936")); /* the scopes past 64 levels */
+    CHECK(sum && strstr(sum, "\"path\":\"Layer_0/Layer_1/"));
+    free(sum);
+    CHECK_EQ_INT(tp_test_run(&out, "%stimeout 20 '%s' stats '%s'", cap, tp_test_bin(), in), 0);
+    free(out);
+}
