@@ -56,6 +56,11 @@ void tp_out_install_signal_cleanup(void);
  * report, diff and batch write fixed names (summary.json, diff.md,
  * index.json, ...) that an input in the output folder may have. */
 void tp_out_protect(const char *input);
+/* Remove every stale temporary file of folder dir now (NAME.tmp.PID.XXXXXX
+ * of a process that is gone); outputs written into dir afterwards, by this
+ * process or its forks, skip their own scan of it (a job's thousands of rank
+ * summaries). */
+void tp_out_sweep_dir(const char *dir);
 /* The protected input that PATH is (same device and inode), or NULL: a
  * command that will write PATH late can refuse before it starts. */
 const char *tp_out_protected(const char *path);

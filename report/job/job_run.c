@@ -93,6 +93,8 @@ static uint64_t inputs_hash(const tp_strlist *inputs)
 
 /* Map one input: analyse it and write its rank summary.  0, or -1 with
  * err and *failed. */
+static uint64_t job_inputs_hash; /* inputs_hash of the job's inputs: worked out once, not per rank */
+
 static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, const char **failed,
                    tp_err *err)
 {
@@ -102,7 +104,7 @@ static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, con
         return -1;
     r.input_index = i;
     r.inputs = inputs->n;
-    r.inputs_hash = inputs_hash(inputs);
+    r.inputs_hash = job_inputs_hash;
     tp_buf b = {0};
     tp_rank_sum_json(&r, &b);
     char path[4400];
@@ -202,6 +204,8 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
     if (tp_mkdirs(ranks, err) < 0)
         return -1;
     remove_stale(ranks, o);
+    tp_out_sweep_dir(ranks);
+    job_inputs_hash = inputs_hash(inputs);
     /* each rank in a forked child of its own: its memory goes back to the
      * system when it ends, so the peak is `workers` ranks' whatever the
      * number of ranks (in one process, allocator arenas grew 30% from 8 to
@@ -272,13 +276,14 @@ int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, 
     tp_rank_sum *sums = tp_xcalloc(inputs->n + 1, sizeof *sums);
     size_t n = 0;
     int rc = 0;
+    uint64_t hash = inputs_hash(inputs);
     for (; n < inputs->n; n++) {
         *failed = inputs->v[n];
         if ((rc = tp_job_rank_load(inputs->v[n], o, &sums[n], err)) < 0)
             break;
         sums[n].input_index = n;
         sums[n].inputs = inputs->n;
-        sums[n].inputs_hash = inputs_hash(inputs);
+        sums[n].inputs_hash = hash;
     }
     if (rc == 0) {
         *failed = inputs->n ? inputs->v[0] : "";

@@ -136,3 +136,68 @@ TEST(cost_nested_scopes_memory_linear_in_depth)
     CHECK_EQ_INT(tp_test_run(&out, "%stimeout 20 '%s' stats '%s'", cap, tp_test_bin(), in), 0);
     free(out);
 }
+
+/* Item 5: n one-step ranks, rank r's step numbered r (distinct steps). */
+static const char *tiny_ranks(const char *name, size_t n)
+{
+    static char dir[PATH_MAX]; /* tp_test_tmp's buffers rotate: the writes below reuse them */
+    snprintf(dir, sizeof dir, "%s", tp_test_tmp(name));
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s'", dir), 0);
+    char path[PATH_MAX], text[1024];
+    for (size_t r = 0; r < n; r++) {
+        snprintf(path, sizeof path, "%s/rank-%zu.json", name, r);
+        snprintf(text, sizeof text,
+                 "{\"distributedInfo\":{\"rank\":%zu,\"world_size\":%zu},\"traceEvents\":[\n"
+                 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%zu\",\"pid\":10,\"tid\":10,"
+                 "\"ts\":1000,\"dur\":100},\n"
+                 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":10,\"tid\":10,"
+                 "\"ts\":1010,\"dur\":5,\"args\":{\"correlation\":1}},\n"
+                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":1020,\"dur\":%zu,"
+                 "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}]}\n",
+                 r, n, r, 30 + r % 7);
+        tp_test_write_text(path, text);
+    }
+    return dir;
+}
+
+/* 2,000 ranks with distinct steps: the old job held ranks x the union of
+ * step numbers (4 M cells, 320 MB, and the heatmap 80 MB more); now the
+ * 2,000 cells that exist.  Under a 200 MB cap the old binary exits 2. */
+TEST(cost_job_cells_bounded_by_the_steps_that_exist)
+{
+    const char *dir = tiny_ranks("tiny_job", 2000);
+    char rep[PATH_MAX];
+    snprintf(rep, sizeof rep, "%s", tp_test_tmp("tiny_job_report"));
+    const char *cap = memory_cap(200L * 1024);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%stimeout 60 '%s' stats '%s'", cap, tp_test_bin(), dir), 0);
+    CHECK(out && strstr(out, "### Job: 2000 ranks of 2000, 2000 steps"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "%stimeout 60 '%s' report '%s' -o '%s' 2>&1", cap, tp_test_bin(), dir, rep), 0);
+    free(out);
+    char *sum = tp_test_read_file(tp_test_tmp("tiny_job_report/summary.json"), NULL);
+    /* every rank's one step, with its own number */
+    CHECK(sum && strstr(sum, "\"per_step\":[[1999,100000,"));
+    free(sum);
+    CHECK(tp_test_file_exists(tp_test_tmp("tiny_job_report/png/job_heatmap.png")));
+}
+
+/* The rank summaries' folder is swept once for temporary files of dead runs
+ * (each rank's write scanned it: ranks x ranks entries); what a dead run
+ * left is still removed, and other files stay. */
+TEST(cost_job_ranks_folder_swept_once)
+{
+    const char *dir = tiny_ranks("sweep_job", 3);
+    char rep[PATH_MAX];
+    snprintf(rep, sizeof rep, "%s", tp_test_tmp("sweep_report"));
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s/ranks' && touch '%s/ranks/000001-x.rank.json.tmp.999999999.AbC123' "
+                                   "'%s/ranks/notes.tmp.txt' '%s/ranks/y.tmp.12.short'",
+                             rep, rep, rep, rep),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' 2>&1", tp_test_bin(), dir, rep), 0);
+    free(out);
+    CHECK(!tp_test_file_exists(tp_test_tmp("sweep_report/ranks/000001-x.rank.json.tmp.999999999.AbC123")));
+    CHECK(tp_test_file_exists(tp_test_tmp("sweep_report/ranks/notes.tmp.txt")));
+    CHECK(tp_test_file_exists(tp_test_tmp("sweep_report/ranks/y.tmp.12.short")));
+}
