@@ -140,8 +140,9 @@ static int64_t *votes(const partners *p, const tp_sync_point *s, size_t n, size_
             to = from + quota;
         }
         for (size_t j = from; j < to; j++) {
-            int64_t d = e[j] - v->end_ns; /* both within the bounds: no overflow */
-            if (d < -TP_ALIGN_MAX_OFFSET_NS || d > TP_ALIGN_MAX_OFFSET_NS)
+            int64_t d; /* a partner is an end plus an offset: up to 5 x 2^60 from a point */
+            if (__builtin_sub_overflow(e[j], v->end_ns, &d) || d < -TP_ALIGN_MAX_OFFSET_NS ||
+                d > TP_ALIGN_MAX_OFFSET_NS)
                 continue;
             TP_GROW(cand, cc, nc + 1);
             cand[nc++] = d;
