@@ -68,9 +68,22 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
     uint32_t *host_mod = tp_xcalloc(n + 1, sizeof *host_mod);
     uint8_t *levels = NULL; /* path id -> its names (<= TP_MODULE_MAX_LEVELS) */
     size_t levels_cap = 0;
+    /* per position: the innermost scope event at or above it, and the innermost
+     * that is not a library frame, from its parent's (a launch used to walk up
+     * its ancestors: 12k nested library frames cost 72M name tests) */
+    uint32_t *inner_at = tp_xmalloc((ht->n + 1) * sizeof *inner_at);
+    uint32_t *named_at = tp_xmalloc((ht->n + 1) * sizeof *named_at);
     tp_buf path = {0};
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t ev = ht->order[p], par = ht->parent[ev];
+        uint32_t pp = par != TP_NONE ? ht->pos[par] : TP_NONE;
+        inner_at[p] = pp != TP_NONE ? inner_at[pp] : TP_NONE;
+        named_at[p] = pp != TP_NONE ? named_at[pp] : TP_NONE;
+        if (scope_event(t, &t->events[ev])) {
+            inner_at[p] = ev;
+            if (!library_frame(t, &t->events[ev]))
+                named_at[p] = ev;
+        }
         uint32_t up = par != TP_NONE ? host_mod[par] : 0;
         const char *m = module_name(tp_str_get(t, t->events[ev].name));
         if (!m) {
@@ -111,14 +124,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         }
         if (launch == TP_NONE || ht->pos[launch] == TP_NONE)
             continue;
-        uint32_t inner = TP_NONE, named = TP_NONE;
-        for (uint32_t up = ht->parent[launch]; up != TP_NONE && named == TP_NONE; up = ht->parent[up])
-            if (scope_event(t, &t->events[up])) {
-                if (inner == TP_NONE)
-                    inner = up;
-                if (!library_frame(t, &t->events[up]))
-                    named = up;
-            }
+        uint32_t up = ht->parent[launch], at = up != TP_NONE ? ht->pos[up] : TP_NONE;
+        uint32_t inner = at != TP_NONE ? inner_at[at] : TP_NONE, named = at != TP_NONE ? named_at[at] : TP_NONE;
         bool graph = tp_is_graph_launch(tp_str_get(t, t->events[launch].name));
         if (inner != TP_NONE) {
             a->leaf[i] = named != TP_NONE ? named : inner;
@@ -129,6 +136,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         }
     }
     free(host_mod);
+    free(inner_at);
+    free(named_at);
 }
 
 void tp_attribution_free(tp_attribution *a)

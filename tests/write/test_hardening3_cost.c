@@ -86,21 +86,21 @@ static const char *memory_cap(long kb)
     return s;
 }
 
-/* Item 4: n nested `nn.Module` scopes on one thread (python_function), each
- * launching a kernel inside it before the next scope opens. */
-static char *nested_modules(size_t n)
+/* Item 4: n nested scopes on one thread (python_function, named fmt + i),
+ * each launching a kernel inside it before the next scope opens. */
+static char *nested_scopes(size_t n, const char *fmt)
 {
     tp_buf b = {0};
     tp_buf_printf(&b, "{\"traceEvents\":[\n");
     for (size_t i = 0; i < n; i++)
         tp_buf_printf(&b,
-                      "%s{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"nn.Module: Layer_%zu\",\"pid\":100,"
+                      "%s{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"%s%zu\",\"pid\":100,"
                       "\"tid\":100,\"ts\":%zu,\"dur\":%zu},\n"
                       "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,"
                       "\"ts\":%zu,\"dur\":2,\"args\":{\"correlation\":%zu}},\n"
                       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_%zu\",\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":3,"
                       "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%zu}}\n",
-                      i ? "," : "", i, 1000 + 10 * i, 20 * n - 20 * i, 1000 + 10 * i + 1, i + 1, i % 50,
+                      i ? "," : "", fmt, i, 1000 + 10 * i, 20 * n - 20 * i, 1000 + 10 * i + 1, i + 1, i % 50,
                       1000 + 10 * i + 5, i + 1);
     tp_buf_printf(&b, "]}\n");
     char *s = tp_xstrdup(b.data);
@@ -114,7 +114,7 @@ static char *nested_modules(size_t n)
  * and the levels left out are counted. */
 TEST(cost_nested_scopes_memory_linear_in_depth)
 {
-    char *t = nested_modules(8000);
+    char *t = nested_scopes(8000, "nn.Module: Layer_");
     const char *in = tp_test_write_text("nested.json", t);
     free(t);
     const char *cap = memory_cap(600L * 1024);
@@ -135,6 +135,29 @@ TEST(cost_nested_scopes_memory_linear_in_depth)
     free(sum);
     CHECK_EQ_INT(tp_test_run(&out, "%stimeout 20 '%s' stats '%s'", cap, tp_test_bin(), in), 0);
     free(out);
+}
+
+/* 30,000 nested library frames (torch/...: they name no scope of the user's
+ * model): the old report walked every kernel's ancestors up to a named one
+ * (450 M frame tests, over 15 s); now each host slice's answer comes from its
+ * parent's.  Release build only (the size is the point; ASan is 10x slower). */
+TEST(cost_nested_library_frames_linear)
+{
+    if (strstr(tp_test_bin(), "asan"))
+        return;
+    char *t = nested_scopes(30000, "torch/nn/modules/module.py(1747): _call_impl_");
+    const char *in = tp_test_write_text("nested_lib.json", t);
+    free(t);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 10 '%s' stats '%s'", tp_test_bin(), in), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 10 '%s' report '%s' -o '%s' 2>&1", tp_test_bin(), in,
+                             tp_test_tmp("nested_lib_report")), 0);
+    free(out);
+    char *sum = tp_test_read_file(tp_test_tmp("nested_lib_report/summary.json"), NULL);
+    /* each kernel's leaf is the frame around its launch (no named scope above it) */
+    CHECK(sum && strstr(sum, "{\"name\":\"torch/nn/modules/module.py(1747): _call_impl_29999\",\"category\""));
+    free(sum);
 }
 
 /* Item 5: n one-step ranks, rank r's step numbered r (distinct steps). */
