@@ -153,34 +153,66 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Temporary files are NAME.tmp.PID.XXXXXX: one whose process is gone (a
- * SIGKILL, a power cut) is removed by the next run that writes NAME. */
-static void remove_stale_tmps(const char *path)
+ * SIGKILL, a power cut) is removed by the next run that writes NAME.  The
+ * pid of such a name in n when it has the form (for NAME = base when base is
+ * not NULL), else 0. */
+static long tmp_pid(const char *n, const char *base)
 {
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
-    const char *base = slash ? slash + 1 : path;
-    size_t blen = strlen(base);
+    size_t len = strlen(n);
+    if (len < 14 || n[len - 7] != '.') /* "X.tmp.1.XXXXXX" at least */
+        return 0;
+    const char *digits = n + len - 7;
+    while (digits > n && digits[-1] >= '0' && digits[-1] <= '9')
+        digits--;
+    if (digits == n + len - 7 || digits - n < 6 || strncmp(digits - 5, ".tmp.", 5) != 0)
+        return 0;
+    if (base && ((size_t)(digits - 5 - n) != strlen(base) || strncmp(n, base, strlen(base)) != 0))
+        return 0;
+    char *end;
+    long pid = strtol(digits, &end, 10);
+    return end == n + len - 7 && pid > 0 ? pid : 0;
+}
+
+/* The stale temporary files in dir (of NAME = base, or of any name when base
+ * is NULL). */
+static void sweep_tmps(const char *dir, const char *base)
+{
     DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *e;
     while ((e = readdir(d))) {
-        const char *n = e->d_name;
-        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".tmp.", 5) != 0)
-            continue;
-        char *end;
-        long pid = strtol(n + blen + 5, &end, 10);
-        if (end == n + blen + 5 || *end != '.' || strlen(end) != 7 || pid <= 0 || pid == (long)getpid())
+        long pid = tmp_pid(e->d_name, base);
+        if (!pid || pid == (long)getpid())
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue; /* alive (or not ours to ask): its file */
         char full[8192];
-        snprintf(full, sizeof full, "%s/%s", dir, n);
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
         if (!tp_out_protected(full)) /* an input, however it is named, is never removed */
             (void)unlink(full);
     }
     closedir(d);
+}
+
+/* A folder swept whole (tp_out_sweep_dir): writes into it skip their scan. */
+static char *swept_dir;
+
+void tp_out_sweep_dir(const char *dir)
+{
+    sweep_tmps(dir, NULL);
+    free(swept_dir);
+    swept_dir = tp_xstrdup(dir);
+}
+
+static void remove_stale_tmps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (swept_dir && strcmp(dir, swept_dir) == 0)
+        return; /* a scan per file would cost files x files in a folder of thousands (a job's ranks) */
+    sweep_tmps(dir, slash ? slash + 1 : path);
 }
 
 /* An output that is not a regular file: a FIFO or a character device

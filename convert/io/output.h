@@ -58,6 +58,12 @@ void tp_outset_abort(tp_outset *set);
  * and ignore SIGXFSZ (a file-size limit becomes a write error, EFBIG).
  * main() calls it for every command. */
 void tp_out_install_signal_cleanup(void);
+/* Remove every stale temporary file of folder dir now (NAME.tmp.PID.XXXXXX
+ * of a process that is gone); outputs written into dir afterwards, by this
+ * process or its forks, skip their own scan of it (a job's thousands of rank
+ * summaries). */
+void tp_out_sweep_dir(const char *dir);
+
 /* Write a whole small file (JSON, Markdown) atomically: DIR/NAME, or PATH
  * when dir is NULL.  0 or -1 with err. */
 int tp_out_write_file(const char *dir, const char *name, const void *data, size_t len, tp_err *err);

@@ -1,5 +1,6 @@
 /* clock_align.c: a job's clock offsets from collective ends (clock_align.h). */
 #include "convert/model/clock_align.h"
+#include "convert/base/i64map.h"
 #include "convert/base/sort.h"
 
 #include <stdlib.h>
@@ -41,44 +42,6 @@ static inline bool i64_before(const int64_t *a, const int64_t *b, void *c)
     return *a < *b;
 }
 TP_SORT_DEFINE(sort_i64, int64_t, void *, i64_before)
-
-/* The points of the aligned ranks, on the reference's clock, by (key, end). */
-typedef struct pool {
-    tp_sync_point *v;
-    size_t n, cap;
-} pool;
-
-static size_t first_of_key(const pool *p, uint64_t key, int64_t end)
-{
-    size_t lo = 0, hi = p->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (p->v[mid].key < key || (p->v[mid].key == key && p->v[mid].end_ns < end))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Does a point of `key` end within the tolerance of `end`?  Its difference in *d. */
-static bool partner(const pool *p, uint64_t key, int64_t end, int64_t *d)
-{
-    size_t i = first_of_key(p, key, end - TP_ALIGN_TOLERANCE_NS);
-    if (i < p->n && p->v[i].key == key && p->v[i].end_ns <= end + TP_ALIGN_TOLERANCE_NS) {
-        /* the nearest of the points in the window */
-        int64_t best = p->v[i].end_ns - end;
-        for (size_t j = i + 1; j < p->n && p->v[j].key == key && p->v[j].end_ns <= end + TP_ALIGN_TOLERANCE_NS; j++)
-            if (llabs(p->v[j].end_ns - end) < llabs(best))
-                best = p->v[j].end_ns - end;
-        *d = best;
-        return true;
-    }
-    return false;
-}
-
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
-
 static inline bool end_before(const tp_sync_point *a, const tp_sync_point *b, void *c)
 {
     (void)c;
@@ -86,31 +49,139 @@ static inline bool end_before(const tp_sync_point *a, const tp_sync_point *b, vo
 }
 TP_SORT_DEFINE(sort_by_end, tp_sync_point, void *, end_before)
 
-/* The differences from VOTERS points spread evenly over the rank's time
- * (its first and last among them) to the points of their key in q.  Spread,
- * not the first ones: with periodic calls, a shift by k periods pairs up all
- * the first points too, and only the far end tells it from the true one. */
-static int64_t *votes(const pool *q, const tp_sync_point *pts, size_t n, size_t *nc_out)
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* The partners: per key, the ends (on the reference's clock, ascending) of
+ * the first aligned rank that has calls of that key.  One rank per key, so
+ * that calls pair one to one and in order; the first one, so that a key the
+ * reference has is matched against the reference. */
+typedef struct partners {
+    tp_i64map of_key; /* key -> index into at/len */
+    size_t *at, *len; /* each key's run in ends */
+    size_t nkeys, kcap;
+    int64_t *ends;
+    size_t n, cap;
+} partners;
+
+static const int64_t *partners_of(const partners *p, uint64_t key, size_t *m)
 {
-    tp_sync_point *s = tp_xmalloc((n + 1) * sizeof *s);
-    memcpy(s, pts, n * sizeof *s);
-    sort_by_end(s, n, NULL);
-    size_t nv = n < VOTERS ? n : VOTERS;
+    uint32_t k = tp_i64map_get(&p->of_key, (int64_t)key);
+    if (k == TP_I64MAP_EMPTY) {
+        *m = 0;
+        return NULL;
+    }
+    *m = p->len[k];
+    return p->ends + p->at[k];
+}
+
+/* The first index of v[0..m) with v[i] >= x. */
+static size_t lower_bound(const int64_t *v, size_t m, int64_t x)
+{
+    size_t lo = 0, hi = m;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The differences from VOTERS points spread evenly over the rank's time
+ * (its first and last among them) to the partners of their key.  Spread,
+ * not the first ones: with periodic calls, a shift by k periods pairs up all
+ * the first points too, and only the far end tells it from the true one.
+ * A voter votes for at most MAX_VOTES / VOTERS partners: those nearest its
+ * own place in its key's order (the i-th of n calls looks around the
+ * i*m/n-th of the m partners), so that a capped vote stays centred on the
+ * in-order pairing instead of leaning to the partners that come first.
+ * s: the rank's points by (key, end). */
+static int64_t *votes(const partners *p, const tp_sync_point *s, size_t n, size_t *nc_out)
+{
+    tp_sync_point *t = tp_xmalloc((n + 1) * sizeof *t);
+    memcpy(t, s, n * sizeof *t);
+    sort_by_end(t, n, NULL);
+    size_t nv = n < VOTERS ? n : VOTERS, quota = MAX_VOTES / VOTERS;
     int64_t *cand = NULL;
     size_t nc = 0, cc = 0;
-    for (size_t k = 0; k < nv && nc < MAX_VOTES; k++) {
-        const tp_sync_point *v = &s[nv > 1 ? k * (n - 1) / (nv - 1) : 0];
-        for (size_t j = first_of_key(q, v->key, INT64_MIN); j < q->n && q->v[j].key == v->key && nc < MAX_VOTES; j++) {
-            int64_t d = q->v[j].end_ns - v->end_ns; /* both within the bounds: no overflow */
-            if (d < -TP_ALIGN_MAX_OFFSET_NS || d > TP_ALIGN_MAX_OFFSET_NS)
+    for (size_t k = 0; k < nv; k++) {
+        const tp_sync_point *v = &t[nv > 1 ? k * (n - 1) / (nv - 1) : 0];
+        size_t m;
+        const int64_t *e = partners_of(p, v->key, &m);
+        if (!m)
+            continue;
+        /* the voter's place among the rank's calls of its key */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (s[mid].key < v->key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t first = lo;
+        for (hi = n; lo < hi;) {
+            size_t mid = (lo + hi) / 2;
+            if (s[mid].key == v->key && s[mid].end_ns < v->end_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t own = lo - first, count = own + 1;
+        while (first + count < n && s[first + count].key == v->key)
+            count++;
+        size_t from = 0, to = m;
+        if (m > quota) {
+            size_t centre = (size_t)((double)own * (double)m / (double)count);
+            from = centre > quota / 2 ? centre - quota / 2 : 0;
+            if (from + quota > m)
+                from = m - quota;
+            to = from + quota;
+        }
+        for (size_t j = from; j < to; j++) {
+            int64_t d; /* a partner is an end plus an offset: up to 5 x 2^60 from a point */
+            if (__builtin_sub_overflow(e[j], v->end_ns, &d) || d < -TP_ALIGN_MAX_OFFSET_NS ||
+                d > TP_ALIGN_MAX_OFFSET_NS)
                 continue;
             TP_GROW(cand, cc, nc + 1);
             cand[nc++] = d;
         }
     }
-    free(s);
+    free(t);
     *nc_out = nc;
     return cand;
+}
+
+/* The points of s (by key, end) shifted by `off` paired with the partners in
+ * order: per key, each point with the earliest partner not yet paired that
+ * ends within the tolerance (the most pairs any order-keeping pairing
+ * gets).  Returns the pairs; their differences (partner - point) in diffs
+ * when not NULL.  O(n + the partners passed). */
+static size_t pair_up(const partners *p, const tp_sync_point *s, size_t n, int64_t off, int64_t *diffs)
+{
+    size_t pairs = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && s[e].key == s[i].key)
+            e++;
+        size_t m;
+        const int64_t *v = partners_of(p, s[i].key, &m);
+        size_t j = m ? lower_bound(v, m, s[i].end_ns + off - TP_ALIGN_TOLERANCE_NS) : 0;
+        for (; i < e && j < m; i++) {
+            int64_t x = s[i].end_ns + off;
+            while (j < m && v[j] < x - TP_ALIGN_TOLERANCE_NS)
+                j++;
+            if (j < m && v[j] <= x + TP_ALIGN_TOLERANCE_NS) {
+                if (diffs)
+                    diffs[pairs] = v[j] - s[i].end_ns;
+                pairs++;
+                j++;
+            }
+        }
+        i = e;
+    }
+    return pairs;
 }
 
 /* More votes, else the smaller |offset|, else the smaller offset. */
@@ -121,18 +192,13 @@ static bool better(size_t va, int64_t oa, size_t vb, int64_t ob)
     return abs64(oa) != abs64(ob) ? abs64(oa) < abs64(ob) : oa < ob;
 }
 
-static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, size_t n, tp_align_result *r)
+/* s: the rank's points by (key, end). */
+static void align_one(const partners *p, const tp_sync_point *s, size_t n, tp_align_result *r)
 {
     memset(r, 0, sizeof *r);
     r->method = TP_ALIGN_RECORDED;
-    /* votes against the reference's points; against every aligned rank's
-     * when the reference shares no key with this rank (another group) */
     size_t nc;
-    int64_t *cand = votes(ref, pts, n, &nc);
-    if (!nc) {
-        free(cand);
-        cand = votes(p, pts, n, &nc);
-    }
+    int64_t *cand = votes(p, s, n, &nc);
     if (!nc) {
         free(cand);
         return;
@@ -173,10 +239,7 @@ static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, 
     size_t best_score = 0;
     int64_t best = 0;
     for (size_t c = 0; c < nb; c++) {
-        size_t score = 0;
-        int64_t d;
-        for (size_t i = 0; i < n; i++)
-            score += partner(p, pts[i].key, pts[i].end_ns + best_off[c], &d);
+        size_t score = pair_up(p, s, n, best_off[c], NULL);
         if (score > best_score || (score == best_score && score &&
                                    (abs64(best_off[c]) < abs64(best) ||
                                     (abs64(best_off[c]) == abs64(best) && best_off[c] < best)))) {
@@ -187,15 +250,10 @@ static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, 
     /* one point always finds its own partner: it says nothing */
     if (best_score < MIN_MATCHED)
         return;
-    /* the median difference over the matched points (of the middle two,
+    /* the median difference over the paired points (of the middle two,
      * their mean rounded down), and their spread */
     int64_t *diffs = tp_xmalloc((n + 1) * sizeof *diffs);
-    size_t nd = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t d;
-        if (partner(p, pts[i].key, pts[i].end_ns + best, &d))
-            diffs[nd++] = best + d;
-    }
+    size_t nd = pair_up(p, s, n, best, diffs);
     sort_i64(diffs, nd, NULL);
     int64_t lo = diffs[(nd - 1) / 2], hi = diffs[nd / 2];
     r->offset_ns = lo + (hi - lo) / 2;
@@ -207,17 +265,32 @@ static void align_one(const pool *ref, const pool *p, const tp_sync_point *pts, 
     free(diffs);
 }
 
-static void pool_add(pool *p, const tp_sync_point *pts, size_t n, int64_t offset)
+/* The keys of s (by key, end) that no aligned rank had yet become partners,
+ * shifted by offset. */
+static void partners_add(partners *p, const tp_sync_point *s, size_t n, int64_t offset)
 {
-    TP_GROW(p->v, p->cap, p->n + n + 1);
-    for (size_t i = 0; i < n; i++)
-        p->v[p->n++] = (tp_sync_point){pts[i].key, pts[i].end_ns + offset};
-    sort_points(p->v, p->n, NULL);
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && s[e].key == s[i].key)
+            e++;
+        if (tp_i64map_get(&p->of_key, (int64_t)s[i].key) == TP_I64MAP_EMPTY) {
+            size_t kc = p->kcap;
+            TP_GROW(p->at, kc, p->nkeys + 1);
+            TP_GROW(p->len, p->kcap, p->nkeys + 1);
+            p->at[p->nkeys] = p->n;
+            p->len[p->nkeys] = e - i;
+            tp_i64map_put(&p->of_key, (int64_t)s[i].key, (uint32_t)p->nkeys++);
+            TP_GROW(p->ends, p->cap, p->n + (e - i) + 1);
+            for (size_t k = i; k < e; k++)
+                p->ends[p->n++] = s[k].end_ns + offset;
+        }
+        i = e;
+    }
 }
 
 void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t nranks, tp_align_result *out)
 {
-    pool p = {0}, ref = {0};
+    partners p = {0};
     tp_sync_point *pts = NULL;
     size_t cap = 0;
     for (size_t r = 0; r < nranks; r++) {
@@ -226,16 +299,18 @@ void tp_clock_align(const tp_sync_point *const *ranks, const size_t *n, size_t n
         for (size_t i = 0; i < n[r]; i++)
             if (ranks[r][i].end_ns >= -TP_ALIGN_MAX_END_NS && ranks[r][i].end_ns <= TP_ALIGN_MAX_END_NS)
                 pts[k++] = ranks[r][i];
-        if (r == 0) {
+        sort_points(pts, k, NULL);
+        if (r == 0)
             out[r] = (tp_align_result){0, TP_ALIGN_REFERENCE, 0, 0};
-            pool_add(&ref, pts, k, 0);
-        } else
-            align_one(&ref, &p, pts, k, &out[r]);
+        else
+            align_one(&p, pts, k, &out[r]);
         /* a rank not aligned is no evidence for the next ones */
         if (out[r].method != TP_ALIGN_RECORDED)
-            pool_add(&p, pts, k, out[r].offset_ns);
+            partners_add(&p, pts, k, out[r].offset_ns);
     }
     free(pts);
-    free(p.v);
-    free(ref.v);
+    free(p.at);
+    free(p.len);
+    free(p.ends);
+    tp_i64map_free(&p.of_key);
 }

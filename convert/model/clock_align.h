@@ -10,19 +10,22 @@
  * names one call, without one a key repeats and the offset is the one that
  * the most points agree on.
  *
- * Per rank, in the order given (the first is the reference, offset 0): the
- * candidate offsets are the differences between 64 of its points, spread
+ * Per rank, in the order given (the first is the reference, offset 0): a
+ * key's partners are the points of the first aligned rank that has the key.
+ * The candidate offsets are the differences between 64 of its points, spread
  * evenly over its time (the first and the last among them), and the
- * reference's points of the same key (the points of every rank aligned
- * before it when the reference shares no key with it, e.g. another process
- * group); the eight offsets most differences vote for (windows of
- * `TP_ALIGN_TOLERANCE_NS`; ties: the smaller |offset|) are scored by how
- * many of all its points find a partner among the aligned ranks' points
- * within the tolerance, the best
- * score wins (ties: the smaller |offset|, then the smaller), and the offset
- * is the median difference over the matched points (an even count: the
- * mean of the middle two, rounded down).  A rank whose best score is under
- * two keeps offset 0 (method "recorded"): one point always finds its own
+ * partners of their key (per point the 16,384 nearest its own place in the
+ * key's order, at most); the eight offsets most differences vote for
+ * (windows of `TP_ALIGN_TOLERANCE_NS`; ties: the smaller |offset|) are
+ * scored by how many of all its points pair up with partners, in order and
+ * one to one (per key, each point with the earliest partner not yet paired
+ * that ends within the tolerance: collectives of a group run in the same
+ * order on every rank, so with calls closer than the tolerance the k-th
+ * pairs with the k-th), the best score wins (ties: the smaller |offset|,
+ * then the smaller), and the offset is the median difference over the
+ * paired points (an even count: the mean of the middle two, rounded down).
+ * O(n log n) per rank in its points and their partners.  A rank whose best
+ * score is under two keeps offset 0 (method "recorded"): one point always finds its own
  * partner, so it proves nothing.  Its clock is then as recorded (absolute
  * times include baseTimeNanoseconds, so traces that record one are aligned
  * on it), and its points are no evidence for the ranks after it.

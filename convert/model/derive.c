@@ -637,6 +637,7 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
     tp_derive_job *job = tp_xcalloc(1, sizeof *job);
     job->t = t;
     job->o = *o;
+    job->levels_dropped = in->levels_dropped;
     if (in->nannots == 0 && in->nlaunches == 0 && in->nwindows == 0)
         return job;
     o = &job->o;
@@ -719,7 +720,7 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
     free(sub);
     tp_i64map_free(&b.paths);
     free(b.pool);
-    job->levels_dropped = b.levels_dropped;
+    job->levels_dropped += b.levels_dropped;
     return job;
 }
 

@@ -34,6 +34,12 @@
  * ones are counted in a warning.  Real traces nest a few dozen deep; a
  * hostile one 1,000 deep would give a million events from 37 KB. */
 #define TP_DERIVE_MAX_LEVELS 64
+/* A linked trace's name-scope path (derive_linked.c) holds its levels while
+ * they fit in this many bytes: the level that would pass it and the deeper
+ * ones are counted with the levels past TP_DERIVE_MAX_LEVELS.  Real paths are
+ * a few hundred bytes; without it 64 levels of long names, repeated in the
+ * path of every kernel below them, cost a multiple of the input. */
+#define TP_DERIVE_MAX_PATH_BYTES 4096
 
 /* Which upstream generation of the merge rule to follow (XPLANE.md §5.3). */
 typedef enum tp_derive_era {
@@ -135,6 +141,7 @@ typedef struct tp_derive_input {
     size_t ninst, inst_cap;
     tp_window *windows;  /* tp_derive_add_window */
     size_t nwindows, windows_cap;
+    uint64_t levels_dropped; /* scope levels the input left out of its paths (warned with the engine's) */
 } tp_derive_input;
 
 void tp_derive_input_free(tp_derive_input *in);

@@ -191,6 +191,90 @@ void tp_derived_lines_recognise(tp_trace *t)
     }
 }
 
+/* What a launch inside host event h belongs to, from h and its ancestors:
+ * computed once per host event from its parent's (a kernel used to walk
+ * its whole chain: 12k nested modules cost 72M steps and 1.8 GB of paths). */
+typedef struct scope_info {
+    uint32_t step;    /* the outermost step event (ProfilerStep#N), TP_NONE */
+    int64_t group;    /* its number */
+    uint32_t top;     /* the outermost host op, TP_NONE */
+    uint32_t levels;  /* annotations above the top op in the path (at most TP_DERIVE_MAX_LEVELS) */
+    uint64_t dropped; /* annotations above the top op left out (TP_DERIVE_MAX_LEVELS, TP_DERIVE_MAX_PATH_BYTES) */
+    tp_str path;      /* their names, outermost first, joined by TP_DERIVE_SEP; 0 while empty */
+    uint32_t inst;    /* offset in tp_derive_input.inst of their host events (+1) */
+} scope_info;
+
+typedef struct scope_memo {
+    tp_i64map index; /* host event -> infos[] */
+    scope_info *infos;
+    size_t n, cap;
+    uint32_t *chain;
+    size_t chain_cap;
+    tp_buf path;
+} scope_memo;
+
+static scope_info scope_extend(tp_trace *t, tp_derive_input *in, scope_memo *m, const scope_info *base, uint32_t h)
+{
+    scope_info s = *base;
+    const tp_event *e = &t->events[h];
+    int64_t num;
+    if (is_step(t, e, &num)) {
+        if (s.group == TP_DERIVE_NO_GROUP) { /* the outermost step */
+            s.step = h;
+            s.group = num;
+        }
+    } else if (e->kind == TP_KIND_HOST_OP) {
+        if (s.top == TP_NONE)
+            s.top = h;
+    } else if (e->kind == TP_KIND_ANNOTATION && s.top == TP_NONE) {
+        /* scopes above the top-level op (inside it they are its internals); only the levels
+         * that become derived events, so a path costs at most TP_DERIVE_MAX_LEVELS levels and
+         * TP_DERIVE_MAX_PATH_BYTES, whatever the depth */
+        size_t had = s.path ? tp_str_len(t, s.path) : 0, len = tp_str_len(t, e->name);
+        if (s.dropped || s.levels == TP_DERIVE_MAX_LEVELS || had + (had > 0) + len > TP_DERIVE_MAX_PATH_BYTES) {
+            s.dropped++;
+            return s;
+        }
+        m->path.len = 0;
+        if (had) {
+            tp_buf_put(&m->path, tp_str_get(t, s.path), had);
+            tp_buf_putc(&m->path, TP_DERIVE_SEP);
+        }
+        /* one level per annotation, as in.inst has one entry per level: a separator
+         * inside a name (hostile input) would add a level past the end of in.inst */
+        for (const char *c = tp_str_get(t, e->name); *c; c++)
+            tp_buf_putc(&m->path, *c == TP_DERIVE_SEP ? ' ' : *c);
+        s.path = m->path.len ? tp_intern(t, m->path.data, m->path.len) : 0;
+        TP_GROW(in->inst, in->inst_cap, in->ninst + s.levels + 1);
+        if (s.levels)
+            memcpy(in->inst + in->ninst, in->inst + base->inst, s.levels * sizeof *in->inst);
+        in->inst[in->ninst + s.levels] = h + 1;
+        s.inst = (uint32_t)in->ninst;
+        in->ninst += ++s.levels;
+    }
+    return s;
+}
+
+/* The scope info of host event h (TP_NONE: none), its ancestors' first. */
+static scope_info scope_of(tp_trace *t, tp_derive_input *in, scope_memo *m, const uint32_t *parent, uint32_t h)
+{
+    const scope_info none = {TP_NONE, TP_DERIVE_NO_GROUP, TP_NONE, 0, 0, 0, 0};
+    size_t nc = 0;
+    uint32_t p = h, at = TP_I64MAP_EMPTY;
+    for (; p != TP_NONE && (at = tp_i64map_get(&m->index, p)) == TP_I64MAP_EMPTY; p = parent[p]) {
+        TP_GROW(m->chain, m->chain_cap, nc + 1);
+        m->chain[nc++] = p;
+    }
+    scope_info s = p == TP_NONE ? none : m->infos[at];
+    while (nc-- > 0) { /* outermost first */
+        s = scope_extend(t, in, m, &s, m->chain[nc]);
+        TP_GROW(m->infos, m->cap, m->n + 1);
+        m->infos[m->n] = s;
+        tp_i64map_put(&m->index, m->chain[nc], (uint32_t)m->n++);
+    }
+    return s;
+}
+
 int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *hs)
 {
     /* devices that already have derived lines (read from the file) keep them */
@@ -227,9 +311,7 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
         steps_disjoint = t->events[steps[k - 1]].ts + t->events[steps[k - 1]].dur <= t->events[steps[k]].ts;
     tp_derive_input in;
     memset(&in, 0, sizeof in);
-    uint32_t *chain = NULL;
-    size_t chain_cap = 0;
-    tp_buf path = {0};
+    scope_memo memo = {0};
     size_t nev = t->nevents;
     for (size_t i = 0; i < nev; i++) {
         const tp_event e = t->events[i];
@@ -246,38 +328,14 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
         a.group = TP_DERIVE_NO_GROUP;
         a.scope_inst = TP_NONE;
         a.low_name = e.name;
-        /* the ancestors of the launch call, innermost first */
-        size_t nc = 0;
-        for (uint32_t p = parent[e.link]; p != TP_NONE; p = parent[p]) {
-            TP_GROW(chain, chain_cap, nc + 1);
-            chain[nc++] = p;
+        /* what the ancestors of the launch call say */
+        const scope_info sc = scope_of(t, &in, &memo, parent, parent[e.link]);
+        if (sc.step != TP_NONE) {
+            a.group = sc.group;
+            add_name(&in, sc.group, t->events[sc.step].name);
         }
-        uint32_t top = TP_NONE; /* the outermost host op */
-        path.len = 0;
-        size_t scope_start = in.ninst;
-        for (size_t k = nc; k-- > 0;) { /* outermost first */
-            const tp_event *h = &t->events[chain[k]];
-            int64_t num;
-            if (is_step(t, h, &num)) {
-                if (a.group == TP_DERIVE_NO_GROUP) {
-                    a.group = num;
-                    add_name(&in, num, h->name);
-                }
-            } else if (h->kind == TP_KIND_HOST_OP) {
-                if (top == TP_NONE)
-                    top = chain[k];
-            } else if (h->kind == TP_KIND_ANNOTATION && top == TP_NONE) {
-                /* scopes above the top-level op (inside it they are its internals) */
-                if (path.len)
-                    tp_buf_putc(&path, TP_DERIVE_SEP);
-                /* one level per annotation, as in.inst has one entry per level: a separator
-                 * inside a name (hostile input) would add a level past the end of in.inst */
-                for (const char *c = tp_str_get(t, h->name); *c; c++)
-                    tp_buf_putc(&path, *c == TP_DERIVE_SEP ? ' ' : *c);
-                TP_GROW(in.inst, in.inst_cap, in.ninst + 1);
-                in.inst[in.ninst++] = chain[k] + 1;
-            }
-        }
+        uint32_t top = sc.top; /* the outermost host op */
+        in.levels_dropped += sc.dropped;
         if (top == TP_NONE && t->events[e.link].kind == TP_KIND_HOST_OP)
             top = e.link;
         if (a.group == TP_DERIVE_NO_GROUP) { /* launched from another thread (autograd): the step by time */
@@ -293,9 +351,9 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
             a.op_display = a.op;
             a.op_inst = top + 1;
         }
-        if (path.len) {
-            a.scopes = tp_intern(t, path.data, path.len);
-            a.scope_inst = (uint32_t)scope_start;
+        if (sc.path) {
+            a.scopes = sc.path;
+            a.scope_inst = sc.inst;
         }
         if (a.op || a.scopes || a.group != TP_DERIVE_NO_GROUP) {
             if (!a.op) { /* scopes and steps without an op: name the op line by the launch */
@@ -307,8 +365,10 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
         }
     }
     tp_derive_from(t, &in, o);
-    tp_buf_free(&path);
-    free(chain);
+    tp_i64map_free(&memo.index);
+    free(memo.infos);
+    free(memo.chain);
+    tp_buf_free(&memo.path);
     free(steps);
     free(parent);
     free(has_derived);

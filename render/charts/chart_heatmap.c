@@ -37,9 +37,15 @@ double tp_heatmap_limit(const tp_heatmap *h)
     if (h->limit > 0)
         return h->limit;
     double m = 0;
-    for (size_t i = 0; i < h->nrows * h->ncols; i++)
-        if (!isnan(h->values[i]) && fabs(h->values[i]) > m)
-            m = fabs(h->values[i]);
+    if (h->range) {
+        uint32_t marks;
+        bool missing;
+        double v = h->range(h->range_ctx, 0, h->nrows, 0, h->ncols, &marks, &missing);
+        m = isnan(v) ? 0 : fabs(v);
+    } else
+        for (size_t i = 0; i < h->nrows * h->ncols; i++)
+            if (!isnan(h->values[i]) && fabs(h->values[i]) > m)
+                m = fabs(h->values[i]);
     static const double nice[] = {0.02, 0.05, 0.1, 0.2, 0.5};
     for (size_t i = 0; i < sizeof nice / sizeof nice[0]; i++)
         if (m <= nice[i] + 1e-12)
@@ -106,10 +112,15 @@ static void item_draw(tp_canvas *cv, const tp_heatmap *h, const legend *L, int i
 static double legend_flow(tp_canvas *cv, const tp_heatmap *h, legend *L, tp_rect r, double limit)
 {
     bool any_mark = false, any_missing = false;
-    for (size_t i = 0; i < h->nrows * h->ncols; i++) {
-        any_mark = any_mark || (h->marks && h->marks[i]);
-        any_missing = any_missing || isnan(h->values[i]);
-    }
+    if (h->range) {
+        uint32_t marks = 0;
+        h->range(h->range_ctx, 0, h->nrows, 0, h->ncols, &marks, &any_missing);
+        any_mark = marks != 0;
+    } else
+        for (size_t i = 0; i < h->nrows * h->ncols; i++) {
+            any_mark = any_mark || (h->marks && h->marks[i]);
+            any_missing = any_missing || isnan(h->values[i]);
+        }
     int items[4], n = 0;
     if (h->value_label)
         items[n++] = IT_CAPTION;
@@ -235,6 +246,12 @@ static double group_value(const tp_heatmap *h, const layout *L, size_t gi, size_
 {
     double best = NAN;
     *marks = 0;
+    if (h->range) {
+        bool missing;
+        size_t r1 = (gi + 1) * L->rg, c1 = (gj + 1) * L->cg;
+        return h->range(h->range_ctx, gi * L->rg, r1 < h->nrows ? r1 : h->nrows, gj * L->cg,
+                        c1 < h->ncols ? c1 : h->ncols, marks, &missing);
+    }
     for (size_t i = gi * L->rg; i < (gi + 1) * L->rg && i < h->nrows; i++)
         for (size_t j = gj * L->cg; j < (gj + 1) * L->cg && j < h->ncols; j++) {
             double v = h->values[i * h->ncols + j];

@@ -42,6 +42,13 @@ typedef struct tp_heatmap {
                                         * 100% that holds the data */
     double font_size;                  /* 0: 7.5 pt (title 10).  Else every text at this size (title
                                         * 1.25x), for images shown scaled down. */
+    /* Optional, for grids too big to hold as values (a job's ranks x steps
+     * with most cells empty): in place of values and marks, the value of
+     * largest |v| over rows [r0, r1) x columns [c0, c1) (NAN when none), the
+     * OR of their marks in *marks, and in *missing whether a cell there has
+     * no value. */
+    double (*range)(const void *ctx, size_t r0, size_t r1, size_t c0, size_t c1, uint32_t *marks, bool *missing);
+    const void *range_ctx;
 } tp_heatmap;
 
 /* The colour of value v on a scale of +-limit (NAN: the missing grey). */

@@ -66,25 +66,48 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
     a->module = tp_xcalloc(n + 1, sizeof *a->module);
     /* module path of every host slice, in preorder (a parent before its children) */
     uint32_t *host_mod = tp_xcalloc(n + 1, sizeof *host_mod);
+    uint8_t *levels = NULL; /* path id -> its names (<= TP_MODULE_MAX_LEVELS) */
+    size_t levels_cap = 0;
+    /* per position: the innermost scope event at or above it, and the innermost
+     * that is not a library frame, from its parent's (a launch used to walk up
+     * its ancestors: 12k nested library frames cost 72M name tests) */
+    uint32_t *inner_at = tp_xmalloc((ht->n + 1) * sizeof *inner_at);
+    uint32_t *named_at = tp_xmalloc((ht->n + 1) * sizeof *named_at);
     tp_buf path = {0};
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t ev = ht->order[p], par = ht->parent[ev];
+        uint32_t pp = par != TP_NONE ? ht->pos[par] : TP_NONE;
+        inner_at[p] = pp != TP_NONE ? inner_at[pp] : TP_NONE;
+        named_at[p] = pp != TP_NONE ? named_at[pp] : TP_NONE;
+        if (scope_event(t, &t->events[ev])) {
+            inner_at[p] = ev;
+            if (!library_frame(t, &t->events[ev]))
+                named_at[p] = ev;
+        }
         uint32_t up = par != TP_NONE ? host_mod[par] : 0;
         const char *m = module_name(tp_str_get(t, t->events[ev].name));
         if (!m) {
             host_mod[ev] = up;
             continue;
         }
+        size_t l = 0, ml = strlen(m);
+        const char *s = up ? tp_strset_get(&a->paths, up, &l) : NULL;
+        if ((up && levels[up] >= TP_MODULE_MAX_LEVELS) || l + (up != 0) + ml > TP_MODULE_MAX_PATH_BYTES) {
+            host_mod[ev] = up; /* too deep or too long: counted, and its work stays with its ancestors' path */
+            a->modules_cut++;
+            continue;
+        }
         path.len = 0;
         if (up) {
-            size_t l;
-            const char *s = tp_strset_get(&a->paths, up, &l);
             tp_buf_put(&path, s, l);
             tp_buf_putc(&path, '/');
         }
-        tp_buf_puts(&path, m);
+        tp_buf_put(&path, m, ml);
         host_mod[ev] = tp_strset_add(&a->paths, path.data, path.len);
+        TP_GROW(levels, levels_cap, (size_t)host_mod[ev] + 1);
+        levels[host_mod[ev]] = (uint8_t)(up ? levels[up] + 1 : 1);
     }
+    free(levels);
     tp_buf_free(&path);
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[i];
@@ -101,14 +124,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         }
         if (launch == TP_NONE || ht->pos[launch] == TP_NONE)
             continue;
-        uint32_t inner = TP_NONE, named = TP_NONE;
-        for (uint32_t up = ht->parent[launch]; up != TP_NONE && named == TP_NONE; up = ht->parent[up])
-            if (scope_event(t, &t->events[up])) {
-                if (inner == TP_NONE)
-                    inner = up;
-                if (!library_frame(t, &t->events[up]))
-                    named = up;
-            }
+        uint32_t up = ht->parent[launch], at = up != TP_NONE ? ht->pos[up] : TP_NONE;
+        uint32_t inner = at != TP_NONE ? inner_at[at] : TP_NONE, named = at != TP_NONE ? named_at[at] : TP_NONE;
         bool graph = tp_is_graph_launch(tp_str_get(t, t->events[launch].name));
         if (inner != TP_NONE) {
             a->leaf[i] = named != TP_NONE ? named : inner;
@@ -119,6 +136,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         }
     }
     free(host_mod);
+    free(inner_at);
+    free(named_at);
 }
 
 void tp_attribution_free(tp_attribution *a)

@@ -134,6 +134,7 @@ void tp_categories_build(const tp_trace *t, const tp_attribution *a, const tp_st
     tp_i64map_free(&group);
     tp_i64map_free(&seen);
     free(first);
+    c->modules_cut = a->modules_cut;
     c->modules = tp_xcalloc(a->paths.n + 1, sizeof *c->modules);
     for (uint32_t m = 1; m <= a->paths.n; m++)
         if (mods[m].count) {

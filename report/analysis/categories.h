@@ -53,6 +53,7 @@ typedef struct tp_categories {
     size_t nleaves;
     tp_module_row *modules; /* by time, then path */
     size_t nmodules;
+    uint64_t modules_cut; /* tp_attribution.modules_cut */
     int64_t total_ns;    /* all device time */
     int64_t *step_total; /* nsteps: all device time per step */
     int64_t *matrix;     /* n x nsteps step times (rows[i].step_ns point here) */

@@ -13,6 +13,12 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* The median of n values (sorted in place): the middle one, or the mean of
  * the two middle ones rounded down; -1 when n is 0. */
 static int64_t median_of(int64_t *v, size_t n)
@@ -93,24 +99,67 @@ static void build_steps(tp_job *j)
         if (!j->nsteps || j->steps[j->nsteps - 1].number != nums[i])
             j->steps[j->nsteps++] = (tp_job_step){.number = nums[i], .straggler = -1};
     free(nums);
-    j->cells = tp_xcalloc(j->nranks * j->nsteps + 1, sizeof *j->cells);
+    /* the cells: per rank its steps by index, the first of a step number twice on one rank */
+    j->cells = tp_xcalloc(total + 1, sizeof *j->cells);
+    j->rank_cells = tp_xcalloc(j->nranks + 1, sizeof *j->rank_cells);
+    uint64_t *pairs = tp_xmalloc((total + 1) * sizeof *pairs); /* step index << 32 | the rank's step */
     for (size_t r = 0; r < j->nranks; r++) {
         const tp_rank_sum *s = &j->ranks[r].sum;
-        for (size_t i = 0; i < s->nsteps; i++) {
-            size_t k = step_index(j, s->steps[i].number);
-            tp_job_cell *c = &j->cells[r * j->nsteps + k];
-            if (c->present) /* a step number twice on one rank: the first counts */
+        j->rank_cells[r] = j->ncells;
+        for (size_t i = 0; i < s->nsteps; i++)
+            pairs[i] = (uint64_t)step_index(j, s->steps[i].number) << 32 | i;
+        qsort(pairs, s->nsteps, sizeof *pairs, cmp_u64);
+        for (size_t p = 0; p < s->nsteps; p++) {
+            size_t k = (size_t)(pairs[p] >> 32), i = (size_t)(pairs[p] & 0xffffffffu);
+            if (p && pairs[p - 1] >> 32 == k) /* a step number twice on one rank: the first counts */
                 continue;
             const tp_gpu_figs *g = &s->steps[i].gpu;
-            *c = (tp_job_cell){.present = true,
-                               .step_ns = s->steps[i].dur_ns,
-                               .computation_ns = g->computation_ns,
-                               .communication_ns = g->communication_ns,
-                               .exposed_communication_ns = g->exposed_communication_ns,
-                               .idle_ns = g->idle_ns};
+            j->cells[j->ncells++] = (tp_job_cell){.present = true,
+                                                  .rank = (uint32_t)r,
+                                                  .step = (uint32_t)k,
+                                                  .step_ns = s->steps[i].dur_ns,
+                                                  .computation_ns = g->computation_ns,
+                                                  .communication_ns = g->communication_ns,
+                                                  .exposed_communication_ns = g->exposed_communication_ns,
+                                                  .idle_ns = g->idle_ns};
             j->steps[k].ranks++;
         }
     }
+    j->rank_cells[j->nranks] = j->ncells;
+    free(pairs);
+    /* by step, then rank: a counting sort */
+    j->step_cells = tp_xcalloc(j->nsteps + 2, sizeof *j->step_cells);
+    for (size_t c = 0; c < j->ncells; c++)
+        j->step_cells[j->cells[c].step + 1]++;
+    for (size_t k = 0; k < j->nsteps; k++)
+        j->step_cells[k + 1] += j->step_cells[k];
+    size_t *fill = tp_xmalloc((j->nsteps + 1) * sizeof *fill);
+    memcpy(fill, j->step_cells, (j->nsteps + 1) * sizeof *fill);
+    j->by_step = tp_xmalloc((j->ncells + 1) * sizeof *j->by_step);
+    for (size_t c = 0; c < j->ncells; c++)
+        j->by_step[fill[j->cells[c].step]++] = (uint32_t)c;
+    free(fill);
+}
+
+static const tp_job_cell no_cell; /* present false */
+
+static tp_job_cell *find_cell(tp_job *j, size_t r, size_t k)
+{
+    size_t lo = j->rank_cells[r], hi = j->rank_cells[r + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (j->cells[mid].step < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < j->rank_cells[r + 1] && j->cells[lo].step == k ? &j->cells[lo] : NULL;
+}
+
+const tp_job_cell *tp_job_cell_at(const tp_job *j, size_t rank_index, size_t step_index)
+{
+    const tp_job_cell *c = find_cell((tp_job *)j, rank_index, step_index);
+    return c ? c : &no_cell;
 }
 
 /* Each rank's step windows by start, to find the step of a call. */
@@ -164,7 +213,21 @@ typedef struct callref {
     int64_t seq;
     int64_t end;        /* aligned end */
     uint32_t rank, call;
+    uint64_t ord;       /* its place among the rank's calls of its key, by (end, call) */
 } callref;
+
+/* By key, rank, end, call: to number each rank's calls of a key in order. */
+static int cmp_rank_order(const void *pa, const void *pb)
+{
+    const callref *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return a->call < b->call ? -1 : a->call > b->call;
+}
 
 static int cmp_ref(const void *pa, const void *pb)
 {
@@ -178,6 +241,10 @@ static int cmp_ref(const void *pa, const void *pb)
         return a->seq < b->seq ? -1 : 1;
     if (a->end != b->end)
         return a->end < b->end ? -1 : 1;
+    /* equal ends: the ranks' calls in order (each rank's k-th call of the key
+     * beside the others' k-th), not one rank's calls all before the next's */
+    if (a->ord != b->ord)
+        return a->ord < b->ord ? -1 : 1;
     return a->rank != b->rank ? (a->rank < b->rank ? -1 : 1) : (a->call < b->call ? -1 : a->call > b->call);
 }
 
@@ -255,9 +322,11 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
         j->ranks[r].waited_ns = tp_sat_add(j->ranks[r].waited_ns, waited);
         size_t k = step_of_call(w->win[r], w->nwin[r], rc->start_ns);
         if (k != SIZE_MAX) {
-            tp_job_cell *cell = &j->cells[r * j->nsteps + k];
-            cell->waited_ns = tp_sat_add(cell->waited_ns, waited);
-            cell->instances++;
+            tp_job_cell *cell = find_cell(j, r, k);
+            if (cell) {
+                cell->waited_ns = tp_sat_add(cell->waited_ns, waited);
+                cell->instances++;
+            }
         }
     }
     c->wait_ns = tp_sat_add(c->wait_ns, wait);
@@ -270,10 +339,12 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
     w->last_wait[row * j->nranks + lr] = tp_sat_add(w->last_wait[row * j->nranks + lr], wait);
     size_t k = step_of_call(w->win[lr], w->nwin[lr], lc->start_ns);
     if (k != SIZE_MAX) {
-        tp_job_cell *cell = &j->cells[lr * j->nsteps + k];
-        cell->wait_caused_ns = tp_sat_add(cell->wait_caused_ns, wait);
-        cell->late_ns = tp_sat_add(cell->late_ns, wait / (int64_t)(n - 1)); /* the sum grows with the ranks; this does not */
-        cell->last_arrivals++;
+        tp_job_cell *cell = find_cell(j, lr, k);
+        if (cell) {
+            cell->wait_caused_ns = tp_sat_add(cell->wait_caused_ns, wait);
+            cell->late_ns = tp_sat_add(cell->late_ns, wait / (int64_t)(n - 1)); /* the sum grows with the ranks; this does not */
+            cell->last_arrivals++;
+        }
     }
 }
 
@@ -309,9 +380,13 @@ static void build_instances(tp_job *j)
             const tp_rank_call *c = &s->calls[i];
             const tp_rank_coll *k = &s->colls[c->coll];
             v[n++] = (callref){tp_sync_key(k->kind, k->group, k->ranks, -1), c->seq,
-                               c->start_ns + c->dur_ns + j->ranks[r].offset_ns, (uint32_t)r, (uint32_t)i};
+                               c->start_ns + c->dur_ns + j->ranks[r].offset_ns, (uint32_t)r, (uint32_t)i, 0};
         }
     }
+    qsort(v, n, sizeof *v, cmp_rank_order);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].key == v[i - 1].key && v[i].rank == v[i - 1].rank)
+            v[i].ord = v[i - 1].ord + 1;
     qsort(v, n, sizeof *v, cmp_ref);
     rows w = {0};
     w.win = build_windows(j, &w.nwin);
@@ -372,12 +447,12 @@ static void flag_steps(tp_job *j)
     for (size_t k = 0; k < j->nsteps; k++) {
         tp_job_step *st = &j->steps[k];
         size_t n = 0;
-        for (size_t r = 0; r < j->nranks; r++) {
-            const tp_job_cell *c = tp_job_cell_at(j, r, k);
-            if (c->present) {
-                a[n] = c->step_ns;
-                b[n++] = c->computation_ns;
-            }
+        const uint32_t *in_step = j->by_step + j->step_cells[k];
+        size_t m = j->step_cells[k + 1] - j->step_cells[k];
+        for (size_t i = 0; i < m; i++) {
+            const tp_job_cell *c = &j->cells[in_step[i]];
+            a[n] = c->step_ns;
+            b[n++] = c->computation_ns;
         }
         st->median_step_ns = median_of(a, n);
         st->median_computation_ns = median_of(b, n);
@@ -398,28 +473,23 @@ static void flag_steps(tp_job *j)
          * difference, which would hide any straggler) */
         st->wait_threshold_ns = st->median_step_ns / 100 > 10000 ? st->median_step_ns / 100 : 10000;
         /* the step's straggler: the rank whose late arrivals cost the most waiting */
-        for (size_t r = 0; r < j->nranks; r++) {
-            tp_job_cell *c = &j->cells[r * j->nsteps + k];
-            if (!c->present)
-                continue;
+        tp_job_cell *late_cell = NULL;
+        for (size_t i = 0; i < m; i++) {
+            tp_job_cell *c = &j->cells[in_step[i]];
             if (c->wait_caused_ns > st->wait_ns) {
                 st->wait_ns = c->wait_caused_ns;
-                st->straggler = j->ranks[r].rank;
+                st->straggler = j->ranks[c->rank].rank;
+                late_cell = c;
             }
             if (n >= 2 && c->computation_ns > st->median_computation_ns + noise)
                 c->flags |= TP_JOB_FLAG_COMPUTE;
             if (n >= 2 && c->step_ns > st->median_step_ns + noise)
                 c->flags |= TP_JOB_FLAG_STEP;
         }
-        int64_t late = 0;
-        for (size_t r = 0; r < j->nranks; r++)
-            if (st->straggler >= 0 && j->ranks[r].rank == st->straggler)
-                late = j->cells[r * j->nsteps + k].late_ns;
-        if (st->straggler >= 0 && late > st->wait_threshold_ns) {
-            for (size_t r = 0; r < j->nranks; r++)
-                if (j->ranks[r].rank == st->straggler)
-                    j->cells[r * j->nsteps + k].flags |= TP_JOB_FLAG_ARRIVAL;
-        } else
+        int64_t late = late_cell ? late_cell->late_ns : 0;
+        if (st->straggler >= 0 && late_cell && late > st->wait_threshold_ns)
+            late_cell->flags |= TP_JOB_FLAG_ARRIVAL;
+        else
             st->straggler = -1;
     }
     j->median_step_ns = median_of(meds, nmeds);
@@ -428,8 +498,9 @@ static void flag_steps(tp_job *j)
     free(b);
     size_t cap = 0;
     for (size_t k = 0; k < j->nsteps; k++)
-        for (size_t r = 0; r < j->nranks; r++) {
-            tp_job_cell *c = &j->cells[r * j->nsteps + k];
+        for (size_t i = j->step_cells[k]; i < j->step_cells[k + 1]; i++) {
+            const tp_job_cell *c = &j->cells[j->by_step[i]];
+            size_t r = c->rank;
             if (!c->flags)
                 continue;
             j->ranks[r].flags |= c->flags;
@@ -545,6 +616,9 @@ void tp_job_free(tp_job *job)
     free(job->ranks);
     free(job->steps);
     free(job->cells);
+    free(job->rank_cells);
+    free(job->by_step);
+    free(job->step_cells);
     for (size_t i = 0; i < job->ncolls; i++) {
         free(job->colls[i].kind);
         free(job->colls[i].dtype);

@@ -40,6 +40,7 @@ enum { TP_JOB_FLAG_COMPUTE = 1, TP_JOB_FLAG_STEP = 2, TP_JOB_FLAG_ARRIVAL = 4 };
 /* One (rank, step) cell; present false when the rank has no such step. */
 typedef struct tp_job_cell {
     bool present;
+    uint32_t rank, step;      /* indices into ranks and steps */
     int64_t step_ns, computation_ns, communication_ns, exposed_communication_ns, idle_ns;
     int64_t wait_caused_ns, waited_ns;
     int64_t late_ns;          /* sum over the instances it arrived last at of the others' mean wait */
@@ -106,7 +107,13 @@ typedef struct tp_job {
     int64_t world_size;       /* -1 unknown */
     tp_job_step *steps;       /* by number: every step some rank has */
     size_t nsteps;
-    tp_job_cell *cells;       /* nranks x nsteps, row-major by rank */
+    /* the cells that exist (a rank's steps), not ranks x the union of the
+     * step numbers: 5,000 ranks of one step each are 5,000 cells */
+    tp_job_cell *cells;       /* by rank, then step */
+    size_t ncells;
+    size_t *rank_cells;       /* nranks + 1: rank r's are cells[rank_cells[r] .. rank_cells[r + 1]) */
+    uint32_t *by_step;        /* ncells indices into cells, by step, then rank */
+    size_t *step_cells;       /* nsteps + 1: step k's are by_step[step_cells[k] .. step_cells[k + 1]) */
     tp_job_coll *colls;       /* by wait, then transfer time, kind, S, group */
     size_t ncolls;
     tp_job_straggler *stragglers; /* by step, then rank */
@@ -122,9 +129,8 @@ typedef struct tp_job {
 int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err);
 void tp_job_free(tp_job *job);
 
-static inline const tp_job_cell *tp_job_cell_at(const tp_job *j, size_t rank_index, size_t step_index)
-{
-    return &j->cells[rank_index * j->nsteps + step_index];
-}
+/* The cell of (rank, step) by index; one with present false when the rank
+ * has no such step.  O(log steps of the rank). */
+const tp_job_cell *tp_job_cell_at(const tp_job *j, size_t rank_index, size_t step_index);
 
 #endif

@@ -77,10 +77,9 @@ static void rank_json(const tp_job *j, size_t r, tp_buf *b)
     flags_json(b, x->flags);
     tp_buf_puts(b, ",\"per_step\":[");
     bool first = true;
-    for (size_t k = 0; k < j->nsteps; k++) {
-        const tp_job_cell *c = tp_job_cell_at(j, r, k);
-        if (!c->present)
-            continue;
+    for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++) {
+        const tp_job_cell *c = &j->cells[i];
+        size_t k = c->step;
         tp_buf_printf(b, "%s[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%u,%u,", first ? "" : ",",
                       (long long)j->steps[k].number, (long long)c->step_ns, (long long)c->computation_ns,
                       (long long)c->communication_ns, (long long)c->exposed_communication_ns, (long long)c->idle_ns,

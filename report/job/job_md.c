@@ -58,8 +58,8 @@ static void lead(const tp_job *j, tp_buf *b)
     size_t best_steps = 0, flagged_steps = 0;
     for (size_t r = 0; r < j->nranks; r++) {
         size_t steps = 0;
-        for (size_t k = 0; k < j->nsteps; k++)
-            steps += (tp_job_cell_at(j, r, k)->flags & TP_JOB_FLAG_ARRIVAL) != 0;
+        for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++)
+            steps += (j->cells[i].flags & TP_JOB_FLAG_ARRIVAL) != 0;
         if (steps > best_steps || (steps == best_steps && steps && j->ranks[r].wait_caused_ns > best_wait)) {
             best = j->ranks[r].rank;
             best_steps = steps;

@@ -244,11 +244,15 @@ static double bars_note(tp_canvas *cv, const tp_job *j, double x, double y, doub
 
 /* ---- the rank x step heatmap ---- */
 
+typedef struct heat_panel {
+    const tp_job *j;
+    bool comp; /* computation, else step time */
+} heat_panel;
+
 typedef struct heat {
     tp_heatmap h[2]; /* computation, step time */
     int n;
-    double *vals[2];
-    uint32_t *marks;
+    heat_panel panel[2];
     const char **rl, **cl;
     tp_strs st;
 } heat;
@@ -260,14 +264,47 @@ static double deviation(int64_t v, int64_t med)
     return v > 0 ? 1.0 : 0.0;
 }
 
+/* The chart's range over the cells that exist (tp_heatmap.range): per rank
+ * the cells of steps [c0, c1), rows in order and each row by step, so ties
+ * of |v| go to the first as over a full grid.  O(ranks x log + cells). */
+static double heat_range(const void *ctx, size_t r0, size_t r1, size_t c0, size_t c1, uint32_t *marks, bool *missing)
+{
+    const heat_panel *P = ctx;
+    const tp_job *j = P->j;
+    double best = NAN;
+    size_t seen = 0;
+    *marks = 0;
+    for (size_t r = r0; r < r1; r++) {
+        size_t lo = j->rank_cells[r], hi = j->rank_cells[r + 1];
+        while (lo < hi) { /* the rank's first cell of a step >= c0 */
+            size_t mid = lo + (hi - lo) / 2;
+            if (j->cells[mid].step < c0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo; i < j->rank_cells[r + 1] && j->cells[i].step < c1; i++) {
+            const tp_job_cell *c = &j->cells[i];
+            const tp_job_step *st = &j->steps[c->step];
+            double v = P->comp ? deviation(c->computation_ns, st->median_computation_ns)
+                               : deviation(c->step_ns, st->median_step_ns);
+            if (!isnan(v) && (isnan(best) || fabs(v) > fabs(best)))
+                best = v;
+            *marks |= c->flags; /* TP_JOB_FLAG_* bits 0, 1, 2: "CSA" */
+            seen++;
+        }
+    }
+    *missing = seen < (r1 - r0) * (c1 - c0);
+    return best;
+}
+
 static void heat_build(const tp_job *j, heat *H, double fs)
 {
     memset(H, 0, sizeof *H);
     size_t R = j->nranks, S = j->nsteps;
     bool comp = false;
-    for (size_t i = 0; i < R * S; i++)
+    for (size_t i = 0; i < j->ncells; i++)
         comp = comp || j->cells[i].computation_ns > 0;
-    H->marks = tp_xcalloc(R * S + 1, sizeof *H->marks);
     H->rl = tp_xcalloc(R + 1, sizeof *H->rl);
     H->cl = tp_xcalloc(S + 1, sizeof *H->cl);
     for (size_t r = 0; r < R; r++)
@@ -277,16 +314,7 @@ static void heat_build(const tp_job *j, heat *H, double fs)
     H->n = comp ? 2 : 1;
     for (int p = 0; p < H->n; p++) {
         bool is_comp = comp && p == 0;
-        H->vals[p] = tp_xcalloc(R * S + 1, sizeof *H->vals[p]);
-        for (size_t r = 0; r < R; r++)
-            for (size_t k = 0; k < S; k++) {
-                const tp_job_cell *c = tp_job_cell_at(j, r, k);
-                const tp_job_step *st = &j->steps[k];
-                H->vals[p][r * S + k] = !c->present ? NAN
-                                        : is_comp   ? deviation(c->computation_ns, st->median_computation_ns)
-                                                    : deviation(c->step_ns, st->median_step_ns);
-                H->marks[r * S + k] = c->flags; /* TP_JOB_FLAG_* bits 0, 1, 2: "CSA" */
-            }
+        H->panel[p] = (heat_panel){j, is_comp};
         H->h[p] = (tp_heatmap){
             is_comp ? "GPU computation per rank and step" : "Step time per rank and step",
             is_comp ? "computation vs the step's median:" : "step time vs the step's median:",
@@ -298,21 +326,20 @@ static void heat_build(const tp_job *j, heat *H, double fs)
             S,
             H->rl,
             H->cl,
-            H->vals[p],
-            H->marks,
+            NULL,
+            NULL,
             "CSA",
             "flagged: C computation, S step time, A late arrival",
             0,
             fs,
+            heat_range,
+            &H->panel[p],
         };
     }
 }
 
 static void heat_free(heat *H)
 {
-    free(H->vals[0]);
-    free(H->vals[1]);
-    free(H->marks);
     free(H->rl);
     free(H->cl);
     tp_strs_free(&H->st);

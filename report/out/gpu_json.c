@@ -122,4 +122,6 @@ void tp_categories_json(const tp_summary *s, tp_buf *b)
         tp_buf_printf(b, ",\"count\":%llu,\"device_ns\":%lld}", (unsigned long long)m->count, (long long)m->device_ns);
     }
     tp_buf_puts(b, "]");
+    if (c->modules_cut) /* only then: summaries of ordinary traces keep their bytes */
+        tp_buf_printf(b, ",\n\"modules_cut\":%llu", (unsigned long long)c->modules_cut);
 }

@@ -318,7 +318,7 @@ static void heat_sized(size_t R, size_t S, tp_rect r, size_t *rg, size_t *cg, tp
         v[i] = (double)(i % 7) * 0.01 - 0.03;
     v[R * S - 1] = 0.3;
     m[R * S - 1] = 1;
-    tp_heatmap h = {"t", "dev", "rank", "step", "ranks", "steps", R, S, rl, cl, v, m, "C", "flagged", 0, 0};
+    tp_heatmap h = {"t", "dev", "rank", "step", "ranks", "steps", R, S, rl, cl, v, m, "C", "flagged", 0, 0, NULL, NULL};
     tp_heatmap_fit fit = tp_heatmap_measure(&h, r);
     *rg = fit.row_group;
     *cg = fit.col_group;
