@@ -253,3 +253,20 @@ void tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
     else
         snprintf(buf, n, v >= 99.95 ? "%.0f %s" : "%.1f %s", v, unit[u]); /* 3 significant digits at most */
 }
+
+void tp_csv_text(tp_buf *b, const char *s, size_t n, bool controls_as_spaces)
+{
+    tp_buf u = {0};
+    tp_buf_put_utf8(&u, s, n, NULL);
+    tp_buf_putc(b, '"');
+    if (u.len && strchr("=+-@\t\r", u.data[0]))
+        tp_buf_putc(b, '\'');
+    for (size_t i = 0; i < u.len; i++) {
+        char c = u.data[i];
+        if (c == '"')
+            tp_buf_putc(b, '"');
+        tp_buf_putc(b, controls_as_spaces && ((unsigned char)c < 0x20 || c == 0x7F) ? ' ' : c);
+    }
+    tp_buf_putc(b, '"');
+    tp_buf_free(&u);
+}

@@ -10,6 +10,7 @@
 #include "tests/lib/load_trace.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,4 +220,38 @@ TEST(convert_keeps_staircase_slices_nested_past_16_rows)
     free(msg);
     CHECK_EQ_INT(nested_slices(out, &tracks), 257);
     CHECK_EQ_INT(tracks, 257);
+}
+
+/* ---- item 14: CSV cells a spreadsheet would run */
+
+TEST(stats_csv_neutralises_formula_cells_and_keeps_numbers)
+{
+    static const char *const names[] = {"=HYPERLINK(\\\"http://x.example\\\")", "+1", "-2", "@SUM(A1)", "\\tx", "\\rcmd",
+                                        "plain", "a=b"};
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n");
+    for (int i = 0; i < 8; i++)
+        tp_buf_printf(&b,
+                      "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%d,"
+                      "\"args\":{\"stream\":7,\"device\":0}}\n",
+                      i ? "," : "", names[i], i * 10, 5 + i);
+    tp_buf_puts(&b, "]}\n");
+    const char *trace = tp_test_write_text("csv.json", b.data);
+    tp_buf_free(&b);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats --csv '%s'", tp_test_bin(), trace), 0);
+    CHECK(out && strstr(out, "\n\"'=HYPERLINK(\"\"http://x.example\"\")\",kernel,1,5000,"));
+    CHECK(out && strstr(out, "\n\"'+1\",kernel,") && strstr(out, "\n\"'-2\",kernel,") && strstr(out, "\n\"'@SUM(A1)\","));
+    CHECK(out && strstr(out, "\n\"'\tx\",") && strstr(out, "\n\"'\rcmd\","));
+    CHECK(out && strstr(out, "\n\"plain\",kernel,1,11000,") && strstr(out, "\n\"a=b\",kernel,"));
+    free(out);
+    /* a job's rank files: the file cell is text, the numbers (an offset may be negative) stay numbers */
+    const char *dir = tp_test_tmp("csvjob");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp '%s' '%s/=r0.json' && cp '%s' '%s/+r1.json'", dir, trace, dir,
+                             trace, dir), 0);
+    char bin[PATH_MAX];
+    CHECK(realpath(tp_test_bin(), bin) != NULL);
+    CHECK_EQ_INT(tp_test_run(&out, "cd '%s' && '%s' stats --csv =r0.json +r1.json", dir, bin), 0);
+    CHECK(out && strstr(out, "\n0,\"'+r1.json\",0,reference,") && strstr(out, "\n1,\"'=r0.json\",0,"));
+    free(out);
 }
