@@ -157,7 +157,9 @@ static int tp_cmd_diff(int argc, char **argv)
         return tp_usage_error(argv[0], "needs two input files: BASE and CANDIDATE");
     const char *bad;
     if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
-        fprintf(stderr, "tracepress: --image-base-url: %s: %s\n", imgurl, bad);
+        tp_err e = {0};
+        tp_fail_at(&e, "", "%s: %s", imgurl, bad); /* the URL escaped: one line */
+        tp_report_error("--image-base-url", &e);
         return TP_EXIT_INPUT;
     }
     tp_diff_gates g = {0};

@@ -255,3 +255,81 @@ TEST(stats_csv_neutralises_formula_cells_and_keeps_numbers)
     CHECK(out && strstr(out, "\n0,\"'+r1.json\",0,reference,") && strstr(out, "\n1,\"'=r0.json\",0,"));
     free(out);
 }
+
+/* ---- item 10: valid UTF-8 and one escaped line */
+
+static bool valid_utf8(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t l = tp_utf8_len((const unsigned char *)s + i, n - i);
+        if (!l)
+            return false;
+        i += l;
+    }
+    return true;
+}
+
+/* One line of valid UTF-8 without ESC, CR or a bidirectional override (U+202E). */
+static bool one_clean_line(const char *out)
+{
+    if (!out || !*out)
+        return false;
+    size_t n = strlen(out);
+    return strchr(out, '\n') == out + n - 1 && !strchr(out, 0x1b) && !strchr(out, '\r') &&
+           !strstr(out, "\xE2\x80\xAE") && valid_utf8(out, n);
+}
+
+TEST(non_utf8_category_and_device_names_come_out_valid_utf8)
+{
+    const char *trace = tp_test_write_text(
+        "baddev.json", "{\"deviceProperties\":[{\"id\":0,\"name\":\"GPU\xff\xe2\x80\xae\x1bX\",\"totalGlobalMem\":1000}],"
+                       "\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kern_a\",\"pid\":0,\"tid\":7,\"ts\":0,"
+                       "\"dur\":5,\"args\":{\"stream\":7,\"device\":0}}]}\n");
+    const char *rules = tp_test_write_text("badcat.rules", "bad\xff\xfe" "Cat kernel kern*\n");
+    const char *dir = tp_test_tmp("badcat_report");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' --categories '%s' -o '%s'", tp_test_bin(), trace, rules, dir), 0);
+    free(out);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && valid_utf8(md, strlen(md)));
+    CHECK(md && strstr(md, "bad\xEF\xBF\xBD\xEF\xBF\xBD" "Cat")); /* U+FFFD for each byte that is not UTF-8 */
+    CHECK(md && !strstr(md, "\xE2\x80\xAE"));
+    free(md);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' --categories '%s'", tp_test_bin(), trace, rules), 0);
+    CHECK(out && valid_utf8(out, strlen(out)) && strstr(out, "bad\\xff\\xfeCat"));
+    free(out);
+}
+
+TEST(hostile_names_in_error_and_summary_lines_are_one_escaped_line)
+{
+    char trace[512]; /* tp_test_tmp's buffers rotate */
+    snprintf(trace, sizeof trace, "%s", kernels_trace("k3.json", 3));
+    char *out = NULL;
+    /* --image-base-url, in report and diff */
+    const char *url = "http://x.example/\x1b[2J\xE2\x80\xAE\xc2\x85";
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --image-base-url '%s'", tp_test_bin(), trace,
+                             tp_test_tmp("iu"), url), 2);
+    CHECK(one_clean_line(out) && strstr(out, "--image-base-url: http://x.example/\\x1b[2J\\u202e\\u0085: "));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff '%s' '%s' -o '%s' --image-base-url '%s'", tp_test_bin(), trace, trace,
+                             tp_test_tmp("iud"), url), 2);
+    CHECK(one_clean_line(out));
+    free(out);
+    /* a folder without a trace */
+    const char *folder = tp_test_tmp("f\x1b[31m\xE2\x80\xAE" "x"), *other = tp_test_tmp("g\xE2\x80\xAE");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' '%s' && echo hi > '%s/readme.txt'", folder, other, folder), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff '%s' '%s' -o '%s'", tp_test_bin(), folder, other, tp_test_tmp("fd")), 2);
+    CHECK(one_clean_line(out) && strstr(out, "\\x1b[31m\\u202ex: no trace among the inputs"));
+    free(out);
+    /* a failing job convert: the truncated rank's line */
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s", tp_test_write_text("bad\xE2\x80\xAE\x1b.json", "{\"traceEvents\":[{\"ph\":\"X\""));
+    CHECK(tp_test_run(&out, "'%s' convert '%s' '%s' -o '%s'", tp_test_bin(), trace, bad, tp_test_tmp("jc.json")) != 0);
+    CHECK(one_clean_line(out) && strstr(out, "bad\\u202e\\x1b.json: "));
+    free(out);
+    /* convert's summary line names the output escaped */
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s'", tp_test_bin(), trace,
+                             tp_test_tmp("o\xE2\x80\xAE\x1b\xff.json")), 0);
+    CHECK(one_clean_line(out) && strstr(out, "o\\u202e\\x1b\\xff.json: 3 events in"));
+    free(out);
+}
