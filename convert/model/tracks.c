@@ -372,12 +372,13 @@ static uint32_t overflow_track(tp_trace *t, uint32_t base, uint32_t *cache)
     return k;
 }
 
-/* The index after a round of moves, without sorting again: a track that
- * lost slices keeps the rest in order, and each overflow track made this
- * round (ids from the old index's ntracks) holds the slices of `moved`, which come in
- * walk order: grouped by overflow track in id order (each has one base
- * track, walked in one piece) and time-sorted within (a part of a sorted
- * list).  Costs a copy of the index instead of a walk over every event. */
+/* The index after the moves, without sorting again: a track that lost
+ * slices (moved or dropped) keeps the rest in order, and each overflow track
+ * made by the repair (ids from the old index's ntracks) holds the slices of
+ * `moved`, which come grouped by overflow track in id order (row by row,
+ * each row's tracks in their base track's order) and time-sorted within (a
+ * part of a sorted list).  Costs a copy of the index instead of a walk over
+ * every event. */
 static void index_after_moves(const tp_trace *t, tp_track_index *ix, const bool *lost, const uint32_t *moved,
                               size_t nmoved)
 {
