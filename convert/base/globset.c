@@ -155,9 +155,9 @@ void tp_globset_add(tp_globset *g, const char *pattern, uint32_t id)
         unsigned char *lit = folded(g, pattern + a, b - a);
         size_t ln = b - a;
         /* the node first: inserting may move the value arrays */
-        if (ln == 0) {
+        if (ln == 0 && n > 0) {
             keep_min(&g->all_min, id); /* "*", "**": every name */
-        } else if (a == 0) {
+        } else if (a == 0) { /* (the empty pattern: the empty name only, at the root) */
             uint32_t node = trie_insert(&g->fwd, lit, ln, false);
             keep_min(b == n ? &g->fwd.v1[node] : &g->fwd.v2[node], id);
         } else if (b == n) {
