@@ -430,7 +430,8 @@ const tp_command tp_command_convert = {"convert", "convert a trace to normalised
     "  -q, --quiet         no summary line on stderr\n"
     TP_LOAD_OPTIONS_HELP
     "\n"
-    "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
+    "A summary line on stderr says: events in, events out, repaired (slices moved\n"
+    "to overlap rows to keep every track nested, each counted once), dropped (with\n"
     "reasons), warnings, size and time; a warning follows when an output passes\n"
     "500 MB or a million events, 2 GB for .pftrace (Perfetto's web UI runs out of\n"
     "memory around 1-2 GB of JSON).  An existing OUTPUT is replaced; the input is\n"
