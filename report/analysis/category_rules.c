@@ -18,6 +18,7 @@ extern const char tp_cat_rules_builtin[];
  * a lookup costs about the name's length, not the number of rules. */
 struct tp_cat_lookup {
     tp_strset names;            /* id = index into r->names + 1 */
+    size_t names_cap, rules_cap; /* r->names and r->rules grow by doubling */
     uint32_t kind_first[3];     /* the first kind rule for kernel, memcpy, memset */
     tp_globset *kernel, *op;    /* rule indexes by pattern (kernel names fold case) */
 };
@@ -27,7 +28,7 @@ static uint32_t name_index(tp_cat_rules *r, const char *s, size_t len)
     uint32_t id = tp_strset_add(&r->lookup->names, s, len);
     if (id <= r->nnames)
         return id - 1;
-    r->names = tp_xrealloc(r->names, (r->nnames + 1) * sizeof *r->names);
+    TP_GROW(r->names, r->lookup->names_cap, r->nnames + 1);
     r->names[r->nnames] = tp_xstrndup(s, len);
     return (uint32_t)r->nnames++;
 }
@@ -105,7 +106,7 @@ static int parse(tp_cat_rules *r, const char *text, size_t len, char *err, size_
                      line);
             return -1;
         }
-        r->rules = tp_xrealloc(r->rules, (r->n + 1) * sizeof *r->rules);
+        TP_GROW(r->rules, r->lookup->rules_cap, r->n + 1);
         r->rules[r->n++] = (tp_cat_rule){name_index(r, a, (size_t)(ae - a)), on, tp_xstrndup(pat, pl)};
     }
     return 0;
