@@ -325,6 +325,18 @@ TEST(hostile_names_in_error_and_summary_lines_are_one_escaped_line)
     CHECK(tp_test_run(&out, "'%s' convert '%s' '%s' -o '%s'", tp_test_bin(), trace, bad, tp_test_tmp("jc.json")) != 0);
     CHECK(one_clean_line(out) && strstr(out, "bad\\u202e\\x1b.json: "));
     free(out);
+    /* diff's gate line names a kernel: escaped, one line per reason */
+    const char *kern = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\\u202eevil\\u001b[2J\","
+                       "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":%d,\"args\":{\"stream\":7,\"device\":0}}]}\n";
+    char g1[512], g2[512], text[512];
+    snprintf(text, sizeof text, kern, 5);
+    snprintf(g1, sizeof g1, "%s", tp_test_write_text("g1.json", text));
+    snprintf(text, sizeof text, kern, 50);
+    snprintf(g2, sizeof g2, "%s", tp_test_write_text("g2.json", text));
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-if-kernel-slower 0", tp_test_bin(), g1, g2,
+                             tp_test_tmp("gd")), 3);
+    CHECK(one_clean_line(out) && strstr(out, ": gate: kernel k\\u202eevil\\x1b[2J +900.0%"));
+    free(out);
     /* convert's summary line names the output escaped */
     CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s'", tp_test_bin(), trace,
                              tp_test_tmp("o\xE2\x80\xAE\x1b\xff.json")), 0);
