@@ -337,6 +337,14 @@ TEST(hostile_names_in_error_and_summary_lines_are_one_escaped_line)
                              tp_test_tmp("gd")), 3);
     CHECK(one_clean_line(out) && strstr(out, ": gate: kernel k\\u202eevil\\x1b[2J +900.0%"));
     free(out);
+    /* batch's per-trace lines name the file escaped, ok or failed */
+    const char *bdir = tp_test_tmp("bat_in");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp '%s' '%s/ok\xE2\x80\xAE\x1b.json' && cp '%s' '%s/bad\x1b.json'", bdir,
+                             trace, bdir, bad, bdir), 0);
+    CHECK(tp_test_run(&out, "'%s' batch '%s' -o '%s'", tp_test_bin(), bdir, tp_test_tmp("bat_out")) != 0);
+    CHECK(out && !strchr(out, 0x1b) && !strstr(out, "\xE2\x80\xAE") && valid_utf8(out, strlen(out)));
+    CHECK(out && strstr(out, "] ok ") && strstr(out, "] error: ") && strstr(out, "bad\\x1b.json: offset "));
+    free(out);
     /* convert's summary line names the output escaped */
     CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s'", tp_test_bin(), trace,
                              tp_test_tmp("o\xE2\x80\xAE\x1b\xff.json")), 0);
