@@ -108,28 +108,43 @@ static unsigned char *folded(const tp_globset *g, const char *s, size_t n)
 
 static bool is_glob_char(char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\'; }
 
-/* The longest run of plain characters of p that no bracket expression can
- * contain: outside [first '[', last ']' after it] (a '[' without a ']'
- * after it excludes the rest).  Each such run matches itself only, so it
- * occurs in every name the pattern matches.  Its start and length. */
+/* Just past the ']' that closes the bracket expression opening at p[i], as
+ * fnmatch reads it (after '[', '!' or '^', the first member may be ']'; a
+ * backslash escapes the next character), or 0 when this is not certain: no
+ * ']' (fnmatch then takes the '[' as a literal), a class, collating symbol or
+ * equivalence class ("[:", "[.", "[=": their own rules for where they end). */
+static size_t bracket_end(const char *p, size_t n, size_t i)
+{
+    size_t j = i + 1;
+    if (j < n && (p[j] == '!' || p[j] == '^'))
+        j++;
+    for (bool first = true; j < n; first = false) {
+        if (p[j] == '\\') {
+            j += 2;
+            continue;
+        }
+        if (p[j] == '[' && j + 1 < n && (p[j + 1] == ':' || p[j + 1] == '.' || p[j + 1] == '='))
+            return 0;
+        if (p[j] == ']' && !first)
+            return j + 1;
+        j++;
+    }
+    return 0;
+}
+
+/* The longest run of plain characters of p outside bracket expressions
+ * (runs after a bracket whose end is not certain are not considered).  Each
+ * such run matches itself only (case folded), so it occurs in every name the
+ * pattern matches.  Its start and length (0: none). */
 static void longest_piece(const char *p, size_t n, size_t *at, size_t *len)
 {
-    size_t lo = n, hi = n;
-    const char *ob = memchr(p, '[', n);
-    if (ob) {
-        lo = (size_t)(ob - p);
-        for (size_t i = n; i > lo + 1; i--)
-            if (p[i - 1] == ']') {
-                hi = i;
-                break;
-            }
-    }
     *at = *len = 0;
-    size_t run = 0;
-    for (size_t i = 0; i <= n; i++) {
-        bool plain = i < n && !(i >= lo && i < hi) && !is_glob_char(p[i]);
+    size_t run = 0, i = 0;
+    for (;;) {
+        bool plain = i < n && !is_glob_char(p[i]);
         if (plain) {
             run++;
+            i++;
             continue;
         }
         if (run > *len) {
@@ -137,6 +152,14 @@ static void longest_piece(const char *p, size_t n, size_t *at, size_t *len)
             *at = i - run;
         }
         run = 0;
+        if (i >= n)
+            return;
+        if (p[i] == '[') {
+            i = bracket_end(p, n, i);
+            if (!i)
+                return;
+        } else
+            i += p[i] == '\\' ? 2 : 1; /* an escaped character: left out of the runs */
     }
 }
 
