@@ -45,7 +45,7 @@ static void instantiate(const char *p, char *out, size_t cap, unsigned *seed)
             out[o++] = 'x';
         else if (p[i] == '\\' && p[i + 1])
             out[o++] = p[++i];
-        else if (p[i] == '[' && rand_r(seed) % 2) {
+        else if (p[i] == '[' && p[i + 1] && rand_r(seed) % 2) {
             const char *e = strchr(p + i + 2, ']');
             if (!e)
                 out[o++] = p[i];
