@@ -360,8 +360,10 @@ static int convert_main(int argc, char **argv, char **ins)
         tp_timing("write");
         if ((st.bad_utf8 || st.invalid_args) && lo.read.strict) {
             tp_out_abort(o);
-            fprintf(stderr, TP_PROG ": %s: %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n",
-                    in, (unsigned long long)st.bad_utf8, (unsigned long long)st.invalid_args);
+            fputs(TP_PROG ": ", stderr);
+            tp_put_printable(stderr, in);
+            fprintf(stderr, ": %llu invalid UTF-8 sequences, %llu invalid args (rejected by --strict)\n",
+                    (unsigned long long)st.bad_utf8, (unsigned long long)st.invalid_args);
             free(name);
             rc = TP_EXIT_INPUT;
             break;
@@ -396,9 +398,10 @@ static int convert_main(int argc, char **argv, char **ins)
         if (total.invalid_args)
             tp_warn(&t, "args that are not valid JSON (kept as a string)", total.invalid_args);
         const char *shown = split ? written[0] : out;
-        fprintf(stderr, TP_PROG ": %s%s: %llu events in, %llu out, %llu repaired (moved to overlap tracks), "
-                        "%llu dropped",
-                shown, split ? (sp.n > 1 ? " ..." : "") : "", (unsigned long long)t.events_in,
+        fputs(TP_PROG ": ", stderr);
+        tp_put_printable(stderr, shown); /* one line whatever the output is called */
+        fprintf(stderr, "%s: %llu events in, %llu out, %llu repaired (moved to overlap tracks), %llu dropped",
+                split ? (sp.n > 1 ? " ..." : "") : "", (unsigned long long)t.events_in,
                 (unsigned long long)total.events_out, (unsigned long long)total.repaired,
                 (unsigned long long)tp_dropped_total(&t));
         if (t.ndrops) {
@@ -417,12 +420,15 @@ static int convert_main(int argc, char **argv, char **ins)
         uint64_t per_file = bytes / (sp.n ? sp.n : 1);
         /* protobuf loads with far less memory than JSON: warn much later */
         if (pf ? per_file > 2000ull * 1000 * 1000
-               : (per_file > 500u * 1000 * 1000 || total.events_out / (sp.n ? sp.n : 1) > 1000000))
-            fprintf(stderr, TP_PROG ": %s: warning: large output (%.0f MB, %llu events per file): Perfetto's web UI "
+               : (per_file > 500u * 1000 * 1000 || total.events_out / (sp.n ? sp.n : 1) > 1000000)) {
+            fputs(TP_PROG ": ", stderr);
+            tp_put_printable(stderr, out);
+            fprintf(stderr, ": warning: large output (%.0f MB, %llu events per file): Perfetto's web UI "
                             "may run out of memory; consider %s\n",
-                    out, (double)per_file / 1e6, (unsigned long long)(total.events_out / (sp.n ? sp.n : 1)),
+                    (double)per_file / 1e6, (unsigned long long)(total.events_out / (sp.n ? sp.n : 1)),
                     pf ? "--steps or --min-dur"
                        : "--split size=500MB, --steps, --min-dur, .json.gz or .pftrace (Perfetto's protobuf format)");
+        }
     }
     for (size_t k = 0; k < sp.n; k++)
         free(written[k]);
@@ -476,7 +482,8 @@ const tp_command tp_command_convert = {"convert", "convert a trace to normalised
     "  -q, --quiet         no summary line on stderr\n"
     TP_LOAD_OPTIONS_HELP
     "\n"
-    "A summary line on stderr says: events in, events out, repaired, dropped (with\n"
+    "A summary line on stderr says: events in, events out, repaired (slices moved\n"
+    "to overlap rows to keep every track nested, each counted once), dropped (with\n"
     "reasons), warnings, size and time; a warning follows when an output passes\n"
     "500 MB or a million events, 2 GB for .pftrace (Perfetto's web UI runs out of\n"
     "memory around 1-2 GB of JSON).  An existing OUTPUT is replaced; the input is\n"

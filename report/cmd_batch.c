@@ -139,17 +139,24 @@ static void progress_show(progress *pg, const tp_batch_row *r, bool last)
             snprintf(eta, sizeof eta, "0:00");
         fprintf(stderr, "\r\033[K[%zu/%zu] %.1f MB read, %.1f MB/s, ETA %s", pg->done, pg->total,
                 (double)pg->bytes_done / 1e6, rate / 1e6, eta);
-        if (r && strcmp(r->status, "ok") != 0)
-            fprintf(stderr, "\r\033[Ktracepress: %s\n", r->error ? r->error : r->path);
+        if (r && strcmp(r->status, "ok") != 0) {
+            fputs("\r\033[Ktracepress: ", stderr);
+            tp_put_printable(stderr, r->error ? r->error : r->path);
+            fputc('\n', stderr);
+        }
         if (last)
             fputc('\n', stderr);
     } else if (r) {
-        if (strcmp(r->status, "ok") == 0)
-            fprintf(stderr, "tracepress batch: [%zu/%zu] ok %s (%s, %.1f MB)\n", pg->done, pg->total, r->name,
-                    r->format, (double)r->bytes / 1e6);
-        else
-            fprintf(stderr, "tracepress batch: [%zu/%zu] error: %s\n", pg->done, pg->total,
-                    r->error ? r->error : r->path);
+        /* names and error text escaped (tp_put_printable): one line each, whatever a file is called */
+        if (strcmp(r->status, "ok") == 0) {
+            fprintf(stderr, "tracepress batch: [%zu/%zu] ok ", pg->done, pg->total);
+            tp_put_printable(stderr, r->name);
+            fprintf(stderr, " (%s, %.1f MB)\n", r->format, (double)r->bytes / 1e6);
+        } else {
+            fprintf(stderr, "tracepress batch: [%zu/%zu] error: ", pg->done, pg->total);
+            tp_put_printable(stderr, r->error ? r->error : r->path);
+            fputc('\n', stderr);
+        }
     }
 }
 

@@ -76,6 +76,28 @@ static int load_job(const char *arg, const tp_job_opts *jo, tp_job *job)
     return rc;
 }
 
+/* "tracepress: CANDIDATE: gate: REASON", one line per reason of why (lines
+ * ending in '\n'); the reasons name kernels, so they are escaped as the
+ * path is. */
+static void print_gates(const char *candidate, const tp_buf *why)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= why->len; i++) {
+        if (i < why->len && why->data[i] != '\n')
+            continue;
+        if (i > start) {
+            char *line = tp_xstrndup(why->data + start, i - start);
+            fputs("tracepress: ", stderr);
+            tp_put_printable(stderr, candidate);
+            fputs(": gate: ", stderr);
+            tp_put_printable(stderr, line);
+            fputc('\n', stderr);
+            free(line);
+        }
+        start = i + 1;
+    }
+}
+
 static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char *dir, const tp_diff_gates *g, bool quiet)
 {
     tp_job job[2];
@@ -107,10 +129,12 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
             char a[48], b[48];
             tp_fmt_dur(a, sizeof a, d.head[0]);
             tp_fmt_dur(b, sizeof b, d.head[1]);
-            fprintf(stderr, "tracepress diff: job median step %s -> %s, %s; wrote %s/diff.md\n", a, b, d.verdict, dir);
+            fprintf(stderr, "tracepress diff: job median step %s -> %s, %s; wrote ", a, b, d.verdict);
+            tp_put_printable(stderr, dir);
+            fputs("/diff.md\n", stderr);
         }
         if (tripped) {
-            fprintf(stderr, "tracepress: %s: gate: %.*s", paths[1], (int)why.len, why.data);
+            print_gates(paths[1], &why);
             rc = TP_EXIT_GATE;
         }
     }
@@ -183,7 +207,9 @@ static int tp_cmd_diff(int argc, char **argv)
         return tp_usage_error(argv[0], "needs two input files: BASE and CANDIDATE");
     const char *bad;
     if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
-        fprintf(stderr, "tracepress: --image-base-url: %s: %s\n", imgurl, bad);
+        tp_err e = {0};
+        tp_fail_at(&e, "", "%s: %s", imgurl, bad); /* the URL escaped: one line */
+        tp_report_error("--image-base-url", &e);
         return TP_EXIT_INPUT;
     }
     tp_diff_gates g = {0};
@@ -291,15 +317,12 @@ static int tp_cmd_diff(int argc, char **argv)
                 "median step time" : "total device time", a, b);
         if (d.head_has_rel)
             fprintf(stderr, " (%+.1f%%)", d.head_rel * 100.0 + 0.0);
-        fprintf(stderr, ", %s; wrote %s/diff.md\n", tp_diff_verdict_name(d.verdict), dir);
+        fprintf(stderr, ", %s; wrote ", tp_diff_verdict_name(d.verdict));
+        tp_put_printable(stderr, dir); /* one line whatever the folder is called */
+        fputs("/diff.md\n", stderr);
     }
     if (tripped) {
-        size_t start = 0;
-        for (size_t i = 0; i < why.len; i++)
-            if (why.data[i] == '\n') {
-                fprintf(stderr, "tracepress: %s: gate: %.*s\n", paths[1], (int)(i - start), why.data + start);
-                start = i + 1;
-            }
+        print_gates(paths[1], &why);
         rc = TP_EXIT_GATE;
     }
 done:

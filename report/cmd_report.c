@@ -243,7 +243,9 @@ static int tp_cmd_report(int argc, char **argv)
         return free(args), tp_usage_error(argv[0], "--image-base-url and --baseline are for the report of one trace");
     const char *bad;
     if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
-        fprintf(stderr, "tracepress: --image-base-url: %s: %s\n", imgurl, bad);
+        tp_err e = {0};
+        tp_fail_at(&e, "", "%s: %s", imgurl, bad); /* the URL escaped: one line */
+        tp_report_error("--image-base-url", &e);
         return free(args), TP_EXIT_INPUT;
     }
     if (job) {

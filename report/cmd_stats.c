@@ -211,27 +211,18 @@ static void print_gpu_time(const tp_summary *s)
 
 static void print_csv(const tp_trace *t, const tp_kernel_table *kt)
 {
-    tp_buf b = {0}, name = {0};
+    tp_buf b = {0};
     tp_buf_puts(&b, "name,kind,count,total_ns,mean_ns,min_ns,max_ns,p10_ns,p50_ns,p90_ns,stddev_ns\n");
     for (size_t i = 0; i < kt->n; i++) {
         const tp_kernel_row *r = &kt->rows[i];
-        /* invalid UTF-8 repaired as in the JSON outputs, then RFC 4180 quoting */
-        name.len = 0;
-        tp_buf_put_utf8(&name, tp_str_get(t, r->name), tp_str_len(t, r->name), NULL);
-        tp_buf_putc(&b, '"');
-        for (size_t c = 0; c < name.len; c++) {
-            if (name.data[c] == '"')
-                tp_buf_putc(&b, '"');
-            tp_buf_putc(&b, name.data[c]);
-        }
-        tp_buf_printf(&b, "\",%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", tp_kind_name((tp_kind)r->kind),
+        tp_csv_text(&b, tp_str_get(t, r->name), tp_str_len(t, r->name), false);
+        tp_buf_printf(&b, ",%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", tp_kind_name((tp_kind)r->kind),
                       (unsigned long long)r->count, (long long)r->total_ns, (long long)r->mean_ns,
                       (long long)r->min_ns, (long long)r->max_ns, (long long)r->p10_ns, (long long)r->p50_ns,
                       (long long)r->p90_ns, (long long)r->stddev_ns);
     }
     fwrite(b.data, 1, b.len, stdout);
     tp_buf_free(&b);
-    tp_buf_free(&name);
 }
 
 /* A job's ranks, one row each, as CSV. */
@@ -245,12 +236,10 @@ static void job_csv(const tp_job *j)
         char fl[48];
         tp_job_flags_text(x->flags, fl, sizeof fl);
         tp_buf b = {0};
-        tp_buf_put_utf8(&b, x->sum.path, strlen(x->sum.path), NULL);
-        printf("%lld,\"", (long long)x->rank);
-        for (size_t i = 0; i < b.len; i++) /* CSV: a quote doubled, controls as spaces */
-            printf(b.data[i] == '"' ? "\"\"" : "%c", (unsigned char)b.data[i] < 0x20 ? ' ' : b.data[i]);
+        tp_csv_text(&b, x->sum.path, strlen(x->sum.path), true);
+        printf("%lld,%s", (long long)x->rank, b.data);
         tp_buf_free(&b);
-        printf("\",%lld,%s,%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,\"%s\"\n", (long long)x->offset_ns,
+        printf(",%lld,%s,%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,\"%s\"\n", (long long)x->offset_ns,
                tp_align_method_name(x->align_method), x->sum.nsteps, (long long)x->median_step_ns,
                (long long)x->span_ns, (long long)x->computation_ns, (long long)x->communication_ns,
                (long long)x->exposed_communication_ns, (long long)x->idle_ns, (long long)x->waited_ns,
@@ -421,7 +410,9 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
     "  --csv               the kernel table only, as CSV (same columns as --json)\n"
     "                      (names: bytes that are not UTF-8 become U+FFFD, as in\n"
-    "                      --json and the text table)\n"
+    "                      --json and the text table; a text cell starting with\n"
+    "                      = + - @ tab or CR gets a leading ' so a spreadsheet\n"
+    "                      does not run it as a formula; numbers stay numbers)\n"
     "  --kernels-only      the kernel table without the GPU time model, the\n"
     "                      categories and the idle table (no launch links: about\n"
     "                      half the time)\n"

@@ -128,17 +128,59 @@ int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
     return -1;
 }
 
+size_t tp_utf8_len(const unsigned char *s, size_t n)
+{
+    if (!n)
+        return 0;
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0; /* overlong, a surrogate, past U+10FFFF */
+    return len;
+}
+
+uint32_t tp_utf8_cp(const unsigned char *s, size_t len)
+{
+    if (len == 1)
+        return s[0];
+    uint32_t cp = s[0] & (0x7F >> len);
+    for (size_t i = 1; i < len; i++)
+        cp = cp << 6 | (s[i] & 0x3F);
+    return cp;
+}
+
+bool tp_is_hidden_control(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x61C || cp == 0x200E || cp == 0x200F || cp == 0x2028 ||
+           cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void tp_put_printable(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p >= 0x20 && *p != 0x7f)
-            fputc(*p, f);
-        else if (*p == '\n')
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t len = tp_utf8_len(p + i, n - i);
+        if (c == '\n')
             fputs("\\n", f);
-        else if (*p == '\t')
+        else if (c == '\t')
             fputs("\\t", f);
+        else if (c < 0x20 || c == 0x7f || !len)
+            fprintf(f, "\\x%02x", c);
+        else if (len > 1 && tp_is_hidden_control(tp_utf8_cp(p + i, len)))
+            fprintf(f, "\\u%04x", (unsigned)tp_utf8_cp(p + i, len));
         else
-            fprintf(f, "\\x%02x", *p);
+            fwrite(p + i, 1, len, f);
+        i += len ? len : 1;
     }
 }
 

@@ -58,9 +58,21 @@ int tp_fail_at(tp_err *err, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Print "tracepress: FILE: WHERE: MSG" on stderr (WHERE omitted when empty). */
-/* s written with control characters escaped (\n, \t, \x1b): names from a
- * trace or a file name cannot split a line or drive the terminal. */
+/* s written as one line of valid UTF-8, the one escaping of every message
+ * and text-table name that a trace, a file name or an option chose: control
+ * characters escaped (\n, \t, \x1b), C1 controls, bidirectional controls
+ * and line separators as \u202e (they would reorder or split what a reader
+ * sees), bytes that are not UTF-8 as \xff; the rest as is.  Names from a
+ * trace or a file name cannot split a line, drive the terminal or hide text. */
 void tp_put_printable(FILE *f, const char *s);
+/* The length (1-4) of the valid UTF-8 sequence starting s[0..n) (shortest
+ * form, no surrogates, at most U+10FFFF), 0 when s[0] starts none. */
+size_t tp_utf8_len(const unsigned char *s, size_t n);
+/* The code point of s[0..len), len from tp_utf8_len. */
+uint32_t tp_utf8_cp(const unsigned char *s, size_t len);
+/* A code point that reorders or splits text around it when shown: C1
+ * controls, U+061C, U+200E/F, U+2028/9, U+202A-202E, U+2066-2069. */
+bool tp_is_hidden_control(uint32_t cp);
 void tp_report_error(const char *file, const tp_err *err);
 
 /* a + b for durations (>= 0): corrupt inputs can sum past int64, so the

@@ -372,12 +372,13 @@ static uint32_t overflow_track(tp_trace *t, uint32_t base, uint32_t *cache)
     return k;
 }
 
-/* The index after a round of moves, without sorting again: a track that
- * lost slices keeps the rest in order, and each overflow track made this
- * round (ids from the old index's ntracks) holds the slices of `moved`, which come in
- * walk order: grouped by overflow track in id order (each has one base
- * track, walked in one piece) and time-sorted within (a part of a sorted
- * list).  Costs a copy of the index instead of a walk over every event. */
+/* The index after the moves, without sorting again: a track that lost
+ * slices (moved or dropped) keeps the rest in order, and each overflow track
+ * made by the repair (ids from the old index's ntracks) holds the slices of
+ * `moved`, which come grouped by overflow track in id order (row by row,
+ * each row's tracks in their base track's order) and time-sorted within (a
+ * part of a sorted list).  Costs a copy of the index instead of a walk over
+ * every event. */
 static void index_after_moves(const tp_trace *t, tp_track_index *ix, const bool *lost, const uint32_t *moved,
                               size_t nmoved)
 {
@@ -395,7 +396,7 @@ static void index_after_moves(const tp_trace *t, tp_track_index *ix, const bool 
             continue;
         }
         for (size_t q = 0; q < n; q++)
-            if (t->events[src[q]].track == k)
+            if (t->events[src[q]].track == k && !(t->events[src[q]].flags & TP_EV_DROPPED))
                 ev[o++] = src[q];
     }
     size_t m = 0;
@@ -411,45 +412,77 @@ static void index_after_moves(const tp_trace *t, tp_track_index *ix, const bool 
     ix->ntracks = ntr;
 }
 
-/* One set of tracks' walk of a nesting-repair round: depths set, the slices
- * to move listed in walk order (tracks are made after: see below). */
+/* One set of tracks' walk of the nesting repair: depths set, the slices to
+ * move listed in walk order with their row (tracks are made after: see
+ * below). */
+typedef struct row_stack {
+    uint32_t *ev;
+    size_t depth, cap;
+} row_stack;
+
 typedef struct walk_part {
     tp_trace *t;
     const tp_track_index *ix;
-    const bool *check;
     size_t lo, hi;        /* tracks */
-    uint32_t *moved;      /* events to move off their track, in walk order */
+    uint64_t *moved;      /* row << 32 | event, off their track, in walk order */
     size_t nmoved, mcap;
-    uint32_t *stack;
-    size_t scap;
+    uint32_t *over;       /* events beyond the last overlap row */
+    size_t nover, ocap;
+    row_stack rows[TP_OVERLAP_ROWS + 1]; /* row 0: the track itself */
 } walk_part;
 
+/* Does row r's open slice (after closing those that ended) enclose e? */
+static bool row_takes(const tp_trace *t, row_stack *r, const tp_event *e)
+{
+    while (r->depth) {
+        const tp_event *top = &t->events[r->ev[r->depth - 1]];
+        if (top->ts + top->dur > e->ts || (top->dur == 0 && e->dur == 0 && top->ts == e->ts))
+            break;
+        r->depth--;
+    }
+    if (!r->depth)
+        return true;
+    const tp_event *top = &t->events[r->ev[r->depth - 1]];
+    return e->ts + e->dur <= top->ts + top->dur;
+}
+
+/* Each slice, in the nesting order, goes on the first row (the track, then
+ * its overlap rows) where it nests: the same rows as repairing the track,
+ * then the slices it moved, and so on, without walking the track again for
+ * each row. */
 static void *walk_part_main(void *p)
 {
     walk_part *w = p;
     tp_trace *t = w->t;
     const tp_track_index *ix = w->ix;
     for (size_t k = w->lo; k < w->hi; k++) {
-        if (w->check && !w->check[k])
-            continue;
-        size_t depth = 0;
+        size_t used = 1; /* rows with open slices on this track */
+        w->rows[0].depth = 0;
         for (size_t j = ix->start[k]; j < ix->start[k + 1]; j++) {
             uint32_t i = ix->ev[j];
             tp_event *e = &t->events[i];
             if (e->ph != 'X')
                 continue;
-            while (depth && t->events[w->stack[depth - 1]].ts + t->events[w->stack[depth - 1]].dur <= e->ts &&
-                   !(t->events[w->stack[depth - 1]].dur == 0 && e->dur == 0 &&
-                     t->events[w->stack[depth - 1]].ts == e->ts))
-                depth--;
-            if (depth && e->ts + e->dur > t->events[w->stack[depth - 1]].ts + t->events[w->stack[depth - 1]].dur) {
-                TP_GROW(w->moved, w->mcap, w->nmoved + 1);
-                w->moved[w->nmoved++] = i;
+            size_t r = 0;
+            while (r < used && !row_takes(t, &w->rows[r], e))
+                r++;
+            if (r > TP_OVERLAP_ROWS) {
+                TP_GROW(w->over, w->ocap, w->nover + 1);
+                w->over[w->nover++] = i;
                 continue;
             }
-            e->depth = (uint32_t)depth;
-            TP_GROW(w->stack, w->scap, depth + 1);
-            w->stack[depth++] = i;
+            row_stack *rs = &w->rows[r];
+            if (r == used) {
+                rs->depth = 0;
+                used++;
+            }
+            e->depth = (uint32_t)rs->depth;
+            TP_GROW(rs->ev, rs->cap, rs->depth + 1);
+            rs->ev[rs->depth++] = i;
+            if (r) {
+                TP_GROW(w->moved, w->mcap, w->nmoved + 1);
+                w->moved[w->nmoved++] = (uint64_t)r << 32 | i;
+            }
         }
     }
     return NULL;
@@ -457,61 +490,79 @@ static void *walk_part_main(void *p)
 
 uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out)
 {
-    uint64_t moved_total = 0;
-    /* after the first round only the tracks that received slices can need
-     * repair (a track that lost some is still nested) */
-    bool *check = NULL;
     tp_track_index ix;
     tp_track_index_build(t, &ix);
-    walk_part a = {0}, b = {0};
-    for (int round = 0; round < 16; round++) {
-        size_t ntr = t->ntracks;
-        /* two sets of tracks walked at once; the moves are then made in
-         * walk order (overflow tracks numbered as one walk would) */
-        a.t = b.t = t;
-        a.ix = b.ix = &ix;
-        a.check = b.check = check;
-        a.lo = 0;
-        a.hi = b.lo = even_split(ix.start, ntr);
-        b.hi = ntr;
-        a.nmoved = b.nmoved = 0;
-        run_pair(walk_part_main, &a, &b, round == 0 ? ix.start[ntr] : 0, PAR_INDEX_MIN);
-        uint32_t *cache = tp_xmalloc((ntr + 1) * sizeof *cache);
-        for (size_t k = 0; k < ntr; k++)
-            cache[k] = TP_NONE;
-        bool *next = tp_xcalloc(ntr * 2 + 2, sizeof *next); /* overflow tracks are added below */
-        bool *lost = tp_xcalloc(ntr + 1, sizeof *lost);
-        size_t nmoved = a.nmoved + b.nmoved;
-        TP_GROW(a.moved, a.mcap, nmoved); /* all the moves, in walk order */
-        if (b.nmoved)
-            memcpy(a.moved + a.nmoved, b.moved, b.nmoved * sizeof *b.moved);
-        for (size_t j = 0; j < nmoved; j++) {
-            uint32_t i = a.moved[j], k = t->events[i].track;
-            uint32_t ov = overflow_track(t, k, cache);
-            t->events[i].track = ov;
-            if (ov < ntr * 2 + 2)
-                next[ov] = true;
-            lost[k] = true;
+    size_t ntr = t->ntracks;
+    /* two sets of tracks walked at once; the moves are then made in walk
+     * order, row by row (overflow tracks numbered as repairing the tracks,
+     * then their overflow tracks, and so on, would number them) */
+    walk_part *a = tp_xcalloc(2, sizeof *a), *b = a + 1;
+    a->t = b->t = t;
+    a->ix = b->ix = &ix;
+    a->lo = 0;
+    a->hi = b->lo = even_split(ix.start, ntr);
+    b->hi = ntr;
+    run_pair(walk_part_main, a, b, ix.start[ntr], PAR_INDEX_MIN);
+    size_t nmoved = a->nmoved + b->nmoved, nover = a->nover + b->nover;
+    uint64_t *all = tp_xmalloc((nmoved + 1) * sizeof *all);
+    if (a->nmoved)
+        memcpy(all, a->moved, a->nmoved * sizeof *all);
+    if (b->nmoved)
+        memcpy(all + a->nmoved, b->moved, b->nmoved * sizeof *all);
+    /* stable by row: (row, track, time) */
+    size_t count[TP_OVERLAP_ROWS + 2] = {0};
+    for (size_t j = 0; j < nmoved; j++)
+        count[(all[j] >> 32) + 1]++;
+    for (size_t r = 1; r <= TP_OVERLAP_ROWS + 1; r++)
+        count[r] += count[r - 1];
+    uint32_t *moved = tp_xmalloc((nmoved + 1) * sizeof *moved);
+    for (size_t j = 0; j < nmoved; j++)
+        moved[count[all[j] >> 32]++] = (uint32_t)all[j];
+    /* the track of each (track, row): row r's is the overflow track of row r - 1's */
+    bool *lost = tp_xcalloc(ntr + 1, sizeof *lost);
+    uint32_t *cache = tp_xmalloc((ntr + nmoved + 1) * sizeof *cache);
+    uint32_t *cur = tp_xmalloc((ntr + 1) * sizeof *cur);   /* track k's row track of the row being placed */
+    uint32_t *at_row = tp_xcalloc(ntr + 1, sizeof *at_row); /* the row cur[k] is of */
+    for (size_t k = 0; k < ntr + nmoved; k++)
+        cache[k] = TP_NONE;
+    for (size_t k = 0; k < ntr; k++)
+        cur[k] = (uint32_t)k;
+    for (size_t j = 0, r = 1; j < nmoved; j++) {
+        uint32_t i = moved[j], k = t->events[i].track;
+        while (j >= count[r])
+            r++;
+        lost[k] = true;
+        if (at_row[k] != r) {
+            cur[k] = overflow_track(t, cur[k], cache);
+            at_row[k] = (uint32_t)r;
         }
-        free(cache);
-        free(check);
-        check = next;
-        moved_total += nmoved;
-        if (nmoved)
-            index_after_moves(t, &ix, lost, a.moved, nmoved);
-        free(lost);
-        if (!nmoved)
-            break;
+        t->events[i].track = cur[k];
     }
-    free(check);
-    free(a.moved);
-    free(b.moved);
-    free(a.stack);
-    free(b.stack);
-    /* (after 16 rounds of moves the last tracks may still overlap: the writers' open-slice stacks clip them) */
+    free(at_row);
+    free(cur);
+    free(cache);
+    free(all);
+    for (int h = 0; h < 2; h++)
+        for (size_t j = 0; j < (h ? b : a)->nover; j++) { /* past the last overlap row: dropped, counted */
+            uint32_t i = (h ? b : a)->over[j];
+            lost[t->events[i].track] = true;
+            tp_drop(t, i, "slices past " TP_OVERLAP_ROWS_TEXT " overlap rows");
+        }
+    if (nmoved || nover)
+        index_after_moves(t, &ix, lost, moved, nmoved);
+    free(lost);
+    free(moved);
+    for (int h = 0; h < 2; h++) {
+        walk_part *w = h ? b : a;
+        free(w->moved);
+        free(w->over);
+        for (size_t r = 0; r <= TP_OVERLAP_ROWS; r++)
+            free(w->rows[r].ev);
+    }
+    free(a);
     if (out)
         *out = ix;
     else
         tp_track_index_free(&ix);
-    return moved_total;
+    return nmoved;
 }

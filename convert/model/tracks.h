@@ -34,9 +34,16 @@ uint32_t *tp_track_order_of(const tp_trace *t, const uint32_t *porder);
 
 /* Make slices on every track properly nested: a slice that partially
  * overlaps an enclosing one moves to an overflow track "<name> (overlap)"
- * beside it.  Fills tp_event.depth.  Returns the number of slices moved.
+ * beside it, one that overlaps there too to that track's overflow track, and
+ * so on: each slice goes on the first of these rows where it nests.  A track
+ * has at most TP_OVERLAP_ROWS overflow rows (each slice tries at most that
+ * many); a slice that nests in none is dropped and counted ("slices past 256
+ * overlap rows").  Fills tp_event.depth.  Returns the number of slices moved
+ * (each counted once, whatever its row).
  * When `out` is not NULL it receives the track index of the repaired trace
  * (built anyway; writers need it), to be freed with tp_track_index_free. */
+#define TP_OVERLAP_ROWS 256
+#define TP_OVERLAP_ROWS_TEXT "256"
 uint64_t tp_nest_repair(tp_trace *t, tp_track_index *out);
 
 #endif

@@ -76,17 +76,26 @@ static size_t md_len(const char *s, size_t max, bool *cut)
 
 static bool md_ctl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
-/* A bidirectional control at s[i] (U+200E/F, U+202A-202E, U+2066-2069):
- * it would reorder what a reader sees around it, so it is written as a
- * space.  Its length in bytes, or 0. */
-static size_t bidi_at(const char *s, size_t n, size_t i)
+/* What s[i] starts that Markdown must not carry as is: a control, a
+ * bidirectional control or line separator (tp_is_hidden_control: it would
+ * reorder or split what a reader sees) become a space, bytes that are not
+ * UTF-8 U+FFFD (summary.md is valid UTF-8 whatever the trace or a rules file
+ * held).  The bytes it takes and *rep, or 0 for a plain character (*len:
+ * its bytes, copied whole). */
+static size_t md_special(const char *s, size_t n, size_t i, const char **rep, size_t *len)
 {
     const unsigned char *u = (const unsigned char *)s + i;
-    if (i + 3 > n || u[0] != 0xE2)
-        return 0;
-    if (u[1] == 0x80 && (u[2] == 0x8E || u[2] == 0x8F || (u[2] >= 0xAA && u[2] <= 0xAE)))
-        return 3;
-    return u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9 ? 3 : 0;
+    size_t l = tp_utf8_len(u, n - i);
+    *len = l ? l : 1;
+    if (!l) {
+        *rep = "\xEF\xBF\xBD";
+        return 1;
+    }
+    if (md_ctl(u[0]) || (l > 1 && tp_is_hidden_control(tp_utf8_cp(u, l)))) {
+        *rep = " ";
+        return l;
+    }
+    return 0;
 }
 
 static bool alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
@@ -113,10 +122,14 @@ void tp_md_text(tp_buf *b, const char *s, size_t max)
         digits++;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        size_t bd = bidi_at(s, n, i);
-        if (md_ctl(c) || bd) {
-            tp_buf_putc(b, ' ');
-            i += bd ? bd - 1 : 0;
+        const char *rep;
+        size_t len, sp = md_special(s, n, i, &rep, &len);
+        if (sp || len > 1) {
+            if (sp)
+                tp_buf_puts(b, rep);
+            else
+                tp_buf_put(b, s + i, len);
+            i += (sp ? sp : len) - 1;
             continue;
         }
         bool esc = strchr("\\`*_[]<>|!~&$", c) != NULL;
@@ -170,10 +183,14 @@ void tp_md_code(tp_buf *b, const char *s, size_t max)
     size_t bs = 0; /* backslashes just before */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        size_t bd = bidi_at(s, n, i);
-        if (bd) {
-            tp_buf_putc(b, ' ');
-            i += bd - 1;
+        const char *rep;
+        size_t len, sp = md_special(s, n, i, &rep, &len);
+        if (sp || len > 1) {
+            if (sp)
+                tp_buf_puts(b, rep);
+            else
+                tp_buf_put(b, s + i, len);
+            i += (sp ? sp : len) - 1;
             bs = 0;
             continue;
         }
@@ -252,4 +269,21 @@ void tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
         snprintf(buf, n, "%llu B", (unsigned long long)bytes);
     else
         snprintf(buf, n, v >= 99.95 ? "%.0f %s" : "%.1f %s", v, unit[u]); /* 3 significant digits at most */
+}
+
+void tp_csv_text(tp_buf *b, const char *s, size_t n, bool controls_as_spaces)
+{
+    tp_buf u = {0};
+    tp_buf_put_utf8(&u, s, n, NULL);
+    tp_buf_putc(b, '"');
+    if (u.len && strchr("=+-@\t\r", u.data[0]))
+        tp_buf_putc(b, '\'');
+    for (size_t i = 0; i < u.len; i++) {
+        char c = u.data[i];
+        if (c == '"')
+            tp_buf_putc(b, '"');
+        tp_buf_putc(b, controls_as_spaces && ((unsigned char)c < 0x20 || c == 0x7F) ? ' ' : c);
+    }
+    tp_buf_putc(b, '"');
+    tp_buf_free(&u);
 }

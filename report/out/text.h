@@ -45,6 +45,15 @@ void tp_md_text(tp_buf *b, const char *s, size_t max);
  * escaping the escape).  Empty s: "` `". */
 void tp_md_code(tp_buf *b, const char *s, size_t max);
 
+/* A CSV text cell (RFC 4180) from a string a trace or a file name chose:
+ * invalid UTF-8 repaired as in the JSON outputs, quoted, quotes doubled;
+ * control characters as spaces when controls_as_spaces.  A cell that would
+ * start with = + - @ tab or CR (OWASP's CSV injection list) gets a leading
+ * ' so a spreadsheet shows it as text instead of running it as a formula
+ * (docs/ERRORS.md "Round 3").  Numeric cells are written as numbers, not
+ * through this. */
+void tp_csv_text(tp_buf *b, const char *s, size_t n, bool controls_as_spaces);
+
 /* --image-base-url: http:// or https://, a host, then only characters that
  * cannot end or break a Markdown link (no space, control, quote, backtick,
  * backslash, < > ( ) [ ] |, nor anything outside ASCII) and no query or

@@ -26,6 +26,7 @@ typedef struct tp_cat_rules {
     char **names;      /* categories in order of first appearance (user file first); "other" last */
     size_t nnames;
     uint32_t other, communication; /* indexes of "other" and "communication" */
+    struct tp_cat_lookup *lookup;  /* private to category_rules.c: names by hash, rules indexed for tp_cat_match */
 } tp_cat_rules;
 
 /* The built-in rules, after those of user_file when not NULL.  0 ok; -1 with
@@ -40,7 +41,8 @@ int tp_cat_rules_for_command(const char *file, tp_cat_rules *r);
     "  --categories FILE   op category rules tried before the built-in ones: lines\n"                                \
     "                      CATEGORY kind|kernel|op GLOB (docs/REPORT.md \"Op categories\")\n"
 /* The category of an activity of this kind and name whose leaf is `leaf`
- * (NULL when it has none). */
+ * (NULL when it has none): the first rule in order that matches, found
+ * without trying every rule (convert/base/globset.h). */
 uint32_t tp_cat_match(const tp_cat_rules *r, uint8_t kind, const char *name, const char *leaf);
 
 #endif
