@@ -194,10 +194,13 @@ size_t tp_inputs_not_regular(void) { return g_not_regular; }
 
 void tp_inputs_warn_not_regular(const char *who)
 {
-    if (g_not_regular)
-        fprintf(stderr, TP_PROG ": %s: warning: %zu entr%s in the folders or patterns given %s not a regular file or a link to one "
-                        "(a FIFO, a device, a socket, a link to a folder or a broken link): skipped\n",
-                who, g_not_regular, g_not_regular == 1 ? "y" : "ies", g_not_regular == 1 ? "is" : "are");
+    if (!g_not_regular)
+        return;
+    fputs(TP_PROG ": ", stderr);
+    tp_put_printable(stderr, who); /* a path from the command line: one line, no terminal control */
+    fprintf(stderr, ": warning: %zu entr%s in the folders or patterns given %s not a regular file or a link to one "
+                    "(a FIFO, a device, a socket, a link to a folder or a broken link): skipped\n",
+            g_not_regular, g_not_regular == 1 ? "y" : "ies", g_not_regular == 1 ? "is" : "are");
 }
 
 static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err);
