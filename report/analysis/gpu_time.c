@@ -186,6 +186,40 @@ static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
 #undef SUB
 }
 
+/* The input's ac2g launch flows (Kineto's "ac2g" s/f pairs, kept in the
+ * model though replaced in conversions): id -> 1 (a start), 2 (an end), 3
+ * (both).  false when the trace has none. */
+static bool launch_flows(const tp_trace *t, tp_i64map *ids)
+{
+    tp_str cat = tp_str_find(t, "ac2g", 4);
+    if (!cat)
+        return false;
+    bool any = false;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if ((e->ph != 's' && e->ph != 'f') || e->cat != cat || !(e->flags & TP_EV_HAS_ID) ||
+            (e->flags & TP_EV_ID_STRING) || e->id > INT64_MAX)
+            continue;
+        uint32_t m = tp_i64map_get(ids, (int64_t)e->id);
+        tp_i64map_put(ids, (int64_t)e->id, (m == TP_I64MAP_EMPTY ? 0 : m) | (e->ph == 's' ? 1u : 2u));
+        any = true;
+    }
+    return any;
+}
+
+/* Linked as TraceLens links (gpu_time.h "linked"): a launch call by
+ * correlation and, when the trace records launch flows, a flow start and a
+ * flow end carrying that correlation id, unless the call is a graph launch
+ * (linked by correlation alone). */
+static bool tracelens_linked(const tp_trace *t, const tp_event *e, bool flows, const tp_i64map *ids)
+{
+    if (e->link == TP_NONE)
+        return false;
+    if (!flows || tp_is_graph_launch(tp_str_get(t, t->events[e->link].name)))
+        return true;
+    return (e->flags & TP_EV_HAS_CORR) && tp_i64map_get(ids, (int64_t)e->corr) == 3;
+}
+
 void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
 {
     memset(g, 0, sizeof *g);
@@ -212,6 +246,8 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     /* activities with their classes (communication is set in build, from the classification) */
     act *a = tp_xmalloc((nact + 1) * sizeof *a);
     size_t na = 0;
+    tp_i64map ac2g = {0};
+    bool flows = launch_flows(t, &ac2g);
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!tp_is_device_activity(e))
@@ -223,11 +259,12 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
             cls = C_COMP | C_MSET;
         else
             cls = C_COMP;
-        if (e->link == TP_NONE)
+        if (!tracelens_linked(t, e, flows, &ac2g))
             cls |= C_UNL;
         int64_t d = e->dur > 0 ? e->dur : 0;
         a[na++] = (act){e->ts, e->ts + d, dev_of[t->tracks[e->track].process], (uint32_t)i, cls, e->kind};
     }
+    tp_i64map_free(&ac2g);
     sort_acts(a, na, 0);
     free(dev_of);
     g->acts = a;

@@ -19,7 +19,7 @@
  *   memcpy_ns                |U(memcpy) ∩ W|
  *   exposed_memcpy_ns        |(U(memcpy) - U(computation) - U(communication)) ∩ W|
  *   memset_ns                |U(memset) ∩ W| (part of computation)
- *   unlinked_ns              |U(activities with no launch call) ∩ W|
+ *   unlinked_ns              |U(activities not linked) ∩ W|
  *   kernels, memcpys, memsets  activities of each kind starting in W
  *
  * so that computation + exposed communication + exposed memcpy + idle = span
@@ -29,8 +29,14 @@
  * start order (a window starts no earlier than the previous one ends), so the
  * steps and `outside` (the time of the GPU span in no step) add up to the
  * whole, figure by figure.  `linked` is the whole-trace model over the
- * activities that have a launch call only (what TraceLens reports: it leaves
- * the others out). */
+ * linked activities only, as TraceLens links them (what it reports: it
+ * leaves the others out): an activity is linked when its launch call is
+ * known by correlation and, in a trace that records launch flows ("ac2g"
+ * s/f events), a flow start and a flow end carry its correlation id, or the
+ * call is a graph launch (linked by correlation alone).  So a HIP memset
+ * that ROCm records with a flow end but no flow start is unlinked, as in
+ * TraceLens; in a trace without launch flows (PyTorch 1.8, other formats)
+ * a launch call is enough. */
 #ifndef TP_GPU_TIME_H
 #define TP_GPU_TIME_H
 

@@ -163,3 +163,52 @@ TEST(classify_one_category_for_every_consumer)
     tp_summary_free(&s);
     tp_trace_free(&t);
 }
+
+/* gpu_time.h "linked": as TraceLens links.  With launch flows in the trace,
+ * an activity needs a flow start and a flow end carrying its correlation id
+ * (a HIP memset that ROCm records with only a flow end is unlinked); without
+ * any launch flow a launch call is enough. */
+static const char *flows_trace(const char *file, bool with_flows)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+                    "\"ts\":0,\"dur\":100}");
+    /* corr 1: a kernel with start and end flows; corr 2: a memset with an end flow only */
+    for (int c = 1; c <= 2; c++) {
+        tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                          "\"dur\":2,\"args\":{\"correlation\":%d}}",
+                      c == 1 ? "hipLaunchKernel" : "hipMemsetAsync", 10 * c, c);
+        tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%d,"
+                          "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}",
+                      c == 1 ? "kernel" : "gpu_memset", c == 1 ? "Cijk_gemm" : "Memset (Device)", 50 * c, 20 * c,
+                      c);
+        if (with_flows && c == 1)
+            tp_buf_printf(&b, ",\n{\"ph\":\"s\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":%d,\"cat\":\"ac2g\","
+                              "\"name\":\"ac2g\"}",
+                          c, 10 * c);
+        if (with_flows)
+            tp_buf_printf(&b, ",\n{\"ph\":\"f\",\"id\":%d,\"pid\":0,\"tid\":7,\"ts\":%d,\"cat\":\"ac2g\","
+                              "\"name\":\"ac2g\",\"bp\":\"e\"}",
+                          c, 50 * c);
+    }
+    tp_buf_puts(&b, "\n]}\n");
+    const char *p = tp_test_write(file, b.data, b.len);
+    tp_buf_free(&b);
+    return p;
+}
+
+TEST(classify_linked_as_tracelens_links)
+{
+    for (int with_flows = 0; with_flows < 2; with_flows++) {
+        tp_trace t;
+        tp_summary s;
+        CHECK_EQ_INT(tp_test_load_report(flows_trace(with_flows ? "flows.json" : "noflows.json", with_flows), &t, &s),
+                     0);
+        CHECK_EQ_INT(s.gt.whole.busy_ns, 60000);
+        CHECK_EQ_INT(s.gt.whole.unlinked_ns, with_flows ? 40000 : 0);
+        CHECK_EQ_INT(s.gt.linked.busy_ns, with_flows ? 20000 : 60000);
+        CHECK_EQ_INT(s.gt.linked.memset_ns, with_flows ? 0 : 40000);
+        tp_summary_free(&s);
+        tp_trace_free(&t);
+    }
+}
