@@ -34,6 +34,8 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
     int64_t last_key[3] = {-1, -1, -1};
     uint32_t last_cat[3] = {0, 0, 0};
     tp_i64map share_of = {0}; /* (name << 32 | category) -> index into shares */
+    int64_t last_sk = -1;
+    uint32_t last_ix = 0;
     size_t cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
@@ -61,7 +63,7 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
         else if (e->kind == TP_KIND_KERNEL && (starts(tp_str_get(t, e->name), "triton_") || compiled_region(leaf_s)))
             c->ran[i] = TP_RAN_COMPILED;
         int64_t sk = (int64_t)(((uint64_t)e->name << 32) | cat);
-        uint32_t ix = tp_i64map_get(&share_of, sk);
+        uint32_t ix = sk == last_sk ? last_ix : tp_i64map_get(&share_of, sk); /* runs of one kernel: no lookup */
         if (ix == TP_I64MAP_EMPTY) {
             TP_GROW(c->shares, cap, c->nshares + 1);
             c->shares[c->nshares] = (tp_class_share){e->name, cat, 0};
@@ -69,6 +71,8 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
             tp_i64map_put(&share_of, sk, ix);
         }
         c->shares[ix].device_ns = sat_add(c->shares[ix].device_ns, e->dur > 0 ? e->dur : 0);
+        last_sk = sk;
+        last_ix = ix;
     }
     for (int k = 0; k < 3; k++)
         tp_i64map_free(&cache[k]);
