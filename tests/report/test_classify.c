@@ -29,6 +29,9 @@ TEST(classify_real_kernel_names)
     CAT_IS("Cijk_Ailk_Bjlk_SB_Bias_AS_SAV_UserArgs_MT64x16x16", "GEMM");
     CAT_IS("nvjet_tst_192x128_64x4_1x2_h_bz_coopB_NTN", "GEMM"); /* cuBLASLt on Hopper/Blackwell */
     CAT_IS("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16", "CONV");
+    /* cuDNN's fused attention (SDPA cuDNN backend, Transformer Engine) is no convolution for its "fprop" */
+    CAT_IS("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0", "attention");
+    CAT_IS("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_7_64x128x128_4x1x1_kernel0_0", "attention");
     CAT_IS("void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(cudnn::winograd_nonfused::"
            "WinogradDataParams<float, float>)",
            "CONV");
