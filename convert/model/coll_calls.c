@@ -43,7 +43,7 @@ static const char *kind_of(const char *s)
     low[n] = 0;
     static const struct {
         const char *needle, *kind;
-    } kinds[] = {{"allreduce", "all_reduce"},       {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"},
+    } kinds[] = {{"allreduce", "all_reduce"},       {"crossdevicereduce", "all_reduce"},       {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"},
                  {"alltoall", "all_to_all"},        {"sendrecv", "send_recv"},   {"broadcast", "broadcast"},
                  {"reduce", "reduce"},              {"send", "send_recv"},       {"recv", "send_recv"}};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -94,6 +94,8 @@ struct tp_coll_reader {
     void *cursor;
     tp_buf scratch;
     uint8_t *comm;      /* name id -> 0 not asked, 1 comm kernel, 2 not */
+    const uint32_t *of; /* the report's classification (tp_coll_reader_use_classes), or NULL */
+    uint32_t comm_cat;
     uint32_t *ann;      /* nccl:* annotations by (track, ts) */
     size_t nann;
 };
@@ -180,6 +182,12 @@ static int cmp_ann(const void *pa, const void *pb)
     return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
 }
 
+void tp_coll_reader_use_classes(tp_coll_reader *r, const uint32_t *of, uint32_t comm)
+{
+    r->of = of;
+    r->comm_cat = comm;
+}
+
 tp_coll_reader *tp_coll_reader_new(const tp_trace *t)
 {
     tp_coll_reader *r = tp_xcalloc(1, sizeof *r);
@@ -246,12 +254,17 @@ bool tp_coll_read(tp_coll_reader *r, size_t i, tp_coll_call *c)
     const tp_event *a = &t->events[i];
     if (a->ph != 'X' || a->kind != TP_KIND_KERNEL || (a->flags & (TP_EV_DROPPED | TP_EV_DERIVED)))
         return false;
-    if (!r->comm[a->name]) {
-        const char *s = tp_str_get(t, a->name);
-        r->comm[a->name] = is_comm_kernel(s, strlen(s)) ? 1 : 2;
+    if (r->of) { /* the report: what its one classification calls communication */
+        if (r->of[i] != r->comm_cat)
+            return false;
+    } else {
+        if (!r->comm[a->name]) {
+            const char *s = tp_str_get(t, a->name);
+            r->comm[a->name] = is_comm_kernel(s, strlen(s)) ? 1 : 2;
+        }
+        if (r->comm[a->name] != 1)
+            return false;
     }
-    if (r->comm[a->name] != 1)
-        return false;
     memset(c, 0, sizeof *c);
     c->seq = -1;
     c->kind = kind_of(tp_str_get(t, a->name));

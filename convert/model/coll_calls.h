@@ -3,8 +3,11 @@
  * converter (a job's clock alignment) and the report (bandwidths, the job
  * report) both read calls through this one reader.
  *
- * A collective call is a device kernel of NCCL or RCCL (a name starting
- * "nccl" or "rccl", any case).  Its metadata comes from, in order:
+ * A collective call is, in a report, a device kernel its one classification
+ * puts in "communication" (tp_coll_reader_use_classes); in the converter (a
+ * job's clock alignment, which classifies nothing) a kernel of NCCL or RCCL
+ * (a name starting "nccl" or "rccl", any case).  Its metadata comes from, in
+ * order:
  *   1. the kernel's own args (PyTorch 2.3+ copies them there: "Collective
  *      name", "In msg nelems", "Out msg nelems", "dtype", "Group size",
  *      "Process Group Name", "Process Group Ranks", "Seq");
@@ -41,8 +44,14 @@ typedef struct tp_coll_reader tp_coll_reader;
 /* A reader over t's events (owns its scratch; t must outlive it). */
 tp_coll_reader *tp_coll_reader_new(const tp_trace *t);
 void tp_coll_reader_free(tp_coll_reader *r);
-/* Is t->events[i] a collective call (a complete NCCL/RCCL kernel, not
- * dropped nor derived)?  When it is, fill *c. */
+/* The report's one classification (report/analysis/classify.h): with it, a
+ * collective call is a complete kernel whose category of[i] is `comm` (by
+ * its name or the op that launched it: vLLM's custom and symmetric-memory
+ * all-reduce too); without it (the converter, which classifies nothing) a
+ * kernel named nccl* / rccl*.  `of` must outlive the reader. */
+void tp_coll_reader_use_classes(tp_coll_reader *r, const uint32_t *of, uint32_t comm);
+/* Is t->events[i] a collective call (a complete kernel, not dropped nor
+ * derived, that is communication)?  When it is, fill *c. */
 bool tp_coll_read(tp_coll_reader *r, size_t i, tp_coll_call *c);
 
 /* The trace's collective calls as clock_align's sync points (absolute ends,

@@ -108,7 +108,7 @@ static void *gpu_time_and_idle_job(void *p)
     tp_gpu_time_build(s->t, &s->sf, &s->cls, &s->gt);
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
     tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
-    tp_collectives_build(s->t, &s->coll);
+    tp_collectives_build(s->t, s->cls.of, s->rules->communication, &s->coll); /* the one classification's */
     return NULL;
 }
 
@@ -122,7 +122,7 @@ static void *steps_job(void *p)
 static void *collectives_job(void *p)
 {
     tp_summary *s = p;
-    tp_collectives_build(s->t, &s->coll);
+    tp_collectives_build(s->t, s->cls.of, s->rules->communication, &s->coll); /* the one classification's */
     return NULL;
 }
 
@@ -174,10 +174,11 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     run_pair(prepare_job, s, host_tree_job);
     tp_timing("summary: GPU time and efficiency prepare | host tree");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
-        run_pair(collectives_job, s, steps_job);
-        /* communication is what the one classification says, as in a rank's own report */
+        /* communication is what the one classification says, as in a rank's own report: the
+         * collectives and the GPU split read it */
         tp_attribution_build(t, &s->ht, &s->at);
         tp_classes_build(t, &s->at, s->rules, &s->cls);
+        run_pair(collectives_job, s, steps_job);
         tp_gpu_time_build(t, &s->sf, &s->cls, &s->gt);
         tp_timing("summary: collectives | steps, attribution, classification, GPU time");
         find_devices(t, s);

@@ -93,11 +93,13 @@ static int cmp_rows(const void *pa, const void *pb)
     return k ? k : strcmp(a->dtype, b->dtype);
 }
 
-void tp_collectives_build(const tp_trace *t, tp_collectives *c)
+void tp_collectives_build(const tp_trace *t, const uint32_t *of, uint32_t comm, tp_collectives *c)
 {
     memset(c, 0, sizeof *c);
     builder b = {.c = c};
     tp_coll_reader *rd = tp_coll_reader_new(t);
+    if (of)
+        tp_coll_reader_use_classes(rd, of, comm);
     size_t ccap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         tp_coll_call cl;

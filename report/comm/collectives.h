@@ -44,7 +44,7 @@ typedef struct tp_coll_inst {
 typedef struct tp_collectives {
     tp_coll_row *rows;   /* by total time, then kind, bytes, group */
     size_t n;
-    uint64_t calls;      /* NCCL/RCCL kernels */
+    uint64_t calls;      /* communication kernels (the one classification: classify.h) */
     int64_t total_ns;
     uint64_t sized;      /* calls with a message size */
     uint64_t from_kernel, from_op, from_annotation; /* where the metadata came from */
@@ -52,7 +52,10 @@ typedef struct tp_collectives {
     size_t nlist;
 } tp_collectives;
 
-void tp_collectives_build(const tp_trace *t, tp_collectives *c);
+/* of, comm: the one classification's categories and its "communication"
+ * (report/analysis/classify.h): the calls are the kernels it calls
+ * communication; NULL: NCCL/RCCL kernels by name (coll_calls.h). */
+void tp_collectives_build(const tp_trace *t, const uint32_t *of, uint32_t comm, tp_collectives *c);
 void tp_collectives_free(tp_collectives *c);
 
 /* The reader option's part (formats.h keep_args_of): NCCL/RCCL kernels and

@@ -158,6 +158,9 @@ TEST(classify_one_category_for_every_consumer)
     /* the GPU time model's communication is the category's: no overlap here, all exposed */
     CHECK_EQ_INT(s.gt.whole.communication_ns, 60000);
     CHECK_EQ_INT(s.gt.whole.exposed_communication_ns, 60000);
+    /* and the collectives table counts the same kernels as calls (not only nccl* names) */
+    CHECK_EQ_INT(s.coll.calls, 2);
+    CHECK_EQ_INT(s.coll.total_ns, 60000);
     /* the kernel table's category of each name is the category that holds its time */
     for (size_t i = 0; i < s.kt.n; i++) {
         uint32_t c = tp_class_of_name(&s.cls, s.kt.rows[i].name);

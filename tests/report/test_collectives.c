@@ -36,7 +36,7 @@ TEST(collectives_nccl_sample_by_hand)
     tp_trace t;
     CHECK(load(tp_test_shared("external/kineto/hta_nccl_data_2024.json.gz"), &t) == 0);
     tp_collectives c;
-    tp_collectives_build(&t, &c);
+    tp_collectives_build(&t, NULL, 0, &c);
     CHECK_EQ_INT(c.calls, 21);
     CHECK_EQ_INT(c.sized, 21);
     CHECK_EQ_INT(c.from_kernel, 21);
@@ -94,7 +94,7 @@ TEST(collectives_sources_kinds_and_factors)
     tp_trace t;
     CHECK(load(tp_test_write_text("coll.json", planted), &t) == 0);
     tp_collectives c;
-    tp_collectives_build(&t, &c);
+    tp_collectives_build(&t, NULL, 0, &c);
     CHECK_EQ_INT(c.calls, 3);
     CHECK_EQ_INT(c.sized, 2);
     CHECK_EQ_INT(c.from_kernel, 1);
