@@ -31,8 +31,8 @@ enum {
     TP_COLOR_HEADER = 0xE0E0E0,
     TP_COLOR_OTHER = 0xBBBBBB, /* "other" / unclassified (lighter than 0x999999: apart from slot 5 for deuteranopes) */
     /* event kinds on a timeline */
-    TP_COLOR_HOST_OP = 0xF5EC7B,    /* pale yellow: the most bars, kept light */
-    TP_COLOR_RUNTIME = 0x735900,    /* dark ochre */
+    TP_COLOR_HOST_OP = 0xC8FCBC,    /* pale green: the most bars, kept light; searched apart from every category (test_render_palette.c) */
+    TP_COLOR_RUNTIME = 0x442C00,    /* dark brown: searched apart from every category (test_render_palette.c) */
     TP_COLOR_ANNOTATION = 0xE28E4D, /* amber */
     TP_COLOR_SYNC = 0x007756,       /* dark green */
     TP_COLOR_LINK = 0x0060A0,  /* link text (Okabe-Ito blue, darkened for text) */

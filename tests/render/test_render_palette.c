@@ -150,6 +150,13 @@ TEST(render_palette_distinct)
           K("rotary"), S(16), S(17), S(18), grey},
          19,
          {12, 4, 4, 3}},
+        /* the timeline's legend: host kinds beside every category its device rows may show */
+        {"timeline legend",
+         {K("cpu_op"), K("runtime"), K("annotation"), K("sync"), K("GEMM"), K("CONV"), K("elementwise"), K("reduce"),
+          K("memcpy"), K("communication"), K("normalisation"), K("softmax"), K("attention"), K("MoE"), K("memset"),
+          K("compiled"), K("embedding"), K("optimizer"), K("rotary"), grey},
+         20,
+         {12, 4, 4, 3}},
         /* page_common.c tp_category_colors: a user's own categories */
         {"user categories", {U(0), U(1), U(2), U(3), U(4), U(5)}, 6, {15, 7, 7, 3}},
     };
@@ -167,9 +174,9 @@ TEST(render_palette_distinct)
     /* user categories 1-6 are 6 different colours, and none is a built-in category's */
     for (size_t i = 0; i < 6; i++) {
         for (size_t j = i + 1; j < 6; j++)
-            CHECK(groups[7].c[i] != groups[7].c[j]);
+            CHECK(groups[8].c[i] != groups[8].c[j]);
         for (size_t j = 0; j < 15; j++)
-            CHECK(groups[7].c[i] != groups[6].c[j]);
+            CHECK(groups[8].c[i] != groups[6].c[j]);
     }
     CHECK_EQ_INT(tp_palette_user(6), 0); /* past the free slots: the caller hashes */
 }
