@@ -37,7 +37,9 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         char ro[PATH_MAX], ri[PATH_MAX];
         for (int i = 0; i < nargs; i++) /* the one folder given is the output folder: its traces are skipped */
             if (realpath(dir, ro) && realpath(args[i], ri) && strcmp(ro, ri) == 0) {
-                fprintf(stderr, "tracepress: %s: the output folder is the input folder: give another -o\n", dir);
+                fputs("tracepress: ", stderr);
+                tp_put_printable(stderr, dir); /* a folder's name: one line, no terminal control */
+                fputs(": the output folder is the input folder: give another -o\n", stderr);
                 return TP_EXIT_USAGE;
             }
         fprintf(stderr, "tracepress: report: no trace among the inputs\n");
@@ -99,7 +101,7 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
         snprintf(ranks, sizeof ranks, "%s/ranks", dir);
         struct stat st;
         if (stat(ranks, &st) != 0 || !S_ISDIR(st.st_mode)) { /* nothing to merge: no folder, no lock file made */
-            fprintf(stderr, "tracepress: %s: %s (run the shards first: report --shard K/N ... -o %s)\n", ranks,
+            tp_print_line("%s: %s (run the shards first: report --shard K/N ... -o %s)", ranks,
                     stat(ranks, &st) != 0 ? strerror(errno) : "not a folder", dir);
             rc = TP_EXIT_INPUT;
         } else if (tp_job_check_outputs(NULL, dir, &failed, &err) < 0) { /* the files options name */
@@ -294,7 +296,7 @@ static int tp_cmd_report(int argc, char **argv)
     char clash[4400];
     const char *in = tp_report_output_input(dir, clash, sizeof clash);
     if (in) { /* refused before anything is read or written */
-        fprintf(stderr, "tracepress: %s: refusing to overwrite the input file %s\n", clash, in);
+        tp_print_line("%s: refusing to overwrite the input file %s", clash, in);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
