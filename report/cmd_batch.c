@@ -515,6 +515,14 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         return TP_EXIT_INPUT;
     }
 
+    char out_real[PATH_MAX], in_real[PATH_MAX];
+    /* the walk skips the output folder (batch's own files): every trace in it would vanish, exit 0 */
+    for (int i = 0; i < nin; i++)
+        if (realpath(dir, out_real) && realpath(ins[i], in_real) && strcmp(out_real, in_real) == 0) {
+            tp_print_line("%s: the output folder is the input folder: give another -o", dir);
+            free(ins);
+            return TP_EXIT_USAGE;
+        }
     tp_err err = {0};
     if (tp_mkdirs(dir, &err) < 0) {
         tp_report_error(dir, &err);
