@@ -29,7 +29,6 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error("report", &err);
         return TP_EXIT_INPUT;
     }
-    tp_inputs_warn_not_regular("report");
     if (!inputs->n && not_traces) /* as before: the count, then why there is nothing to do */
         fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                 not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
@@ -42,6 +41,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
                 fputs(": the output folder is the input folder: give another -o\n", stderr);
                 return TP_EXIT_USAGE;
             }
+        tp_inputs_warn_not_regular("report"); /* why there is none, when FIFOs ... were all there was */
         fprintf(stderr, "tracepress: report: no trace among the inputs\n");
         return TP_EXIT_INPUT;
     }
@@ -50,6 +50,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error(failed, &err);
         return TP_EXIT_INPUT;
     }
+    tp_inputs_warn_not_regular("report"); /* after the checks, as the count below: a refusal is one line */
     if (not_traces)
         fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                 not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");

@@ -169,6 +169,12 @@ TEST(h3_folder_walk_skips_fifos_and_counts_them)
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' convert -q '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("h3f.json")), 0);
     free(out);
+    /* a job report refused (a rank is the summary.json it would write) says so in its one line */
+    const char *refused = tp_test_tmp("h3f.refused");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && ln -f '%s/rank0.json' '%s/summary.json'", refused, in, refused), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' report '%s' -o '%s'", tp_test_bin(), in, refused), 2);
+    CHECK(out && lines(out) == 1 && strstr(out, "refusing to overwrite the input file"));
+    free(out);
 }
 
 /* Item 7: a FIFO among the rank summaries (report --merge, job diff):
