@@ -71,7 +71,9 @@ int main(int argc, char **argv)
         tp_out_install_signal_cleanup();
         return c->run(argc - 1, argv + 1);
     }
-    fprintf(stderr, TP_PROG ": unknown command '%s'\n\n", name);
+    fputs(TP_PROG ": unknown command '", stderr);
+    tp_put_printable(stderr, name); /* one line, no terminal control from the command line */
+    fputs("'\n\n", stderr);
     tp_print_usage(stderr);
     return TP_EXIT_USAGE;
 }

@@ -203,7 +203,7 @@ static int refuse_input_output(const char *out)
     const char *in = out && strcmp(out, "-") != 0 ? tp_out_protected(out) : NULL;
     if (!in)
         return 0;
-    fprintf(stderr, TP_PROG ": %s: refusing to overwrite the input file %s\n", out, in);
+    tp_print_line("%s: refusing to overwrite the input file %s", out, in);
     return TP_EXIT_INPUT;
 }
 

@@ -280,7 +280,7 @@ static int index_is_input(const char *dir, const char *stem)
         snprintf(p, sizeof p, "%s/%s%s", dir, stem, index_ext[e]);
         const char *in = tp_out_protected(p);
         if (in) {
-            fprintf(stderr, TP_PROG ": %s: is an input of this batch and would be replaced by its index\n", in);
+            tp_print_line("%s: is an input of this batch and would be replaced by its index", in);
             return 1;
         }
     }
@@ -304,7 +304,7 @@ static int merge(char **dirs, int ndirs, const char *out, bool wait)
     for (int d = 0; d < ndirs; d++) {
         DIR *dp = opendir(dirs[d]);
         if (!dp) {
-            fprintf(stderr, TP_PROG ": %s: %s\n", dirs[d], strerror(errno));
+            tp_print_line("%s: %s", dirs[d], strerror(errno));
             tp_batch_rows_free(&all);
             return TP_EXIT_INPUT;
         }
@@ -358,7 +358,7 @@ static int merge(char **dirs, int ndirs, const char *out, bool wait)
     size_t k = 0, failed = 0;
     for (size_t i = 0; i < all.n; i++) {
         if (k && strcmp(all.v[k - 1].path, all.v[i].path) == 0) {
-            fprintf(stderr, TP_PROG ": %s: in more than one index; keeping %s\n", all.v[i].path, all.v[k - 1].dir);
+            tp_print_line("%s: in more than one index; keeping %s", all.v[i].path, all.v[k - 1].dir);
             tp_batch_row_free(&all.v[i]);
             continue;
         }
@@ -515,6 +515,14 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         return TP_EXIT_INPUT;
     }
 
+    char out_real[PATH_MAX], in_real[PATH_MAX];
+    /* the walk skips the output folder (batch's own files): every trace in it would vanish, exit 0 */
+    for (int i = 0; i < nin; i++)
+        if (realpath(dir, out_real) && realpath(ins[i], in_real) && strcmp(out_real, in_real) == 0) {
+            tp_print_line("%s: the output folder is the input folder: give another -o", dir);
+            free(ins);
+            return TP_EXIT_USAGE;
+        }
     tp_err err = {0};
     if (tp_mkdirs(dir, &err) < 0) {
         tp_report_error(dir, &err);
@@ -531,7 +539,9 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
     tp_strlist paths = {0}, names = {0};
     size_t not_traces = 0;
     if (tp_inputs_expand(ins, nin, dir, &paths, &not_traces, &err) < 0) {
-        fprintf(stderr, TP_PROG ": %s\n", err.msg);
+        fputs(TP_PROG ": ", stderr);
+        tp_put_printable(stderr, err.msg); /* it names the input as given: one escaped line */
+        fputc('\n', stderr);
         free(ins);
         tp_strlist_free(&paths);
         tp_dir_unlock(lockfd, true);
@@ -554,7 +564,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
     snprintf(ipath, sizeof ipath, "%s/%s.json", dir, stem);
     tp_batch_rows prev = {0}, rows = {0};
     if (tp_batch_index_read(ipath, &prev, &err) < 0) {
-        fprintf(stderr, TP_PROG ": %s: %s (ignored: everything is redone)\n", ipath, err.msg);
+        tp_print_line("%s: %s (ignored: everything is redone)", ipath, err.msg);
         tp_batch_rows_free(&prev);
         memset(&err, 0, sizeof err);
     }
@@ -625,7 +635,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         char clash[4400];
         const char *in = tp_batch_row_output_input(dir, rows.v[todo[k]].name, clash, sizeof clash);
         if (in) {
-            fprintf(stderr, TP_PROG ": %s: refusing to overwrite the input file %s\n", clash, in);
+            tp_print_line("%s: refusing to overwrite the input file %s", clash, in);
             free(todo);
             tp_batch_rows_free(&rows);
             tp_strlist_free(&paths);

@@ -165,7 +165,7 @@ static int refuse_input_output(const char *const paths[2], const char *dir)
         snprintf(p, sizeof p, "%s/%s", dir, outs[k]);
         const char *in = tp_out_protected(p);
         if (in) {
-            fprintf(stderr, "tracepress: %s: refusing to overwrite the input file %s\n", p, in);
+            tp_print_line("%s: refusing to overwrite the input file %s", p, in);
             return TP_EXIT_INPUT;
         }
     }

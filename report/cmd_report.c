@@ -29,7 +29,6 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error("report", &err);
         return TP_EXIT_INPUT;
     }
-    tp_inputs_warn_not_regular("report");
     if (!inputs->n && not_traces) /* as before: the count, then why there is nothing to do */
         fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                 not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
@@ -37,9 +36,12 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         char ro[PATH_MAX], ri[PATH_MAX];
         for (int i = 0; i < nargs; i++) /* the one folder given is the output folder: its traces are skipped */
             if (realpath(dir, ro) && realpath(args[i], ri) && strcmp(ro, ri) == 0) {
-                fprintf(stderr, "tracepress: %s: the output folder is the input folder: give another -o\n", dir);
+                fputs("tracepress: ", stderr);
+                tp_put_printable(stderr, dir); /* a folder's name: one line, no terminal control */
+                fputs(": the output folder is the input folder: give another -o\n", stderr);
                 return TP_EXIT_USAGE;
             }
+        tp_inputs_warn_not_regular("report"); /* why there is none, when FIFOs ... were all there was */
         fprintf(stderr, "tracepress: report: no trace among the inputs\n");
         return TP_EXIT_INPUT;
     }
@@ -48,6 +50,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error(failed, &err);
         return TP_EXIT_INPUT;
     }
+    tp_inputs_warn_not_regular("report"); /* after the checks, as the count below: a refusal is one line */
     if (not_traces)
         fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
                 not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
@@ -99,7 +102,7 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
         snprintf(ranks, sizeof ranks, "%s/ranks", dir);
         struct stat st;
         if (stat(ranks, &st) != 0 || !S_ISDIR(st.st_mode)) { /* nothing to merge: no folder, no lock file made */
-            fprintf(stderr, "tracepress: %s: %s (run the shards first: report --shard K/N ... -o %s)\n", ranks,
+            tp_print_line("%s: %s (run the shards first: report --shard K/N ... -o %s)", ranks,
                     stat(ranks, &st) != 0 ? strerror(errno) : "not a folder", dir);
             rc = TP_EXIT_INPUT;
         } else if (tp_job_check_outputs(NULL, dir, &failed, &err) < 0) { /* the files options name */
@@ -294,7 +297,7 @@ static int tp_cmd_report(int argc, char **argv)
     char clash[4400];
     const char *in = tp_report_output_input(dir, clash, sizeof clash);
     if (in) { /* refused before anything is read or written */
-        fprintf(stderr, "tracepress: %s: refusing to overwrite the input file %s\n", clash, in);
+        tp_print_line("%s: refusing to overwrite the input file %s", clash, in);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);

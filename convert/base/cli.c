@@ -80,11 +80,15 @@ int tp_parse_shard(const char *s, int *k, int *n)
 
 int tp_usage_error(const char *cmd, const char *fmt, ...)
 {
+    /* the message quotes what was given (--shard "$(printf '\e[2J\n')"): one escaped line, as
+     * every error line (docs/ERRORS.md "Text is valid UTF-8, messages are one line") */
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, TP_PROG " %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see `" TP_PROG " help %s`)\n", cmd);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, TP_PROG " %s: ", cmd);
+    tp_put_printable(stderr, msg);
+    fprintf(stderr, " (see `" TP_PROG " help %s`)\n", cmd);
     return TP_EXIT_USAGE;
 }

@@ -2,6 +2,7 @@
 #include "convert/base/common.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,25 @@ void tp_put_printable(FILE *f, const char *s)
             fwrite(p + i, 1, len, f);
         i += len ? len : 1;
     }
+}
+
+void tp_print_line(const char *fmt, ...)
+{
+    char *msg = NULL, *line = NULL;
+    size_t len = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    FILE *m = open_memstream(&line, &len);
+    FILE *f = m ? m : stderr; /* written at once, as tp_report_error's */
+    fputs(TP_PROG ": ", f);
+    tp_put_printable(f, n >= 0 ? msg : fmt);
+    fputc('\n', f);
+    if (m && fclose(m) == 0)
+        fwrite(line, 1, len, stderr);
+    free(line);
+    free(n >= 0 ? msg : NULL);
 }
 
 void tp_report_error(const char *file, const tp_err *err)

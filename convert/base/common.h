@@ -74,6 +74,10 @@ uint32_t tp_utf8_cp(const unsigned char *s, size_t len);
  * controls, U+061C, U+200E/F, U+2028/9, U+202A-202E, U+2066-2069. */
 bool tp_is_hidden_control(uint32_t cp);
 void tp_report_error(const char *file, const tp_err *err);
+/* "tracepress: " and the formatted message on stderr as one escaped line
+ * (tp_put_printable; fmt without the newline): for messages that name a
+ * path or a value as given. */
+void tp_print_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* a + b for durations (>= 0): corrupt inputs can sum past int64, so the
  * sums saturate instead of overflowing. */

@@ -4,6 +4,7 @@
 #include "convert/read/formats.h"
 #include "convert/io/input.h"
 #include "convert/base/cli.h"
+#include "convert/base/strset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -271,14 +272,36 @@ static int add_list(const char *file, int depth, tp_strlist *out, tp_err *err)
     return rc;
 }
 
+/* The folders walked, by device and inode: an @list naming one folder a
+ * million times (`@<(yes DIR)`) walks it once, not a million times (every
+ * walk opens each file to detect its format: minutes, not the list's bound). */
+static tp_strset g_walked;
+
 static int add_path(const char *p, tp_strlist *out, tp_err *err)
 {
     struct stat st;
     if (stat(p, &st) != 0)
         return tp_fail_at(err, "", "%s: %s", p, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
+        uint64_t key[2] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+        size_t walked = g_walked.n;
+        tp_strset_add(&g_walked, (const char *)key, sizeof key);
+        if (g_walked.n == walked)
+            return 0; /* its files are in out already */
         g_out = out;
-        if (nftw(p, walk_fn, 32, FTW_PHYS | FTW_ACTIONRETVAL) != 0)
+        /* a link to a folder named here is the caller's choice: walked (FTW_PHYS
+         * alone reported it as a link and skipped it; links inside are not followed) */
+        struct stat lst;
+        size_t n = strlen(p) + 3;
+        char *root = tp_xmalloc(n);
+        snprintf(root, n, "%s", p);
+        for (size_t k = strlen(root); k > 1 && root[k - 1] == '/';) /* LINK/ is the link too */
+            root[--k] = 0;
+        bool link = lstat(root, &lst) == 0 && S_ISLNK(lst.st_mode);
+        snprintf(root, n, link ? "%s/." : "%s", p);
+        int rc = nftw(root, walk_fn, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+        free(root);
+        if (rc != 0)
             return tp_fail_at(err, "", "%s: cannot walk the directory", p);
         return 0;
     }
@@ -325,6 +348,7 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
     char rp[PATH_MAX];
     g_exclude = exclude && realpath(exclude, rp) ? rp : NULL;
     g_skipped = g_not_regular = g_list_bytes = g_list_entries = 0;
+    tp_strset_free(&g_walked); /* an earlier call's, when it failed */
     for (int i = 0; i < nargs; i++)
         if (add_one(args[i], 0, out, err) < 0)
             return -1;
@@ -341,6 +365,7 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
     out->n = k;
     *not_traces = g_skipped;
     g_exclude = NULL;
+    tp_strset_free(&g_walked);
     return 0;
 }
 

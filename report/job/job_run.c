@@ -39,8 +39,8 @@ int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_
     size_t saturated = tp_rank_sum_build(&s, r);
     if (saturated) { /* the summary's range (rank_sum.h): said, and counted with the rank's warnings */
         r->warnings += saturated;
-        fprintf(stderr, "tracepress: %s: warning: %zu times beyond a job summary's range (saturated: durations at "
-                        "2^60 ns, starts at +-2^61 ns)\n", path, saturated);
+        tp_print_line("%s: warning: %zu times beyond a job summary's range (saturated: durations at "
+                      "2^60 ns, starts at +-2^61 ns)", path, saturated);
     }
     tp_summary_free(&s);
     tp_trace_free(&t);
@@ -394,8 +394,8 @@ int tp_job_read_ranks(const char *dir, tp_job *job, char *failed, size_t nfailed
     closedir(d);
     snprintf(failed, nfailed, "%s", ranks);
     if (not_regular)
-        fprintf(stderr, "tracepress: %s: warning: %zu *.rank.json entr%s not a regular file (a FIFO, a device, a "
-                        "folder or a broken link): skipped\n", ranks, not_regular, not_regular == 1 ? "y is" : "ies are");
+        tp_print_line("%s: warning: %zu *.rank.json entr%s not a regular file (a FIFO, a device, a "
+                      "folder or a broken link): skipped", ranks, not_regular, not_regular == 1 ? "y is" : "ies are");
     if (names.n > 1)
         qsort(names.v, names.n, sizeof *names.v, cmp_names);
     tp_rank_sum *sums = tp_xcalloc(names.n + 1, sizeof *sums);

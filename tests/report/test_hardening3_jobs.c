@@ -126,6 +126,27 @@ TEST(h3_job_folder_follows_linked_ranks)
     free(j);
 }
 
+/* A link to a folder named on the command line is that folder, walked (it
+ * was skipped as "a link to a folder": no trace among the inputs, exit 2),
+ * also written LINK/; links to folders inside it are still skipped. */
+TEST(h3_linked_folder_named_on_the_command_line_is_walked)
+{
+    rank_trace("h3lf_src", "rank0.json", 0, "1000", "10");
+    rank_trace("h3lf_src", "rank1.json", 1, "1000", "10");
+    const char *src = tp_test_tmp("h3lf_src"), *link = tp_test_tmp("h3lf_link");
+    CHECK_EQ_INT(tp_test_run(NULL, "rm -f '%s' && ln -s '%s' '%s'", link, src, link), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), link), 0);
+    CHECK(out && strstr(out, "### Job: 2 ranks of 2") && !strstr(out, "warning"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s/'", tp_test_bin(), link), 0);
+    CHECK(out && strstr(out, "### Job: 2 ranks of 2"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), link, src), 1); /* the same folder */
+    CHECK(out && lines(out) == 1 && strstr(out, "the output folder is the input folder"));
+    free(out);
+}
+
 /* Item 7: a FIFO, a link to a device, a link to a folder and a broken link in a walked folder:
  * skipped without opening, counted in one warning line; no hang. */
 TEST(h3_folder_walk_skips_fifos_and_counts_them)
@@ -147,6 +168,12 @@ TEST(h3_folder_walk_skips_fifos_and_counts_them)
     CHECK(out && strstr(out, "tracepress: batch: warning: 4 entries"));
     free(out);
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' convert -q '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("h3f.json")), 0);
+    free(out);
+    /* a job report refused (a rank is the summary.json it would write) says so in its one line */
+    const char *refused = tp_test_tmp("h3f.refused");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && ln -f '%s/rank0.json' '%s/summary.json'", refused, in, refused), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' report '%s' -o '%s'", tp_test_bin(), in, refused), 2);
+    CHECK(out && lines(out) == 1 && strstr(out, "refusing to overwrite the input file"));
     free(out);
 }
 
@@ -189,6 +216,39 @@ TEST(h3_endless_at_lists_stop)
     CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' stats '@%s'", tp_test_bin(), many), 2);
     CHECK(out && lines(out) == 1 && strstr(out, "@lists name more than 1000000 entries"));
     free(out);
+}
+
+/* An @list naming one folder 1,000,000 times (`@<(yes DIR)` stops only at
+ * the entry bound) walks it once: each walk opened every file in it (here
+ * about 40 s; 8 minutes for a folder of 4 gen_job ranks).  DIR/. is the same
+ * folder too (its files were each rank twice: exit 2). */
+TEST(h3_at_list_repeating_a_folder_walks_it_once)
+{
+    rank_trace("h3rep", "rank-0.json", 0, "1000", "10");
+    rank_trace("h3rep", "rank-1.json", 1, "1000", "10");
+    const char *dir = tp_test_tmp("h3rep");
+    CHECK_EQ_INT(tp_test_run(NULL, "echo notes > '%s/notes.txt'", dir), 0);
+    const char *list = tp_test_tmp("h3rep.list");
+    CHECK_EQ_INT(tp_test_run(NULL, "(yes '%s' | head -n 999999; echo '%s/.') > '%s'", dir, dir, list), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' stats '@%s'", tp_test_bin(), list), 0);
+    CHECK(out && strstr(out, "### Job: 2 ranks of 2"));
+    CHECK(out && strstr(out, "1 file in the folders given is not a trace"));
+    free(out);
+}
+
+/* batch DIR -o DIR: the walk skips the output folder, so every trace in it
+ * vanished and the run exited 0 with an empty index; refused as report is. */
+TEST(h3_batch_into_its_input_folder_is_refused)
+{
+    const char *in = rank_trace("h3same", "rank-0.json", 0, "1000", "10");
+    (void)in;
+    const char *dir = tp_test_tmp("h3same");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' batch '%s' -o '%s/.'", tp_test_bin(), dir, dir), 1);
+    CHECK(out && lines(out) == 1 && strstr(out, "the output folder is the input folder"));
+    free(out);
+    CHECK(!tp_test_exists_in(dir, "index.json") && !tp_test_exists_in(dir, ".tracepress-batch.lock"));
 }
 
 /* Item 9: a truncated trace in a folder is a failed row (exit 2), only a

@@ -404,3 +404,43 @@ TEST(hostile_names_in_error_and_summary_lines_are_one_escaped_line)
     CHECK(one_clean_line(out) && strstr(out, "o\\u202e\\x1b\\xff.json: 3 events in"));
     free(out);
 }
+
+/* A usage error quotes the value given: one escaped line too (--shard and
+ * an unknown option were written raw: a newline made two lines, ESC reached
+ * the terminal), and so does an unknown command. */
+TEST(usage_errors_quote_values_as_one_escaped_line)
+{
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report a.json b.json -o '%s' --shard \"$(printf '\\033[2J\\n\\342\\200\\256')\"",
+                             tp_test_bin(), tp_test_tmp("ue")), 1);
+    CHECK(one_clean_line(out) && strstr(out, "(got '\\x1b[2J\\n\\u202e')"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats \"--x$(printf '\\033]0;t\\007\\377')\"", tp_test_bin()), 1);
+    CHECK(one_clean_line(out) && strstr(out, "unknown option --x\\x1b]0;t\\x07\\xff"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' \"$(printf 'c\\033[2J\\nx')\" 2>&1 | head -1", tp_test_bin()), 0);
+    CHECK(one_clean_line(out) && strstr(out, "unknown command 'c\\x1b[2J\\nx'"));
+    free(out);
+}
+
+/* Refusals and job lines that name a path as given: one escaped line (they were written raw). */
+TEST(refusals_name_hostile_paths_as_one_escaped_line)
+{
+    char dir[512], in[600];
+    snprintf(dir, sizeof dir, "%s", tp_test_tmp("w\x1b[2J\n\xE2\x80\xAE"));
+    snprintf(in, sizeof in, "%s/x.json", dir);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp '%s' '%s'", dir, kernels_trace("k4.json", 3), in), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s'", tp_test_bin(), in, in), 2);
+    CHECK(one_clean_line(out) && strstr(out, "\\x1b[2J\\n\\u202e/x.json: refusing to overwrite the input file "));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), dir, dir), 1);
+    CHECK(one_clean_line(out) && strstr(out, "\\u202e: the output folder is the input folder"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report --merge '%s'", tp_test_bin(), dir), 2);
+    CHECK(one_clean_line(out) && strstr(out, "\\u202e/ranks: "));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' batch '%s/nope\x1b.json' -o '%s'", tp_test_bin(), dir, tp_test_tmp("bq")), 2);
+    CHECK(one_clean_line(out) && strstr(out, "nope\\x1b.json: "));
+    free(out);
+}
