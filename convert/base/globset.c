@@ -1,6 +1,7 @@
 /* globset.c: first matching glob of an ordered set (globset.h). */
 #include "convert/base/globset.h"
 #include "convert/base/i64map.h"
+#include "convert/base/strset.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -81,6 +82,9 @@ struct tp_globset {
     size_t ngen, gcap;
     uint32_t *pieceless; /* general patterns without a literal piece (indexes into gen) */
     size_t npieceless, pcap;
+    tp_strset pats;      /* the general patterns' texts: a repeated one is one entry of the */
+    uint32_t *gen_of;    /* smallest id (first match never reaches the others), so a table of */
+    size_t npats, gocap; /* 60k copies of `[0-9]*` costs one fnmatch per name, not 60k */
 };
 
 tp_globset *tp_globset_new(bool casefold)
@@ -193,6 +197,13 @@ void tp_globset_add(tp_globset *g, const char *pattern, uint32_t id)
         free(lit);
         return;
     }
+    uint32_t pid = tp_strset_add(&g->pats, pattern, n); /* ids from 1, in order of first add */
+    if (pid <= g->npats) {
+        keep_min(&g->gen[g->gen_of[pid - 1]].id, id);
+        return;
+    }
+    TP_GROW(g->gen_of, g->gocap, g->npats + 1);
+    g->gen_of[g->npats++] = (uint32_t)g->ngen;
     TP_GROW(g->gen, g->gcap, g->ngen + 1);
     general *e = &g->gen[g->ngen];
     *e = (general){tp_xstrdup(pattern), id, NO_ID};
@@ -360,5 +371,9 @@ void tp_globset_free(tp_globset *g)
         free(g->gen[i].pattern);
     free(g->gen);
     free(g->pieceless);
+    tp_strset_free(&g->pats);
+    free(g->gen_of);
     free(g);
 }
+
+size_t tp_globset_pieceless(const tp_globset *g) { return g ? g->npieceless : 0; }

@@ -11,7 +11,7 @@
  *   only when one of its literal pieces (the longest run of plain characters
  *   outside brackets) occurs in the name, and only while its id is below the
  *   best match found so far; a pattern without such a piece is tried for
- *   every name.
+ *   every name; a pattern added twice is kept once, with the smaller id.
  *
  * Case folding is ASCII (the program runs in the C locale, where fnmatch's
  * FNM_CASEFOLD folds A-Z only).  Build: tp_globset_add in any order, tp_globset_seal,
@@ -31,5 +31,8 @@ void tp_globset_seal(tp_globset *g);
  * is not NULL it is increased by the fnmatch calls made (tests bound it). */
 uint32_t tp_globset_first(const tp_globset *g, const char *s, uint64_t *fnmatch_calls);
 void tp_globset_free(tp_globset *g);
+/* The distinct patterns without a literal piece: each is tried on every name
+ * (a caller bounds them; a repeated pattern counts once). */
+size_t tp_globset_pieceless(const tp_globset *g);
 
 #endif

@@ -29,6 +29,9 @@ typedef struct tp_cat_rules {
     struct tp_cat_lookup *lookup;  /* private to category_rules.c: names by hash, rules indexed for tp_cat_match */
 } tp_cat_rules;
 
+/* Patterns with no literal character to index ([0-9]*, ?*) a table may hold
+ * (distinct ones; docs/ERRORS.md "Round 3"): each is tried on every name. */
+#define TP_CAT_MAX_PIECELESS 1024
 /* The built-in rules, after those of user_file when not NULL.  0 ok; -1 with
  * a one-line reason in err ("offset 120: line 5: ...") for a bad file. */
 int tp_cat_rules_load(tp_cat_rules *r, const char *user_file, char *err, size_t errn);

@@ -139,6 +139,48 @@ TEST(globset_does_not_try_every_rule_on_every_name)
     tp_globset_free(g);
 }
 
+static const char *kernels_trace(const char *name, int n);
+
+TEST(globset_tries_a_repeated_pattern_without_literal_once)
+{
+    /* 60k copies of a pattern with no literal text: first match never reaches
+     * a later copy, so it is one entry, tried once per name (was 60k) */
+    tp_globset *g = tp_globset_new(true);
+    for (uint32_t i = 60000; i-- > 0;)
+        tp_globset_add(g, "[0-9]*", i);
+    tp_globset_add(g, "[0-9]?", 60000);
+    tp_globset_seal(g);
+    CHECK_EQ_INT(tp_globset_pieceless(g), 2);
+    uint64_t calls = 0;
+    CHECK_EQ_INT(tp_globset_first(g, "7kernel", &calls), 0);
+    CHECK_EQ_INT(tp_globset_first(g, "kernel", &calls), UINT32_MAX);
+    CHECK(calls <= 4);
+    tp_globset_free(g);
+}
+
+TEST(categories_file_bounds_patterns_without_literal_text)
+{
+    /* 1,025 distinct bracket-only patterns: each would be tried on every name
+     * (60k of them x 5,000 names took 31 s): one line, exit 2 */
+    const char *trace = kernels_trace("k10.json", 10);
+    tp_buf b = {0};
+    for (int i = 0; i < 1025; i++) {
+        tp_buf_printf(&b, "c%d kernel ", i);
+        for (int d = i; d >= 0; d /= 3) { /* a distinct string of [0-9], ? and [a-z] per rule */
+            tp_buf_puts(&b, d % 3 == 0 ? "[0-9]" : d % 3 == 1 ? "?" : "[a-z]");
+            if (d < 3)
+                break;
+        }
+        tp_buf_puts(&b, "*\n");
+    }
+    const char *rules = tp_test_write_text("nolit.rules", b.data);
+    tp_buf_free(&b);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 10 '%s' stats '%s' --categories '%s'", tp_test_bin(), trace, rules), 2);
+    CHECK(out && strstr(out, "without a literal character") && strstr(out, "at most 1024"));
+    free(out);
+}
+
 /* A trace of n kernels with distinct names (one launch each). */
 static const char *kernels_trace(const char *name, int n)
 {
