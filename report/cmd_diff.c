@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 
@@ -155,11 +156,44 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
 /* An input (a trace, a file an option names) that is one of the files a
  * diff in DIR writes: refused before anything is read or written.  0, or
  * TP_EXIT_INPUT with the line printed. */
+/* A folder given to diff is a job: its traces and its report's rank
+ * summaries (DIR/ranks/\*.rank.json) are inputs too, protected before the
+ * check as one trace is (a summary is read only later). */
+static void protect_job_folder(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return;
+    char ranks[4400];
+    snprintf(ranks, sizeof ranks, "%s/ranks", path);
+    DIR *d = opendir(ranks);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n > 10 && strcmp(e->d_name + n - 10, ".rank.json") == 0) {
+            char f[4700];
+            snprintf(f, sizeof f, "%s/%s", ranks, e->d_name);
+            tp_out_protect(f); /* regular files only: a FIFO is neither opened nor protected */
+        }
+    }
+    if (d)
+        closedir(d);
+    tp_strlist files = {0};
+    size_t not_traces = 0;
+    tp_err err = {0};
+    char *args[1] = {(char *)path};
+    if (tp_inputs_expand(args, 1, NULL, &files, &not_traces, &err) == 0) /* an error is said when it is read */
+        for (size_t i = 0; i < files.n; i++)
+            tp_out_protect(files.v[i]);
+    tp_strlist_free(&files);
+}
+
 static int refuse_input_output(const char *const paths[2], const char *dir)
 {
     static const char *const outs[] = {"diff.json", "diff.md", "diff.pdf", "png/changes.png", "png/steps.png"};
     tp_out_protect(paths[0]);
     tp_out_protect(paths[1]);
+    protect_job_folder(paths[0]);
+    protect_job_folder(paths[1]);
     for (size_t k = 0; k < sizeof outs / sizeof *outs; k++) {
         char p[4400];
         snprintf(p, sizeof p, "%s/%s", dir, outs[k]);

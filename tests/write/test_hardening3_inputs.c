@@ -310,3 +310,25 @@ TEST(h3_file_options_are_parsed_as_inputs)
     CHECK(help && strstr(help, "  --categories FILE") && strstr(help, "  --baseline OLD"));
     free(help);
 }
+
+/* A job diff's inputs are the two reports' rank summaries: one hard-linked
+ * as an output of the diff is refused before anything is read, in one line
+ * naming the output, and stays intact. */
+TEST(h3_job_diff_refuses_a_rank_summary_as_output)
+{
+    const char *t = tp_test_tmp("jdiff_traces"), *j1 = tp_test_tmp("jdiff_j1"), *j2 = tp_test_tmp("jdiff_j2"),
+               *r = tp_test_tmp("jdiff_out");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 2 --steps 2 --out '%s' -q && '%s' report '%s' -o '%s' && "
+                                   "'%s' report '%s' -o '%s' && mkdir -p '%s' && ln '%s/ranks/000000-rank-0.rank.json' "
+                                   "'%s/diff.md'",
+                             t, tp_test_bin(), t, j1, tp_test_bin(), t, j2, r, j1, r),
+                 0);
+    char *before = tp_test_read_in(j1, "ranks/000000-rank-0.rank.json"), *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff '%s' '%s' -o '%s' 2>&1", tp_test_bin(), j1, j2, r), 2);
+    CHECK(out && strstr(out, "/diff.md: refusing to overwrite the input file") && !strchr(strchr(out, '\n') + 1, '\n'));
+    char *after = tp_test_read_in(j1, "ranks/000000-rank-0.rank.json");
+    CHECK(before && after && strcmp(before, after) == 0);
+    free(before);
+    free(after);
+    free(out);
+}
