@@ -352,7 +352,7 @@ static int convert_main(int argc, char **argv, char **ins)
             rc = TP_EXIT_INPUT;
             break;
         }
-        tp_write_stats st;
+        tp_write_stats st = {0};
         if (pf)
             write_pftrace(&t, o, &st);
         else
@@ -380,6 +380,7 @@ static int convert_main(int argc, char **argv, char **ins)
         written[k] = name;
         total.events_out += st.events_out;
         total.flows += st.flows;
+        total.flows_cut += st.flows_cut;
         total.bad_utf8 += st.bad_utf8;
         total.invalid_args += st.invalid_args;
         total.repaired = st.repaired;
@@ -410,6 +411,8 @@ static int convert_main(int argc, char **argv, char **ins)
             fputs(")", stderr);
         }
         fprintf(stderr, ", %llu launch flows", (unsigned long long)total.flows);
+        if (total.flows_cut) /* a device event and its launch call in two parts of a --split */
+            fprintf(stderr, " (%llu launch links across parts, not drawn)", (unsigned long long)total.flows_cut);
         if (t.nwarnings) {
             fputs(", warnings: ", stderr);
             print_counts(t.warnings, t.nwarnings);

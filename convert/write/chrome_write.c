@@ -631,6 +631,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
      * the launches are written.  Both ends must be in the window.  The same
      * walk over the events finds the earliest time. */
     flow_plan *fp = &cw->fp;
+    uint64_t cut = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!in_window(&w, e))
@@ -640,7 +641,11 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
         if (e->link == TP_NONE || e->ph != 'X')
             continue;
         const tp_event *l = &t->events[e->link];
-        if (!in_window(&w, l) || l->ph != 'X')
+        if (!in_window(&w, l)) { /* counted, never dropped in silence */
+            cut++;
+            continue;
+        }
+        if (l->ph != 'X')
             continue;
         uint32_t cur = fp->first_target[e->link];
         if (cur == TP_NONE || e->ts < t->events[cur].ts || (e->ts == t->events[cur].ts && written_before(cw, (uint32_t)i, cur)))
@@ -688,6 +693,7 @@ int tp_chrome_writer_write(tp_chrome_writer *cw, tp_out *o, int64_t lo, int64_t 
     st->events_out = w.events_out;
     st->bad_utf8 = w.bad_utf8;
     st->flows = w.flows;
+    st->flows_cut = cut;
     st->invalid_args = w.invalid_args;
     st->start_ns = w.start;
     return 0;

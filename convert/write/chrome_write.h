@@ -10,6 +10,8 @@ typedef struct tp_write_stats {
     uint64_t repaired;   /* slices moved to overlap tracks to keep nesting */
     uint64_t bad_utf8;   /* invalid UTF-8 sequences replaced */
     uint64_t flows;      /* launch -> device flows written */
+    uint64_t flows_cut;  /* device events in the window whose launch call is outside it (a part of
+                          * a --split): the link cannot be drawn in this file */
     uint64_t invalid_args; /* args with characters JSON does not allow: written as a string */
     int64_t start_ns;    /* the rebase offset (trace time of ts 0) */
 } tp_write_stats;

@@ -332,3 +332,33 @@ TEST(h3_job_diff_refuses_a_rank_summary_as_output)
     free(after);
     free(out);
 }
+
+/* convert --split: a launch link whose two ends fall in two parts cannot be
+ * drawn; it is counted on the summary line, never dropped in silence: the
+ * flows drawn plus the links cut equal the flows of the whole trace. */
+static unsigned long long count_after(const char *out, const char *what)
+{
+    const char *p = out ? strstr(out, what) : NULL;
+    while (p && p > out && p[-1] == ' ')
+        p--;
+    while (p && p > out && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    return p ? strtoull(p, NULL, 10) : 0;
+}
+
+TEST(h3_split_counts_launch_links_across_parts)
+{
+    const char *in = tp_test_shared("external/kineto/hta_nccl_data_2024.json.gz");
+    if (!tp_test_file_exists(in))
+        return;
+    char *whole = NULL, *split = NULL;
+    CHECK_EQ_INT(tp_test_run(&whole, "'%s' convert '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("whole.json")), 0);
+    CHECK_EQ_INT(tp_test_run(&split, "'%s' convert '%s' -o '%s' --split size=100KB", tp_test_bin(), in,
+                             tp_test_tmp("parts.json")),
+                 0);
+    unsigned long long all = count_after(whole, " launch flows"), drawn = count_after(split, " launch flows"),
+                       cut = count_after(split, " launch links across parts");
+    CHECK(all > 3000 && cut > 0 && drawn + cut == all);
+    free(whole);
+    free(split);
+}
