@@ -385,6 +385,14 @@ static int convert_main(int argc, char **argv, char **ins)
         total.invalid_args += st.invalid_args;
         total.repaired = st.repaired;
     }
+    for (size_t d = 0; rc == TP_EXIT_OK && lo.read.strict && d < t.ndrops; d++)
+        if (strstr(t.drops[d].what, "overlap rows")) { /* dropped to keep nesting: worse than a repair */
+            fputs(TP_PROG ": ", stderr);
+            tp_put_printable(stderr, in);
+            fprintf(stderr, ": %s (dropped): %llu, rejected by --strict\n", t.drops[d].what,
+                    (unsigned long long)t.drops[d].count);
+            rc = TP_EXIT_INPUT;
+        }
     if (rc != TP_EXIT_OK) {
         tp_outset_abort(set);
     } else if (tp_outset_publish(set, &err) < 0) {

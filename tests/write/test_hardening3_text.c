@@ -313,6 +313,13 @@ TEST(convert_keeps_staircase_slices_nested_past_16_rows)
     free(msg);
     CHECK_EQ_INT(nested_slices(out, &tracks), 257);
     CHECK_EQ_INT(tracks, 257);
+    /* --strict: slices dropped to keep nesting are an error, one line, no output */
+    const char *strict_out = tp_test_tmp("stair300.strict.json");
+    CHECK_EQ_INT(tp_test_run(&msg, "'%s' convert '%s' -o '%s' --strict", tp_test_bin(), in, strict_out), 2);
+    CHECK(msg && strstr(msg, "slices past 256 overlap rows (dropped): 43, rejected by --strict") &&
+          !strchr(msg, '\n')[1]);
+    CHECK(!tp_test_file_exists(strict_out));
+    free(msg);
 }
 
 /* ---- item 14: CSV cells a spreadsheet would run */
