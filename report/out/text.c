@@ -280,6 +280,13 @@ void tp_csv_text(tp_buf *b, const char *s, size_t n, bool controls_as_spaces)
         tp_buf_putc(b, '\'');
     for (size_t i = 0; i < u.len; i++) {
         char c = u.data[i];
+        size_t l = (unsigned char)c >= 0x80 ? tp_utf8_seq_len((const unsigned char *)u.data + i, u.len - i) : 1;
+        l = l ? l : 1;
+        if (controls_as_spaces && l > 1 && tp_is_hidden_control(tp_utf8_cp((const unsigned char *)u.data + i, l))) {
+            tp_buf_putc(b, ' '); /* a bidi override would reorder the row's text in a viewer */
+            i += l - 1;
+            continue;
+        }
         if (c == '"')
             tp_buf_putc(b, '"');
         tp_buf_putc(b, controls_as_spaces && ((unsigned char)c < 0x20 || c == 0x7F) ? ' ' : c);

@@ -493,3 +493,16 @@ TEST(refusals_name_hostile_paths_as_one_escaped_line)
     CHECK(one_clean_line(out) && strstr(out, "nope\\x1b.json: "));
     free(out);
 }
+
+TEST(stats_csv_writes_a_bidi_override_in_a_rank_file_as_a_space)
+{
+    const char *dir = tp_test_tmp("csvbidi"), *t = tp_test_tmp("csvbidi_traces");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 2 --steps 2 --out '%s' -q && mkdir -p '%s' && "
+                                   "cp '%s/rank-0.json' '%s/rank-0\xE2\x80\xAEx.json' && cp '%s/rank-1.json' '%s/'",
+                             t, dir, t, dir, t, dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' --csv 2>/dev/null", tp_test_bin(), dir), 0);
+    CHECK(out && strstr(out, "rank-0 x.json\"") && !strstr(out, "\xE2\x80\xAE"));
+    free(out);
+}
