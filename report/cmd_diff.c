@@ -283,7 +283,7 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     tp_summary s[2];
     for (int k = 0; k < 2; k++) {
-        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false};
+        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false, NULL};
         tp_summary_build(&t[k], &ro, &s[k]);
     }
     tp_diff d;

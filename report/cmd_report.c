@@ -8,6 +8,7 @@
 #include "report/analysis/summary.h"
 #include "report/job/job_run.h"
 #include "report/diff/diff.h"
+#include "report/findings/findings.h"
 #include "report/out/text.h"
 
 #include <errno.h>
@@ -154,7 +155,8 @@ static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
-               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL;
+               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL,
+               *findrules = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false;
@@ -169,6 +171,7 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--baseline", &baseline)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--rules", &findrules)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "-j", &jobs)) != 0 ||
@@ -213,7 +216,7 @@ static int tp_cmd_report(int argc, char **argv)
         workers = (int)v;
     }
     path = nargs ? args[0] : NULL;
-    tp_report_opts ro = {path, steps, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {path, steps, 0, NULL, false, NULL, false, NULL};
     if (batch) {
         char *end;
         long long v = strtoll(batch, &end, 10);
@@ -239,8 +242,8 @@ static int tp_cmd_report(int argc, char **argv)
             return free(args), tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
-    if (job && (imgurl || baseline))
-        return free(args), tp_usage_error(argv[0], "--image-base-url and --baseline are for the report of one trace");
+    if (job && (imgurl || baseline || findrules))
+        return free(args), tp_usage_error(argv[0], "--image-base-url, --baseline and --rules are for the report of one trace");
     const char *bad;
     if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
         tp_err e = {0};
@@ -273,13 +276,20 @@ static int tp_cmd_report(int argc, char **argv)
         snprintf(defdir, sizeof defdir, "%s.report", base);
         dir = defdir;
     }
-    tp_cat_rules rules;
-    if (tp_cat_rules_for_command(cats, &rules) != 0)
+    tp_find_rules frules;
+    if (tp_find_rules_for_command(findrules, &frules) != 0)
         return TP_EXIT_INPUT;
+    ro.find_rules = &frules;
+    tp_cat_rules rules;
+    if (tp_cat_rules_for_command(cats, &rules) != 0) {
+    tp_find_rules_free(&frules);
+        return TP_EXIT_INPUT;
+    }
     ro.rules = &rules;
     tp_device_table devices;
     if (tp_device_table_for_command(devspec, &devices) != 0) {
         tp_cat_rules_free(&rules);
+        tp_find_rules_free(&frules);
         return TP_EXIT_INPUT;
     }
     ro.devices = &devices;
@@ -297,6 +307,7 @@ static int tp_cmd_report(int argc, char **argv)
         fprintf(stderr, "tracepress: %s: refusing to overwrite the input file %s\n", clash, in);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
+        tp_find_rules_free(&frules);
         tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
@@ -304,6 +315,7 @@ static int tp_cmd_report(int argc, char **argv)
         tp_report_error(path, &err);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
+        tp_find_rules_free(&frules);
         tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
@@ -326,6 +338,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_summary_free(&s);
     tp_trace_free(&t);
     tp_cat_rules_free(&rules);
+    tp_find_rules_free(&frules);
     tp_device_table_free(&devices);
     return rc;
 }
@@ -377,7 +390,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "                      publishes png/); without it, it names the files\n"
     "  --baseline OLD      summary.md's second line compares with trace OLD (as\n"
     "                      `tracepress diff OLD INPUT` does: verdict, top changes)\n"
-    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
+    TP_CATEGORIES_HELP TP_RULES_HELP TP_DEVICE_SPEC_HELP
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
     tp_cmd_report, true};
