@@ -345,3 +345,21 @@ TEST(findings_outputs_stats_summary_md_and_json)
     CHECK(md && strncmp(md, "**No finding**: none of the 7 rules reached its threshold on this trace.\n", 72) == 0);
     free(md);
 }
+
+/* The --rules file is an input: a report whose output would replace it is refused, the file kept. */
+TEST(findings_rules_file_is_an_input)
+{
+    const char *in = host_bound_trace();
+    const char *dir = tp_test_tmp("rules_out");
+    char *out = NULL;
+    static const char rules[] = "mine | host_wait_idle | 1% | low | t | n\n";
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && printf '%%s' '%s' > '%s/summary.md'", dir, rules, dir), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --rules '%s/summary.md' 2>&1", tp_test_bin(), in, dir, dir),
+                 2);
+    CHECK(out && strstr(out, "refusing to overwrite the input file"));
+    free(out);
+    char *kept = tp_test_read_in(dir, "summary.md");
+    CHECK_STR(kept, rules);
+    free(kept);
+    CHECK(!tp_test_exists_in(dir, "summary.json"));
+}
