@@ -235,9 +235,12 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
  * words.  Returns the y below. */
 static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, double y, double w, tp_strs *st)
 {
+    tp_findings local = {0}; /* as the summary writers: built here when the caller set none */
     const tp_findings *f = pc->s->findings;
-    if (!f)
-        return y;
+    if (!f) {
+        tp_findings_build(pc->s, NULL, &local);
+        f = &local;
+    }
     if (!f->n) {
         y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
                  tp_strs_add(st, "No finding: none of the %zu rules reached its threshold on this trace.", f->nrules));
@@ -268,6 +271,7 @@ static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, doub
             y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
                              tp_strs_add(st, "Cannot tell (%s): %s.", f->unsure[i]->id, f->unsure_m[i]->why), 6) + 1;
     }
+    tp_findings_free(&local);
     return y + 4;
 }
 
