@@ -280,6 +280,30 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     for (size_t k = 0; k < c->gs.ntop_host; k++)
         gap_line(s, m, &s->gt.gaps[c->gs.top_host[k]], k ? "next gap" : "largest gap");
     launch_delay_line(s, m);
+    /* what makes the verdict less certain: one gap holding most of the wait (the profiler's window
+     * rather than the steps), work already replayed in graphs (the wait is between replays) */
+    tp_buf note = {0};
+    if (c->gs.ntop_host) {
+        const tp_gpu_gap *big = &s->gt.gaps[c->gs.top_host[0]];
+        int64_t share = tp_find_milli(big->end_ns - big->start_ns, c->gs.ns[GAP_HOST]);
+        if (share >= 50000) {
+            char p[32];
+            tp_find_pct(p, sizeof p, share);
+            tp_buf_printf(&note, "one gap holds %s of the host wait: it may be the profiling window, not the steps", p);
+        }
+    }
+    int64_t graph = 0;
+    for (size_t i = 0; i < s->cat.n; i++)
+        graph += s->cat.rows[i].graph_ns;
+    if (s->cat.total_ns > 0 && tp_find_milli(graph, s->cat.total_ns) >= 50000) {
+        char p[32];
+        tp_find_pct(p, sizeof p, tp_find_milli(graph, s->cat.total_ns));
+        tp_buf_printf(&note, "%s%s of the device time already runs in CUDA/HIP graph replays: the wait is between "
+                             "replays", note.len ? "; " : "", p);
+    }
+    if (note.len)
+        m->confidence = tp_xstrdup(note.data);
+    tp_buf_free(&note);
 }
 
 static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)

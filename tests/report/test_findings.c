@@ -363,3 +363,25 @@ TEST(findings_rules_file_is_an_input)
     free(kept);
     CHECK(!tp_test_exists_in(dir, "summary.json"));
 }
+
+/* One long gap holding most of the host wait: the finding says it may be the profiling window. */
+TEST(findings_host_bound_confidence_of_one_gap)
+{
+    gen g;
+    gen_begin(&g, false);
+    launch(&g, 100, "kernel", GEMM, 7, 50, 0);
+    for (int i = 0; i < 20; i++)
+        launch(&g, 100000 + 50 * i, "kernel", GEMM, 7, 20, 0);
+    const char *path = gen_end(&g, "one_gap.json");
+    tp_trace t;
+    tp_summary s;
+    tp_findings f;
+    findings_of(path, &f, &t, &s);
+    CHECK(f.n >= 1 && strcmp(f.items[0].rule->id, "host_bound") == 0);
+    CHECK(f.n && f.items[0].m->confidence && strstr(f.items[0].m->confidence, "one gap holds 9") &&
+          strstr(f.items[0].m->confidence, "profiling window"));
+    done(&f, &t, &s);
+    findings_of(host_bound_trace(), &f, &t, &s); /* many even gaps: no such note */
+    CHECK(f.n && f.items[0].m->confidence == NULL);
+    done(&f, &t, &s);
+}
