@@ -428,7 +428,8 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
     "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
     "                      p10_ns, p50_ns, p90_ns, stddev_ns), gpu_time,\n"
-    "                      categories and idle_attribution as in summary.json;\n"
+    "                      categories, idle_attribution, findings and\n"
+    "                      findings_unsure as in summary.json;\n"
     "                      ETDump input adds\n"
     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
     "  --csv               the kernel table only, as CSV (same columns as --json)\n"
@@ -437,8 +438,8 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "                      = + - @ tab or CR gets a leading ' so a spreadsheet\n"
     "                      does not run it as a formula; numbers stay numbers)\n"
     "  --kernels-only      the kernel table without the GPU time model, the\n"
-    "                      categories and the idle table (no launch links: about\n"
-    "                      half the time)\n"
+    "                      categories, the idle table and the findings (no launch\n"
+    "                      links: about half the time)\n"
     TP_CATEGORIES_HELP TP_RULES_HELP TP_DEVICE_SPEC_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
     tp_cmd_stats, true};

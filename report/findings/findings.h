@@ -47,7 +47,7 @@ void tp_find_rules_free(tp_find_rules *r);
 int tp_find_rules_for_command(const char *file, tp_find_rules *r);
 #define TP_RULES_HELP                                                                                                 \
     "  --rules FILE        finding rules added to the built-in ones (a rule with a\n"                                 \
-    "                      built-in id replaces it): lines ID | MEASURE | THRESHOLD%% |\n"                           \
+    "                      built-in id replaces it): lines ID | MEASURE | THRESHOLD% |\n"                           \
     "                      SEVERITY | TITLE | NEXT STEP (docs/REPORT.md \"Findings\")\n"
 /* Whether name is a measure of the catalogue. */
 bool tp_find_measure_known(const char *name, size_t len);
