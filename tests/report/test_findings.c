@@ -156,21 +156,23 @@ static const char *allreduce_trace(void)
 }
 
 /* Each step: a pageable host-to-device copy, then the GEMMs that wait for it. */
-static const char *memcpy_trace(void)
+static const char *memcpy_trace_of(const char *file, double copy_us)
 {
     gen g;
     gen_begin(&g, false);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
-        launch(&g, s, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, 600, 0);
+        launch(&g, s, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, copy_us, 0);
         for (int i = 0; i < 5; i++)
             launch(&g, s + 6 + 6 * i, "kernel", GEMM, 7, 200, 0);
-        step(&g, k, s, 1600);
-        s += 1600;
+        step(&g, k, s, 1000 + copy_us);
+        s += 1000 + copy_us;
     }
-    return gen_end(&g, "memcpy.json");
+    return gen_end(&g, file);
 }
+
+static const char *memcpy_trace(void) { return memcpy_trace_of("memcpy.json", 600); }
 
 /* Each step: 100 kernels of 5 us launched ahead, 4 us apart on the device. */
 static const char *small_trace(void)
@@ -384,4 +386,48 @@ TEST(findings_host_bound_confidence_of_one_gap)
     findings_of(host_bound_trace(), &f, &t, &s); /* many even gaps: no such note */
     CHECK(f.n && f.items[0].m->confidence == NULL);
     done(&f, &t, &s);
+}
+
+/* diff: findings new, gone and grown between two runs, and the --fail-on-finding gate */
+TEST(findings_in_diff_and_its_gate)
+{
+    const char *clean = clean_trace("d_clean.json", -1, false, 1000), *ar = allreduce_trace();
+    const char *dir = tp_test_tmp("fd.diff");
+    char *out = NULL;
+    /* a new high finding trips both an ID and a severity gate; the reason names it */
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding exposed_comm 2>&1", tp_test_bin(),
+                             clean, ar, dir), 3);
+    CHECK(out && strstr(out, "gate: finding exposed_comm (high) is new: 44.4% of the GPU span"));
+    free(out);
+    char *js = tp_test_read_in(dir, "diff.json");
+    CHECK(js && strstr(js, "\"findings\":[\n{\"id\":\"exposed_comm\",") && strstr(js, "\"status\":\"new\"") &&
+          strstr(js, "\"fail_on_finding\":\"exposed_comm\""));
+    free(js);
+    char *md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "\n- new: Communication is not hidden behind computation (`exposed_comm`, high): 44.4% of "
+                           "the GPU span (not found in the base)\n"));
+    free(md);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding high", tp_test_bin(), clean, ar, dir),
+                 3);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding sync_stall", tp_test_bin(), clean, ar,
+                             dir), 0);
+    /* gone: no gate */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding low", tp_test_bin(), ar, clean, dir),
+                 0);
+    md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "\n- gone: Communication is not hidden behind computation (`exposed_comm`, high): was 44.4%"));
+    free(md);
+    /* grew: the copies take 600 us of a 1.6 ms step, then 2 ms of a 3 ms step */
+    const char *m1 = memcpy_trace_of("m1.json", 600), *m2 = memcpy_trace_of("m2.json", 2000);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding medium 2>&1", tp_test_bin(), m1, m2,
+                             dir), 3);
+    CHECK(out && strstr(out, "finding exposed_memcpy (medium) grew from 37.5% to 66.7% of the GPU span"));
+    free(out);
+    /* the same run twice: nothing new, the gate passes */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding low", tp_test_bin(), m1, m1, dir), 0);
+    js = tp_test_read_in(dir, "diff.json");
+    CHECK(js && strstr(js, "\"id\":\"exposed_memcpy\"") && strstr(js, "\"status\":\"same\""));
+    free(js);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding 'High!'", tp_test_bin(), m1, m1, dir),
+                 1);
 }
