@@ -210,7 +210,8 @@ static int tp_cmd_diff(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
-               *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL, *imgurl = NULL;
+               *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL, *imgurl = NULL,
+               *onfinding = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
@@ -220,6 +221,7 @@ static int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--fail-if-slower", &slower)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--fail-if-kernel-slower", &kslower)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--kernel-min-share", &minshare)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--fail-on-finding", &onfinding)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
@@ -265,6 +267,9 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     if (minshare && parse_pct(argv[0], "--kernel-min-share", minshare, &g.kernel_min_share_pct) < 0)
         return TP_EXIT_USAGE;
+    if (onfinding && tp_diff_finding_gate_check(onfinding) < 0)
+        return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID or high, medium, low");
+    g.fail_on_finding = onfinding;
     double png_scale = 2;
     if (scale) {
         char *end;
@@ -290,10 +295,11 @@ static int tp_cmd_diff(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     if (tp_inputs_are_job((char **)&paths[0], 1) || tp_inputs_are_job((char **)&paths[1], 1)) {
-        if (kslower) {
+        if (kslower || onfinding) {
             tp_cat_rules_free(&rules);
             tp_device_table_free(&devices);
-            return tp_usage_error(argv[0], "--fail-if-kernel-slower is for two traces, not two jobs");
+            return tp_usage_error(argv[0], "%s is for two traces, not two jobs",
+                                  kslower ? "--fail-if-kernel-slower" : "--fail-on-finding");
         }
         tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0, 1};
         int rc = diff_jobs(paths, &jo, dir, &g, quiet);
@@ -317,7 +323,7 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     tp_summary s[2];
     for (int k = 0; k < 2; k++) {
-        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false};
+        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false, NULL};
         tp_summary_build(&t[k], &ro, &s[k]);
     }
     tp_diff d;
@@ -411,6 +417,9 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "                                than PCT% (kernels under --kernel-min-share ignored)\n"
     "  --kernel-min-share PCT        smallest share of device time a kernel needs to be\n"
     "                                gated (default 1)\n"
+    "  --fail-on-finding ID|SEVERITY exit 3 when a finding with this ID, or of this\n"
+    "                                severity or above (high, medium, low), is new in\n"
+    "                                the candidate or grew (docs/DIFF.md \"Findings\")\n"
     "  --scale S                     PNG resolution factor (default 1)\n"
     "  --image-base-url URL          diff.md shows the charts from URL/png/ (where CI\n"
     "                                publishes them); without it, it names the files\n"

@@ -8,6 +8,7 @@
 #include "report/analysis/summary.h"
 #include "report/job/job_run.h"
 #include "report/diff/diff.h"
+#include "report/findings/findings.h"
 #include "report/out/text.h"
 
 #include <errno.h>
@@ -157,7 +158,8 @@ static int tp_cmd_report(int argc, char **argv)
 {
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
-               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL;
+               *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL,
+               *findrules = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false;
@@ -172,6 +174,7 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--baseline", &baseline)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--rules", &findrules)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "-j", &jobs)) != 0 ||
@@ -216,7 +219,7 @@ static int tp_cmd_report(int argc, char **argv)
         workers = (int)v;
     }
     path = nargs ? args[0] : NULL;
-    tp_report_opts ro = {path, steps, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {path, steps, 0, NULL, false, NULL, false, NULL};
     if (batch) {
         char *end;
         long long v = strtoll(batch, &end, 10);
@@ -242,8 +245,8 @@ static int tp_cmd_report(int argc, char **argv)
             return free(args), tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
-    if (job && (imgurl || baseline))
-        return free(args), tp_usage_error(argv[0], "--image-base-url and --baseline are for the report of one trace");
+    if (job && (imgurl || baseline || findrules))
+        return free(args), tp_usage_error(argv[0], "--image-base-url, --baseline and --rules are for the report of one trace");
     const char *bad;
     if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
         tp_err e = {0};
@@ -276,13 +279,20 @@ static int tp_cmd_report(int argc, char **argv)
         snprintf(defdir, sizeof defdir, "%s.report", base);
         dir = defdir;
     }
-    tp_cat_rules rules;
-    if (tp_cat_rules_for_command(cats, &rules) != 0)
+    tp_find_rules frules;
+    if (tp_find_rules_for_command(findrules, &frules) != 0)
         return TP_EXIT_INPUT;
+    ro.find_rules = &frules;
+    tp_cat_rules rules;
+    if (tp_cat_rules_for_command(cats, &rules) != 0) {
+    tp_find_rules_free(&frules);
+        return TP_EXIT_INPUT;
+    }
     ro.rules = &rules;
     tp_device_table devices;
     if (tp_device_table_for_command(devspec, &devices) != 0) {
         tp_cat_rules_free(&rules);
+        tp_find_rules_free(&frules);
         return TP_EXIT_INPUT;
     }
     ro.devices = &devices;
@@ -300,6 +310,7 @@ static int tp_cmd_report(int argc, char **argv)
         tp_print_line("%s: refusing to overwrite the input file %s", clash, in);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
+        tp_find_rules_free(&frules);
         tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
@@ -307,6 +318,7 @@ static int tp_cmd_report(int argc, char **argv)
         tp_report_error(path, &err);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
+        tp_find_rules_free(&frules);
         tp_device_table_free(&devices);
         return TP_EXIT_INPUT;
     }
@@ -329,6 +341,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_summary_free(&s);
     tp_trace_free(&t);
     tp_cat_rules_free(&rules);
+    tp_find_rules_free(&frules);
     tp_device_table_free(&devices);
     return rc;
 }
@@ -339,14 +352,17 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "       tracepress report RANK_TRACE... | FOLDER | 'GLOB' | @LIST -o DIR [-j N] [--shard K/N]\n"
     "       tracepress report --merge DIR\n"
     "\n"
-    "Writes DIR/report.pdf (an overview: each step's time split into computation,\n"
+    "Writes DIR/report.pdf (an overview: the top findings, what holds the trace\n"
+    "back with the time each could save, its evidence and the next step to try;\n"
+    "each step's time split into computation,\n"
     "exposed communication, exposed memcpy, idle and host only, links to the pages;\n"
     "summary; where the GPU time goes per device and step, the op categories with\n"
     "their top ops; top kernels, op breakdown, timeline of the median step,\n"
     "statistics, CPU overheads, the full kernel names; a page with nothing to show\n"
     "is a line on the overview), DIR/png/<chart>.png, DIR/summary.json\n"
     "(schema tracepress.summary/2: headline numbers and tables for dashboards) and\n"
-    "DIR/summary.md (Markdown for a pull-request comment).  Every number is\n"
+    "DIR/summary.md (Markdown for a pull-request comment, its first line the top\n"
+    "finding's verdict; docs/REPORT.md \"Findings\").  Every number is\n"
     "defined in docs/REPORT.md.  Outputs are byte-identical for the same input;\n"
     "dates come from SOURCE_DATE_EPOCH or the trace, never the clock.\n"
     "Some formats add their own pages after the first three (ETDump: the ExecuTorch\n"
@@ -380,7 +396,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "                      publishes png/); without it, it names the files\n"
     "  --baseline OLD      summary.md's second line compares with trace OLD (as\n"
     "                      `tracepress diff OLD INPUT` does: verdict, top changes)\n"
-    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
+    TP_CATEGORIES_HELP TP_RULES_HELP TP_DEVICE_SPEC_HELP
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",
     tp_cmd_report, true};

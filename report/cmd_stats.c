@@ -3,6 +3,8 @@
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
 #include "report/out/idle_json.h"
+#include "report/out/find_out.h"
+#include "report/findings/findings.h"
 #include "report/out/text.h"
 #include "report/out/kernel_json.h"
 #include "report/analysis/summary.h"
@@ -86,6 +88,8 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_categories_json(s, &b);
         tp_buf_puts(&b, ",\n");
         tp_idle_json(s, &b);
+        tp_buf_puts(&b, ",\n");
+        tp_findings_json(s->findings, &b);
     }
     /* format-specific sections (stats_sections.c) go inside the object */
     if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
@@ -138,6 +142,8 @@ static void print_text(const tp_summary *s, const char *path)
     tp_buf_free(&name);
     if (s->gt.devices)
         print_gpu_time(s);
+    if (s->findings)
+        tp_findings_text(s->findings, stdout);
 }
 
 static void us(char *buf, size_t n, int64_t ns) { tp_fmt_us(buf, n, ns); }
@@ -293,7 +299,7 @@ static int stats_job(char **args, int nargs, const tp_job_opts *jo, bool json, b
 static int tp_cmd_stats(int argc, char **argv)
 {
     tp_load_opts lo = {0};
-    const char *path = NULL, *cats = NULL, *devspec = NULL;
+    const char *path = NULL, *cats = NULL, *devspec = NULL, *findrules = NULL;
     bool json = false, csv = false, kernels_only = false;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
@@ -301,6 +307,7 @@ static int tp_cmd_stats(int argc, char **argv)
         int k;
         if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--rules", &findrules)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
@@ -323,6 +330,9 @@ static int tp_cmd_stats(int argc, char **argv)
     bool job = tp_inputs_are_job(args, nargs);
     if (job && kernels_only)
         return free(args), tp_usage_error(argv[0], "--kernels-only is for one trace, not a job");
+    if (findrules && (job || kernels_only || csv))
+        return free(args), tp_usage_error(argv[0], "--rules is for the findings of one trace: not with a job, "
+                                                   "--kernels-only or --csv");
     tp_cat_rules rules;
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return free(args), TP_EXIT_INPUT;
@@ -347,8 +357,16 @@ static int tp_cmd_stats(int argc, char **argv)
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */
+    tp_find_rules frules = {0};
+    if (!kernels_only && tp_find_rules_for_command(findrules, &frules) != 0) {
+        tp_trace_free(&t);
+        tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
+        return TP_EXIT_INPUT;
+    }
     if (tp_load(path, &lo, &t, &err) < 0) {
         tp_report_error(path, &err);
+        tp_find_rules_free(&frules);
         tp_trace_free(&t);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
@@ -356,13 +374,16 @@ static int tp_cmd_stats(int argc, char **argv)
     }
     tp_print_warnings(path, &t);
     tp_summary s;
+    tp_findings findings = {0};
     if (kernels_only) { /* the kernel table alone: half the time of the whole */
         memset(&s, 0, sizeof s);
         s.t = &t;
         tp_kernel_table_build(&t, &s.kt);
     } else {
-        tp_report_opts sro = {path, NULL, 0, &rules, true, &devices, false};
+        tp_report_opts sro = {path, NULL, 0, &rules, true, &devices, false, &frules};
         tp_summary_build(&t, &sro, &s);
+        tp_findings_build(&s, &frules, &findings);
+        s.findings = &findings;
     }
     int rc = TP_EXIT_OK;
     if (json) {
@@ -374,6 +395,8 @@ static int tp_cmd_stats(int argc, char **argv)
         print_csv(&t, &s.kt);
     else
         print_text(&s, path);
+    tp_findings_free(&findings);
+    tp_find_rules_free(&frules);
     tp_summary_free(&s);
     tp_trace_free(&t);
     tp_cat_rules_free(&rules);
@@ -405,7 +428,8 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "  --json              one JSON object: format, events, tracks, steps, kernels[]\n"
     "                      (name, kind, count, total_ns, mean_ns, min_ns, max_ns,\n"
     "                      p10_ns, p50_ns, p90_ns, stddev_ns), gpu_time,\n"
-    "                      categories and idle_attribution as in summary.json;\n"
+    "                      categories, idle_attribution, findings and\n"
+    "                      findings_unsure as in summary.json;\n"
     "                      ETDump input adds\n"
     "                      etdump_inspector (the ExecuTorch Inspector's event blocks)\n"
     "  --csv               the kernel table only, as CSV (same columns as --json)\n"
@@ -414,8 +438,8 @@ const tp_command tp_command_stats = {"stats", "print events, tracks, steps and t
     "                      = + - @ tab or CR gets a leading ' so a spreadsheet\n"
     "                      does not run it as a formula; numbers stay numbers)\n"
     "  --kernels-only      the kernel table without the GPU time model, the\n"
-    "                      categories and the idle table (no launch links: about\n"
-    "                      half the time)\n"
-    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
+    "                      categories, the idle table and the findings (no launch\n"
+    "                      links: about half the time)\n"
+    TP_CATEGORIES_HELP TP_RULES_HELP TP_DEVICE_SPEC_HELP TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress stats trace.json.gz --json | jq '.kernels[0]'\n",
     tp_cmd_stats, true};

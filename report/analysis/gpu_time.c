@@ -271,6 +271,21 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     g->nacts = na;
 }
 
+/* The idle gaps of one device's activities (sorted by start): where the
+ * next start lies after the latest end so far. */
+static void device_gaps(const act *a, size_t n, uint32_t dev, tp_gpu_time *g)
+{
+    if (n == 0)
+        return;
+    int64_t end = a[0].e;
+    for (size_t k = 1; k < n; k++) {
+        if (a[k].s > end) {
+            g->gaps[g->ngaps++] = (tp_gpu_gap){end, a[k].s, dev, a[k].ev};
+        }
+        end = a[k].e > end ? a[k].e : end;
+    }
+}
+
 void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_classes *cls, tp_gpu_time *g)
 {
     act *a = g->acts;
@@ -279,6 +294,8 @@ void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_cl
         if ((a[i].cls & C_COMP) && !(a[i].cls & C_MSET) && tp_class_is_comm(cls, a[i].ev))
             a[i].cls = (uint8_t)((a[i].cls & ~C_COMP) | C_COMM);
     g->nsteps = sf->nsteps;
+    g->gaps = tp_xmalloc((na + 1) * sizeof *g->gaps); /* at most one gap per activity */
+    g->ngaps = 0;
     g->dev_steps = tp_xcalloc(g->ndevices * sf->nsteps + 1, sizeof *g->dev_steps);
     g->steps = tp_xcalloc(sf->nsteps + 1, sizeof *g->steps);
     for (size_t dv = 0; dv < g->ndevices; dv++)
@@ -309,6 +326,7 @@ void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_cl
                 d->end_ns = a[k].e > d->end_ns ? a[k].e : d->end_ns;
         }
         sweep_device(a + i, j - i, 0, w, nw, &d->whole, d->steps);
+        device_gaps(a + i, j - i, (uint32_t)dv, g);
         tp_gpu_figs scratch_whole = {0};
         tp_gpu_figs *scratch = tp_xcalloc(sf->nsteps + 1, sizeof *scratch);
         sweep_device(a + i, j - i, C_UNL, w, nw, &scratch_whole, scratch);
@@ -333,6 +351,7 @@ void tp_gpu_time_build(const tp_trace *t, const tp_step_figures *sf, const tp_cl
 void tp_gpu_time_free(tp_gpu_time *g)
 {
     free(g->acts);
+    free(g->gaps);
     free(g->devices);
     free(g->dev_steps);
     free(g->steps);

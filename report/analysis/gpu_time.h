@@ -58,12 +58,24 @@ typedef struct tp_gpu_device {
     tp_gpu_figs *steps; /* nsteps entries, indexed like tp_step_figures.steps */
 } tp_gpu_device;
 
+/* An idle gap of one device: a stretch of its GPU span no activity covers,
+ * from the latest end so far to the start of the next activity (`next`, its
+ * event).  Kept for the findings (report/findings/), which classify them by
+ * what the host was doing; one per gap, so at most one per activity. */
+typedef struct tp_gpu_gap {
+    int64_t start_ns, end_ns;
+    uint32_t device; /* index into devices */
+    uint32_t next;   /* the event of the activity that ends the gap */
+} tp_gpu_gap;
+
 typedef struct tp_gpu_time {
     tp_gpu_device *devices; /* by process order */
     size_t ndevices, nsteps;
     tp_gpu_figs whole, linked, outside; /* summed over the devices */
     tp_gpu_figs *steps;     /* nsteps entries summed over the devices */
     tp_gpu_figs *dev_steps; /* ndevices x nsteps, each device's steps (devices[d].steps points here) */
+    tp_gpu_gap *gaps;       /* every device's idle gaps, by device then start */
+    size_t ngaps;
     void *acts;             /* between prepare and build: the classified activities, sorted */
     size_t nacts;
 } tp_gpu_time;

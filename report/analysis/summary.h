@@ -27,6 +27,7 @@ typedef struct tp_report_opts {
     const struct tp_device_table *devices; /* --device-spec FILE's devices with the built-in ones; NULL: the built-in ones */
     bool job;               /* what a job's rank summary reads only (report/job/rank_sum.h): steps, the GPU
                              * time model, collectives and the rank's identity; implies lean */
+    const struct tp_find_rules *find_rules; /* --rules FILE's rules with the built-in ones; NULL: the built-in ones */
 } tp_report_opts;
 
 typedef struct tp_summary {
@@ -61,6 +62,9 @@ typedef struct tp_summary {
     /* summary.md only (report/out/summary_write.c), set by the command after tp_summary_build: */
     const char *image_base_url; /* --image-base-url: chart links become URL/png/x.png; NULL: no image links */
     const char *baseline_md;    /* --baseline: the comparison line (report/diff tp_diff_brief_md); NULL: none */
+    /* the findings (report/findings/findings.h), set by whoever writes the outputs after tp_summary_build
+     * (report/assemble tp_report_write, `stats`); NULL: the writers build them with the built-in rules */
+    const struct tp_findings *findings;
 } tp_summary;
 
 /* The reader option (formats.h keep_args_of) of the commands that build a

@@ -3,6 +3,7 @@
  * files), the PDF on a second thread, and summary.json and summary.md with
  * the format's own content (report_write.h). */
 #include "report/assemble/report_write.h"
+#include "report/findings/findings.h"
 #include "report/formats/format_pages.h"
 #include "report/out/summary_write.h"
 #include "report/pages/pages.h"
@@ -226,6 +227,13 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     if (tp_format_pages_build(s, fo, err) < 0)
         return -1;
     tp_timing("format pages");
+    /* the findings once, for the overview page, summary.json and summary.md */
+    tp_findings findings;
+    tp_findings_build(s, s->opts.find_rules, &findings);
+    const tp_findings *had = s->findings;
+    if (!had)
+        s->findings = &findings;
+    tp_timing("findings");
     const char **pngs = NULL;
     tp_buf json = {0}, md = {0};
     char pngdir[4096];
@@ -248,6 +256,8 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     if (tp_outset_finish(set, prev, rc, err) < 0 && rc == 0)
         rc = TP_REPORT_WRITE_FAILED; /* the publish failed */
     tp_timing("summary files");
+    s->findings = had;
+    tp_findings_free(&findings);
     free(pngs);
     tp_buf_free(&json);
     tp_buf_free(&md);

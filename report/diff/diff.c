@@ -393,6 +393,7 @@ void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
         d->head_rel = (double)(d->head[1] - d->head[0]) / (double)d->head[0];
     }
     judge(d);
+    tp_diff_findings_build(base, cand, &d->find);
 }
 
 static void table_free(tp_diff_table *t)
@@ -408,6 +409,7 @@ static void table_free(tp_diff_table *t)
 
 void tp_diff_free(tp_diff *d)
 {
+    tp_diff_findings_free(&d->find);
     table_free(&d->kernels);
     table_free(&d->ops);
     table_free(&d->steps);
@@ -459,6 +461,8 @@ int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why)
             }
         }
     }
+    if (g->fail_on_finding)
+        tripped += tp_diff_finding_gate(&d->find, g->fail_on_finding, why);
     return tripped;
 }
 

@@ -117,6 +117,27 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
     tp_buf_puts(b, "},\"candidate\":{");
     tp_gpu_figs_json(b, &d->s[1]->gt.whole);
     tp_buf_puts(b, "}}");
+    tp_buf_puts(b, ",\n\"findings\":[");
+    for (size_t i = 0; i < d->find.n; i++) {
+        const tp_diff_finding *x = &d->find.rows[i];
+        tp_buf_puts(b, i ? ",\n{\"id\":" : "\n{\"id\":");
+        tp_json_str(b, x->id);
+        tp_buf_puts(b, ",\"title\":");
+        tp_json_str(b, x->title);
+        tp_buf_printf(b, ",\"severity\":\"%s\",\"status\":\"%s\",\"impact_base\":\"%s\"",
+                      tp_find_severity_name(x->severity), tp_diff_finding_status_name(x->status), x->impact_base);
+        static const char *const side[2] = {"base", "candidate"};
+        for (int k = 0; k < 2; k++) {
+            if (x->fired[k])
+                tp_buf_printf(b, ",\"%s_impact_ns\":%lld,\"%s_impact_pct\":%lld.%03lld", side[k],
+                              (long long)x->impact_ns[k], side[k], (long long)(x->impact_milli[k] / 1000),
+                              (long long)(x->impact_milli[k] % 1000));
+            else
+                tp_buf_printf(b, ",\"%s_impact_ns\":null,\"%s_impact_pct\":null", side[k], side[k]);
+        }
+        tp_buf_puts(b, "}");
+    }
+    tp_buf_puts(b, "]");
     tp_buf_puts(b, ",\n\"gates\":{\"fail_if_slower_pct\":");
     if (g->slower)
         tp_buf_printf(b, "%g", g->slower_pct);
@@ -127,6 +148,8 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
         tp_buf_printf(b, "%g", g->kernel_pct);
     else
         tp_buf_puts(b, "null");
+    tp_buf_puts(b, ",\"fail_on_finding\":");
+    tp_json_str_or_null(b, g->fail_on_finding);
     tp_buf_printf(b, ",\"kernel_min_share_pct\":%g,\"slower_within_noise\":%s,\"tripped\":%d,\"reasons\":[",
                   g->kernel_min_share_pct, tp_diff_slower_gate(d, g) < 0 ? "true" : "false", tripped);
     size_t start = 0, k = 0;
@@ -311,11 +334,35 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
                 start = i + 1;
             }
         tp_buf_putc(b, '\n');
-    } else if (g->slower || g->kernel_slower)
+    } else if (g->slower || g->kernel_slower || g->fail_on_finding)
         tp_buf_puts(b, "Gates passed.\n\n");
     if (held)
         tp_buf_printf(b, "`--fail-if-slower %g%%` did not trip: the %s grew by %+.1f%%, but within the noise.\n\n",
                       g->slower_pct, steps ? "median step time" : "total device time", d->head_rel * 100.0);
+
+    /* The findings that changed (docs/DIFF.md "Findings"): new and grown first */
+    size_t shown = 0;
+    for (size_t i = 0; i < d->find.n; i++) {
+        const tp_diff_finding *x = &d->find.rows[i];
+        if (x->status == TP_DF_SAME)
+            continue;
+        if (!shown++)
+            tp_buf_puts(b, "**Findings**:\n\n");
+        char a[32], c[32];
+        tp_find_pct(a, sizeof a, x->impact_milli[0]);
+        tp_find_pct(c, sizeof c, x->impact_milli[1]);
+        tp_buf_printf(b, "- %s: ", tp_diff_finding_status_name(x->status));
+        tp_md_text(b, x->title, 200);
+        tp_buf_printf(b, " (`%s`, %s): ", x->id, tp_find_severity_name(x->severity));
+        if (x->status == TP_DF_NEW)
+            tp_buf_printf(b, "%s of %s (not found in the base)\n", c, x->impact_base);
+        else if (x->status == TP_DF_GONE)
+            tp_buf_printf(b, "was %s of %s, not found in the candidate\n", a, x->impact_base);
+        else
+            tp_buf_printf(b, "from %s to %s of %s\n", a, c, x->impact_base);
+    }
+    if (shown)
+        tp_buf_puts(b, "\n");
 
     /* Overview table. */
     tp_buf_puts(b, "| figure | base | candidate | change |\n|---|---:|---:|---:|\n");

@@ -33,7 +33,7 @@ int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_
         return -1;
     }
     tp_print_warnings(path, &t);
-    tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices, true};
+    tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices, true, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     size_t saturated = tp_rank_sum_build(&s, r);

@@ -5,6 +5,7 @@
 #include "report/out/coll_out.h"
 #include "report/out/eff_json.h"
 #include "report/out/eff_md.h"
+#include "report/out/find_out.h"
 #include "report/out/idle_json.h"
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
@@ -131,6 +132,12 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, ",\n");
     tp_collectives_json(s, b);
     tp_buf_puts(b, ",\n");
+    tp_findings local;
+    const tp_findings *fi = tp_findings_of(s, &local);
+    tp_findings_json(fi, b);
+    if (fi == &local)
+        tp_findings_free(&local);
+    tp_buf_puts(b, ",\n");
 
     /* the kernel table, as `stats --json` writes it */
     tp_buf_puts(b, "\"kernels\":[");
@@ -246,6 +253,11 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     const tp_trace *t = s->t;
     const tp_step_figures *sf = &s->sf;
     char u[64], v[64], w[64];
+    tp_findings local;
+    const tp_findings *fi = tp_findings_of(s, &local);
+    tp_findings_md(fi, b); /* the verdict first (docs/REPORT.md "summary.md") */
+    if (fi == &local)
+        tp_findings_free(&local);
     lead_md(s, b);
     tp_efficiency_md(s, b);
     tp_buf_puts(b, "| trace | ");

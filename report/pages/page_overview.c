@@ -7,6 +7,7 @@
 #include "render/charts/palette.h"
 #include "render/labels/kname.h"
 #include "render/text/textfit.h"
+#include "report/findings/findings.h"
 #include "report/pages/pages.h"
 
 #include <stdio.h>
@@ -226,6 +227,54 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
     return y;
 }
 
+#define PAGE_FINDINGS 3   /* findings on the page: summary.json has them all */
+#define PAGE_EVIDENCE 2   /* evidence lines per finding on the page */
+
+/* The findings first (docs/REPORT.md "Findings"): each one's verdict and
+ * impact, its first evidence lines and the next step; or "No finding" in
+ * words.  Returns the y below. */
+static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, double y, double w, tp_strs *st)
+{
+    tp_findings local = {0}; /* as the summary writers: built here when the caller set none */
+    const tp_findings *f = pc->s->findings;
+    if (!f) {
+        tp_findings_build(pc->s, NULL, &local);
+        f = &local;
+    }
+    if (!f->n) {
+        y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
+                 tp_strs_add(st, "No finding: none of the %zu rules reached its threshold on this trace.", f->nrules));
+    }
+    for (size_t i = 0; i < f->n && i < PAGE_FINDINGS; i++) {
+        const tp_finding *x_ = &f->items[i];
+        char p[32];
+        tp_find_pct(p, sizeof p, x_->m->impact_milli);
+        y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
+                 tp_strs_add(st, "%zu. %s: up to %s to gain, %s of %s.", i + 1, x_->rule->title,
+                             dur(st, x_->m->impact_ns), p, x_->m->impact_base));
+        for (size_t k = 0; k < x_->m->nevidence && k < PAGE_EVIDENCE; k++)
+            y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, x_->m->evidence[k], 6) + 1;
+        if (x_->m->confidence)
+            y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
+                             tp_strs_add(st, "Confidence: %s.", x_->m->confidence), 6) + 1;
+        y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_TEXT,
+                         tp_strs_add(st, "Next: %s", x_->rule->next), 6) + 3;
+    }
+    if (f->n > PAGE_FINDINGS)
+        y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
+                         tp_strs_add(st, "%zu more findings in summary.json.", f->n - PAGE_FINDINGS), 6) + 2;
+    for (size_t i = 0; i < f->nunsure; i++) { /* each measure that could not tell, once */
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first &= f->unsure_m[j] != f->unsure_m[i];
+        if (first)
+            y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
+                             tp_strs_add(st, "Cannot tell (%s): %s.", f->unsure[i]->id, f->unsure_m[i]->why), 6) + 1;
+    }
+    tp_findings_free(&local);
+    return y + 4;
+}
+
 /* "In this report:" and the pages after this one, each a link to its page,
  * flowing over lines; with cv NULL, only measured.  Returns the y below. */
 static double page_list(tp_canvas *cv, const tp_page_notes *N, double x, double y, double w)
@@ -265,6 +314,7 @@ void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc)
     y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 11, TP_COLOR_MUTED, name);
     free(name);
     y += 6;
+    y = findings_block(cv, pc, m, y, w, &st);
     y = headlines(cv, pc, m, y, w, &st);
     y += 8;
 

@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ok0 && ok1) {
         tp_summary s[2];
         for (int k = 0; k < 2; k++) {
-            tp_report_opts ro = {link_path[k], NULL, 0, NULL, false, NULL, false};
+            tp_report_opts ro = {link_path[k], NULL, 0, NULL, false, NULL, false, NULL};
             tp_summary_build(&t[k], &ro, &s[k]);
         }
         tp_diff d;

@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tp_trace_init(&t);
     tp_err err = {0};
     if (tp_load(path, &lo, &t, &err) == 0) {
-        tp_report_opts ro = {path, NULL, size % 3 ? 0 : 64, NULL, false, NULL, false};
+        tp_report_opts ro = {path, NULL, size % 3 ? 0 : 64, NULL, false, NULL, false, NULL};
         tp_summary s;
         tp_summary_build(&t, &ro, &s);
         tp_fp_opts fo = {lo.read};

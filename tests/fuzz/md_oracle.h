@@ -149,6 +149,15 @@ static const char *mdo_block_start(const char *l, size_t n, size_t i, char *why,
     return NULL;
 }
 
+/* The length of "N. " (one to three digits) at the start of l, else 0. */
+static size_t mdo_ordered_item(const char *l, size_t n)
+{
+    size_t d = 0;
+    while (d < n && d < 3 && l[d] >= '0' && l[d] <= '9')
+        d++;
+    return d > 0 && d + 1 < n && l[d] == '.' && l[d + 1] == ' ' ? d + 2 : 0;
+}
+
 /* NULL when md keeps every guarantee, else a message (static storage)
  * naming the line. */
 static const char *tp_md_oracle(const char *md, size_t len)
@@ -205,6 +214,9 @@ static const char *tp_md_oracle(const char *md, size_t len)
             bad = mdo_block_start(l, n, 2, why, sizeof why);
             if (!bad)
                 bad = mdo_inline(l, n, 2, why, sizeof why);
+        } else if (mdo_ordered_item(l, n) && mdo_starts(l + mdo_ordered_item(l, n), n - mdo_ordered_item(l, n), "**")) {
+            /* the writers' ranked findings: "1. **title** ..." (summary.md) */
+            bad = mdo_inline(l, n, mdo_ordered_item(l, n), why, sizeof why);
         } else if (strchr("-+=>*", l[0]) && !mdo_starts(l, n, "**")) {
             bad = "a line that starts a list, a quote or a setext heading";
         } else {

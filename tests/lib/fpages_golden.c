@@ -15,7 +15,7 @@ void tp_test_fpages_golden(const char *path, const char *name, bool report_data,
     tp_trace t;
     tp_trace_init(&t);
     CHECK_EQ_INT(tp_load(path, &lo, &t, &err), 0);
-    tp_report_opts ro = {name, NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {name, NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     tp_fp_opts fo = {lo.read};

@@ -25,7 +25,7 @@ int tp_test_load_report(const char *path, tp_trace *t, tp_summary *s)
         fprintf(stderr, "load %s: %s\n", path, err.msg);
         return -1;
     }
-    tp_report_opts ro = {path, NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {path, NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary_build(t, &ro, s);
     return 0;
 }

@@ -208,7 +208,7 @@ TEST(efficiency_page_unknown_and_known_device)
     tp_trace t;
     tp_trace_init(&t);
     CHECK(tp_load(in, &lo, &t, &err) == 0);
-    tp_report_opts ro = {in, NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {in, NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     CHECK_EQ_INT(s.eff.n, 3);

@@ -14,7 +14,7 @@
 
 static void summarise(const char *path, tp_trace *t, tp_summary *s)
 {
-    tp_report_opts ro = {path, NULL, 0, NULL, true, NULL, false};
+    tp_report_opts ro = {path, NULL, 0, NULL, true, NULL, false, NULL};
     tp_summary_build(t, &ro, s);
 }
 
@@ -313,7 +313,7 @@ TEST(graph_replays_are_attributed)
         tp_trace t;
         CHECK(tp_test_load(path, &t) == 0);
         tp_summary s;
-        tp_report_opts ro = {path, NULL, 0, NULL, false, NULL, false};
+        tp_report_opts ro = {path, NULL, 0, NULL, false, NULL, false, NULL};
         tp_summary_build(&t, &ro, &s);
         int64_t named = 0, graph = 0, bare_ns = 0;
         const char *bare_name = strstr(variants[v], "--hip") ? "graph: hipGraphLaunch" : "graph: cudaGraphLaunch";

@@ -88,7 +88,7 @@ TEST(idle_synthetic_every_gap_kind_hand_computed)
 {
     tp_trace t;
     CHECK(tp_test_load(tp_test_write_text("idle.json", synth), &t) == 0);
-    tp_report_opts ro = {"idle.json", NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {"idle.json", NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     CHECK_EQ_INT(s.idle.n, 2);
@@ -129,7 +129,7 @@ TEST(idle_no_launches_and_no_streams)
                                                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
                                                 "\"ts\":5,\"dur\":2}]}"),
                &t) == 0);
-    tp_report_opts ro = {"idle1.json", NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {"idle1.json", NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     CHECK_EQ_INT(s.idle.n, 1);
@@ -192,7 +192,7 @@ TEST(idle_hta_trace_filter_samples_match_hta_definitions)
         snprintf(rel, sizeof rel, "external/hta/trace_filter_sampled_rank-%d.json.gz", r);
         tp_trace t;
         CHECK(tp_test_load(tp_test_shared(rel), &t) == 0);
-        tp_report_opts ro = {rel, NULL, 0, NULL, false, NULL, false};
+        tp_report_opts ro = {rel, NULL, 0, NULL, false, NULL, false, NULL};
         tp_summary s;
         tp_summary_build(&t, &ro, &s);
         CHECK_EQ_INT(s.idle.n, 5);

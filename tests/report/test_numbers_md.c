@@ -13,6 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* characters (UTF-8 code points) of s[0..n) */
+static size_t utf8_chars(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
 TEST(units_durations_and_counts)
 {
     char b[64];
@@ -163,9 +172,17 @@ TEST(report_samples_cut_no_number_and_summary_md_reads_in_a_pr)
         CHECK(md != NULL);
         if (!md)
             continue;
+        /* the first line is the top finding's verdict (or "No finding"), under 200 characters; the figures
+         * line follows the findings */
         const char *nl = strchr(md, '\n');
-        size_t l1 = nl ? (size_t)(nl - md) : strlen(md);
-        char *first = tp_xstrndup(md, l1);
+        CHECK(nl && utf8_chars(md, (size_t)(nl - md)) < 200);
+        CHECK(strncmp(md, "**", 2) == 0);
+        const char *lead = strstr(md, "\n**tracepress report** ");
+        CHECK(lead != NULL);
+        lead = lead ? lead + 1 : md;
+        nl = strchr(lead, '\n');
+        size_t l1 = nl ? (size_t)(nl - lead) : strlen(lead);
+        char *first = tp_xstrndup(lead, l1);
         if (i == 1) /* the TPU trace has no steps: its span instead */
             CHECK(strstr(first, "no steps, trace span **") != NULL);
         else

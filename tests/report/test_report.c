@@ -714,7 +714,7 @@ TEST(report_golden_pages_of_the_example)
     unsetenv("SOURCE_DATE_EPOCH"); /* the date comes from the trace */
     tp_trace t;
     CHECK(tp_test_load("golden/example.pt.trace.json", &t) == 0);
-    tp_report_opts ro = {"golden/example.pt.trace.json", NULL, 16, NULL, false, NULL, false};
+    tp_report_opts ro = {"golden/example.pt.trace.json", NULL, 16, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     tp_buf rec = {0};

@@ -272,7 +272,7 @@ TEST(timeline_ink_equals_busy_nccl_step4)
     tp_trace t;
     tp_trace_init(&t);
     CHECK_EQ_INT(tp_load(path, &lo, &t, &err), 0);
-    tp_report_opts ro = {"nccl", NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {"nccl", NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     CHECK(s.sf.median != SIZE_MAX && s.sf.steps[s.sf.median].step == 4);

@@ -747,7 +747,7 @@ TEST(xplane_report_device_steps_hold_their_own_devices_work)
     tp_trace t;
     tp_trace_init(&t);
     CHECK_EQ_INT(tp_load(tp_test_shared(GPU_SAMPLE), &lo, &t, &err), 0);
-    tp_report_opts ro = {"gpu.xplane.pb", NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {"gpu.xplane.pb", NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     CHECK_EQ_INT(s.sf.nsteps, 2);
@@ -787,7 +787,7 @@ TEST(xplane_report_tpu_timeline_keeps_its_devices)
     tp_trace t;
     tp_trace_init(&t);
     CHECK_EQ_INT(tp_load(tp_test_shared(TPU_SAMPLE), &lo, &t, &err), 0);
-    tp_report_opts ro = {"tpu.xplane.pb", NULL, 0, NULL, false, NULL, false};
+    tp_report_opts ro = {"tpu.xplane.pb", NULL, 0, NULL, false, NULL, false, NULL};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     tp_buf rec = {0};

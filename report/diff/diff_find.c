@@ -1,0 +1,109 @@
+/* diff_find.c: the findings of two runs compared (diff_find.h). */
+#include "report/diff/diff_find.h"
+#include "convert/base/common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *tp_diff_finding_status_name(int status)
+{
+    static const char *const n[] = {"new", "grew", "gone", "shrank", "same"};
+    return status >= 0 && status <= TP_DF_SAME ? n[status] : "same";
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const tp_diff_finding *x = a, *y = b;
+    if (x->status != y->status)
+        return x->status < y->status ? -1 : 1;
+    int64_t ix = x->status == TP_DF_GONE ? x->impact_ns[0] : x->impact_ns[1];
+    int64_t iy = y->status == TP_DF_GONE ? y->impact_ns[0] : y->impact_ns[1];
+    if (ix != iy)
+        return ix > iy ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_diff_findings *f)
+{
+    memset(f, 0, sizeof *f);
+    tp_findings fb[2];
+    tp_findings_build(base, NULL, &fb[0]);
+    tp_findings_build(cand, NULL, &fb[1]);
+    const tp_find_rules *r = fb[0].own_rules; /* the built-in table: the same rules, in the same order, for both */
+    f->rows = tp_xcalloc(r->n + 1, sizeof *f->rows);
+    for (size_t i = 0; i < r->n; i++) {
+        tp_diff_finding x = {0};
+        for (int k = 0; k < 2; k++)
+            for (size_t j = 0; j < fb[k].n; j++)
+                if (strcmp(fb[k].items[j].rule->id, r->rules[i].id) == 0) {
+                    x.fired[k] = true;
+                    x.impact_ns[k] = fb[k].items[j].m->impact_ns;
+                    x.impact_milli[k] = fb[k].items[j].m->impact_milli;
+                    x.impact_base = fb[k].items[j].m->impact_base;
+                }
+        if (!x.fired[0] && !x.fired[1])
+            continue;
+        int64_t d = x.impact_milli[1] - x.impact_milli[0], noise = x.impact_milli[0] / 10;
+        noise = noise > TP_FIND_NOISE_MILLI ? noise : TP_FIND_NOISE_MILLI;
+        x.status = !x.fired[0] ? TP_DF_NEW : !x.fired[1] ? TP_DF_GONE : d > noise ? TP_DF_GREW
+                   : -d > noise ? TP_DF_SHRANK : TP_DF_SAME;
+        x.id = tp_xstrdup(r->rules[i].id);
+        x.title = tp_xstrdup(r->rules[i].title);
+        x.severity = r->rules[i].severity;
+        f->rows[f->n++] = x;
+    }
+    qsort(f->rows, f->n, sizeof *f->rows, row_cmp);
+    tp_findings_free(&fb[0]);
+    tp_findings_free(&fb[1]);
+}
+
+void tp_diff_findings_free(tp_diff_findings *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->rows[i].id);
+        free(f->rows[i].title);
+    }
+    free(f->rows);
+    memset(f, 0, sizeof *f);
+}
+
+static int severity_of(const char *v)
+{
+    return strcmp(v, "high") == 0 ? TP_SEV_HIGH : strcmp(v, "medium") == 0 ? TP_SEV_MEDIUM
+                                              : strcmp(v, "low") == 0       ? TP_SEV_LOW
+                                                                            : -1;
+}
+
+int tp_diff_finding_gate_check(const char *value)
+{
+    size_t n = strlen(value);
+    if (n == 0 || n > 40)
+        return -1;
+    for (const char *c = value; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return -1;
+    return 0;
+}
+
+int tp_diff_finding_gate(const tp_diff_findings *f, const char *value, tp_buf *why)
+{
+    int sev = severity_of(value), tripped = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const tp_diff_finding *x = &f->rows[i];
+        if (x->status != TP_DF_NEW && x->status != TP_DF_GREW)
+            continue;
+        if (sev >= 0 ? x->severity < sev : strcmp(x->id, value) != 0)
+            continue;
+        char a[32], b[32];
+        tp_find_pct(a, sizeof a, x->impact_milli[0]);
+        tp_find_pct(b, sizeof b, x->impact_milli[1]);
+        if (x->status == TP_DF_NEW)
+            tp_buf_printf(why, "finding %s (%s) is new: %s of %s, over --fail-on-finding %s\n", x->id,
+                          tp_find_severity_name(x->severity), b, x->impact_base, value);
+        else
+            tp_buf_printf(why, "finding %s (%s) grew from %s to %s of %s, over --fail-on-finding %s\n", x->id,
+                          tp_find_severity_name(x->severity), a, b, x->impact_base, value);
+        tripped++;
+    }
+    return tripped;
+}

@@ -1,0 +1,113 @@
+/* findings.h: what holds the trace back, with its evidence, its cost and the
+ * next thing to try (docs/REPORT.md "Findings").
+ *
+ * Two parts.  Measures are code (measures.c): each computes from the summary
+ * a value on a named base (a share, in thousandths of a percent), an impact
+ * (an upper bound of the time it could save, ns, with how it is bounded),
+ * evidence lines (figures and the events that show them) and whether its
+ * data is there at all ("cannot tell", said once).  Rules are data
+ * (findings.rules, built in; `--rules FILE` adds rules or replaces built-in
+ * ones by id): each names a measure, a threshold on its value, a severity, a
+ * title and a next step.  A rule fires when its measure's value reaches the
+ * threshold and its impact is at least TP_FIND_NOISE_MILLI of the impact's
+ * base (below that, what it could save is within run-to-run noise).
+ * Findings are ranked by impact (largest first), then id: deterministic. */
+#ifndef TP_FINDINGS_H
+#define TP_FINDINGS_H
+
+#include "report/analysis/summary.h"
+
+/* 1% of the base, in thousandths of a percent: see above */
+#define TP_FIND_NOISE_MILLI 1000
+
+enum { TP_SEV_LOW = 0, TP_SEV_MEDIUM, TP_SEV_HIGH };
+
+typedef struct tp_find_rule {
+    char *id;        /* [a-z0-9_], at most 40 bytes */
+    char *measure;   /* a name of the measure catalogue */
+    int64_t threshold_milli; /* thousandths of a percent of the measure's base */
+    uint8_t severity; /* TP_SEV_* */
+    char *title;     /* the verdict in plain words */
+    char *next;      /* the next step to try */
+    bool user;       /* from --rules FILE */
+} tp_find_rule;
+
+typedef struct tp_find_rules {
+    tp_find_rule *rules; /* built-in order, a file's new ids after; a file's rule replaces a built-in one in place */
+    size_t n, cap;
+} tp_find_rules;
+
+/* The built-in rules with those of user_file (NULL: none).  0 ok; -1 with a
+ * one-line reason in err ("offset 120: line 5: ...") for a bad file. */
+int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_t errn);
+void tp_find_rules_free(tp_find_rules *r);
+/* For a command's `--rules FILE` (NULL: the built-in rules): 0, or the
+ * one-line error printed ("tracepress: FILE: offset N: line L: ...") and
+ * TP_EXIT_INPUT. */
+int tp_find_rules_for_command(const char *file, tp_find_rules *r);
+#define TP_RULES_HELP                                                                                                 \
+    "  --rules FILE        finding rules added to the built-in ones (a rule with a\n"                                 \
+    "                      built-in id replaces it): lines ID | MEASURE | THRESHOLD% |\n"                           \
+    "                      SEVERITY | TITLE | NEXT STEP (docs/REPORT.md \"Findings\")\n"
+/* Whether name is a measure of the catalogue. */
+bool tp_find_measure_known(const char *name, size_t len);
+
+/* One measure computed over a summary. */
+typedef struct tp_measure {
+    const char *name;      /* the catalogue's */
+    const char *base;      /* what the value is a share of ("the GPU span"), static */
+    int64_t part, whole;   /* value = part / whole; whole 0: nothing to measure (value 0) */
+    int64_t value_milli;   /* part / whole in thousandths of a percent */
+    int64_t impact_ns;     /* upper bound of the time it could save */
+    const char *impact_base; /* what impact_share is of ("the GPU span"), static */
+    int64_t impact_base_ns;
+    int64_t impact_milli;  /* impact_ns / impact_base_ns in thousandths of a percent */
+    const char *bound;     /* how the impact is bounded, static */
+    bool available;        /* false: the trace lacks the data; why says which */
+    char why[240];
+    char **evidence;       /* lines of plain text (trace names as recorded, cut) */
+    size_t nevidence;
+    char *confidence;      /* NULL, or why the evidence is partial */
+    char scope[64];        /* "whole trace", "steps", ... */
+} tp_measure;
+
+typedef struct tp_finding {
+    const tp_find_rule *rule;
+    const tp_measure *m;
+} tp_finding;
+
+typedef struct tp_findings {
+    tp_measure *measures;  /* the catalogue's, in its order */
+    size_t nmeasures;
+    tp_finding *items;     /* ranked: impact desc, then id */
+    size_t n;
+    size_t nrules;         /* rules tried */
+    /* the rules whose measure could not tell: measure index per rule, in rule order */
+    const tp_find_rule **unsure;
+    const tp_measure **unsure_m;
+    size_t nunsure;
+    tp_find_rules *own_rules; /* the built-in table when the caller gave none (the rules point into it) */
+} tp_findings;
+
+/* r: NULL for the built-in rules. */
+void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f);
+void tp_findings_free(tp_findings *f);
+const char *tp_find_severity_name(uint8_t sev);
+/* thousandths of a percent for people, one decimal rounded half up: "15.1%" */
+void tp_find_pct(char *buf, size_t n, int64_t milli);
+
+/* private to the room: the catalogue (measures.c) */
+typedef struct tp_find_ctx tp_find_ctx; /* scans shared by the measures, made once */
+tp_find_ctx *tp_find_ctx_new(void);
+void tp_find_ctx_free(tp_find_ctx *c);
+typedef void (*tp_measure_fn)(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+typedef struct tp_measure_def {
+    const char *name;
+    tp_measure_fn compute;
+} tp_measure_def;
+extern const tp_measure_def tp_measure_catalogue[];
+extern const size_t tp_measure_count;
+void tp_measure_evidence(tp_measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int64_t tp_find_milli(int64_t part, int64_t whole);
+
+#endif

@@ -1,0 +1,596 @@
+/* measures.c: the measure catalogue of the findings (findings.h,
+ * docs/REPORT.md "Findings"): each computes its value, impact and evidence
+ * from the summary's analyses; nothing here decides whether it is a finding
+ * (the rules do). */
+#include "report/findings/findings.h"
+#include "convert/base/common.h"
+#include "render/labels/kname.h"
+#include "render/text/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SMALL_KERNEL_NS 10000 /* "small": under 10 us (findings.rules says why) */
+#define TOP_EVIDENCE 3
+
+static const char *const sync_names[] = {
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy", "hipDeviceSynchronize",
+    "hipStreamSynchronize",  "hipEventSynchronize",   "hipMemcpy",            "aten::_local_scalar_dense",
+    "aten::item"};
+#define NSYNC (sizeof sync_names / sizeof *sync_names)
+
+static const char *ev_name(const tp_summary *s, uint32_t ev) { return tp_str_get(s->t, s->t->events[ev].name); }
+
+/* "12.346 ms (3.5%)" pieces */
+static void dur(char *b, size_t n, int64_t ns) { tp_fmt_dur(b, n, ns); }
+static void pct(char *b, size_t n, int64_t part, int64_t whole) { tp_find_pct(b, n, tp_find_milli(part, whole)); }
+
+/* ---- synchronisations: host calls that wait for the device ---- */
+
+typedef struct span {
+    int64_t s, e;
+} span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->s != y->s ? (x->s < y->s ? -1 : 1) : (x->e < y->e ? -1 : x->e > y->e);
+}
+
+typedef struct sync_scan {
+    span *spans; /* merged, sorted */
+    size_t n;
+    int64_t host_ns; /* union of the sync calls */
+    uint64_t count[NSYNC];
+    int64_t ns[NSYNC];
+    uint32_t issuer[TOP_EVIDENCE]; /* name ids of the ops around the runtime sync calls, by count */
+    uint64_t issuer_n[TOP_EVIDENCE];
+} sync_scan;
+
+/* One pass over the events for the sync calls (compared by name id). */
+static void scan_syncs(const tp_summary *s, sync_scan *o)
+{
+    const tp_trace *t = s->t;
+    memset(o, 0, sizeof *o);
+    tp_str ids[NSYNC];
+    bool any = false;
+    for (size_t k = 0; k < NSYNC; k++) {
+        ids[k] = tp_str_find(t, sync_names[k], strlen(sync_names[k]));
+        any |= ids[k] != 0;
+    }
+    if (!any)
+        return;
+    size_t cap = 0;
+    /* issuers: a small table of (op name, count), the top kept */
+    tp_str iss[64];
+    uint64_t issn[64];
+    size_t niss = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if ((e->kind != TP_KIND_RUNTIME && e->kind != TP_KIND_HOST_OP && e->kind != TP_KIND_SYNC) || e->dur <= 0 ||
+            (e->flags & TP_EV_DROPPED) || t->tracks[e->track].role != TP_TRACK_HOST)
+            continue;
+        size_t k = 0;
+        while (k < NSYNC && (ids[k] == 0 || ids[k] != e->name))
+            k++;
+        if (k == NSYNC)
+            continue;
+        o->count[k]++;
+        o->ns[k] += e->dur;
+        TP_GROW(o->spans, cap, o->n + 1);
+        o->spans[o->n++] = (span){e->ts, e->ts + e->dur};
+        if (e->kind == TP_KIND_RUNTIME && e->op != TP_NONE) {
+            tp_str on = t->events[e->op].name;
+            size_t j = 0;
+            while (j < niss && iss[j] != on)
+                j++;
+            if (j == niss && niss < 64) {
+                iss[niss] = on;
+                issn[niss++] = 0;
+            }
+            if (j < niss)
+                issn[j]++;
+        }
+    }
+    qsort(o->spans, o->n, sizeof *o->spans, span_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (m && o->spans[i].s <= o->spans[m - 1].e) {
+            if (o->spans[i].e > o->spans[m - 1].e)
+                o->spans[m - 1].e = o->spans[i].e;
+        } else
+            o->spans[m++] = o->spans[i];
+    }
+    o->n = m;
+    for (size_t i = 0; i < m; i++)
+        o->host_ns += o->spans[i].e - o->spans[i].s;
+    for (size_t r = 0; r < TOP_EVIDENCE; r++) { /* the top issuers by count, then first seen */
+        size_t best = SIZE_MAX;
+        for (size_t j = 0; j < niss; j++)
+            if (issn[j] && (best == SIZE_MAX || issn[j] > issn[best]))
+                best = j;
+        if (best == SIZE_MAX)
+            break;
+        o->issuer[r] = iss[best];
+        o->issuer_n[r] = issn[best];
+        issn[best] = 0;
+    }
+}
+
+/* Whether time x falls in a sync call (spans merged and sorted). */
+static bool in_sync(const sync_scan *y, int64_t x)
+{
+    size_t lo = 0, hi = y->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (y->spans[mid].e < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < y->n && y->spans[lo].s <= x;
+}
+
+/* ---- the device's idle gaps, by what the host did (gpu_time.h tp_gpu_gap) ---- */
+
+enum { GAP_SYNC = 0, GAP_HOST, GAP_KERNEL, GAP_OTHER };
+
+typedef struct gap_split {
+    int64_t ns[4];
+    uint64_t n[4];
+    size_t top_host[TOP_EVIDENCE]; /* the longest host-wait gaps, indexes into gt.gaps */
+    size_t top_sync[TOP_EVIDENCE];
+    size_t ntop_host, ntop_sync;
+    uint64_t launched; /* gaps whose next activity has a launch call */
+} gap_split;
+
+static void top_insert(const tp_gpu_gap *gaps, size_t *top, size_t *n, size_t g)
+{
+    int64_t len = gaps[g].end_ns - gaps[g].start_ns;
+    size_t at = *n;
+    while (at > 0 && gaps[top[at - 1]].end_ns - gaps[top[at - 1]].start_ns < len)
+        at--;
+    if (at >= TOP_EVIDENCE)
+        return;
+    size_t last = *n < TOP_EVIDENCE ? *n : TOP_EVIDENCE - 1;
+    for (size_t k = last; k > at; k--)
+        top[k] = top[k - 1];
+    top[at] = g;
+    if (*n < TOP_EVIDENCE)
+        (*n)++;
+}
+
+/* A gap is the sync's when it starts inside a synchronisation (the host was
+ * waiting when the device ran dry, so it launched nothing ahead); else the
+ * host's when the next activity's launch call began after the gap began (as
+ * idle.h's host wait); else a short gap (< 30 us) between launches already
+ * made is the kernels' own launch cost; else other. */
+static void split_gaps(const tp_summary *s, const sync_scan *y, gap_split *o)
+{
+    const tp_trace *t = s->t;
+    memset(o, 0, sizeof *o);
+    const tp_gpu_time *g = &s->gt;
+    for (size_t i = 0; i < g->ngaps; i++) {
+        const tp_gpu_gap *gp = &g->gaps[i];
+        int64_t len = gp->end_ns - gp->start_ns;
+        const tp_event *next = &t->events[gp->next];
+        bool launched = next->link != TP_NONE;
+        o->launched += launched;
+        int cls;
+        if (y->n && in_sync(y, gp->start_ns))
+            cls = GAP_SYNC;
+        else if (launched && t->events[next->link].ts > gp->start_ns)
+            cls = GAP_HOST;
+        else if (len < TP_IDLE_SHORT_GAP_NS)
+            cls = GAP_KERNEL;
+        else
+            cls = GAP_OTHER;
+        o->ns[cls] += len;
+        o->n[cls]++;
+        if (cls == GAP_HOST)
+            top_insert(g->gaps, o->top_host, &o->ntop_host, i);
+        else if (cls == GAP_SYNC)
+            top_insert(g->gaps, o->top_sync, &o->ntop_sync, i);
+    }
+}
+
+/* "1.234 ms on GPU 0 at +5.000 ms before kernel K (launched by aten::copy_)" */
+static void gap_line(const tp_summary *s, tp_measure *m, const tp_gpu_gap *gp, const char *what)
+{
+    const tp_trace *t = s->t;
+    const tp_event *next = &t->events[gp->next];
+    char d[48], at[48];
+    dur(d, sizeof d, gp->end_ns - gp->start_ns);
+    dur(at, sizeof at, gp->start_ns - s->sf.span_start);
+    char *kn = tp_kname_cut(tp_str_get(t, next->name), 60);
+    uint32_t op = next->op;
+    char *on = op != TP_NONE ? tp_kname_cut(ev_name(s, op), 60) : NULL;
+    tp_measure_evidence(m, "%s: %s idle on %s at +%s, until %s%s%s%s", what, d, s->gt.devices[gp->device].label, at, kn,
+                        on ? " (launched under " : "", on ? on : "", on ? ")" : "");
+    free(kn);
+    free(on);
+}
+
+/* The scans several measures read, made once, when the first asks. */
+struct tp_find_ctx {
+    bool done;
+    sync_scan y;
+    gap_split gs;
+};
+
+tp_find_ctx *tp_find_ctx_new(void) { return tp_xcalloc(1, sizeof(tp_find_ctx)); }
+
+void tp_find_ctx_free(tp_find_ctx *c)
+{
+    if (c)
+        free(c->y.spans);
+    free(c);
+}
+
+static const tp_find_ctx *scans_of(const tp_summary *s, tp_find_ctx *c)
+{
+    if (!c->done) {
+        scan_syncs(s, &c->y);
+        split_gaps(s, &c->y, &c->gs);
+        c->done = true;
+    }
+    return c;
+}
+
+static void launch_delay_line(const tp_summary *s, tp_measure *m)
+{
+    const tp_idle_stream *best = NULL; /* the stream with the most launches */
+    for (size_t i = 0; i < s->idle.n; i++)
+        if (!best || s->idle.streams[i].launched > best->launched)
+            best = &s->idle.streams[i];
+    if (!best || !best->launched)
+        return;
+    char lab[160], p50[48], p90[48];
+    tp_stream_label(s->t, best->track, lab, sizeof lab);
+    dur(p50, sizeof p50, best->delay_p50_ns);
+    dur(p90, sizeof p90, best->delay_p90_ns);
+    tp_measure_evidence(m, "launch delay on %s (%llu launches): p50 %s, p90 %s; up to %llu launches queued", lab,
+                        (unsigned long long)best->launched, p50, p90, (unsigned long long)best->queue_max);
+}
+
+static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_gpu_figs *g = &s->gt.whole;
+    m->base = m->impact_base = "the GPU span";
+    m->bound = "the GPU's idle time that waited for a launch: launching earlier can at most close it";
+    if (g->span_ns <= 0)
+        return;
+    const tp_find_ctx *c = scans_of(s, cx);
+    if (c->gs.launched == 0 && s->gt.ngaps) {
+        m->available = false;
+        snprintf(m->why, sizeof m->why,
+                 "no device activity after an idle gap is linked to its launch call: whether the host was late "
+                 "cannot be told");
+        return;
+    }
+    m->part = m->impact_ns = c->gs.ns[GAP_HOST];
+    m->whole = m->impact_base_ns = g->span_ns;
+    char a[48], b[48], d[48];
+    pct(a, sizeof a, g->idle_ns, g->span_ns);
+    dur(d, sizeof d, g->idle_ns);
+    pct(b, sizeof b, c->gs.ns[GAP_HOST], g->idle_ns);
+    tp_measure_evidence(m, "GPU idle %s of the GPU span (%s); %s of the idle waited for the host to launch (%llu gaps)",
+                        a, d, b, (unsigned long long)c->gs.n[GAP_HOST]);
+    for (size_t k = 0; k < c->gs.ntop_host; k++)
+        gap_line(s, m, &s->gt.gaps[c->gs.top_host[k]], k ? "next gap" : "largest gap");
+    launch_delay_line(s, m);
+    /* what makes the verdict less certain: one gap holding most of the wait (the profiler's window
+     * rather than the steps), work already replayed in graphs (the wait is between replays) */
+    tp_buf note = {0};
+    if (c->gs.ntop_host) {
+        const tp_gpu_gap *big = &s->gt.gaps[c->gs.top_host[0]];
+        int64_t share = tp_find_milli(big->end_ns - big->start_ns, c->gs.ns[GAP_HOST]);
+        if (share >= 50000) {
+            char p[32];
+            tp_find_pct(p, sizeof p, share);
+            tp_buf_printf(&note, "one gap holds %s of the host wait: it may be the profiling window, not the steps", p);
+        }
+    }
+    int64_t graph = 0;
+    for (size_t i = 0; i < s->cat.n; i++)
+        graph += s->cat.rows[i].graph_ns;
+    if (s->cat.total_ns > 0 && tp_find_milli(graph, s->cat.total_ns) >= 50000) {
+        char p[32];
+        tp_find_pct(p, sizeof p, tp_find_milli(graph, s->cat.total_ns));
+        tp_buf_printf(&note, "%s%s of the device time already runs in CUDA/HIP graph replays: the wait is between "
+                             "replays", note.len ? "; " : "", p);
+    }
+    if (note.len)
+        m->confidence = tp_xstrdup(note.data);
+    tp_buf_free(&note);
+}
+
+static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_gpu_figs *g = &s->gt.whole;
+    m->base = m->impact_base = "the GPU span";
+    m->bound = "the GPU's idle time that began while the host sat in a synchronisation: removing it can at most "
+               "close that idle";
+    if (g->span_ns <= 0)
+        return;
+    const tp_find_ctx *c = scans_of(s, cx);
+    m->part = m->impact_ns = c->gs.ns[GAP_SYNC];
+    m->whole = m->impact_base_ns = g->span_ns;
+    char a[48], d[48];
+    dur(d, sizeof d, c->y.host_ns);
+    pct(a, sizeof a, c->gs.ns[GAP_SYNC], g->span_ns);
+    tp_buf b = {0};
+    for (size_t k = 0; k < NSYNC; k++)
+        if (c->y.count[k]) {
+            char x[48];
+            dur(x, sizeof x, c->y.ns[k]);
+            tp_buf_printf(&b, "%s%s x%llu (%s)", b.len ? ", " : "", sync_names[k], (unsigned long long)c->y.count[k], x);
+        }
+    if (b.len)
+        tp_measure_evidence(m, "host time in synchronisations %s: %s", d, b.data);
+    tp_buf_free(&b);
+    tp_measure_evidence(m, "GPU idle that began inside them: %s of the GPU span (%llu gaps)", a,
+                        (unsigned long long)c->gs.n[GAP_SYNC]);
+    for (size_t k = 0; k < TOP_EVIDENCE && c->y.issuer_n[k]; k++) {
+        char *on = tp_kname_cut(tp_str_get(s->t, c->y.issuer[k]), 60);
+        tp_measure_evidence(m, "issued under %s: %llu synchronisations", on, (unsigned long long)c->y.issuer_n[k]);
+        free(on);
+    }
+    for (size_t k = 0; k < c->gs.ntop_sync && k < 2; k++)
+        gap_line(s, m, &s->gt.gaps[c->gs.top_sync[k]], k ? "next gap" : "largest gap");
+}
+
+static void exposed_communication(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_gpu_figs *g = &s->gt.whole;
+    m->base = m->impact_base = "the GPU span";
+    m->bound = "the exposed communication time: hiding it behind computation saves at most that";
+    m->part = m->impact_ns = g->exposed_communication_ns;
+    m->whole = m->impact_base_ns = g->span_ns;
+    if (g->communication_ns <= 0)
+        return;
+    char a[48], b[48], c[48];
+    pct(a, sizeof a, g->exposed_communication_ns, g->span_ns);
+    dur(b, sizeof b, g->communication_ns);
+    tp_find_pct(c, sizeof c, tp_gpu_overlap_milli_pct(g));
+    tp_measure_evidence(m, "exposed communication %s of the GPU span; communication %s, %s of it overlapped", a, b, c);
+    const tp_collectives *co = &s->coll;
+    for (size_t i = 0; i < co->n && i < TOP_EVIDENCE; i++) {
+        const tp_coll_row *r = &co->rows[i];
+        char t[48], sz[48] = "size unknown";
+        dur(t, sizeof t, r->total_ns);
+        if (r->bytes)
+            snprintf(sz, sizeof sz, "%llu bytes", (unsigned long long)r->bytes);
+        if (r->factor > 0)
+            tp_measure_evidence(m, "%s of %s: %llu calls, %s, bus bandwidth %.1f GB/s", r->kind, sz,
+                                (unsigned long long)r->count, t, r->busbw);
+        else
+            tp_measure_evidence(m, "%s of %s: %llu calls, %s", r->kind, sz, (unsigned long long)r->count, t);
+    }
+    if (co->calls && !co->n)
+        tp_measure_evidence(m, "%llu collective kernels without a recorded kind or size",
+                            (unsigned long long)co->calls);
+}
+
+static void exposed_memcpy(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_gpu_figs *g = &s->gt.whole;
+    m->base = m->impact_base = "the GPU span";
+    m->bound = "the exposed memcpy time: overlapping or removing the copies saves at most that";
+    m->part = m->impact_ns = g->exposed_memcpy_ns;
+    m->whole = m->impact_base_ns = g->span_ns;
+    if (g->memcpy_ns <= 0)
+        return;
+    char a[48], b[48];
+    pct(a, sizeof a, g->exposed_memcpy_ns, g->span_ns);
+    dur(b, sizeof b, g->memcpy_ns);
+    tp_measure_evidence(m, "exposed memcpy %s of the GPU span; all copies %s", a, b);
+    /* by direction, from the kernel table's memcpy rows (their names say the direction and pageable memory) */
+    int64_t ns[3] = {0}, pg_ns = 0;
+    uint64_t n[3] = {0}, pg = 0;
+    for (size_t i = 0; i < s->kt.n; i++) {
+        const tp_kernel_row *r = &s->kt.rows[i];
+        if (r->kind != TP_KIND_MEMCPY)
+            continue;
+        const char *nm = tp_str_get(s->t, r->name);
+        int d = strstr(nm, "HtoD") || strstr(nm, "HostToDevice") ? 0 : strstr(nm, "DtoH") || strstr(nm, "DeviceToHost") ? 1 : 2;
+        ns[d] += r->total_ns;
+        n[d] += r->count;
+        if (strstr(nm, "Pageable")) {
+            pg_ns += r->total_ns;
+            pg += r->count;
+        }
+    }
+    static const char *const dir[3] = {"host to device", "device to host", "other (device to device, peer)"};
+    for (int d = 0; d < 3; d++)
+        if (n[d]) {
+            char x[48];
+            dur(x, sizeof x, ns[d]);
+            tp_measure_evidence(m, "%s: %llu copies, %s", dir[d], (unsigned long long)n[d], x);
+        }
+    if (pg) {
+        char x[48];
+        dur(x, sizeof x, pg_ns);
+        tp_measure_evidence(m, "from or to pageable memory: %llu copies, %s (not pinned: the copy cannot overlap)",
+                            (unsigned long long)pg, x);
+    }
+}
+
+static void small_kernels(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_trace *t = s->t;
+    m->base = "the kernels (count)";
+    m->impact_base = "the GPU span";
+    m->bound = "the short gaps between kernels launched ahead (the launch cost the device sees): fewer, larger "
+               "kernels remove at most those";
+    uint64_t small = 0, all = 0;
+    int64_t small_ns = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->kind != TP_KIND_KERNEL || !tp_is_device_activity(e))
+            continue;
+        all++;
+        if (e->dur < SMALL_KERNEL_NS) {
+            small++;
+            small_ns += e->dur > 0 ? e->dur : 0;
+        }
+    }
+    m->part = (int64_t)small;
+    m->whole = (int64_t)all;
+    if (!small)
+        return;
+    const tp_find_ctx *c = scans_of(s, cx);
+    m->impact_ns = c->gs.ns[GAP_KERNEL];
+    m->impact_base_ns = s->gt.whole.span_ns;
+    char a[48], b[48], d[48], k[48];
+    pct(a, sizeof a, (int64_t)small, (int64_t)all);
+    dur(b, sizeof b, small_ns);
+    dur(d, sizeof d, c->gs.ns[GAP_KERNEL]);
+    tp_fmt_count(k, sizeof k, small);
+    tp_measure_evidence(m, "%s kernels under 10 us: %s of the kernels, %s of device time", k, a, b);
+    tp_measure_evidence(m, "short gaps between kernels launched ahead: %s (%llu gaps)", d,
+                        (unsigned long long)c->gs.n[GAP_KERNEL]);
+    size_t shown = 0; /* the kernels with the most small launches: rows whose median is under 10 us */
+    for (size_t i = 0; i < s->kt.n && shown < TOP_EVIDENCE; i++) {
+        const tp_kernel_row *r = &s->kt.rows[i];
+        if (r->kind != TP_KIND_KERNEL || r->p50_ns >= SMALL_KERNEL_NS)
+            continue;
+        char *kn = tp_kname_cut(tp_str_get(t, r->name), 60);
+        char md[48];
+        dur(md, sizeof md, r->p50_ns);
+        tp_measure_evidence(m, "%s: %llu launches, median %s", kn, (unsigned long long)r->count, md);
+        free(kn);
+        shown++;
+    }
+}
+
+static void compute_headroom(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_efficiency *e = &s->eff;
+    m->base = m->impact_base = "the device time";
+    m->bound = "each modelled op shape's device time x (1 - its fraction of the roof): the time it would save "
+               "running at the roof";
+    if (s->opts.lean) {
+        m->available = false;
+        snprintf(m->why, sizeof m->why, "the roofline is computed by `report`, not `stats`");
+        return;
+    }
+    if (e->device_ns <= 0)
+        return;
+    if (!e->have_device || !e->device.known) {
+        m->available = false;
+        snprintf(m->why, sizeof m->why, "the device's peaks are unknown, so no op has a roof (--device-spec FILE adds them)");
+        return;
+    }
+    int64_t cov = tp_find_milli(e->modelled_ns, e->device_ns);
+    if (cov < 50000) { /* under half the device time: the biggest opportunity may be in what is not modelled */
+        m->available = false;
+        snprintf(m->why, sizeof m->why,
+                 "the cost model covers %lld.%lld%% of the device time (under 50%%): too little to rank op shapes%s",
+                 (long long)((cov + 50) / 1000), (long long)((cov + 50) % 1000 / 100),
+                 e->with_shapes ? "" : "; the trace has no shapes (" TP_EFF_RECORD_SHAPES ")");
+        return;
+    }
+    int64_t opp = 0;
+    for (size_t i = 0; i < e->nopportunities; i++)
+        opp += e->rows[e->by_opportunity[i]].opportunity_ns;
+    m->part = m->impact_ns = opp;
+    m->whole = m->impact_base_ns = e->device_ns;
+    if (cov < 90000) {
+        char c[160];
+        char p[32];
+        tp_find_pct(p, sizeof p, cov);
+        snprintf(c, sizeof c, "the cost model covers %s of the device time", p);
+        m->confidence = tp_xstrdup(c);
+    }
+    for (size_t i = 0; i < e->nopportunities && i < TOP_EVIDENCE; i++) {
+        const tp_eff_row *r = &e->rows[e->by_opportunity[i]];
+        char d[48], o[48];
+        dur(d, sizeof d, r->device_ns);
+        dur(o, sizeof o, r->opportunity_ns);
+        char *dims = tp_kname_cut(r->input_dims, 60);
+        tp_measure_evidence(m, "%s %s: %llu calls, %s at %.0f%% of its roof (%s-bound); headroom %s", r->op, dims,
+                            (unsigned long long)r->count, d, r->peak_fraction * 100,
+                            r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "?", o);
+        free(dims);
+    }
+}
+
+/* Outlier steps: beyond Q3 + 1.5 IQR (Tukey) and 10% over the median. */
+static void step_outliers(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_step_figures *sf = &s->sf;
+    m->base = m->impact_base = "the host time of the steps";
+    m->bound = "each outlier step's time over the median step: bringing it to the median saves at most that";
+    snprintf(m->scope, sizeof m->scope, "steps");
+    tp_step_spread sp;
+    tp_step_spread_of(sf, &sp);
+    if (sp.median_of < 4) {
+        m->available = false;
+        snprintf(m->why, sizeof m->why, "%zu step%s with device work: outliers need at least 4", sp.median_of,
+                 sp.median_of == 1 ? "" : "s");
+        return;
+    }
+    int64_t fence = sp.q3 + sp.iqr + sp.iqr / 2, floor10 = sp.median + sp.median / 10;
+    int64_t over = 0;
+    size_t top[TOP_EVIDENCE], ntop = 0, nout = 0;
+    for (size_t i = 0; i < sf->nsteps; i++) {
+        const tp_step_row *r = &sf->steps[i];
+        if (r->host_ns <= fence || r->host_ns <= floor10)
+            continue;
+        over += r->host_ns - sp.median;
+        nout++;
+        size_t at = ntop;
+        while (at > 0 && sf->steps[top[at - 1]].host_ns < r->host_ns)
+            at--;
+        if (at < TOP_EVIDENCE) {
+            for (size_t k = ntop < TOP_EVIDENCE ? ntop : TOP_EVIDENCE - 1; k > at; k--)
+                top[k] = top[k - 1];
+            top[at] = i;
+            ntop += ntop < TOP_EVIDENCE;
+        }
+    }
+    m->part = m->impact_ns = over;
+    m->whole = m->impact_base_ns = sf->steps_host_ns;
+    if (!nout)
+        return;
+    char md[48];
+    dur(md, sizeof md, sp.median);
+    tp_measure_evidence(m, "%zu of %zu steps are outliers (over Q3 + 1.5 IQR and 10%% over the median); the median "
+                        "step lasts %s", nout, sf->nsteps, md);
+    const tp_gpu_figs *mf = s->gt.nsteps && sf->median != SIZE_MAX ? &s->gt.steps[sf->median] : NULL;
+    for (size_t k = 0; k < ntop; k++) {
+        const tp_step_row *r = &sf->steps[top[k]];
+        char lab[160], d[48], why[200] = "";
+        tp_step_label(s->t, sf, r, lab, sizeof lab);
+        dur(d, sizeof d, r->host_ns);
+        if (mf) { /* what grew most against the median step */
+            const tp_gpu_figs *f = &s->gt.steps[top[k]];
+            int64_t host_only_f = r->host_ns - f->span_ns, host_only_m = sf->steps[sf->median].host_ns - mf->span_ns;
+            int64_t dl[5] = {f->computation_ns - mf->computation_ns,
+                             f->exposed_communication_ns - mf->exposed_communication_ns,
+                             f->exposed_memcpy_ns - mf->exposed_memcpy_ns, f->idle_ns - mf->idle_ns,
+                             host_only_f - host_only_m};
+            static const char *const part[5] = {"computation", "exposed communication", "exposed memcpy", "GPU idle",
+                                                "host time outside the GPU span"};
+            int b = 0;
+            for (int p = 1; p < 5; p++)
+                if (dl[p] > dl[b])
+                    b = p;
+            if (dl[b] > 0) {
+                char x[48];
+                tp_fmt_dur_delta(x, sizeof x, dl[b], " ");
+                snprintf(why, sizeof why, "; %s %s against the median step", part[b], x);
+            }
+        }
+        tp_measure_evidence(m, "step %s: %s%s", lab, d, why);
+    }
+}
+
+const tp_measure_def tp_measure_catalogue[] = {
+    {"host_wait_idle", host_wait_idle},   {"sync_idle", sync_idle},           {"exposed_communication", exposed_communication},
+    {"exposed_memcpy", exposed_memcpy},   {"small_kernels", small_kernels},   {"compute_headroom", compute_headroom},
+    {"step_outliers", step_outliers},
+};
+const size_t tp_measure_count = sizeof tp_measure_catalogue / sizeof *tp_measure_catalogue;

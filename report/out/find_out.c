@@ -1,0 +1,173 @@
+/* find_out.c: the findings as summary.json members, summary.md's lead and
+ * `stats` text (find_out.h, docs/REPORT.md "Findings"). */
+#include "report/out/find_out.h"
+#include "convert/codec/json_write.h"
+#include "report/out/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MD_TOP_FINDINGS 3
+
+const tp_findings *tp_findings_of(const tp_summary *s, tp_findings *local)
+{
+    if (s->findings)
+        return s->findings;
+    tp_findings_build(s, NULL, local);
+    return local;
+}
+
+/* thousandths of a percent as a JSON number: "15.125" */
+static void milli_json(tp_buf *b, int64_t m) { tp_buf_printf(b, "%lld.%03lld", (long long)(m / 1000), (long long)(m % 1000)); }
+
+
+void tp_findings_json(const tp_findings *f, tp_buf *b)
+{
+    tp_buf_puts(b, "\"findings\":[");
+    for (size_t i = 0; i < f->n; i++) {
+        const tp_find_rule *r = f->items[i].rule;
+        const tp_measure *m = f->items[i].m;
+        tp_buf_puts(b, i ? ",\n{\"id\":" : "\n{\"id\":");
+        tp_json_str(b, r->id);
+        tp_buf_puts(b, ",\"title\":");
+        tp_json_str(b, r->title);
+        tp_buf_printf(b, ",\"severity\":\"%s\",\"rule_source\":\"%s\",\"measure\":\"%s\",\"scope\":\"%s\",\"value_pct\":",
+                      tp_find_severity_name(r->severity), r->user ? "file" : "built-in", m->name, m->scope);
+        milli_json(b, m->value_milli);
+        tp_buf_puts(b, ",\"threshold_pct\":");
+        milli_json(b, r->threshold_milli);
+        tp_buf_printf(b, ",\"base\":\"%s\",\"part\":%lld,\"whole\":%lld,\"impact_ns\":%lld,\"impact_pct\":", m->base,
+                      (long long)m->part, (long long)m->whole, (long long)m->impact_ns);
+        milli_json(b, m->impact_milli);
+        tp_buf_printf(b, ",\"impact_base\":\"%s\",\"impact_base_ns\":%lld,\"impact_bound\":", m->impact_base,
+                      (long long)m->impact_base_ns);
+        tp_json_str(b, m->bound);
+        tp_buf_puts(b, ",\"evidence\":[");
+        for (size_t k = 0; k < m->nevidence; k++) {
+            if (k)
+                tp_buf_putc(b, ',');
+            tp_json_str(b, m->evidence[k]);
+        }
+        tp_buf_puts(b, "],\"next_step\":");
+        tp_json_str(b, r->next);
+        tp_buf_puts(b, ",\"confidence\":");
+        tp_json_str_or_null(b, m->confidence);
+        tp_buf_puts(b, "}");
+    }
+    tp_buf_puts(b, "],\n\"findings_unsure\":[");
+    for (size_t i = 0; i < f->nunsure; i++) {
+        tp_buf_puts(b, i ? ",\n{\"id\":" : "\n{\"id\":");
+        tp_json_str(b, f->unsure[i]->id);
+        tp_buf_printf(b, ",\"measure\":\"%s\",\"why\":", f->unsure_m[i]->name);
+        tp_json_str(b, f->unsure_m[i]->why);
+        tp_buf_puts(b, "}");
+    }
+    tp_buf_puts(b, "]");
+}
+
+/* The measures that could not tell, each once, with the rules that read them. */
+static void unsure_md(const tp_findings *f, tp_buf *b)
+{
+    for (size_t i = 0; i < f->nunsure; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first &= f->unsure_m[j] != f->unsure_m[i];
+        if (!first)
+            continue;
+        tp_buf_puts(b, "- cannot tell (");
+        for (size_t j = i, k = 0; j < f->nunsure; j++)
+            if (f->unsure_m[j] == f->unsure_m[i]) {
+                tp_buf_puts(b, k++ ? ", `" : "`");
+                tp_buf_puts(b, f->unsure[j]->id); /* ids are [a-z0-9_] */
+                tp_buf_puts(b, "`");
+            }
+        tp_buf_puts(b, "): ");
+        tp_md_text(b, f->unsure_m[i]->why, SIZE_MAX);
+        tp_buf_puts(b, "\n");
+    }
+}
+
+void tp_findings_md(const tp_findings *f, tp_buf *b)
+{
+    if (!f->n) {
+        tp_buf_printf(b, "**No finding**: none of the %zu rules reached its threshold on this trace.\n\n", f->nrules);
+        if (f->nunsure) {
+            unsure_md(f, b);
+            tp_buf_puts(b, "\n");
+        }
+        return;
+    }
+    /* the first line: the top finding's verdict and impact, under 200 characters (title cut at 100) */
+    const tp_finding *top = &f->items[0];
+    char d[48], p[32];
+    tp_fmt_dur(d, sizeof d, top->m->impact_ns);
+    tp_find_pct(p, sizeof p, top->m->impact_milli);
+    tp_buf_puts(b, "**");
+    tp_md_text(b, top->rule->title, 100);
+    tp_buf_printf(b, "**: up to %s to gain, %s of %s (`%s`).\n\n", d, p, top->m->impact_base, top->rule->id);
+    for (size_t i = 0; i < f->n && i < MD_TOP_FINDINGS; i++) {
+        const tp_finding *x = &f->items[i];
+        tp_fmt_dur(d, sizeof d, x->m->impact_ns);
+        tp_find_pct(p, sizeof p, x->m->impact_milli);
+        tp_buf_printf(b, "%zu. **", i + 1);
+        tp_md_text(b, x->rule->title, 200);
+        tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s.", x->rule->id, tp_find_severity_name(x->rule->severity), d,
+                      p, x->m->impact_base);
+        if (x->m->nevidence) {
+            tp_buf_puts(b, " Evidence: ");
+            tp_md_text(b, x->m->evidence[0], 300);
+            tp_buf_puts(b, ".");
+        }
+        tp_buf_puts(b, " Next: ");
+        tp_md_text(b, x->rule->next, 400);
+        tp_buf_puts(b, "\n");
+    }
+    if (f->n > MD_TOP_FINDINGS)
+        tp_buf_printf(b, "\n%zu more findings: summary.json `findings` has each with all its evidence.\n",
+                      f->n - MD_TOP_FINDINGS);
+    if (f->nunsure) {
+        tp_buf_puts(b, "\n");
+        unsure_md(f, b);
+    }
+    tp_buf_puts(b, "\n");
+}
+
+void tp_findings_text(const tp_findings *f, FILE *out)
+{
+    if (!f->n)
+        fprintf(out, "\nNo finding: none of the %zu rules reached its threshold.\n", f->nrules);
+    else
+        fprintf(out, "\nFindings (%zu of %zu rules; by impact, an upper bound of the time each could save):\n", f->n,
+                f->nrules);
+    for (size_t i = 0; i < f->n; i++) {
+        const tp_finding *x = &f->items[i];
+        char d[48], p[32], v[32], t[32];
+        tp_fmt_us(d, sizeof d, x->m->impact_ns);
+        tp_find_pct(p, sizeof p, x->m->impact_milli);
+        tp_find_pct(v, sizeof v, x->m->value_milli);
+        tp_find_pct(t, sizeof t, x->rule->threshold_milli);
+        fprintf(out, "%2zu. %s [%s] ", i + 1, x->rule->id, tp_find_severity_name(x->rule->severity));
+        tp_put_printable(out, x->rule->title); /* a --rules file's text, printed as trace text is */
+        fputc('\n', out);
+        fprintf(out, "    %s: %s of %s (threshold %s)\n", x->m->name, v, x->m->base, t);
+        fprintf(out, "    impact: up to %s, %s of %s (%s)\n", d, p, x->m->impact_base, x->m->bound);
+        for (size_t k = 0; k < x->m->nevidence; k++) { /* they hold trace names */
+            fputs("    - ", out);
+            tp_put_printable(out, x->m->evidence[k]);
+            fputc('\n', out);
+        }
+        if (x->m->confidence)
+            fprintf(out, "    confidence: %s\n", x->m->confidence);
+        fputs("    next: ", out);
+        tp_put_printable(out, x->rule->next);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < f->nunsure; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first &= f->unsure_m[j] != f->unsure_m[i];
+        if (first)
+            fprintf(out, "Cannot tell (%s): %s\n", f->unsure_m[i]->name, f->unsure_m[i]->why);
+    }
+}

@@ -1,0 +1,433 @@
+/* test_findings.c: the findings (report/findings/, docs/REPORT.md
+ * "Findings"): each rule planted in a generated trace must be the top
+ * finding, and a clean trace (big GEMMs back to back, launched ahead) must
+ * yield none; the rule table's parsing and overriding; the outputs (stats
+ * text and JSON, summary.md's first line, summary.json). */
+#include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
+#include "report/findings/findings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A generated trace: host thread pid 1 tid 1, GPU 0 streams 7 and 20 (pid 0).
+ * Times in us.  `gpu` is the device's cursor: an activity starts no earlier
+ * than the previous one ended (one queue for both streams, so nothing
+ * overlaps unless a scenario says so). */
+typedef struct gen {
+    tp_buf b;
+    int corr;
+    double gpu;
+} gen;
+
+static void gen_begin(gen *g, bool h100)
+{
+    memset(g, 0, sizeof *g);
+    if (h100)
+        tp_buf_puts(&g->b, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"totalGlobalMem\":"
+                           "85045870592,\"computeMajor\":9,\"computeMinor\":0,\"numSms\":132}],\n");
+    else
+        tp_buf_puts(&g->b, "{");
+    tp_buf_puts(&g->b, "\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"start\",\"pid\":1,"
+                       "\"tid\":1,\"ts\":1,\"dur\":1}");
+}
+
+static const char *gen_end(gen *g, const char *file)
+{
+    tp_buf_puts(&g->b, "\n]}\n");
+    tp_buf_putc(&g->b, 0);
+    const char *p = tp_test_write_text(file, g->b.data);
+    tp_buf_free(&g->b);
+    return p;
+}
+
+static void host(gen *g, const char *cat, const char *name, double ts, double dur, const char *args)
+{
+    tp_buf_printf(&g->b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f%s%s}",
+                  cat, name, ts, dur, args ? ",\"args\":" : "", args ? args : "");
+}
+
+/* A launch call at `ts` (2 us) of an activity that starts at max(gpu + gap, launch end + 1); returns its end. */
+static double launch(gen *g, double ts, const char *cat, const char *name, int tid, double dur, double gap)
+{
+    int c = ++g->corr;
+    tp_buf_printf(&g->b,
+                  ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":2,"
+                  "\"args\":{\"correlation\":%d}}",
+                  strcmp(cat, "kernel") ? "cudaMemcpyAsync" : "cudaLaunchKernel", ts, c);
+    double start = g->gpu + gap > ts + 3 ? g->gpu + gap : ts + 3;
+    tp_buf_printf(&g->b,
+                  ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
+                  "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":%d}}",
+                  cat, name, tid, start, dur, c, tid);
+    g->gpu = start + dur;
+    return g->gpu;
+}
+
+static void step(gen *g, int n, double ts, double dur)
+{
+    tp_buf_printf(&g->b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                         "\"ts\":%.3f,\"dur\":%.3f}", n, ts, dur);
+}
+
+#define GEMM "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64"
+#define MM_4096 "{\"Input Dims\":[[4096,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}"
+
+/* Big GEMMs back to back, every launch ahead of the device: nothing to find.
+ * outlier >= 0: that step runs three times the GEMMs.  shapes: each GEMM is
+ * an aten::mm of two 4096 x 4096 BF16 matrices on an H100 (137 GFLOP),
+ * taking gemm_us. */
+static const char *clean_trace(const char *file, int outlier, bool shapes, double gemm_us)
+{
+    gen g;
+    gen_begin(&g, shapes);
+    double s = 100;
+    g.gpu = s;
+    for (int k = 0; k < 8; k++) {
+        int n = k == outlier ? 30 : 10;
+        for (int i = 0; i < n; i++) {
+            double t = s + 8 * i;
+            if (shapes)
+                host(&g, "cpu_op", "aten::mm", t, 6, MM_4096);
+            launch(&g, t + 1, "kernel", GEMM, 7, gemm_us, 0);
+        }
+        step(&g, k, s, n * gemm_us);
+        s += n * gemm_us; /* the next step's launches come while the device still runs this one's */
+    }
+    return gen_end(&g, file);
+}
+
+/* Tiny kernels, each launched late: the device waits for the host. */
+static const char *host_bound_trace(void)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < 20; i++) {
+            host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
+            launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
+        }
+        step(&g, k, s, 1000);
+        s += 1000;
+    }
+    return gen_end(&g, "host_bound.json");
+}
+
+/* Each step: GEMMs queued ahead, then a cudaDeviceSynchronize until they end,
+ * then 1.5 ms of host work before the next step launches anything. */
+static const char *sync_trace(void)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    g.gpu = s;
+    for (int k = 0; k < 5; k++) {
+        double end = 0;
+        for (int i = 0; i < 10; i++)
+            end = launch(&g, s + 6 * i, "kernel", GEMM, 7, 200, 0);
+        host(&g, "cpu_op", "aten::item", s + 62, end + 6 - (s + 62), NULL);
+        host(&g, "cpu_op", "aten::_local_scalar_dense", s + 63, end + 4 - (s + 63), NULL);
+        host(&g, "cuda_runtime", "cudaStreamSynchronize", s + 65, end + 2 - (s + 65), NULL);
+        double next = end + 1500;
+        step(&g, k, s, next - s);
+        s = next;
+    }
+    return gen_end(&g, "sync.json");
+}
+
+/* Each step: GEMMs, then an all-reduce that no computation overlaps. */
+static const char *allreduce_trace(void)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    g.gpu = s;
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < 5; i++)
+            launch(&g, s + 6 * i, "kernel", GEMM, 7, 200, 0);
+        launch(&g, s + 40, "kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+               20, 800, 0);
+        step(&g, k, s, 1800);
+        s += 1800;
+    }
+    return gen_end(&g, "allreduce.json");
+}
+
+/* Each step: a pageable host-to-device copy, then the GEMMs that wait for it. */
+static const char *memcpy_trace_of(const char *file, double copy_us)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    g.gpu = s;
+    for (int k = 0; k < 5; k++) {
+        launch(&g, s, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, copy_us, 0);
+        for (int i = 0; i < 5; i++)
+            launch(&g, s + 6 + 6 * i, "kernel", GEMM, 7, 200, 0);
+        step(&g, k, s, 1000 + copy_us);
+        s += 1000 + copy_us;
+    }
+    return gen_end(&g, file);
+}
+
+static const char *memcpy_trace(void) { return memcpy_trace_of("memcpy.json", 600); }
+
+/* Each step: 100 kernels of 5 us launched ahead, 4 us apart on the device. */
+static const char *small_trace(void)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    g.gpu = s;
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < 100; i++)
+            launch(&g, s + 3 * i, "kernel", "vectorized_elementwise_kernel", 7, 5, 4);
+        step(&g, k, s, 900);
+        s += 900;
+    }
+    return gen_end(&g, "small.json");
+}
+
+static void findings_of(const char *path, tp_findings *f, tp_trace *t, tp_summary *s)
+{
+    CHECK(tp_test_load_report(path, t, s) == 0);
+    tp_findings_build(s, NULL, f);
+}
+
+static void done(tp_findings *f, tp_trace *t, tp_summary *s)
+{
+    tp_findings_free(f);
+    tp_summary_free(s);
+    tp_trace_free(t);
+}
+
+/* The planted rule is the top finding, impact within the figures' bounds. */
+static void check_top(const char *path, const char *id, int line)
+{
+    tp_trace t;
+    tp_summary s;
+    tp_findings f;
+    findings_of(path, &f, &t, &s);
+    if (!f.n)
+        tp_test_fail(__FILE__, line, "%s: no finding, expected %s", path, id);
+    else if (strcmp(f.items[0].rule->id, id) != 0)
+        tp_test_fail(__FILE__, line, "%s: top finding %s, expected %s", path, f.items[0].rule->id, id);
+    else {
+        const tp_measure *m = f.items[0].m;
+        if (m->impact_ns <= 0 || m->impact_ns > m->impact_base_ns || m->nevidence == 0)
+            tp_test_fail(__FILE__, line, "%s: impact %lld of %lld, %zu evidence lines", path, (long long)m->impact_ns,
+                         (long long)m->impact_base_ns, m->nevidence);
+    }
+    for (size_t i = 1; i < f.n; i++) /* ranked: impact desc, then id */
+        if (f.items[i].m->impact_ns > f.items[i - 1].m->impact_ns ||
+            (f.items[i].m->impact_ns == f.items[i - 1].m->impact_ns &&
+             strcmp(f.items[i].rule->id, f.items[i - 1].rule->id) < 0))
+            tp_test_fail(__FILE__, line, "%s: findings %zu and %zu out of order", path, i - 1, i);
+    done(&f, &t, &s);
+}
+
+TEST(findings_clean_trace_has_none)
+{
+    tp_trace t;
+    tp_summary s;
+    tp_findings f;
+    findings_of(clean_trace("clean.json", -1, false, 1000), &f, &t, &s);
+    CHECK_EQ_INT(f.n, 0);
+    /* it had every measure's data but the roofline's (no shapes): that one says so, once */
+    CHECK_EQ_INT(f.nunsure, 1);
+    CHECK_STR(f.unsure[0]->id, "compute_headroom");
+    done(&f, &t, &s);
+    /* with shapes, the GEMMs at 86% of their roof (160 us for 137 GFLOP on an H100): quiet too */
+    findings_of(clean_trace("clean_shapes.json", -1, true, 160), &f, &t, &s);
+    CHECK_EQ_INT(f.n, 0);
+    CHECK_EQ_INT(f.nunsure, 0);
+    done(&f, &t, &s);
+}
+
+TEST(findings_planted_are_the_top_finding)
+{
+    check_top(host_bound_trace(), "host_bound", __LINE__);
+    check_top(sync_trace(), "sync_stall", __LINE__);
+    check_top(allreduce_trace(), "exposed_comm", __LINE__);
+    check_top(memcpy_trace(), "exposed_memcpy", __LINE__);
+    check_top(small_trace(), "small_kernels", __LINE__);
+    check_top(clean_trace("slow_gemm.json", -1, true, 2000), "compute_headroom", __LINE__); /* 7% of the roof */
+    check_top(clean_trace("outlier.json", 3, false, 1000), "step_variance", __LINE__);
+}
+
+TEST(findings_evidence_names_the_events)
+{
+    tp_trace t;
+    tp_summary s;
+    tp_findings f;
+    findings_of(sync_trace(), &f, &t, &s);
+    CHECK(f.n >= 1);
+    const tp_measure *m = f.n ? f.items[0].m : NULL;
+    bool calls = false, gap = false;
+    for (size_t i = 0; m && i < m->nevidence; i++) {
+        calls |= strstr(m->evidence[i], "cudaStreamSynchronize x5") && strstr(m->evidence[i], "aten::item x5");
+        gap |= strstr(m->evidence[i], "largest gap: 1.5") != NULL;
+    }
+    CHECK(calls && gap);
+    done(&f, &t, &s);
+    findings_of(memcpy_trace(), &f, &t, &s);
+    m = f.n ? f.items[0].m : NULL;
+    bool pageable = false, h2d = false;
+    for (size_t i = 0; m && i < m->nevidence; i++) {
+        pageable |= strstr(m->evidence[i], "pageable memory: 5 copies, 3.000 ms") != NULL;
+        h2d |= strstr(m->evidence[i], "host to device: 5 copies") != NULL;
+    }
+    CHECK(pageable && h2d);
+    done(&f, &t, &s);
+}
+
+TEST(findings_rules_file_overrides_adds_and_refuses)
+{
+    const char *in = sync_trace();
+    /* a file's rule replaces the built-in one by id: at 100% it no longer fires; a new id adds a rule */
+    const char *rules = tp_test_write_text("mine.rules",
+                                           "# mine\n"
+                                           "sync_stall | sync_idle | 100% | low | never | nothing\n"
+                                           "my_idle | host_wait_idle | 0.5% | low | Some idle waits for the host | look\n");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' --rules '%s' --json", tp_test_bin(), in, rules), 0);
+    CHECK(out && !strstr(out, "\"id\":\"sync_stall\"") && strstr(out, "\"findings\":["));
+    free(out);
+    /* parse errors: one line with the offset and the line, exit 2, nothing on stdout */
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"a | sync_idle | 5% | high | t\n", "offset 0: line 1: want ID"},
+        {"\nB | sync_idle | 5% | high | t | n\n", "offset 1: line 2: an ID is"},
+        {"a | nosuch | 5% | high | t | n\n", "line 1: \"nosuch\" is no measure"},
+        {"a | sync_idle | 5 | high | t | n\n", "line 1: a threshold is a share"},
+        {"a | sync_idle | 101% | high | t | n\n", "line 1: a threshold is a share"},
+        {"a | sync_idle | 5% | urgent | t | n\n", "line 1: a severity is"},
+        {"a | sync_idle | 5% | high | t | n\na | sync_idle | 6% | high | t | n\n", "offset 34: line 2: rule a given twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *p = tp_test_write_text("bad.rules", bad[i].text);
+        const char *o = tp_test_tmp("bad.report");
+        CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' --rules '%s' -o '%s' 2>&1", tp_test_bin(), in, p, o), 2);
+        if (!out || !strstr(out, bad[i].want) || strchr(out, '\n') != out + strlen(out) - 1)
+            tp_test_fail(__FILE__, __LINE__, "rule %zu: got %s", i, out ? out : "(null)");
+        CHECK(!tp_test_file_exists(o));
+        free(out);
+    }
+    /* --rules is for one trace's findings */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' stats '%s' --rules '%s' --csv", tp_test_bin(), in, rules), 1);
+}
+
+TEST(findings_outputs_stats_summary_md_and_json)
+{
+    const char *in = host_bound_trace();
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), in), 0);
+    CHECK(out && strstr(out, "Findings (") && strstr(out, " 1. host_bound [high] The GPU waits for the host") &&
+          strstr(out, "next: Capture the step in CUDA graphs"));
+    free(out);
+    const char *dir = tp_test_tmp("hb.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strncmp(md, "**The GPU waits for the host to launch work**: up to ", 53) == 0);
+    const char *nl = md ? strchr(md, '\n') : NULL;
+    CHECK(nl && nl - md < 200);
+    CHECK(md && strstr(md, "\n1. **The GPU waits for the host to launch work** (`host_bound`, high): up to "));
+    free(md);
+    char *js = tp_test_read_in(dir, "summary.json");
+    CHECK(js && strstr(js, "\n\"findings\":[\n{\"id\":\"host_bound\",") && strstr(js, "\"findings_unsure\":["));
+    free(js);
+    /* a clean trace says so in words */
+    const char *cdir = tp_test_tmp("clean.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), clean_trace("clean2.json", -1, false, 1000),
+                             cdir), 0);
+    md = tp_test_read_in(cdir, "summary.md");
+    CHECK(md && strncmp(md, "**No finding**: none of the 7 rules reached its threshold on this trace.\n", 72) == 0);
+    free(md);
+}
+
+/* The --rules file is an input: a report whose output would replace it is refused, the file kept. */
+TEST(findings_rules_file_is_an_input)
+{
+    const char *in = host_bound_trace();
+    const char *dir = tp_test_tmp("rules_out");
+    char *out = NULL;
+    static const char rules[] = "mine | host_wait_idle | 1% | low | t | n\n";
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && printf '%%s' '%s' > '%s/summary.md'", dir, rules, dir), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' --rules '%s/summary.md' 2>&1", tp_test_bin(), in, dir, dir),
+                 2);
+    CHECK(out && strstr(out, "refusing to overwrite the input file"));
+    free(out);
+    char *kept = tp_test_read_in(dir, "summary.md");
+    CHECK_STR(kept, rules);
+    free(kept);
+    CHECK(!tp_test_exists_in(dir, "summary.json"));
+}
+
+/* One long gap holding most of the host wait: the finding says it may be the profiling window. */
+TEST(findings_host_bound_confidence_of_one_gap)
+{
+    gen g;
+    gen_begin(&g, false);
+    launch(&g, 100, "kernel", GEMM, 7, 50, 0);
+    for (int i = 0; i < 20; i++)
+        launch(&g, 100000 + 50 * i, "kernel", GEMM, 7, 20, 0);
+    const char *path = gen_end(&g, "one_gap.json");
+    tp_trace t;
+    tp_summary s;
+    tp_findings f;
+    findings_of(path, &f, &t, &s);
+    CHECK(f.n >= 1 && strcmp(f.items[0].rule->id, "host_bound") == 0);
+    CHECK(f.n && f.items[0].m->confidence && strstr(f.items[0].m->confidence, "one gap holds 9") &&
+          strstr(f.items[0].m->confidence, "profiling window"));
+    done(&f, &t, &s);
+    findings_of(host_bound_trace(), &f, &t, &s); /* many even gaps: no such note */
+    CHECK(f.n && f.items[0].m->confidence == NULL);
+    done(&f, &t, &s);
+}
+
+/* diff: findings new, gone and grown between two runs, and the --fail-on-finding gate */
+TEST(findings_in_diff_and_its_gate)
+{
+    const char *clean = clean_trace("d_clean.json", -1, false, 1000), *ar = allreduce_trace();
+    const char *dir = tp_test_tmp("fd.diff");
+    char *out = NULL;
+    /* a new high finding trips both an ID and a severity gate; the reason names it */
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding exposed_comm 2>&1", tp_test_bin(),
+                             clean, ar, dir), 3);
+    CHECK(out && strstr(out, "gate: finding exposed_comm (high) is new: 44.4% of the GPU span"));
+    free(out);
+    char *js = tp_test_read_in(dir, "diff.json");
+    CHECK(js && strstr(js, "\"findings\":[\n{\"id\":\"exposed_comm\",") && strstr(js, "\"status\":\"new\"") &&
+          strstr(js, "\"fail_on_finding\":\"exposed_comm\""));
+    free(js);
+    char *md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "\n- new: Communication is not hidden behind computation (`exposed_comm`, high): 44.4% of "
+                           "the GPU span (not found in the base)\n"));
+    free(md);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding high", tp_test_bin(), clean, ar, dir),
+                 3);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding sync_stall", tp_test_bin(), clean, ar,
+                             dir), 0);
+    /* gone: no gate */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding low", tp_test_bin(), ar, clean, dir),
+                 0);
+    md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "\n- gone: Communication is not hidden behind computation (`exposed_comm`, high): was 44.4%"));
+    free(md);
+    /* grew: the copies take 600 us of a 1.6 ms step, then 2 ms of a 3 ms step */
+    const char *m1 = memcpy_trace_of("m1.json", 600), *m2 = memcpy_trace_of("m2.json", 2000);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding medium 2>&1", tp_test_bin(), m1, m2,
+                             dir), 3);
+    CHECK(out && strstr(out, "finding exposed_memcpy (medium) grew from 37.5% to 66.7% of the GPU span"));
+    free(out);
+    /* the same run twice: nothing new, the gate passes */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding low", tp_test_bin(), m1, m1, dir), 0);
+    js = tp_test_read_in(dir, "diff.json");
+    CHECK(js && strstr(js, "\"id\":\"exposed_memcpy\"") && strstr(js, "\"status\":\"same\""));
+    free(js);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding 'High!'", tp_test_bin(), m1, m1, dir),
+                 1);
+}
