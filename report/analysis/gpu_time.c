@@ -211,11 +211,17 @@ static bool launch_flows(const tp_trace *t, tp_i64map *ids)
  * correlation and, when the trace records launch flows, a flow start and a
  * flow end carrying that correlation id, unless the call is a graph launch
  * (linked by correlation alone). */
-static bool tracelens_linked(const tp_trace *t, const tp_event *e, bool flows, const tp_i64map *ids)
+static bool tracelens_linked(const tp_trace *t, const tp_event *e, bool flows, const tp_i64map *ids,
+                             uint8_t *graph_name)
 {
     if (e->link == TP_NONE)
         return false;
-    if (!flows || tp_is_graph_launch(tp_str_get(t, t->events[e->link].name)))
+    if (!flows)
+        return true;
+    tp_str call = t->events[e->link].name; /* a graph launch? asked once per call name (0 not asked, 1 yes, 2 no) */
+    if (!graph_name[call])
+        graph_name[call] = tp_is_graph_launch(tp_str_get(t, call)) ? 1 : 2;
+    if (graph_name[call] == 1)
         return true;
     return (e->flags & TP_EV_HAS_CORR) && tp_i64map_get(ids, (int64_t)e->corr) == 3;
 }
@@ -248,6 +254,7 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     size_t na = 0;
     tp_i64map ac2g = {0};
     bool flows = launch_flows(t, &ac2g);
+    uint8_t *graph_name = flows ? tp_xcalloc(t->nstr + 1, 1) : NULL;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!tp_is_device_activity(e))
@@ -259,12 +266,13 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
             cls = C_COMP | C_MSET;
         else
             cls = C_COMP;
-        if (!tracelens_linked(t, e, flows, &ac2g))
+        if (!tracelens_linked(t, e, flows, &ac2g, graph_name))
             cls |= C_UNL;
         int64_t d = e->dur > 0 ? e->dur : 0;
         a[na++] = (act){e->ts, e->ts + d, dev_of[t->tracks[e->track].process], (uint32_t)i, cls, e->kind};
     }
     tp_i64map_free(&ac2g);
+    free(graph_name);
     sort_acts(a, na, 0);
     free(dev_of);
     g->acts = a;
