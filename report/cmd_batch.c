@@ -524,18 +524,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             return TP_EXIT_USAGE;
         }
     tp_err err = {0};
-    if (tp_mkdirs(dir, &err) < 0) {
-        tp_report_error(dir, &err);
-        free(ins);
-        return TP_EXIT_INPUT;
-    }
-    /* one run per folder (per shard): two at once made an index of one of them */
-    int lockfd = tp_batch_lock(dir, shard ? sk : 0, shard ? sn : 0, wait);
-    if (lockfd < 0) {
-        free(ins);
-        return TP_EXIT_INPUT;
-    }
-    tp_out_install_signal_cleanup();
+    /* the inputs first: one that is missing leaves nothing behind (no folder, no lock) */
     tp_strlist paths = {0}, names = {0};
     size_t not_traces = 0;
     if (tp_inputs_expand(ins, nin, dir, &paths, &not_traces, &err) < 0) {
@@ -544,10 +533,21 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         fputc('\n', stderr);
         free(ins);
         tp_strlist_free(&paths);
-        tp_dir_unlock(lockfd, true);
         return TP_EXIT_INPUT;
     }
     free(ins);
+    if (tp_mkdirs(dir, &err) < 0) {
+        tp_report_error(dir, &err);
+        tp_strlist_free(&paths);
+        return TP_EXIT_INPUT;
+    }
+    /* one run per folder (per shard): two at once made an index of one of them */
+    int lockfd = tp_batch_lock(dir, shard ? sk : 0, shard ? sn : 0, wait);
+    if (lockfd < 0) {
+        tp_strlist_free(&paths);
+        return TP_EXIT_INPUT;
+    }
+    tp_out_install_signal_cleanup();
     for (size_t i = 0; i < paths.n; i++) /* the index and the reports must never replace an input */
         tp_out_protect(paths.v[i]);
     tp_batch_names(&paths, &names);

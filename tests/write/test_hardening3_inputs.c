@@ -362,3 +362,12 @@ TEST(h3_split_counts_launch_links_across_parts)
     free(whole);
     free(split);
 }
+
+TEST(h3_batch_of_a_missing_input_leaves_no_folder)
+{
+    const char *dir = tp_test_tmp("batch_missing_out");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' batch '%s' -o '%s'", tp_test_bin(), tp_test_tmp("no_such_trace.json"), dir), 2);
+    CHECK(out && strstr(out, "No such file") && !tp_test_file_exists(dir));
+    free(out);
+}
