@@ -431,3 +431,47 @@ TEST(findings_in_diff_and_its_gate)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding 'High!'", tp_test_bin(), m1, m1, dir),
                  1);
 }
+
+/* A typo'd ID in a CI gate could never trip: diff runs the built-in rules only, so an ID that is
+ * none of them is a usage error, not a gate that passes every change (review of issue 31). */
+TEST(findings_gate_refuses_an_unknown_id)
+{
+    const char *clean = clean_trace("u_clean.json", -1, false, 1000), *ar = allreduce_trace();
+    const char *dir = tp_test_tmp("fu.diff");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding exposed_com 2>&1", tp_test_bin(),
+                             clean, ar, dir),
+                 1);
+    CHECK(out && strstr(out, "--fail-on-finding takes a built-in finding ID") && !tp_test_file_exists(dir));
+    free(out);
+}
+
+/* summary.md's first line stays under 200 characters whatever a --rules title holds: 200 bytes of
+ * "@" (each escaped to "@&#8203;") or of plain words beside a 40-byte ID (review of issue 31: 871
+ * and 201 characters before). */
+TEST(findings_first_line_under_200_with_any_title)
+{
+    const char *in = host_bound_trace();
+    static const char *const titles[] = {"@", "Abcdefghi "};
+    for (size_t t = 0; t < 2; t++) {
+        tp_buf r = {0};
+        tp_buf_puts(&r, "abcdefghijabcdefghijabcdefghijabcdefghij | host_wait_idle | 1% | high | ");
+        for (size_t k = strlen(titles[t]); k <= 200; k += strlen(titles[t]))
+            tp_buf_puts(&r, titles[t]);
+        tp_buf_puts(&r, " | next\n");
+        tp_buf_putc(&r, 0);
+        const char *rules = tp_test_write_text("long.rules", r.data);
+        tp_buf_free(&r);
+        const char *dir = tp_test_tmp("long.report");
+        CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' --rules '%s' -o '%s'", tp_test_bin(), in, rules, dir), 0);
+        char *md = tp_test_read_in(dir, "summary.md");
+        CHECK(md && strncmp(md, "**", 2) == 0 && strchr(md, '\n'));
+        size_t chars = 0;
+        for (const char *c = md; c && *c && *c != '\n'; c++)
+            chars += ((unsigned char)*c & 0xC0) != 0x80;
+        if (chars >= 200)
+            tp_test_fail(__FILE__, __LINE__, "title %zu: first line of %zu characters", t, chars);
+        CHECK(md && strstr(md, "...**: up to "));
+        free(md);
+    }
+}
