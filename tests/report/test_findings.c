@@ -475,3 +475,30 @@ TEST(findings_first_line_under_200_with_any_title)
         free(md);
     }
 }
+
+/* The host-bound trace with a second host thread (an output or logging thread) sitting in
+ * synchronisations the whole time: the launching thread is not held back by them, so the
+ * verdict stays host-bound (review of issue 31: before, every gap began "inside" the side
+ * thread's syncs and sync_stall took 89.9% of the GPU span as the top finding). */
+TEST(findings_sync_on_another_thread_is_no_stall)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < 20; i++) {
+            host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
+            launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
+        }
+        step(&g, k, s, 1000);
+        s += 1000;
+    }
+    for (double x = 100; x < s; x += 500)
+        tp_buf_printf(&g.b, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,"
+                            "\"tid\":2,\"ts\":%.3f,\"dur\":495}", x);
+    const char *in = gen_end(&g, "side_sync.json");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), in), 0);
+    CHECK(out && strstr(out, " 1. host_bound [high]") && !strstr(out, "sync_stall ["));
+    free(out);
+}
