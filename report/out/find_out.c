@@ -141,6 +141,11 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
             tp_md_text(b, x->m->evidence[0], 300);
             tp_buf_puts(b, ".");
         }
+        if (x->m->confidence) { /* the impact may be far from what can be gained: say so where it is read */
+            tp_buf_puts(b, " Partial evidence: ");
+            tp_md_text(b, x->m->confidence, 400);
+            tp_buf_puts(b, ".");
+        }
         tp_buf_puts(b, " Next: ");
         tp_md_text(b, x->rule->next, 400);
         tp_buf_puts(b, "\n");

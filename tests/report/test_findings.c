@@ -383,6 +383,13 @@ TEST(findings_host_bound_confidence_of_one_gap)
     CHECK(f.n && f.items[0].m->confidence && strstr(f.items[0].m->confidence, "one gap holds 9") &&
           strstr(f.items[0].m->confidence, "profiling window"));
     done(&f, &t, &s);
+    /* summary.md, read in a pull request, says it beside the impact (review of issue 31: only the
+     * PDF and summary.json did, and the PR comment claimed the whole gap as time to gain) */
+    const char *dir = tp_test_tmp("one_gap.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), path, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, ". Partial evidence: one gap holds 9") && strstr(md, "profiling window"));
+    free(md);
     findings_of(host_bound_trace(), &f, &t, &s); /* many even gaps: no such note */
     CHECK(f.n && f.items[0].m->confidence == NULL);
     done(&f, &t, &s);
