@@ -306,6 +306,8 @@ TEST(findings_rules_file_overrides_adds_and_refuses)
         {"a | sync_idle | 101% | high | t | n\n", "line 1: a threshold is a share"},
         {"a | sync_idle | 5% | urgent | t | n\n", "line 1: a severity is"},
         {"a | sync_idle | 5% | high | t | n\na | sync_idle | 6% | high | t | n\n", "offset 34: line 2: rule a given twice"},
+        /* a bidirectional control, written as a space, would unbold summary.md's verdict (review of issue 31) */
+        {"a | sync_idle | 5% | high | \xe2\x80\xaeTitle\xe2\x81\xa9 | n\n", "line 1: a control character in a rule"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *p = tp_test_write_text("bad.rules", bad[i].text);
