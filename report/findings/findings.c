@@ -185,6 +185,11 @@ static int parse(tp_find_rules *r, const char *text, size_t len, bool user, char
         tp_find_rule nr = {tp_xstrndup(fs[0], il), tp_xstrndup(fs[1], (size_t)(fe[1] - fs[1])), thr, sev,
                            tp_xstrndup(fs[4], (size_t)(fe[4] - fs[4])), tp_xstrndup(fs[5], (size_t)(fe[5] - fs[5])),
                            user};
+        if (r->n >= TP_FIND_MAX_RULES) { /* each new rule is compared with those before it: R^2 / 2 compares */
+            snprintf(err, errn, "offset %zu: line %zu: more than %d rules", off, line, TP_FIND_MAX_RULES);
+            rule_free(&nr);
+            return -1;
+        }
         size_t at = r->n;
         for (size_t i = 0; i < r->n; i++)
             if (strcmp(r->rules[i].id, nr.id) == 0)

@@ -318,6 +318,16 @@ TEST(findings_rules_file_overrides_adds_and_refuses)
         CHECK(!tp_test_file_exists(o));
         free(out);
     }
+    /* a 1 MiB file of 30,000 short rules took 3.8 s of ID compares (quadratic): at most 1,000 rules (review of issue 31) */
+    tp_buf many = {0};
+    for (int i = 0; i < 1200; i++)
+        tp_buf_printf(&many, "r%d|sync_idle|1%%|low|t|n\n", i);
+    tp_buf_putc(&many, 0);
+    const char *mp = tp_test_write_text("many.rules", many.data);
+    tp_buf_free(&many);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' --rules '%s' 2>&1", tp_test_bin(), in, mp), 2);
+    CHECK(out && strstr(out, "line 994: more than 1000 rules") && strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
     /* --rules is for one trace's findings */
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' stats '%s' --rules '%s' --csv", tp_test_bin(), in, rules), 1);
 }
