@@ -268,7 +268,7 @@ static int tp_cmd_diff(int argc, char **argv)
     if (minshare && parse_pct(argv[0], "--kernel-min-share", minshare, &g.kernel_min_share_pct) < 0)
         return TP_EXIT_USAGE;
     if (onfinding && tp_diff_finding_gate_check(onfinding) < 0)
-        return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID or high, medium, low");
+        return tp_usage_error(argv[0], "--fail-on-finding takes a built-in finding ID or high, medium, low");
     g.fail_on_finding = onfinding;
     double png_scale = 2;
     if (scale) {

@@ -82,7 +82,19 @@ int tp_diff_finding_gate_check(const char *value)
     for (const char *c = value; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
             return -1;
-    return 0;
+    if (severity_of(value) >= 0)
+        return 0;
+    /* diff runs the built-in rules only: an ID that is none of them could never trip, and a typo
+     * in a CI gate would pass every change in silence */
+    tp_find_rules r;
+    char err[256];
+    tp_find_rules_load(&r, NULL, err, sizeof err);
+    int rc = -1;
+    for (size_t i = 0; i < r.n; i++)
+        if (strcmp(r.rules[i].id, value) == 0)
+            rc = 0;
+    tp_find_rules_free(&r);
+    return rc;
 }
 
 int tp_diff_finding_gate(const tp_diff_findings *f, const char *value, tp_buf *why)

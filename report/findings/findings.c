@@ -95,6 +95,17 @@ static int parse_threshold(const char *p, const char *e, int64_t *out)
     return *out > 100000 ? -1 : 0;
 }
 
+/* A bidirectional control (U+200E/F, U+202A-202E, U+2066-2069) starting at c: the outputs write
+ * one as a space, so a title framed by them would read "** Title **", bold no more, in summary.md. */
+static bool bidi_at(const char *c, const char *e)
+{
+    const unsigned char *u = (const unsigned char *)c;
+    if (e - c < 3 || u[0] != 0xE2)
+        return false;
+    return (u[1] == 0x80 && (u[2] == 0x8E || u[2] == 0x8F || (u[2] >= 0xAA && u[2] <= 0xAE))) ||
+           (u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9);
+}
+
 static void rule_free(tp_find_rule *r)
 {
     free(r->id);
@@ -119,7 +130,7 @@ static int parse(tp_find_rules *r, const char *text, size_t len, bool user, char
             continue;
         size_t off = (size_t)(ls - text);
         for (const char *c = a; c < le; c++)
-            if ((unsigned char)*c < 0x20 && *c != '\t') {
+            if (((unsigned char)*c < 0x20 && *c != '\t') || bidi_at(c, le)) {
                 snprintf(err, errn, "offset %zu: line %zu: a control character in a rule", off, line);
                 return -1;
             }
@@ -174,6 +185,11 @@ static int parse(tp_find_rules *r, const char *text, size_t len, bool user, char
         tp_find_rule nr = {tp_xstrndup(fs[0], il), tp_xstrndup(fs[1], (size_t)(fe[1] - fs[1])), thr, sev,
                            tp_xstrndup(fs[4], (size_t)(fe[4] - fs[4])), tp_xstrndup(fs[5], (size_t)(fe[5] - fs[5])),
                            user};
+        if (r->n >= TP_FIND_MAX_RULES) { /* each new rule is compared with those before it: R^2 / 2 compares */
+            snprintf(err, errn, "offset %zu: line %zu: more than %d rules", off, line, TP_FIND_MAX_RULES);
+            rule_free(&nr);
+            return -1;
+        }
         size_t at = r->n;
         for (size_t i = 0; i < r->n; i++)
             if (strcmp(r->rules[i].id, nr.id) == 0)

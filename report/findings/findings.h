@@ -19,6 +19,8 @@
 
 /* 1% of the base, in thousandths of a percent: see above */
 #define TP_FIND_NOISE_MILLI 1000
+/* rules in all (built-in and a file's): far more than a reader reads, and the ID check stays small */
+#define TP_FIND_MAX_RULES 1000
 
 enum { TP_SEV_LOW = 0, TP_SEV_MEDIUM, TP_SEV_HIGH };
 

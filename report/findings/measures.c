@@ -30,6 +30,7 @@ static void pct(char *b, size_t n, int64_t part, int64_t whole) { tp_find_pct(b,
 
 typedef struct span {
     int64_t s, e;
+    uint32_t track; /* the host thread that waits */
 } span;
 
 static int span_cmp(const void *a, const void *b)
@@ -38,8 +39,15 @@ static int span_cmp(const void *a, const void *b)
     return x->s != y->s ? (x->s < y->s ? -1 : 1) : (x->e < y->e ? -1 : x->e > y->e);
 }
 
+/* by thread, then time: a sync stalls only the thread that called it */
+static int span_track_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->track != y->track ? (x->track < y->track ? -1 : 1) : span_cmp(a, b);
+}
+
 typedef struct sync_scan {
-    span *spans; /* merged, sorted */
+    span *spans; /* merged per thread, sorted by thread then time */
     size_t n;
     int64_t host_ns; /* union of the sync calls */
     uint64_t count[NSYNC];
@@ -79,7 +87,7 @@ static void scan_syncs(const tp_summary *s, sync_scan *o)
         o->count[k]++;
         o->ns[k] += e->dur;
         TP_GROW(o->spans, cap, o->n + 1);
-        o->spans[o->n++] = (span){e->ts, e->ts + e->dur};
+        o->spans[o->n++] = (span){e->ts, e->ts + e->dur, e->track};
         if (e->kind == TP_KIND_RUNTIME && e->op != TP_NONE) {
             tp_str on = t->events[e->op].name;
             size_t j = 0;
@@ -93,18 +101,25 @@ static void scan_syncs(const tp_summary *s, sync_scan *o)
                 issn[j]++;
         }
     }
-    qsort(o->spans, o->n, sizeof *o->spans, span_cmp);
+    qsort(o->spans, o->n, sizeof *o->spans, span_cmp); /* the host time: the union over all threads */
+    int64_t reach = INT64_MIN;
+    for (size_t i = 0; i < o->n; i++) {
+        int64_t from = o->spans[i].s > reach ? o->spans[i].s : reach;
+        if (o->spans[i].e > from)
+            o->host_ns += o->spans[i].e - from;
+        if (o->spans[i].e > reach)
+            reach = o->spans[i].e;
+    }
+    qsort(o->spans, o->n, sizeof *o->spans, span_track_cmp);
     size_t m = 0;
     for (size_t i = 0; i < o->n; i++) {
-        if (m && o->spans[i].s <= o->spans[m - 1].e) {
+        if (m && o->spans[i].track == o->spans[m - 1].track && o->spans[i].s <= o->spans[m - 1].e) {
             if (o->spans[i].e > o->spans[m - 1].e)
                 o->spans[m - 1].e = o->spans[i].e;
         } else
             o->spans[m++] = o->spans[i];
     }
     o->n = m;
-    for (size_t i = 0; i < m; i++)
-        o->host_ns += o->spans[i].e - o->spans[i].s;
     for (size_t r = 0; r < TOP_EVIDENCE; r++) { /* the top issuers by count, then first seen */
         size_t best = SIZE_MAX;
         for (size_t j = 0; j < niss; j++)
@@ -118,18 +133,31 @@ static void scan_syncs(const tp_summary *s, sync_scan *o)
     }
 }
 
-/* Whether time x falls in a sync call (spans merged and sorted). */
-static bool in_sync(const sync_scan *y, int64_t x)
+/* Whether thread `track` sat in a sync call at time x (spans merged per thread, sorted). */
+static bool in_sync_on(const sync_scan *y, uint32_t track, int64_t x)
 {
     size_t lo = 0, hi = y->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (y->spans[mid].e < x)
+        if (y->spans[mid].track < track || (y->spans[mid].track == track && y->spans[mid].e < x))
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < y->n && y->spans[lo].s <= x;
+    return lo < y->n && y->spans[lo].track == track && y->spans[lo].s <= x;
+}
+
+/* The thread that launches the activity ending a gap is the one a sync can hold back: a sync on
+ * another thread (an output or logging thread) does not stop it launching.  Without a launch
+ * link, any thread's sync counts. */
+static bool in_sync(const tp_trace *t, const sync_scan *y, const tp_event *next, int64_t x)
+{
+    if (next->link != TP_NONE)
+        return in_sync_on(y, t->events[next->link].track, x);
+    for (size_t i = 0; i < y->n; i++)
+        if ((i == 0 || y->spans[i].track != y->spans[i - 1].track) && in_sync_on(y, y->spans[i].track, x))
+            return true;
+    return false;
 }
 
 /* ---- the device's idle gaps, by what the host did (gpu_time.h tp_gpu_gap) ---- */
@@ -178,7 +206,7 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, gap_split *o)
         bool launched = next->link != TP_NONE;
         o->launched += launched;
         int cls;
-        if (y->n && in_sync(y, gp->start_ns))
+        if (y->n && in_sync(t, y, next, gp->start_ns))
             cls = GAP_SYNC;
         else if (launched && t->events[next->link].ts > gp->start_ns)
             cls = GAP_HOST;

@@ -88,6 +88,15 @@ static void unsure_md(const tp_findings *f, tp_buf *b)
     }
 }
 
+/* Characters (UTF-8 code points) in b: what a reader counts. */
+static size_t utf8_chars(const tp_buf *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->len; i++)
+        n += ((unsigned char)b->data[i] & 0xC0) != 0x80;
+    return n;
+}
+
 void tp_findings_md(const tp_findings *f, tp_buf *b)
 {
     if (!f->n) {
@@ -103,9 +112,22 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
     char d[48], p[32];
     tp_fmt_dur(d, sizeof d, top->m->impact_ns);
     tp_find_pct(p, sizeof p, top->m->impact_milli);
+    tp_buf tail = {0}, title = {0};
+    tp_buf_printf(&tail, "**: up to %s to gain, %s of %s (`%s`).", d, p, top->m->impact_base, top->rule->id);
+    /* a --rules title may be 200 bytes and its escapes longer ("@" is written "@&#8203;"), the ID 40:
+     * the title is cut further until the line is under 200 characters */
+    for (size_t max = 100;; max--) {
+        title.len = 0;
+        tp_md_text(&title, top->rule->title, max);
+        if (max == 0 || 2 + utf8_chars(&title) + utf8_chars(&tail) < 200)
+            break;
+    }
     tp_buf_puts(b, "**");
-    tp_md_text(b, top->rule->title, 100);
-    tp_buf_printf(b, "**: up to %s to gain, %s of %s (`%s`).\n\n", d, p, top->m->impact_base, top->rule->id);
+    tp_buf_put(b, title.data, title.len);
+    tp_buf_put(b, tail.data, tail.len);
+    tp_buf_puts(b, "\n\n");
+    tp_buf_free(&tail);
+    tp_buf_free(&title);
     for (size_t i = 0; i < f->n && i < MD_TOP_FINDINGS; i++) {
         const tp_finding *x = &f->items[i];
         tp_fmt_dur(d, sizeof d, x->m->impact_ns);
@@ -117,6 +139,11 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
         if (x->m->nevidence) {
             tp_buf_puts(b, " Evidence: ");
             tp_md_text(b, x->m->evidence[0], 300);
+            tp_buf_puts(b, ".");
+        }
+        if (x->m->confidence) { /* the impact may be far from what can be gained: say so where it is read */
+            tp_buf_puts(b, " Partial evidence: ");
+            tp_md_text(b, x->m->confidence, 400);
             tp_buf_puts(b, ".");
         }
         tp_buf_puts(b, " Next: ");

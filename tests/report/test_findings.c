@@ -306,6 +306,8 @@ TEST(findings_rules_file_overrides_adds_and_refuses)
         {"a | sync_idle | 101% | high | t | n\n", "line 1: a threshold is a share"},
         {"a | sync_idle | 5% | urgent | t | n\n", "line 1: a severity is"},
         {"a | sync_idle | 5% | high | t | n\na | sync_idle | 6% | high | t | n\n", "offset 34: line 2: rule a given twice"},
+        /* a bidirectional control, written as a space, would unbold summary.md's verdict (review of issue 31) */
+        {"a | sync_idle | 5% | high | \xe2\x80\xaeTitle\xe2\x81\xa9 | n\n", "line 1: a control character in a rule"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *p = tp_test_write_text("bad.rules", bad[i].text);
@@ -316,6 +318,16 @@ TEST(findings_rules_file_overrides_adds_and_refuses)
         CHECK(!tp_test_file_exists(o));
         free(out);
     }
+    /* a 1 MiB file of 30,000 short rules took 3.8 s of ID compares (quadratic): at most 1,000 rules (review of issue 31) */
+    tp_buf many = {0};
+    for (int i = 0; i < 1200; i++)
+        tp_buf_printf(&many, "r%d|sync_idle|1%%|low|t|n\n", i);
+    tp_buf_putc(&many, 0);
+    const char *mp = tp_test_write_text("many.rules", many.data);
+    tp_buf_free(&many);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' --rules '%s' 2>&1", tp_test_bin(), in, mp), 2);
+    CHECK(out && strstr(out, "line 994: more than 1000 rules") && strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
     /* --rules is for one trace's findings */
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' stats '%s' --rules '%s' --csv", tp_test_bin(), in, rules), 1);
 }
@@ -383,6 +395,13 @@ TEST(findings_host_bound_confidence_of_one_gap)
     CHECK(f.n && f.items[0].m->confidence && strstr(f.items[0].m->confidence, "one gap holds 9") &&
           strstr(f.items[0].m->confidence, "profiling window"));
     done(&f, &t, &s);
+    /* summary.md, read in a pull request, says it beside the impact (review of issue 31: only the
+     * PDF and summary.json did, and the PR comment claimed the whole gap as time to gain) */
+    const char *dir = tp_test_tmp("one_gap.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), path, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, ". Partial evidence: one gap holds 9") && strstr(md, "profiling window"));
+    free(md);
     findings_of(host_bound_trace(), &f, &t, &s); /* many even gaps: no such note */
     CHECK(f.n && f.items[0].m->confidence == NULL);
     done(&f, &t, &s);
@@ -430,4 +449,75 @@ TEST(findings_in_diff_and_its_gate)
     free(js);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding 'High!'", tp_test_bin(), m1, m1, dir),
                  1);
+}
+
+/* A typo'd ID in a CI gate could never trip: diff runs the built-in rules only, so an ID that is
+ * none of them is a usage error, not a gate that passes every change (review of issue 31). */
+TEST(findings_gate_refuses_an_unknown_id)
+{
+    const char *clean = clean_trace("u_clean.json", -1, false, 1000), *ar = allreduce_trace();
+    const char *dir = tp_test_tmp("fu.diff");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding exposed_com 2>&1", tp_test_bin(),
+                             clean, ar, dir),
+                 1);
+    CHECK(out && strstr(out, "--fail-on-finding takes a built-in finding ID") && !tp_test_file_exists(dir));
+    free(out);
+}
+
+/* summary.md's first line stays under 200 characters whatever a --rules title holds: 200 bytes of
+ * "@" (each escaped to "@&#8203;") or of plain words beside a 40-byte ID (review of issue 31: 871
+ * and 201 characters before). */
+TEST(findings_first_line_under_200_with_any_title)
+{
+    const char *in = host_bound_trace();
+    static const char *const titles[] = {"@", "Abcdefghi "};
+    for (size_t t = 0; t < 2; t++) {
+        tp_buf r = {0};
+        tp_buf_puts(&r, "abcdefghijabcdefghijabcdefghijabcdefghij | host_wait_idle | 1% | high | ");
+        for (size_t k = strlen(titles[t]); k <= 200; k += strlen(titles[t]))
+            tp_buf_puts(&r, titles[t]);
+        tp_buf_puts(&r, " | next\n");
+        tp_buf_putc(&r, 0);
+        const char *rules = tp_test_write_text("long.rules", r.data);
+        tp_buf_free(&r);
+        const char *dir = tp_test_tmp("long.report");
+        CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' --rules '%s' -o '%s'", tp_test_bin(), in, rules, dir), 0);
+        char *md = tp_test_read_in(dir, "summary.md");
+        CHECK(md && strncmp(md, "**", 2) == 0 && strchr(md, '\n'));
+        size_t chars = 0;
+        for (const char *c = md; c && *c && *c != '\n'; c++)
+            chars += ((unsigned char)*c & 0xC0) != 0x80;
+        if (chars >= 200)
+            tp_test_fail(__FILE__, __LINE__, "title %zu: first line of %zu characters", t, chars);
+        CHECK(md && strstr(md, "...**: up to "));
+        free(md);
+    }
+}
+
+/* The host-bound trace with a second host thread (an output or logging thread) sitting in
+ * synchronisations the whole time: the launching thread is not held back by them, so the
+ * verdict stays host-bound (review of issue 31: before, every gap began "inside" the side
+ * thread's syncs and sync_stall took 89.9% of the GPU span as the top finding). */
+TEST(findings_sync_on_another_thread_is_no_stall)
+{
+    gen g;
+    gen_begin(&g, false);
+    double s = 100;
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < 20; i++) {
+            host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
+            launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
+        }
+        step(&g, k, s, 1000);
+        s += 1000;
+    }
+    for (double x = 100; x < s; x += 500)
+        tp_buf_printf(&g.b, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,"
+                            "\"tid\":2,\"ts\":%.3f,\"dur\":495}", x);
+    const char *in = gen_end(&g, "side_sync.json");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), in), 0);
+    CHECK(out && strstr(out, " 1. host_bound [high]") && !strstr(out, "sync_stall ["));
+    free(out);
 }
