@@ -27,9 +27,11 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
 {
     memset(f, 0, sizeof *f);
     tp_findings fb[2];
-    tp_findings_build(base, NULL, &fb[0]);
-    tp_findings_build(cand, NULL, &fb[1]);
-    const tp_find_rules *r = fb[0].own_rules; /* the built-in table: the same rules, in the same order, for both */
+    /* the same rules, in the same order, for both: the command's (`--rules FILE` with the built-in ones),
+     * else the built-in table */
+    tp_findings_build(base, base->opts.find_rules, &fb[0]);
+    tp_findings_build(cand, base->opts.find_rules, &fb[1]);
+    const tp_find_rules *r = base->opts.find_rules ? base->opts.find_rules : fb[0].own_rules;
     f->rows = tp_xcalloc(r->n + 1, sizeof *f->rows);
     for (size_t i = 0; i < r->n; i++) {
         tp_diff_finding x = {0};

@@ -178,3 +178,56 @@ TEST(findings_gemm_tiles_planted_and_quiet)
     CHECK_STR(top_id(&r), "(none)");
     done(&r);
 }
+
+/* `diff --rules FILE`: both runs' findings under the file's rules; a bad file is one line, exit 2. */
+TEST(findings_rules_file_for_diff)
+{
+    const char *base = data_trace("d_base.json", true), *cand = data_trace("d_cand.json", false);
+    const char *dir = tp_test_tmp("rules.diff");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding input_bound 2>&1", tp_test_bin(),
+                             base, cand, dir), 3);
+    CHECK(out && strstr(out, "gate: finding input_bound (high) is new"));
+    free(out);
+    /* a file raising input_bound's threshold to 100%: not found in either run, the gate passes */
+    const char *rules = tp_test_write_text("diff.rules", "input_bound | dataloader_idle | 100% | high | t | n\n"
+                                                         "my_wait | dataloader_idle | 1% | low | Data waits | look\n");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' --fail-on-finding input_bound",
+                             tp_test_bin(), base, cand, dir, rules), 0);
+    char *md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "- new: Data waits (`my_wait`, low): ") && !strstr(md, "`input_bound`"));
+    free(md);
+    /* a file's own rule gates too */
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' --fail-on-finding my_wait",
+                             tp_test_bin(), base, cand, dir, rules), 3);
+    const char *bad = tp_test_write_text("diff_bad.rules", "x | nosuch | 5% | high | t | n\n");
+    const char *dir2 = tp_test_tmp("rules_bad.diff");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' 2>&1", tp_test_bin(), base, cand, dir2,
+                             bad), 2);
+    CHECK(out && strstr(out, "line 1: \"nosuch\" is no measure") && strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
+    CHECK(!tp_test_file_exists(dir2));
+}
+
+/* `batch --rules FILE`: each report's findings under the file's rules; the file's bytes are part of
+ * the options a row was made with, so another file remakes the rows. */
+TEST(findings_rules_file_for_batch)
+{
+    const char *in = tp_test_tmp("rules_batch_in");
+    const char *out_dir = tp_test_tmp("rules.batch");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp '%s' '%s/data.json'", in, data_trace("b_data.json", false), in),
+                 0);
+    const char *r1 = tp_test_write_text("batch1.rules", "input_bound | dataloader_idle | 5% | high | Fetching first | n\n");
+    const char *r2 = tp_test_write_text("batch2.rules", "input_bound | dataloader_idle | 5% | high | Fetching second | n\n");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' batch '%s' -o '%s' --rules '%s' -j 1 >/dev/null 2>&1", tp_test_bin(), in,
+                             out_dir, r1), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "cat '%s'/*/report/summary.md", out_dir), 0);
+    CHECK(out && strncmp(out, "**Fetching first**: up to ", 26) == 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' batch '%s' -o '%s' --rules '%s' -j 1 >/dev/null 2>&1", tp_test_bin(), in,
+                             out_dir, r2), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "cat '%s'/*/report/summary.md", out_dir), 0);
+    CHECK(out && strncmp(out, "**Fetching second**: up to ", 27) == 0);
+    free(out);
+}
