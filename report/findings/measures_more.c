@@ -114,7 +114,8 @@ int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b)
 /* ---- fusible chains: runs of memory-bound kernels on a stream ---- */
 
 /* A chain: a run of two or more consecutive kernels of a stream whose category is elementwise or
- * normalisation, ended by any other kernel of the stream (typically a GEMM or attention).  Kernels a
+ * normalisation, ended by any other kernel of the stream (typically a GEMM or attention); two chains
+ * are the same sequence when their kernels' names are.  Kernels a
  * compiler generated (classify.h TP_RAN_COMPILED) end a run: the compiler already fused what it could. */
 #define CHAIN_MIN 2
 #define CHAIN_SHOW 4 /* kernels named per chain in the evidence */
@@ -124,8 +125,8 @@ typedef struct chain_kind {
     uint32_t len;
     uint32_t track;
     uint64_t count;
-    int64_t span_ns;  /* the occurrences' spans on the stream (first start to last end) */
-    int64_t impact_ns; /* each span less its longest kernel */
+    int64_t kernel_ns; /* the occurrences' kernel time */
+    int64_t impact_ns; /* each occurrence's kernel time less its longest kernel */
 } chain_kind;
 
 static int kernel_cmp(const void *a, const void *b, void *ctx)
@@ -177,8 +178,8 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
     (void)cx;
     const tp_trace *t = s->t;
     m->base = m->impact_base = "the GPU span";
-    m->bound = "each repeated chain's span on its stream less its longest kernel: one fused kernel still takes "
-               "at least as long as the longest of them";
+    m->bound = "each repeated chain's kernel time less its longest kernel: one fused kernel still takes at least "
+               "as long as the longest of them (the launch gaps inside the chains are the host's, not counted here)";
     m->whole = m->impact_base_ns = s->gt.whole.span_ns;
     uint32_t ew = category(s, "elementwise"), nm = category(s, "normalisation");
     if (!s->cls.of || m->whole <= 0 || (ew == UINT32_MAX && nm == UINT32_MAX))
@@ -208,11 +209,11 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
                       t->events[k[i - 1]].track == t->events[k[i]].track;
         if (j - i >= CHAIN_MIN && closed && j - i <= UINT32_MAX) {
             chains++;
-            int64_t start = t->events[k[i]].ts, end = start, longest = 0;
+            int64_t busy = 0, longest = 0;
             for (size_t q = i; q < j; q++) {
-                const tp_event *e = &t->events[k[q]];
-                end = e->ts + e->dur > end ? e->ts + e->dur : end;
-                longest = e->dur > longest ? e->dur : longest;
+                int64_t d = t->events[k[q]].dur > 0 ? t->events[k[q]].dur : 0;
+                busy += d;
+                longest = d > longest ? d : longest;
             }
             int64_t key = (int64_t)(seq_hash(t, &k[i], j - i) & INT64_MAX);
             uint32_t at;
@@ -230,8 +231,8 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
                 tp_i64map_put(&map, key, at);
             }
             kinds[at].count++;
-            kinds[at].span_ns += end - start;
-            kinds[at].impact_ns += end - start - longest;
+            kinds[at].kernel_ns += busy;
+            kinds[at].impact_ns += busy - longest;
         }
         i = j > i ? j : i + 1;
     }
@@ -242,7 +243,7 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
     for (size_t q = 0; q < nkinds; q++)
         if (kinds[q].count >= 2) {
             kinds[nrep++] = kinds[q];
-            m->part += kinds[q].span_ns;
+            m->part += kinds[q].kernel_ns;
             m->impact_ns += kinds[q].impact_ns;
             rep_chains += kinds[q].count;
         }
@@ -256,14 +257,17 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
         dur(a, sizeof a, m->part);
         tp_find_pct(b, sizeof b, tp_find_milli(m->part, m->whole));
         tp_measure_evidence(m, "%llu chains of elementwise / normalisation kernels between other kernels repeat "
-                               "(%zu distinct sequences of %llu chains): %s, %s of the GPU span",
+                               "(%zu distinct sequences of %llu chains): kernel time %s, %s of the GPU span",
                             (unsigned long long)rep_chains, nrep, (unsigned long long)chains, a, b);
     }
     for (size_t q = 0; q < nrep && q < TOP_EVIDENCE; q++) {
         const chain_kind *c = &kinds[q];
         tp_buf seq = {0};
         for (uint32_t r = 0; r < c->len && r < CHAIN_SHOW; r++) {
-            char *base = tp_kname_base(tp_str_get(t, t->events[k[c->first + r]].name));
+            /* the op that launched it says more than a generic kernel name (vectorized_elementwise_kernel) */
+            const tp_event *e = &t->events[k[c->first + r]];
+            char *base = e->op != TP_NONE ? tp_xstrdup(tp_str_get(t, t->events[e->op].name))
+                                          : tp_kname_base(tp_str_get(t, e->name));
             char *cut = tp_kname_cut(base, 40);
             tp_buf_printf(&seq, "%s%s", r ? " -> " : "", cut);
             free(cut);
@@ -273,7 +277,7 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
             tp_buf_printf(&seq, " -> ... (%u more)", c->len - CHAIN_SHOW);
         char lab[160], d[48], g[48];
         tp_stream_label(t, c->track, lab, sizeof lab);
-        dur(d, sizeof d, c->span_ns);
+        dur(d, sizeof d, c->kernel_ns);
         dur(g, sizeof g, c->impact_ns);
         tp_measure_evidence(m, "%llu x [%s] (%u kernels) on %s: %s, up to %s to gain", (unsigned long long)c->count,
                             seq.data, c->len, lab, d, g);
