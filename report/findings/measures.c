@@ -91,7 +91,8 @@ static void scan_syncs(const tp_summary *s, sync_scan *o)
                 issn[j]++;
         }
     }
-    qsort(o->spans, o->n, sizeof *o->spans, span_cmp);
+    if (o->n) /* qsort of a NULL array, even empty, is undefined */
+        qsort(o->spans, o->n, sizeof *o->spans, span_cmp);
     size_t m = 0;
     for (size_t i = 0; i < o->n; i++) {
         if (m && o->spans[i].s <= o->spans[m - 1].e) {

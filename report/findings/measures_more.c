@@ -70,7 +70,8 @@ void tp_find_data_scan(const tp_summary *s, tp_find_data *d)
             nmns[j] += e->dur;
     }
     free(is);
-    qsort(d->spans, d->n, sizeof *d->spans, span_cmp);
+    if (d->n) /* qsort of a NULL array, even empty, is undefined */
+        qsort(d->spans, d->n, sizeof *d->spans, span_cmp);
     size_t m = 0; /* merged: nested slices (the iterator inside enumerate) count once */
     for (size_t i = 0; i < d->n; i++) {
         if (m && d->spans[i].s <= d->spans[m - 1].e) {
@@ -191,7 +192,8 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
             TP_GROW(k, cap, nk + 1);
             k[nk++] = (uint32_t)i;
         }
-    qsort_r(k, nk, sizeof *k, kernel_cmp, (void *)t);
+    if (nk)
+        qsort_r(k, nk, sizeof *k, kernel_cmp, (void *)t);
     chain_kind *kinds = NULL;
     size_t nkinds = 0, kcap = 0;
     tp_i64map map = {0};
@@ -251,7 +253,8 @@ void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *cx, tp_measure 
         m->part = m->whole;
     if (m->impact_ns > m->impact_base_ns)
         m->impact_ns = m->impact_base_ns;
-    qsort(kinds, nrep, sizeof *kinds, kind_by_impact);
+    if (nrep)
+        qsort(kinds, nrep, sizeof *kinds, kind_by_impact);
     if (nrep) {
         char a[48], b[48];
         dur(a, sizeof a, m->part);
