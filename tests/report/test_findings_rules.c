@@ -64,25 +64,32 @@ static const char *data_trace(const char *file, bool ahead)
     return fg_end(&g, file);
 }
 
-/* aten::mm of BF16 matrices on an H100, each taking gemm_us: [[m,4096],[4096,4096]]. */
-static const char *gemm_trace(const char *file, int m, double gemm_us)
+/* aten::mm of matrices [[m,4096],[4096,4096]] on an H100, each taking gemm_us, run by kernel `kernel`
+ * (NULL: a BF16 tensor-core GEMM) on inputs of `dtype` (NULL: BFloat16). */
+static const char *gemm_trace_of(const char *file, int m, double gemm_us, const char *kernel, const char *dtype)
 {
     fg_gen g;
     fg_begin(&g, true);
     char args[200];
-    snprintf(args, sizeof args,
-             "{\"Input Dims\":[[%d,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}", m);
+    dtype = dtype ? dtype : "c10::BFloat16";
+    snprintf(args, sizeof args, "{\"Input Dims\":[[%d,4096],[4096,4096]],\"Input type\":[\"%s\",\"%s\"]}", m, dtype,
+             dtype);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
         for (int i = 0; i < 10; i++) {
             fg_host(&g, "cpu_op", "aten::mm", s + 8 * i, 6, args);
-            fg_launch(&g, s + 8 * i + 1, "kernel", GEMM, 7, gemm_us, 0);
+            fg_launch(&g, s + 8 * i + 1, "kernel", kernel ? kernel : GEMM, 7, gemm_us, 0);
         }
         fg_step(&g, k, s, 10 * gemm_us);
         s += 10 * gemm_us;
     }
     return fg_end(&g, file);
+}
+
+static const char *gemm_trace(const char *file, int m, double gemm_us)
+{
+    return gemm_trace_of(file, m, gemm_us, NULL, NULL);
 }
 
 /* The findings of a trace: f.items ranked; the caller frees with done(). */
@@ -171,6 +178,16 @@ TEST(findings_gemm_tiles_planted_and_quiet)
     /* the same GEMMs with M 4096: the headroom is compute_headroom's */
     run_of(gemm_trace("gemm4096.json", 4096, 2000), &r);
     CHECK_STR(top_id(&r), "compute_headroom");
+    CHECK(!fired(&r, "gemm_tiles"));
+    done(&r);
+    /* fp32 inputs on TF32 tensor cores need multiples of 4: M 4094 is not; on CUDA cores (SIMT sgemm)
+     * there is no tile to waste, so the same shape is compute_headroom's */
+    run_of(gemm_trace_of("gemm_tf32.json", 4094, 8000, "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4",
+                         "float"), &r);
+    CHECK_STR(top_id(&r), "gemm_tiles");
+    CHECK(evidence_has(&r, "M not a multiple of 4 (matrix_tf32)"));
+    done(&r);
+    run_of(gemm_trace_of("gemm_simt.json", 4094, 80000, "ampere_sgemm_128x64_nn", "float"), &r);
     CHECK(!fired(&r, "gemm_tiles"));
     done(&r);
     /* M 4095 at 86% of the roof: quiet */
