@@ -3,6 +3,7 @@
  * docs/SCALING.md). */
 #include "report/batch/batch.h"
 #include "report/analysis/categories.h"
+#include "report/findings/findings.h"
 #include "report/perf_models/devices.h"
 #include "convert/base/cli.h"
 #include "convert/io/output.h"
@@ -389,10 +390,11 @@ static void set_str(char **dst, const char *s)
 }
 
 /* The options that change outputs, as given, go into *opts (freed by the caller). */
-static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, tp_device_table *devices)
+static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, tp_device_table *devices,
+                      tp_find_rules *frules)
 {
     const char *dir = NULL, *jobs = NULL, *shard = NULL, *steps = NULL, *batch = NULL, *cats = NULL,
-               *devspec = NULL;
+               *devspec = NULL, *findrules = NULL;
     bool force = false, merging = false, wait = false;
     tp_load_opts lo = {0};
     char **ins = tp_xcalloc((size_t)argc + 1, sizeof *ins);
@@ -407,6 +409,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             (k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--rules", &findrules)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0) {
                 free(ins);
@@ -453,6 +456,12 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         if (tp_hash64_file(cats, &ch, &cs, &ce) == 0)
             tp_buf_printf(opts, ";categories=%016llx:%llu", (unsigned long long)ch, (unsigned long long)cs);
     }
+    if (findrules) { /* the finding rules' bytes too: they change summary.md, summary.json and the overview */
+        uint64_t fh = 0, fs = 0;
+        tp_err fe = {0};
+        if (tp_hash64_file(findrules, &fh, &fs, &fe) == 0)
+            tp_buf_printf(opts, ";rules=%016llx:%llu", (unsigned long long)fh, (unsigned long long)fs);
+    }
     if (devspec) { /* the table's bytes, like the rules' */
         uint64_t dh = 0, ds = 0;
         tp_err de = {0};
@@ -492,7 +501,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             return tp_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= 2147483647 (got '%s')", shard);
         }
     }
-    tp_batch_opts bo = {steps, 0, &lo, opts->data, rules, devices};
+    tp_batch_opts bo = {steps, 0, &lo, opts->data, rules, devices, frules};
     if (steps) {
         int64_t a, b;
         if (tp_parse_steps(steps, &a, &b) != 0) {
@@ -510,7 +519,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         bo.batch_size = v;
     }
     if (tp_cat_rules_for_command(cats, rules) != 0 || /* loaded once, before any work */
-        tp_device_table_for_command(devspec, devices) != 0) {
+        tp_find_rules_for_command(findrules, frules) != 0 || tp_device_table_for_command(devspec, devices) != 0) {
         free(ins);
         return TP_EXIT_INPUT;
     }
@@ -789,9 +798,11 @@ static int tp_cmd_batch(int argc, char **argv)
     tp_buf opts = {0};
     tp_cat_rules rules = {0}; /* batch_main loads them; freed here whatever way it returns */
     tp_device_table devices = {0};
-    int rc = batch_main(argc, argv, &opts, &rules, &devices);
+    tp_find_rules frules = {0};
+    int rc = batch_main(argc, argv, &opts, &rules, &devices, &frules);
     tp_buf_free(&opts);
     tp_cat_rules_free(&rules);
+    tp_find_rules_free(&frules);
     tp_device_table_free(&devices);
     return rc;
 }
@@ -825,7 +836,7 @@ const tp_command tp_command_batch = {"batch", "convert and report many traces in
     "  --merge DIR...      join the shard indexes found in the folders into\n"
     "                      OUT/index.* (OUT: -o, default the first folder)\n"
     "  --batch-size N      samples per step, for throughput in the reports\n"
-    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
+    TP_CATEGORIES_HELP TP_RULES_HELP TP_DEVICE_SPEC_HELP
     "load options (applied to every trace; part of the options hash):\n" TP_LOAD_OPTIONS_HELP
     "\n"
     "Exit codes: 0 every trace ok, 1 usage error, 2 at least one trace failed (or\n"

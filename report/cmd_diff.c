@@ -211,7 +211,7 @@ static int tp_cmd_diff(int argc, char **argv)
     tp_load_opts lo = {0};
     const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
                *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL, *imgurl = NULL,
-               *onfinding = NULL;
+               *onfinding = NULL, *findrules = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
@@ -225,6 +225,7 @@ static int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
+            (k = tp_opt_file(argc, argv, &i, "--rules", &findrules)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
@@ -267,8 +268,9 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     if (minshare && parse_pct(argv[0], "--kernel-min-share", minshare, &g.kernel_min_share_pct) < 0)
         return TP_EXIT_USAGE;
-    if (onfinding && tp_diff_finding_gate_check(onfinding) < 0)
-        return tp_usage_error(argv[0], "--fail-on-finding takes a built-in finding ID or high, medium, low");
+    if (onfinding && tp_diff_finding_gate_check(onfinding, findrules) < 0)
+        return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID (built in or of --rules FILE) or high, "
+                                       "medium, low");
     g.fail_on_finding = onfinding;
     double png_scale = 2;
     if (scale) {
@@ -295,11 +297,11 @@ static int tp_cmd_diff(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     if (tp_inputs_are_job((char **)&paths[0], 1) || tp_inputs_are_job((char **)&paths[1], 1)) {
-        if (kslower || onfinding) {
+        if (kslower || onfinding || findrules) {
             tp_cat_rules_free(&rules);
             tp_device_table_free(&devices);
             return tp_usage_error(argv[0], "%s is for two traces, not two jobs",
-                                  kslower ? "--fail-if-kernel-slower" : "--fail-on-finding");
+                                  kslower ? "--fail-if-kernel-slower" : onfinding ? "--fail-on-finding" : "--rules");
         }
         tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0, 1};
         int rc = diff_jobs(paths, &jo, dir, &g, quiet);
@@ -307,11 +309,18 @@ static int tp_cmd_diff(int argc, char **argv)
         tp_device_table_free(&devices);
         return rc;
     }
+    tp_find_rules frules; /* one finding rule table for both sides, read before the traces */
+    if (tp_find_rules_for_command(findrules, &frules) != 0) {
+        tp_cat_rules_free(&rules);
+        tp_device_table_free(&devices);
+        return TP_EXIT_INPUT;
+    }
     tp_trace t[2];
     if (load(paths[0], &lo, &t[0]) < 0) {
         tp_trace_free(&t[0]);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
+        tp_find_rules_free(&frules);
         return TP_EXIT_INPUT;
     }
     if (load(paths[1], &lo, &t[1]) < 0) {
@@ -319,11 +328,12 @@ static int tp_cmd_diff(int argc, char **argv)
         tp_trace_free(&t[1]);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
+        tp_find_rules_free(&frules);
         return TP_EXIT_INPUT;
     }
     tp_summary s[2];
     for (int k = 0; k < 2; k++) {
-        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false, NULL};
+        tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false, &frules};
         tp_summary_build(&t[k], &ro, &s[k]);
     }
     tp_diff d;
@@ -382,6 +392,7 @@ done:
     }
     tp_cat_rules_free(&rules);
     tp_device_table_free(&devices);
+    tp_find_rules_free(&frules);
     return rc;
 }
 
@@ -424,7 +435,9 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "  --image-base-url URL          diff.md shows the charts from URL/png/ (where CI\n"
     "                                publishes them); without it, it names the files\n"
     "  -q, --quiet                   no summary line on stderr\n"
-    TP_CATEGORIES_HELP TP_DEVICE_SPEC_HELP
+    TP_CATEGORIES_HELP TP_RULES_HELP
+    "                      (the same rules for both traces; not for two jobs)\n"
+    TP_DEVICE_SPEC_HELP
     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
     tp_cmd_diff, true};

@@ -91,6 +91,7 @@ typedef struct tp_batch_opts {
     const char *made_with;           /* the options text the row's options hash is of */
     const struct tp_cat_rules *rules; /* --categories with the built-in rules */
     const struct tp_device_table *devices; /* --device-spec with the built-in table */
+    const struct tp_find_rules *find_rules; /* --rules with the built-in finding rules */
 } tp_batch_opts;
 /* r holds the input's path, name, bytes, hash and options on entry. */
 void tp_batch_work(const char *path, const char *dir, const char *name, const tp_batch_opts *o, tp_batch_row *r);

@@ -60,7 +60,7 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     snprintf(conv, sizeof conv, "%s/trace.json.gz", tdir);
 
     /* the report first: tp_write_chrome repairs nesting in the trace */
-    tp_report_opts ro = {path, o->steps, o->batch_size, o->rules, false, o->devices, false, NULL};
+    tp_report_opts ro = {path, o->steps, o->batch_size, o->rules, false, o->devices, false, o->find_rules};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     r->events = (int64_t)t.events_in;

@@ -27,9 +27,11 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
 {
     memset(f, 0, sizeof *f);
     tp_findings fb[2];
-    tp_findings_build(base, NULL, &fb[0]);
-    tp_findings_build(cand, NULL, &fb[1]);
-    const tp_find_rules *r = fb[0].own_rules; /* the built-in table: the same rules, in the same order, for both */
+    /* the same rules, in the same order, for both: the command's (`--rules FILE` with the built-in ones),
+     * else the built-in table */
+    tp_findings_build(base, base->opts.find_rules, &fb[0]);
+    tp_findings_build(cand, base->opts.find_rules, &fb[1]);
+    const tp_find_rules *r = base->opts.find_rules ? base->opts.find_rules : fb[0].own_rules;
     f->rows = tp_xcalloc(r->n + 1, sizeof *f->rows);
     for (size_t i = 0; i < r->n; i++) {
         tp_diff_finding x = {0};
@@ -74,7 +76,7 @@ static int severity_of(const char *v)
                                                                             : -1;
 }
 
-int tp_diff_finding_gate_check(const char *value)
+int tp_diff_finding_gate_check(const char *value, const char *rules_file)
 {
     size_t n = strlen(value);
     if (n == 0 || n > 40)
@@ -84,11 +86,12 @@ int tp_diff_finding_gate_check(const char *value)
             return -1;
     if (severity_of(value) >= 0)
         return 0;
-    /* diff runs the built-in rules only: an ID that is none of them could never trip, and a typo
-     * in a CI gate would pass every change in silence */
+    /* an ID that none of the rules diff runs (the built-in ones and --rules FILE's) names could
+     * never trip, and a typo in a CI gate would pass every change in silence */
     tp_find_rules r;
     char err[256];
-    tp_find_rules_load(&r, NULL, err, sizeof err);
+    if (tp_find_rules_load(&r, rules_file, err, sizeof err) < 0)
+        return 0; /* the file's own error is said when the command loads it: one line */
     int rc = -1;
     for (size_t i = 0; i < r.n; i++)
         if (strcmp(r.rules[i].id, value) == 0)

@@ -29,9 +29,10 @@ typedef struct tp_diff_findings {
 void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_diff_findings *f);
 void tp_diff_findings_free(tp_diff_findings *f);
 const char *tp_diff_finding_status_name(int status); /* "new", "grew", "gone", "shrank", "same" */
-/* --fail-on-finding: the ID of a built-in rule or a severity (high, medium,
- * low: that severity or above).  0 ok, -1 not one. */
-int tp_diff_finding_gate_check(const char *value);
+/* --fail-on-finding: the ID of a rule diff runs (built in, or of rules_file:
+ * --rules FILE, NULL none) or a severity (high, medium, low: that severity or
+ * above).  0 ok, -1 not one. */
+int tp_diff_finding_gate_check(const char *value, const char *rules_file);
 /* Appends one reason line to why per new or grown finding the gate names;
  * returns how many. */
 int tp_diff_finding_gate(const tp_diff_findings *f, const char *value, tp_buf *why);

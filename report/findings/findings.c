@@ -278,6 +278,8 @@ void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings 
     for (size_t k = 0; k < tp_measure_count; k++) { /* only the measures some rule reads */
         tp_measure *m = &f->measures[k];
         m->name = tp_measure_catalogue[k].name;
+        m->pages[0] = tp_measure_catalogue[k].pages[0];
+        m->pages[1] = tp_measure_catalogue[k].pages[1];
         m->available = true;
         snprintf(m->scope, sizeof m->scope, "whole trace");
         if (used[k])

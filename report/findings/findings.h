@@ -71,6 +71,7 @@ typedef struct tp_measure {
     size_t nevidence;
     char *confidence;      /* NULL, or why the evidence is partial */
     char scope[64];        /* "whole trace", "steps", ... */
+    const char *pages[2];  /* titles of the report's pages that show it (the overview links those drawn), NULL */
 } tp_measure;
 
 typedef struct tp_finding {
@@ -106,10 +107,35 @@ typedef void (*tp_measure_fn)(const tp_summary *s, tp_find_ctx *c, tp_measure *m
 typedef struct tp_measure_def {
     const char *name;
     tp_measure_fn compute;
+    const char *pages[2]; /* the pages that show its evidence, by title, most telling first; NULL none */
 } tp_measure_def;
 extern const tp_measure_def tp_measure_catalogue[];
 extern const size_t tp_measure_count;
 void tp_measure_evidence(tp_measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int64_t tp_find_milli(int64_t part, int64_t whole);
+
+/* measures_more.c: the dataloader's host time (its merged spans, read by
+ * the device idle split), fusible chains, GEMM shapes that waste tiles */
+typedef struct tp_find_span {
+    int64_t s, e;
+    uint32_t track; /* the host thread (a synchronisation's: the thread that waits) */
+} tp_find_span;
+typedef struct tp_find_data {
+    tp_find_span *spans; /* host slices named like a dataloader, merged, sorted */
+    size_t n;
+    int64_t host_ns;     /* their union */
+    uint64_t calls;
+    tp_str names[3];     /* the names with the most time */
+    int64_t names_ns[3];
+} tp_find_data;
+void tp_find_data_scan(const tp_summary *s, tp_find_data *d);
+/* The time of [a, b) the merged sorted spans cover. */
+int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b);
+/* Whether an efficiency row is a compute-bound GEMM on tensor cores, under
+ * 75% of its roof, with M, N or K not a multiple of its tile need; why says
+ * which. */
+bool tp_find_gemm_misaligned(const tp_summary *s, const tp_eff_row *r, char *why, size_t n);
+void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 
 #endif

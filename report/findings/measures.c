@@ -28,10 +28,7 @@ static void pct(char *b, size_t n, int64_t part, int64_t whole) { tp_find_pct(b,
 
 /* ---- synchronisations: host calls that wait for the device ---- */
 
-typedef struct span {
-    int64_t s, e;
-    uint32_t track; /* the host thread that waits */
-} span;
+typedef tp_find_span span; /* track: the host thread that waits */
 
 static int span_cmp(const void *a, const void *b)
 {
@@ -101,7 +98,8 @@ static void scan_syncs(const tp_summary *s, sync_scan *o)
                 issn[j]++;
         }
     }
-    qsort(o->spans, o->n, sizeof *o->spans, span_cmp); /* the host time: the union over all threads */
+    if (o->n) /* qsort of a NULL array, even empty, is undefined */
+        qsort(o->spans, o->n, sizeof *o->spans, span_cmp); /* the host time: the union over all threads */
     int64_t reach = INT64_MIN;
     for (size_t i = 0; i < o->n; i++) {
         int64_t from = o->spans[i].s > reach ? o->spans[i].s : reach;
@@ -110,7 +108,8 @@ static void scan_syncs(const tp_summary *s, sync_scan *o)
         if (o->spans[i].e > reach)
             reach = o->spans[i].e;
     }
-    qsort(o->spans, o->n, sizeof *o->spans, span_track_cmp);
+    if (o->n)
+        qsort(o->spans, o->n, sizeof *o->spans, span_track_cmp);
     size_t m = 0;
     for (size_t i = 0; i < o->n; i++) {
         if (m && o->spans[i].track == o->spans[m - 1].track && o->spans[i].s <= o->spans[m - 1].e) {
@@ -162,14 +161,15 @@ static bool in_sync(const tp_trace *t, const sync_scan *y, const tp_event *next,
 
 /* ---- the device's idle gaps, by what the host did (gpu_time.h tp_gpu_gap) ---- */
 
-enum { GAP_SYNC = 0, GAP_HOST, GAP_KERNEL, GAP_OTHER };
+enum { GAP_SYNC = 0, GAP_HOST, GAP_KERNEL, GAP_OTHER, GAP_DATA };
 
 typedef struct gap_split {
-    int64_t ns[4];
-    uint64_t n[4];
+    int64_t ns[5];
+    uint64_t n[5];
     size_t top_host[TOP_EVIDENCE]; /* the longest host-wait gaps, indexes into gt.gaps */
     size_t top_sync[TOP_EVIDENCE];
-    size_t ntop_host, ntop_sync;
+    size_t top_data[TOP_EVIDENCE];
+    size_t ntop_host, ntop_sync, ntop_data;
     uint64_t launched; /* gaps whose next activity has a launch call */
 } gap_split;
 
@@ -189,12 +189,14 @@ static void top_insert(const tp_gpu_gap *gaps, size_t *top, size_t *n, size_t g)
         (*n)++;
 }
 
-/* A gap is the sync's when it starts inside a synchronisation (the host was
- * waiting when the device ran dry, so it launched nothing ahead); else the
- * host's when the next activity's launch call began after the gap began (as
- * idle.h's host wait); else a short gap (< 30 us) between launches already
- * made is the kernels' own launch cost; else other. */
-static void split_gaps(const tp_summary *s, const sync_scan *y, gap_split *o)
+/* The part of a gap the host spent in the dataloader is the input
+ * pipeline's (the host was fetching the next batch, not launching).  The
+ * rest is the sync's when the gap starts inside a synchronisation (the host
+ * was waiting when the device ran dry, so it launched nothing ahead); else
+ * the host's when the next activity's launch call began after the gap began
+ * (as idle.h's host wait); else a short gap (< 30 us) between launches
+ * already made is the kernels' own launch cost; else other. */
+static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_data *dl, gap_split *o)
 {
     const tp_trace *t = s->t;
     memset(o, 0, sizeof *o);
@@ -205,6 +207,15 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, gap_split *o)
         const tp_event *next = &t->events[gp->next];
         bool launched = next->link != TP_NONE;
         o->launched += launched;
+        int64_t data = dl->n ? tp_find_overlap(dl->spans, dl->n, gp->start_ns, gp->end_ns) : 0;
+        if (data > 0) {
+            o->ns[GAP_DATA] += data;
+            o->n[GAP_DATA]++;
+            top_insert(g->gaps, o->top_data, &o->ntop_data, i);
+            len -= data;
+            if (len <= 0)
+                continue;
+        }
         int cls;
         if (y->n && in_sync(t, y, next, gp->start_ns))
             cls = GAP_SYNC;
@@ -244,6 +255,7 @@ static void gap_line(const tp_summary *s, tp_measure *m, const tp_gpu_gap *gp, c
 struct tp_find_ctx {
     bool done;
     sync_scan y;
+    tp_find_data dl;
     gap_split gs;
 };
 
@@ -251,8 +263,10 @@ tp_find_ctx *tp_find_ctx_new(void) { return tp_xcalloc(1, sizeof(tp_find_ctx)); 
 
 void tp_find_ctx_free(tp_find_ctx *c)
 {
-    if (c)
+    if (c) {
         free(c->y.spans);
+        free(c->dl.spans);
+    }
     free(c);
 }
 
@@ -260,7 +274,8 @@ static const tp_find_ctx *scans_of(const tp_summary *s, tp_find_ctx *c)
 {
     if (!c->done) {
         scan_syncs(s, &c->y);
-        split_gaps(s, &c->y, &c->gs);
+        tp_find_data_scan(s, &c->dl);
+        split_gaps(s, &c->y, &c->dl, &c->gs);
         c->done = true;
     }
     return c;
@@ -367,6 +382,37 @@ static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     }
     for (size_t k = 0; k < c->gs.ntop_sync && k < 2; k++)
         gap_line(s, m, &s->gt.gaps[c->gs.top_sync[k]], k ? "next gap" : "largest gap");
+}
+
+static void dataloader_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_gpu_figs *g = &s->gt.whole;
+    m->base = m->impact_base = "the GPU span";
+    m->bound = "the GPU's idle time while the host was in the dataloader: a faster input pipeline can at most "
+               "close that idle";
+    if (g->span_ns <= 0)
+        return;
+    const tp_find_ctx *c = scans_of(s, cx);
+    m->part = m->impact_ns = c->gs.ns[GAP_DATA];
+    m->whole = m->impact_base_ns = g->span_ns;
+    if (!c->dl.calls)
+        return;
+    char a[48], d[48], b[48];
+    dur(d, sizeof d, c->dl.host_ns);
+    pct(a, sizeof a, c->gs.ns[GAP_DATA], g->span_ns);
+    dur(b, sizeof b, c->gs.ns[GAP_DATA]);
+    tp_measure_evidence(m, "host time in the dataloader %s (%llu slices); the GPU idled %s of it, %s of the GPU span "
+                        "(%llu gaps)", d, (unsigned long long)c->dl.calls, b, a,
+                        (unsigned long long)c->gs.n[GAP_DATA]);
+    for (size_t k = 0; k < 3 && c->dl.names_ns[k]; k++) {
+        char *on = tp_kname_cut(tp_str_get(s->t, c->dl.names[k]), 80);
+        char x[48];
+        dur(x, sizeof x, c->dl.names_ns[k]);
+        tp_measure_evidence(m, "%s: %s", on, x);
+        free(on);
+    }
+    for (size_t k = 0; k < c->gs.ntop_data && k < 2; k++)
+        gap_line(s, m, &s->gt.gaps[c->gs.top_data[k]], k ? "next gap" : "largest gap");
 }
 
 static void exposed_communication(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
@@ -520,9 +566,11 @@ static void compute_headroom(const tp_summary *s, tp_find_ctx *cx, tp_measure *m
                  e->with_shapes ? "" : "; the trace has no shapes (" TP_EFF_RECORD_SHAPES ")");
         return;
     }
-    int64_t opp = 0;
+    int64_t opp = 0; /* the GEMM shapes that waste tensor-core tiles are gemm_tiles' (measures_more.c) */
+    char why[160];
     for (size_t i = 0; i < e->nopportunities; i++)
-        opp += e->rows[e->by_opportunity[i]].opportunity_ns;
+        if (!tp_find_gemm_misaligned(s, &e->rows[e->by_opportunity[i]], why, sizeof why))
+            opp += e->rows[e->by_opportunity[i]].opportunity_ns;
     m->part = m->impact_ns = opp;
     m->whole = m->impact_base_ns = e->device_ns;
     if (cov < 90000) {
@@ -532,8 +580,11 @@ static void compute_headroom(const tp_summary *s, tp_find_ctx *cx, tp_measure *m
         snprintf(c, sizeof c, "the cost model covers %s of the device time", p);
         m->confidence = tp_xstrdup(c);
     }
-    for (size_t i = 0; i < e->nopportunities && i < TOP_EVIDENCE; i++) {
+    for (size_t i = 0, shown = 0; i < e->nopportunities && shown < TOP_EVIDENCE; i++) {
         const tp_eff_row *r = &e->rows[e->by_opportunity[i]];
+        if (tp_find_gemm_misaligned(s, r, why, sizeof why))
+            continue;
+        shown++;
         char d[48], o[48];
         dur(d, sizeof d, r->device_ns);
         dur(o, sizeof o, r->opportunity_ns);
@@ -616,9 +667,18 @@ static void step_outliers(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     }
 }
 
+/* The pages named are the report's titles (report/pages): the overview links those the report drew. */
+#define GPU_PAGE "Where the GPU time goes"
 const tp_measure_def tp_measure_catalogue[] = {
-    {"host_wait_idle", host_wait_idle},   {"sync_idle", sync_idle},           {"exposed_communication", exposed_communication},
-    {"exposed_memcpy", exposed_memcpy},   {"small_kernels", small_kernels},   {"compute_headroom", compute_headroom},
-    {"step_outliers", step_outliers},
+    {"host_wait_idle", host_wait_idle, {GPU_PAGE, "Timeline"}},
+    {"sync_idle", sync_idle, {GPU_PAGE, "Timeline"}},
+    {"dataloader_idle", dataloader_idle, {"Timeline", GPU_PAGE}},
+    {"exposed_communication", exposed_communication, {GPU_PAGE, NULL}},
+    {"exposed_memcpy", exposed_memcpy, {GPU_PAGE, NULL}},
+    {"small_kernels", small_kernels, {"Kernel statistics", "Timeline"}},
+    {"fusible_chains", tp_measure_fusible_chains, {"Timeline", "Top kernels by total time"}},
+    {"compute_headroom", compute_headroom, {"How efficient is it", NULL}},
+    {"gemm_tiles", tp_measure_gemm_tiles, {"How efficient is it", NULL}},
+    {"step_outliers", step_outliers, {"Steps", NULL}},
 };
 const size_t tp_measure_count = sizeof tp_measure_catalogue / sizeof *tp_measure_catalogue;

@@ -227,6 +227,30 @@ static double headlines(tp_canvas *cv, const tp_pagectx *pc, double x, double y,
     return y;
 }
 
+/* "See: TITLE · TITLE", each title a link to the report's page that shows
+ * the finding (those the report drew); nothing when it drew none.  Returns
+ * the y below. */
+static double finding_pages(tp_canvas *cv, const tp_pagectx *pc, const tp_measure *m, double x, double y)
+{
+    const double fs = FS - 1, lh = fs * 1.45;
+    double cx = x, base = y + tp_font_ascent(TP_FONT_REGULAR, fs);
+    bool any = false;
+    for (size_t k = 0; k < 2; k++) {
+        const char *title = m->pages[k];
+        if (!title || !tp_page_drawn(pc, title))
+            continue;
+        const char *lead = any ? "  ·  " : "See: ";
+        tp_cv_text(cv, cx, base, TP_FONT_REGULAR, fs, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, lead);
+        cx += tp_text_width(TP_FONT_REGULAR, fs, lead);
+        double tw = tp_text_width(TP_FONT_REGULAR, fs, title);
+        tp_cv_text(cv, cx, base, TP_FONT_REGULAR, fs, TP_COLOR_LINK, TP_ALIGN_LEFT, 0, title);
+        tp_cv_link_page(cv, cx, base - tp_font_ascent(TP_FONT_REGULAR, fs), tw, lh, title);
+        cx += tw;
+        any = true;
+    }
+    return any ? y + lh + 3 : y;
+}
+
 #define PAGE_FINDINGS 3   /* findings on the page: summary.json has them all */
 #define PAGE_EVIDENCE 2   /* evidence lines per finding on the page */
 
@@ -258,7 +282,8 @@ static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, doub
             y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
                              tp_strs_add(st, "Confidence: %s.", x_->m->confidence), 6) + 1;
         y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_TEXT,
-                         tp_strs_add(st, "Next: %s", x_->rule->next), 6) + 3;
+                         tp_strs_add(st, "Next: %s", x_->rule->next), 6) + 1;
+        y = finding_pages(cv, pc, x_->m, x + 10, y) + 2;
     }
     if (f->n > PAGE_FINDINGS)
         y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,

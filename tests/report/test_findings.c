@@ -4,72 +4,13 @@
  * yield none; the rule table's parsing and overriding; the outputs (stats
  * text and JSON, summary.md's first line, summary.json). */
 #include "tests/lib/harness.h"
+#include "tests/lib/find_gen.h"
 #include "tests/lib/load_trace.h"
 #include "report/findings/findings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A generated trace: host thread pid 1 tid 1, GPU 0 streams 7 and 20 (pid 0).
- * Times in us.  `gpu` is the device's cursor: an activity starts no earlier
- * than the previous one ended (one queue for both streams, so nothing
- * overlaps unless a scenario says so). */
-typedef struct gen {
-    tp_buf b;
-    int corr;
-    double gpu;
-} gen;
-
-static void gen_begin(gen *g, bool h100)
-{
-    memset(g, 0, sizeof *g);
-    if (h100)
-        tp_buf_puts(&g->b, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"totalGlobalMem\":"
-                           "85045870592,\"computeMajor\":9,\"computeMinor\":0,\"numSms\":132}],\n");
-    else
-        tp_buf_puts(&g->b, "{");
-    tp_buf_puts(&g->b, "\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"start\",\"pid\":1,"
-                       "\"tid\":1,\"ts\":1,\"dur\":1}");
-}
-
-static const char *gen_end(gen *g, const char *file)
-{
-    tp_buf_puts(&g->b, "\n]}\n");
-    tp_buf_putc(&g->b, 0);
-    const char *p = tp_test_write_text(file, g->b.data);
-    tp_buf_free(&g->b);
-    return p;
-}
-
-static void host(gen *g, const char *cat, const char *name, double ts, double dur, const char *args)
-{
-    tp_buf_printf(&g->b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f%s%s}",
-                  cat, name, ts, dur, args ? ",\"args\":" : "", args ? args : "");
-}
-
-/* A launch call at `ts` (2 us) of an activity that starts at max(gpu + gap, launch end + 1); returns its end. */
-static double launch(gen *g, double ts, const char *cat, const char *name, int tid, double dur, double gap)
-{
-    int c = ++g->corr;
-    tp_buf_printf(&g->b,
-                  ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":2,"
-                  "\"args\":{\"correlation\":%d}}",
-                  strcmp(cat, "kernel") ? "cudaMemcpyAsync" : "cudaLaunchKernel", ts, c);
-    double start = g->gpu + gap > ts + 3 ? g->gpu + gap : ts + 3;
-    tp_buf_printf(&g->b,
-                  ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-                  "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":%d}}",
-                  cat, name, tid, start, dur, c, tid);
-    g->gpu = start + dur;
-    return g->gpu;
-}
-
-static void step(gen *g, int n, double ts, double dur)
-{
-    tp_buf_printf(&g->b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
-                         "\"ts\":%.3f,\"dur\":%.3f}", n, ts, dur);
-}
 
 #define GEMM "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64"
 #define MM_4096 "{\"Input Dims\":[[4096,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}"
@@ -80,8 +21,8 @@ static void step(gen *g, int n, double ts, double dur)
  * taking gemm_us. */
 static const char *clean_trace(const char *file, int outlier, bool shapes, double gemm_us)
 {
-    gen g;
-    gen_begin(&g, shapes);
+    fg_gen g;
+    fg_begin(&g, shapes);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 8; k++) {
@@ -89,87 +30,87 @@ static const char *clean_trace(const char *file, int outlier, bool shapes, doubl
         for (int i = 0; i < n; i++) {
             double t = s + 8 * i;
             if (shapes)
-                host(&g, "cpu_op", "aten::mm", t, 6, MM_4096);
-            launch(&g, t + 1, "kernel", GEMM, 7, gemm_us, 0);
+                fg_host(&g, "cpu_op", "aten::mm", t, 6, MM_4096);
+            fg_launch(&g, t + 1, "kernel", GEMM, 7, gemm_us, 0);
         }
-        step(&g, k, s, n * gemm_us);
+        fg_step(&g, k, s, n * gemm_us);
         s += n * gemm_us; /* the next step's launches come while the device still runs this one's */
     }
-    return gen_end(&g, file);
+    return fg_end(&g, file);
 }
 
 /* Tiny kernels, each launched late: the device waits for the host. */
 static const char *host_bound_trace(void)
 {
-    gen g;
-    gen_begin(&g, false);
+    fg_gen g;
+    fg_begin(&g, false);
     double s = 100;
     for (int k = 0; k < 5; k++) {
         for (int i = 0; i < 20; i++) {
-            host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
-            launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
+            fg_host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
+            fg_launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
         }
-        step(&g, k, s, 1000);
+        fg_step(&g, k, s, 1000);
         s += 1000;
     }
-    return gen_end(&g, "host_bound.json");
+    return fg_end(&g, "host_bound.json");
 }
 
 /* Each step: GEMMs queued ahead, then a cudaDeviceSynchronize until they end,
  * then 1.5 ms of host work before the next step launches anything. */
 static const char *sync_trace(void)
 {
-    gen g;
-    gen_begin(&g, false);
+    fg_gen g;
+    fg_begin(&g, false);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
         double end = 0;
         for (int i = 0; i < 10; i++)
-            end = launch(&g, s + 6 * i, "kernel", GEMM, 7, 200, 0);
-        host(&g, "cpu_op", "aten::item", s + 62, end + 6 - (s + 62), NULL);
-        host(&g, "cpu_op", "aten::_local_scalar_dense", s + 63, end + 4 - (s + 63), NULL);
-        host(&g, "cuda_runtime", "cudaStreamSynchronize", s + 65, end + 2 - (s + 65), NULL);
+            end = fg_launch(&g, s + 6 * i, "kernel", GEMM, 7, 200, 0);
+        fg_host(&g, "cpu_op", "aten::item", s + 62, end + 6 - (s + 62), NULL);
+        fg_host(&g, "cpu_op", "aten::_local_scalar_dense", s + 63, end + 4 - (s + 63), NULL);
+        fg_host(&g, "cuda_runtime", "cudaStreamSynchronize", s + 65, end + 2 - (s + 65), NULL);
         double next = end + 1500;
-        step(&g, k, s, next - s);
+        fg_step(&g, k, s, next - s);
         s = next;
     }
-    return gen_end(&g, "sync.json");
+    return fg_end(&g, "sync.json");
 }
 
 /* Each step: GEMMs, then an all-reduce that no computation overlaps. */
 static const char *allreduce_trace(void)
 {
-    gen g;
-    gen_begin(&g, false);
+    fg_gen g;
+    fg_begin(&g, false);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
         for (int i = 0; i < 5; i++)
-            launch(&g, s + 6 * i, "kernel", GEMM, 7, 200, 0);
-        launch(&g, s + 40, "kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+            fg_launch(&g, s + 6 * i, "kernel", GEMM, 7, 200, 0);
+        fg_launch(&g, s + 40, "kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
                20, 800, 0);
-        step(&g, k, s, 1800);
+        fg_step(&g, k, s, 1800);
         s += 1800;
     }
-    return gen_end(&g, "allreduce.json");
+    return fg_end(&g, "allreduce.json");
 }
 
 /* Each step: a pageable host-to-device copy, then the GEMMs that wait for it. */
 static const char *memcpy_trace_of(const char *file, double copy_us)
 {
-    gen g;
-    gen_begin(&g, false);
+    fg_gen g;
+    fg_begin(&g, false);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
-        launch(&g, s, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, copy_us, 0);
+        fg_launch(&g, s, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, copy_us, 0);
         for (int i = 0; i < 5; i++)
-            launch(&g, s + 6 + 6 * i, "kernel", GEMM, 7, 200, 0);
-        step(&g, k, s, 1000 + copy_us);
+            fg_launch(&g, s + 6 + 6 * i, "kernel", GEMM, 7, 200, 0);
+        fg_step(&g, k, s, 1000 + copy_us);
         s += 1000 + copy_us;
     }
-    return gen_end(&g, file);
+    return fg_end(&g, file);
 }
 
 static const char *memcpy_trace(void) { return memcpy_trace_of("memcpy.json", 600); }
@@ -177,17 +118,17 @@ static const char *memcpy_trace(void) { return memcpy_trace_of("memcpy.json", 60
 /* Each step: 100 kernels of 5 us launched ahead, 4 us apart on the device. */
 static const char *small_trace(void)
 {
-    gen g;
-    gen_begin(&g, false);
+    fg_gen g;
+    fg_begin(&g, false);
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
         for (int i = 0; i < 100; i++)
-            launch(&g, s + 3 * i, "kernel", "vectorized_elementwise_kernel", 7, 5, 4);
-        step(&g, k, s, 900);
+            fg_launch(&g, s + 3 * i, "kernel", "vectorized_elementwise_kernel", 7, 5, 4);
+        fg_step(&g, k, s, 900);
         s += 900;
     }
-    return gen_end(&g, "small.json");
+    return fg_end(&g, "small.json");
 }
 
 static void findings_of(const char *path, tp_findings *f, tp_trace *t, tp_summary *s)
@@ -235,9 +176,10 @@ TEST(findings_clean_trace_has_none)
     tp_findings f;
     findings_of(clean_trace("clean.json", -1, false, 1000), &f, &t, &s);
     CHECK_EQ_INT(f.n, 0);
-    /* it had every measure's data but the roofline's (no shapes): that one says so, once */
-    CHECK_EQ_INT(f.nunsure, 1);
+    /* it had every measure's data but the roofline's and the GEMM shapes' (no shapes): those say so, once each */
+    CHECK_EQ_INT(f.nunsure, 2);
     CHECK_STR(f.unsure[0]->id, "compute_headroom");
+    CHECK_STR(f.unsure[1]->id, "gemm_tiles");
     done(&f, &t, &s);
     /* with shapes, the GEMMs at 86% of their roof (160 us for 137 GFLOP on an H100): quiet too */
     findings_of(clean_trace("clean_shapes.json", -1, true, 160), &f, &t, &s);
@@ -326,7 +268,12 @@ TEST(findings_rules_file_overrides_adds_and_refuses)
     const char *mp = tp_test_write_text("many.rules", many.data);
     tp_buf_free(&many);
     CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' --rules '%s' 2>&1", tp_test_bin(), in, mp), 2);
-    CHECK(out && strstr(out, "line 994: more than 1000 rules") && strchr(out, '\n') == out + strlen(out) - 1);
+    tp_find_rules builtin;
+    char err[256], want[64];
+    CHECK_EQ_INT(tp_find_rules_load(&builtin, NULL, err, sizeof err), 0);
+    snprintf(want, sizeof want, "line %zu: more than 1000 rules", 1000 - builtin.n + 1); /* the built-in ones count */
+    tp_find_rules_free(&builtin);
+    CHECK(out && strstr(out, want) && strchr(out, '\n') == out + strlen(out) - 1);
     free(out);
     /* --rules is for one trace's findings */
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' stats '%s' --rules '%s' --csv", tp_test_bin(), in, rules), 1);
@@ -356,7 +303,7 @@ TEST(findings_outputs_stats_summary_md_and_json)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), clean_trace("clean2.json", -1, false, 1000),
                              cdir), 0);
     md = tp_test_read_in(cdir, "summary.md");
-    CHECK(md && strncmp(md, "**No finding**: none of the 7 rules reached its threshold on this trace.\n", 72) == 0);
+    CHECK(md && strncmp(md, "**No finding**: none of the 10 rules reached its threshold on this trace.\n", 73) == 0);
     free(md);
 }
 
@@ -381,12 +328,12 @@ TEST(findings_rules_file_is_an_input)
 /* One long gap holding most of the host wait: the finding says it may be the profiling window. */
 TEST(findings_host_bound_confidence_of_one_gap)
 {
-    gen g;
-    gen_begin(&g, false);
-    launch(&g, 100, "kernel", GEMM, 7, 50, 0);
+    fg_gen g;
+    fg_begin(&g, false);
+    fg_launch(&g, 100, "kernel", GEMM, 7, 50, 0);
     for (int i = 0; i < 20; i++)
-        launch(&g, 100000 + 50 * i, "kernel", GEMM, 7, 20, 0);
-    const char *path = gen_end(&g, "one_gap.json");
+        fg_launch(&g, 100000 + 50 * i, "kernel", GEMM, 7, 20, 0);
+    const char *path = fg_end(&g, "one_gap.json");
     tp_trace t;
     tp_summary s;
     tp_findings f;
@@ -461,7 +408,7 @@ TEST(findings_gate_refuses_an_unknown_id)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding exposed_com 2>&1", tp_test_bin(),
                              clean, ar, dir),
                  1);
-    CHECK(out && strstr(out, "--fail-on-finding takes a built-in finding ID") && !tp_test_file_exists(dir));
+    CHECK(out && strstr(out, "--fail-on-finding takes a finding ID (built in or of --rules FILE)") && !tp_test_file_exists(dir));
     free(out);
 }
 
@@ -501,21 +448,21 @@ TEST(findings_first_line_under_200_with_any_title)
  * thread's syncs and sync_stall took 89.9% of the GPU span as the top finding). */
 TEST(findings_sync_on_another_thread_is_no_stall)
 {
-    gen g;
-    gen_begin(&g, false);
+    fg_gen g;
+    fg_begin(&g, false);
     double s = 100;
     for (int k = 0; k < 5; k++) {
         for (int i = 0; i < 20; i++) {
-            host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
-            launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
+            fg_host(&g, "cpu_op", "aten::add", s + 50 * i, 40, NULL);
+            fg_launch(&g, s + 50 * i + 30, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
         }
-        step(&g, k, s, 1000);
+        fg_step(&g, k, s, 1000);
         s += 1000;
     }
     for (double x = 100; x < s; x += 500)
         tp_buf_printf(&g.b, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,"
                             "\"tid\":2,\"ts\":%.3f,\"dur\":495}", x);
-    const char *in = gen_end(&g, "side_sync.json");
+    const char *in = fg_end(&g, "side_sync.json");
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), in), 0);
     CHECK(out && strstr(out, " 1. host_bound [high]") && !strstr(out, "sync_stall ["));
