@@ -88,10 +88,18 @@ static void unsure_md(const tp_findings *f, tp_buf *b)
     }
 }
 
+/* A finding about one rank of a job names it in its verdict ("... (rank 3)"). */
+static void scope_md(const tp_measure *m, tp_buf *b)
+{
+    if (strncmp(m->scope, "rank ", 5) == 0)
+        tp_buf_printf(b, " (%s)", m->scope); /* "rank" and a number: no Markdown to escape */
+}
+
 void tp_findings_md(const tp_findings *f, tp_buf *b)
 {
     if (!f->n) {
-        tp_buf_printf(b, "**No finding**: none of the %zu rules reached its threshold on this trace.\n\n", f->nrules);
+        tp_buf_printf(b, "**No finding**: none of the %zu rules reached its threshold on this %s.\n\n", f->nrules,
+                      f->subject ? f->subject : "trace");
         if (f->nunsure) {
             unsure_md(f, b);
             tp_buf_puts(b, "\n");
@@ -105,6 +113,7 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
     tp_find_pct(p, sizeof p, top->m->impact_milli);
     tp_buf_puts(b, "**");
     tp_md_text(b, top->rule->title, 100);
+    scope_md(top->m, b);
     tp_buf_printf(b, "**: up to %s to gain, %s of %s (`%s`).\n\n", d, p, top->m->impact_base, top->rule->id);
     for (size_t i = 0; i < f->n && i < MD_TOP_FINDINGS; i++) {
         const tp_finding *x = &f->items[i];
@@ -112,6 +121,7 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
         tp_find_pct(p, sizeof p, x->m->impact_milli);
         tp_buf_printf(b, "%zu. **", i + 1);
         tp_md_text(b, x->rule->title, 200);
+        scope_md(x->m, b);
         tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s.", x->rule->id, tp_find_severity_name(x->rule->severity), d,
                       p, x->m->impact_base);
         if (x->m->nevidence) {
