@@ -244,6 +244,24 @@ static int finding_cmp(const void *a, const void *b)
     return strcmp(x->rule->id, y->rule->id); /* ids are unique: a total order */
 }
 
+int tp_find_change(bool fired_base, int64_t milli_base, bool fired_cand, int64_t milli_cand)
+{
+    int64_t d = milli_cand - milli_base, noise = milli_base / 10;
+    noise = noise > TP_FIND_NOISE_MILLI ? noise : TP_FIND_NOISE_MILLI;
+    return fired_base && !fired_cand   ? TP_FIND_GONE
+           : !fired_base && fired_cand ? TP_FIND_NEW
+           : !fired_base               ? TP_FIND_SAME
+           : d > noise                 ? TP_FIND_GREW
+           : -d > noise                ? TP_FIND_SHRANK
+                                       : TP_FIND_SAME;
+}
+
+const char *tp_find_change_name(int status)
+{
+    static const char *const n[] = {"new", "grew", "gone", "shrank", "same"};
+    return status >= 0 && status <= TP_FIND_SAME ? n[status] : "same";
+}
+
 void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
 {
     f->nrules = r->n;

@@ -98,6 +98,15 @@ typedef struct tp_findings {
 /* r: NULL for the built-in rules. */
 void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f);
 void tp_findings_free(tp_findings *f);
+/* How a finding changed between a base and a candidate run (diff, job
+ * diff: docs/DIFF.md "Findings"): new, gone, or, when both fired, grown
+ * (shrunk) when its impact share moved by more than the larger of 1 point
+ * of its base (TP_FIND_NOISE_MILLI) and a tenth of the base run's share,
+ * else the same.  Neither fired: TP_FIND_SAME. */
+enum { TP_FIND_NEW = 0, TP_FIND_GREW, TP_FIND_GONE, TP_FIND_SHRANK, TP_FIND_SAME };
+int tp_find_change(bool fired_base, int64_t milli_base, bool fired_cand, int64_t milli_cand);
+const char *tp_find_change_name(int status); /* "new", "grew", "gone", "shrank", "same" */
+
 /* The rules r applied over f's computed measures (value_milli and
  * impact_milli set): f's items (ranked) and unsure; for another table of
  * measures (the job's). */
