@@ -281,7 +281,7 @@ static const char *change(char *buf, size_t n, int64_t x, int64_t y)
     return buf;
 }
 
-/* "- new: **title** (rank 1) (`straggler`): 16.000 ms, 37.7% of the steps' time" */
+/* "1. **title** (rank 1) (`straggler`, high): new, 16.000 ms, 37.7% of the steps' time" */
 static void findings_md(const tp_job_diff *d, tp_buf *b)
 {
     tp_buf_puts(b, "\n#### Job findings\n\n");
@@ -297,12 +297,13 @@ static void findings_md(const tp_job_diff *d, tp_buf *b)
             tp_fmt_dur(dur[k], sizeof dur[k], x->m[k] ? x->m[k]->impact_ns : 0);
             tp_find_pct(p[k], sizeof p[k], x->m[k] ? x->m[k]->impact_milli : 0);
         }
-        tp_buf_printf(b, "- %s: **", tp_find_change_name(x->status));
+        tp_buf_printf(b, "%zu. **", i + 1); /* as summary.md's ranked findings */
         tp_md_text(b, x->rule->title, 200);
         tp_buf_puts(b, "**");
         if (strncmp(m->scope, "rank ", 5) == 0)
             tp_buf_printf(b, " (%s)", m->scope);
-        tp_buf_printf(b, " (`%s`, %s): ", x->rule->id, tp_find_severity_name(x->rule->severity));
+        tp_buf_printf(b, " (`%s`, %s): %s, ", x->rule->id, tp_find_severity_name(x->rule->severity),
+                      tp_find_change_name(x->status));
         if (x->status == TP_FIND_NEW)
             tp_buf_printf(b, "%s, %s of %s", dur[1], p[1], m->impact_base);
         else if (x->status == TP_FIND_GONE)

@@ -1,0 +1,193 @@
+/* The job's findings (docs/REPORT.md "Jobs", *Job findings*): a planted
+ * late rank (scripts/gen/gen_job.c) is the top finding with its rank named
+ * and what it ran before its collectives; a job without one has no
+ * straggler finding; the rank summary's `before` and `top_finding` round
+ * trip, old summaries without them read, bad ones are refused; job diff
+ * lists the findings new, gone or grown. */
+#include "tests/lib/harness.h"
+#include "report/job/job.h"
+#include "report/job/job_out.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool has(const char *text, const char *needle)
+{
+    bool ok = text && strstr(text, needle) != NULL;
+    if (!ok)
+        fprintf(stderr, "  missing: %s\n", needle);
+    return ok;
+}
+
+/* A generated job's report folder: R ranks, 4 steps, rank `slow` X us late (-1: none). */
+static const char *job(const char *name, int ranks, int slow, int slow_us)
+{
+    static char dir[2][600];
+    static int turn;
+    char *d = dir[turn++ % 2];
+    const char *gen = tp_test_tmp(name);
+    snprintf(d, sizeof dir[0], "%s.report", gen);
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks %d --steps 4 --slow-rank %d --slow-us %d --out '%s' -q", ranks,
+                             slow, slow_us, gen),
+                 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s/rank-*.json' -o '%s' 2>/dev/null", tp_test_bin(), gen, d), 0);
+    return d;
+}
+
+/* gen_job's slow rank runs its last kernel of each step X us longer, so it
+ * arrives last at the step's first collective and every other rank waits
+ * X us: the others' mean wait is 4 x 4 ms = 16 ms of the 4 steps' 42.4 ms. */
+TEST(job_findings_planted_late_rank_is_the_top_finding)
+{
+    const char *d = job("late", 4, 1, 4000);
+    char *j = tp_test_read_in(d, "summary.json");
+    CHECK(has(j, "\"findings\":[\n{\"id\":\"straggler\",\"title\":\"One rank arrives late at collectives and the others "
+                 "wait for it\",\"severity\":\"high\",\"rule_source\":\"built-in\",\"measure\":\"late_rank\",\"scope\":"
+                 "\"rank 1\","));
+    CHECK(has(j, "\"impact_ns\":16000000,\"impact_pct\":37.7"));
+    /* the evidence: how often, what it cost, what it ran before its first collective against the others */
+    CHECK(has(j, "rank 1 arrived last in 4 of 4 steps, each other rank waiting 16.000 ms for it on average"));
+    CHECK(has(j, "it ran 8.535 ms before its first collective (others 4.535 ms), most in "));
+    CHECK(has(j, "CatArray"));
+    CHECK(has(j, "before its first collective it ran 8.535 ms from the step's start (the other ranks' median 4.535 ms)"));
+    CHECK(has(j, "; host ops: "));
+    /* each rank's own top finding */
+    CHECK(has(j, "\"top_finding\":{\"id\":\"exposed_comm\""));
+    free(j);
+    char *md = tp_test_read_in(d, "summary.md");
+    CHECK(md != NULL);
+    if (md) {
+        const char *nl = strchr(md, '\n');
+        CHECK(nl && nl - md < 200);
+        CHECK(strncmp(md, "**One rank arrives late at collectives and the others wait for it (rank 1)**: up to 16.000 ms",
+                      strlen("**One rank arrives late at collectives and the others wait for it (rank 1)**: up to "
+                             "16.000 ms")) == 0);
+        CHECK(has(md, "| its top finding |"));
+        CHECK(has(md, "`exposed_comm` "));
+        if (tp_test_have("cmark-gfm")) { /* the verdict reads as bold text through a real Markdown renderer */
+            char *html = NULL;
+            CHECK_EQ_INT(tp_test_run(&html, "head -n 1 '%s/summary.md' | cmark-gfm", d), 0);
+            CHECK(has(html, "<p><strong>One rank arrives late at collectives and the others wait for it (rank "
+                            "1)</strong>: up to 16.000 ms"));
+            free(html);
+        }
+    }
+    free(md);
+    /* the PDF's overview leads with it */
+    if (tp_test_have("pdftotext")) {
+        char *txt = NULL;
+        CHECK_EQ_INT(tp_test_run(&txt, "pdftotext -l 1 '%s/report.pdf' -", d), 0);
+        CHECK(has(txt, "1. One rank arrives late at collectives and the others wait for it (rank 1): up to 16.000 ms"));
+        free(txt);
+    }
+}
+
+/* Another rank of another job: the rank named is the planted one. */
+TEST(job_findings_names_the_planted_rank)
+{
+    const char *d = job("late3", 6, 3, 5000);
+    char *j = tp_test_read_in(d, "summary.json");
+    CHECK(has(j, "\"findings\":[\n{\"id\":\"straggler\","));
+    CHECK(has(j, "\"scope\":\"rank 3\""));
+    CHECK(has(j, "rank 3 arrived last in 4 of 4 steps"));
+    free(j);
+}
+
+/* No slow rank: the ranks differ by nanoseconds of jitter, so nobody is late by more than the
+ * steps' wait threshold and no rank computes more: no straggler, no imbalance (the exposed
+ * communication of gen_job's unoverlapped collectives remains, and is real). */
+TEST(job_findings_no_slow_rank_no_straggler)
+{
+    const char *d = job("clean", 4, -1, 2000);
+    char *j = tp_test_read_in(d, "summary.json");
+    CHECK(j && !strstr(j, "\"id\":\"straggler\""));
+    CHECK(j && !strstr(j, "\"id\":\"imbalance\""));
+    CHECK(has(j, "\"findings\":[\n{\"id\":\"job_exposed_comm\","));
+    CHECK(has(j, "\"findings_unsure\":[]"));
+    free(j);
+    /* job diff: clean -> late: the straggler is new; late -> clean: gone */
+    const char *late = job("late_d", 4, 1, 4000), *out = tp_test_tmp("jf_diff");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), d, late, out), 0);
+    char *dj = tp_test_read_in(out, "diff.json"), *dm = tp_test_read_in(out, "diff.md");
+    CHECK(has(dj, "{\"id\":\"straggler\",\"title\":\"One rank arrives late at collectives and the others wait for "
+                  "it\",\"severity\":\"high\",\"status\":\"new\",\"base\":null,\"candidate\":{\"scope\":\"rank 1\","
+                  "\"impact_ns\":16000000,"));
+    CHECK(has(dm, "#### Job findings\n\n1. **One rank arrives late at collectives and the others wait for it** "
+                  "(rank 1) (`straggler`, high): new, 16.000 ms, 37.7% of the steps' time\n"));
+    CHECK(has(dm, "**Communication is not hidden behind computation on the ranks** (`job_exposed_comm`, high): shrank, "));
+    free(dj);
+    free(dm);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), late, d, out), 0);
+    dm = tp_test_read_in(out, "diff.md");
+    CHECK(has(dm, "**One rank arrives late at collectives and the others wait for it** (rank 1) (`straggler`, "
+                  "high): gone, was 16.000 ms"));
+    free(dm);
+}
+
+/* The rank summary's optional members: written, read back to the same
+ * bytes; a summary without them (an older one) reads as none; bad ones are
+ * refused with a message. */
+TEST(job_findings_rank_summary_members_round_trip)
+{
+    const char *d = job("rt", 2, 1, 3000);
+    char path[700];
+    snprintf(path, sizeof path, "%s/ranks/000001-rank-1.rank.json", d);
+    size_t len = 0;
+    char *text = tp_test_read_file(path, &len);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    CHECK(has(text, "\n\"before\":[\n[0,"));
+    CHECK(has(text, "\"top_finding\":{\"id\":"));
+    tp_rank_sum s;
+    tp_err err = {0};
+    CHECK_EQ_INT(tp_rank_sum_parse(text, len, &s, &err), 0);
+    CHECK_EQ_INT((int)s.nbefore, 4);
+    CHECK(s.top.present);
+    CHECK(s.nbefore && s.before[0].kernels[0].name && strstr(s.before[0].kernels[0].name, "CatArray"));
+    CHECK(s.nbefore && s.before[0].window_ns > 3000000);
+    tp_buf back = {0};
+    tp_rank_sum_json(&s, &back);
+    CHECK(back.len == len && memcmp(back.data, text, len) == 0);
+    tp_buf_free(&back);
+    tp_rank_sum_free(&s);
+    /* without the members: none */
+    char *old = strdup(text);
+    char *cut = strstr(old, ",\n\"before\":");
+    CHECK(cut != NULL);
+    if (cut) {
+        strcpy(cut, "}\n");
+        CHECK_EQ_INT(tp_rank_sum_parse(old, strlen(old), &s, &err), 0);
+        CHECK_EQ_INT((int)s.nbefore, 0);
+        CHECK(!s.top.present);
+        tp_rank_sum_free(&s);
+    }
+    free(old);
+    static const struct {
+        const char *from, *to, *msg;
+    } bad[] = {{"\"before\":[", "\"before\":7,\"x\":[", "\"before\" is not an array"},
+               {"\"before\":[\n[0,", "\"before\":[\n[0,1,", "is not [step, window, idle, kernels, host ops]"},
+               {"\"before\":[\n[0,", "\"before\":[\n[5,", "not by step number"},
+               {"\"before\":[\n[0,", "\"before\":[\n[0,-1,", "window"},
+               {"]],[[\"", "],[\"a\",1]],[[\"", "at most 3"},
+               {"\"severity\":\"", "\"severity\":\"x", "severity"},
+               {"\"impact_milli_pct\":", "\"impact_milli_pct\":1000000", "share"},
+               {"\"top_finding\":{", "\"top_finding\":7,\"y\":{", "not an object"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *at = strstr(text, bad[i].from);
+        CHECK(at != NULL);
+        if (!at)
+            continue;
+        tp_buf t = {0};
+        tp_buf_put(&t, text, (size_t)(at - text));
+        tp_buf_puts(&t, bad[i].to);
+        tp_buf_puts(&t, at + strlen(bad[i].from));
+        memset(&err, 0, sizeof err);
+        CHECK(tp_rank_sum_parse(t.data, t.len, &s, &err) < 0);
+        if (!strstr(err.msg, bad[i].msg))
+            tp_test_fail(__FILE__, __LINE__, "case %zu: \"%s\" lacks \"%s\"", i, err.msg, bad[i].msg);
+        tp_buf_free(&t);
+    }
+    free(text);
+}
