@@ -36,7 +36,7 @@ static int cmp_win(const void *a, const void *b)
 }
 
 /* The window holding time `at`: the last starting at or before it, when it
- * has not ended (steps do not overlap on a rank's host: its windows neither). */
+ * has not ended (the windows are disjoint: see tp_rank_before_build). */
 static const win *win_at(const win *w, size_t n, int64_t at)
 {
     size_t lo = 0, hi = n;
@@ -122,6 +122,14 @@ void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
     }
     free(starts);
     qsort(w, nw, sizeof *w, cmp_win);
+    /* steps of one rank do not overlap; when a trace's do, a window ends where the next begins, so the
+     * windows are disjoint and sorted: each event and gap is found by a binary search and a gap walks
+     * only the windows it overlaps (no steps x gaps on crafted steps) */
+    for (size_t k = 0; k + 1 < nw; k++)
+        if (w[k].end > w[k + 1].start)
+            w[k].end = w[k + 1].start;
+    for (size_t k = 0; k < nw; k++)
+        r->before[w[k].out].window_ns = w[k].end - w[k].start;
     if (!nw) {
         free(w);
         return;
