@@ -20,13 +20,18 @@ static void late_rank(const tp_job *j, tp_measure *m);
 static void job_exposed(const tp_job *j, tp_measure *m);
 static void computation_spread(const tp_job *j, tp_measure *m);
 
+/* across: a measure of one rank against the others, which only the job
+ * shows; job_exposed_communication sums what each rank's own report shows
+ * (and each rank's top finding says), so the job's findings lead with the
+ * others: each group ranked by impact, then id. */
 static const struct {
     const char *name;
     job_measure_fn compute;
+    bool across;
 } catalogue[] = {
-    {"late_rank", late_rank},
-    {"job_exposed_communication", job_exposed},
-    {"computation_spread", computation_spread},
+    {"late_rank", late_rank, true},
+    {"job_exposed_communication", job_exposed, false},
+    {"computation_spread", computation_spread, true},
 };
 enum { NMEASURES = sizeof catalogue / sizeof *catalogue };
 
@@ -339,6 +344,25 @@ static void computation_spread(const tp_job *j, tp_measure *m)
 
 /* ---- the rules applied ---- */
 
+static bool across(const tp_measure *m)
+{
+    for (size_t k = 0; k < NMEASURES; k++)
+        if (strcmp(catalogue[k].name, m->name) == 0)
+            return catalogue[k].across;
+    return false;
+}
+
+static int cmp_job_finding(const void *pa, const void *pb)
+{
+    const tp_finding *x = pa, *y = pb;
+    bool ax = across(x->m), ay = across(y->m);
+    if (ax != ay)
+        return ax ? -1 : 1;
+    if (x->m->impact_ns != y->m->impact_ns)
+        return x->m->impact_ns > y->m->impact_ns ? -1 : 1;
+    return strcmp(x->rule->id, y->rule->id);
+}
+
 void tp_job_findings_build(const tp_job *j, tp_findings *f)
 {
     memset(f, 0, sizeof *f);
@@ -362,5 +386,6 @@ void tp_job_findings_build(const tp_job *j, tp_findings *f)
         m->impact_milli = tp_find_milli(m->impact_ns, m->impact_base_ns);
     }
     tp_findings_apply(f, r);
+    qsort(f->items, f->n, sizeof *f->items, cmp_job_finding);
     f->subject = "job";
 }

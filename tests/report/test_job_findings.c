@@ -94,6 +94,25 @@ TEST(job_findings_names_the_planted_rank)
     free(j);
 }
 
+/* gen_job's defaults at 8 ranks: the last rank 2 ms late in each of 8 steps (16 ms, 21.8% of the
+ * steps' time), while the collectives, which overlap nothing, leave 21.2 ms of exposed
+ * communication a rank: the late rank, which only the job shows, still leads (ranked by impact
+ * alone the exposed communication would). */
+TEST(job_findings_late_rank_leads_the_exposed_communication)
+{
+    const char *gen = tp_test_tmp("dflt"), *d = tp_test_tmp("dflt.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 8 --out '%s' -q", gen), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s/rank-*.json' -o '%s' 2>/dev/null", tp_test_bin(), gen, d), 0);
+    char *md = tp_test_read_in(d, "summary.md");
+    CHECK(md && strncmp(md, "**One rank arrives late at collectives and the others wait for it (rank 7)**: up to "
+                            "16.000 ms to gain, 21.8% of the steps' time (`straggler`).\n",
+                        strlen("**One rank arrives late at collectives and the others wait for it (rank 7)**: up to "
+                               "16.000 ms to gain, 21.8% of the steps' time (`straggler`).\n")) == 0);
+    CHECK(has(md, "3. **Communication is not hidden behind computation on the ranks** (`job_exposed_comm`, high): up "
+                  "to 21.234 ms"));
+    free(md);
+}
+
 /* No slow rank: the ranks differ by nanoseconds of jitter, so nobody is late by more than the
  * steps' wait threshold and no rank computes more: no straggler, no imbalance (the exposed
  * communication of gen_job's unoverlapped collectives remains, and is real). */
