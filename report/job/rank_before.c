@@ -84,6 +84,21 @@ static void keep(const acc *x, const acc **who)
     who[k] = x;
 }
 
+/* A name for the summary: at most 1,024 bytes (a templated kernel name is
+ * rarely over 2,000; the summary stays a few items a step, whatever a trace
+ * holds), cut at a UTF-8 character boundary. */
+static char *name_of(const tp_trace *t, tp_str id)
+{
+    const char *n = tp_str_get(t, id);
+    size_t len = strlen(n);
+    if (len > 1024) {
+        len = 1024;
+        while (len > 0 && ((unsigned char)n[len] & 0xC0) == 0x80)
+            len--;
+    }
+    return tp_xstrndup(n, len);
+}
+
 void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
 {
     const tp_trace *t = s->t;
@@ -165,9 +180,9 @@ void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
         for (int k = 0; k < TP_RANK_BEFORE_TOP; k++) {
             const acc *op = who[(b * 2) * TP_RANK_BEFORE_TOP + k], *dv = who[(b * 2 + 1) * TP_RANK_BEFORE_TOP + k];
             if (op)
-                r->before[b].ops[k] = (tp_rank_named){tp_xstrdup(tp_str_get(t, op->name)), op->ns};
+                r->before[b].ops[k] = (tp_rank_named){name_of(t, op->name), op->ns};
             if (dv)
-                r->before[b].kernels[k] = (tp_rank_named){tp_xstrdup(tp_str_get(t, dv->name)), dv->ns};
+                r->before[b].kernels[k] = (tp_rank_named){name_of(t, dv->name), dv->ns};
         }
     free(who);
     free(v);

@@ -238,3 +238,36 @@ TEST(job_findings_overlapping_steps_stay_linear)
     CHECK(has(out, "Job: 2 ranks"));
     free(out);
 }
+
+/* A name in `before` is at most 1,024 bytes, cut at a character boundary:
+ * the rank summary stays small whatever names a trace holds. */
+TEST(job_findings_before_names_are_bounded)
+{
+    tp_buf t = {0};
+    tp_buf_puts(&t, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+                    "\"tid\":1,\"ts\":0,\"dur\":100},\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k");
+    for (int i = 0; i < 2000; i++)
+        tp_buf_puts(&t, "\xc3\xa9"); /* é: two bytes, so 1,024 falls inside one */
+    tp_buf_puts(&t, "\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":20},\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+                    "\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)\",\"pid\":0,"
+                    "\"tid\":7,\"ts\":40,\"dur\":5}]}\n");
+    const char *a = tp_test_write("nm-rank-0.json", t.data, t.len), *b = tp_test_write("nm-rank-1.json", t.data, t.len);
+    tp_buf_free(&t);
+    const char *d = tp_test_tmp("nm.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), a, b, d), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/ranks/000000-nm-rank-0.rank.json", d);
+    size_t len = 0;
+    char *text = tp_test_read_file(path, &len);
+    tp_rank_sum s;
+    tp_err err = {0};
+    CHECK(text && tp_rank_sum_parse(text, len, &s, &err) == 0);
+    if (text && s.nbefore == 1) {
+        const char *k = s.before[0].kernels[0].name;
+        CHECK(k && strlen(k) == 1023 && k[0] == 'k' && (unsigned char)k[1022] == 0xa9);
+        CHECK_EQ_INT((int)s.before[0].window_ns, 40000);
+        tp_rank_sum_free(&s);
+    } else
+        CHECK(false);
+    free(text);
+}
