@@ -137,6 +137,17 @@ TEST(job_findings_no_slow_rank_no_straggler)
     CHECK(has(dm, "**Communication is not hidden behind computation on the ranks** (`job_exposed_comm`, high): shrank, "));
     free(dj);
     free(dm);
+    /* the gate: a new straggler trips it by id and by severity; gone, it does not */
+    char *o = NULL;
+    CHECK_EQ_INT(tp_test_run(&o, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding straggler 2>&1", tp_test_bin(), d, late,
+                             out),
+                 3);
+    CHECK(has(o, "gate: finding straggler (high) is new: 37.7% of the steps' time, over --fail-on-finding straggler"));
+    free(o);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding medium", tp_test_bin(), d, late, out), 3);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding straggler", tp_test_bin(), late, d,
+                             out),
+                 0);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), late, d, out), 0);
     dm = tp_test_read_in(out, "diff.md");
     CHECK(has(dm, "**One rank arrives late at collectives and the others wait for it** (rank 1) (`straggler`, "
