@@ -94,13 +94,53 @@ static int64_t others_window(const tp_job *j, size_t k, size_t not_rank, int64_t
     return med;
 }
 
-static void named_list(tp_buf *b, const tp_rank_named *v)
+/* The median over the other ranks of their time in `name` before their first
+ * collective of step index k (its lower middle value; a rank without it in
+ * its top items counts 0, as at most the smallest of them); -1 when no other
+ * rank has the step.  ops: host ops, else kernels. */
+static int64_t others_named(const tp_job *j, size_t k, size_t not_rank, const char *name, bool ops)
 {
-    for (int k = 0; k < TP_RANK_BEFORE_TOP && v[k].name; k++) {
-        char d[48];
-        dur(d, sizeof d, v[k].ns);
-        char *cut = tp_kname_cut(v[k].name, 60);
-        tp_buf_printf(b, "%s%s %s", k ? ", " : "", cut, d);
+    int64_t *v = tp_xmalloc((j->nranks + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t r = 0; r < j->nranks; r++) {
+        const tp_rank_sum *s = &j->ranks[r].sum;
+        if (r == not_rank)
+            continue;
+        for (size_t i = 0; i < s->nbefore; i++)
+            if (s->before[i].number == j->steps[k].number) {
+                const tp_rank_named *l = ops ? s->before[i].ops : s->before[i].kernels;
+                v[n] = 0;
+                for (int q = 0; q < TP_RANK_BEFORE_TOP && l[q].name; q++)
+                    if (strcmp(l[q].name, name) == 0)
+                        v[n] = l[q].ns;
+                n++;
+                break;
+            }
+    }
+    for (size_t a = 1; a < n; a++) /* insertion sort of at most the ranks */
+        for (size_t b = a; b > 0 && v[b] < v[b - 1]; b--) {
+            int64_t t = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = t;
+        }
+    int64_t med = n ? v[(n - 1) / 2] : -1;
+    free(v);
+    return med;
+}
+
+/* "name 4.509 ms (others 509.437 us), ..." */
+static void named_list(tp_buf *b, const tp_job *j, size_t k, size_t r, const tp_rank_named *v, bool ops)
+{
+    for (int q = 0; q < TP_RANK_BEFORE_TOP && v[q].name; q++) {
+        char d[48], o[48];
+        dur(d, sizeof d, v[q].ns);
+        int64_t other = others_named(j, k, r, v[q].name, ops);
+        char *cut = tp_kname_cut(v[q].name, 60);
+        tp_buf_printf(b, "%s%s %s", q ? ", " : "", cut, d);
+        if (other >= 0) {
+            dur(o, sizeof o, other);
+            tp_buf_printf(b, " (others %s)", o);
+        }
         free(cut);
     }
     if (!v[0].name)
@@ -132,9 +172,9 @@ static void before_line(const tp_job *j, tp_measure *m, size_t r, size_t k, int6
     tp_buf_printf(&t, "step %lld: %s late; before its first collective it ran %s from the step's start (the other "
                       "ranks' median %s), GPU idle %s (others %s); kernels: ",
                   (long long)j->steps[k].number, a, b2, ow >= 0 ? c : "-", d, oidle >= 0 ? e : "-");
-    named_list(&t, x->kernels);
+    named_list(&t, j, k, r, x->kernels, false);
     tp_buf_puts(&t, "; host ops: ");
-    named_list(&t, x->ops);
+    named_list(&t, j, k, r, x->ops, true);
     tp_measure_evidence(m, "%s", t.data);
     tp_buf_free(&t);
 }
@@ -223,6 +263,11 @@ static void late_rank(const tp_job *j, tp_measure *m)
             char *kn = tp_kname_cut(bf->kernels[0].name, 50);
             dur(c, sizeof c, bf->kernels[0].ns);
             tp_buf_printf(&t, ", most in %s %s", kn, c);
+            int64_t other = others_named(j, wc->step, best, bf->kernels[0].name, false);
+            if (other >= 0) {
+                dur(d, sizeof d, other);
+                tp_buf_printf(&t, " (others %s)", d);
+            }
             free(kn);
         }
     }

@@ -50,6 +50,8 @@ TEST(job_findings_planted_late_rank_is_the_top_finding)
     CHECK(has(j, "rank 1 arrived last in 4 of 4 steps, each other rank waiting 16.000 ms for it on average"));
     CHECK(has(j, "it ran 8.535 ms before its first collective (others 4.535 ms), most in "));
     CHECK(has(j, "CatArray"));
+    /* against the same kernel on the other ranks: 4 ms more */
+    CHECK(has(j, " 4.509 ms (others 509.431 us)"));
     CHECK(has(j, "before its first collective it ran 8.535 ms from the step's start (the other ranks' median 4.535 ms)"));
     CHECK(has(j, "; host ops: "));
     /* each rank's own top finding */
