@@ -4,6 +4,7 @@
  * trace's rules), applied and ranked as the trace's findings are, into a
  * tp_findings the summary writers (report/out/find_out.h) print. */
 #include "report/job/job.h"
+#include "convert/model/clock_align.h"
 #include "render/labels/kname.h"
 #include "render/text/units.h"
 #include "report/out/text.h"
@@ -272,6 +273,20 @@ static void late_rank(const tp_job *j, tp_measure *m)
         }
     }
     tp_measure_evidence(m, "%s", t.data);
+    /* partial evidence, said: clocks left as recorded (lateness read on unaligned clocks), or no record of
+     * what the rank ran (a summary written without it) */
+    size_t recorded = 0;
+    for (size_t r = 1; r < j->nranks; r++)
+        recorded += j->ranks[r].align_method == TP_ALIGN_RECORDED;
+    t.len = 0;
+    if (recorded)
+        tp_buf_printf(&t, "%zu rank%s kept %s recorded clock (no collective in common with the others): who arrived "
+                          "last is less certain there",
+                      recorded, recorded == 1 ? "" : "s", recorded == 1 ? "its" : "their");
+    if (!bf)
+        tp_buf_printf(&t, "%swhat the late rank ran before its collectives is not in its rank summary", t.len ? "; " : "");
+    if (t.len)
+        m->confidence = tp_xstrdup(t.data);
     tp_buf_free(&t);
     tp_measure_evidence(m, "it arrived last at %llu of its %llu collective instances in those steps; the others waited "
                            "%s for it in all",

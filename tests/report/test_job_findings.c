@@ -157,6 +157,33 @@ TEST(job_findings_no_slow_rank_no_straggler)
     free(dm);
 }
 
+/* A merge of summaries written without `before` (an older tracepress): the straggler is still
+ * found, and its confidence says what it lacks. */
+TEST(job_findings_without_before_say_so)
+{
+    const char *d = job("nob", 4, 1, 4000);
+    for (int r = 0; r < 4; r++) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/ranks/%06d-rank-%d.rank.json", d, r, r);
+        size_t len = 0;
+        char *text = tp_test_read_file(path, &len);
+        char *cut = text ? strstr(text, ",\n\"before\":") : NULL;
+        CHECK(cut != NULL);
+        if (cut) {
+            strcpy(cut, "}\n");
+            FILE *f = fopen(path, "w");
+            CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+        }
+        free(text);
+    }
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report --merge -o '%s' 2>/dev/null", tp_test_bin(), d), 0);
+    char *j = tp_test_read_in(d, "summary.json");
+    CHECK(has(j, "\"findings\":[\n{\"id\":\"straggler\","));
+    CHECK(has(j, "\"confidence\":\"what the late rank ran before its collectives is not in its rank summary\"}"));
+    CHECK(has(j, "\"top_finding\":null"));
+    free(j);
+}
+
 /* The rank summary's optional members: written, read back to the same
  * bytes; a summary without them (an older one) reads as none; bad ones are
  * refused with a message. */
