@@ -85,6 +85,18 @@ TEST(job_findings_planted_late_rank_is_the_top_finding)
     }
 }
 
+/* stats --csv of a job: each rank's own top finding in the last two columns. */
+TEST(job_findings_stats_csv_has_each_ranks_top_finding)
+{
+    const char *gen = tp_test_tmp("csv");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 2 --steps 2 --slow-rank 1 --out '%s' -q", gen), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats --csv '%s'/rank-*.json 2>/dev/null", tp_test_bin(), gen), 0);
+    CHECK(has(out, ",last_arrivals,flags,top_finding,top_finding_impact_ns\n0,"));
+    CHECK(has(out, "\"\",\"exposed_comm\","));
+    free(out);
+}
+
 /* Another rank of another job: the rank named is the planted one. */
 TEST(job_findings_names_the_planted_rank)
 {
