@@ -53,6 +53,7 @@ $(ASAN)/tp_tests: $(call objs,$(ASAN)/obj,$(LIB_SRCS) $(TEST_SRCS))
 # (.incbin): their objects depend on the data files.
 $(BUILD)/obj/report/rules/cat_rules_data.o $(ASAN)/obj/report/rules/cat_rules_data.o: report/rules/categories.rules
 $(BUILD)/obj/report/findings/find_rules_data.o $(ASAN)/obj/report/findings/find_rules_data.o: report/findings/findings.rules
+$(BUILD)/obj/report/job/job_rules_data.o $(ASAN)/obj/report/job/job_rules_data.o: report/job/job_findings.rules
 $(BUILD)/obj/report/perf_models/devices_data.o $(ASAN)/obj/report/perf_models/devices_data.o: report/perf_models/devices.table
 
 # Synthetic trace generators (scripts/gen/gen_*.c): standalone C programs.

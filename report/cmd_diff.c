@@ -104,6 +104,28 @@ static void print_gates(const char *candidate, const tp_buf *why)
     }
 }
 
+/* --fail-on-finding over the job's findings: the two-trace gate
+ * (diff_find.h) over the job diff's rows, so both say the same. */
+static int job_finding_gate(const tp_job_diff *d, const char *value, tp_buf *why)
+{
+    tp_diff_findings f = {tp_xcalloc(d->nfinds + 1, sizeof *f.rows), 0};
+    for (size_t i = 0; i < d->nfinds; i++) {
+        const tp_job_diff_finding *x = &d->finds[i];
+        tp_diff_finding r = {tp_xstrdup(x->rule->id), tp_xstrdup(x->rule->title), x->rule->severity, x->status,
+                             {x->m[0] != NULL, x->m[1] != NULL}, {0, 0}, {0, 0}, NULL};
+        for (int k = 0; k < 2; k++)
+            if (x->m[k]) {
+                r.impact_ns[k] = x->m[k]->impact_ns;
+                r.impact_milli[k] = x->m[k]->impact_milli;
+                r.impact_base = x->m[k]->impact_base;
+            }
+        f.rows[f.n++] = r;
+    }
+    int n = tp_diff_finding_gate(&f, value, why);
+    tp_diff_findings_free(&f);
+    return n;
+}
+
 static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char *dir, const tp_diff_gates *g, bool quiet)
 {
     tp_job job[2];
@@ -117,6 +139,8 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
     tp_job_diff_build(&job[0], &job[1], &d);
     tp_buf why = {0}, json = {0}, md = {0};
     bool tripped = g->slower && tp_job_diff_slower(&d, g->slower_pct, &why);
+    if (g->fail_on_finding && job_finding_gate(&d, g->fail_on_finding, &why) > 0)
+        tripped = true;
     tp_job_diff_json(&d, &why, tripped, &json);
     tp_job_diff_md(&d, &why, tripped, &md);
     tp_err err = {0};
@@ -268,9 +292,9 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     if (minshare && parse_pct(argv[0], "--kernel-min-share", minshare, &g.kernel_min_share_pct) < 0)
         return TP_EXIT_USAGE;
-    if (onfinding && tp_diff_finding_gate_check(onfinding, findrules) < 0)
-        return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID (built in or of --rules FILE) or high, "
-                                       "medium, low");
+    if (onfinding && tp_diff_finding_gate_check(onfinding, findrules) < 0 && !tp_job_finding_id_known(onfinding))
+        return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID (built in, a job's, or of --rules FILE) "
+                                       "or high, medium, low");
     g.fail_on_finding = onfinding;
     double png_scale = 2;
     if (scale) {
@@ -297,11 +321,11 @@ static int tp_cmd_diff(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     if (tp_inputs_are_job((char **)&paths[0], 1) || tp_inputs_are_job((char **)&paths[1], 1)) {
-        if (kslower || onfinding || findrules) {
+        if (kslower || findrules) { /* a job's findings run the built-in job rules */
             tp_cat_rules_free(&rules);
             tp_device_table_free(&devices);
             return tp_usage_error(argv[0], "%s is for two traces, not two jobs",
-                                  kslower ? "--fail-if-kernel-slower" : onfinding ? "--fail-on-finding" : "--rules");
+                                  kslower ? "--fail-if-kernel-slower" : "--rules");
         }
         tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0, 1};
         int rc = diff_jobs(paths, &jo, dir, &g, quiet);
@@ -416,7 +440,8 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "glob or @list of rank traces): ranks matched by rank, collectives by kind,\n"
     "size, dtype and group; DIR/diff.md and DIR/diff.json (tracepress.jobdiff/1)\n"
     "with the job's median step, its noise and verdict, per rank and per\n"
-    "collective; --fail-if-slower gates the job's median step (docs/DIFF.md \"Jobs\").\n"
+    "collective, and the job findings new, gone or grown; --fail-if-slower gates\n"
+    "the job's median step, --fail-on-finding its findings (docs/DIFF.md \"Jobs\").\n"
     "\n"
     "options:\n"
     "  -o, --output DIR              output folder (default: diff)\n"

@@ -236,7 +236,7 @@ static void job_csv(const tp_job *j)
 {
     printf("rank,file,clock_offset_ns,alignment,steps,median_step_ns,gpu_span_ns,gpu_span_computation_ns,"
            "gpu_span_communication_ns,gpu_span_exposed_communication_ns,gpu_span_idle_ns,waited_ns,wait_caused_ns,"
-           "last_arrivals,flags\n");
+           "last_arrivals,flags,top_finding,top_finding_impact_ns\n");
     for (size_t r = 0; r < j->nranks; r++) {
         const tp_job_rank *x = &j->ranks[r];
         char fl[48];
@@ -244,12 +244,19 @@ static void job_csv(const tp_job *j)
         tp_buf b = {0};
         tp_csv_text(&b, x->sum.path, strlen(x->sum.path), true);
         printf("%lld,%s", (long long)x->rank, b.data);
-        tp_buf_free(&b);
-        printf(",%lld,%s,%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,\"%s\"\n", (long long)x->offset_ns,
+        printf(",%lld,%s,%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,\"%s\",", (long long)x->offset_ns,
                tp_align_method_name(x->align_method), x->sum.nsteps, (long long)x->median_step_ns,
                (long long)x->span_ns, (long long)x->computation_ns, (long long)x->communication_ns,
                (long long)x->exposed_communication_ns, (long long)x->idle_ns, (long long)x->waited_ns,
                (long long)x->wait_caused_ns, (unsigned long long)x->last_arrivals, fl);
+        /* the rank's own top finding (its id as read from its summary: quoted as any text) */
+        if (x->sum.top.present) {
+            b.len = 0;
+            tp_csv_text(&b, x->sum.top.id, strlen(x->sum.top.id), true);
+            printf("%.*s,%lld\n", (int)b.len, b.data, (long long)x->sum.top.impact_ns);
+        } else
+            puts(",");
+        tp_buf_free(&b);
     }
 }
 

@@ -5,11 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tp_diff_finding_status_name(int status)
-{
-    static const char *const n[] = {"new", "grew", "gone", "shrank", "same"};
-    return status >= 0 && status <= TP_DF_SAME ? n[status] : "same";
-}
+const char *tp_diff_finding_status_name(int status) { return tp_find_change_name(status); }
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -45,10 +41,7 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
                 }
         if (!x.fired[0] && !x.fired[1])
             continue;
-        int64_t d = x.impact_milli[1] - x.impact_milli[0], noise = x.impact_milli[0] / 10;
-        noise = noise > TP_FIND_NOISE_MILLI ? noise : TP_FIND_NOISE_MILLI;
-        x.status = !x.fired[0] ? TP_DF_NEW : !x.fired[1] ? TP_DF_GONE : d > noise ? TP_DF_GREW
-                   : -d > noise ? TP_DF_SHRANK : TP_DF_SAME;
+        x.status = tp_find_change(x.fired[0], x.impact_milli[0], x.fired[1], x.impact_milli[1]);
         x.id = tp_xstrdup(r->rules[i].id);
         x.title = tp_xstrdup(r->rules[i].title);
         x.severity = r->rules[i].severity;

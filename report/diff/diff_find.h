@@ -6,7 +6,9 @@
 
 #include "report/findings/findings.h"
 
-enum { TP_DF_NEW = 0, TP_DF_GREW, TP_DF_GONE, TP_DF_SHRANK, TP_DF_SAME };
+/* tp_find_change's statuses (findings.h), shared with the job diff */
+enum { TP_DF_NEW = TP_FIND_NEW, TP_DF_GREW = TP_FIND_GREW, TP_DF_GONE = TP_FIND_GONE, TP_DF_SHRANK = TP_FIND_SHRANK,
+       TP_DF_SAME = TP_FIND_SAME };
 
 typedef struct tp_diff_finding {
     char *id, *title;

@@ -114,7 +114,8 @@ static void rule_free(tp_find_rule *r)
     free(r->next);
 }
 
-static int parse(tp_find_rules *r, const char *text, size_t len, bool user, char *err, size_t errn)
+int tp_find_rules_parse(tp_find_rules *r, const char *text, size_t len, bool user,
+                        bool (*known)(const char *name, size_t len), char *err, size_t errn)
 {
     const char *p = text, *end = text + len;
     size_t line = 0;
@@ -154,7 +155,7 @@ static int parse(tp_find_rules *r, const char *text, size_t len, bool user, char
             snprintf(err, errn, "offset %zu: line %zu: an ID is 1 to 40 of a-z, 0-9 and _", off, line);
             return -1;
         }
-        if (!tp_find_measure_known(fs[1], (size_t)(fe[1] - fs[1]))) {
+        if (!known(fs[1], (size_t)(fe[1] - fs[1]))) {
             snprintf(err, errn, "offset %zu: line %zu: \"%.*s\" is no measure (docs/REPORT.md \"Findings\")", off,
                      line, (int)(fe[1] - fs[1] > 40 ? 40 : fe[1] - fs[1]), fs[1]);
             return -1;
@@ -214,7 +215,8 @@ int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_
 {
     memset(r, 0, sizeof *r);
     char ierr[256];
-    if (parse(r, tp_find_rules_builtin, strlen(tp_find_rules_builtin), false, ierr, sizeof ierr)) {
+    if (tp_find_rules_parse(r, tp_find_rules_builtin, strlen(tp_find_rules_builtin), false, tp_find_measure_known, ierr,
+                            sizeof ierr)) {
         fprintf(stderr, "tracepress: built-in finding rules: %s\n", ierr); /* a build error, caught by the tests */
         abort();
     }
@@ -223,7 +225,7 @@ int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_
         /* 1 MiB: a rule is a line of a few hundred bytes; thousands of rules are already far more than a reader reads */
         int rc = tp_read_small_file(user_file, 1u << 20, "a rule table", &b, err, errn);
         if (rc == 0)
-            rc = parse(r, b.data ? b.data : "", b.len, true, err, errn);
+            rc = tp_find_rules_parse(r, b.data ? b.data : "", b.len, true, tp_find_measure_known, err, errn);
         tp_buf_free(&b);
         if (rc) {
             tp_find_rules_free(r);
@@ -258,6 +260,47 @@ static int finding_cmp(const void *a, const void *b)
     return strcmp(x->rule->id, y->rule->id); /* ids are unique: a total order */
 }
 
+int tp_find_change(bool fired_base, int64_t milli_base, bool fired_cand, int64_t milli_cand)
+{
+    int64_t d = milli_cand - milli_base, noise = milli_base / 10;
+    noise = noise > TP_FIND_NOISE_MILLI ? noise : TP_FIND_NOISE_MILLI;
+    return fired_base && !fired_cand   ? TP_FIND_GONE
+           : !fired_base && fired_cand ? TP_FIND_NEW
+           : !fired_base               ? TP_FIND_SAME
+           : d > noise                 ? TP_FIND_GREW
+           : -d > noise                ? TP_FIND_SHRANK
+                                       : TP_FIND_SAME;
+}
+
+const char *tp_find_change_name(int status)
+{
+    static const char *const n[] = {"new", "grew", "gone", "shrank", "same"};
+    return status >= 0 && status <= TP_FIND_SAME ? n[status] : "same";
+}
+
+void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
+{
+    f->nrules = r->n;
+    f->items = tp_xcalloc(r->n + 1, sizeof *f->items);
+    f->unsure = tp_xcalloc(r->n + 1, sizeof *f->unsure);
+    f->unsure_m = tp_xcalloc(r->n + 1, sizeof *f->unsure_m);
+    for (size_t i = 0; i < r->n; i++) {
+        const tp_find_rule *ru = &r->rules[i];
+        const tp_measure *m = NULL;
+        for (size_t k = 0; k < f->nmeasures; k++)
+            if (strcmp(ru->measure, f->measures[k].name) == 0)
+                m = &f->measures[k];
+        if (!m)
+            continue; /* a measure of another table: the parser refuses it */
+        if (!m->available) {
+            f->unsure[f->nunsure] = ru;
+            f->unsure_m[f->nunsure++] = m;
+        } else if (m->whole > 0 && m->value_milli >= ru->threshold_milli && m->impact_milli >= TP_FIND_NOISE_MILLI)
+            f->items[f->n++] = (tp_finding){ru, m};
+    }
+    qsort(f->items, f->n, sizeof *f->items, finding_cmp);
+}
+
 void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f)
 {
     memset(f, 0, sizeof *f);
@@ -289,24 +332,7 @@ void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings 
     }
     free(used);
     tp_find_ctx_free(cx);
-    f->nrules = r->n;
-    f->items = tp_xcalloc(r->n + 1, sizeof *f->items);
-    f->unsure = tp_xcalloc(r->n + 1, sizeof *f->unsure);
-    f->unsure_m = tp_xcalloc(r->n + 1, sizeof *f->unsure_m);
-    /* the rules point into r: keep a copy of the built-in table alive with the findings when it is ours */
-    for (size_t i = 0; i < r->n; i++) {
-        const tp_find_rule *ru = &r->rules[i];
-        const tp_measure *m = NULL;
-        for (size_t k = 0; k < tp_measure_count; k++)
-            if (strcmp(ru->measure, f->measures[k].name) == 0)
-                m = &f->measures[k];
-        if (!m->available) {
-            f->unsure[f->nunsure] = ru;
-            f->unsure_m[f->nunsure++] = m;
-        } else if (m->whole > 0 && m->value_milli >= ru->threshold_milli && m->impact_milli >= TP_FIND_NOISE_MILLI)
-            f->items[f->n++] = (tp_finding){ru, m};
-    }
-    qsort(f->items, f->n, sizeof *f->items, finding_cmp);
+    tp_findings_apply(f, r);
     if (r == &own) { /* hand the parsed table over to the findings */
         f->own_rules = tp_xmalloc(sizeof *f->own_rules);
         *f->own_rules = own;

@@ -43,6 +43,11 @@ typedef struct tp_find_rules {
  * one-line reason in err ("offset 120: line 5: ...") for a bad file. */
 int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_t errn);
 void tp_find_rules_free(tp_find_rules *r);
+/* Rule lines of text added to r (a rule with an id r has replaces it, once),
+ * each MEASURE one that known() names: the same format for another table
+ * of measures (the job report's, report/job/job_find.c).  0; -1 with err. */
+int tp_find_rules_parse(tp_find_rules *r, const char *text, size_t len, bool user,
+                        bool (*known)(const char *name, size_t len), char *err, size_t errn);
 /* For a command's `--rules FILE` (NULL: the built-in rules): 0, or the
  * one-line error printed ("tracepress: FILE: offset N: line L: ...") and
  * TP_EXIT_INPUT. */
@@ -90,11 +95,25 @@ typedef struct tp_findings {
     const tp_measure **unsure_m;
     size_t nunsure;
     tp_find_rules *own_rules; /* the built-in table when the caller gave none (the rules point into it) */
+    const char *subject;   /* what the findings are of, static ("job"); NULL: "trace" */
 } tp_findings;
 
 /* r: NULL for the built-in rules. */
 void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f);
 void tp_findings_free(tp_findings *f);
+/* How a finding changed between a base and a candidate run (diff, job
+ * diff: docs/DIFF.md "Findings"): new, gone, or, when both fired, grown
+ * (shrunk) when its impact share moved by more than the larger of 1 point
+ * of its base (TP_FIND_NOISE_MILLI) and a tenth of the base run's share,
+ * else the same.  Neither fired: TP_FIND_SAME. */
+enum { TP_FIND_NEW = 0, TP_FIND_GREW, TP_FIND_GONE, TP_FIND_SHRANK, TP_FIND_SAME };
+int tp_find_change(bool fired_base, int64_t milli_base, bool fired_cand, int64_t milli_cand);
+const char *tp_find_change_name(int status); /* "new", "grew", "gone", "shrank", "same" */
+
+/* The rules r applied over f's computed measures (value_milli and
+ * impact_milli set): f's items (ranked) and unsure; for another table of
+ * measures (the job's). */
+void tp_findings_apply(tp_findings *f, const tp_find_rules *r);
 const char *tp_find_severity_name(uint8_t sev);
 /* thousandths of a percent for people, one decimal rounded half up: "15.1%" */
 void tp_find_pct(char *buf, size_t n, int64_t milli);

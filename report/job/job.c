@@ -606,6 +606,7 @@ int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err)
         qsort(job->colls, job->ncolls, sizeof *job->colls, cmp_colls);
     flag_steps(job);
     rank_figures(job);
+    tp_job_findings_build(job, &job->findings);
     return 0;
 }
 
@@ -627,5 +628,6 @@ void tp_job_free(tp_job *job)
     }
     free(job->colls);
     free(job->stragglers);
+    tp_findings_free(&job->findings);
     memset(job, 0, sizeof *job);
 }

@@ -14,6 +14,7 @@
 #ifndef TP_JOB_H
 #define TP_JOB_H
 
+#include "report/findings/findings.h"
 #include "report/job/rank_sum.h"
 
 /* One rank's row. */
@@ -121,6 +122,7 @@ typedef struct tp_job {
     tp_job_spread spread[TP_JOB_SPREADS];
     uint64_t instances, unmatched_calls; /* calls matched with no other rank's */
     int64_t median_step_ns;   /* the median over steps of the steps' median step time, -1 without */
+    tp_findings findings;     /* the job's findings (job_find.c, docs/REPORT.md "Jobs") */
 } tp_job;
 
 /* Takes the summaries (moved into job->ranks; the array is freed by the
@@ -128,6 +130,14 @@ typedef struct tp_job {
  * are not one job (tp_job_assign_ranks). */
 int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err);
 void tp_job_free(tp_job *job);
+
+/* The job's findings (job_find.c): its measures (late_rank,
+ * job_exposed_communication, computation_spread) under the built-in job
+ * rules (job_findings.rules), ranked as a trace's findings are; called by
+ * tp_job_build. */
+void tp_job_findings_build(const tp_job *j, tp_findings *f);
+/* Whether id is a built-in job rule's (diff --fail-on-finding of two jobs). */
+bool tp_job_finding_id_known(const char *id);
 
 /* The cell of (rank, step) by index; one with present false when the rank
  * has no such step.  O(log steps of the rank). */

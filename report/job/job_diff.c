@@ -45,6 +45,49 @@ static bool same_coll(const tp_job_coll *x, const tp_job_coll *y)
            strcmp(x->dtype, y->dtype) == 0 && strcmp(x->group, y->group) == 0 && strcmp(x->ranks, y->ranks) == 0;
 }
 
+static const tp_measure *fired(const tp_findings *f, const char *id)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->items[i].rule->id, id) == 0)
+            return f->items[i].m;
+    return NULL;
+}
+
+static int64_t find_impact(const tp_job_diff_finding *x)
+{
+    const tp_measure *m = x->status == TP_FIND_GONE ? x->m[0] : x->m[1];
+    return m ? m->impact_ns : 0;
+}
+
+static int cmp_find(const void *pa, const void *pb)
+{
+    const tp_job_diff_finding *x = pa, *y = pb;
+    if (x->status != y->status)
+        return x->status < y->status ? -1 : 1;
+    int64_t ix = find_impact(x), iy = find_impact(y);
+    if (ix != iy)
+        return ix > iy ? -1 : 1;
+    return strcmp(x->rule->id, y->rule->id);
+}
+
+/* The job findings of both runs, rule by rule. */
+static void diff_findings(const tp_job *a, const tp_job *b, tp_job_diff *d)
+{
+    const tp_find_rules *r = a->findings.own_rules;
+    size_t n = r ? r->n : 0;
+    d->finds = tp_xcalloc(n + 1, sizeof *d->finds);
+    for (size_t i = 0; i < n; i++) {
+        const tp_measure *x = fired(&a->findings, r->rules[i].id), *y = fired(&b->findings, r->rules[i].id);
+        if (!x && !y)
+            continue;
+        d->finds[d->nfinds++] = (tp_job_diff_finding){&r->rules[i],
+                                                      tp_find_change(x != NULL, x ? x->impact_milli : 0, y != NULL,
+                                                                     y ? y->impact_milli : 0),
+                                                      {x, y}};
+    }
+    qsort(d->finds, d->nfinds, sizeof *d->finds, cmp_find);
+}
+
 void tp_job_diff_build(const tp_job *a, const tp_job *b, tp_job_diff *d)
 {
     memset(d, 0, sizeof *d);
@@ -84,6 +127,7 @@ void tp_job_diff_build(const tp_job *a, const tp_job *b, tp_job_diff *d)
             d->coll_b[d->ncoll++] = k;
         }
     free(used);
+    diff_findings(a, b, d);
     int64_t iqr[2];
     step_stats(a, &d->head[0], &iqr[0]);
     step_stats(b, &d->head[1], &iqr[1]);
@@ -115,6 +159,7 @@ void tp_job_diff_free(tp_job_diff *d)
     free(d->pair_b);
     free(d->coll_a);
     free(d->coll_b);
+    free(d->finds);
     memset(d, 0, sizeof *d);
 }
 
@@ -164,7 +209,29 @@ void tp_job_diff_json(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_
     tp_buf_printf(b, ",\"verdict\":\"%s\",\"gate_tripped\":%s,\"gate_reasons\":", d->verdict,
                   tripped ? "true" : "false");
     tp_json_put_string(b, why->data ? why->data : "", why->len, NULL);
-    tp_buf_puts(b, ",\n\"per_rank\":[");
+    tp_buf_puts(b, ",\n\"findings\":[");
+    for (size_t i = 0; i < d->nfinds; i++) {
+        const tp_job_diff_finding *x = &d->finds[i];
+        tp_buf_puts(b, i ? ",\n{\"id\":" : "\n{\"id\":");
+        tp_json_str(b, x->rule->id);
+        tp_buf_puts(b, ",\"title\":");
+        tp_json_str(b, x->rule->title);
+        tp_buf_printf(b, ",\"severity\":\"%s\",\"status\":\"%s\"", tp_find_severity_name(x->rule->severity),
+                      tp_find_change_name(x->status));
+        for (int k = 0; k < 2; k++) {
+            const tp_measure *m = x->m[k];
+            tp_buf_puts(b, k ? ",\"candidate\":" : ",\"base\":");
+            if (!m) {
+                tp_buf_puts(b, "null");
+                continue;
+            }
+            tp_buf_printf(b, "{\"scope\":\"%s\",\"impact_ns\":%lld,\"impact_pct\":%lld.%03lld,\"impact_base\":\"%s\"}",
+                          m->scope, (long long)m->impact_ns, (long long)(m->impact_milli / 1000),
+                          (long long)(m->impact_milli % 1000), m->impact_base);
+        }
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_puts(b, "],\n\"per_rank\":[");
     for (size_t p = 0; p < d->npairs; p++) {
         const tp_job_rank *x = &d->a->ranks[d->pair_a[p]], *y = &d->b->ranks[d->pair_b[p]];
         tp_buf_printf(b, "%s{\"rank\":%lld", p ? ",\n" : "\n", (long long)x->rank);
@@ -214,6 +281,39 @@ static const char *change(char *buf, size_t n, int64_t x, int64_t y)
     return buf;
 }
 
+/* "1. **title** (rank 1) (`straggler`, high): new, 16.000 ms, 37.7% of the steps' time" */
+static void findings_md(const tp_job_diff *d, tp_buf *b)
+{
+    tp_buf_puts(b, "\n#### Job findings\n\n");
+    if (!d->nfinds) {
+        tp_buf_puts(b, "No job finding in either run.\n");
+        return;
+    }
+    for (size_t i = 0; i < d->nfinds; i++) {
+        const tp_job_diff_finding *x = &d->finds[i];
+        const tp_measure *m = x->m[1] ? x->m[1] : x->m[0];
+        char dur[2][48], p[2][32];
+        for (int k = 0; k < 2; k++) {
+            tp_fmt_dur(dur[k], sizeof dur[k], x->m[k] ? x->m[k]->impact_ns : 0);
+            tp_find_pct(p[k], sizeof p[k], x->m[k] ? x->m[k]->impact_milli : 0);
+        }
+        tp_buf_printf(b, "%zu. **", i + 1); /* as summary.md's ranked findings */
+        tp_md_text(b, x->rule->title, 200);
+        tp_buf_puts(b, "**");
+        if (strncmp(m->scope, "rank ", 5) == 0)
+            tp_buf_printf(b, " (%s)", m->scope);
+        tp_buf_printf(b, " (`%s`, %s): %s, ", x->rule->id, tp_find_severity_name(x->rule->severity),
+                      tp_find_change_name(x->status));
+        if (x->status == TP_FIND_NEW)
+            tp_buf_printf(b, "%s, %s of %s", dur[1], p[1], m->impact_base);
+        else if (x->status == TP_FIND_GONE)
+            tp_buf_printf(b, "was %s, %s of %s", dur[0], p[0], m->impact_base);
+        else
+            tp_buf_printf(b, "%s → %s, %s → %s of %s", dur[0], dur[1], p[0], p[1], m->impact_base);
+        tp_buf_puts(b, "\n");
+    }
+}
+
 void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_buf *b)
 {
     char t[12][48];
@@ -229,6 +329,7 @@ void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_bu
         tp_md_text(b, why->data ? why->data : "", why->len);
         tp_buf_puts(b, "\n");
     }
+    findings_md(d, b);
     tp_buf_puts(b, "\n#### Per rank\n\n| rank | median step (ms) | change | GPU computation (ms) | exposed comm (ms) | "
                    "GPU idle (ms) | made others wait (ms) | flags |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (size_t p = 0; p < d->npairs; p++) {

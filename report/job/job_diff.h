@@ -8,6 +8,13 @@
 
 #define TP_JOB_DIFF_SCHEMA "tracepress.jobdiff/1"
 
+/* One job finding rule that fired in either run (docs/DIFF.md "Jobs"). */
+typedef struct tp_job_diff_finding {
+    const tp_find_rule *rule;   /* the base's table: the built-in job rules, the same in both runs */
+    int status;                 /* TP_FIND_* (findings.h tp_find_change) */
+    const tp_measure *m[2];     /* base, candidate: NULL where it did not fire */
+} tp_job_diff_finding;
+
 typedef struct tp_job_diff {
     const tp_job *a, *b;        /* base, candidate (borrowed) */
     int64_t head[2];            /* the job's median step (median over steps of the steps' medians), -1 without */
@@ -18,6 +25,8 @@ typedef struct tp_job_diff {
     size_t only_a, only_b;      /* ranks on one side only */
     size_t *coll_a, *coll_b;    /* matched collective rows (SIZE_MAX: on one side only), ncoll each */
     size_t ncoll;
+    tp_job_diff_finding *finds; /* new, grew, gone, shrank, same; then impact desc (base's for gone), id */
+    size_t nfinds;
 } tp_job_diff;
 
 void tp_job_diff_build(const tp_job *a, const tp_job *b, tp_job_diff *d);

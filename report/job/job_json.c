@@ -3,6 +3,7 @@
 #include "convert/codec/json_write.h"
 #include "convert/model/clock_align.h"
 #include "report/out/coll_out.h"
+#include "report/out/find_out.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,19 @@ static void rank_json(const tp_job *j, size_t r, tp_buf *b)
                   s->ncalls, (long long)x->wait_caused_ns, (long long)x->waited_ns,
                   (unsigned long long)x->last_arrivals);
     flags_json(b, x->flags);
+    tp_buf_puts(b, ",\"top_finding\":");
+    if (s->top.present) {
+        tp_buf_puts(b, "{\"id\":");
+        tp_json_str(b, s->top.id);
+        tp_buf_puts(b, ",\"title\":");
+        tp_json_str(b, s->top.title);
+        tp_buf_printf(b, ",\"severity\":\"%s\",\"impact_ns\":%lld,\"impact_pct\":%lld.%03lld,\"impact_base\":",
+                      tp_find_severity_name(s->top.severity), (long long)s->top.impact_ns,
+                      (long long)(s->top.impact_milli / 1000), (long long)(s->top.impact_milli % 1000));
+        tp_json_str(b, s->top.impact_base);
+        tp_buf_putc(b, '}');
+    } else
+        tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"per_step\":[");
     bool first = true;
     for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++) {
@@ -117,7 +131,9 @@ static void coll_json(const tp_job_coll *c, tp_buf *b)
 
 void tp_job_json(const tp_job *j, tp_buf *b)
 {
-    tp_buf_printf(b, "{\"schema\":\"" TP_JOB_SCHEMA "\",\n\"job\":{\"ranks_given\":%zu,\"world_size\":", j->nranks);
+    tp_buf_puts(b, "{\"schema\":\"" TP_JOB_SCHEMA "\",\n");
+    tp_findings_json(&j->findings, b); /* the verdicts first, as a trace's summary.json */
+    tp_buf_printf(b, ",\n\"job\":{\"ranks_given\":%zu,\"world_size\":", j->nranks);
     int_or_null(b, j->world_size);
     tp_buf_printf(b, ",\"steps\":%zu,\"median_step_ns\":", j->nsteps);
     int_or_null(b, j->median_step_ns);

@@ -1,6 +1,7 @@
 /* job_md.c: the job report's summary.md (job_out.h). */
 #include "report/job/job_out.h"
 #include "convert/model/clock_align.h"
+#include "report/out/find_out.h"
 #include "report/out/text.h"
 
 #include <stdio.h>
@@ -130,8 +131,8 @@ static void ranks_table(const tp_job *j, tp_buf *b)
         tp_buf_printf(b, "The %zu ranks that are flagged or made others wait longest; all %zu are in summary.json.\n\n",
                       n, j->nranks);
     tp_buf_puts(b, "| rank | median step (ms) | GPU computation (ms) | exposed comm (ms) | GPU idle (ms) | comm overlapped | "
-                   "waited (ms) | made others wait (ms) | flags |\n"
-                   "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                   "waited (ms) | made others wait (ms) | flags | its top finding |\n"
+                   "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const tp_job_rank *x = &j->ranks[idx[i]];
         char fl[48];
@@ -141,10 +142,17 @@ static void ranks_table(const tp_job *j, tp_buf *b)
                      (long long)(x->overlap_milli_pct % 1000 / 100));
         else
             snprintf(t[5], sizeof t[5], "-");
-        tp_buf_printf(b, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |\n", (long long)x->rank,
+        tp_buf_printf(b, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s | ", (long long)x->rank,
                       ms(t[0], 32, x->median_step_ns), ms(t[1], 32, x->computation_ns),
                       ms(t[2], 32, x->exposed_communication_ns), ms(t[3], 32, x->idle_ns), t[5],
                       ms(t[6], 32, x->waited_ns), ms(t[7], 32, x->wait_caused_ns), fl[0] ? fl : "-");
+        if (x->sum.top.present) { /* from a rank summary: its id is text to escape, as any read string */
+            tp_buf_puts(b, "`");
+            tp_md_text(b, x->sum.top.id, 40);
+            tp_find_pct(t[8], 32, x->sum.top.impact_milli);
+            tp_buf_printf(b, "` %s |\n", t[8]);
+        } else
+            tp_buf_puts(b, "none |\n");
     }
     free(idx);
     tp_buf_puts(b, "\n| figure (per rank) | min (ms) | rank | median (ms) | max (ms) | rank |\n|---|---:|---:|---:|---:|---:|\n");
@@ -244,6 +252,7 @@ static void colls_table(const tp_job *j, tp_buf *b)
 
 void tp_job_md(const tp_job *j, const char *const *pngs, tp_buf *b)
 {
+    tp_findings_md(&j->findings, b); /* the verdict first: its first line is the top job finding's */
     lead(j, b);
     ranks_table(j, b);
     stragglers_table(j, b);

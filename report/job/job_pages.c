@@ -1,5 +1,6 @@
 /* job_pages.c: the job report's PDF pages and PNG charts (job_pages.h). */
 #include "report/job/job_pages.h"
+#include "report/pages/pages.h"
 #include "report/assemble/report_write.h"
 #include "convert/model/clock_align.h"
 #include "convert/model/dist_info.h"
@@ -572,6 +573,9 @@ static void overview(tp_canvas *cv, const tp_job *j, double pw, double ph)
         snprintf(s + k, sizeof s - (size_t)k, ", median step time %s", md);
     y = tp_page_line(cv, m, y, TP_FONT_REGULAR, 11, TP_COLOR_MUTED, s);
     y += 6;
+    tp_strs st = {0}; /* the job's findings first, as a trace's page 1 (docs/REPORT.md "Jobs") */
+    y = tp_page_findings(cv, NULL, &j->findings, m, y, w, &st);
+    tp_strs_free(&st);
     ranks_text(j, s, sizeof s);
     y = para(cv, m, y, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, s);
     steps_text(j, s, sizeof s);

@@ -3,6 +3,7 @@
 #include "report/job/rank_sum.h"
 #include "convert/codec/json_value.h"
 #include "convert/codec/json_write.h"
+#include "report/findings/findings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,19 @@ size_t tp_rank_sum_bound(tp_rank_sum *r)
     for (size_t i = 0; i < r->ncalls; i++) {
         bound(&r->calls[i].start_ns, -MAX_START_NS, MAX_START_NS, &n);
         bound(&r->calls[i].dur_ns, 0, MAX_NS, &n);
+    }
+    for (size_t i = 0; i < r->nbefore; i++) {
+        tp_rank_before *b = &r->before[i];
+        bound(&b->window_ns, 0, MAX_NS, &n);
+        bound(&b->idle_ns, 0, MAX_NS, &n);
+        for (int k = 0; k < TP_RANK_BEFORE_TOP; k++) {
+            bound(&b->kernels[k].ns, 0, MAX_NS, &n);
+            bound(&b->ops[k].ns, 0, MAX_NS, &n);
+        }
+    }
+    if (r->top.present) {
+        bound(&r->top.impact_ns, 0, MAX_NS, &n);
+        bound(&r->top.impact_milli, 0, 100000, &n);
     }
     return n;
 }
@@ -107,6 +121,16 @@ size_t tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
         const tp_coll_inst *k = &c->list[i];
         r->calls[i] = (tp_rank_call){k->row, tp_sat_add(t->base_ns, k->ts), k->dur, k->seq};
     }
+    tp_rank_before_build(s, r);
+    /* the rank's own top finding, over what a job's rank analysis computes (the built-in rules) */
+    tp_findings f;
+    tp_findings_build(s, NULL, &f);
+    if (f.n) {
+        const tp_finding *x = &f.items[0];
+        r->top = (tp_rank_top){true, tp_xstrdup(x->rule->id), tp_xstrdup(x->rule->title), x->rule->severity,
+                               x->m->impact_ns, x->m->impact_milli, tp_xstrdup(x->m->impact_base)};
+    }
+    tp_findings_free(&f);
     return tp_rank_sum_bound(r);
 }
 
@@ -128,6 +152,15 @@ void tp_rank_sum_free(tp_rank_sum *r)
     }
     free(r->colls);
     free(r->calls);
+    for (size_t i = 0; i < r->nbefore; i++)
+        for (int k = 0; k < TP_RANK_BEFORE_TOP; k++) {
+            free(r->before[i].kernels[k].name);
+            free(r->before[i].ops[k].name);
+        }
+    free(r->before);
+    free(r->top.id);
+    free(r->top.title);
+    free(r->top.impact_base);
     memset(r, 0, sizeof *r);
 }
 
@@ -220,7 +253,37 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
                       (long long)clamp(c->start_ns, -MAX_START_NS, MAX_START_NS), (long long)clamp(c->dur_ns, 0, MAX_NS),
                       (long long)c->seq);
     }
-    tp_buf_puts(b, "]}\n");
+    tp_buf_puts(b, "],\n\"before\":[");
+    for (size_t i = 0; i < r->nbefore; i++) {
+        const tp_rank_before *x = &r->before[i];
+        tp_buf_printf(b, "%s[%lld,%lld,%lld,", i ? ",\n" : "\n", (long long)x->number,
+                      (long long)clamp(x->window_ns, 0, MAX_NS), (long long)clamp(x->idle_ns, 0, MAX_NS));
+        for (int list = 0; list < 2; list++) {
+            const tp_rank_named *v = list ? x->ops : x->kernels;
+            tp_buf_puts(b, list ? ",[" : "[");
+            for (int k = 0; k < TP_RANK_BEFORE_TOP && v[k].name; k++) {
+                tp_buf_puts(b, k ? ",[" : "[");
+                tp_json_str(b, v[k].name);
+                tp_buf_printf(b, ",%lld]", (long long)clamp(v[k].ns, 0, MAX_NS));
+            }
+            tp_buf_putc(b, ']');
+        }
+        tp_buf_putc(b, ']');
+    }
+    tp_buf_puts(b, "],\n\"top_finding\":");
+    if (r->top.present) {
+        tp_buf_puts(b, "{\"id\":");
+        tp_json_str(b, r->top.id);
+        tp_buf_puts(b, ",\"title\":");
+        tp_json_str(b, r->top.title);
+        tp_buf_printf(b, ",\"severity\":\"%s\",\"impact_ns\":%lld,\"impact_milli_pct\":%lld,\"impact_base\":",
+                      tp_find_severity_name(r->top.severity), (long long)clamp(r->top.impact_ns, 0, MAX_NS),
+                      (long long)clamp(r->top.impact_milli, 0, 100000));
+        tp_json_str(b, r->top.impact_base);
+        tp_buf_putc(b, '}');
+    } else
+        tp_buf_puts(b, "null");
+    tp_buf_puts(b, "}\n");
 }
 
 /* ---- reading ---- */
@@ -310,6 +373,72 @@ static const tp_jv *array_of(rd *x, const tp_jv *root, const char *key)
         return NULL;
     }
     return a;
+}
+
+/* [[name, ns], ...] of at most TP_RANK_BEFORE_TOP items into v */
+static int read_named(rd *x, const tp_jv *a, tp_rank_named *v)
+{
+    if (!a || a->type != TP_JV_ARRAY || a->n > TP_RANK_BEFORE_TOP)
+        return bad(x, "a \"before\" list is not an array of at most 3 [name, ns]");
+    for (size_t k = 0; k < a->n; k++) {
+        const tp_jv *it = &a->items[k];
+        size_t n = 0;
+        const char *name = it->type == TP_JV_ARRAY && it->n == 2 ? tp_jv_str(&it->items[0], &n) : NULL;
+        if (!name || memchr(name, 0, n))
+            return bad(x, "a \"before\" item is not [name, ns]");
+        if (get_ns(x, &it->items[1], 0, MAX_NS, &v[k].ns, "a \"before\" time") < 0)
+            return -1;
+        v[k].name = tp_xstrndup(name, n);
+    }
+    return 0;
+}
+
+/* The optional members: "before" and "top_finding" (absent: none, as a
+ * summary written before them). */
+static int parse_extras(rd *x, const tp_jv *root, tp_rank_sum *r)
+{
+    const tp_jv *be = tp_jv_get(root, "before");
+    if (be && be->type != TP_JV_ARRAY)
+        return bad(x, "\"before\" is not an array");
+    size_t nb = be ? be->n : 0;
+    r->before = tp_xcalloc(nb + 1, sizeof *r->before);
+    for (; r->nbefore < nb; r->nbefore++) {
+        const tp_jv *a = &be->items[r->nbefore];
+        tp_rank_before *b = &r->before[r->nbefore];
+        if (a->type != TP_JV_ARRAY || a->n != 5)
+            return bad(x, "a \"before\" entry is not [step, window, idle, kernels, host ops]");
+        if (get_int(x, &a->items[0], INT64_MIN, &b->number, "a \"before\" step") < 0 ||
+            get_ns(x, &a->items[1], 0, MAX_NS, &b->window_ns, "a \"before\" window") < 0 ||
+            get_ns(x, &a->items[2], 0, MAX_NS, &b->idle_ns, "a \"before\" idle") < 0)
+            return -1;
+        if (r->nbefore && b->number <= r->before[r->nbefore - 1].number)
+            return bad(x, "\"before\" is not by step number, each once");
+        int rc = read_named(x, &a->items[3], b->kernels);
+        if (rc == 0)
+            rc = read_named(x, &a->items[4], b->ops);
+        if (rc < 0) {
+            r->nbefore++; /* its names so far are freed with the others */
+            return -1;
+        }
+    }
+    const tp_jv *tf = tp_jv_get(root, "top_finding");
+    if (!tf || tf->type == TP_JV_NULL)
+        return 0;
+    if (tf->type != TP_JV_OBJECT)
+        return bad(x, "\"top_finding\" is not an object or null");
+    tp_rank_top *t = &r->top;
+    t->present = true;
+    if (get_str(x, tf, "id", &t->id) < 0 || get_str(x, tf, "title", &t->title) < 0 ||
+        get_str(x, tf, "impact_base", &t->impact_base) < 0)
+        return -1;
+    const tp_jv *sv = tp_jv_get(tf, "severity");
+    t->severity = tp_jv_str_eq(sv, "high") ? TP_SEV_HIGH : tp_jv_str_eq(sv, "medium") ? TP_SEV_MEDIUM : TP_SEV_LOW;
+    if (!tp_jv_str_eq(sv, "high") && !tp_jv_str_eq(sv, "medium") && !tp_jv_str_eq(sv, "low"))
+        return bad(x, "\"top_finding\" severity is not high, medium or low");
+    if (get_ns(x, tp_jv_get(tf, "impact_ns"), 0, MAX_NS, &t->impact_ns, "the top finding's impact") < 0 ||
+        get_ns(x, tp_jv_get(tf, "impact_milli_pct"), 0, 100000, &t->impact_milli, "the top finding's share") < 0)
+        return -1;
+    return 0;
 }
 
 static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
@@ -427,7 +556,7 @@ static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)
             return bad(x, "a call names a collective that is not there");
         c->coll = (uint32_t)coll;
     }
-    return 0;
+    return parse_extras(x, root, r);
 }
 
 int tp_rank_sum_parse(const char *text, size_t len, tp_rank_sum *r, tp_err *err)

@@ -45,6 +45,36 @@ typedef struct tp_rank_call {
     int64_t seq;         /* -1 unknown */
 } tp_rank_call;
 
+/* What a rank did before it arrived at its collectives in one step
+ * (rank_before.c, docs/REPORT.md "Jobs"): the window from the step's start
+ * to the start of the step's first collective call, its top device
+ * activities (communication left out: that is the arriving) and top-level
+ * host ops by time inside the window, and the GPU idle in it (summed over
+ * the rank's devices).  At most TP_RANK_BEFORE_TOP of each: the summary
+ * stays a few items a step. */
+#define TP_RANK_BEFORE_TOP 3
+typedef struct tp_rank_named {
+    char *name;          /* NULL: no such item */
+    int64_t ns;
+} tp_rank_named;
+
+typedef struct tp_rank_before {
+    int64_t number;      /* the step's number */
+    int64_t window_ns;
+    int64_t idle_ns;
+    tp_rank_named kernels[TP_RANK_BEFORE_TOP], ops[TP_RANK_BEFORE_TOP]; /* largest first */
+} tp_rank_before;
+
+/* The rank's own top finding (report/findings, the built-in rules over what
+ * a job's rank analysis computes); present false: none fired. */
+typedef struct tp_rank_top {
+    bool present;
+    char *id, *title;
+    uint8_t severity;    /* TP_SEV_* */
+    int64_t impact_ns, impact_milli; /* impact_milli: of its impact base, thousandths of a percent */
+    char *impact_base;
+} tp_rank_top;
+
 typedef struct tp_rank_sum {
     char *path;          /* the input as given */
     uint64_t input_index, inputs; /* its place among the job's inputs (sorted), and their count */
@@ -68,12 +98,20 @@ typedef struct tp_rank_sum {
     size_t ncolls;
     tp_rank_call *calls; /* by start */
     size_t ncalls;
+    /* optional members (a summary without them reads as none): */
+    tp_rank_before *before; /* by step number: the steps with a collective call */
+    size_t nbefore;
+    tp_rank_top top;
 } tp_rank_sum;
 
 /* From one rank's analysed trace (s->t must still be loaded); times
  * beyond the summary's range are saturated into it: the number of values
  * saturated (the caller warns). */
 size_t tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r);
+/* r->before from the analysed trace (rank_before.c); called by
+ * tp_rank_sum_build. */
+void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r);
+
 /* Saturate r's times into the summary's range; the number changed. */
 size_t tp_rank_sum_bound(tp_rank_sum *r);
 void tp_rank_sum_free(tp_rank_sum *r);

@@ -97,10 +97,18 @@ static size_t utf8_chars(const tp_buf *b)
     return n;
 }
 
+/* A finding about one rank of a job names it in its verdict ("... (rank 3)"). */
+static void scope_md(const tp_measure *m, tp_buf *b)
+{
+    if (strncmp(m->scope, "rank ", 5) == 0)
+        tp_buf_printf(b, " (%s)", m->scope); /* "rank" and a number: no Markdown to escape */
+}
+
 void tp_findings_md(const tp_findings *f, tp_buf *b)
 {
     if (!f->n) {
-        tp_buf_printf(b, "**No finding**: none of the %zu rules reached its threshold on this trace.\n\n", f->nrules);
+        tp_buf_printf(b, "**No finding**: none of the %zu rules reached its threshold on this %s.\n\n", f->nrules,
+                      f->subject ? f->subject : "trace");
         if (f->nunsure) {
             unsure_md(f, b);
             tp_buf_puts(b, "\n");
@@ -113,6 +121,7 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
     tp_fmt_dur(d, sizeof d, top->m->impact_ns);
     tp_find_pct(p, sizeof p, top->m->impact_milli);
     tp_buf tail = {0}, title = {0};
+    scope_md(top->m, &tail); /* " (rank 3)": counted with the tail, written after the title */
     tp_buf_printf(&tail, "**: up to %s to gain, %s of %s (`%s`).", d, p, top->m->impact_base, top->rule->id);
     /* a --rules title may be 200 bytes and its escapes longer ("@" is written "@&#8203;"), the ID 40:
      * the title is cut further until the line is under 200 characters */
@@ -124,7 +133,7 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
     }
     tp_buf_puts(b, "**");
     tp_buf_put(b, title.data, title.len);
-    tp_buf_put(b, tail.data, tail.len);
+    tp_buf_put(b, tail.data, tail.len); /* the scope, then the impact */
     tp_buf_puts(b, "\n\n");
     tp_buf_free(&tail);
     tp_buf_free(&title);
@@ -134,6 +143,7 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
         tp_find_pct(p, sizeof p, x->m->impact_milli);
         tp_buf_printf(b, "%zu. **", i + 1);
         tp_md_text(b, x->rule->title, 200);
+        scope_md(x->m, b);
         tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s.", x->rule->id, tp_find_severity_name(x->rule->severity), d,
                       p, x->m->impact_base);
         if (x->m->nevidence) {

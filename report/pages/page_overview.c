@@ -257,25 +257,24 @@ static double finding_pages(tp_canvas *cv, const tp_pagectx *pc, const tp_measur
 /* The findings first (docs/REPORT.md "Findings"): each one's verdict and
  * impact, its first evidence lines and the next step; or "No finding" in
  * words.  Returns the y below. */
-static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, double y, double w, tp_strs *st)
+double tp_page_findings(tp_canvas *cv, const tp_pagectx *pc, const struct tp_findings *f, double x, double y, double w,
+                        tp_strs *st)
 {
-    tp_findings local = {0}; /* as the summary writers: built here when the caller set none */
-    const tp_findings *f = pc->s->findings;
-    if (!f) {
-        tp_findings_build(pc->s, NULL, &local);
-        f = &local;
-    }
     if (!f->n) {
         y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
-                 tp_strs_add(st, "No finding: none of the %zu rules reached its threshold on this trace.", f->nrules));
+                 tp_strs_add(st, "No finding: none of the %zu rules reached its threshold on this %s.", f->nrules,
+                             f->subject ? f->subject : "trace"));
     }
     for (size_t i = 0; i < f->n && i < PAGE_FINDINGS; i++) {
         const tp_finding *x_ = &f->items[i];
         char p[32];
         tp_find_pct(p, sizeof p, x_->m->impact_milli);
+        /* a finding about one rank of a job names it, as summary.md's verdict does */
+        const char *scope = strncmp(x_->m->scope, "rank ", 5) == 0 ? x_->m->scope : NULL;
         y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
-                 tp_strs_add(st, "%zu. %s: up to %s to gain, %s of %s.", i + 1, x_->rule->title,
-                             dur(st, x_->m->impact_ns), p, x_->m->impact_base));
+                 tp_strs_add(st, "%zu. %s%s%s%s: up to %s to gain, %s of %s.", i + 1, x_->rule->title,
+                             scope ? " (" : "", scope ? scope : "", scope ? ")" : "", dur(st, x_->m->impact_ns), p,
+                             x_->m->impact_base));
         for (size_t k = 0; k < x_->m->nevidence && k < PAGE_EVIDENCE; k++)
             y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, x_->m->evidence[k], 6) + 1;
         if (x_->m->confidence)
@@ -283,7 +282,7 @@ static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, doub
                              tp_strs_add(st, "Confidence: %s.", x_->m->confidence), 6) + 1;
         y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_TEXT,
                          tp_strs_add(st, "Next: %s", x_->rule->next), 6) + 1;
-        y = finding_pages(cv, pc, x_->m, x + 10, y) + 2;
+        y = (pc ? finding_pages(cv, pc, x_->m, x + 10, y) : y) + 2; /* the pages of a report that has them */
     }
     if (f->n > PAGE_FINDINGS)
         y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
@@ -296,8 +295,20 @@ static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, doub
             y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
                              tp_strs_add(st, "Cannot tell (%s): %s.", f->unsure[i]->id, f->unsure_m[i]->why), 6) + 1;
     }
-    tp_findings_free(&local);
     return y + 4;
+}
+
+static double findings_block(tp_canvas *cv, const tp_pagectx *pc, double x, double y, double w, tp_strs *st)
+{
+    tp_findings local = {0}; /* as the summary writers: built here when the caller set none */
+    const tp_findings *f = pc->s->findings;
+    if (!f) {
+        tp_findings_build(pc->s, NULL, &local);
+        f = &local;
+    }
+    y = tp_page_findings(cv, pc, f, x, y, w, st);
+    tp_findings_free(&local);
+    return y;
 }
 
 /* "In this report:" and the pages after this one, each a link to its page,

@@ -9,6 +9,15 @@
 /* Page 1: the lines a reader needs, each step's time split (the chart alone
  * in r: png/overview.png), what the report leaves out (pc->notes). */
 void tp_page_overview(tp_canvas *cv, const tp_pagectx *pc);
+/* The findings block that leads page 1 (docs/REPORT.md "Findings"): the top
+ * 3 findings, each its verdict (naming the rank of a job's finding about one
+ * rank) and impact, its first 2 evidence lines and next step; or "No
+ * finding" in words; the measures that could not tell.  The job overview
+ * leads with it too.  Strings made for it live in st.  The y below. */
+struct tp_findings;
+/* pc: the report whose pages the findings link to; NULL (the job report's PDF): no links */
+double tp_page_findings(tp_canvas *cv, const tp_pagectx *pc, const struct tp_findings *f, double x, double y, double w,
+                        tp_strs *st);
 void tp_chart_overview(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_page_summary(tp_canvas *cv, const tp_pagectx *pc);
 /* "Where the GPU time goes": the GPU time split per device and step and the

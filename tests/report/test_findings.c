@@ -408,7 +408,7 @@ TEST(findings_gate_refuses_an_unknown_id)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding exposed_com 2>&1", tp_test_bin(),
                              clean, ar, dir),
                  1);
-    CHECK(out && strstr(out, "--fail-on-finding takes a finding ID (built in or of --rules FILE)") && !tp_test_file_exists(dir));
+    CHECK(out && strstr(out, "--fail-on-finding takes a finding ID (built in, a job's, or of --rules FILE)") && !tp_test_file_exists(dir));
     free(out);
 }
 

@@ -220,7 +220,7 @@ TEST(job_rank_summary_round_trip_and_hostile_text)
                {"\"inputs\":2", "\"inputs\":1", "input_index"},
                {"\"figures\":\"span", "\"figures\":\"spam", "other figures"},
                {"\"present\":true", "\"present\":1", "present"},
-               {"]}\n", "]", "ends inside"}};
+               {"null}\n", "null", "ends inside"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *t = malloc(a.len + 64);
         const char *at = NULL;
