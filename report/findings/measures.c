@@ -171,7 +171,49 @@ typedef struct gap_split {
     size_t top_data[TOP_EVIDENCE];
     size_t ntop_host, ntop_sync, ntop_data;
     uint64_t launched; /* gaps whose next activity has a launch call */
+    /* what the launching thread ran during the host-wait gaps: its top-level ops by the time they
+     * overlap the gaps (before the late launch call), the largest first */
+    tp_str fill_name[TOP_EVIDENCE];
+    int64_t fill_ns[TOP_EVIDENCE];
+    size_t nfill;
+    int64_t fill_total; /* of the host-wait time, inside a top-level op of the launching thread */
 } gap_split;
+
+/* The top-level ops of the launch call's thread that overlap [a, b): the
+ * host's work while the device waited.  Top-level ops of one thread do not
+ * nest, so walking the thread's slices back from the launch call stops at the
+ * first op that starts before a: O(the slices in the window). */
+static void fill_ops(const tp_summary *s, uint32_t launch, int64_t a, int64_t b, tp_i64map *ix, tp_str *names,
+                     int64_t *ns, size_t *n, size_t cap)
+{
+    const tp_trace *t = s->t;
+    const tp_host_tree *ht = &s->ht;
+    if (!ht->pos || ht->pos[launch] == TP_NONE || b <= a)
+        return;
+    uint32_t lt = ht->logical[t->events[launch].track];
+    for (uint32_t p = ht->pos[launch] + 1; p-- > 0;) {
+        uint32_t ev = ht->order[p];
+        const tp_event *e = &t->events[ev];
+        if (ht->logical[e->track] != lt)
+            break; /* the thread's first slice passed */
+        if (ht->top[ev] != ev)
+            continue; /* only the top-level ops themselves */
+        int64_t s0 = e->ts > a ? e->ts : a, s1 = e->ts + e->dur < b ? e->ts + e->dur : b;
+        if (s1 > s0) {
+            uint32_t k = tp_i64map_get(ix, e->name);
+            if (k == TP_I64MAP_EMPTY && *n < cap) {
+                k = (uint32_t)(*n)++;
+                names[k] = e->name;
+                ns[k] = 0;
+                tp_i64map_put(ix, e->name, k);
+            }
+            if (k != TP_I64MAP_EMPTY)
+                ns[k] += s1 - s0;
+        }
+        if (e->ts < a)
+            break;
+    }
+}
 
 static void top_insert(const tp_gpu_gap *gaps, size_t *top, size_t *n, size_t g)
 {
@@ -196,11 +238,17 @@ static void top_insert(const tp_gpu_gap *gaps, size_t *top, size_t *n, size_t g)
  * the host's when the next activity's launch call began after the gap began
  * (as idle.h's host wait); else a short gap (< 30 us) between launches
  * already made is the kernels' own launch cost; else other. */
+#define FILL_NAMES 4096 /* distinct top-level op names counted; more are left out of the evidence only */
+
 static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_data *dl, gap_split *o)
 {
     const tp_trace *t = s->t;
     memset(o, 0, sizeof *o);
     const tp_gpu_time *g = &s->gt;
+    tp_i64map fix = {0};
+    tp_str *fname = tp_xmalloc(FILL_NAMES * sizeof *fname);
+    int64_t *fns = tp_xmalloc(FILL_NAMES * sizeof *fns);
+    size_t nf = 0;
     for (size_t i = 0; i < g->ngaps; i++) {
         const tp_gpu_gap *gp = &g->gaps[i];
         int64_t len = gp->end_ns - gp->start_ns;
@@ -227,11 +275,35 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_da
             cls = GAP_OTHER;
         o->ns[cls] += len;
         o->n[cls]++;
-        if (cls == GAP_HOST)
+        if (cls == GAP_HOST) {
             top_insert(g->gaps, o->top_host, &o->ntop_host, i);
+            int64_t end = t->events[next->link].ts < gp->end_ns ? t->events[next->link].ts : gp->end_ns;
+            fill_ops(s, next->link, gp->start_ns, end, &fix, fname, fns, &nf, FILL_NAMES);
+        }
         else if (cls == GAP_SYNC)
             top_insert(g->gaps, o->top_sync, &o->ntop_sync, i);
     }
+    for (size_t k = 0; k < nf; k++) { /* the largest, ties by name: deterministic */
+        o->fill_total += fns[k];
+        size_t at = o->nfill;
+        while (at > 0 && (o->fill_ns[at - 1] < fns[k] ||
+                          (o->fill_ns[at - 1] == fns[k] && strcmp(tp_str_get(t, o->fill_name[at - 1]), tp_str_get(t, fname[k])) > 0)))
+            at--;
+        if (at >= TOP_EVIDENCE)
+            continue;
+        size_t last = o->nfill < TOP_EVIDENCE ? o->nfill : TOP_EVIDENCE - 1;
+        for (size_t j = last; j > at; j--) {
+            o->fill_name[j] = o->fill_name[j - 1];
+            o->fill_ns[j] = o->fill_ns[j - 1];
+        }
+        o->fill_name[at] = fname[k];
+        o->fill_ns[at] = fns[k];
+        if (o->nfill < TOP_EVIDENCE)
+            o->nfill++;
+    }
+    tp_i64map_free(&fix);
+    free(fname);
+    free(fns);
 }
 
 /* "1.234 ms on GPU 0 at +5.000 ms before kernel K (launched by aten::copy_)" */
@@ -322,6 +394,26 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
                         a, d, b, (unsigned long long)c->gs.n[GAP_HOST]);
     for (size_t k = 0; k < c->gs.ntop_host; k++)
         gap_line(s, m, &s->gt.gaps[c->gs.top_host[k]], k ? "next gap" : "largest gap");
+    if (c->gs.ns[GAP_HOST] > 0 && c->gs.fill_total * 10 < c->gs.ns[GAP_HOST]) { /* no op to name: say where it was */
+        char w[48];
+        pct(w, sizeof w, c->gs.fill_total, c->gs.ns[GAP_HOST]);
+        tp_measure_evidence(m, "during those gaps the launching thread was inside a top-level op for %s of the wait "
+                               "only: the rest is host code outside the framework's ops (Python, the scheduler)", w);
+    } else if (c->gs.nfill) { /* the host's work while the device waited: what to move off the step or capture */
+        tp_buf line = {0};
+        char w[48];
+        pct(w, sizeof w, c->gs.fill_total, c->gs.ns[GAP_HOST]);
+        tp_buf_printf(&line, "during those gaps the launching thread ran (top-level ops, %s of the wait): ", w);
+        for (size_t k = 0; k < c->gs.nfill; k++) {
+            char fd[48];
+            char *on = tp_kname_cut(tp_str_get(s->t, c->gs.fill_name[k]), 60);
+            dur(fd, sizeof fd, c->gs.fill_ns[k]);
+            tp_buf_printf(&line, "%s%s %s", k ? ", " : "", on, fd);
+            free(on);
+        }
+        tp_measure_evidence(m, "%s", line.data);
+        tp_buf_free(&line);
+    }
     launch_delay_line(s, m);
     /* what makes the verdict less certain: one gap holding most of the wait (the profiler's window
      * rather than the steps), work already replayed in graphs (the wait is between replays) */
@@ -447,6 +539,55 @@ static void exposed_communication(const tp_summary *s, tp_find_ctx *cx, tp_measu
                             (unsigned long long)co->calls);
 }
 
+/* The ops that issued the copies (each copy's leaf op, attribution.h), the
+ * 3 with the most copy time: where to pin memory or move the copy. */
+static void copy_issuers(const tp_summary *s, tp_measure *m)
+{
+    const tp_trace *t = s->t;
+    if (!s->at.leaf)
+        return;
+    enum { CAP = 256 }; /* distinct issuing op names counted; more are left out of the evidence only */
+    tp_str name[CAP];
+    int64_t ns[CAP];
+    uint64_t n[CAP];
+    size_t k = 0;
+    tp_i64map ix = {0};
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->kind != TP_KIND_MEMCPY || !tp_is_device_activity(e) || s->at.leaf[i] == TP_NONE)
+            continue;
+        tp_str op = t->events[s->at.leaf[i]].name;
+        uint32_t j = tp_i64map_get(&ix, op);
+        if (j == TP_I64MAP_EMPTY && k < CAP) {
+            j = (uint32_t)k++;
+            name[j] = op, ns[j] = 0, n[j] = 0;
+            tp_i64map_put(&ix, op, j);
+        }
+        if (j != TP_I64MAP_EMPTY)
+            ns[j] += e->dur > 0 ? e->dur : 0, n[j]++;
+    }
+    tp_i64map_free(&ix);
+    tp_buf line = {0};
+    for (size_t r = 0; r < TOP_EVIDENCE && k; r++) { /* the largest left, ties by name */
+        size_t best = SIZE_MAX;
+        for (size_t j = 0; j < k; j++)
+            if (n[j] && (best == SIZE_MAX || ns[j] > ns[best] ||
+                         (ns[j] == ns[best] && strcmp(tp_str_get(t, name[j]), tp_str_get(t, name[best])) < 0)))
+                best = j;
+        if (best == SIZE_MAX)
+            break;
+        char d[48];
+        char *on = tp_kname_cut(tp_str_get(t, name[best]), 60);
+        dur(d, sizeof d, ns[best]);
+        tp_buf_printf(&line, "%s%s x%llu, %s", r ? "; " : "issued by: ", on, (unsigned long long)n[best], d);
+        free(on);
+        n[best] = 0; /* taken */
+    }
+    if (line.len)
+        tp_measure_evidence(m, "%s", line.data);
+    tp_buf_free(&line);
+}
+
 static void exposed_memcpy(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
 {
     const tp_gpu_figs *g = &s->gt.whole;
@@ -489,6 +630,7 @@ static void exposed_memcpy(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
         tp_measure_evidence(m, "from or to pageable memory: %llu copies, %s (not pinned: the copy cannot overlap)",
                             (unsigned long long)pg, x);
     }
+    copy_issuers(s, m);
 }
 
 static void small_kernels(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)

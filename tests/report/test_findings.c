@@ -104,6 +104,7 @@ static const char *memcpy_trace_of(const char *file, double copy_us)
     double s = 100;
     g.gpu = s;
     for (int k = 0; k < 5; k++) {
+        fg_host(&g, "cpu_op", "aten::copy_", s - 1, 4, NULL); /* the op that issues the copy */
         fg_launch(&g, s, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, copy_us, 0);
         for (int i = 0; i < 5; i++)
             fg_launch(&g, s + 6 + 6 * i, "kernel", GEMM, 7, 200, 0);
@@ -216,12 +217,13 @@ TEST(findings_evidence_names_the_events)
     done(&f, &t, &s);
     findings_of(memcpy_trace(), &f, &t, &s);
     m = f.n ? f.items[0].m : NULL;
-    bool pageable = false, h2d = false;
+    bool pageable = false, h2d = false, issuer = false;
     for (size_t i = 0; m && i < m->nevidence; i++) {
         pageable |= strstr(m->evidence[i], "pageable memory: 5 copies, 3.000 ms") != NULL;
         h2d |= strstr(m->evidence[i], "host to device: 5 copies") != NULL;
+        issuer |= strstr(m->evidence[i], "issued by: aten::copy_ x5, 3.000 ms") != NULL;
     }
-    CHECK(pageable && h2d);
+    CHECK(pageable && h2d && issuer);
     done(&f, &t, &s);
 }
 
@@ -467,4 +469,35 @@ TEST(findings_sync_on_another_thread_is_no_stall)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), in), 0);
     CHECK(out && strstr(out, " 1. host_bound [high]") && !strstr(out, "sync_stall ["));
     free(out);
+}
+
+/* Host-bound evidence names the host ops that fill the gaps: between two
+ * launches the launching thread runs a host-only op for 300 us each time. */
+TEST(findings_host_bound_names_the_ops_in_the_gaps)
+{
+    fg_gen g;
+    fg_begin(&g, false);
+    double s = 100;
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < 3; i++) {
+            double at = s + 350 * i;
+            fg_host(&g, "cpu_op", "my::preprocess", at, 300, NULL); /* no kernel: pure host work */
+            fg_host(&g, "cpu_op", "aten::add", at + 305, 40, NULL);
+            fg_launch(&g, at + 330, "kernel", "vectorized_elementwise_kernel", 7, 5, 0);
+        }
+        fg_step(&g, k, s, 1100);
+        s += 1100;
+    }
+    tp_trace t;
+    tp_summary su;
+    tp_findings f;
+    findings_of(fg_end(&g, "host_fill.json"), &f, &t, &su);
+    CHECK(f.n >= 1 && strcmp(f.items[0].rule->id, "host_bound") == 0);
+    const tp_measure *m = f.n ? f.items[0].m : NULL;
+    bool named = false;
+    for (size_t i = 0; m && i < m->nevidence; i++)
+        named |= strstr(m->evidence[i], "the launching thread ran (top-level ops") &&
+                 strstr(m->evidence[i], ": my::preprocess ") != NULL; /* the largest first */
+    CHECK(named);
+    done(&f, &t, &su);
 }
