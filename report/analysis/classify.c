@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
-
 static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
 /* a leaf op that is a compiled region (torch.compile's markers) */
@@ -70,7 +68,7 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
             ix = (uint32_t)c->nshares++;
             tp_i64map_put(&share_of, sk, ix);
         }
-        c->shares[ix].device_ns = sat_add(c->shares[ix].device_ns, e->dur > 0 ? e->dur : 0);
+        c->shares[ix].device_ns = tp_sat_add(c->shares[ix].device_ns, e->dur > 0 ? e->dur : 0);
         last_sk = sk;
         last_ix = ix;
     }
