@@ -84,8 +84,15 @@ demo: $(BUILD)/tracepress
 	@echo "converted trace: $(CURDIR)/out/example.perfetto.json.gz (open it in https://ui.perfetto.dev)"
 	@echo "report:          $(CURDIR)/out/example.report/report.pdf (and summary.md, summary.json, png/)"
 
+# bench: the throughput tables, then the same-run A/B against the ruler
+# binary (ac9fc9f, built from git history into build/ruler/); BENCH_RULER=0
+# skips the A/B, `make bench-ruler` runs only it (knobs: scripts/bench/ruler)
 bench: $(BUILD)/tracepress
 	@scripts/bench/run
+	@[ "$${BENCH_RULER:-1}" = 0 ] || scripts/bench/ruler
+
+bench-ruler: $(BUILD)/tracepress
+	@scripts/bench/ruler
 
 # Fuzzing (docs/ERRORS.md): libFuzzer targets in tests/fuzz/, built with clang
 # under ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS with a seed corpus
@@ -126,6 +133,6 @@ install: $(BUILD)/tracepress
 clean:
 	rm -rf build
 
-.PHONY: all test golden bench install clean demo
+.PHONY: all test golden bench bench-ruler install clean demo
 
 -include $(shell find $(sort $(BUILD) $(ASAN)) -name '*.d' 2>/dev/null)
