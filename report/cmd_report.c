@@ -6,6 +6,7 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/perf_models/devices.h"
 #include "report/analysis/summary.h"
+#include "convert/pipeline/graph_capture.h"
 #include "report/job/job_run.h"
 #include "report/diff/diff.h"
 #include "report/findings/findings.h"
@@ -303,6 +304,8 @@ static int tp_cmd_report(int argc, char **argv)
     lo.read.keep_args_of = tp_summary_wants_args; /* the shapes of the ops that have a model */
     lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
     lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
+    tp_capture_stats capture;
+    lo.capture = &capture, lo.discover_captures = true;
     tp_out_protect(path);
     char clash[4400];
     const char *in = tp_report_output_input(dir, clash, sizeof clash);
@@ -325,6 +328,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_print_warnings(path, &t);
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
+    s.capture = &capture;
     tp_timing("summary");
     int rc = TP_EXIT_OK;
     tp_buf brief = {0};

@@ -287,7 +287,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         }
         uint32_t op = a->op;
         while (op != TP_NONE && !is_modelled(b, t->events[op].name))
-            op = ht->parent[op];
+            op = tp_host_parent(t, ht, op);
         if (op == TP_NONE)
             continue;
         uint32_t k = tp_i64map_get(&slot_of, op);
