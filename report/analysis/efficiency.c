@@ -290,12 +290,17 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
             op = tp_host_parent(t, ht, op);
         if (op == TP_NONE)
             continue;
-        uint32_t k = tp_i64map_get(&slot_of, op);
+        /* an op copied from a graph-capture trace runs once per replay of its graph: an invocation per
+         * graph launch (graph_capture.h) */
+        int64_t skey = (t->events[op].flags & TP_EV_CAPTURED) && a->link != TP_NONE
+                           ? (int64_t)(((uint64_t)(a->link + 1u) << 32) | op)
+                           : (int64_t)op;
+        uint32_t k = tp_i64map_get(&slot_of, skey);
         if (k == TP_I64MAP_EMPTY) {
             TP_GROW(slots, cap, nslots + 1);
             slots[nslots] = (slot){op, (uint32_t)i, 0, false, 0};
             k = (uint32_t)nslots++;
-            tp_i64map_put(&slot_of, op, k);
+            tp_i64map_put(&slot_of, skey, k);
         }
         slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
