@@ -4,6 +4,7 @@
 #include "convert/base/i64map.h"
 #include "convert/base/strset.h"
 #include "convert/codec/json_lex.h"
+#include "report/perf_models/op_models_infer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct tp_eff_builder {
     tp_i64map result_of_event; /* host op event -> its result + RESULT_BIAS (prepare) */
     void *cursor;        /* reading args (tp_args_get_r) */
     tp_buf scratch;
+    const tp_chunk_stats *chunk; /* the iteration statistics of the invocation being costed (ops that read them) */
 };
 
 #define RESULT_BIAS INT64_C(0x80000000) /* a result (row, or -skip) as a map value */
@@ -208,6 +210,8 @@ static int32_t result_of(builder *b, const tp_event *op, void *cursor, tp_buf *s
         if (val[k])
             tp_buf_put(&b->key, val[k], vlen[k]);
     }
+    if (b->chunk) /* the same shapes in another iteration: another cost */
+        tp_buf_put(&b->key, b->chunk, sizeof *b->chunk);
     size_t before = b->keys.n;
     uint32_t id = tp_strset_add(&b->keys, b->key.data, b->key.len);
     if (b->keys.n == before)
@@ -218,7 +222,8 @@ static int32_t result_of(builder *b, const tp_event *op, void *cursor, tp_buf *s
     const char *why;
     int32_t r;
     tp_jdoc_reset(&b->doc);
-    if (tp_op_inputs_parse(args, alen, &b->doc, &in, &why) != 0 || tp_op_cost_of(name, &in, &c, &why) != 0)
+    if (tp_op_inputs_parse(args, alen, &b->doc, &in, &why) != 0 ||
+        (in.chunk = b->chunk, tp_op_cost_of(name, &in, &c, &why)) != 0)
         r = add_skip(b, name, why);
     else
         r = add_row(b, name, &in, &c);
@@ -237,6 +242,27 @@ static void add_time(builder *b, int32_t r, int64_t ns)
     row_times *rt = &b->times[r];
     TP_GROW(rt->ns, rt->cap, rt->n + 1);
     rt->ns[rt->n++] = ns;
+}
+
+/* An op whose cost needs its iteration's sequence statistics (op_models_infer.h). */
+static bool reads_chunk(const tp_trace *t, uint32_t op)
+{
+    const char *n = tp_str_get(t, t->events[op].name);
+    return tp_infer_needs_chunk(tp_infer_op(n, strlen(n), NULL));
+}
+
+/* The iteration annotation around an invocation: the innermost enclosing
+ * host slice, from its first activity's launch call (a graph launch for an
+ * op of a capture trace) up, whose name carries the statistics. */
+static bool chunk_of(const tp_trace *t, const tp_host_tree *ht, uint32_t act, uint32_t op, tp_chunk_stats *cs)
+{
+    uint32_t p = t->events[act].link != TP_NONE ? t->events[act].link : op;
+    for (size_t guard = 0; p != TP_NONE && p < t->nevents && guard <= t->nevents; guard++) {
+        if (tp_chunk_stats_parse(tp_str_get(t, t->events[p].name), cs))
+            return true;
+        p = tp_host_parent(t, ht, p);
+    }
+    return false;
 }
 
 /* An XLA async op's start or done half ("copy-start.2", "all-gather-done") */
@@ -322,8 +348,12 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
             continue;
         }
         uint32_t v = tp_i64map_get(&b->result_of_event, slots[k].op);
+        tp_chunk_stats cs;
+        if (v == TP_I64MAP_EMPTY && reads_chunk(t, slots[k].op)) /* its iteration's sequence lengths */
+            b->chunk = chunk_of(t, ht, slots[k].first_act, slots[k].op, &cs) ? &cs : NULL;
         int32_t r = v != TP_I64MAP_EMPTY ? (int32_t)((int64_t)v - RESULT_BIAS)
                                          : result_of(b, &t->events[slots[k].op], b->cursor, &b->scratch);
+        b->chunk = NULL;
         add_time(b, r, slots[k].ns);
         slots[k].result = r;
         if (r >= 0) {
@@ -555,8 +585,8 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     }
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *ev = &t->events[i];
-        if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name))
-            continue;
+        if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name) || reads_chunk(t, (uint32_t)i))
+            continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
         int32_t r = result_of(b, ev, b->cursor, &b->scratch);
         tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
     }

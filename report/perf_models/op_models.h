@@ -61,6 +61,9 @@ typedef struct tp_op_inputs {
     /* what the aggregation groups by ("Input Strides" NULL when absent);
      * nodes of the caller's doc */
     const tp_jv *dims_v, *types_v, *strides_v;
+    /* the iteration's sequence statistics (op_models_infer.h), set by the
+     * caller for the ops that read them; NULL: not known */
+    const struct tp_chunk_stats *chunk;
 } tp_op_inputs;
 
 /* Read the recorded inputs from an op's args object text.  0, or -1 with a
