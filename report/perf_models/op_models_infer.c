@@ -119,7 +119,11 @@ enum {
     ATT_BASE,        /* q [N_Q, H_Q, d_qk] = input 0, k [..., N_KV, H_KV, d_v] = input 1 */
     ATT_BASE_V2,     /* the same, d_v from input 2's last dimension (v) */
     ATT_PAGED_RAGGED /* q = input 2, k cache [pages, page, H_KV, d] = input 3, v cache = input 4 */,
-    KV_STORE         /* (k, v, k_cache, v_cache, loc, ...): k and v read, written into the caches */
+    KV_STORE,        /* (k, v, k_cache, v_cache, loc, ...): k and v read, written into the caches */
+    GEMM_A16W16,     /* (x [M, K], w [N, K], bias or none, ...): y = x w^T (+ bias) in x's dtype */
+    GEMM_ATOMIC,     /* (x, w, dtype, y, ...): y's dtype is input 3's, else bf16; no bias */
+    GEMM_UNQUANT,    /* vLLM (x, w, bias): the output in the bias's dtype with a bias, else in w's */
+    GEMM_A8W8        /* (x [M, K], w [N, K], x_scale, w_scale, ...) 8-bit inputs, bf16 output; scales not counted */
 };
 
 static const struct {
@@ -127,12 +131,29 @@ static const struct {
     uint8_t family, kind;
 } infer_ops[] = {
     /* sorted by name (strcmp) */
+    {"aiter::_gemm_a8w8_blockscale_bpreshuffle_asm", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::flatmm_a8w8_blockscale_asm", TP_FAM_GEMM, GEMM_A8W8},
     {"aiter::fmha_v3_varlen_fwd", TP_FAM_ATTENTION, ATT_BASE_V2},
+    {"aiter::gemm_a16w16", TP_FAM_GEMM, GEMM_A16W16},
+    {"aiter::gemm_a16w16_atomic_", TP_FAM_GEMM, GEMM_ATOMIC},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_ck", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_cktile", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gemm_a8w8_blockscale_ck", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gemm_a8w8_blockscale_cktile", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gemm_a8w8_bpreshuffle", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gemm_a8w8_bpreshuffle_ck", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gemm_a8w8_ck", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::gfx950_a8w8_blockscale_asm", TP_FAM_GEMM, GEMM_A8W8},
     {"aiter::mha_batch_prefill", TP_FAM_ATTENTION, ATT_BASE_V2},
     {"aiter::mha_varlen_fwd", TP_FAM_ATTENTION, ATT_BASE},
     {"aiter::paged_attention_ragged", TP_FAM_ATTENTION, ATT_PAGED_RAGGED},
     {"sglang::store_cache", TP_FAM_ELEMENTWISE, KV_STORE},
     {"sglang_profiler::attention_paged_attention_ragged", TP_FAM_ATTENTION, ATT_PAGED_RAGGED},
+    {"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
+    {"sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
+    {"vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm", TP_FAM_GEMM, GEMM_A8W8},
+    {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
+    {"vllm::rocm_unquantized_gemm", TP_FAM_GEMM, GEMM_UNQUANT},
     {"vllm::unified_attention_with_output", TP_FAM_ATTENTION, ATT_BASE},
 };
 #define NINFER (sizeof infer_ops / sizeof *infer_ops)
@@ -158,7 +179,10 @@ int tp_infer_op(const char *name, size_t len, tp_op_family *family)
     return -1;
 }
 
-bool tp_infer_needs_chunk(int k) { return k >= 0 && (size_t)k < NINFER && infer_ops[k].kind != KV_STORE; }
+bool tp_infer_needs_chunk(int k)
+{
+    return k >= 0 && (size_t)k < NINFER && infer_ops[k].kind <= ATT_PAGED_RAGGED;
+}
 
 static bool mul3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c)
 {
@@ -249,6 +273,54 @@ static int kv_store(const tp_op_inputs *in, tp_op_cost *c, const char **why)
     return 0;
 }
 
+/* Element size of input i's recorded dtype (0 unknown); its matrix peak class in *peak. */
+static int dtype_of(const tp_op_inputs *in, size_t i, int *peak)
+{
+    if (i >= in->n || !in->in[i].type)
+        return 0;
+    bool is_float = false;
+    int mp = -1, sz = tp_op_dtype(in->in[i].type, in->in[i].type_len, &is_float, &mp);
+    if (peak)
+        *peak = mp;
+    return sz;
+}
+
+/* y[M, N] = x[M, K] w[N, K]^T: 2 M N K FLOPs; x, w and y moved once, and the bias. */
+static int gemm_nk(int kind, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    const tp_op_input *x = in->n >= 2 ? &in->in[0] : NULL, *w = in->n >= 2 ? &in->in[1] : NULL;
+    if (!x || x->rank != 2 || w->rank != 2 || x->dims[1] != w->dims[1] || x->dims[0] < 0 || w->dims[0] < 0) {
+        *why = "expected x [M, K] and w [N, K] first";
+        return -1;
+    }
+    uint64_t m = (uint64_t)x->dims[0], n = (uint64_t)w->dims[0], k = (uint64_t)x->dims[1];
+    int peak = -1, ex = dtype_of(in, 0, &peak), ew = dtype_of(in, 1, NULL), eo = 0, eb = 0;
+    bool bias = in->n > 2 && in->in[2].rank >= 1;
+    switch (kind) {
+    case GEMM_A16W16: eo = ex, eb = bias ? ex : 0; break;
+    case GEMM_ATOMIC: eo = dtype_of(in, 3, NULL) ? dtype_of(in, 3, NULL) : 2, bias = false; break;
+    case GEMM_UNQUANT: eo = bias ? dtype_of(in, 2, NULL) : ew, eb = bias ? eo : 0; break;
+    default: eo = 2, bias = false; break; /* GEMM_A8W8: bf16 out */
+    }
+    if (!ex || !ew || !eo || (bias && !eb)) {
+        *why = "a dtype that is not known";
+        return -1;
+    }
+    uint64_t f = 2, by = 0, t;
+    bool ok = tp_op_mul(&f, m) && tp_op_mul(&f, n) && tp_op_mul(&f, k);
+    ok = ok && (t = m, tp_op_mul(&t, k)) && tp_op_add_bytes(&by, t, ex) && (t = n, tp_op_mul(&t, k)) &&
+         tp_op_add_bytes(&by, t, ew) && (t = m, tp_op_mul(&t, n)) && tp_op_add_bytes(&by, t, eo) &&
+         (!bias || tp_op_add_bytes(&by, n, eb));
+    if (!ok) {
+        *why = "FLOPs or bytes past 2^64";
+        return -1;
+    }
+    c->flops = f;
+    c->bytes = by;
+    c->peak = kind == GEMM_A8W8 && peak < 0 && ex == 1 ? TP_PEAK_MATRIX_FP8 : peak; /* int8 against the 8-bit peak */
+    return 0;
+}
+
 int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
     if (k < 0 || (size_t)k >= NINFER) {
@@ -256,5 +328,10 @@ int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why
         return -1;
     }
     c->family = (tp_op_family)infer_ops[k].family;
-    return infer_ops[k].kind == KV_STORE ? kv_store(in, c, why) : attention(infer_ops[k].kind, in, c, why);
+    int kind = infer_ops[k].kind;
+    if (kind == KV_STORE)
+        return kv_store(in, c, why);
+    if (kind >= GEMM_A16W16)
+        return gemm_nk(kind, in, c, why);
+    return attention(kind, in, c, why);
 }

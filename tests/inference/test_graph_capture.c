@@ -313,3 +313,51 @@ TEST(inference_sglang_decode_rows_equal_tracelens)
     tp_summary_free(&s);
     tp_trace_free(&t);
 }
+
+/* The cost of op `name` with these recorded inputs, through the model table. */
+static int cost_of(const char *name, const char *args, const tp_chunk_stats *cs, tp_op_cost *c, const char **why)
+{
+    tp_jdoc doc;
+    tp_jdoc_init(&doc);
+    tp_op_inputs in;
+    int rc = tp_op_inputs_parse(args, strlen(args), &doc, &in, why);
+    if (rc == 0) {
+        in.chunk = cs;
+        rc = tp_op_cost_of(name, &in, c, why);
+    }
+    tp_jdoc_free(&doc);
+    return rc;
+}
+
+TEST(inference_op_models_worked_examples)
+{
+    tp_op_cost c;
+    const char *why = "";
+    /* aiter::gemm_a16w16 (x [32, 4096], w [24576, 4096]): 2 M N K; (M K + N K + M N) x 2 bytes (TraceLens's row) */
+    CHECK(cost_of("aiter::gemm_a16w16",
+                  "{\"Input Dims\":[[32,4096],[24576,4096],[],[],[],[],[]],\"Input type\":[" BF16 "," BF16
+                  ",\"\",\"Scalar\",\"\",\"\",\"\"]}",
+                  NULL, &c, &why) == 0);
+    CHECK(c.family == TP_FAM_GEMM && c.flops == 6442450944ull && c.bytes == 203161600ull);
+    /* fp8 block-scaled: 1-byte x and w, bf16 out, scales not counted */
+    CHECK(cost_of("aiter::gemm_a8w8_blockscale_ck",
+                  "{\"Input Dims\":[[128,7168],[4096,7168],[128,56],[32,56]],\"Input type\":[\"c10::Float8_e4m3fnuz\","
+                  "\"c10::Float8_e4m3fnuz\",\"float\",\"float\"]}",
+                  NULL, &c, &why) == 0);
+    CHECK(c.flops == 7516192768ull && c.bytes == 917504ull + 29360128ull + 1048576ull && c.peak == TP_PEAK_MATRIX_FP8);
+    /* vLLM's unquantized GEMM with a bias: the output in the bias's dtype, the bias read */
+    CHECK(cost_of("vllm::rocm_unquantized_gemm",
+                  "{\"Input Dims\":[[8,64],[32,64],[32]],\"Input type\":[" BF16 "," BF16 "," BF16 "]}", NULL, &c,
+                  &why) == 0);
+    CHECK(c.flops == 2ull * 8 * 32 * 64 && c.bytes == (8 * 64 + 32 * 64 + 8 * 32 + 32) * 2ull);
+    /* SGLang's paged attention of the decode case: 32 requests, 32785 KV tokens */
+    tp_chunk_stats cs = {0, 0, 0, 0, 32, 32785, 32, 32785};
+    const char *pa = "{\"Input Dims\":[[32,32,128],[10905190400],[32,32,128],[835874,1,8,128],[835874,1,8,128],[33],"
+                     "[20971520],[4096],[],[1],[1],[]],\"Input type\":[" BF16 ",\"unsigned char\"," BF16 "," BF16
+                     "," BF16 ",\"int\",\"int\",\"int\",\"\",\"float\",\"float\",\"\"]}";
+    CHECK(cost_of("sglang_profiler::attention_paged_attention_ragged_100", pa, &cs, &c, &why) == 0);
+    CHECK(c.flops == 537149440ull && c.bytes == 134811648ull);
+    /* without the iteration's statistics: no cost, and the reason says why */
+    CHECK(cost_of("sglang_profiler::attention_paged_attention_ragged_100", pa, NULL, &c, &why) != 0);
+    CHECK(strstr(why, "iteration annotation") != NULL);
+}
