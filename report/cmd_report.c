@@ -160,7 +160,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
                *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL,
-               *findrules = NULL;
+               *findrules = NULL, *tokens = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false;
@@ -170,6 +170,7 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "-o", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--tokens", &tokens)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
@@ -227,6 +228,14 @@ static int tp_cmd_report(int argc, char **argv)
         if (*batch == 0 || *end || v <= 0 || v > 1000000000LL)
             return free(args), tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
         ro.batch_size = v;
+    }
+    int64_t tokens_per_iteration = 0;
+    if (tokens) {
+        char *end;
+        long long v = strtoll(tokens, &end, 10);
+        if (*tokens == 0 || *end || v <= 0 || v > 1000000000LL)
+            return free(args), tp_usage_error(argv[0], "--tokens takes a positive whole number (got '%s')", tokens);
+        tokens_per_iteration = v;
     }
     tp_page_opts po = {595, 842, 2};
     if (strcmp(paper, "letter") == 0) {
@@ -329,6 +338,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     s.capture = &capture;
+    s.tokens_per_iteration = tokens_per_iteration;
     tp_timing("summary");
     int rc = TP_EXIT_OK;
     tp_buf brief = {0};
@@ -393,7 +403,9 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "                      thread each (default 2 on 2 or more cores; memory: N ranks)\n"
     "  --shard K/N         a job's part K of N: rank summaries only, no report\n"
     "  --merge             the job report from DIR/ranks/ (after every shard ran)\n"
-    "  --batch-size N      samples per step: adds throughput (samples/s)\n"
+    "  --batch-size N      samples per step: adds throughput (samples/s); tokens per decode iteration\n"
+    "                      when the inference annotations carry no count\n"
+    "  --tokens N          tokens per inference iteration, for tokens/s (docs/REPORT.md \"Inference figures\")\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
     "  --scale S           PNG resolution factor (1 = 2 px per pt, about 1700 px wide, default)\n"
     "  --image-base-url URL  summary.md shows the charts from URL/png/ (where CI\n"
