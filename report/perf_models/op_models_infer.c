@@ -4,6 +4,7 @@
 #include "report/perf_models/op_models_infer.h"
 #include "report/perf_models/op_models_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,9 @@ enum {
     GEMM_A16W16,     /* (x [M, K], w [N, K], bias or none, ...): y = x w^T (+ bias) in x's dtype */
     GEMM_ATOMIC,     /* (x, w, dtype, y, ...): y's dtype is input 3's, else bf16; no bias */
     GEMM_UNQUANT,    /* vLLM (x, w, bias): the output in the bias's dtype with a bias, else in w's */
-    GEMM_A8W8        /* (x [M, K], w [N, K], x_scale, w_scale, ...) 8-bit inputs, bf16 output; scales not counted */
+    GEMM_A8W8,       /* (x [M, K], w [N, K], x_scale, w_scale, ...) 8-bit inputs, bf16 output; scales not counted */
+    MOE_VLLM,        /* vLLM's aiter fused MoE: (x [M, K], w1 [E, N or 2N, K], w2 [E, K, N], topk_weights [M, topk], ...) */
+    MOE_FMOE         /* aiter fmoe: (out [M, K], x, w1, w2, ...), topk = Concrete Inputs[8] */
 };
 
 static const struct {
@@ -133,6 +136,8 @@ static const struct {
     /* sorted by name (strcmp) */
     {"aiter::_gemm_a8w8_blockscale_bpreshuffle_asm", TP_FAM_GEMM, GEMM_A8W8},
     {"aiter::flatmm_a8w8_blockscale_asm", TP_FAM_GEMM, GEMM_A8W8},
+    {"aiter::fmoe_fp8_blockscale_g1u1", TP_FAM_GEMM, MOE_FMOE},
+    {"aiter::fmoe_g1u1", TP_FAM_GEMM, MOE_FMOE},
     {"aiter::fmha_v3_varlen_fwd", TP_FAM_ATTENTION, ATT_BASE_V2},
     {"aiter::gemm_a16w16", TP_FAM_GEMM, GEMM_A16W16},
     {"aiter::gemm_a16w16_atomic_", TP_FAM_GEMM, GEMM_ATOMIC},
@@ -152,6 +157,7 @@ static const struct {
     {"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
     {"sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
     {"vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm", TP_FAM_GEMM, GEMM_A8W8},
+    {"vllm::rocm_aiter_fused_moe", TP_FAM_GEMM, MOE_VLLM},
     {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
     {"vllm::rocm_unquantized_gemm", TP_FAM_GEMM, GEMM_UNQUANT},
     {"vllm::unified_attention_with_output", TP_FAM_ATTENTION, ATT_BASE},
@@ -321,6 +327,61 @@ static int gemm_nk(int kind, const tp_op_inputs *in, tp_op_cost *c, const char *
     return 0;
 }
 
+/* Fused MoE: M tokens of hidden size K, E experts of intermediate size N,
+ * topk experts per token, gated (w1 holds gate and up: 2N rows).  FLOPs: the
+ * experts' GEMMs for the routed tokens, 2 M K N topk (x2 gated) up and
+ * 2 M K N topk down, and the weighted sum M K (2 topk - 1).  Bytes: x read,
+ * y written, and the weights of the experts the tokens reach, under uniform
+ * routing E_active = E (1 - ((E - topk) / E)^M), w1 (x2 gated) and w2 once
+ * each (rounded to a byte). */
+static int moe(int kind, const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    size_t xi = kind == MOE_VLLM ? 0 : 1, w1i = kind == MOE_VLLM ? 1 : 2, w2i = kind == MOE_VLLM ? 2 : 3;
+    const tp_op_input *x = in->n > w2i ? &in->in[xi] : NULL, *w1 = x ? &in->in[w1i] : NULL,
+                      *w2 = x ? &in->in[w2i] : NULL, *out = in->n > 0 ? &in->in[0] : NULL;
+    if (!x || x->rank != 2 || w1->rank != 3 || w2->rank != 3 || w1->dims[0] != w2->dims[0] || w1->dims[2] <= 0) {
+        *why = kind == MOE_VLLM ? "expected x [M, K], w1 [E, 2N, K], w2 [E, K, N] first"
+                                : "expected out [M, K], x, w1 [E, 2N, K], w2 [E, K, N] first";
+        return -1;
+    }
+    int64_t topk = 0;
+    if (kind == MOE_VLLM) {
+        const tp_op_input *tw = in->n > 3 ? &in->in[3] : NULL;
+        topk = tw && tw->rank == 2 ? tw->dims[1] : 0;
+    } else if (in->n > 8) {
+        int64_t v[2];
+        topk = tp_op_conc_ints(&in->in[8], v, 2) == 1 ? v[0] : 0;
+    }
+    int64_t m = (kind == MOE_VLLM ? x : out)->dims[0], e = w1->dims[0], k = w2->dims[1];
+    int64_t n = w2->dims[2] * (k / w1->dims[2] > 0 ? k / w1->dims[2] : 1); /* 4-bit weights: two per byte */
+    bool gated = w1->dims[1] == 2 * n;
+    if (topk <= 0 || topk > e || m < 0 || k <= 0 || n <= 0 || e <= 0) {
+        *why = "no top-k (experts per token) recorded, or sizes that do not fit";
+        return -1;
+    }
+    int peak = -1;
+    int ex = dtype_of(in, xi, &peak), ew = dtype_of(in, w1i, NULL),
+        eo = kind == MOE_VLLM ? ex : dtype_of(in, 0, NULL);
+    if (!ex || !ew || !eo) {
+        *why = "a dtype that is not known";
+        return -1;
+    }
+    uint64_t f = 0, t;
+    bool ok = mul3(&t, (uint64_t)m, (uint64_t)k, (uint64_t)n) && tp_op_mul(&t, (uint64_t)topk) &&
+              tp_op_mul(&t, gated ? 6 : 4) && tp_op_add(&f, t) && mul3(&t, (uint64_t)m, (uint64_t)k, 1) &&
+              tp_op_mul(&t, (uint64_t)(2 * topk - 1)) && tp_op_add(&f, t);
+    double active = (double)e * (1.0 - pow((double)(e - topk) / (double)e, (double)m));
+    double by = (double)m * (double)k * (ex + eo) + active * (double)n * (double)k * ew * (gated ? 3 : 2);
+    if (!ok || !(by < 1.8e19)) {
+        *why = "FLOPs or bytes past 2^64";
+        return -1;
+    }
+    c->flops = f;
+    c->bytes = (uint64_t)llround(by);
+    c->peak = peak;
+    return 0;
+}
+
 int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
     if (k < 0 || (size_t)k >= NINFER) {
@@ -331,6 +392,8 @@ int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why
     int kind = infer_ops[k].kind;
     if (kind == KV_STORE)
         return kv_store(in, c, why);
+    if (kind == MOE_VLLM || kind == MOE_FMOE)
+        return moe(kind, in, c, why);
     if (kind >= GEMM_A16W16)
         return gemm_nk(kind, in, c, why);
     return attention(kind, in, c, why);

@@ -350,6 +350,15 @@ TEST(inference_op_models_worked_examples)
                   "{\"Input Dims\":[[8,64],[32,64],[32]],\"Input type\":[" BF16 "," BF16 "," BF16 "]}", NULL, &c,
                   &why) == 0);
     CHECK(c.flops == 2ull * 8 * 32 * 64 && c.bytes == (8 * 64 + 32 * 64 + 8 * 32 + 32) * 2ull);
+    /* vLLM's aiter fused MoE: M 4 tokens, K 1024, N 512, E 8 experts, top 2, gated: 6 M K N topk + M K (2 topk - 1)
+     * FLOPs; x and y, and the weights of E (1 - (6/8)^4) = 5.46875 experts, 3 N K each */
+    CHECK(cost_of("vllm::rocm_aiter_fused_moe",
+                  "{\"Input Dims\":[[4,1024],[8,1024,1024],[8,1024,512],[4,2],[4,2]],\"Input type\":[" BF16 "," BF16
+                  "," BF16 ",\"float\",\"int\"]}",
+                  NULL, &c, &why) == 0);
+    CHECK(c.flops == 25178112ull && c.bytes == 17219584ull);
+    CHECK(cost_of("aiter::fmoe_g1u1", "{\"Input Dims\":[[4,1024],[4,1024],[8,1024,1024],[8,1024,512]]}", NULL, &c,
+                  &why) != 0); /* no top-k recorded: no cost */
     /* SGLang's paged attention of the decode case: 32 requests, 32785 KV tokens */
     tp_chunk_stats cs = {0, 0, 0, 0, 32, 32785, 32, 32785};
     const char *pa = "{\"Input Dims\":[[32,32,128],[10905190400],[32,32,128],[835874,1,8,128],[835874,1,8,128],[33],"
