@@ -64,6 +64,8 @@ typedef struct tp_op_inputs {
     /* the iteration's sequence statistics (op_models_infer.h), set by the
      * caller for the ops that read them; NULL: not known */
     const struct tp_chunk_stats *chunk;
+    /* what an unfused MoE op's kernels say (op_models_infer.h), NULL: not known */
+    const struct tp_moe_hint *moe;
 } tp_op_inputs;
 
 /* Read the recorded inputs from an op's args object text.  0, or -1 with a

@@ -126,7 +126,8 @@ enum {
     GEMM_UNQUANT,    /* vLLM (x, w, bias): the output in the bias's dtype with a bias, else in w's */
     GEMM_A8W8,       /* (x [M, K], w [N, K], x_scale, w_scale, ...) 8-bit inputs, bf16 output; scales not counted */
     MOE_VLLM,        /* vLLM's aiter fused MoE: (x [M, K], w1 [E, N or 2N, K], w2 [E, K, N], topk_weights [M, topk], ...) */
-    MOE_FMOE         /* aiter fmoe: (out [M, K], x, w1, w2, ...), topk = Concrete Inputs[8] */
+    MOE_FMOE,        /* aiter fmoe: (out [M, K], x, w1, w2, ...), topk = Concrete Inputs[8] */
+    MOE_UNFUSED      /* vLLM moe_forward (hidden [M, K], router logits [M, E], ...): its kernels say the rest */
 };
 
 static const struct {
@@ -157,6 +158,7 @@ static const struct {
     {"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
     {"sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
     {"vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm", TP_FAM_GEMM, GEMM_A8W8},
+    {"vllm::moe_forward", TP_FAM_GEMM, MOE_UNFUSED},
     {"vllm::rocm_aiter_fused_moe", TP_FAM_GEMM, MOE_VLLM},
     {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", TP_FAM_GEMM, GEMM_A8W8},
     {"vllm::rocm_unquantized_gemm", TP_FAM_GEMM, GEMM_UNQUANT},
@@ -382,6 +384,61 @@ static int moe(int kind, const tp_op_inputs *in, tp_op_cost *c, const char **why
     return 0;
 }
 
+int64_t tp_infer_topk_of(const tp_op_inputs *in)
+{
+    int64_t v[2];
+    return in->n > 1 && tp_op_conc_ints(&in->in[1], v, 2) == 1 && v[0] > 0 ? v[0] : 0;
+}
+
+bool tp_infer_reads_kernels(int k) { return k >= 0 && (size_t)k < NINFER && infer_ops[k].kind == MOE_UNFUSED; }
+
+/* vLLM's unfused Triton MoE (GPT-OSS): an up GEMM (gated: gate and up) and a
+ * down GEMM over the routed tokens, as TraceLens models them, with its
+ * assumption that the intermediate size equals the hidden size (the trace
+ * records neither the weights nor their shapes; exact for GPT-OSS, 2880 and
+ * 2880 padded to 3072).  up: 2 M K N topk (x2 gated) FLOPs, M K e + E_active
+ * (2 gated) K N e_w + M N topk e bytes; down: 2 M N K topk FLOPs, M N topk e
+ * + E_active N K e_w + M K e bytes; the row is their sum. */
+static int moe_unfused(const tp_op_inputs *in, tp_op_cost *c, const char **why)
+{
+    const tp_moe_hint *h = in->moe;
+    const tp_op_input *x = in->n >= 2 ? &in->in[0] : NULL, *r = in->n >= 2 ? &in->in[1] : NULL;
+    if (!x || x->rank != 2 || r->rank != 2 || x->dims[0] != r->dims[0]) {
+        *why = "expected hidden states [M, K] and router logits [M, E] first";
+        return -1;
+    }
+    if (!h || !h->matmul_ogs) {
+        *why = "no Triton matmul_ogs kernels: not the unfused MoE this model knows";
+        return -1;
+    }
+    int64_t m = x->dims[0], k = x->dims[1], n = k, e = r->dims[1], topk = h->topk;
+    if (topk <= 0 || topk > e || m < 0 || k <= 0) {
+        *why = "no TopK op with its k recorded inside the MoE op";
+        return -1;
+    }
+    int peak = -1, ein = dtype_of(in, 0, &peak);
+    double ew = h->weight_bits ? h->weight_bits / 8.0 : ein;
+    if (!ein) {
+        *why = "a dtype that is not known";
+        return -1;
+    }
+    uint64_t f = 0, t;
+    bool ok = mul3(&t, (uint64_t)m, (uint64_t)k, (uint64_t)n) && tp_op_mul(&t, (uint64_t)topk) &&
+              tp_op_mul(&t, h->gated ? 6 : 4) && tp_op_add(&f, t);
+    double active = (double)e * (1.0 - pow((double)(e - topk) / (double)e, (double)m));
+    double mk = (double)m * (double)k, mnt = (double)m * (double)n * (double)topk, nk = (double)n * (double)k;
+    double up = mk * ein + active * (h->gated ? 2 : 1) * nk * ew + mnt * ein;
+    double down = mnt * ein + active * nk * ew + mk * ein;
+    if (!ok || !(up + down < 1.8e19)) {
+        *why = "FLOPs or bytes past 2^64";
+        return -1;
+    }
+    c->flops = f;
+    c->bytes = (uint64_t)llround(up + down);
+    c->peak = peak;
+    return 0;
+}
+
 int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
     if (k < 0 || (size_t)k >= NINFER) {
@@ -394,6 +451,8 @@ int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why
         return kv_store(in, c, why);
     if (kind == MOE_VLLM || kind == MOE_FMOE)
         return moe(kind, in, c, why);
+    if (kind == MOE_UNFUSED)
+        return moe_unfused(in, c, why);
     if (kind >= GEMM_A16W16)
         return gemm_nk(kind, in, c, why);
     return attention(kind, in, c, why);

@@ -20,6 +20,22 @@ typedef struct tp_chunk_stats {
     int64_t g_sq, g_sk, g_sqsq, g_sqsk;
 } tp_chunk_stats;
 
+/* What an unfused MoE op's own kernels and ops say (vLLM's vllm::moe_forward
+ * runs a TopK op and Triton matmul_ogs kernels): its top-k (the TopK op's
+ * Concrete Inputs[1], 0 unknown), whether its first matmul_ogs kernel is
+ * gated (a swiglu/glu epilogue), the weights' bits from the kernel names
+ * (4 mxfp4, 8 fp8; 0: the input's dtype) and whether it ran matmul_ogs kernels. */
+typedef struct tp_moe_hint {
+    int64_t topk;
+    bool gated, matmul_ogs;
+    int weight_bits;
+} tp_moe_hint;
+
+/* A TopK op's k: its Concrete Inputs[1] (topk(input, k, ...)); 0 when not recorded. */
+int64_t tp_infer_topk_of(const tp_op_inputs *topk_op);
+/* Whether op index k reads its kernels and ops (tp_moe_hint). */
+bool tp_infer_reads_kernels(int k);
+
 /* An iteration annotation with the statistics, read into *cs: vLLM's
  * "execute_N_context_C(sqAskBsqsqCsqskD)_generation_G(sqEskFsqsqGsqskH)"
  * and SGLang's "step[DECODE|EXTEND|MIXED ... c_sq=.. c_sk=.. c_sqsq=..
