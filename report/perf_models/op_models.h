@@ -53,7 +53,7 @@ typedef struct tp_op_input {
     size_t concrete_len;
 } tp_op_input;
 
-#define TP_OP_MAX_INPUTS 24
+#define TP_OP_MAX_INPUTS 48 /* aiter::mha_batch_prefill records 30 */
 
 typedef struct tp_op_inputs {
     size_t n;
@@ -70,7 +70,7 @@ typedef struct tp_op_inputs {
 
 /* Read the recorded inputs from an op's args object text.  0, or -1 with a
  * reason ("no \"Input Dims\" recorded", "\"Input Dims\" is not a list of
- * lists", "more than 24 inputs", ...).  The texts point into `args`; doc
+ * lists", "more than 48 inputs", ...).  The texts point into `args`; doc
  * holds the parse (reset by the caller between calls). */
 int tp_op_inputs_parse(const char *args, size_t len, tp_jdoc *doc, tp_op_inputs *in, const char **why);
 
