@@ -456,6 +456,9 @@ static int merge_captures(const char *path, const tp_load_opts *o, tp_trace *t, 
 
 int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
 {
+    if (o->ncaptures && !o->capture) /* given, and this command would not read it: said, not ignored */
+        return tp_fail_at(err, "", "--graph-capture is read by report and diff of traces, stats (not --kernels-only "
+                                   "or --csv) and batch; not here");
     tp_input *in = tp_input_open(path, err);
     if (!in)
         return -1;

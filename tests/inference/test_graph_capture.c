@@ -150,6 +150,14 @@ TEST(graph_capture_maps_replayed_kernels_by_sequence)
     CHECK(md && strstr(md, "graph capture: `capture.json`; 8 of 10 replayed kernels mapped to captured ops"));
     free(md);
     free(js);
+    /* a command that would not read it says so (exit 2), and writes nothing */
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s convert %s --graph-capture %s -o %s", tp_test_bin(), replay, cap,
+                             tp_test_tmp("gc_pair/conv.json")),
+                 2);
+    CHECK(out && strstr(out, "--graph-capture is read by report"));
+    CHECK(!tp_test_file_exists(tp_test_tmp("gc_pair/conv.json")));
+    free(out);
 }
 
 TEST(graph_capture_found_beside_the_replay)
