@@ -124,7 +124,8 @@ int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_
         names[nn++] = tp_xstrdup(de->d_name);
     }
     closedir(d);
-    qsort(names, nn, sizeof *names, cmp_names); /* name order: readdir's is the file system's */
+    if (nn) /* name order: readdir's is the file system's */
+        qsort(names, nn, sizeof *names, cmp_names);
     int rc = 0;
     for (size_t i = 0; i < nn && rc == 0; i++)
         rc = add_file(st, dir, names[i], strlen(names[i]), err);
@@ -234,7 +235,8 @@ static void find_graphs(const tp_trace *t, const tp_trace *u, uint32_t file, gra
     if (!any_begin) /* no capture calls: every launch call in time order, one graph */
         for (size_t i = 0; i < n; i++)
             rt[i].track = 0;
-    qsort(rt, n, sizeof *rt, cmp_rt);
+    if (n)
+        qsort(rt, n, sizeof *rt, cmp_rt);
     tp_jdoc doc;
     tp_jdoc_init(&doc);
     size_t first = *ng;
@@ -547,7 +549,8 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         st->activities++;
         st->activities_ns = tp_sat_add(st->activities_ns, e->dur > 0 ? e->dur : 0);
     }
-    qsort(refs, nr, sizeof *refs, cmp_gl);
+    if (nr)
+        qsort(refs, nr, sizeof *refs, cmp_gl);
     launch l = {0};
     size_t lcap = 0, scap = 0, hcap = 0, mcap = 0;
     size_t *heads = NULL, *map = NULL;

@@ -149,7 +149,8 @@ void tp_iterations_build(const tp_trace *t, int64_t tokens_per_iteration, int64_
         TP_GROW(r->it, cap, r->n + 1);
         r->it[r->n++] = it;
     }
-    qsort(r->it, r->n, sizeof *r->it, cmp_iter);
+    if (r->n) /* (qsort of NULL: undefined even for 0 items) */
+        qsort(r->it, r->n, sizeof *r->it, cmp_iter);
     /* one nested in another (vLLM's execute_... around SGLang's step[...]): the outer one */
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++) {
