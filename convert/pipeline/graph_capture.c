@@ -1,6 +1,7 @@
 /* graph_capture.c: a graph replay's kernels mapped to the captured ops that
  * launched them (graph_capture.h; docs/REPORT.md "Graph capture"). */
 #include "convert/pipeline/graph_capture.h"
+#include "convert/base/i64map.h"
 #include "convert/codec/json_value.h"
 #include "convert/model/tracks.h"
 
@@ -554,9 +555,7 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
     launch l = {0};
     size_t lcap = 0, scap = 0, hcap = 0, mcap = 0;
     size_t *heads = NULL, *map = NULL;
-    uint64_t last_hash = 0;
-    size_t last_choice = SIZE_MAX;
-    bool have_last = false;
+    tp_i64map choice_of = {0}; /* kernel sequence hash -> the graph chosen for it (+1; 0 none) */
     for (size_t a = 0; a < nr;) {
         size_t b = a;
         while (b < nr && refs[b].link == refs[a].link)
@@ -576,10 +575,11 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         TP_GROW(heads, hcap, l.ns + 1);
         TP_GROW(map, mcap, l.n + 1);
         st->graph_launches++;
-        uint64_t h = seq_hash(&l);
+        int64_t h = (int64_t)seq_hash(&l);
         size_t choice = SIZE_MAX;
-        if (have_last && h == last_hash) {
-            choice = last_choice;
+        uint32_t known = tp_i64map_get(&choice_of, h);
+        if (known != TP_I64MAP_EMPTY) {
+            choice = known ? known - 1 : SIZE_MAX;
         } else {
             uint64_t best = 0;
             for (size_t g = 0; g < ng; g++) {
@@ -587,7 +587,7 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
                 if (m > best)
                     best = m, choice = g;
             }
-            last_hash = h, last_choice = choice, have_last = true;
+            tp_i64map_put(&choice_of, h, choice == SIZE_MAX ? 0 : (uint32_t)choice + 1);
         }
         if (choice != SIZE_MAX) {
             st->launches_matched++;
@@ -610,6 +610,7 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         }
         a = b;
     }
+    tp_i64map_free(&choice_of);
     free(l.act), free(l.key), free(l.sstart), free(heads), free(map);
     free(refs);
 done:
