@@ -392,3 +392,67 @@ TEST(inference_op_models_worked_examples)
     CHECK(cost_of("sglang_profiler::attention_paged_attention_ragged_100", pa, NULL, &c, &why) != 0);
     CHECK(strstr(why, "iteration annotation") != NULL);
 }
+
+/* A graph that forks onto two streams: the replay's time order (stream 8's
+ * norm runs first) is not the capture's call order; per stream, in time
+ * order, each call still finds its kernel. */
+TEST(graph_capture_two_streams)
+{
+    mkdir(tp_test_tmp("gc_streams"), 0755);
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
+                    "\"tid\":1,\"ts\":100,\"dur\":10,\"args\":{\"correlation\":9}}");
+    static const struct {
+        const char *k;
+        int ts, stream;
+    } acts[] = {{"norm_k", 105, 8}, {"gemm_k", 110, 7}, {"gemm_k", 140, 7}};
+    for (int i = 0; i < 3; i++)
+        tp_buf_printf(&b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":20,"
+                      "\"args\":{\"correlation\":9,\"device\":0,\"stream\":%d}}",
+                      acts[i].k, acts[i].stream, acts[i].ts, acts[i].stream);
+    tp_buf_puts(&b, "\n]}\n");
+    tp_buf_putc(&b, 0);
+    const char *replay = tp_test_write_text("gc_streams/replay.json", b.data);
+    b.len = 0;
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamBeginCapture\","
+                    "\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1}");
+    captured(&b, 20, "aten::mm", "{\"Input Dims\":[[4,64],[64,128]],\"Input type\":[" BF16 "," BF16 "]}", "gemm_k", 2);
+    captured(&b, 40, "aiter::rmsnorm",
+             "{\"Input Dims\":[[4,128],[4,128],[128],[]],\"Input type\":[" BF16 "," BF16 "," BF16 ",\"Scalar\"]}",
+             "norm_k", 3);
+    captured(&b, 60, "aten::mm", "{\"Input Dims\":[[4,128],[128,64]],\"Input type\":[" BF16 "," BF16 "]}", "gemm_k", 4);
+    tp_buf_puts(&b, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamEndCapture\",\"pid\":1,\"tid\":1,"
+                    "\"ts\":300,\"dur\":1}\n]}\n");
+    tp_buf_putc(&b, 0);
+    const char *cap = tp_test_write_text("gc_streams/capture.json", b.data);
+    tp_buf_free(&b);
+    tp_load_opts lo = {0};
+    lo.read.keep_args_of = tp_summary_wants_args;
+    lo.no_derive = true;
+    lo.captures[0] = cap, lo.ncaptures = 1;
+    tp_capture_stats st;
+    lo.capture = &st;
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_err err = {0};
+    CHECK(tp_load(replay, &lo, &t, &err) == 0);
+    CHECK_EQ_INT(st.mapped, 3);
+    CHECK_EQ_INT(st.not_replayed, 0);
+    /* the first gemm_k on stream 7 is the first matmul's, the norm on stream 8 the norm's */
+    for (size_t i = 0; i < t.nevents; i++) {
+        const tp_event *e = &t.events[i];
+        if (e->kind != TP_KIND_KERNEL)
+            continue;
+        CHECK(e->op != TP_NONE);
+        if (e->op == TP_NONE)
+            continue;
+        const char *op = tp_str_get(&t, t.events[e->op].name), *args = tp_args_get(&t, t.events[e->op].args, NULL);
+        if (e->ts == 105000)
+            CHECK_STR(op, "aiter::rmsnorm");
+        else
+            CHECK(strcmp(op, "aten::mm") == 0 &&
+                  strstr(args, e->ts == 110000 ? "[[4,64],[64,128]]" : "[[4,128],[128,64]]") != NULL);
+    }
+    tp_trace_free(&t);
+}
