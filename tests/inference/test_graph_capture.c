@@ -381,6 +381,13 @@ TEST(inference_op_models_worked_examples)
     in.moe = NULL; /* without its kernels' word: no cost */
     CHECK(tp_op_cost_of("vllm::moe_forward", &in, &c, &why) != 0 && strstr(why, "matmul_ogs"));
     tp_jdoc_free(&doc);
+    /* aiter's flash attention, q k v [B, L, H, d] (xDiT Flux: 768 tokens, 24 heads, 128): TraceLens's SDPA row */
+    CHECK(cost_of("aiter::fmha_v3_fwd",
+                  "{\"Input Dims\":[[1,768,24,128],[1,768,24,128],[1,768,24,128],[],[],[],[]],\"Input type\":[" BF16
+                  "," BF16 "," BF16 ",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\","
+                  "\"\",\"0.\",\"0.088388347648318447\",\"False\",\"-1\"]}",
+                  NULL, &c, &why) == 0);
+    CHECK(c.family == TP_FAM_ATTENTION && c.flops == 7247757312ull && c.bytes == 18ull * 1048576);
     /* SGLang's paged attention of the decode case: 32 requests, 32785 KV tokens */
     tp_chunk_stats cs = {0, 0, 0, 0, 32, 32785, 32, 32785};
     const char *pa = "{\"Input Dims\":[[32,32,128],[10905190400],[32,32,128],[835874,1,8,128],[835874,1,8,128],[33],"
