@@ -96,6 +96,30 @@ done:
     return rc;
 }
 
+void tp_graph_capture_details(tp_capture_stats *st)
+{
+    for (size_t k = 0; k < st->nfiles; k++) {
+        tp_capture_file *f = &st->files[k];
+        const char *slash = strrchr(f->path, '/');
+        char dir[1024], details[1100];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - f->path) : 1, slash ? f->path : ".");
+        snprintf(details, sizeof details, "%s/execution_details.json", dir);
+        struct stat sb;
+        if (stat(details, &sb) != 0)
+            continue;
+        tp_capture_stats listed = {0};
+        tp_err ignored = {0};
+        read_details(dir, details, &listed, &ignored); /* what it lists before any problem */
+        for (size_t i = 0; i < listed.nfiles; i++)
+            if (strcmp(listed.files[i].path, f->path) == 0 ||
+                strcmp(strrchr(listed.files[i].path, '/') + 1, slash ? slash + 1 : f->path) == 0) {
+                f->batch_size = listed.files[i].batch_size;
+                memcpy(f->mode, listed.files[i].mode, sizeof f->mode);
+                break;
+            }
+    }
+}
+
 int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_err *err)
 {
     char dir[1024];

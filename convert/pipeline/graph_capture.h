@@ -82,6 +82,10 @@ typedef struct tp_capture_stats {
  * is not there. */
 int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_err *err);
 
+/* The batch size and mode of files given by name, from an execution_details.json
+ * beside each that lists it (nothing when there is none, or it does not). */
+void tp_graph_capture_details(tp_capture_stats *st);
+
 /* Merge st->files into t (loaded with links).  0, or -1 with err (a capture
  * trace that does not load; its path is in the message). */
 int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats *st, tp_err *err);

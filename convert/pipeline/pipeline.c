@@ -447,7 +447,9 @@ static int merge_captures(const char *path, const tp_load_opts *o, tp_trace *t, 
         snprintf(st->files[k].path, sizeof st->files[k].path, "%s", o->captures[k]);
         st->nfiles++;
     }
-    if (!o->ncaptures && o->discover_captures && tp_graph_capture_discover(path, st, err) < 0)
+    if (o->ncaptures)
+        tp_graph_capture_details(st);
+    else if (o->discover_captures && tp_graph_capture_discover(path, st, err) < 0)
         return -1;
     int rc = tp_graph_capture_merge(t, o, st, err);
     tp_timing("graph capture");
