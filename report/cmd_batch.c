@@ -450,6 +450,13 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         if (tp_hash64_file(lo.read.side_inputs[k], &eh, &es, &ee) == 0)
             tp_buf_printf(opts, ";side=%016llx:%llu", (unsigned long long)eh, (unsigned long long)es);
     }
+    for (size_t k = 0; k < lo.ncaptures; k++) { /* --graph-capture FILE: its bytes too (a discovered
+                                                 * capture_traces/ folder is not part of the key) */
+        uint64_t gh = 0, gsz = 0;
+        tp_err ge = {0};
+        if (tp_hash64_file(lo.captures[k], &gh, &gsz, &ge) == 0)
+            tp_buf_printf(opts, ";capture=%016llx:%llu", (unsigned long long)gh, (unsigned long long)gsz);
+    }
     if (cats) { /* the rules' bytes, not only the file's name */
         uint64_t ch = 0, cs = 0;
         tp_err ce = {0};

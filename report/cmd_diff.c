@@ -4,6 +4,7 @@
 #include "report/diff/diff.h"
 #include "convert/io/output.h"
 #include "convert/pipeline/pipeline.h"
+#include "convert/pipeline/graph_capture.h"
 #include "report/perf_models/devices.h"
 #include "report/out/text.h"
 #include "report/job/job_diff.h"
@@ -28,12 +29,14 @@ static int parse_pct(const char *cmd, const char *opt, const char *s, double *v)
     return 0;
 }
 
-static int load(const char *path, const tp_load_opts *lo, tp_trace *t)
+static int load(const char *path, const tp_load_opts *lo, tp_trace *t, tp_capture_stats *capture)
 {
     tp_err err = {0};
     tp_trace_init(t);
     tp_out_protect(path);
-    if (tp_load(path, lo, t, &err) < 0) {
+    tp_load_opts side = *lo; /* each side's graph capture: the --graph-capture files, else its own capture_traces/ */
+    side.capture = capture, side.discover_captures = true;
+    if (tp_load(path, &side, t, &err) < 0) {
         tp_report_error(path, &err);
         return -1;
     }
@@ -340,14 +343,15 @@ static int tp_cmd_diff(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     tp_trace t[2];
-    if (load(paths[0], &lo, &t[0]) < 0) {
+    tp_capture_stats capture[2];
+    if (load(paths[0], &lo, &t[0], &capture[0]) < 0) {
         tp_trace_free(&t[0]);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
         tp_find_rules_free(&frules);
         return TP_EXIT_INPUT;
     }
-    if (load(paths[1], &lo, &t[1]) < 0) {
+    if (load(paths[1], &lo, &t[1], &capture[1]) < 0) {
         tp_trace_free(&t[0]);
         tp_trace_free(&t[1]);
         tp_cat_rules_free(&rules);
@@ -359,6 +363,7 @@ static int tp_cmd_diff(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         tp_report_opts ro = {paths[k], steps, 0, &rules, false, &devices, false, &frules};
         tp_summary_build(&t[k], &ro, &s[k]);
+        s[k].capture = &capture[k];
     }
     tp_diff d;
     tp_diff_build(&s[0], &s[1], &d);

@@ -6,6 +6,7 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/perf_models/devices.h"
 #include "report/analysis/summary.h"
+#include "convert/pipeline/graph_capture.h"
 #include "report/job/job_run.h"
 #include "report/diff/diff.h"
 #include "report/findings/findings.h"
@@ -159,7 +160,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
                *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL,
-               *findrules = NULL;
+               *findrules = NULL, *tokens = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false;
@@ -169,6 +170,7 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "-o", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--output", &dir)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--batch-size", &batch)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--tokens", &tokens)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--paper", &paper)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
@@ -226,6 +228,14 @@ static int tp_cmd_report(int argc, char **argv)
         if (*batch == 0 || *end || v <= 0 || v > 1000000000LL)
             return free(args), tp_usage_error(argv[0], "--batch-size takes a positive whole number (got '%s')", batch);
         ro.batch_size = v;
+    }
+    int64_t tokens_per_iteration = 0;
+    if (tokens) {
+        char *end;
+        long long v = strtoll(tokens, &end, 10);
+        if (*tokens == 0 || *end || v <= 0 || v > 1000000000LL)
+            return free(args), tp_usage_error(argv[0], "--tokens takes a positive whole number (got '%s')", tokens);
+        tokens_per_iteration = v;
     }
     tp_page_opts po = {595, 842, 2};
     if (strcmp(paper, "letter") == 0) {
@@ -303,6 +313,8 @@ static int tp_cmd_report(int argc, char **argv)
     lo.read.keep_args_of = tp_summary_wants_args; /* the shapes of the ops that have a model */
     lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
     lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
+    tp_capture_stats capture;
+    lo.capture = &capture, lo.discover_captures = true;
     tp_out_protect(path);
     char clash[4400];
     const char *in = tp_report_output_input(dir, clash, sizeof clash);
@@ -325,6 +337,8 @@ static int tp_cmd_report(int argc, char **argv)
     tp_print_warnings(path, &t);
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
+    s.capture = &capture;
+    s.tokens_per_iteration = tokens_per_iteration;
     tp_timing("summary");
     int rc = TP_EXIT_OK;
     tp_buf brief = {0};
@@ -389,7 +403,9 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "                      thread each (default 2 on 2 or more cores; memory: N ranks)\n"
     "  --shard K/N         a job's part K of N: rank summaries only, no report\n"
     "  --merge             the job report from DIR/ranks/ (after every shard ran)\n"
-    "  --batch-size N      samples per step: adds throughput (samples/s)\n"
+    "  --batch-size N      samples per step: adds throughput (samples/s); tokens per decode iteration\n"
+    "                      when the inference annotations carry no count\n"
+    "  --tokens N          tokens per inference iteration, for tokens/s (docs/REPORT.md \"Inference figures\")\n"
     "  --paper a4|letter   PDF page size (default a4)\n"
     "  --scale S           PNG resolution factor (1 = 2 px per pt, about 1700 px wide, default)\n"
     "  --image-base-url URL  summary.md shows the charts from URL/png/ (where CI\n"

@@ -8,6 +8,8 @@
 #include "report/out/text.h"
 #include "report/out/kernel_json.h"
 #include "report/analysis/summary.h"
+#include "report/inference/capture_out.h"
+#include "convert/pipeline/graph_capture.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/perf_models/devices.h"
 #include "report/formats/stats_sections.h"
@@ -90,6 +92,10 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_idle_json(s, &b);
         tp_buf_puts(&b, ",\n");
         tp_findings_json(s->findings, &b);
+        tp_buf_puts(&b, ",\n");
+        size_t before = b.len;
+        tp_capture_json(s, &b); /* "graph_capture":{...},\n or nothing */
+        b.len = b.len > before ? b.len - 2 : before - 2; /* no trailing ",\n" */
     }
     /* format-specific sections (stats_sections.c) go inside the object */
     if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
@@ -144,6 +150,15 @@ static void print_text(const tp_summary *s, const char *path)
         print_gpu_time(s);
     if (s->findings)
         tp_findings_text(s->findings, stdout);
+    tp_buf cl = {0};
+    tp_capture_text(t, s->capture, &cl);
+    if (cl.len) {
+        cl.data[cl.len - 1] = 0; /* the line's newline: written after */
+        putchar('\n');
+        tp_put_printable(stdout, cl.data); /* file names are the user's text */
+        putchar('\n');
+    }
+    tp_buf_free(&cl);
 }
 
 static void us(char *buf, size_t n, int64_t ns) { tp_fmt_us(buf, n, ns); }
@@ -364,6 +379,9 @@ static int tp_cmd_stats(int argc, char **argv)
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */
+    tp_capture_stats capture;
+    if (!kernels_only) /* the categories see the captured ops */
+        lo.capture = &capture, lo.discover_captures = true;
     tp_find_rules frules = {0};
     if (!kernels_only && tp_find_rules_for_command(findrules, &frules) != 0) {
         tp_trace_free(&t);
@@ -389,6 +407,7 @@ static int tp_cmd_stats(int argc, char **argv)
     } else {
         tp_report_opts sro = {path, NULL, 0, &rules, true, &devices, false, &frules};
         tp_summary_build(&t, &sro, &s);
+        s.capture = &capture;
         tp_findings_build(&s, &frules, &findings);
         s.findings = &findings;
     }

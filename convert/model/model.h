@@ -62,6 +62,10 @@ enum {
                                  * reader); a correlation link found by the pipeline replaces
                                  * it.  Read by linking only (left set after it: X events'
                                  * flags are read beside linking) */
+    TP_EV_CAPTURED = 1u << 12,  /* an op of a graph-capture trace copied for the replayed kernels it
+                                 * launched (convert/pipeline/graph_capture.h): always with
+                                 * TP_EV_DROPPED (on no timeline, never written); `link` holds its
+                                 * copied enclosing op or module scope, TP_NONE at the top */
 };
 
 /* One event.  64 bytes; strings and args live in the trace's arenas.

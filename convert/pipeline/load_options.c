@@ -62,6 +62,16 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo)
         tp_input_set_max_inflate((unsigned)r);
         return 1;
     }
+    if ((k = tp_opt_file(argc, argv, i, "--graph-capture", &v)) != 0) {
+        if (k < 0)
+            return -1;
+        if (lo->ncaptures >= sizeof lo->captures / sizeof lo->captures[0]) {
+            tp_usage_error(argv[0], "at most 16 --graph-capture options");
+            return -1;
+        }
+        lo->captures[lo->ncaptures++] = v;
+        return 1;
+    }
     if ((k = tp_opt_value(argc, argv, i, "--min-dur", &v)) != 0) {
         if (k < 0)
             return -1;

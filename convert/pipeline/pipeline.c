@@ -2,6 +2,7 @@
  * command relies on (see pipeline.h for the order and why). */
 #include "convert/base/threads.h"
 #include "convert/pipeline/pipeline.h"
+#include "convert/pipeline/graph_capture.h"
 #include "convert/model/derive.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_write.h"
@@ -437,8 +438,29 @@ void tp_print_warnings(const char *path, const tp_trace *t)
         fputc('\n', stderr);
 }
 
+/* The graph-capture traces given (or found beside the input) merged into t. */
+static int merge_captures(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
+{
+    tp_capture_stats *st = o->capture;
+    memset(st, 0, sizeof *st);
+    for (size_t k = 0; k < o->ncaptures && k < TP_CAPTURE_MAX_FILES; k++) {
+        snprintf(st->files[k].path, sizeof st->files[k].path, "%s", o->captures[k]);
+        st->nfiles++;
+    }
+    if (o->ncaptures)
+        tp_graph_capture_details(st);
+    else if (o->discover_captures && tp_graph_capture_discover(path, st, err) < 0)
+        return -1;
+    int rc = tp_graph_capture_merge(t, o, st, err);
+    tp_timing("graph capture");
+    return rc;
+}
+
 int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
 {
+    if (o->ncaptures && !o->capture) /* given, and this command would not read it: said, not ignored */
+        return tp_fail_at(err, "", "--graph-capture is read by report and diff of traces, stats (not --kernels-only "
+                                   "or --csv) and batch; not here");
     tp_input *in = tp_input_open(path, err);
     if (!in)
         return -1;
@@ -460,8 +482,8 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     t->keep_args = o->read.keep_args;
     t->format = f->name;
     tp_read_opts ro = o->read;
-    ro.no_corr = o->no_links && !o->has_steps;
-    bool links = !o->no_links || o->has_steps;
+    bool links = !o->no_links || o->has_steps || (o->capture && o->ncaptures); /* a capture merge maps linked kernels */
+    ro.no_corr = !links;
     /* XPlane's derived lines are built beside linking */
     tp_derive_later later = {0};
     if (links)
@@ -527,6 +549,8 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         tp_timing("derived lines");
     }
     tp_host_slices_free(&host_slices);
+    if (links && o->capture && merge_captures(path, o, t, err) < 0)
+        return -1;
     print_notices(path, t);
     return 0;
 }

@@ -23,6 +23,14 @@ typedef struct tp_load_opts {
     const char *drop_cats[16]; /* --drop-cat CAT (repeatable): events of these categories go */
     size_t ndrop_cats;
     int64_t min_dur_ns;      /* --min-dur: slices shorter than this go (0 = keep all) */
+    /* Graph capture (graph_capture.h), last step of a linked load: the
+     * --graph-capture FILE options (repeatable), and whether to look for a
+     * capture_traces/ folder beside the input when none is given (the
+     * summary commands); what the merge did goes to *capture (NULL: no merge). */
+    const char *captures[16];
+    size_t ncaptures;
+    bool discover_captures;
+    struct tp_capture_stats *capture;
 } tp_load_opts;
 
 /* If argv[*i] is one of the load options below, apply it, advance *i past
@@ -36,6 +44,9 @@ int tp_parse_load_option(int argc, char **argv, int *i, tp_load_opts *lo);
     "  --drop-cat CAT      leave out events of category CAT (repeatable)\n"                 \
     "  --min-dur DUR       leave out slices shorter than DUR (1us, 500ns, 2ms)\n"            \
     "  --strict            treat lenient repairs (bad UTF-8, trailing commas, ...) as errors\n" \
+"  --graph-capture F   a trace recorded while the CUDA/HIP graphs were captured: the replayed\n" \
+    "                      kernels get the captured ops and shapes (repeatable; default: the files\n" \
+    "                      of a capture_traces/ folder beside the trace; docs/REPORT.md \"Graph capture\")\n" \
     "  --max-inflate N     refuse gzip input that expands more than N-fold (default 100; 0: no limit)\n" \
     "  --derive-rule YEAR  merge rule of derived lines: 2024 (default), 2022, 2020 (TF 2.4's)\n" \
     "  --                  what follows is a file, even if it starts with '-'\n"                \

@@ -1,6 +1,7 @@
 /* attribution.c: top-level op, leaf op (or enclosing scope) and module path
  * of every device activity (attribution.h). */
 #include "report/analysis/attribution.h"
+#include "convert/base/i64map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,43 @@ static bool library_frame(const tp_trace *t, const tp_event *e)
     return in && (size_t)(in - n) < file;
 }
 
+/* The module path of an op copied from a graph-capture trace: its copied
+ * nn.Module scopes (graph_capture.h: `link` is the enclosing copy),
+ * outermost first, within the same bounds as a path of this trace; once per op. */
+static uint32_t captured_module(const tp_trace *t, tp_attribution *a, uint32_t op, tp_i64map *done, tp_buf *path)
+{
+    uint32_t id = tp_i64map_get(done, op);
+    if (id != TP_I64MAP_EMPTY)
+        return id;
+    const char *names[TP_MODULE_MAX_LEVELS];
+    size_t n = 0;
+    for (uint32_t p = op; p != TP_NONE && p < t->nevents; p = t->events[p].link) {
+        const char *m = module_name(tp_str_get(t, t->events[p].name));
+        if (!m)
+            continue;
+        if (n == TP_MODULE_MAX_LEVELS) { /* the outermost levels kept: drop the innermost */
+            memmove(names, names + 1, (n - 1) * sizeof *names);
+            n--;
+            a->modules_cut++;
+        }
+        names[n++] = m;
+    }
+    path->len = 0;
+    for (size_t k = n; k-- > 0;) {
+        size_t ml = strlen(names[k]);
+        if (path->len + (path->len != 0) + ml > TP_MODULE_MAX_PATH_BYTES) {
+            a->modules_cut += k + 1;
+            break;
+        }
+        if (path->len)
+            tp_buf_putc(path, '/');
+        tp_buf_put(path, names[k], ml);
+    }
+    id = path->len ? tp_strset_add(&a->paths, path->data, path->len) : 0;
+    tp_i64map_put(done, op, id);
+    return id;
+}
+
 void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribution *a)
 {
     memset(a, 0, sizeof *a);
@@ -108,7 +146,7 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         levels[host_mod[ev]] = (uint8_t)(up ? levels[up] + 1 : 1);
     }
     free(levels);
-    tp_buf_free(&path);
+    tp_i64map captured_paths = {0};
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[i];
         a->leaf[i] = TP_NONE;
@@ -120,6 +158,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         if (e->op != TP_NONE) {
             a->leaf[i] = e->op;
             a->how[i] = TP_ATTR_OP;
+            if (t->events[e->op].flags & TP_EV_CAPTURED)
+                a->module[i] = captured_module(t, a, e->op, &captured_paths, &path);
             continue;
         }
         if (launch == TP_NONE || ht->pos[launch] == TP_NONE)
@@ -135,6 +175,8 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
             a->how[i] = TP_ATTR_GRAPH;
         }
     }
+    tp_i64map_free(&captured_paths);
+    tp_buf_free(&path);
     free(host_mod);
     free(inner_at);
     free(named_at);

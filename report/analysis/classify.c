@@ -56,7 +56,7 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
             last_cat[kc] = cat;
         }
         c->of[i] = cat;
-        if (a && a->how[i] == TP_ATTR_GRAPH)
+        if (a && (a->how[i] == TP_ATTR_GRAPH || (leaf != TP_NONE && (t->events[leaf].flags & TP_EV_CAPTURED))))
             c->ran[i] = TP_RAN_GRAPH;
         else if (e->kind == TP_KIND_KERNEL && (starts(tp_str_get(t, e->name), "triton_") || compiled_region(leaf_s)))
             c->ran[i] = TP_RAN_COMPILED;

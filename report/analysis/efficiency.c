@@ -4,6 +4,7 @@
 #include "convert/base/i64map.h"
 #include "convert/base/strset.h"
 #include "convert/codec/json_lex.h"
+#include "report/perf_models/op_models_infer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,11 @@ typedef struct slot {
     int64_t ns;
     bool on_device;      /* some of its work is not a host<->device copy */
     int32_t result;      /* its row, or -(skip + 1) (once resolved) */
+    uint32_t topk_op;    /* an op that reads its kernels (tp_moe_hint): the TopK op inside it, TP_NONE */
+    uint8_t kflags;      /* and what its kernels' names say (KF_*) */
 } slot;
+
+enum { KF_MATMUL_OGS = 1, KF_GATED = 2, KF_FP4 = 4, KF_FP8 = 8, KF_FIRST_SEEN = 16 };
 
 /* A kernel whose name says its math mode, of a GEMM, convolution or
  * attention invocation: its time counts for its row's mode. */
@@ -56,6 +61,8 @@ struct tp_eff_builder {
     tp_i64map result_of_event; /* host op event -> its result + RESULT_BIAS (prepare) */
     void *cursor;        /* reading args (tp_args_get_r) */
     tp_buf scratch;
+    const tp_chunk_stats *chunk; /* the iteration statistics of the invocation being costed (ops that read them) */
+    const tp_moe_hint *moe;      /* what its kernels say (ops that read them) */
 };
 
 #define RESULT_BIAS INT64_C(0x80000000) /* a result (row, or -skip) as a map value */
@@ -208,6 +215,12 @@ static int32_t result_of(builder *b, const tp_event *op, void *cursor, tp_buf *s
         if (val[k])
             tp_buf_put(&b->key, val[k], vlen[k]);
     }
+    if (b->chunk) /* the same shapes in another iteration: another cost */
+        tp_buf_put(&b->key, b->chunk, sizeof *b->chunk);
+    if (b->moe) { /* (the members, not the struct's padding) */
+        tp_buf_put(&b->key, &b->moe->topk, sizeof b->moe->topk);
+        tp_buf_printf(&b->key, "%d%d%d", b->moe->gated, b->moe->matmul_ogs, b->moe->weight_bits);
+    }
     size_t before = b->keys.n;
     uint32_t id = tp_strset_add(&b->keys, b->key.data, b->key.len);
     if (b->keys.n == before)
@@ -218,7 +231,8 @@ static int32_t result_of(builder *b, const tp_event *op, void *cursor, tp_buf *s
     const char *why;
     int32_t r;
     tp_jdoc_reset(&b->doc);
-    if (tp_op_inputs_parse(args, alen, &b->doc, &in, &why) != 0 || tp_op_cost_of(name, &in, &c, &why) != 0)
+    if (tp_op_inputs_parse(args, alen, &b->doc, &in, &why) != 0 ||
+        (in.chunk = b->chunk, in.moe = b->moe, tp_op_cost_of(name, &in, &c, &why)) != 0)
         r = add_skip(b, name, why);
     else
         r = add_row(b, name, &in, &c);
@@ -237,6 +251,80 @@ static void add_time(builder *b, int32_t r, int64_t ns)
     row_times *rt = &b->times[r];
     TP_GROW(rt->ns, rt->cap, rt->n + 1);
     rt->ns[rt->n++] = ns;
+}
+
+/* An op whose cost needs its iteration's sequence statistics (op_models_infer.h). */
+static bool reads_chunk(const tp_trace *t, uint32_t op)
+{
+    const char *n = tp_str_get(t, t->events[op].name);
+    return tp_infer_needs_chunk(tp_infer_op(n, strlen(n), NULL));
+}
+
+/* An op whose cost needs what its kernels and ops say (op_models_infer.h tp_moe_hint). */
+static bool reads_kernels(const tp_trace *t, uint32_t op)
+{
+    const char *n = tp_str_get(t, t->events[op].name);
+    return tp_infer_reads_kernels(tp_infer_op(n, strlen(n), NULL));
+}
+
+static bool has_ci(const char *s, const char *w)
+{
+    return strcasestr(s, w) != NULL;
+}
+
+/* One activity of such an invocation: the TopK op it came from, what a
+ * matmul_ogs kernel's name says (the first one: the up GEMM's epilogue). */
+static void note_kernel(const tp_trace *t, slot *s, uint32_t start, const tp_event *a)
+{
+    if (start != TP_NONE && s->topk_op == TP_NONE && strstr(tp_str_get(t, t->events[start].name), "TopK"))
+        s->topk_op = start;
+    const char *n = tp_str_get(t, a->name);
+    if (a->kind != TP_KIND_KERNEL || !has_ci(n, "matmul_ogs"))
+        return;
+    s->kflags |= KF_MATMUL_OGS;
+    if (!(s->kflags & KF_FIRST_SEEN)) {
+        s->kflags |= KF_FIRST_SEEN;
+        if (has_ci(n, "_swiglu") || has_ci(n, "_glu"))
+            s->kflags |= KF_GATED;
+    }
+    if (has_ci(n, "mxfp4") || has_ci(n, "fp4"))
+        s->kflags |= KF_FP4;
+    else if (has_ci(n, "fp8") || has_ci(n, "e4m3"))
+        s->kflags |= KF_FP8;
+}
+
+/* The hint of an invocation: the TopK op's k from its Concrete Inputs[1]. */
+static const tp_moe_hint *moe_hint(builder *b, const slot *s, tp_moe_hint *h)
+{
+    memset(h, 0, sizeof *h);
+    h->matmul_ogs = s->kflags & KF_MATMUL_OGS;
+    h->gated = s->kflags & KF_GATED;
+    h->weight_bits = s->kflags & KF_FP4 ? 4 : s->kflags & KF_FP8 ? 8 : 0;
+    if (s->topk_op != TP_NONE && b->t->events[s->topk_op].args) {
+        const char *args, *extra;
+        size_t alen, elen;
+        tp_args_split_r(b->t, b->cursor, &b->scratch, b->t->events[s->topk_op].args, &args, &alen, &extra, &elen);
+        tp_op_inputs in;
+        const char *why;
+        tp_jdoc_reset(&b->doc);
+        if (args && tp_op_inputs_parse(args, alen, &b->doc, &in, &why) == 0)
+            h->topk = tp_infer_topk_of(&in);
+    }
+    return h;
+}
+
+/* The iteration annotation around an invocation: the innermost enclosing
+ * host slice, from its first activity's launch call (a graph launch for an
+ * op of a capture trace) up, whose name carries the statistics. */
+static bool chunk_of(const tp_trace *t, const tp_host_tree *ht, uint32_t act, uint32_t op, tp_chunk_stats *cs)
+{
+    uint32_t p = t->events[act].link != TP_NONE ? t->events[act].link : op;
+    for (size_t guard = 0; p != TP_NONE && p < t->nevents && guard <= t->nevents; guard++) {
+        if (tp_chunk_stats_parse(tp_str_get(t, t->events[p].name), cs))
+            return true;
+        p = tp_host_parent(t, ht, p);
+    }
+    return false;
 }
 
 /* An XLA async op's start or done half ("copy-start.2", "all-gather-done") */
@@ -285,20 +373,27 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
             b->e->modelled_ns = tp_sat_add(b->e->modelled_ns, a->dur);
             continue;
         }
-        uint32_t op = a->op;
+        uint32_t op = a->op, start = a->op;
         while (op != TP_NONE && !is_modelled(b, t->events[op].name))
-            op = ht->parent[op];
+            op = tp_host_parent(t, ht, op);
         if (op == TP_NONE)
             continue;
-        uint32_t k = tp_i64map_get(&slot_of, op);
+        /* an op copied from a graph-capture trace runs once per replay of its graph: an invocation per
+         * graph launch (graph_capture.h) */
+        int64_t skey = (t->events[op].flags & TP_EV_CAPTURED) && a->link != TP_NONE
+                           ? (int64_t)(((uint64_t)(a->link + 1u) << 32) | op)
+                           : (int64_t)op;
+        uint32_t k = tp_i64map_get(&slot_of, skey);
         if (k == TP_I64MAP_EMPTY) {
             TP_GROW(slots, cap, nslots + 1);
-            slots[nslots] = (slot){op, (uint32_t)i, 0, false, 0};
+            slots[nslots] = (slot){op, (uint32_t)i, 0, false, 0, TP_NONE, 0};
             k = (uint32_t)nslots++;
-            tp_i64map_put(&slot_of, op, k);
+            tp_i64map_put(&slot_of, skey, k);
         }
         slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
+        if (reads_kernels(t, op))
+            note_kernel(t, &slots[k], start, a);
         if (a->kind == TP_KIND_KERNEL && t->events[slots[k].first_act].kind != TP_KIND_KERNEL)
             slots[k].first_act = (uint32_t)i;
         if (a->kind == TP_KIND_KERNEL && matrix_family(family_of(b, t->events[op].name))) {
@@ -317,8 +412,16 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
             continue;
         }
         uint32_t v = tp_i64map_get(&b->result_of_event, slots[k].op);
+        tp_chunk_stats cs;
+        tp_moe_hint mh;
+        if (v == TP_I64MAP_EMPTY && reads_chunk(t, slots[k].op)) /* its iteration's sequence lengths */
+            b->chunk = chunk_of(t, ht, slots[k].first_act, slots[k].op, &cs) ? &cs : NULL;
+        if (v == TP_I64MAP_EMPTY && reads_kernels(t, slots[k].op)) /* what its kernels and TopK op say */
+            b->moe = moe_hint(b, &slots[k], &mh);
         int32_t r = v != TP_I64MAP_EMPTY ? (int32_t)((int64_t)v - RESULT_BIAS)
                                          : result_of(b, &t->events[slots[k].op], b->cursor, &b->scratch);
+        b->chunk = NULL;
+        b->moe = NULL;
         add_time(b, r, slots[k].ns);
         slots[k].result = r;
         if (r >= 0) {
@@ -550,8 +653,9 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     }
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *ev = &t->events[i];
-        if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name))
-            continue;
+        if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name) ||
+            reads_chunk(t, (uint32_t)i) || reads_kernels(t, (uint32_t)i))
+            continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
         int32_t r = result_of(b, ev, b->cursor, &b->scratch);
         tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
     }

@@ -44,6 +44,14 @@ bool tp_is_module_label(const char *name);
 /* A host op that can be a top-level op (HOST_OP kind, not a step, not a label). */
 bool tp_is_op(const tp_trace *t, const tp_event *e);
 
+/* The enclosing host event of ev: its parent in the tree, or for an op
+ * copied from a graph-capture trace (TP_EV_CAPTURED: on no thread of this
+ * trace) its copied enclosing op (graph_capture.h).  TP_NONE at the top. */
+static inline uint32_t tp_host_parent(const tp_trace *t, const tp_host_tree *ht, uint32_t ev)
+{
+    return (t->events[ev].flags & TP_EV_CAPTURED) ? t->events[ev].link : ht->parent[ev];
+}
+
 /* The top-level op of a device event (through its launch call), or of a
  * host event; TP_NONE when it has none. */
 uint32_t tp_top_op_of(const tp_trace *t, const tp_host_tree *ht, uint32_t ev);

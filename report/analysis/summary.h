@@ -61,6 +61,9 @@ typedef struct tp_summary {
     void (*fp_free)(void *fp_state);
     /* summary.md only (report/out/summary_write.c), set by the command after tp_summary_build: */
     const char *image_base_url; /* --image-base-url: chart links become URL/png/x.png; NULL: no image links */
+    int64_t tokens_per_iteration;           /* --tokens (report/inference/iterations.h), 0 none */
+    const struct tp_capture_stats *capture; /* what the graph-capture merge did (convert/pipeline/graph_capture.h);
+                                             * NULL: none asked for */
     const char *baseline_md;    /* --baseline: the comparison line (report/diff tp_diff_brief_md); NULL: none */
     /* the findings (report/findings/findings.h), set by whoever writes the outputs after tp_summary_build
      * (report/assemble tp_report_write, `stats`); NULL: the writers build them with the built-in rules */

@@ -2,6 +2,7 @@
  * functions `tracepress report` and `tracepress convert` call, on one load
  * of the trace (batch.h). */
 #include "report/batch/batch.h"
+#include "convert/pipeline/graph_capture.h"
 #include "convert/write/chrome_write.h"
 #include "convert/io/output.h"
 #include "report/assemble/report_write.h"
@@ -32,6 +33,8 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     if (o->load)
         lo = *o->load;
     lo.read.keep_args = true;
+    tp_capture_stats capture;
+    lo.capture = &capture, lo.discover_captures = true;
     lo.read.report_data = true; /* the report's format pages (XPlane) */
     if (o->steps && tp_parse_steps(o->steps, &lo.step_first, &lo.step_last) == 0)
         lo.has_steps = true;
@@ -63,6 +66,7 @@ void tp_batch_work(const char *path, const char *dir, const char *name, const tp
     tp_report_opts ro = {path, o->steps, o->batch_size, o->rules, false, o->devices, false, o->find_rules};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
+    s.capture = &capture;
     r->events = (int64_t)t.events_in;
     r->steps = (int64_t)s.sf.nsteps;
     if (s.sf.nsteps)

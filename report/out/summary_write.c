@@ -10,6 +10,8 @@
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
 #include "report/out/text.h"
+#include "report/inference/capture_out.h"
+#include "report/inference/iterations.h"
 #include "render/labels/kname.h"
 
 #include <stdio.h>
@@ -130,6 +132,8 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, ",\n");
     tp_efficiency_json(s, b);
     tp_buf_puts(b, ",\n");
+    tp_capture_json(s, b);
+    tp_iterations_json(s, b);
     tp_collectives_json(s, b);
     tp_buf_puts(b, ",\n");
     tp_findings local;
@@ -260,6 +264,8 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_findings_free(&local);
     lead_md(s, b);
     tp_efficiency_md(s, b);
+    tp_capture_md(s, b);
+    tp_iterations_md(s, b);
     tp_buf_puts(b, "| trace | ");
     tp_md_text(b, s->name, 200);
     tp_buf_puts(b, " |\n|---|---|\n");

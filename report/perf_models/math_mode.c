@@ -74,7 +74,10 @@ static tp_math_mode of_lower(const char *s)
     /* type tags anywhere in the name (cuBLAS "sm80_xmma_gemm_f32f32_tf32f32",
      * CUTLASS "cutlass_80_tensorop_bf16_s16816gemm_bf16", template arguments
      * "cutlass::bfloat16_t", "ck::half_t"): the narrowest type first */
-    if (has(s, "e4m3") || has(s, "e5m2") || has(s, "fp8") || has(s, "f8f8") || has(s, "float8"))
+    /* vLLM's paged attention names its KV cache type "vllm::Fp8KVCacheDataType)0": 0 is kAuto (the
+     * cache in the model's dtype), not fp8 (1 e4m3, 2 e5m2) */
+    if (has(s, "e4m3") || has(s, "e5m2") || (has(s, "fp8") && !has(s, "fp8kvcachedatatype)0")) || has(s, "f8f8") ||
+        has(s, "float8"))
         return TP_MATH_FP8;
     if (has(s, "imma") || has(s, "int8") || has(s, "i8816") || has(s, "i8i8") || has(s, "s8s8"))
         return TP_MATH_INT8;

@@ -118,7 +118,7 @@ int tp_op_inputs_parse(const char *args, size_t len, tp_jdoc *doc, tp_op_inputs 
         return -1;
     }
     if (dims->n > TP_OP_MAX_INPUTS) {
-        *why = "more than 24 inputs";
+        *why = "more than 48 inputs";
         return -1;
     }
     const tp_jv *conc = tp_jv_get(root, "Concrete Inputs");

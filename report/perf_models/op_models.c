@@ -2,6 +2,7 @@
  * softmax, elementwise, reduce); the matrix ones are in op_models_matrix.c.
  * Every formula is in docs/REPORT.md "Efficiency", with a worked example. */
 #include "report/perf_models/op_models_int.h"
+#include "report/perf_models/op_models_infer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,11 @@ static const struct {
     {"_C::rotary_embedding", TP_FAM_ELEMENTWISE, EW_ROPE},
     {"_C::silu_and_mul", TP_FAM_ELEMENTWISE, EW_SILU_MUL},
     {"aiter::add_rmsnorm", TP_FAM_NORM, TP_NORM_RMS_ADD_OUT},
+    {"aiter::fmha_v3_fwd", TP_FAM_ATTENTION, 10},
     {"aiter::gelu_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_MUL},
     {"aiter::gelu_tanh_and_mul", TP_FAM_ELEMENTWISE, EW_GELU_TANH_MUL},
+    {"aiter::mha_bwd", TP_FAM_ATTENTION, 11},
+    {"aiter::mha_fwd", TP_FAM_ATTENTION, 10},
     {"aiter::rms_norm", TP_FAM_NORM, TP_NORM_RMS_LIB},
     {"aiter::rmsnorm", TP_FAM_NORM, TP_NORM_RMS_OUT},
     {"aiter::rmsnorm2d_fwd_ck", TP_FAM_NORM, TP_NORM_RMS_LIB},
@@ -174,6 +178,9 @@ static bool modelled_namespace(const char *name, size_t len)
 
 tp_op_family tp_op_family_of(const char *name, size_t len)
 {
+    tp_op_family f;
+    if (tp_infer_op(name, len, &f) >= 0)
+        return f;
     if (!modelled_namespace(name, len))
         return TP_FAM_NONE;
     int i = find(name, len);
@@ -438,10 +445,8 @@ int tp_op_cost_of(const char *name, const tp_op_inputs *in, tp_op_cost *c, const
     memset(c, 0, sizeof *c);
     c->peak = -1;
     int i = find(name, strlen(name));
-    if (i < 0) {
-        *why = "no model for this op";
-        return -1;
-    }
+    if (i < 0)
+        return tp_infer_cost(tp_infer_op(name, strlen(name), NULL), in, c, why);
     c->family = (tp_op_family)ops[i].family;
     int v = ops[i].variant;
     switch (c->family) {

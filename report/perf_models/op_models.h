@@ -53,7 +53,7 @@ typedef struct tp_op_input {
     size_t concrete_len;
 } tp_op_input;
 
-#define TP_OP_MAX_INPUTS 24
+#define TP_OP_MAX_INPUTS 48 /* aiter::mha_batch_prefill records 30 */
 
 typedef struct tp_op_inputs {
     size_t n;
@@ -61,11 +61,16 @@ typedef struct tp_op_inputs {
     /* what the aggregation groups by ("Input Strides" NULL when absent);
      * nodes of the caller's doc */
     const tp_jv *dims_v, *types_v, *strides_v;
+    /* the iteration's sequence statistics (op_models_infer.h), set by the
+     * caller for the ops that read them; NULL: not known */
+    const struct tp_chunk_stats *chunk;
+    /* what an unfused MoE op's kernels say (op_models_infer.h), NULL: not known */
+    const struct tp_moe_hint *moe;
 } tp_op_inputs;
 
 /* Read the recorded inputs from an op's args object text.  0, or -1 with a
  * reason ("no \"Input Dims\" recorded", "\"Input Dims\" is not a list of
- * lists", "more than 24 inputs", ...).  The texts point into `args`; doc
+ * lists", "more than 48 inputs", ...).  The texts point into `args`; doc
  * holds the parse (reset by the caller between calls). */
 int tp_op_inputs_parse(const char *args, size_t len, tp_jdoc *doc, tp_op_inputs *in, const char **why);
 

@@ -318,6 +318,8 @@ static const struct {
     {false, true, 1, 14, false, ALIGN_UNKNOWN},      /* 7 _scaled_dot_product_cudnn_attention_backward */
     {true, true, 1, 11, false, ALIGN_BOTTOM_RIGHT},  /* 8 _flash_attention_backward */
     {true, true, 1, 14, true, ALIGN_TOP_LEFT},       /* 9 _efficient_attention_backward */
+    {true, false, 0, 5, false, ALIGN_BOTTOM_RIGHT},  /* 10 aiter::mha_fwd, aiter::fmha_v3_fwd (q, k, v, dropout, scale, causal) */
+    {true, true, 1, 8, false, ALIGN_BOTTOM_RIGHT},   /* 11 aiter::mha_bwd (dout, q, k, v, out, lse, dropout, scale, causal) */
 };
 
 /* (query, key) pairs a causal mask keeps, Lq != Lkv: top-left (PyTorch's

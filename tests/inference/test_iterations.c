@@ -1,0 +1,79 @@
+/* Inference figures (issue 33): iterations from vLLM/SGLang annotations, the
+ * steady-state window, per-token time and tokens/s on a planted trace. */
+#include "report/inference/iterations.h"
+#include "tests/lib/harness.h"
+#include "tests/lib/load_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Two prefill iterations of 2 requests, then ten decode iterations of 8
+ * (1020 .. 1110 us), each every 2 ms; SGLang's own label nested inside. */
+static const char *planted(void)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"start\",\"pid\":1,\"tid\":1,"
+                    "\"ts\":1,\"dur\":1}");
+    for (int i = 0; i < 12; i++) {
+        const char *name = i < 2 ? "execute_200_context_2(sq200sk200sqsq20000sqsk20000)_generation_0(sq0sk0sqsq0sqsk0)"
+                                 : "execute_8_context_0(sq0sk0sqsq0sqsk0)_generation_8(sq8sk800sqsq8sqsk800)";
+        int dur = i < 2 ? 1500 : 1000 + 10 * i;
+        tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                          "\"dur\":%d}",
+                      name, 10 + 2000 * i, dur);
+        tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[%s bs=%d]\",\"pid\":1,\"tid\":1,"
+                          "\"ts\":%d,\"dur\":%d}",
+                      i < 2 ? "EXTEND" : "DECODE", i < 2 ? 2 : 8, 11 + 2000 * i, dur - 2);
+    }
+    tp_buf_puts(&b, "\n]}\n");
+    tp_buf_putc(&b, 0);
+    const char *p = tp_test_write_text("iterations.json", b.data);
+    tp_buf_free(&b);
+    return p;
+}
+
+TEST(inference_iterations_steady_window)
+{
+    tp_trace t;
+    CHECK(tp_test_load(planted(), &t) == 0);
+    tp_iterations r;
+    tp_iterations_build(&t, 0, 0, &r);
+    CHECK_EQ_INT(r.n, 12); /* the nested step[...] labels are the same iterations */
+    CHECK_EQ_INT(r.requests_max, 8);
+    CHECK(r.steady);
+    CHECK_EQ_INT(r.first, 2);
+    CHECK_EQ_INT(r.last, 12);
+    CHECK_EQ_INT(r.decode_n, 10);
+    CHECK_EQ_INT(r.prefill_n, 0);
+    CHECK_EQ_INT(r.decode_median_ns, 1065000); /* (1060 + 1070) / 2 us */
+    CHECK_EQ_INT(r.window_ns, 19110000);       /* 2nd iteration's start to the 11th's end */
+    CHECK_EQ_INT(r.tokens, 80);
+    tp_iterations_free(&r);
+    /* --tokens overrides the annotations' counts */
+    tp_iterations_build(&t, 16, 0, &r);
+    CHECK_EQ_INT(r.tokens, 160);
+    CHECK_STR(r.tokens_from, "--tokens");
+    tp_iterations_free(&r);
+    tp_trace_free(&t);
+}
+
+TEST(inference_iterations_in_the_report)
+{
+    const char *in = planted();
+    char *out = NULL;
+    const char *dir = tp_test_tmp("iter_rep");
+    CHECK_EQ_INT(tp_test_run(&out, "%s report %s -o %s", tp_test_bin(), in, dir), 0);
+    free(out);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "**Inference**: 12 iterations; steady-state window of 10 (19.110 ms); per output token "
+                           "(median decode iteration) 1.065 ms; 4186.290 tokens/s (80 tokens, from the annotations)"));
+    free(md);
+    char *js = tp_test_read_in(dir, "summary.json");
+    CHECK(js && strstr(js, "\"per_token_ns\":1065000,\"prefill_iteration_ns\":null,\"tokens\":80,\"tokens_per_s\":4186.290"));
+    free(js);
+    /* a bad --tokens: usage, exit 1 */
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s report %s --tokens 0 -o %s", tp_test_bin(), in, tp_test_tmp("iter_rep2")), 1);
+    free(out);
+}
