@@ -278,6 +278,18 @@ const char *tp_find_change_name(int status)
     return status >= 0 && status <= TP_FIND_SAME ? n[status] : "same";
 }
 
+/* A rule that holds in some steps on its own is a finding there even when the
+ * whole trace dilutes it under the threshold (a stall in one step of ten):
+ * its scope names those steps (tp_findings_scope), its impact is still the
+ * whole trace's and must reach the noise level of the whole trace's base. */
+static bool holds_in_a_step(const tp_measure *m, const tp_find_rule *r)
+{
+    for (size_t i = 0; m->nsteps >= 2 && !m->steps_scope_only && i < m->nsteps; i++)
+        if (tp_find_step_holds(m, r, i))
+            return true;
+    return false;
+}
+
 void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
 {
     f->nrules = r->n;
@@ -295,8 +307,12 @@ void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
         if (!m->available) {
             f->unsure[f->nunsure] = ru;
             f->unsure_m[f->nunsure++] = m;
-        } else if (m->whole > 0 && m->value_milli >= ru->threshold_milli && m->impact_milli >= TP_FIND_NOISE_MILLI)
-            f->items[f->n++] = (tp_finding){ru, m};
+        } else if (m->impact_milli >= TP_FIND_NOISE_MILLI &&
+                   ((m->whole > 0 && m->value_milli >= ru->threshold_milli) || holds_in_a_step(m, ru)))
+        {
+            f->items[f->n] = (tp_finding){.rule = ru, .m = m};
+            snprintf(f->items[f->n++].scope, sizeof f->items[0].scope, "%s", m->scope); /* tp_findings_scope refines it */
+        }
     }
     qsort(f->items, f->n, sizeof *f->items, finding_cmp);
 }
@@ -333,6 +349,7 @@ void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings 
     free(used);
     tp_find_ctx_free(cx);
     tp_findings_apply(f, r);
+    tp_findings_scope(s, f);
     if (r == &own) { /* hand the parsed table over to the findings */
         f->own_rules = tp_xmalloc(sizeof *f->own_rules);
         *f->own_rules = own;
@@ -347,7 +364,11 @@ void tp_findings_free(tp_findings *f)
             free(m->evidence[i]);
         free(m->evidence);
         free(m->confidence);
+        free(m->step_part);
+        free(m->step_whole);
     }
+    for (size_t i = 0; i < f->n; i++)
+        free(f->items[i].steps);
     free(f->measures);
     free(f->items);
     free(f->unsure);

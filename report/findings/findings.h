@@ -76,12 +76,25 @@ typedef struct tp_measure {
     size_t nevidence;
     char *confidence;      /* NULL, or why the evidence is partial */
     char scope[64];        /* "whole trace", "steps", ... */
+    /* per step (find_steps.c), for the measures that have one: part and whole of
+     * each step of s->sf (value_i = step_part[i] / step_whole[i], on the step's
+     * share of the same base, and impact = part); NULL: the whole trace only */
+    int64_t *step_part, *step_whole;
+    size_t nsteps;
+    bool steps_scope_only; /* the steps with a part name the scope; the rule is judged on the whole only */
     const char *pages[2];  /* titles of the report's pages that show it (the overview links those drawn), NULL */
 } tp_measure;
 
 typedef struct tp_finding {
     const tp_find_rule *rule;
     const tp_measure *m;
+    /* where it holds (find_steps.c, docs/REPORT.md "Scope"): "whole trace", "every step, 6 of 6",
+     * "step 3", "steps 3, 7 (2 of 10)", or the measure's own ("rank 3", "job") */
+    char scope[96];
+    size_t *steps;          /* indexes into s->sf.steps where the rule holds on its own, by step order */
+    size_t nsteps, steps_total; /* steps_total 0: no per-step evaluation */
+    int64_t step_impact_ns;     /* the median over those steps of the part */
+    int64_t step_impact_milli;  /* the median over them of part / the step's time (host span), thousandths of % */
 } tp_finding;
 
 typedef struct tp_findings {
@@ -96,6 +109,7 @@ typedef struct tp_findings {
     size_t nunsure;
     tp_find_rules *own_rules; /* the built-in table when the caller gave none (the rules point into it) */
     const char *subject;   /* what the findings are of, static ("job"); NULL: "trace" */
+    const tp_step_figures *s_steps; /* the steps the items' `steps` index (the summary's), NULL: none */
 } tp_findings;
 
 /* r: NULL for the built-in rules. */
@@ -114,6 +128,16 @@ const char *tp_find_change_name(int status); /* "new", "grew", "gone", "shrank",
  * impact_milli set): f's items (ranked) and unsure; for another table of
  * measures (the job's). */
 void tp_findings_apply(tp_findings *f, const tp_find_rules *r);
+/* find_steps.c: each finding's scope over the steps (the steps where its rule
+ * holds on its own, their labels, the median impact per step); called by
+ * tp_findings_build after tp_findings_apply. */
+void tp_findings_scope(const tp_summary *s, tp_findings *f);
+/* Whether the rule holds in step i of m on its own: the step's value reaches the
+ * threshold and its part is at least TP_FIND_NOISE_MILLI of the step's base. */
+bool tp_find_step_holds(const tp_measure *m, const tp_find_rule *r, size_t i);
+/* The scope worth naming beside a verdict: NULL for the whole trace. */
+const char *tp_find_scope_shown(const tp_finding *x);
+
 const char *tp_find_severity_name(uint8_t sev);
 /* thousandths of a percent for people, one decimal rounded half up: "15.1%" */
 void tp_find_pct(char *buf, size_t n, int64_t milli);
@@ -156,5 +180,31 @@ int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b);
 bool tp_find_gemm_misaligned(const tp_summary *s, const tp_eff_row *r, char *why, size_t n);
 void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+
+/* Step windows for clipping device idle gaps (find_steps.c): host steps on every
+ * device, a device's steps on it, made disjoint in start order per device as the
+ * GPU time model does. */
+typedef struct tp_find_win {
+    uint32_t proc; /* the step's device process, TP_NONE for a host step */
+    int64_t s, e;
+    uint32_t step; /* index into s->sf.steps */
+} tp_find_win;
+typedef struct tp_find_wins {
+    tp_find_win *w; /* by proc then start */
+    size_t n;
+} tp_find_wins;
+void tp_find_wins_build(const tp_summary *s, tp_find_wins *w);
+void tp_find_wins_free(tp_find_wins *w);
+/* Adds a device gap [a, b) on device process proc into per-step sums: the part of
+ * each step's clip the dataloader spans dl cover into per[data_cls], the rest into
+ * per[cls] (cls < 0: the whole gap was the dataloader's). */
+void tp_find_wins_add(const tp_find_wins *w, uint32_t proc, int64_t a, int64_t b, const tp_find_data *dl, int cls,
+                      int data_cls, int64_t *const *per);
+/* step_outliers' evidence: what differs in step `out` against the median step (kernels and
+ * top-level host ops with the most extra time); one pass over the events. */
+/* "every step, 6 of 6" (n = total), "step 3", "steps 3, 7 (2 of 10)", at most 5 labels then
+ * "..."; "whole trace" for n = 0.  idx: indexes into s->sf.steps, in step order. */
+void tp_find_steps_scope(const tp_summary *s, const size_t *idx, size_t n, size_t total, char *out, size_t outn);
+void tp_find_step_diff(const tp_summary *s, size_t out, size_t median, tp_measure *m);
 
 #endif
