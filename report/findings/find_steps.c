@@ -105,6 +105,22 @@ const char *tp_find_scope_shown(const tp_finding *x)
     return strcmp(x->scope, "whole trace") == 0 || strcmp(x->scope, "job") == 0 ? NULL : x->scope;
 }
 
+void tp_find_scope_phrase(const tp_finding *x, char *buf, size_t n)
+{
+    const char *sc = tp_find_scope_shown(x);
+    if (!sc)
+        buf[0] = 0;
+    else if (strncmp(sc, "step", 4) == 0 || strncmp(sc, "every step", 10) == 0)
+        snprintf(buf, n, " in %s", sc); /* "... idle in step 3", "... in steps 3, 7 (2 of 10)" */
+    else
+        snprintf(buf, n, " (%s)", sc);   /* "(rank 3)", "(3 of 40 steps)" */
+}
+
+bool tp_find_unsure_same(const tp_findings *f, size_t i, size_t j)
+{
+    return f->unsure_m[i] == f->unsure_m[j] || strcmp(f->unsure_m[i]->why, f->unsure_m[j]->why) == 0;
+}
+
 static int i64_cmp(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -71,7 +71,7 @@ typedef struct tp_measure {
     int64_t impact_milli;  /* impact_ns / impact_base_ns in thousandths of a percent */
     const char *bound;     /* how the impact is bounded, static */
     bool available;        /* false: the trace lacks the data; why says which */
-    char why[240];
+    char why[400];
     char **evidence;       /* lines of plain text (trace names as recorded, cut) */
     size_t nevidence;
     char *confidence;      /* NULL, or why the evidence is partial */
@@ -135,8 +135,14 @@ void tp_findings_scope(const tp_summary *s, tp_findings *f);
 /* Whether the rule holds in step i of m on its own: the step's value reaches the
  * threshold and its part is at least TP_FIND_NOISE_MILLI of the step's base. */
 bool tp_find_step_holds(const tp_measure *m, const tp_find_rule *r, size_t i);
+/* Whether unsure entries i and j say the same: one measure, or one reason (a
+ * partial trace's, shared by the measures that read the idle gaps): said once. */
+bool tp_find_unsure_same(const tp_findings *f, size_t i, size_t j);
 /* The scope worth naming beside a verdict: NULL for the whole trace. */
 const char *tp_find_scope_shown(const tp_finding *x);
+/* The scope as the verdict says it: " in step 3", " in every step, 6 of 6",
+ * " (rank 3)", or "" for the whole trace. */
+void tp_find_scope_phrase(const tp_finding *x, char *buf, size_t n);
 
 const char *tp_find_severity_name(uint8_t sev);
 /* thousandths of a percent for people, one decimal rounded half up: "15.1%" */
@@ -205,6 +211,10 @@ void tp_find_wins_add(const tp_find_wins *w, uint32_t proc, int64_t a, int64_t b
 /* "every step, 6 of 6" (n = total), "step 3", "steps 3, 7 (2 of 10)", at most 5 labels then
  * "..."; "whole trace" for n = 0.  idx: indexes into s->sf.steps, in step order. */
 void tp_find_steps_scope(const tp_summary *s, const size_t *idx, size_t n, size_t total, char *out, size_t outn);
+/* find_partial.c: whether the trace's events were filtered or sampled (holes in
+ * Kineto's "Ev Idx" numbering); why gets the sentence.  Reads the args of at
+ * most 65,536 host events. */
+bool tp_find_partial(const tp_summary *s, char *why, size_t n);
 void tp_find_step_diff(const tp_summary *s, size_t out, size_t median, tp_measure *m);
 
 #endif

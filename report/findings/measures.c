@@ -337,6 +337,8 @@ static void gap_line(const tp_summary *s, tp_measure *m, const tp_gpu_gap *gp, c
 /* The scans several measures read, made once, when the first asks. */
 struct tp_find_ctx {
     bool done;
+    bool partial;       /* the trace's events were filtered or sampled (find_partial.c) */
+    char partial_why[400];
     sync_scan y;
     tp_find_data dl;
     gap_split gs;
@@ -361,6 +363,7 @@ static const tp_find_ctx *scans_of(const tp_summary *s, tp_find_ctx *c)
         scan_syncs(s, &c->y);
         tp_find_data_scan(s, &c->dl);
         split_gaps(s, &c->y, &c->dl, &c->gs);
+        c->partial = tp_find_partial(s, c->partial_why, sizeof c->partial_why);
         c->done = true;
     }
     return c;
@@ -380,6 +383,25 @@ static void per_step(const tp_summary *s, tp_measure *m, const int64_t *part, si
         m->step_part[i] = part ? part[i] : *(const int64_t *)((const char *)&s->gt.steps[i] + field);
         m->step_whole[i] = s->gt.steps[i].span_ns;
     }
+}
+
+/* A filtered trace's idle gaps are partly the events it lost: the measures
+ * that read the gaps cannot tell there (said once: the same reason for each). */
+static bool partial_trace(const tp_find_ctx *c, tp_measure *m)
+{
+    if (!c->partial)
+        return false;
+    m->available = false;
+    snprintf(m->why, sizeof m->why, "%s", c->partial_why);
+    return true;
+}
+
+/* Exposed time of a partial trace may be time its lost computation covered. */
+static void partial_note(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    if (scans_of(s, cx)->partial)
+        m->confidence = tp_xstrdup("the trace's events were filtered or sampled: computation it lost may have hidden "
+                                   "part of this");
 }
 
 static void launch_delay_line(const tp_summary *s, tp_measure *m)
@@ -406,6 +428,8 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     if (g->span_ns <= 0)
         return;
     const tp_find_ctx *c = scans_of(s, cx);
+    if (partial_trace(c, m))
+        return;
     if (c->gs.launched == 0 && s->gt.ngaps) {
         m->available = false;
         snprintf(m->why, sizeof m->why,
@@ -480,6 +504,8 @@ static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     if (g->span_ns <= 0)
         return;
     const tp_find_ctx *c = scans_of(s, cx);
+    if (partial_trace(c, m))
+        return;
     m->part = m->impact_ns = c->gs.ns[GAP_SYNC];
     m->whole = m->impact_base_ns = g->span_ns;
     per_step(s, m, c->gs.step_ns[GAP_SYNC], SIZE_MAX);
@@ -516,6 +542,8 @@ static void dataloader_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     if (g->span_ns <= 0)
         return;
     const tp_find_ctx *c = scans_of(s, cx);
+    if (partial_trace(c, m))
+        return;
     m->part = m->impact_ns = c->gs.ns[GAP_DATA];
     m->whole = m->impact_base_ns = g->span_ns;
     per_step(s, m, c->gs.step_ns[GAP_DATA], SIZE_MAX);
@@ -549,6 +577,7 @@ static void exposed_communication(const tp_summary *s, tp_find_ctx *cx, tp_measu
     per_step(s, m, NULL, offsetof(tp_gpu_figs, exposed_communication_ns));
     if (g->communication_ns <= 0)
         return;
+    partial_note(s, cx, m);
     char a[48], b[48], c[48];
     pct(a, sizeof a, g->exposed_communication_ns, g->span_ns);
     dur(b, sizeof b, g->communication_ns);
@@ -631,6 +660,7 @@ static void exposed_memcpy(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     per_step(s, m, NULL, offsetof(tp_gpu_figs, exposed_memcpy_ns));
     if (g->memcpy_ns <= 0)
         return;
+    partial_note(s, cx, m);
     char a[48], b[48];
     pct(a, sizeof a, g->exposed_memcpy_ns, g->span_ns);
     dur(b, sizeof b, g->memcpy_ns);

@@ -86,18 +86,18 @@ void tp_findings_json(const tp_findings *f, tp_buf *b)
     tp_buf_puts(b, "]");
 }
 
-/* The measures that could not tell, each once, with the rules that read them. */
+/* The measures that could not tell, each reason once, with the rules that read them. */
 static void unsure_md(const tp_findings *f, tp_buf *b)
 {
     for (size_t i = 0; i < f->nunsure; i++) {
         bool first = true;
         for (size_t j = 0; j < i; j++)
-            first &= f->unsure_m[j] != f->unsure_m[i];
+            first &= !tp_find_unsure_same(f, i, j);
         if (!first)
             continue;
         tp_buf_puts(b, "- cannot tell (");
         for (size_t j = i, k = 0; j < f->nunsure; j++)
-            if (f->unsure_m[j] == f->unsure_m[i]) {
+            if (tp_find_unsure_same(f, i, j)) {
                 tp_buf_puts(b, k++ ? ", `" : "`");
                 tp_buf_puts(b, f->unsure[j]->id); /* ids are [a-z0-9_] */
                 tp_buf_puts(b, "`");
@@ -117,16 +117,13 @@ static size_t utf8_chars(const tp_buf *b)
     return n;
 }
 
-/* A finding's scope beside its verdict ("... (step 3)", "... (every step, 6 of 6)", "... (rank 3)");
+/* A finding's scope beside its verdict ("... in step 3", "... in every step, 6 of 6", "... (rank 3)");
  * nothing for the whole trace.  Step labels of a device's steps name it: escaped. */
 static void scope_md(const tp_finding *x, tp_buf *b)
 {
-    const char *sc = tp_find_scope_shown(x);
-    if (!sc)
-        return;
-    tp_buf_puts(b, " (");
-    tp_md_text(b, sc, 100);
-    tp_buf_puts(b, ")");
+    char ph[128];
+    tp_find_scope_phrase(x, ph, sizeof ph);
+    tp_md_text(b, ph, 120);
 }
 
 /* "; per step (median of the 6): 1.200 ms, 40.0% of the step's time" */
@@ -253,8 +250,13 @@ void tp_findings_text(const tp_findings *f, FILE *out)
     for (size_t i = 0; i < f->nunsure; i++) {
         bool first = true;
         for (size_t j = 0; j < i; j++)
-            first &= f->unsure_m[j] != f->unsure_m[i];
-        if (first)
-            fprintf(out, "Cannot tell (%s): %s\n", f->unsure_m[i]->name, f->unsure_m[i]->why);
+            first &= !tp_find_unsure_same(f, i, j);
+        if (!first)
+            continue;
+        fputs("Cannot tell (", out);
+        for (size_t j = i, k = 0; j < f->nunsure; j++)
+            if (tp_find_unsure_same(f, i, j) && (j == i || f->unsure_m[j] != f->unsure_m[i]))
+                fprintf(out, "%s%s", k++ ? ", " : "", f->unsure_m[j]->name);
+        fprintf(out, "): %s\n", f->unsure_m[i]->why);
     }
 }

@@ -293,10 +293,10 @@ TEST(findings_outputs_stats_summary_md_and_json)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), in, dir), 0);
     char *md = tp_test_read_in(dir, "summary.md");
     /* host-bound in each of its 5 steps: the verdict says so (docs/REPORT.md "Findings", *Scope*) */
-    CHECK(md && strncmp(md, "**The GPU waits for the host to launch work (every step, 5 of 5)**: up to ", 74) == 0);
+    CHECK(md && strncmp(md, "**The GPU waits for the host to launch work in every step, 5 of 5**: up to ", 73) == 0);
     const char *nl = md ? strchr(md, '\n') : NULL;
     CHECK(nl && nl - md < 200);
-    CHECK(md && strstr(md, "\n1. **The GPU waits for the host to launch work (every step, 5 of 5)** (`host_bound`, high): up to "));
+    CHECK(md && strstr(md, "\n1. **The GPU waits for the host to launch work in every step, 5 of 5** (`host_bound`, high): up to "));
     free(md);
     char *js = tp_test_read_in(dir, "summary.json");
     CHECK(js && strstr(js, "\n\"findings\":[\n{\"id\":\"host_bound\",") && strstr(js, "\"findings_unsure\":["));
@@ -440,7 +440,7 @@ TEST(findings_first_line_under_200_with_any_title)
             chars += ((unsigned char)*c & 0xC0) != 0x80;
         if (chars >= 200)
             tp_test_fail(__FILE__, __LINE__, "title %zu: first line of %zu characters", t, chars);
-        CHECK(md && strstr(md, "... (every step, 5 of 5)**: up to "));
+        CHECK(md && strstr(md, "... in every step, 5 of 5**: up to "));
         free(md);
     }
 }
