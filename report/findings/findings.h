@@ -22,13 +22,13 @@
 /* rules in all (built-in and a file's): far more than a reader reads, and the ID check stays small */
 #define TP_FIND_MAX_RULES 1000
 
-enum { TP_SEV_LOW = 0, TP_SEV_MEDIUM, TP_SEV_HIGH };
+enum { TP_SEV_LOW = 0, TP_SEV_MEDIUM, TP_SEV_HIGH, TP_SEV_OFF /* never fires nor counts: a file's way to disable a rule */ };
 
 typedef struct tp_find_rule {
     char *id;        /* [a-z0-9_], at most 40 bytes */
     char *measure;   /* a name of the measure catalogue */
     int64_t threshold_milli; /* thousandths of a percent of the measure's base */
-    uint8_t severity; /* TP_SEV_* */
+    uint8_t severity; /* TP_SEV_*; TP_SEV_OFF: disabled */
     char *title;     /* the verdict in plain words */
     char *next;      /* the next step to try */
     bool user;       /* from --rules FILE */
@@ -43,6 +43,11 @@ typedef struct tp_find_rules {
  * one-line reason in err ("offset 120: line 5: ...") for a bad file. */
 int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_t errn);
 void tp_find_rules_free(tp_find_rules *r);
+/* As tp_find_rules_load, the file's MEASUREs those known() names (a job's
+ * --rules file holds rules of the trace's and the job's measures). */
+int tp_find_rules_load_known(tp_find_rules *r, const char *user_file, bool (*known)(const char *name, size_t len),
+                             char *err, size_t errn);
+int tp_find_rules_for_command_known(const char *file, bool (*known)(const char *name, size_t len), tp_find_rules *r);
 /* Rule lines of text added to r (a rule with an id r has replaces it, once),
  * each MEASURE one that known() names: the same format for another table
  * of measures (the job report's, report/job/job_find.c).  0; -1 with err. */

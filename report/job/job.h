@@ -136,6 +136,16 @@ void tp_job_free(tp_job *job);
  * rules (job_findings.rules), ranked as a trace's findings are; called by
  * tp_job_build. */
 void tp_job_findings_build(const tp_job *j, tp_findings *f);
+/* The same with user's rules of the job's measures (from `--rules FILE`: a
+ * rule with a built-in job id replaces it, a new id adds one; its rules of a
+ * trace's measures are the ranks'); NULL: the built-in ones. */
+void tp_job_findings_build_with(const tp_job *j, const struct tp_find_rules *user, tp_findings *f);
+/* The job's findings rebuilt under user's rules (NULL: left as built). */
+void tp_job_findings_use(tp_job *j, const struct tp_find_rules *user);
+/* `--rules FILE` of a job: the built-in trace rules with the file's, whose
+ * MEASUREs may be a trace's or the job's; 0 or the error printed and
+ * TP_EXIT_INPUT. */
+int tp_job_rules_for_command(const char *file, struct tp_find_rules *r);
 /* Whether id is a built-in job rule's (diff --fail-on-finding of two jobs). */
 bool tp_job_finding_id_known(const char *id);
 

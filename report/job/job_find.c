@@ -436,7 +436,52 @@ bool tp_job_finding_id_known(const char *id)
     return known;
 }
 
-void tp_job_findings_build(const tp_job *j, tp_findings *f)
+static bool any_measure_known(const char *name, size_t len)
+{
+    return job_measure_known(name, len) || tp_find_measure_known(name, len);
+}
+
+int tp_job_rules_for_command(const char *file, tp_find_rules *r)
+{
+    return tp_find_rules_for_command_known(file, any_measure_known, r);
+}
+
+/* The file's rules of the job's measures into the job's table: one with a
+ * built-in id replaces it in place, a new id is added (as a trace's). */
+static void merge_user(tp_find_rules *own, const tp_find_rules *user)
+{
+    for (size_t i = 0; user && i < user->n; i++) {
+        const tp_find_rule *u = &user->rules[i];
+        if (!u->user || !job_measure_known(u->measure, strlen(u->measure)))
+            continue;
+        tp_find_rule c = {tp_xstrdup(u->id), tp_xstrdup(u->measure), u->threshold_milli, u->severity,
+                          tp_xstrdup(u->title), tp_xstrdup(u->next), true};
+        size_t at = own->n;
+        for (size_t k = 0; k < own->n; k++)
+            if (strcmp(own->rules[k].id, c.id) == 0)
+                at = k;
+        if (at < own->n) {
+            tp_find_rule *o = &own->rules[at];
+            free(o->id), free(o->measure), free(o->title), free(o->next);
+            *o = c;
+        } else {
+            TP_GROW(own->rules, own->cap, own->n + 1);
+            own->rules[own->n++] = c;
+        }
+    }
+}
+
+void tp_job_findings_use(tp_job *j, const tp_find_rules *user)
+{
+    if (!user)
+        return;
+    tp_findings_free(&j->findings);
+    tp_job_findings_build_with(j, user, &j->findings);
+}
+
+void tp_job_findings_build(const tp_job *j, tp_findings *f) { tp_job_findings_build_with(j, NULL, f); }
+
+void tp_job_findings_build_with(const tp_job *j, const tp_find_rules *user, tp_findings *f)
 {
     memset(f, 0, sizeof *f);
     f->own_rules = tp_xcalloc(1, sizeof *f->own_rules);
@@ -446,6 +491,7 @@ void tp_job_findings_build(const tp_job *j, tp_findings *f)
         fprintf(stderr, "tracepress: built-in job finding rules: %s\n", err); /* a build error, caught by the tests */
         abort();
     }
+    merge_user(f->own_rules, user);
     const tp_find_rules *r = f->own_rules;
     f->nmeasures = NMEASURES;
     f->measures = tp_xcalloc(NMEASURES, sizeof *f->measures);

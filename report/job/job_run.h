@@ -23,6 +23,9 @@ typedef struct tp_job_opts {
     const struct tp_device_table *devices;
     int shard_k, shard_n;          /* shard K of N (input i when i % N == K - 1); 0, 0 all */
     int workers;                   /* ranks analysed at once by tp_job_map (forked, one thread each); <= 1: one */
+    const tp_find_rules *find_rules; /* --rules FILE (tp_job_rules_for_command): each rank's own findings read its
+                                      * rules of a trace's measures, the job's findings those of the job's; NULL:
+                                      * the built-in ones */
 } tp_job_opts;
 
 /* Before a job report writes anything in DIR (no folder, no lock yet):
