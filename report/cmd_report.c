@@ -79,7 +79,7 @@ static int report_job_locked(const tp_strlist *inputs, const tp_job_opts *jo, bo
         tp_report_error(failed, &err);
         return TP_EXIT_INPUT;
     }
-    tp_job_findings_use(&job, jo->find_rules);
+    tp_job_late_read(&job, jo); /* what the straggler ran while the others waited; the --rules file's rules */
     tp_timing("job");
     int rc = TP_EXIT_OK;
     if (tp_job_write(&job, po, dir, &err) < 0) {

@@ -287,7 +287,7 @@ static int stats_job(char **args, int nargs, const tp_job_opts *jo, bool json, b
         tp_strlist_free(&inputs);
         return TP_EXIT_INPUT;
     }
-    tp_job_findings_use(&job, jo->find_rules);
+    tp_job_late_read(&job, jo); /* what the straggler ran while the others waited; the --rules file's rules */
     tp_buf b = {0};
     if (csv)
         job_csv(&job);

@@ -53,4 +53,10 @@ int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, 
  * (about the input). */
 int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err);
 
+/* What the straggler (tp_job_late_rank) ran in the windows it was late in, its two latest steps: its
+ * trace read again (late_window.c), j->late filled and the job's findings rebuilt under o's rules.  0
+ * (also when there is no straggler); -1 when its trace cannot be read (j->late_unread: the findings
+ * keep the window before its first collective, from its rank summary, and say so). */
+int tp_job_late_read(tp_job *j, const tp_job_opts *o);
+
 #endif
