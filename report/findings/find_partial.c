@@ -16,8 +16,8 @@
  * partial when at least half of the pairs are so (a profiling window that
  * starts at a high number, or the Python tracer's second numbering, make a
  * pair or two, not half).  At least 100 numbered events, else nothing is
- * said.  HTA's trace_filter_sampled_rank-0: 1,107 numbered ops in `report`,
- * most pairs skipping; the real traces at hand: none partial.  `stats`
+ * said.  HTA's trace_filter_sampled_rank-0: 835 of its 1,106 pairs skip in
+ * `report`; the nccl trace 0 of 3,041, TraceLens Qwen 0 of 1,264.  `stats`
  * keeps no args: it cannot tell, and says nothing. */
 #include "report/findings/findings.h"
 #include "convert/base/common.h"
