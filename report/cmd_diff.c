@@ -469,7 +469,7 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "                                publishes them); without it, it names the files\n"
     "  -q, --quiet                   no summary line on stderr\n"
     TP_CATEGORIES_HELP TP_RULES_HELP
-    "                      (the same rules for both traces; not for two jobs)\n"
+    "                      (the same rules for both sides; of two jobs, a job's too)\n"
     TP_DEVICE_SPEC_HELP
     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",
