@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARTIAL_SAMPLE 65536 /* numbered host events read (the first in the trace's order): bounds the cost */
+#define PARTIAL_SAMPLE 4096 /* numbered host events read (the first in the trace's order): bounds the cost and the file pages touched */
 #define PARTIAL_MIN 100      /* fewer numbered events tell nothing */
 
 /* The "Ev Idx" value of an args text, or -1. */

@@ -218,7 +218,7 @@ void tp_find_wins_add(const tp_find_wins *w, uint32_t proc, int64_t a, int64_t b
 void tp_find_steps_scope(const tp_summary *s, const size_t *idx, size_t n, size_t total, char *out, size_t outn);
 /* find_partial.c: whether the trace's events were filtered or sampled (holes in
  * Kineto's "Ev Idx" numbering); why gets the sentence.  Reads the args of at
- * most 65,536 host events. */
+ * most 4,096 host events. */
 bool tp_find_partial(const tp_summary *s, char *why, size_t n);
 void tp_find_step_diff(const tp_summary *s, size_t out, size_t median, tp_measure *m);
 
