@@ -373,8 +373,9 @@ TEST(findings_in_diff_and_its_gate)
           strstr(js, "\"fail_on_finding\":\"exposed_comm\""));
     free(js);
     char *md = tp_test_read_in(dir, "diff.md");
-    CHECK(md && strstr(md, "\n- new: Communication is not hidden behind computation (`exposed_comm`, high): 44.4% of "
-                           "the GPU span (not found in the base)\n"));
+    /* where it holds: in each of the candidate's 5 steps */
+    CHECK(md && strstr(md, "\n- new: Communication is not hidden behind computation in every step, 5 of 5 (`exposed_comm`, "
+                           "high): 44.4% of the GPU span (not found in the base)\n"));
     free(md);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding high", tp_test_bin(), clean, ar, dir),
                  3);
@@ -384,7 +385,8 @@ TEST(findings_in_diff_and_its_gate)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding low", tp_test_bin(), ar, clean, dir),
                  0);
     md = tp_test_read_in(dir, "diff.md");
-    CHECK(md && strstr(md, "\n- gone: Communication is not hidden behind computation (`exposed_comm`, high): was 44.4%"));
+    CHECK(md && strstr(md, "\n- gone: Communication is not hidden behind computation in every step, 5 of 5 (`exposed_comm`, "
+                           "high): was 44.4%"));
     free(md);
     /* grew: the copies take 600 us of a 1.6 ms step, then 2 ms of a 3 ms step */
     const char *m1 = memcpy_trace_of("m1.json", 600), *m2 = memcpy_trace_of("m2.json", 2000);
