@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int read_windows(tp_job *j, const tp_job_opts *o)
 {
@@ -26,6 +27,9 @@ static int read_windows(tp_job *j, const tp_job_opts *o)
         }
     if (!n)
         return 0;
+    struct stat st; /* the path comes from a rank summary, a file: only a regular file is read (no FIFO to hang on) */
+    if (stat(j->ranks[best].sum.path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
     tp_load_opts lo = *o->load;
     lo.read.keep_args = false;
     lo.read.keep_args_of = NULL; /* kernels, host ops and gaps need no args */

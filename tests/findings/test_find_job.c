@@ -141,3 +141,22 @@ TEST(find_job_rank_top_finding_is_its_own_reports)
     }
     free(j);
 }
+
+/* The straggler's trace gone before the merge (or a rank summary naming a FIFO): the evidence keeps the
+ * window before its first collective from the rank summary and its confidence says so. */
+TEST(find_job_late_window_without_the_trace_is_said)
+{
+    const char *gen = gen_job("jgone", 3);
+    const char *d = tp_test_tmp("jgone.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s'/rank-*.json -o '%s' 2>/dev/null", tp_test_bin(), gen, d), 0);
+    char *j = tp_test_read_in(d, "summary.json");
+    CHECK(has(j, "it was late in (from the other ranks' first arrival to its own arrival) it ran: kernels: "));
+    free(j);
+    CHECK_EQ_INT(tp_test_run(NULL, "mv '%s/rank-1.json' '%s/moved.json' && mkfifo '%s/rank-1.json'", gen, gen, gen), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "timeout 20 '%s' report --merge -o '%s' 2>/dev/null", tp_test_bin(), d), 0);
+    j = tp_test_read_in(d, "summary.json");
+    CHECK(has(j, "{\"id\":\"straggler\","));
+    CHECK(has(j, "before its first collective it ran "));
+    CHECK(has(j, "its trace could not be read again for the window it was late in"));
+    free(j);
+}
