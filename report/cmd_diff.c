@@ -115,7 +115,7 @@ static int job_finding_gate(const tp_job_diff *d, const char *value, tp_buf *why
     for (size_t i = 0; i < d->nfinds; i++) {
         const tp_job_diff_finding *x = &d->finds[i];
         tp_diff_finding r = {tp_xstrdup(x->rule->id), tp_xstrdup(x->rule->title), x->rule->severity, x->status,
-                             {x->m[0] != NULL, x->m[1] != NULL}, {0, 0}, {0, 0}, NULL};
+                             {x->m[0] != NULL, x->m[1] != NULL}, {0, 0}, {0, 0}, NULL, {"", ""}};
         for (int k = 0; k < 2; k++)
             if (x->m[k]) {
                 r.impact_ns[k] = x->m[k]->impact_ns;
@@ -138,6 +138,8 @@ static int diff_jobs(const char *const *paths, const tp_job_opts *jo, const char
         tp_job_free(&job[0]);
         return TP_EXIT_INPUT;
     }
+    tp_job_findings_use(&job[0], jo->find_rules); /* both under the same rules */
+    tp_job_findings_use(&job[1], jo->find_rules);
     tp_job_diff d;
     tp_job_diff_build(&job[0], &job[1], &d);
     tp_buf why = {0}, json = {0}, md = {0};
@@ -324,14 +326,20 @@ static int tp_cmd_diff(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     if (tp_inputs_are_job((char **)&paths[0], 1) || tp_inputs_are_job((char **)&paths[1], 1)) {
-        if (kslower || findrules) { /* a job's findings run the built-in job rules */
+        if (kslower) {
             tp_cat_rules_free(&rules);
             tp_device_table_free(&devices);
-            return tp_usage_error(argv[0], "%s is for two traces, not two jobs",
-                                  kslower ? "--fail-if-kernel-slower" : "--rules");
+            return tp_usage_error(argv[0], "--fail-if-kernel-slower is for two traces, not two jobs");
         }
-        tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0, 1};
+        tp_find_rules frules; /* a trace's and the job's rules, read before any work */
+        if (tp_job_rules_for_command(findrules, &frules) != 0) {
+            tp_cat_rules_free(&rules);
+            tp_device_table_free(&devices);
+            return TP_EXIT_INPUT;
+        }
+        tp_job_opts jo = {&lo, steps, &rules, &devices, 0, 0, 1, &frules};
         int rc = diff_jobs(paths, &jo, dir, &g, quiet);
+        tp_find_rules_free(&frules);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
         return rc;
@@ -466,7 +474,7 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "                                publishes them); without it, it names the files\n"
     "  -q, --quiet                   no summary line on stderr\n"
     TP_CATEGORIES_HELP TP_RULES_HELP
-    "                      (the same rules for both traces; not for two jobs)\n"
+    "                      (the same rules for both sides; of two jobs, a job's too)\n"
     TP_DEVICE_SPEC_HELP
     "load options (applied to both traces):\n" TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress diff main.pt.trace.json.gz pr.pt.trace.json.gz -o out --fail-if-slower 5\n",

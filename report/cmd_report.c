@@ -80,6 +80,7 @@ static int report_job_locked(const tp_strlist *inputs, const tp_job_opts *jo, bo
         tp_report_error(failed, &err);
         return TP_EXIT_INPUT;
     }
+    tp_job_late_read(&job, jo); /* what the straggler ran while the others waited; the --rules file's rules */
     tp_timing("job");
     int rc = TP_EXIT_OK;
     if (tp_job_write(&job, po, dir, &err) < 0) {
@@ -255,8 +256,8 @@ static int tp_cmd_report(int argc, char **argv)
             return free(args), tp_usage_error(argv[0], "--steps takes A:B, A:, :B or N (got '%s')", steps);
         lo.has_steps = true;
     }
-    if (job && (imgurl || baseline || findrules))
-        return free(args), tp_usage_error(argv[0], "--image-base-url, --baseline and --rules are for the report of one trace");
+    if (job && (imgurl || baseline))
+        return free(args), tp_usage_error(argv[0], "--image-base-url and --baseline are for the report of one trace");
     const char *bad;
     if (imgurl && tp_md_url_check(imgurl, &bad) < 0) {
         tp_err e = {0};
@@ -273,8 +274,15 @@ static int tp_cmd_report(int argc, char **argv)
             tp_cat_rules_free(&rules);
             return free(args), TP_EXIT_INPUT;
         }
-        tp_job_opts jo = {&lo, steps, &rules, &devices, shard_k, shard_n, workers};
+        tp_find_rules frules; /* a trace's and the job's rules, read before any work */
+        if (tp_job_rules_for_command(findrules, &frules) != 0) {
+            tp_cat_rules_free(&rules);
+            tp_device_table_free(&devices);
+            return free(args), TP_EXIT_INPUT;
+        }
+        tp_job_opts jo = {&lo, steps, &rules, &devices, shard_k, shard_n, workers, &frules};
         int rc = report_job(args, nargs, &jo, merge, &po, dir);
+        tp_find_rules_free(&frules);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
         free(args);

@@ -302,6 +302,7 @@ static int stats_job(char **args, int nargs, const tp_job_opts *jo, bool json, b
         tp_strlist_free(&inputs);
         return TP_EXIT_INPUT;
     }
+    tp_job_late_read(&job, jo); /* what the straggler ran while the others waited; the --rules file's rules */
     tp_buf b = {0};
     if (csv)
         job_csv(&job);
@@ -352,9 +353,8 @@ static int tp_cmd_stats(int argc, char **argv)
     bool job = tp_inputs_are_job(args, nargs);
     if (job && kernels_only)
         return free(args), tp_usage_error(argv[0], "--kernels-only is for one trace, not a job");
-    if (findrules && (job || kernels_only || csv))
-        return free(args), tp_usage_error(argv[0], "--rules is for the findings of one trace: not with a job, "
-                                                   "--kernels-only or --csv");
+    if (findrules && !job && (kernels_only || csv))
+        return free(args), tp_usage_error(argv[0], "--rules is for the findings: not with --kernels-only or --csv");
     tp_cat_rules rules;
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return free(args), TP_EXIT_INPUT;
@@ -364,8 +364,15 @@ static int tp_cmd_stats(int argc, char **argv)
         return free(args), TP_EXIT_INPUT;
     }
     if (job) {
-        tp_job_opts jo = {&lo, NULL, &rules, &devices, 0, 0, 1};
+        tp_find_rules frules; /* a trace's and the job's rules, read before any work */
+        if (tp_job_rules_for_command(findrules, &frules) != 0) {
+            tp_cat_rules_free(&rules);
+            tp_device_table_free(&devices);
+            return free(args), TP_EXIT_INPUT;
+        }
+        tp_job_opts jo = {&lo, NULL, &rules, &devices, 0, 0, 1, &frules};
         int rc = stats_job(args, nargs, &jo, json, csv);
+        tp_find_rules_free(&frules);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
         free(args);

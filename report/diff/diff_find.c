@@ -2,6 +2,7 @@
 #include "report/diff/diff_find.h"
 #include "convert/base/common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
                     x.impact_ns[k] = fb[k].items[j].m->impact_ns;
                     x.impact_milli[k] = fb[k].items[j].m->impact_milli;
                     x.impact_base = fb[k].items[j].m->impact_base;
+                    snprintf(x.scope[k], sizeof x.scope[k], "%s", fb[k].items[j].scope);
                 }
         if (!x.fired[0] && !x.fired[1])
             continue;

@@ -18,6 +18,7 @@ typedef struct tp_diff_finding {
     int64_t impact_ns[2];    /* 0 where it did not fire */
     int64_t impact_milli[2]; /* share of the impact base, thousandths of a percent */
     const char *impact_base; /* static */
+    char scope[2][96];       /* where it holds in each run (tp_finding.scope), "" where it did not fire */
 } tp_diff_finding;
 
 typedef struct tp_diff_findings {

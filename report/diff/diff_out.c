@@ -134,6 +134,11 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
                               (long long)(x->impact_milli[k] % 1000));
             else
                 tp_buf_printf(b, ",\"%s_impact_ns\":null,\"%s_impact_pct\":null", side[k], side[k]);
+            tp_buf_printf(b, ",\"%s_scope\":", side[k]);
+            if (x->fired[k] && x->scope[k][0])
+                tp_json_str(b, x->scope[k]);
+            else
+                tp_buf_puts(b, "null");
         }
         tp_buf_puts(b, "}");
     }
@@ -353,6 +358,13 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         tp_find_pct(c, sizeof c, x->impact_milli[1]);
         tp_buf_printf(b, "- %s: ", tp_diff_finding_status_name(x->status));
         tp_md_text(b, x->title, 200);
+        const char *sc = x->scope[x->status == TP_DF_GONE ? 0 : 1]; /* where it holds: "in step 3" */
+        if (sc[0] && strcmp(sc, "whole trace") != 0) {
+            tp_buf_puts(b, strncmp(sc, "step", 4) == 0 || strncmp(sc, "every step", 10) == 0 ? " in " : " (");
+            tp_md_text(b, sc, 100);
+            if (!(strncmp(sc, "step", 4) == 0 || strncmp(sc, "every step", 10) == 0))
+                tp_buf_puts(b, ")");
+        }
         tp_buf_printf(b, " (`%s`, %s): ", x->id, tp_find_severity_name(x->severity));
         if (x->status == TP_DF_NEW)
             tp_buf_printf(b, "%s of %s (not found in the base)\n", c, x->impact_base);

@@ -13,7 +13,7 @@ extern const char tp_find_rules_builtin[];
 
 const char *tp_find_severity_name(uint8_t sev)
 {
-    return sev == TP_SEV_HIGH ? "high" : sev == TP_SEV_MEDIUM ? "medium" : "low";
+    return sev == TP_SEV_OFF ? "off" : sev == TP_SEV_HIGH ? "high" : sev == TP_SEV_MEDIUM ? "medium" : "low";
 }
 
 bool tp_find_measure_known(const char *name, size_t len)
@@ -174,8 +174,10 @@ int tp_find_rules_parse(tp_find_rules *r, const char *text, size_t len, bool use
             sev = TP_SEV_MEDIUM;
         else if (sl == 3 && memcmp(fs[3], "low", 3) == 0)
             sev = TP_SEV_LOW;
+        else if (sl == 3 && memcmp(fs[3], "off", 3) == 0)
+            sev = TP_SEV_OFF; /* a built-in rule switched off by a file */
         else {
-            snprintf(err, errn, "offset %zu: line %zu: a severity is high, medium or low", off, line);
+            snprintf(err, errn, "offset %zu: line %zu: a severity is high, medium, low or off", off, line);
             return -1;
         }
         if (fe[4] == fs[4] || fe[5] == fs[5] || fe[4] - fs[4] > 200 || fe[5] - fs[5] > 400) {
@@ -213,6 +215,12 @@ int tp_find_rules_parse(tp_find_rules *r, const char *text, size_t len, bool use
 
 int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_t errn)
 {
+    return tp_find_rules_load_known(r, user_file, tp_find_measure_known, err, errn);
+}
+
+int tp_find_rules_load_known(tp_find_rules *r, const char *user_file, bool (*known)(const char *name, size_t len),
+                             char *err, size_t errn)
+{
     memset(r, 0, sizeof *r);
     char ierr[256];
     if (tp_find_rules_parse(r, tp_find_rules_builtin, strlen(tp_find_rules_builtin), false, tp_find_measure_known, ierr,
@@ -225,7 +233,7 @@ int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_
         /* 1 MiB: a rule is a line of a few hundred bytes; thousands of rules are already far more than a reader reads */
         int rc = tp_read_small_file(user_file, 1u << 20, "a rule table", &b, err, errn);
         if (rc == 0)
-            rc = tp_find_rules_parse(r, b.data ? b.data : "", b.len, true, tp_find_measure_known, err, errn);
+            rc = tp_find_rules_parse(r, b.data ? b.data : "", b.len, true, known, err, errn);
         tp_buf_free(&b);
         if (rc) {
             tp_find_rules_free(r);
@@ -237,8 +245,13 @@ int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_
 
 int tp_find_rules_for_command(const char *file, tp_find_rules *r)
 {
+    return tp_find_rules_for_command_known(file, tp_find_measure_known, r);
+}
+
+int tp_find_rules_for_command_known(const char *file, bool (*known)(const char *name, size_t len), tp_find_rules *r)
+{
     tp_err e = {0};
-    if (tp_find_rules_load(r, file, e.msg, sizeof e.msg) == 0)
+    if (tp_find_rules_load_known(r, file, known, e.msg, sizeof e.msg) == 0)
         return 0;
     tp_report_error(file, &e);
     return TP_EXIT_INPUT;
@@ -278,9 +291,21 @@ const char *tp_find_change_name(int status)
     return status >= 0 && status <= TP_FIND_SAME ? n[status] : "same";
 }
 
+/* A rule that holds in some steps on its own is a finding there even when the
+ * whole trace dilutes it under the threshold (a stall in one step of ten):
+ * its scope names those steps (tp_findings_scope), its impact is still the
+ * whole trace's and must reach the noise level of the whole trace's base. */
+static bool holds_in_a_step(const tp_measure *m, const tp_find_rule *r)
+{
+    for (size_t i = 0; m->nsteps >= 2 && !m->steps_scope_only && i < m->nsteps; i++)
+        if (tp_find_step_holds(m, r, i))
+            return true;
+    return false;
+}
+
 void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
 {
-    f->nrules = r->n;
+    f->nrules = 0; /* the rules of this table's measures: a job's --rules file also holds a trace's */
     f->items = tp_xcalloc(r->n + 1, sizeof *f->items);
     f->unsure = tp_xcalloc(r->n + 1, sizeof *f->unsure);
     f->unsure_m = tp_xcalloc(r->n + 1, sizeof *f->unsure_m);
@@ -290,13 +315,18 @@ void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
         for (size_t k = 0; k < f->nmeasures; k++)
             if (strcmp(ru->measure, f->measures[k].name) == 0)
                 m = &f->measures[k];
-        if (!m)
-            continue; /* a measure of another table: the parser refuses it */
+        if (!m || ru->severity == TP_SEV_OFF)
+            continue; /* a measure of another table (a job's rules beside a trace's in one file), or switched off */
+        f->nrules++;
         if (!m->available) {
             f->unsure[f->nunsure] = ru;
             f->unsure_m[f->nunsure++] = m;
-        } else if (m->whole > 0 && m->value_milli >= ru->threshold_milli && m->impact_milli >= TP_FIND_NOISE_MILLI)
-            f->items[f->n++] = (tp_finding){ru, m};
+        } else if (m->impact_milli >= TP_FIND_NOISE_MILLI &&
+                   ((m->whole > 0 && m->value_milli >= ru->threshold_milli) || holds_in_a_step(m, ru)))
+        {
+            f->items[f->n] = (tp_finding){.rule = ru, .m = m};
+            snprintf(f->items[f->n++].scope, sizeof f->items[0].scope, "%s", m->scope); /* tp_findings_scope refines it */
+        }
     }
     qsort(f->items, f->n, sizeof *f->items, finding_cmp);
 }
@@ -333,6 +363,7 @@ void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings 
     free(used);
     tp_find_ctx_free(cx);
     tp_findings_apply(f, r);
+    tp_findings_scope(s, f);
     if (r == &own) { /* hand the parsed table over to the findings */
         f->own_rules = tp_xmalloc(sizeof *f->own_rules);
         *f->own_rules = own;
@@ -347,7 +378,11 @@ void tp_findings_free(tp_findings *f)
             free(m->evidence[i]);
         free(m->evidence);
         free(m->confidence);
+        free(m->step_part);
+        free(m->step_whole);
     }
+    for (size_t i = 0; i < f->n; i++)
+        free(f->items[i].steps);
     free(f->measures);
     free(f->items);
     free(f->unsure);

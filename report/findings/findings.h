@@ -22,13 +22,13 @@
 /* rules in all (built-in and a file's): far more than a reader reads, and the ID check stays small */
 #define TP_FIND_MAX_RULES 1000
 
-enum { TP_SEV_LOW = 0, TP_SEV_MEDIUM, TP_SEV_HIGH };
+enum { TP_SEV_LOW = 0, TP_SEV_MEDIUM, TP_SEV_HIGH, TP_SEV_OFF /* never fires nor counts: a file's way to disable a rule */ };
 
 typedef struct tp_find_rule {
     char *id;        /* [a-z0-9_], at most 40 bytes */
     char *measure;   /* a name of the measure catalogue */
     int64_t threshold_milli; /* thousandths of a percent of the measure's base */
-    uint8_t severity; /* TP_SEV_* */
+    uint8_t severity; /* TP_SEV_*; TP_SEV_OFF: disabled */
     char *title;     /* the verdict in plain words */
     char *next;      /* the next step to try */
     bool user;       /* from --rules FILE */
@@ -43,6 +43,11 @@ typedef struct tp_find_rules {
  * one-line reason in err ("offset 120: line 5: ...") for a bad file. */
 int tp_find_rules_load(tp_find_rules *r, const char *user_file, char *err, size_t errn);
 void tp_find_rules_free(tp_find_rules *r);
+/* As tp_find_rules_load, the file's MEASUREs those known() names (a job's
+ * --rules file holds rules of the trace's and the job's measures). */
+int tp_find_rules_load_known(tp_find_rules *r, const char *user_file, bool (*known)(const char *name, size_t len),
+                             char *err, size_t errn);
+int tp_find_rules_for_command_known(const char *file, bool (*known)(const char *name, size_t len), tp_find_rules *r);
 /* Rule lines of text added to r (a rule with an id r has replaces it, once),
  * each MEASURE one that known() names: the same format for another table
  * of measures (the job report's, report/job/job_find.c).  0; -1 with err. */
@@ -71,17 +76,30 @@ typedef struct tp_measure {
     int64_t impact_milli;  /* impact_ns / impact_base_ns in thousandths of a percent */
     const char *bound;     /* how the impact is bounded, static */
     bool available;        /* false: the trace lacks the data; why says which */
-    char why[240];
+    char why[400];
     char **evidence;       /* lines of plain text (trace names as recorded, cut) */
     size_t nevidence;
     char *confidence;      /* NULL, or why the evidence is partial */
     char scope[64];        /* "whole trace", "steps", ... */
+    /* per step (find_steps.c), for the measures that have one: part and whole of
+     * each step of s->sf (value_i = step_part[i] / step_whole[i], on the step's
+     * share of the same base, and impact = part); NULL: the whole trace only */
+    int64_t *step_part, *step_whole;
+    size_t nsteps;
+    bool steps_scope_only; /* the steps with a part name the scope; the rule is judged on the whole only */
     const char *pages[2];  /* titles of the report's pages that show it (the overview links those drawn), NULL */
 } tp_measure;
 
 typedef struct tp_finding {
     const tp_find_rule *rule;
     const tp_measure *m;
+    /* where it holds (find_steps.c, docs/REPORT.md "Scope"): "whole trace", "every step, 6 of 6",
+     * "step 3", "steps 3, 7 (2 of 10)", or the measure's own ("rank 3", "job") */
+    char scope[96];
+    size_t *steps;          /* indexes into s->sf.steps where the rule holds on its own, by step order */
+    size_t nsteps, steps_total; /* steps_total 0: no per-step evaluation */
+    int64_t step_impact_ns;     /* the median over those steps of the part */
+    int64_t step_impact_milli;  /* the median over them of part / the step's time (host span), thousandths of % */
 } tp_finding;
 
 typedef struct tp_findings {
@@ -96,6 +114,7 @@ typedef struct tp_findings {
     size_t nunsure;
     tp_find_rules *own_rules; /* the built-in table when the caller gave none (the rules point into it) */
     const char *subject;   /* what the findings are of, static ("job"); NULL: "trace" */
+    const tp_step_figures *s_steps; /* the steps the items' `steps` index (the summary's), NULL: none */
 } tp_findings;
 
 /* r: NULL for the built-in rules. */
@@ -114,6 +133,22 @@ const char *tp_find_change_name(int status); /* "new", "grew", "gone", "shrank",
  * impact_milli set): f's items (ranked) and unsure; for another table of
  * measures (the job's). */
 void tp_findings_apply(tp_findings *f, const tp_find_rules *r);
+/* find_steps.c: each finding's scope over the steps (the steps where its rule
+ * holds on its own, their labels, the median impact per step); called by
+ * tp_findings_build after tp_findings_apply. */
+void tp_findings_scope(const tp_summary *s, tp_findings *f);
+/* Whether the rule holds in step i of m on its own: the step's value reaches the
+ * threshold and its part is at least TP_FIND_NOISE_MILLI of the step's base. */
+bool tp_find_step_holds(const tp_measure *m, const tp_find_rule *r, size_t i);
+/* Whether unsure entries i and j say the same: one measure, or one reason (a
+ * partial trace's, shared by the measures that read the idle gaps): said once. */
+bool tp_find_unsure_same(const tp_findings *f, size_t i, size_t j);
+/* The scope worth naming beside a verdict: NULL for the whole trace. */
+const char *tp_find_scope_shown(const tp_finding *x);
+/* The scope as the verdict says it: " in step 3", " in every step, 6 of 6",
+ * " (rank 3)", or "" for the whole trace. */
+void tp_find_scope_phrase(const tp_finding *x, char *buf, size_t n);
+
 const char *tp_find_severity_name(uint8_t sev);
 /* thousandths of a percent for people, one decimal rounded half up: "15.1%" */
 void tp_find_pct(char *buf, size_t n, int64_t milli);
@@ -156,5 +191,35 @@ int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b);
 bool tp_find_gemm_misaligned(const tp_summary *s, const tp_eff_row *r, char *why, size_t n);
 void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+
+/* Step windows for clipping device idle gaps (find_steps.c): host steps on every
+ * device, a device's steps on it, made disjoint in start order per device as the
+ * GPU time model does. */
+typedef struct tp_find_win {
+    uint32_t proc; /* the step's device process, TP_NONE for a host step */
+    int64_t s, e;
+    uint32_t step; /* index into s->sf.steps */
+} tp_find_win;
+typedef struct tp_find_wins {
+    tp_find_win *w; /* by proc then start */
+    size_t n;
+} tp_find_wins;
+void tp_find_wins_build(const tp_summary *s, tp_find_wins *w);
+void tp_find_wins_free(tp_find_wins *w);
+/* Adds a device gap [a, b) on device process proc into per-step sums: the part of
+ * each step's clip the dataloader spans dl cover into per[data_cls], the rest into
+ * per[cls] (cls < 0: the whole gap was the dataloader's). */
+void tp_find_wins_add(const tp_find_wins *w, uint32_t proc, int64_t a, int64_t b, const tp_find_data *dl, int cls,
+                      int data_cls, int64_t *const *per);
+/* step_outliers' evidence: what differs in step `out` against the median step (kernels and
+ * top-level host ops with the most extra time); one pass over the events. */
+/* "every step, 6 of 6" (n = total), "step 3", "steps 3, 7 (2 of 10)", at most 5 labels then
+ * "..."; "whole trace" for n = 0.  idx: indexes into s->sf.steps, in step order. */
+void tp_find_steps_scope(const tp_summary *s, const size_t *idx, size_t n, size_t total, char *out, size_t outn);
+/* find_partial.c: whether the trace's events were filtered or sampled (holes in
+ * Kineto's "Ev Idx" numbering); why gets the sentence.  Reads the args of at
+ * most 4,096 host events. */
+bool tp_find_partial(const tp_summary *s, char *why, size_t n);
+void tp_find_step_diff(const tp_summary *s, size_t out, size_t median, tp_measure *m);
 
 #endif

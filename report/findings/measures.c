@@ -7,6 +7,7 @@
 #include "render/labels/kname.h"
 #include "render/text/units.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,7 @@ typedef struct gap_split {
     int64_t fill_ns[TOP_EVIDENCE];
     size_t nfill;
     int64_t fill_total; /* of the host-wait time, inside a top-level op of the launching thread */
+    int64_t *step_ns[5]; /* per step of s->sf (the gaps clipped to the step windows), NULL without steps */
 } gap_split;
 
 /* The top-level ops of the launch call's thread that overlap [a, b): the
@@ -245,6 +247,10 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_da
     const tp_trace *t = s->t;
     memset(o, 0, sizeof *o);
     const tp_gpu_time *g = &s->gt;
+    tp_find_wins wins;
+    tp_find_wins_build(s, &wins);
+    for (int k = 0; k < 5 && s->sf.nsteps; k++)
+        o->step_ns[k] = tp_xcalloc(s->sf.nsteps, sizeof *o->step_ns[k]);
     tp_i64map fix = {0};
     tp_str *fname = tp_xmalloc(FILL_NAMES * sizeof *fname);
     int64_t *fns = tp_xmalloc(FILL_NAMES * sizeof *fns);
@@ -261,8 +267,11 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_da
             o->n[GAP_DATA]++;
             top_insert(g->gaps, o->top_data, &o->ntop_data, i);
             len -= data;
-            if (len <= 0)
+            if (len <= 0) {
+                tp_find_wins_add(&wins, g->devices[gp->device].process, gp->start_ns, gp->end_ns, dl, -1, GAP_DATA,
+                                 o->step_ns);
                 continue;
+            }
         }
         int cls;
         if (y->n && in_sync(t, y, next, gp->start_ns))
@@ -275,6 +284,7 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_da
             cls = GAP_OTHER;
         o->ns[cls] += len;
         o->n[cls]++;
+        tp_find_wins_add(&wins, g->devices[gp->device].process, gp->start_ns, gp->end_ns, dl, cls, GAP_DATA, o->step_ns);
         if (cls == GAP_HOST) {
             top_insert(g->gaps, o->top_host, &o->ntop_host, i);
             int64_t end = t->events[next->link].ts < gp->end_ns ? t->events[next->link].ts : gp->end_ns;
@@ -304,6 +314,7 @@ static void split_gaps(const tp_summary *s, const sync_scan *y, const tp_find_da
     tp_i64map_free(&fix);
     free(fname);
     free(fns);
+    tp_find_wins_free(&wins);
 }
 
 /* "1.234 ms on GPU 0 at +5.000 ms before kernel K (launched by aten::copy_)" */
@@ -326,6 +337,8 @@ static void gap_line(const tp_summary *s, tp_measure *m, const tp_gpu_gap *gp, c
 /* The scans several measures read, made once, when the first asks. */
 struct tp_find_ctx {
     bool done;
+    bool partial;       /* the trace's events were filtered or sampled (find_partial.c) */
+    char partial_why[400];
     sync_scan y;
     tp_find_data dl;
     gap_split gs;
@@ -338,6 +351,8 @@ void tp_find_ctx_free(tp_find_ctx *c)
     if (c) {
         free(c->y.spans);
         free(c->dl.spans);
+        for (int k = 0; k < 5; k++)
+            free(c->gs.step_ns[k]);
     }
     free(c);
 }
@@ -348,9 +363,45 @@ static const tp_find_ctx *scans_of(const tp_summary *s, tp_find_ctx *c)
         scan_syncs(s, &c->y);
         tp_find_data_scan(s, &c->dl);
         split_gaps(s, &c->y, &c->dl, &c->gs);
+        c->partial = tp_find_partial(s, c->partial_why, sizeof c->partial_why);
         c->done = true;
     }
     return c;
+}
+
+/* The measure's per-step figures: part from `part` (or each step's figure at
+ * offset `field` of the GPU time model's step row), whole each step's GPU span. */
+static void per_step(const tp_summary *s, tp_measure *m, const int64_t *part, size_t field)
+{
+    size_t n = s->sf.nsteps;
+    if (n < 2 || s->gt.nsteps != n || (!part && field == SIZE_MAX))
+        return;
+    m->nsteps = n;
+    m->step_part = tp_xcalloc(n, sizeof *m->step_part);
+    m->step_whole = tp_xcalloc(n, sizeof *m->step_whole);
+    for (size_t i = 0; i < n; i++) {
+        m->step_part[i] = part ? part[i] : *(const int64_t *)((const char *)&s->gt.steps[i] + field);
+        m->step_whole[i] = s->gt.steps[i].span_ns;
+    }
+}
+
+/* A filtered trace's idle gaps are partly the events it lost: the measures
+ * that read the gaps cannot tell there (said once: the same reason for each). */
+static bool partial_trace(const tp_find_ctx *c, tp_measure *m)
+{
+    if (!c->partial)
+        return false;
+    m->available = false;
+    snprintf(m->why, sizeof m->why, "%s", c->partial_why);
+    return true;
+}
+
+/* Exposed time of a partial trace may be time its lost computation covered. */
+static void partial_note(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    if (scans_of(s, cx)->partial)
+        m->confidence = tp_xstrdup("the trace's events were filtered or sampled: computation it lost may have hidden "
+                                   "part of this");
 }
 
 static void launch_delay_line(const tp_summary *s, tp_measure *m)
@@ -377,6 +428,8 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     if (g->span_ns <= 0)
         return;
     const tp_find_ctx *c = scans_of(s, cx);
+    if (partial_trace(c, m))
+        return;
     if (c->gs.launched == 0 && s->gt.ngaps) {
         m->available = false;
         snprintf(m->why, sizeof m->why,
@@ -386,6 +439,7 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     }
     m->part = m->impact_ns = c->gs.ns[GAP_HOST];
     m->whole = m->impact_base_ns = g->span_ns;
+    per_step(s, m, c->gs.step_ns[GAP_HOST], SIZE_MAX);
     char a[48], b[48], d[48];
     pct(a, sizeof a, g->idle_ns, g->span_ns);
     dur(d, sizeof d, g->idle_ns);
@@ -450,8 +504,11 @@ static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     if (g->span_ns <= 0)
         return;
     const tp_find_ctx *c = scans_of(s, cx);
+    if (partial_trace(c, m))
+        return;
     m->part = m->impact_ns = c->gs.ns[GAP_SYNC];
     m->whole = m->impact_base_ns = g->span_ns;
+    per_step(s, m, c->gs.step_ns[GAP_SYNC], SIZE_MAX);
     char a[48], d[48];
     dur(d, sizeof d, c->y.host_ns);
     pct(a, sizeof a, c->gs.ns[GAP_SYNC], g->span_ns);
@@ -485,8 +542,11 @@ static void dataloader_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     if (g->span_ns <= 0)
         return;
     const tp_find_ctx *c = scans_of(s, cx);
+    if (partial_trace(c, m))
+        return;
     m->part = m->impact_ns = c->gs.ns[GAP_DATA];
     m->whole = m->impact_base_ns = g->span_ns;
+    per_step(s, m, c->gs.step_ns[GAP_DATA], SIZE_MAX);
     if (!c->dl.calls)
         return;
     char a[48], d[48], b[48];
@@ -514,8 +574,10 @@ static void exposed_communication(const tp_summary *s, tp_find_ctx *cx, tp_measu
     m->bound = "the exposed communication time: hiding it behind computation saves at most that";
     m->part = m->impact_ns = g->exposed_communication_ns;
     m->whole = m->impact_base_ns = g->span_ns;
+    per_step(s, m, NULL, offsetof(tp_gpu_figs, exposed_communication_ns));
     if (g->communication_ns <= 0)
         return;
+    partial_note(s, cx, m);
     char a[48], b[48], c[48];
     pct(a, sizeof a, g->exposed_communication_ns, g->span_ns);
     dur(b, sizeof b, g->communication_ns);
@@ -595,8 +657,10 @@ static void exposed_memcpy(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     m->bound = "the exposed memcpy time: overlapping or removing the copies saves at most that";
     m->part = m->impact_ns = g->exposed_memcpy_ns;
     m->whole = m->impact_base_ns = g->span_ns;
+    per_step(s, m, NULL, offsetof(tp_gpu_figs, exposed_memcpy_ns));
     if (g->memcpy_ns <= 0)
         return;
+    partial_note(s, cx, m);
     char a[48], b[48];
     pct(a, sizeof a, g->exposed_memcpy_ns, g->span_ns);
     dur(b, sizeof b, g->memcpy_ns);
@@ -756,12 +820,13 @@ static void step_outliers(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     int64_t fence = sp.q3 + sp.iqr + sp.iqr / 2, floor10 = sp.median + sp.median / 10;
     int64_t over = 0;
     size_t top[TOP_EVIDENCE], ntop = 0, nout = 0;
+    size_t *outl = tp_xcalloc(sf->nsteps, sizeof *outl); /* the outliers in step order: the scope */
     for (size_t i = 0; i < sf->nsteps; i++) {
         const tp_step_row *r = &sf->steps[i];
         if (r->host_ns <= fence || r->host_ns <= floor10)
             continue;
         over += r->host_ns - sp.median;
-        nout++;
+        outl[nout++] = i;
         size_t at = ntop;
         while (at > 0 && sf->steps[top[at - 1]].host_ns < r->host_ns)
             at--;
@@ -774,6 +839,19 @@ static void step_outliers(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     }
     m->part = m->impact_ns = over;
     m->whole = m->impact_base_ns = sf->steps_host_ns;
+    if (nout) {
+        tp_find_steps_scope(s, outl, nout, sf->nsteps, m->scope, sizeof m->scope);
+        /* the outliers name the scope (their time over the median, on the step's time) */
+        m->nsteps = sf->nsteps;
+        m->steps_scope_only = true;
+        m->step_part = tp_xcalloc(sf->nsteps, sizeof *m->step_part);
+        m->step_whole = tp_xcalloc(sf->nsteps, sizeof *m->step_whole);
+        for (size_t k = 0; k < nout; k++) {
+            m->step_part[outl[k]] = sf->steps[outl[k]].host_ns - sp.median;
+            m->step_whole[outl[k]] = sf->steps[outl[k]].host_ns;
+        }
+    }
+    free(outl);
     if (!nout)
         return;
     char md[48];
@@ -806,6 +884,8 @@ static void step_outliers(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
             }
         }
         tp_measure_evidence(m, "step %s: %s%s", lab, d, why);
+        if (k < 2) /* what it ran that the median step did not: the two longest outliers */
+            tp_find_step_diff(s, top[k], sf->median, m);
     }
 }
 

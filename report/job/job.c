@@ -281,6 +281,34 @@ static size_t row_of(tp_job *j, rows *w, const tp_rank_coll *k, uint64_t bytes)
     return id - 1;
 }
 
+/* The window the last rank (refs[last]) was late in at this instance, on its own clock: from the
+ * others' earliest arrival (their calls' starts, aligned) or the end of its previous collective call,
+ * whichever is later, to its own call's start (docs/REPORT.md "Jobs", the straggler's evidence). */
+static void late_window(const tp_job *j, const callref *refs, size_t n, size_t last, tp_job_cell *cell, int64_t late)
+{
+    size_t lr = refs[last].rank;
+    const tp_rank_sum *ls = &j->ranks[lr].sum;
+    const tp_rank_call *lc = &ls->calls[refs[last].call];
+    int64_t first = INT64_MAX; /* the others' earliest arrival, on the reference clock */
+    for (size_t i = 0; i < n; i++)
+        if (i != last) {
+            const tp_rank_call *c = &j->ranks[refs[i].rank].sum.calls[refs[i].call];
+            int64_t at = tp_sat_add(c->start_ns, j->ranks[refs[i].rank].offset_ns);
+            first = at < first ? at : first;
+        }
+    int64_t from = tp_sat_add(first, -j->ranks[lr].offset_ns), prev = INT64_MIN;
+    for (size_t c = refs[last].call; c-- > 0;) /* its previous call: the calls are by start */
+        if (ls->calls[c].start_ns < lc->start_ns) {
+            prev = tp_sat_add(ls->calls[c].start_ns, ls->calls[c].dur_ns);
+            break;
+        }
+    cell->late_worst_ns = late;
+    cell->late_from_prev = prev > from;
+    cell->late_from_ns = prev > from ? prev : from;
+    cell->late_to_ns = lc->start_ns;
+    cell->late_coll = lc->coll;
+}
+
 /* One instance: refs[0..n) are calls of distinct ranks. */
 static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
 {
@@ -340,6 +368,8 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
     size_t k = step_of_call(w->win[lr], w->nwin[lr], lc->start_ns);
     if (k != SIZE_MAX) {
         tp_job_cell *cell = find_cell(j, lr, k);
+        if (cell && wait / (int64_t)(n - 1) > cell->late_worst_ns)
+            late_window(j, refs, n, last, cell, wait / (int64_t)(n - 1));
         if (cell) {
             cell->wait_caused_ns = tp_sat_add(cell->wait_caused_ns, wait);
             cell->late_ns = tp_sat_add(cell->late_ns, wait / (int64_t)(n - 1)); /* the sum grows with the ranks; this does not */
@@ -629,5 +659,10 @@ void tp_job_free(tp_job *job)
     free(job->colls);
     free(job->stragglers);
     tp_findings_free(&job->findings);
+    for (size_t i = 0; i < job->nlate; i++)
+        for (int q = 0; q < TP_RANK_BEFORE_TOP; q++) {
+            free(job->late[i].kernels[q].name);
+            free(job->late[i].ops[q].name);
+        }
     memset(job, 0, sizeof *job);
 }

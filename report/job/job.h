@@ -48,6 +48,12 @@ typedef struct tp_job_cell {
     uint32_t last_arrivals;   /* instances it arrived last at, with a wait */
     uint32_t instances;       /* matched instances it took part in */
     uint32_t flags;           /* TP_JOB_FLAG_* */
+    /* the instance it arrived latest at (the others' mean wait largest): the window it was late in, on
+     * its own clock, from the others' earliest arrival or the end of its previous collective, whichever
+     * is later, to its own arrival (its call's start); late_worst_ns 0: none */
+    int64_t late_worst_ns, late_from_ns, late_to_ns;
+    bool late_from_prev;      /* the window starts at its previous collective's end, not the others' arrival */
+    uint32_t late_coll;       /* that call's collective (index into the rank summary's colls) */
 } tp_job_cell;
 
 typedef struct tp_job_step {
@@ -123,6 +129,11 @@ typedef struct tp_job {
     uint64_t instances, unmatched_calls; /* calls matched with no other rank's */
     int64_t median_step_ns;   /* the median over steps of the steps' median step time, -1 without */
     tp_findings findings;     /* the job's findings (job_find.c, docs/REPORT.md "Jobs") */
+    /* what the straggler ran in the windows it was late in (late_window.c, read again from its trace at
+     * the reduce): cells[late_cell[i]]'s window; nlate 0 when not read (no straggler, no trace at hand) */
+    tp_rank_before late[2];
+    size_t late_cell[2], nlate;
+    bool late_unread;         /* the straggler's trace could not be read again (gone since the map) */
 } tp_job;
 
 /* Takes the summaries (moved into job->ranks; the array is freed by the
@@ -136,6 +147,21 @@ void tp_job_free(tp_job *job);
  * rules (job_findings.rules), ranked as a trace's findings are; called by
  * tp_job_build. */
 void tp_job_findings_build(const tp_job *j, tp_findings *f);
+/* The same with user's rules of the job's measures (from `--rules FILE`: a
+ * rule with a built-in job id replaces it, a new id adds one; its rules of a
+ * trace's measures are the ranks'); NULL: the built-in ones. */
+void tp_job_findings_build_with(const tp_job *j, const struct tp_find_rules *user, tp_findings *f);
+/* The job's findings rebuilt under user's rules (NULL: left as built). */
+void tp_job_findings_use(tp_job *j, const struct tp_find_rules *user);
+/* `--rules FILE` of a job: the built-in trace rules with the file's, whose
+ * MEASUREs may be a trace's or the job's; 0 or the error printed and
+ * TP_EXIT_INPUT. */
+int tp_job_rules_for_command(const char *file, struct tp_find_rules *r);
+/* The straggler (job_find.c): the rank whose lateness summed over the steps it is flagged `arrival` in is
+ * largest (ties: the lower rank), SIZE_MAX none; late and wait: its lateness and the waiting it caused. */
+size_t tp_job_late_rank(const tp_job *j, int64_t *late, int64_t *wait);
+/* Its two latest cells (indices into cells, SIZE_MAX none), the latest first. */
+void tp_job_late_rank_worst(const tp_job *j, size_t r, size_t worst[2]);
 /* Whether id is a built-in job rule's (diff --fail-on-finding of two jobs). */
 bool tp_job_finding_id_known(const char *id);
 

@@ -180,6 +180,87 @@ static void before_line(const tp_job *j, tp_measure *m, size_t r, size_t k, int6
     tp_buf_free(&t);
 }
 
+size_t tp_job_late_rank(const tp_job *j, int64_t *late_out, int64_t *wait_out)
+{
+    size_t best = SIZE_MAX;
+    *late_out = *wait_out = 0;
+    for (size_t r = 0; r < j->nranks; r++) {
+        int64_t late = 0, wait = 0;
+        for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++)
+            if (j->cells[i].flags & TP_JOB_FLAG_ARRIVAL) {
+                late = tp_sat_add(late, j->cells[i].late_ns);
+                wait = tp_sat_add(wait, j->cells[i].wait_caused_ns);
+            }
+        if (late > *late_out) { /* ties: the lower rank */
+            best = r;
+            *late_out = late;
+            *wait_out = wait;
+        }
+    }
+    return best;
+}
+
+void tp_job_late_rank_worst(const tp_job *j, size_t r, size_t worst[2])
+{
+    worst[0] = worst[1] = SIZE_MAX;
+    for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++) {
+        const tp_job_cell *c = &j->cells[i];
+        if (!(c->flags & TP_JOB_FLAG_ARRIVAL))
+            continue;
+        if (worst[0] == SIZE_MAX || c->late_ns > j->cells[worst[0]].late_ns) {
+            worst[1] = worst[0];
+            worst[0] = i;
+        } else if (worst[1] == SIZE_MAX || c->late_ns > j->cells[worst[1]].late_ns)
+            worst[1] = i;
+    }
+}
+
+/* What the straggler ran in the window it was late in (late_window.c): its
+ * kernels, host ops and GPU idle there; false when not read. */
+static bool late_line(const tp_job *j, tp_measure *m, size_t cell)
+{
+    const tp_rank_before *x = NULL;
+    for (size_t i = 0; i < j->nlate; i++)
+        if (j->late_cell[i] == cell)
+            x = &j->late[i];
+    if (!x)
+        return false;
+    const tp_job_cell *c = &j->cells[cell];
+    const tp_rank_sum *s = &j->ranks[c->rank].sum;
+    char a[48], w[48], d[48];
+    dur(a, sizeof a, c->late_worst_ns);
+    dur(w, sizeof w, x->window_ns);
+    dur(d, sizeof d, x->idle_ns);
+    tp_buf t = {0};
+    tp_buf_printf(&t, "step %lld: %s late at its %s; in the %s it was late in (from %s to its own arrival) it ran: "
+                      "kernels: ",
+                  (long long)j->steps[c->step].number, a, c->late_coll < s->ncolls ? s->colls[c->late_coll].kind : "collective",
+                  w, c->late_from_prev ? "the end of its previous collective" : "the other ranks' first arrival");
+    for (int q = 0; q < TP_RANK_BEFORE_TOP && x->kernels[q].name; q++) {
+        char k[48];
+        char *cut = tp_kname_cut(x->kernels[q].name, 60);
+        dur(k, sizeof k, x->kernels[q].ns);
+        tp_buf_printf(&t, "%s%s %s", q ? ", " : "", cut, k);
+        free(cut);
+    }
+    if (!x->kernels[0].name)
+        tp_buf_puts(&t, "none");
+    tp_buf_puts(&t, "; host ops: ");
+    for (int q = 0; q < TP_RANK_BEFORE_TOP && x->ops[q].name; q++) {
+        char k[48];
+        char *cut = tp_kname_cut(x->ops[q].name, 60);
+        dur(k, sizeof k, x->ops[q].ns);
+        tp_buf_printf(&t, "%s%s %s", q ? ", " : "", cut, k);
+        free(cut);
+    }
+    if (!x->ops[0].name)
+        tp_buf_puts(&t, "none");
+    tp_buf_printf(&t, "; GPU idle %s", d);
+    tp_measure_evidence(m, "%s", t.data);
+    tp_buf_free(&t);
+    return true;
+}
+
 static void late_rank(const tp_job *j, tp_measure *m)
 {
     m->base = "the steps' time (each step's median over the ranks, summed)";
@@ -202,21 +283,8 @@ static void late_rank(const tp_job *j, tp_measure *m)
         if (j->steps[k].ranks)
             m->whole = tp_sat_add(m->whole, j->steps[k].median_step_ns);
     m->impact_base_ns = m->whole;
-    size_t best = SIZE_MAX;
     int64_t best_late = 0, best_wait = 0;
-    for (size_t r = 0; r < j->nranks; r++) {
-        int64_t late = 0, wait = 0;
-        for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++)
-            if (j->cells[i].flags & TP_JOB_FLAG_ARRIVAL) {
-                late = tp_sat_add(late, j->cells[i].late_ns);
-                wait = tp_sat_add(wait, j->cells[i].wait_caused_ns);
-            }
-        if (late > best_late) { /* ties: the lower rank */
-            best = r;
-            best_late = late;
-            best_wait = wait;
-        }
-    }
+    size_t best = tp_job_late_rank(j, &best_late, &best_wait);
     if (best == SIZE_MAX) {
         tp_measure_evidence(m, "no rank arrived last at collectives by more than its steps' wait threshold");
         return;
@@ -224,8 +292,9 @@ static void late_rank(const tp_job *j, tp_measure *m)
     const tp_job_rank *x = &j->ranks[best];
     m->part = m->impact_ns = best_late;
     snprintf(m->scope, sizeof m->scope, "rank %lld", (long long)x->rank);
-    size_t steps = 0, worst[2] = {SIZE_MAX, SIZE_MAX};
+    size_t steps = 0, worst[2];
     uint64_t last = 0, inst = 0;
+    tp_job_late_rank_worst(j, best, worst);
     for (size_t i = j->rank_cells[best]; i < j->rank_cells[best + 1]; i++) {
         const tp_job_cell *c = &j->cells[i];
         if (!(c->flags & TP_JOB_FLAG_ARRIVAL))
@@ -233,11 +302,6 @@ static void late_rank(const tp_job *j, tp_measure *m)
         steps++;
         last += c->last_arrivals;
         inst += c->instances;
-        if (worst[0] == SIZE_MAX || c->late_ns > j->cells[worst[0]].late_ns) {
-            worst[1] = worst[0];
-            worst[0] = i;
-        } else if (worst[1] == SIZE_MAX || c->late_ns > j->cells[worst[1]].late_ns)
-            worst[1] = i;
     }
     char a[48], b[48], p[32];
     dur(a, sizeof a, best_wait);
@@ -253,7 +317,29 @@ static void late_rank(const tp_job *j, tp_measure *m)
     for (size_t i = 0; i < x->sum.nbefore; i++)
         if (x->sum.before[i].number == j->steps[wc->step].number)
             bf = &x->sum.before[i];
-    if (bf) {
+    const tp_rank_before *lw = NULL; /* the window it was late in, when its trace was read again */
+    for (size_t i = 0; i < j->nlate; i++)
+        if (j->late_cell[i] == worst[0])
+            lw = &j->late[i];
+    if (lw) {
+        char c[48];
+        dur(c, sizeof c, lw->window_ns);
+        tp_buf_printf(&t, "; in step %lld, in the %s it was late in, it ran ", (long long)j->steps[wc->step].number, c);
+        if (lw->kernels[0].name) {
+            char *kn = tp_kname_cut(lw->kernels[0].name, 50);
+            dur(c, sizeof c, lw->kernels[0].ns);
+            tp_buf_printf(&t, "most %s %s", kn, c);
+            free(kn);
+        } else if (lw->ops[0].name) {
+            char *kn = tp_kname_cut(lw->ops[0].name, 50);
+            dur(c, sizeof c, lw->ops[0].ns);
+            tp_buf_printf(&t, "no kernel, most the host op %s %s", kn, c);
+            free(kn);
+        } else {
+            dur(c, sizeof c, lw->idle_ns);
+            tp_buf_printf(&t, "no kernel and no host op (GPU idle %s)", c);
+        }
+    } else if (bf) {
         int64_t oidle, ow = others_window(j, wc->step, best, &oidle);
         char c[48], d[48];
         dur(c, sizeof c, bf->window_ns);
@@ -285,14 +371,17 @@ static void late_rank(const tp_job *j, tp_measure *m)
                       recorded, recorded == 1 ? "" : "s", recorded == 1 ? "its" : "their");
     if (!bf)
         tp_buf_printf(&t, "%swhat the late rank ran before its collectives is not in its rank summary", t.len ? "; " : "");
+    if (j->late_unread)
+        tp_buf_printf(&t, "%sits trace could not be read again for the window it was late in: the window before its "
+                          "first collective instead", t.len ? "; " : "");
     if (t.len)
         m->confidence = tp_xstrdup(t.data);
     tp_buf_free(&t);
     tp_measure_evidence(m, "it arrived last at %llu of its %llu collective instances in those steps; the others waited "
                            "%s for it in all",
                         (unsigned long long)last, (unsigned long long)inst, a);
-    for (int w = 0; w < 2; w++)
-        if (worst[w] != SIZE_MAX)
+    for (int w = 0; w < 2; w++) /* the window it was late in when its trace was read again, else before its first collective */
+        if (worst[w] != SIZE_MAX && !late_line(j, m, worst[w]))
             before_line(j, m, best, j->cells[worst[w]].step, j->cells[worst[w]].late_ns);
 }
 
@@ -436,7 +525,52 @@ bool tp_job_finding_id_known(const char *id)
     return known;
 }
 
-void tp_job_findings_build(const tp_job *j, tp_findings *f)
+static bool any_measure_known(const char *name, size_t len)
+{
+    return job_measure_known(name, len) || tp_find_measure_known(name, len);
+}
+
+int tp_job_rules_for_command(const char *file, tp_find_rules *r)
+{
+    return tp_find_rules_for_command_known(file, any_measure_known, r);
+}
+
+/* The file's rules of the job's measures into the job's table: one with a
+ * built-in id replaces it in place, a new id is added (as a trace's). */
+static void merge_user(tp_find_rules *own, const tp_find_rules *user)
+{
+    for (size_t i = 0; user && i < user->n; i++) {
+        const tp_find_rule *u = &user->rules[i];
+        if (!u->user || !job_measure_known(u->measure, strlen(u->measure)))
+            continue;
+        tp_find_rule c = {tp_xstrdup(u->id), tp_xstrdup(u->measure), u->threshold_milli, u->severity,
+                          tp_xstrdup(u->title), tp_xstrdup(u->next), true};
+        size_t at = own->n;
+        for (size_t k = 0; k < own->n; k++)
+            if (strcmp(own->rules[k].id, c.id) == 0)
+                at = k;
+        if (at < own->n) {
+            tp_find_rule *o = &own->rules[at];
+            free(o->id), free(o->measure), free(o->title), free(o->next);
+            *o = c;
+        } else {
+            TP_GROW(own->rules, own->cap, own->n + 1);
+            own->rules[own->n++] = c;
+        }
+    }
+}
+
+void tp_job_findings_use(tp_job *j, const tp_find_rules *user)
+{
+    if (!user)
+        return;
+    tp_findings_free(&j->findings);
+    tp_job_findings_build_with(j, user, &j->findings);
+}
+
+void tp_job_findings_build(const tp_job *j, tp_findings *f) { tp_job_findings_build_with(j, NULL, f); }
+
+void tp_job_findings_build_with(const tp_job *j, const tp_find_rules *user, tp_findings *f)
 {
     memset(f, 0, sizeof *f);
     f->own_rules = tp_xcalloc(1, sizeof *f->own_rules);
@@ -446,6 +580,7 @@ void tp_job_findings_build(const tp_job *j, tp_findings *f)
         fprintf(stderr, "tracepress: built-in job finding rules: %s\n", err); /* a build error, caught by the tests */
         abort();
     }
+    merge_user(f->own_rules, user);
     const tp_find_rules *r = f->own_rules;
     f->nmeasures = NMEASURES;
     f->measures = tp_xcalloc(NMEASURES, sizeof *f->measures);

@@ -16,14 +16,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The only args a job reads: the collectives' (kernels, record_param_comms, nccl:* annotations). */
-static bool job_wants_args(const char *name, size_t len) { return tp_collectives_want_args(name, len); }
 
 int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err)
 {
     tp_load_opts lo = *o->load;
     lo.read.keep_args = false;
-    lo.read.keep_args_of = job_wants_args;
+    /* what `report` of the trace reads (the ops' shapes too), so the rank's top finding is its report's */
+    lo.read.keep_args_of = tp_summary_wants_args;
     lo.no_derive = true;
     tp_trace t;
     tp_trace_init(&t);
@@ -33,7 +32,9 @@ int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_
         return -1;
     }
     tp_print_warnings(path, &t);
-    tp_report_opts ro = {path, o->steps, 0, o->rules, true, o->devices, true, NULL};
+    /* the whole analysis of `report`, not a job's reduced one: the rank's top finding is then the one its own
+     * report gives (docs/REPORT.md "Jobs"); the rank summary reads its part */
+    tp_report_opts ro = {path, o->steps, 0, o->rules, false, o->devices, false, o->find_rules};
     tp_summary s;
     tp_summary_build(&t, &ro, &s);
     size_t saturated = tp_rank_sum_build(&s, r);

@@ -23,6 +23,9 @@ typedef struct tp_job_opts {
     const struct tp_device_table *devices;
     int shard_k, shard_n;          /* shard K of N (input i when i % N == K - 1); 0, 0 all */
     int workers;                   /* ranks analysed at once by tp_job_map (forked, one thread each); <= 1: one */
+    const tp_find_rules *find_rules; /* --rules FILE (tp_job_rules_for_command): each rank's own findings read its
+                                      * rules of a trace's measures, the job's findings those of the job's; NULL:
+                                      * the built-in ones */
 } tp_job_opts;
 
 /* Before a job report writes anything in DIR (no folder, no lock yet):
@@ -49,5 +52,11 @@ int tp_job_collect(const tp_strlist *inputs, const tp_job_opts *o, tp_job *job, 
 /* One rank: load, analyse, summarise, free the trace.  0, or -1 with err
  * (about the input). */
 int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err);
+
+/* What the straggler (tp_job_late_rank) ran in the windows it was late in, its two latest steps: its
+ * trace read again (late_window.c), j->late filled and the job's findings rebuilt under o's rules.  0
+ * (also when there is no straggler); -1 when its trace cannot be read (j->late_unread: the findings
+ * keep the window before its first collective, from its rank summary, and say so). */
+int tp_job_late_read(tp_job *j, const tp_job_opts *o);
 
 #endif

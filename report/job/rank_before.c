@@ -23,6 +23,8 @@ typedef struct acc {
     int64_t ns;
 } acc;
 
+static void fill(const tp_summary *s, const win *w, size_t nw, tp_rank_before *out, size_t nout);
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -101,7 +103,6 @@ static char *name_of(const tp_trace *t, tp_str id)
 
 void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
 {
-    const tp_trace *t = s->t;
     const tp_step_figures *sf = &s->sf;
     const tp_collectives *c = &s->coll;
     /* the calls' starts, sorted (the list is by start; sorted again when it is not, to be sure) */
@@ -145,10 +146,34 @@ void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
             w[k].end = w[k + 1].start;
     for (size_t k = 0; k < nw; k++)
         r->before[w[k].out].window_ns = w[k].end - w[k].start;
-    if (!nw) {
-        free(w);
-        return;
+    fill(s, w, nw, r->before, r->nbefore);
+    free(w);
+}
+
+void tp_rank_window_contents(const tp_summary *s, const int64_t (*span)[2], size_t n, tp_rank_before *out)
+{
+    win *w = tp_xmalloc((n + 1) * sizeof *w);
+    size_t nw = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[i].window_ns = span[i][1] > span[i][0] ? span[i][1] - span[i][0] : 0;
+        if (out[i].window_ns > 0)
+            w[nw++] = (win){span[i][0], span[i][1], 0, i};
     }
+    qsort(w, nw, sizeof *w, cmp_win);
+    for (size_t k = 0; k + 1 < nw; k++) /* disjoint, as above (two windows of one rank rarely meet) */
+        if (w[k].end > w[k + 1].start)
+            w[k].end = w[k + 1].start;
+    fill(s, w, nw, out, n);
+    free(w);
+}
+
+/* The kernels (communication left out), top-level host ops and GPU idle of
+ * each window (sorted, disjoint) into out[w.out]. */
+static void fill(const tp_summary *s, const win *w, size_t nw, tp_rank_before *out, size_t nout)
+{
+    const tp_trace *t = s->t;
+    if (!nw)
+        return;
     tp_i64map m = {0};
     acc *v = NULL;
     size_t n = 0, cap = 0;
@@ -173,16 +198,16 @@ void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
     }
     tp_i64map_free(&m);
     /* the top items of each window */
-    const acc **who = tp_xcalloc(r->nbefore * 2 * TP_RANK_BEFORE_TOP + 1, sizeof *who);
+    const acc **who = tp_xcalloc(nout * 2 * TP_RANK_BEFORE_TOP + 1, sizeof *who);
     for (size_t i = 0; i < n; i++)
         keep(&v[i], who + (v[i].out * 2 + v[i].device) * TP_RANK_BEFORE_TOP);
-    for (size_t b = 0; b < r->nbefore; b++)
+    for (size_t b = 0; b < nout; b++)
         for (int k = 0; k < TP_RANK_BEFORE_TOP; k++) {
             const acc *op = who[(b * 2) * TP_RANK_BEFORE_TOP + k], *dv = who[(b * 2 + 1) * TP_RANK_BEFORE_TOP + k];
             if (op)
-                r->before[b].ops[k] = (tp_rank_named){name_of(t, op->name), op->ns};
+                out[b].ops[k] = (tp_rank_named){name_of(t, op->name), op->ns};
             if (dv)
-                r->before[b].kernels[k] = (tp_rank_named){name_of(t, dv->name), dv->ns};
+                out[b].kernels[k] = (tp_rank_named){name_of(t, dv->name), dv->ns};
         }
     free(who);
     free(v);
@@ -199,7 +224,6 @@ void tp_rank_before_build(const tp_summary *s, tp_rank_sum *r)
                 hi = mid;
         }
         for (size_t k = lo; k < nw && w[k].start < g->end_ns; k++)
-            r->before[w[k].out].idle_ns = tp_sat_add(r->before[w[k].out].idle_ns, clip(&w[k], g->start_ns, g->end_ns));
+            out[w[k].out].idle_ns = tp_sat_add(out[w[k].out].idle_ns, clip(&w[k], g->start_ns, g->end_ns));
     }
-    free(w);
 }

@@ -122,9 +122,9 @@ size_t tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
         r->calls[i] = (tp_rank_call){k->row, tp_sat_add(t->base_ns, k->ts), k->dur, k->seq};
     }
     tp_rank_before_build(s, r);
-    /* the rank's own top finding, over what a job's rank analysis computes (the built-in rules) */
+    /* the rank's own top finding: its report's (the same analysis and rules; summary.h find_rules) */
     tp_findings f;
-    tp_findings_build(s, NULL, &f);
+    tp_findings_build(s, s->opts.find_rules, &f);
     if (f.n) {
         const tp_finding *x = &f.items[0];
         r->top = (tp_rank_top){true, tp_xstrdup(x->rule->id), tp_xstrdup(x->rule->title), x->rule->severity,

@@ -125,4 +125,10 @@ int tp_rank_sum_parse(const char *text, size_t len, tp_rank_sum *r, tp_err *err)
  * d borrows r's arrays: do not free it. */
 void tp_rank_sum_dist(const tp_rank_sum *r, tp_dist_info *d, tp_pg_info *pg);
 
+/* What the rank did in each window span[i] = [from, to) of its trace's clock
+ * (rank_before.c): out[i]'s window_ns, idle_ns, kernels (communication left
+ * out) and top-level host ops; number left as is.  For the straggler's
+ * window at the reduce (late_window.c). */
+void tp_rank_window_contents(const tp_summary *s, const int64_t (*span)[2], size_t n, tp_rank_before *out);
+
 #endif

@@ -22,6 +22,23 @@ const tp_findings *tp_findings_of(const tp_summary *s, tp_findings *local)
 static void milli_json(tp_buf *b, int64_t m) { tp_buf_printf(b, "%lld.%03lld", (long long)(m / 1000), (long long)(m % 1000)); }
 
 
+/* The scope's steps (docs/REPORT.md "Findings", *Scope*): null members without a per-step evaluation. */
+static void scope_json(const tp_step_figures *sf, const tp_finding *x, tp_buf *b)
+{
+    if (!x->steps_total || !sf) {
+        tp_buf_puts(b, ",\"scope_steps\":null,\"steps_holding\":null,\"steps_total\":null,"
+                       "\"impact_per_step_ns\":null,\"impact_per_step_pct_of_step_time\":null");
+        return;
+    }
+    tp_buf_puts(b, ",\"scope_steps\":[");
+    for (size_t k = 0; k < x->nsteps; k++)
+        tp_buf_printf(b, "%s%lld", k ? "," : "", (long long)sf->steps[x->steps[k]].step);
+    tp_buf_printf(b, "],\"steps_holding\":%zu,\"steps_total\":%zu,\"impact_per_step_ns\":%lld,"
+                     "\"impact_per_step_pct_of_step_time\":",
+                  x->nsteps, x->steps_total, (long long)x->step_impact_ns);
+    milli_json(b, x->step_impact_milli);
+}
+
 void tp_findings_json(const tp_findings *f, tp_buf *b)
 {
     tp_buf_puts(b, "\"findings\":[");
@@ -32,8 +49,11 @@ void tp_findings_json(const tp_findings *f, tp_buf *b)
         tp_json_str(b, r->id);
         tp_buf_puts(b, ",\"title\":");
         tp_json_str(b, r->title);
-        tp_buf_printf(b, ",\"severity\":\"%s\",\"rule_source\":\"%s\",\"measure\":\"%s\",\"scope\":\"%s\",\"value_pct\":",
-                      tp_find_severity_name(r->severity), r->user ? "file" : "built-in", m->name, m->scope);
+        tp_buf_printf(b, ",\"severity\":\"%s\",\"rule_source\":\"%s\",\"measure\":\"%s\",\"scope\":",
+                      tp_find_severity_name(r->severity), r->user ? "file" : "built-in", m->name);
+        tp_json_str(b, f->items[i].scope); /* step labels of XPlane name a device */
+        scope_json(f->s_steps, &f->items[i], b);
+        tp_buf_puts(b, ",\"value_pct\":");
         milli_json(b, m->value_milli);
         tp_buf_puts(b, ",\"threshold_pct\":");
         milli_json(b, r->threshold_milli);
@@ -66,18 +86,18 @@ void tp_findings_json(const tp_findings *f, tp_buf *b)
     tp_buf_puts(b, "]");
 }
 
-/* The measures that could not tell, each once, with the rules that read them. */
+/* The measures that could not tell, each reason once, with the rules that read them. */
 static void unsure_md(const tp_findings *f, tp_buf *b)
 {
     for (size_t i = 0; i < f->nunsure; i++) {
         bool first = true;
         for (size_t j = 0; j < i; j++)
-            first &= f->unsure_m[j] != f->unsure_m[i];
+            first &= !tp_find_unsure_same(f, i, j);
         if (!first)
             continue;
         tp_buf_puts(b, "- cannot tell (");
         for (size_t j = i, k = 0; j < f->nunsure; j++)
-            if (f->unsure_m[j] == f->unsure_m[i]) {
+            if (tp_find_unsure_same(f, i, j)) {
                 tp_buf_puts(b, k++ ? ", `" : "`");
                 tp_buf_puts(b, f->unsure[j]->id); /* ids are [a-z0-9_] */
                 tp_buf_puts(b, "`");
@@ -97,11 +117,27 @@ static size_t utf8_chars(const tp_buf *b)
     return n;
 }
 
-/* A finding about one rank of a job names it in its verdict ("... (rank 3)"). */
-static void scope_md(const tp_measure *m, tp_buf *b)
+/* A finding's scope beside its verdict ("... in step 3", "... in every step, 6 of 6", "... (rank 3)");
+ * nothing for the whole trace.  Step labels of a device's steps name it: escaped. */
+static void scope_md(const tp_finding *x, tp_buf *b)
 {
-    if (strncmp(m->scope, "rank ", 5) == 0)
-        tp_buf_printf(b, " (%s)", m->scope); /* "rank" and a number: no Markdown to escape */
+    char ph[128];
+    tp_find_scope_phrase(x, ph, sizeof ph);
+    tp_md_text(b, ph, 120);
+}
+
+/* "; per step (median of the 6): 1.200 ms, 40.0% of the step's time" */
+static void step_impact_md(const tp_finding *x, tp_buf *b)
+{
+    if (!x->nsteps)
+        return;
+    char d[48], p[32];
+    tp_fmt_dur(d, sizeof d, x->step_impact_ns);
+    tp_find_pct(p, sizeof p, x->step_impact_milli);
+    if (x->nsteps == 1)
+        tp_buf_printf(b, "; in that step %s, %s of the step's time", d, p);
+    else
+        tp_buf_printf(b, "; per step (median of the %zu) %s, %s of the step's time", x->nsteps, d, p);
 }
 
 void tp_findings_md(const tp_findings *f, tp_buf *b)
@@ -121,7 +157,7 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
     tp_fmt_dur(d, sizeof d, top->m->impact_ns);
     tp_find_pct(p, sizeof p, top->m->impact_milli);
     tp_buf tail = {0}, title = {0};
-    scope_md(top->m, &tail); /* " (rank 3)": counted with the tail, written after the title */
+    scope_md(top, &tail); /* " (rank 3)": counted with the tail, written after the title */
     tp_buf_printf(&tail, "**: up to %s to gain, %s of %s (`%s`).", d, p, top->m->impact_base, top->rule->id);
     /* a --rules title may be 200 bytes and its escapes longer ("@" is written "@&#8203;"), the ID 40:
      * the title is cut further until the line is under 200 characters */
@@ -143,9 +179,11 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
         tp_find_pct(p, sizeof p, x->m->impact_milli);
         tp_buf_printf(b, "%zu. **", i + 1);
         tp_md_text(b, x->rule->title, 200);
-        scope_md(x->m, b);
-        tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s.", x->rule->id, tp_find_severity_name(x->rule->severity), d,
+        scope_md(x, b);
+        tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s", x->rule->id, tp_find_severity_name(x->rule->severity), d,
                       p, x->m->impact_base);
+        step_impact_md(x, b);
+        tp_buf_puts(b, ".");
         if (x->m->nevidence) {
             tp_buf_puts(b, " Evidence: ");
             tp_md_text(b, x->m->evidence[0], 300);
@@ -186,9 +224,18 @@ void tp_findings_text(const tp_findings *f, FILE *out)
         tp_find_pct(t, sizeof t, x->rule->threshold_milli);
         fprintf(out, "%2zu. %s [%s] ", i + 1, x->rule->id, tp_find_severity_name(x->rule->severity));
         tp_put_printable(out, x->rule->title); /* a --rules file's text, printed as trace text is */
+        fputs("\n    scope: ", out);
+        tp_put_printable(out, x->scope);
         fputc('\n', out);
         fprintf(out, "    %s: %s of %s (threshold %s)\n", x->m->name, v, x->m->base, t);
         fprintf(out, "    impact: up to %s, %s of %s (%s)\n", d, p, x->m->impact_base, x->m->bound);
+        if (x->nsteps) {
+            char sd[48], sp[32];
+            tp_fmt_us(sd, sizeof sd, x->step_impact_ns);
+            tp_find_pct(sp, sizeof sp, x->step_impact_milli);
+            fprintf(out, "    impact per step (median over the %zu step%s it holds in): %s, %s of the step's time\n",
+                    x->nsteps, x->nsteps == 1 ? "" : "s", sd, sp);
+        }
         for (size_t k = 0; k < x->m->nevidence; k++) { /* they hold trace names */
             fputs("    - ", out);
             tp_put_printable(out, x->m->evidence[k]);
@@ -203,8 +250,13 @@ void tp_findings_text(const tp_findings *f, FILE *out)
     for (size_t i = 0; i < f->nunsure; i++) {
         bool first = true;
         for (size_t j = 0; j < i; j++)
-            first &= f->unsure_m[j] != f->unsure_m[i];
-        if (first)
-            fprintf(out, "Cannot tell (%s): %s\n", f->unsure_m[i]->name, f->unsure_m[i]->why);
+            first &= !tp_find_unsure_same(f, i, j);
+        if (!first)
+            continue;
+        fputs("Cannot tell (", out);
+        for (size_t j = i, k = 0; j < f->nunsure; j++)
+            if (tp_find_unsure_same(f, i, j) && (j == i || f->unsure_m[j] != f->unsure_m[i]))
+                fprintf(out, "%s%s", k++ ? ", " : "", f->unsure_m[j]->name);
+        fprintf(out, "): %s\n", f->unsure_m[i]->why);
     }
 }

@@ -269,12 +269,20 @@ double tp_page_findings(tp_canvas *cv, const tp_pagectx *pc, const struct tp_fin
         const tp_finding *x_ = &f->items[i];
         char p[32];
         tp_find_pct(p, sizeof p, x_->m->impact_milli);
-        /* a finding about one rank of a job names it, as summary.md's verdict does */
-        const char *scope = strncmp(x_->m->scope, "rank ", 5) == 0 ? x_->m->scope : NULL;
+        /* its scope (steps, a rank of a job), as summary.md's verdict names it */
+        char scope[128];
+        tp_find_scope_phrase(x_, scope, sizeof scope);
+        char per[160] = "";
+        if (x_->nsteps) {
+            char sp[32];
+            tp_find_pct(sp, sizeof sp, x_->step_impact_milli);
+            snprintf(per, sizeof per, x_->nsteps == 1 ? "; in that step %s, %s of the step's time"
+                                                      : "; per step (median) %s, %s of the step's time",
+                     dur(st, x_->step_impact_ns), sp);
+        }
         y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
-                 tp_strs_add(st, "%zu. %s%s%s%s: up to %s to gain, %s of %s.", i + 1, x_->rule->title,
-                             scope ? " (" : "", scope ? scope : "", scope ? ")" : "", dur(st, x_->m->impact_ns), p,
-                             x_->m->impact_base));
+                 tp_strs_add(st, "%zu. %s%s: up to %s to gain, %s of %s%s.", i + 1, x_->rule->title, scope,
+                             dur(st, x_->m->impact_ns), p, x_->m->impact_base, per));
         for (size_t k = 0; k < x_->m->nevidence && k < PAGE_EVIDENCE; k++)
             y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, x_->m->evidence[k], 6) + 1;
         if (x_->m->confidence)
@@ -287,13 +295,19 @@ double tp_page_findings(tp_canvas *cv, const tp_pagectx *pc, const struct tp_fin
     if (f->n > PAGE_FINDINGS)
         y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
                          tp_strs_add(st, "%zu more findings in summary.json.", f->n - PAGE_FINDINGS), 6) + 2;
-    for (size_t i = 0; i < f->nunsure; i++) { /* each measure that could not tell, once */
+    for (size_t i = 0; i < f->nunsure; i++) { /* each reason a measure could not tell, once */
         bool first = true;
         for (size_t j = 0; j < i; j++)
-            first &= f->unsure_m[j] != f->unsure_m[i];
-        if (first)
-            y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
-                             tp_strs_add(st, "Cannot tell (%s): %s.", f->unsure[i]->id, f->unsure_m[i]->why), 6) + 1;
+            first &= !tp_find_unsure_same(f, i, j);
+        if (!first)
+            continue;
+        tp_buf ids = {0};
+        for (size_t j = i; j < f->nunsure; j++)
+            if (tp_find_unsure_same(f, i, j))
+                tp_buf_printf(&ids, "%s%s", ids.len ? ", " : "", f->unsure[j]->id);
+        y = tp_page_para(cv, x, y, w, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED,
+                         tp_strs_add(st, "Cannot tell (%s): %s.", ids.data, f->unsure_m[i]->why), 6) + 1;
+        tp_buf_free(&ids);
     }
     return y + 4;
 }

@@ -292,10 +292,11 @@ TEST(findings_outputs_stats_summary_md_and_json)
     const char *dir = tp_test_tmp("hb.report");
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), in, dir), 0);
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(md && strncmp(md, "**The GPU waits for the host to launch work**: up to ", 53) == 0);
+    /* host-bound in each of its 5 steps: the verdict says so (docs/REPORT.md "Findings", *Scope*) */
+    CHECK(md && strncmp(md, "**The GPU waits for the host to launch work in every step, 5 of 5**: up to ", 73) == 0);
     const char *nl = md ? strchr(md, '\n') : NULL;
     CHECK(nl && nl - md < 200);
-    CHECK(md && strstr(md, "\n1. **The GPU waits for the host to launch work** (`host_bound`, high): up to "));
+    CHECK(md && strstr(md, "\n1. **The GPU waits for the host to launch work in every step, 5 of 5** (`host_bound`, high): up to "));
     free(md);
     char *js = tp_test_read_in(dir, "summary.json");
     CHECK(js && strstr(js, "\n\"findings\":[\n{\"id\":\"host_bound\",") && strstr(js, "\"findings_unsure\":["));
@@ -372,8 +373,9 @@ TEST(findings_in_diff_and_its_gate)
           strstr(js, "\"fail_on_finding\":\"exposed_comm\""));
     free(js);
     char *md = tp_test_read_in(dir, "diff.md");
-    CHECK(md && strstr(md, "\n- new: Communication is not hidden behind computation (`exposed_comm`, high): 44.4% of "
-                           "the GPU span (not found in the base)\n"));
+    /* where it holds: in each of the candidate's 5 steps */
+    CHECK(md && strstr(md, "\n- new: Communication is not hidden behind computation in every step, 5 of 5 (`exposed_comm`, "
+                           "high): 44.4% of the GPU span (not found in the base)\n"));
     free(md);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding high", tp_test_bin(), clean, ar, dir),
                  3);
@@ -383,7 +385,8 @@ TEST(findings_in_diff_and_its_gate)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --fail-on-finding low", tp_test_bin(), ar, clean, dir),
                  0);
     md = tp_test_read_in(dir, "diff.md");
-    CHECK(md && strstr(md, "\n- gone: Communication is not hidden behind computation (`exposed_comm`, high): was 44.4%"));
+    CHECK(md && strstr(md, "\n- gone: Communication is not hidden behind computation in every step, 5 of 5 (`exposed_comm`, "
+                           "high): was 44.4%"));
     free(md);
     /* grew: the copies take 600 us of a 1.6 ms step, then 2 ms of a 3 ms step */
     const char *m1 = memcpy_trace_of("m1.json", 600), *m2 = memcpy_trace_of("m2.json", 2000);
@@ -439,7 +442,7 @@ TEST(findings_first_line_under_200_with_any_title)
             chars += ((unsigned char)*c & 0xC0) != 0x80;
         if (chars >= 200)
             tp_test_fail(__FILE__, __LINE__, "title %zu: first line of %zu characters", t, chars);
-        CHECK(md && strstr(md, "...**: up to "));
+        CHECK(md && strstr(md, "... in every step, 5 of 5**: up to "));
         free(md);
     }
 }

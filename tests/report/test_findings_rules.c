@@ -212,7 +212,7 @@ TEST(findings_rules_file_for_diff)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' --fail-on-finding input_bound",
                              tp_test_bin(), base, cand, dir, rules), 0);
     char *md = tp_test_read_in(dir, "diff.md");
-    CHECK(md && strstr(md, "- new: Data waits (`my_wait`, low): ") && !strstr(md, "`input_bound`"));
+    CHECK(md && strstr(md, "- new: Data waits") && strstr(md, "(`my_wait`, low): ") && !strstr(md, "`input_bound`"));
     free(md);
     /* a file's own rule gates too */
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' --fail-on-finding my_wait",
@@ -240,11 +240,11 @@ TEST(findings_rules_file_for_batch)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' batch '%s' -o '%s' --rules '%s' -j 1 >/dev/null 2>&1", tp_test_bin(), in,
                              out_dir, r1), 0);
     CHECK_EQ_INT(tp_test_run(&out, "cat '%s'/*/report/summary.md", out_dir), 0);
-    CHECK(out && strncmp(out, "**Fetching first**: up to ", 26) == 0);
+    CHECK(out && strncmp(out, "**Fetching first", 16) == 0 && strstr(out, "**: up to "));
     free(out);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' batch '%s' -o '%s' --rules '%s' -j 1 >/dev/null 2>&1", tp_test_bin(), in,
                              out_dir, r2), 0);
     CHECK_EQ_INT(tp_test_run(&out, "cat '%s'/*/report/summary.md", out_dir), 0);
-    CHECK(out && strncmp(out, "**Fetching second**: up to ", 27) == 0);
+    CHECK(out && strncmp(out, "**Fetching second", 17) == 0 && strstr(out, "**: up to "));
     free(out);
 }
