@@ -51,6 +51,24 @@ static void report_written(const char *dir, const char *what)
     fprintf(stderr, " and %zu chart%s in png/\n", n, n == 1 ? "" : "s");
 }
 
+/* Inputs that look like a job (a folder, a glob) holding one trace: that
+ * trace's path in BUF, the files skipped said as a job's would be. */
+static bool one_trace(char **args, int nargs, const char *dir, char *buf, size_t n)
+{
+    size_t not_traces = 0;
+    char *one = tp_inputs_single(args, nargs, dir, &not_traces);
+    bool ok = one && strlen(one) < n;
+    if (ok) {
+        snprintf(buf, n, "%s", one);
+        tp_inputs_warn_not_regular("report");
+        if (not_traces)
+            fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n",
+                    not_traces, not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    }
+    free(one);
+    return ok;
+}
+
 /* The job's inputs, before anything is written (no folder, no lock file:
  * a refusal leaves nothing behind).  0, or an exit code with the line printed. */
 static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *inputs)
@@ -237,6 +255,12 @@ static int tp_cmd_report(int argc, char **argv)
             args[nargs++] = argv[i];
     }
     bool job = merge || shard || (nargs && tp_inputs_are_job(args, nargs));
+    char single[PATH_MAX];
+    if (job && !merge && !shard && one_trace(args, nargs, dir, single, sizeof single)) {
+        job = false; /* a folder of one trace and other files: that trace's report, not a job of one rank */
+        args[0] = single;
+        nargs = 1;
+    }
     if (merge && nargs == 1 && !dir)
         dir = args[0]; /* report --merge DIR */
     else if (merge && nargs)

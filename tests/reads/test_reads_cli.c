@@ -61,3 +61,60 @@ TEST(diff_and_batch_say_where_they_wrote)
     CHECK(out && strstr(out, "1 ok, 0 failed; index: ") && strstr(out, "/index.md\n"));
     free(out);
 }
+
+/* Item 10: a folder of links to traces is read by batch, report and convert */
+TEST(folder_of_links_is_read)
+{
+    const char *in = tp_test_tmp("links"), *ex = "golden/example.pt.trace.json";
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && ln -s \"$PWD/%s\" '%s/a.json' && ln -s \"$PWD/%s\" '%s/b.json'", in,
+                             ex, in, ex, in), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' batch '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("links.batch")), 0);
+    CHECK(out && strstr(out, "2 ok, 0 failed"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("links.report")), 0);
+    CHECK(out && strstr(out, "job of 2 ranks"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("links.json")), 0);
+    CHECK(out && strstr(out, "rank 1 ("));
+    free(out);
+}
+
+/* Item 10: skipped links are named in the one warning line, and "0 files no
+ * reader recognises" never stands alone for "links were skipped" */
+TEST(skipped_links_are_named)
+{
+    const char *in = tp_test_tmp("badlinks");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && ln -s nowhere '%s/gone.json' && ln -s / '%s/root.json' && "
+                             "mkfifo '%s/pipe.json'", in, in, in, in), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' convert '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("bl.json")), 2);
+    CHECK(out && strstr(out, "gone.json (a broken link)") && strstr(out, "pipe.json (a FIFO)") &&
+          strstr(out, "root.json (a link to a folder)") && strstr(out, "3 entries not a regular file"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 '%s' report '%s' -o '%s'", tp_test_bin(), in, tp_test_tmp("bl.rep")), 2);
+    CHECK(out && strstr(out, "skipped: ") && strstr(out, "gone.json (a broken link)"));
+    free(out);
+}
+
+/* Item 10: a folder holding one trace and other files is that trace's report, not a one-rank job */
+TEST(folder_of_one_trace_is_one_trace)
+{
+    const char *in = tp_test_tmp("one"), *dir = tp_test_tmp("one.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp %s '%s/' && echo notes > '%s/README.md'", in, EXAMPLE, in, in), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    CHECK(out && strstr(out, "1 file in the folders given is not a trace (skipped)"));
+    free(out);
+    char *json = tp_test_read_in(dir, "summary.json");
+    CHECK(json && strstr(json, "tracepress.summary/") && !strstr(json, "tracepress.job/"));
+    free(json);
+    CHECK(!tp_test_exists_in(dir, "ranks"));
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s'", tp_test_bin(), in), 0);
+    CHECK(out && !strstr(out, "Job:") && strstr(out, "example.pt.trace.json"));
+    free(out);
+    /* convert: the one trace's bytes, as when it is named */
+    const char *a = tp_test_tmp("one.a.json"), *b = tp_test_tmp("one.b.json");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' convert -q '%s' -o '%s' && '%s' convert -q %s -o '%s' && cmp -s '%s' '%s'",
+                             tp_test_bin(), in, a, tp_test_bin(), EXAMPLE, b, a, b), 0);
+}
