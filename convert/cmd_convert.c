@@ -2,6 +2,7 @@
 #include "convert/write/chrome_write.h"
 #include "convert/base/cli.h"
 #include "convert/write/pftrace_write.h"
+#include "convert/model/names.h"
 #include "convert/pipeline/inputs.h"
 #include "convert/pipeline/job_merge.h"
 #include "convert/pipeline/pipeline.h"
@@ -338,6 +339,7 @@ static int convert_main(int argc, char **argv, char **ins)
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
     }
+    tp_name_unnamed(&t); /* a trace without metadata events: every process and track named (issue 36) */
     split_plan sp = {0};
     if (split && strcmp(split, "steps") == 0) {
         if (plan_steps(&t, &sp, &err) < 0) {
