@@ -277,7 +277,7 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         if (e->with_shapes == 0 && e->xla_costs == 0)
             y = line(cv, x, y, w, TP_FONT_BOLD, FS, TP_COLOR_TEXT,
                      tp_strs_add(&st, "This trace recorded no op shapes, so no op has FLOPs or bytes and there is no "
-                                      "roofline. Record them with %s.", TP_EFF_RECORD_SHAPES));
+                                      "roofline. Record them with %s.", tp_eff_shapes_hint(e)));
         else
             y = line(cv, x, y, w, TP_FONT_BOLD, FS, TP_COLOR_TEXT,
                      "No op with a model (GEMM, convolution, attention, normalisation, softmax, elementwise, "
@@ -548,7 +548,7 @@ void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc)
             e->device_ns <= 0 ? "no device activity in this trace, nothing to compare with a device."
             : e->with_shapes == 0 && e->xla_costs == 0
                 ? tp_strs_add(&st, "no roofline: the trace recorded no op shapes (record them with %s)%s. %s",
-                              TP_EFF_RECORD_SHAPES, nocost, device_text(&st, e, &R))
+                              tp_eff_shapes_hint(e), nocost, device_text(&st, e, &R))
                 : tp_strs_add(&st, "no roofline: no modelled op (GEMM, convolution, attention, normalisation, "
                                    "softmax, elementwise, reduce) launched device work with shapes the model can "
                                    "use%s. %s", nocost, device_text(&st, e, &R));
