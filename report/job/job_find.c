@@ -285,6 +285,9 @@ static void late_rank(const tp_job *j, tp_measure *m)
                       recorded, recorded == 1 ? "" : "s", recorded == 1 ? "its" : "their");
     if (!bf)
         tp_buf_printf(&t, "%swhat the late rank ran before its collectives is not in its rank summary", t.len ? "; " : "");
+    char miss[400];
+    if (tp_job_missing_ranks(j, miss, sizeof miss)) /* 2 of 128 ranks: it may itself have waited for an absent one */
+        tp_buf_printf(&t, "%s%s", t.len ? "; " : "", miss);
     if (t.len)
         m->confidence = tp_xstrdup(t.data);
     tp_buf_free(&t);
