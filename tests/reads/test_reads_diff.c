@@ -23,6 +23,14 @@ TEST(cross_vendor_diff_names_devices_and_leads_with_ops)
     /* ten kernel rows: folded, the summary saying what is inside */
     CHECK(md && strstr(md, "<details><summary>10 rows: kernel</summary>") && strstr(md, "</details>"));
     free(md);
+    if (!tp_test_have("pdftotext"))
+        return;
+    /* diff.pdf: both names whole when they fit, both devices named */
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -l 1 '%s/diff.pdf' -", dir), 0);
+    CHECK(out && strstr(out, "tracepress diff: h100_gaunernst_bert-small-uncased__1016001 -> hta_amd_mi250_rocm6_2"));
+    CHECK(out && strstr(out, "Base: NVIDIA H100 80GB HBM3 (chrome); candidate: AMD Radeon Graphics (chrome)"));
+    free(out);
 }
 
 /* a diff of a run with itself keeps the kernel-first order (names all match) */
