@@ -1,4 +1,5 @@
 /* test_reads_numbers.c: numbers and labels that read right (issue 36 item 8). */
+#include "render/text/units.h"
 #include "tests/lib/harness.h"
 
 #include <stdlib.h>
@@ -21,4 +22,31 @@ TEST(opportunities_numbered_in_order)
                  0);
     CHECK(out && strncmp(out, "1 2 3 4 5 6 7 8 ", 16) == 0);
     free(out);
+}
+
+/* a summary figure: three significant digits, its spread in the figure's unit and precision */
+TEST(summary_figures_three_significant_digits)
+{
+    char b[64];
+    tp_fmt_dur_sig(b, sizeof b, 19865000, 19865000, " ");
+    CHECK_STR(b, "19.9 ms");
+    tp_fmt_dur_sig(b, sizeof b, 361215, 19865000, " ");
+    CHECK_STR(b, "0.4 ms");
+    tp_fmt_dur_sig(b, sizeof b, 874500, 4426000, " ");
+    CHECK_STR(b, "0.87 ms");
+    tp_fmt_dur_sig(b, sizeof b, 615400000, 615400000, " ");
+    CHECK_STR(b, "615 ms");
+    tp_fmt_dur_sig(b, sizeof b, 999, 999, " ");
+    CHECK_STR(b, "999 ns");
+    tp_fmt_dur_sig(b, sizeof b, 1234567000000, 1234567000000, " ");
+    CHECK_STR(b, "1,235 s");
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("xg.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb"), dir),
+                 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "median step **19.9" TP_NBSP "ms** ± 0.4" TP_NBSP "ms (half the IQR of 2 steps)"));
+    free(md);
 }
