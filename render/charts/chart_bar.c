@@ -92,7 +92,7 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
 
     /* category labels: size, orientation and room below the plot */
     char **labels = tp_barchart_labels(c);
-    double lfs = fs ? fs : fmin(9, fmax(5.5, slot * 0.75));
+    double lfs = fs ? fs : fmin(9, fmax(6, slot * 0.75)); /* never under 6 pt: fewer labels, not smaller text */
     double maxlw = 0;
     for (size_t i = 0; i < n; i++)
         maxlw = fmax(maxlw, tp_text_width(TP_FONT_REGULAR, lfs, labels[i]));
@@ -169,10 +169,9 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
 
     /* category labels */
     double mid = (tp_font_ascent(TP_FONT_REGULAR, lfs) - tp_font_descent(TP_FONT_REGULAR, lfs)) / 2;
-    /* with a fixed font size, rotated labels closer than their line height
-     * would overlap: label every k-th bar only */
+    /* rotated labels closer than their line height would overlap: label every k-th bar only */
     size_t every = 1;
-    if (fs && angle != 0) {
+    if (angle != 0) {
         double need = angle == -45 ? lfs * 1.2 / 0.7071 : lfs * 1.2;
         every = slot >= need ? 1 : (size_t)ceil(need / slot);
     }

@@ -96,8 +96,8 @@ void tp_hstack_draw(tp_canvas *cv, const tp_hstack *c, tp_rect r)
     if (c->value_label)
         tp_cv_text(cv, L.bar_x + L.bar_w / 2, tp_text_baseline_mid(TP_FONT_BOLD, fs, base + fs * 2.6), TP_FONT_BOLD, fs,
                    TP_COLOR_TEXT, TP_ALIGN_CENTER, 0, c->value_label);
-    /* rows: thin rows get a smaller label font and, below 5 pt, every k-th label */
-    double lf = fmax(5, fmin(fs, L.row_h * 0.85)), bh = fmax(0.5, L.row_h * 0.7);
+    /* rows: thin rows get a smaller label font, never under 6 pt: below that, every k-th label */
+    double lf = fmax(6, fmin(fs, L.row_h * 0.85)), bh = fmax(0.5, L.row_h * 0.7);
     size_t every = (size_t)fmax(1, ceil(lf * 1.1 / fmax(L.row_h, 0.01)));
     double scale = L.bar_w / (t.hi > 0 ? t.hi : 1);
     double *maxws = tp_xcalloc(c->n + 1, sizeof *maxws);

@@ -1,7 +1,10 @@
 /* test_reads_labels.c: labels that stay distinct after fitting (issue 36 item 8). */
+#include "render/charts/chart_bar.h"
+#include "render/canvas.h"
 #include "render/text/textfit.h"
 #include "tests/lib/harness.h"
 
+#include <stdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +42,35 @@ TEST(fitted_labels_stay_distinct)
     char **f = tp_fit_apart(TP_FONT_REGULAR, 7, same, 3, w3, tp_fit_end);
     CHECK(strcmp(f[0], "aten::mm") == 0 && strcmp(f[1], "aten::mm") == 0 && strcmp(f[2], "short") == 0);
     tp_fit_apart_free(f, 3);
+}
+
+/* 80 bars on a narrow chart: every text stays >= 6 pt (fewer labels, not smaller text) */
+TEST(bar_labels_stay_at_least_6pt)
+{
+    enum { N = 80 };
+    const char *labels[N];
+    int64_t values[N];
+    char names[N][32];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "kernel_number_%02d", i);
+        labels[i] = names[i];
+        values[i] = 1000 * (i + 1);
+    }
+    tp_barchart c = {.title = "t", .n = N, .labels = labels, .values = values};
+    tp_buf rec = {0};
+    tp_canvas *cv = tp_canvas_rec(&rec);
+    tp_cv_begin_page(cv, 400, 300, NULL);
+    tp_barchart_draw(cv, &c, (tp_rect){10, 10, 380, 280});
+    tp_cv_end_page(cv);
+    tp_canvas_close(cv, NULL);
+    /* the recording: "text <font> <size> ..." lines */
+    size_t small = 0, texts = 0;
+    for (const char *p = rec.data; p && (p = strstr(p, "\ntext ")); p++) {
+        const char *sz = strchr(p + 6, ' ');
+        texts++;
+        small += sz && atof(sz + 1) < 5.999;
+    }
+    CHECK(texts > 5);
+    CHECK_EQ_INT((int)small, 0);
+    tp_buf_free(&rec);
 }
