@@ -241,10 +241,10 @@ static double matched_share(const tp_diff_table *k)
 {
     int64_t all = 0, matched = 0;
     for (size_t i = 0; i < k->n; i++) {
-        int64_t t = k->rows[i].total[0] + k->rows[i].total[1];
-        all += t;
+        int64_t t = tp_sat_add(k->rows[i].total[0], k->rows[i].total[1]); /* hostile totals: saturate */
+        all = tp_sat_add(all, t);
         if (k->rows[i].match == TP_DM_NAME || k->rows[i].match == TP_DM_SHORT)
-            matched += t;
+            matched = tp_sat_add(matched, t);
     }
     return all > 0 ? (double)matched / (double)all : 1;
 }
