@@ -50,3 +50,20 @@ TEST(summary_figures_three_significant_digits)
     CHECK(md && strstr(md, "median step **19.9" TP_NBSP "ms** ± 0.4" TP_NBSP "ms (half the IQR of 2 steps)"));
     free(md);
 }
+
+/* Item 2: ops under 1% of the device time get no panel of their own, and the title says how many were left out
+ * (SGLang decode: one 9.66 ms graph replay, 98.8%, beside ten ops of 4-54 us) */
+TEST(dominating_ops_drop_ops_under_one_percent)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("sglang.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                             dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - | tr '\\n' ' '", dir), 0);
+    CHECK(out && strstr(out, "Dominating ops: kernel mix by category (top 1 of 11 ops by device time; 10 under 1% each not drawn)"));
+    free(out);
+}
