@@ -2,10 +2,12 @@
 #include "convert/write/chrome_write.h"
 #include "convert/base/cli.h"
 #include "convert/write/pftrace_write.h"
+#include "convert/model/names.h"
 #include "convert/pipeline/inputs.h"
 #include "convert/pipeline/job_merge.h"
 #include "convert/pipeline/pipeline.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,8 +219,11 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
         tp_strlist_free(&files);
         return TP_EXIT_INPUT;
     }
-    if (!files.n) {
-        fprintf(stderr, TP_PROG ": job: no trace among the inputs (%zu files no reader recognises)\n", not_traces);
+    if (!files.n) { /* the links and FIFOs skipped are named first: "0 files" is never all there is to say */
+        tp_inputs_warn_not_regular("job");
+        fprintf(stderr, TP_PROG ": job: no trace among the inputs (%zu file%s no reader recognises, %zu entr%s not a "
+                        "regular file)\n", not_traces, not_traces == 1 ? "" : "s", tp_inputs_not_regular(),
+                tp_inputs_not_regular() == 1 ? "y" : "ies");
         tp_strlist_free(&files);
         return TP_EXIT_INPUT;
     }
@@ -271,6 +276,19 @@ static int convert_main(int argc, char **argv, char **ins)
     }
     in = nins ? ins[0] : NULL;
     bool job = is_job(ins, nins);
+    char one[PATH_MAX];
+    size_t one_not_traces = 0;
+    char *single = job ? tp_inputs_single(ins, nins, NULL, &one_not_traces) : NULL;
+    if (single && strlen(single) < sizeof one) { /* a folder of one trace and other files: that trace, as ever */
+        job = false;
+        in = strcpy(one, single);
+        if (!quiet)
+            tp_inputs_warn_not_regular("convert");
+        if (one_not_traces && !quiet)
+            fprintf(stderr, TP_PROG ": convert: warning: %zu file%s in the folders %s no trace (skipped)\n",
+                    one_not_traces, one_not_traces == 1 ? "" : "s", one_not_traces == 1 ? "is" : "are");
+    }
+    free(single);
     if (!in)
         return tp_usage_error(argv[0], "no input file");
     if (!out)
@@ -321,6 +339,7 @@ static int convert_main(int argc, char **argv, char **ins)
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
     }
+    tp_name_unnamed(&t); /* a trace without metadata events: every process and track named (issue 36) */
     split_plan sp = {0};
     if (split && strcmp(split, "steps") == 0) {
         if (plan_steps(&t, &sp, &err) < 0) {

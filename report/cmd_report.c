@@ -12,6 +12,7 @@
 #include "report/findings/findings.h"
 #include "report/out/text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +21,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+
+/* The charts a finished report left in DIR/png: counted from the folder,
+ * so the success line says what is there whoever wrote it. */
+static size_t png_count(const char *dir)
+{
+    char pngdir[PATH_MAX];
+    snprintf(pngdir, sizeof pngdir, "%s/png", dir);
+    DIR *d = opendir(pngdir);
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        n += len > 4 && strcmp(e->d_name + len - 4, ".png") == 0;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The one line on success (as `convert` prints one): where the report went.
+ * WHAT says whose report it is ("job of 4 ranks", a trace's file name). */
+static void report_written(const char *dir, const char *what)
+{
+    size_t n = png_count(dir);
+    fputs("tracepress report: ", stderr);
+    tp_put_printable(stderr, what);
+    fputs("; wrote ", stderr);
+    tp_put_printable(stderr, dir);
+    fputs("/report.pdf, summary.md, summary.json", stderr);
+    fprintf(stderr, " and %zu chart%s in png/\n", n, n == 1 ? "" : "s");
+}
+
+/* Inputs that look like a job (a folder, a glob) holding one trace: that
+ * trace's path in BUF, the files skipped said as a job's would be. */
+static bool one_trace(char **args, int nargs, const char *dir, char *buf, size_t n)
+{
+    size_t not_traces = 0;
+    char *one = tp_inputs_single(args, nargs, dir, &not_traces);
+    bool ok = one && strlen(one) < n;
+    if (ok) {
+        snprintf(buf, n, "%s", one);
+        tp_inputs_warn_not_regular("report");
+        if (not_traces)
+            fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n",
+                    not_traces, not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    }
+    free(one);
+    return ok;
+}
 
 /* The job's inputs, before anything is written (no folder, no lock file:
  * a refusal leaves nothing behind).  0, or an exit code with the line printed. */
@@ -61,7 +110,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
 
 /* The job report: map (every input, or shard K/N's) and reduce, or the reduce alone (--merge). */
 static int report_job_locked(const tp_strlist *inputs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
-                             const char *dir)
+                             const char *dir, bool quiet)
 {
     tp_err err = {0};
     if (!merge) {
@@ -71,8 +120,14 @@ static int report_job_locked(const tp_strlist *inputs, const tp_job_opts *jo, bo
             tp_report_error(failed, &err);
         if (rc < 0)
             return TP_EXIT_INPUT;
-        if (jo->shard_n)
-            return TP_EXIT_OK; /* the merge writes the report */
+        if (jo->shard_n) { /* the merge writes the report */
+            if (!quiet) {
+                fprintf(stderr, "tracepress report: shard %d/%d: wrote the rank summaries in ", jo->shard_k, jo->shard_n);
+                tp_put_printable(stderr, dir);
+                fputs("/ranks/ (report --merge DIR once every shard is done)\n", stderr);
+            }
+            return TP_EXIT_OK;
+        }
     }
     tp_job job;
     char failed[4400];
@@ -86,13 +141,17 @@ static int report_job_locked(const tp_strlist *inputs, const tp_job_opts *jo, bo
     if (tp_job_write(&job, po, dir, &err) < 0) {
         tp_report_error(dir, &err);
         rc = TP_EXIT_INPUT;
+    } else if (!quiet) {
+        char what[64];
+        snprintf(what, sizeof what, "job of %zu rank%s", job.nranks, job.nranks == 1 ? "" : "s");
+        report_written(dir, what);
     }
     tp_job_free(&job);
     return rc;
 }
 
 static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge, const tp_page_opts *po,
-                      const char *dir)
+                      const char *dir, bool quiet)
 {
     tp_err err = {0};
     tp_strlist inputs = {0};
@@ -122,7 +181,7 @@ static int report_job(char **args, int nargs, const tp_job_opts *jo, bool merge,
     if (rc == 0 && lockfd < 0)
         rc = TP_EXIT_INPUT;
     if (rc == 0) {
-        rc = report_job_locked(&inputs, jo, merge, po, dir);
+        rc = report_job_locked(&inputs, jo, merge, po, dir, quiet);
         tp_dir_unlock(lockfd, false);
     }
     tp_strlist_free(&inputs);
@@ -164,7 +223,7 @@ static int tp_cmd_report(int argc, char **argv)
                *findrules = NULL, *tokens = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
-    bool merge = false;
+    bool merge = false, quiet = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
         if ((k = tp_opt_value(argc, argv, &i, "--steps", &steps)) != 0 || /* kept as text for the report */
@@ -191,12 +250,20 @@ static int tp_cmd_report(int argc, char **argv)
             return free(args), tp_print_help(argv[0]);
         else if (tp_opt_flag(argv, i, "--merge"))
             merge = true;
+        else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
+            quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return free(args), tp_usage_error(argv[0], "unknown option %s", argv[i]);
         else
             args[nargs++] = argv[i];
     }
     bool job = merge || shard || (nargs && tp_inputs_are_job(args, nargs));
+    char single[PATH_MAX];
+    if (job && !merge && !shard && one_trace(args, nargs, dir, single, sizeof single)) {
+        job = false; /* a folder of one trace and other files: that trace's report, not a job of one rank */
+        args[0] = single;
+        nargs = 1;
+    }
     if (merge && nargs == 1 && !dir)
         dir = args[0]; /* report --merge DIR */
     else if (merge && nargs)
@@ -281,7 +348,7 @@ static int tp_cmd_report(int argc, char **argv)
             return free(args), TP_EXIT_INPUT;
         }
         tp_job_opts jo = {&lo, steps, &rules, &devices, shard_k, shard_n, workers, &frules};
-        int rc = report_job(args, nargs, &jo, merge, &po, dir);
+        int rc = report_job(args, nargs, &jo, merge, &po, dir, quiet);
         tp_find_rules_free(&frules);
         tp_cat_rules_free(&rules);
         tp_device_table_free(&devices);
@@ -358,6 +425,9 @@ static int tp_cmd_report(int argc, char **argv)
     if (wr < 0) { /* a write error names the output (its message names the file), the rest the input */
         tp_report_error(wr == TP_REPORT_WRITE_FAILED || err.where[0] || !err.msg[0] ? dir : path, &err);
         rc = TP_EXIT_INPUT;
+    } else if (rc == TP_EXIT_OK && !quiet) {
+        const char *slash = strrchr(path, '/');
+        report_written(dir, slash && slash[1] ? slash + 1 : path);
     }
     tp_buf_free(&brief);
     tp_summary_free(&s);
@@ -411,6 +481,7 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "                      thread each (default 2 on 2 or more cores; memory: N ranks)\n"
     "  --shard K/N         a job's part K of N: rank summaries only, no report\n"
     "  --merge             the job report from DIR/ranks/ (after every shard ran)\n"
+    "  -q, --quiet         no line on stderr saying where the report was written\n"
     "  --batch-size N      samples per step: adds throughput (samples/s); tokens per decode iteration\n"
     "                      when the inference annotations carry no count\n"
     "  --tokens N          tokens per inference iteration, for tokens/s (docs/REPORT.md \"Inference figures\")\n"

@@ -17,6 +17,7 @@
 #include "report/job/job_out.h"
 #include "report/job/job_run.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,17 @@ static int tp_cmd_stats(int argc, char **argv)
         return free(args), tp_usage_error(argv[0], "--json and --csv exclude each other");
     path = args[0];
     bool job = tp_inputs_are_job(args, nargs);
+    size_t not_traces = 0;
+    char *single = job ? tp_inputs_single(args, nargs, NULL, &not_traces) : NULL, one[PATH_MAX];
+    if (single && strlen(single) < sizeof one) { /* a folder of one trace and other files: that trace, not a job */
+        job = false;
+        path = strcpy(one, single);
+        tp_inputs_warn_not_regular("stats");
+        if (not_traces)
+            fprintf(stderr, "tracepress: stats: %zu file%s in the folders given %s not a trace (skipped)\n",
+                    not_traces, not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    }
+    free(single);
     if (job && kernels_only)
         return free(args), tp_usage_error(argv[0], "--kernels-only is for one trace, not a job");
     if (findrules && !job && (kernels_only || csv))

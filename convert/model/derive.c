@@ -595,7 +595,31 @@ static void derive_device(builder *b, tp_derive_job *job, uint32_t proc, uint32_
 
 /* Add one device's lines to the trace: tracks in the viewer's order, beside
  * the device's first stream. */
-static size_t commit_device(tp_trace *t, const tp_derive_opts *o, dev_lines *d)
+/* A line's name; with STREAM, the stream it sits beside too: a device with
+ * several streams has one set of lines per stream, and six lines all named
+ * "Framework Ops" left the viewer's reader to guess which stream each was. */
+static tp_str line_track_name(tp_trace *t, const tp_derive_opts *o, int li, uint32_t stream)
+{
+    if (stream == TP_NONE)
+        return tp_intern_cstr(t, line_name(o, li));
+    const tp_track *k = &t->tracks[stream];
+    tp_buf b = {0};
+    tp_buf_printf(&b, "%s (", line_name(o, li));
+    size_t n = k->name ? tp_str_len(t, k->name) : 0;
+    const char *sn = k->name ? tp_str_get(t, k->name) : "";
+    while (n && sn[n - 1] == ' ') /* Kineto's "stream 7 " */
+        n--;
+    if (n)
+        tp_buf_put(&b, sn, n);
+    else
+        tp_buf_printf(&b, "stream %lld", (long long)k->tid);
+    tp_buf_putc(&b, ')');
+    tp_str name = tp_intern(t, b.data, b.len);
+    tp_buf_free(&b);
+    return name;
+}
+
+static size_t commit_device(tp_trace *t, const tp_derive_opts *o, dev_lines *d, bool name_stream)
 {
     uint32_t first = d->anchor;
     for (size_t i = 0; i < t->ntracks && first == TP_NONE; i++)
@@ -605,7 +629,8 @@ static size_t commit_device(tp_trace *t, const tp_derive_opts *o, dev_lines *d)
     tp_str cat = tp_intern_cstr(t, TP_DERIVED_CAT);
     for (int li = 0; li < L_N; li++) {
         if (d->n[li] && !(li == L_STEPS && o->no_steps_line)) {
-            uint32_t tr = tp_track_add(t, d->proc, tp_intern_cstr(t, line_name(o, li)), TP_TRACK_DERIVED, first);
+            tp_str lname = line_track_name(t, o, li, name_stream ? d->anchor : TP_NONE);
+            uint32_t tr = tp_track_add(t, d->proc, lname, TP_TRACK_DERIVED, first);
             for (size_t i = 0; i < d->n[li]; i++) {
                 const dev *v = &d->ev[li][i];
                 tp_event e;
@@ -727,8 +752,12 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
 size_t tp_derive_commit(tp_derive_job *job)
 {
     size_t added = 0;
-    for (size_t i = 0; i < job->ndev; i++)
-        added += commit_device(job->t, &job->o, &job->dev[i]);
+    for (size_t i = 0; i < job->ndev; i++) {
+        bool shared = false; /* another stream of this device has lines too */
+        for (size_t j = 0; j < job->ndev && !shared && job->dev[i].anchor != TP_NONE; j++)
+            shared = j != i && job->dev[j].proc == job->dev[i].proc && job->dev[j].anchor != TP_NONE;
+        added += commit_device(job->t, &job->o, &job->dev[i], shared);
+    }
     if (job->levels_dropped) /* here, on the loading thread: the job may have run beside it */
         tp_warn(job->t, "name-scope levels deeper than 64 not derived (TP_DERIVE_MAX_LEVELS)",
                 job->levels_dropped);

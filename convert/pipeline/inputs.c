@@ -161,6 +161,45 @@ static tp_strlist *g_out;
 static const char *g_exclude;
 static size_t g_skipped, g_not_regular;
 
+/* The names of the entries skipped as not regular: the first few in name
+ * order (a walk's order is the file system's, the line must not be), each
+ * with what it is, so the warning says which were skipped, not only how many. */
+#define TP_NOT_REGULAR_NAMED 3
+static char g_nr_names[TP_NOT_REGULAR_NAMED][320];
+static size_t g_nr_kept;
+
+static const char *not_regular_kind(const char *path, int type, const struct stat *st)
+{
+    struct stat target;
+    if (type == FTW_SL || type == FTW_SLN) {
+        if (stat(path, &target) != 0)
+            return "a broken link";
+        return S_ISDIR(target.st_mode) ? "a link to a folder" : "a link to a FIFO, device or socket";
+    }
+    if (type == FTW_NS || type == FTW_DNR)
+        return "unreadable";
+    return S_ISFIFO(st->st_mode) ? "a FIFO" : S_ISSOCK(st->st_mode) ? "a socket"
+           : (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) ? "a device" : "not a regular file";
+}
+
+static void note_not_regular(const char *path, const char *kind)
+{
+    g_not_regular++;
+    char entry[320];
+    snprintf(entry, sizeof entry, "%s (%s)", path, kind); /* a longer name is cut: the line stays one line */
+    size_t at = g_nr_kept;
+    while (at > 0 && strcmp(entry, g_nr_names[at - 1]) < 0)
+        at--;
+    if (at >= TP_NOT_REGULAR_NAMED)
+        return;
+    size_t last = g_nr_kept < TP_NOT_REGULAR_NAMED ? g_nr_kept : TP_NOT_REGULAR_NAMED - 1;
+    for (size_t k = last; k > at; k--)
+        memcpy(g_nr_names[k], g_nr_names[k - 1], sizeof g_nr_names[k]);
+    memcpy(g_nr_names[at], entry, sizeof entry);
+    if (g_nr_kept < TP_NOT_REGULAR_NAMED)
+        g_nr_kept++;
+}
+
 static int walk_fn(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     const char *base = path + ftw->base;
@@ -181,7 +220,7 @@ static int walk_fn(const char *path, const struct stat *st, int type, struct FTW
     bool regular = (type == FTW_F && S_ISREG(st->st_mode)) ||
                    (type == FTW_SL && stat(path, &target) == 0 && S_ISREG(target.st_mode));
     if (!regular) {
-        g_not_regular++;
+        note_not_regular(path, not_regular_kind(path, type, st));
         return FTW_CONTINUE;
     }
     if (is_trace(path))
@@ -200,8 +239,15 @@ void tp_inputs_warn_not_regular(const char *who)
     fputs(TP_PROG ": ", stderr);
     tp_put_printable(stderr, who); /* a path from the command line: one line, no terminal control */
     fprintf(stderr, ": warning: %zu entr%s in the folders or patterns given %s not a regular file or a link to one "
-                    "(a FIFO, a device, a socket, a link to a folder or a broken link): skipped\n",
+                    "(a FIFO, a device, a socket, a link to a folder or a broken link), skipped: ",
             g_not_regular, g_not_regular == 1 ? "y" : "ies", g_not_regular == 1 ? "is" : "are");
+    for (size_t i = 0; i < g_nr_kept; i++) {
+        fputs(i ? ", " : "", stderr);
+        tp_put_printable(stderr, g_nr_names[i]); /* file names: one line, no terminal control */
+    }
+    if (g_not_regular > g_nr_kept)
+        fprintf(stderr, " and %zu more", g_not_regular - g_nr_kept);
+    fputc('\n', stderr);
 }
 
 static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err);
@@ -330,7 +376,7 @@ static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err)
             /* a pattern's matches are found, not named: a FIFO or a device among them is
              * skipped and counted as in a folder walk (a pattern naming an existing file takes it) */
             if (stat(g.gl_pathv[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-                g_not_regular++;
+                note_not_regular(g.gl_pathv[i], not_regular_kind(g.gl_pathv[i], FTW_F, &st));
                 continue;
             }
             rc = add_path(g.gl_pathv[i], out, err);
@@ -347,7 +393,7 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
 {
     char rp[PATH_MAX];
     g_exclude = exclude && realpath(exclude, rp) ? rp : NULL;
-    g_skipped = g_not_regular = g_list_bytes = g_list_entries = 0;
+    g_skipped = g_not_regular = g_list_bytes = g_list_entries = g_nr_kept = 0;
     tp_strset_free(&g_walked); /* an earlier call's, when it failed */
     for (int i = 0; i < nargs; i++)
         if (add_one(args[i], 0, out, err) < 0)
@@ -379,4 +425,19 @@ bool tp_inputs_are_job(char **args, int nargs)
     if (arg[0] == '@' || (strpbrk(arg, "*?[") && stat(arg, &st) != 0))
         return true;
     return stat(arg, &st) == 0 && S_ISDIR(st.st_mode); /* a missing file fails as one trace, as ever */
+}
+
+char *tp_inputs_single(char **args, int nargs, const char *exclude, size_t *not_traces)
+{
+    tp_strlist files = {0};
+    tp_err err = {0};
+    *not_traces = 0;
+    char *one = NULL;
+    if (tp_inputs_are_job(args, nargs) && tp_inputs_expand(args, nargs, exclude, &files, not_traces, &err) == 0 &&
+        files.n == 1) {
+        one = files.v[0];
+        files.n = 0;
+    }
+    tp_strlist_free(&files);
+    return one;
 }

@@ -43,4 +43,11 @@ void tp_inputs_warn_not_regular(const char *who);
  * that is a folder, a glob or an @list?  One plain file is one trace. */
 bool tp_inputs_are_job(char **args, int nargs);
 
+/* Arguments that name a job by their form (a folder, a glob, an @list)
+ * but hold one trace among other files are that one trace, not a job of
+ * one rank: its path (malloc'ed), with the count of files that are no
+ * trace in *not_traces and the entries skipped for tp_inputs_warn_not_regular;
+ * NULL when they hold none or several (or fail: the job path says why). */
+char *tp_inputs_single(char **args, int nargs, const char *exclude, size_t *not_traces);
+
 #endif

@@ -92,7 +92,7 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
 
     /* category labels: size, orientation and room below the plot */
     char **labels = tp_barchart_labels(c);
-    double lfs = fs ? fs : fmin(9, fmax(5.5, slot * 0.75));
+    double lfs = fs ? fs : fmin(9, fmax(6, slot * 0.75)); /* never under 6 pt: fewer labels, not smaller text */
     double maxlw = 0;
     for (size_t i = 0; i < n; i++)
         maxlw = fmax(maxlw, tp_text_width(TP_FONT_REGULAR, lfs, labels[i]));
@@ -169,17 +169,22 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
 
     /* category labels */
     double mid = (tp_font_ascent(TP_FONT_REGULAR, lfs) - tp_font_descent(TP_FONT_REGULAR, lfs)) / 2;
-    /* with a fixed font size, rotated labels closer than their line height
-     * would overlap: label every k-th bar only */
+    /* rotated labels closer than their line height would overlap: label every k-th bar only */
     size_t every = 1;
-    if (fs && angle != 0) {
+    if (angle != 0) {
         double need = angle == -45 ? lfs * 1.2 / 0.7071 : lfs * 1.2;
         every = slot >= need ? 1 : (size_t)ceil(need / slot);
     }
+    double *maxws = tp_xcalloc(n + 1, sizeof *maxws);
+    for (size_t i = 0; i < n; i++) {
+        double cx = px + slot * ((double)i + 0.5);
+        maxws[i] = angle == 0 ? slot * 0.95 : angle == -45 ? fmin(label_h, cx - r.x) / 0.7071 - lfs : label_h - 4;
+    }
+    /* distinct names stay distinct once fitted (five "igemm_bwd_gtcx2_nhwc_bf16_bx0_ex1…" were one label) */
+    char **fits = tp_fit_apart(TP_FONT_REGULAR, lfs, (const char *const *)labels, n, maxws, tp_fit_name);
     for (size_t i = 0; i < n; i += every) {
         double cx = px + slot * ((double)i + 0.5);
-        double maxw = angle == 0 ? slot * 0.95 : angle == -45 ? fmin(label_h, cx - r.x) / 0.7071 - lfs : label_h - 4;
-        char *lab = tp_fit_name(TP_FONT_REGULAR, lfs, labels[i], fmax(0, maxw));
+        char *lab = fits[i];
         if (angle == 0)
             tp_cv_text(cv, cx, base_y + 4 + tp_font_ascent(TP_FONT_REGULAR, lfs), TP_FONT_REGULAR, lfs, TP_COLOR_TEXT,
                        TP_ALIGN_CENTER, 0, lab);
@@ -188,7 +193,8 @@ void tp_barchart_draw(tp_canvas *cv, const tp_barchart *c, tp_rect r)
                        TP_ALIGN_RIGHT, -45, lab);
         else
             tp_cv_text(cv, cx + mid, base_y + 4, TP_FONT_REGULAR, lfs, TP_COLOR_TEXT, TP_ALIGN_RIGHT, -90, lab);
-        free(lab);
     }
+    tp_fit_apart_free(fits, n);
+    free(maxws);
     tp_kname_free(labels, n);
 }

@@ -86,15 +86,19 @@ void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r)
         pw = 20;
     double span = maxpos + maxneg;
     double x0 = px + pw * maxneg / span;
+    const char **labs = tp_xcalloc(c->n + 1, sizeof *labs);
+    double *maxws = tp_xcalloc(c->n + 1, sizeof *maxws);
+    for (size_t i = 0; i < c->n; i++) {
+        labs[i] = labels ? labels[i] : c->labels[i];
+        maxws[i] = lw;
+    }
+    char **fits = tp_fit_apart(TP_FONT_MONO, fs, labs, c->n, maxws, tp_fit_name); /* distinct stay distinct */
     for (size_t i = 0; i < c->n; i++) {
         double ry = y + rh * (double)i;
         if (i % 2 == 1)
             tp_cv_fill_rect(cv, r.x, ry, r.w, rh, TP_COLOR_ZEBRA);
-        const char *lab = labels ? labels[i] : c->labels[i];
-        char *fit = tp_fit_name(TP_FONT_MONO, fs, lab, lw);
         tp_cv_text(cv, r.x + lw, tp_text_baseline_mid(TP_FONT_MONO, fs, ry + rh / 2), TP_FONT_MONO, fs,
-                   TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, fit);
-        free(fit);
+                   TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, fits[i]);
         double v = (double)c->values[i];
         double bw = pw * (v < 0 ? -v : v) / span;
         double bh = rh * 0.7;
@@ -116,6 +120,9 @@ void tp_diverging_draw(tp_canvas *cv, const tp_diverging *c, tp_rect r)
         else
             tp_cv_text(cv, bx + bw + 3, tb, TP_FONT_REGULAR, fs, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, note);
     }
+    tp_fit_apart_free(fits, c->n);
+    free(labs);
+    free(maxws);
     tp_cv_line(cv, x0, y, x0, y + rh * (double)c->n, TP_COLOR_AXIS, 0.8);
     if (labels)
         tp_kname_free(labels, c->n);

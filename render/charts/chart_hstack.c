@@ -96,18 +96,19 @@ void tp_hstack_draw(tp_canvas *cv, const tp_hstack *c, tp_rect r)
     if (c->value_label)
         tp_cv_text(cv, L.bar_x + L.bar_w / 2, tp_text_baseline_mid(TP_FONT_BOLD, fs, base + fs * 2.6), TP_FONT_BOLD, fs,
                    TP_COLOR_TEXT, TP_ALIGN_CENTER, 0, c->value_label);
-    /* rows: thin rows get a smaller label font and, below 5 pt, every k-th label */
-    double lf = fmax(5, fmin(fs, L.row_h * 0.85)), bh = fmax(0.5, L.row_h * 0.7);
+    /* rows: thin rows get a smaller label font, never under 6 pt: below that, every k-th label */
+    double lf = fmax(6, fmin(fs, L.row_h * 0.85)), bh = fmax(0.5, L.row_h * 0.7);
     size_t every = (size_t)fmax(1, ceil(lf * 1.1 / fmax(L.row_h, 0.01)));
     double scale = L.bar_w / (t.hi > 0 ? t.hi : 1);
+    double *maxws = tp_xcalloc(c->n + 1, sizeof *maxws);
+    for (size_t i = 0; i < c->n; i++)
+        maxws[i] = L.label_w - fs * 0.6;
+    char **fits = tp_fit_apart(TP_FONT_REGULAR, lf, c->labels, c->n, maxws, tp_fit_end); /* distinct stay distinct */
     for (size_t i = 0; i < c->n; i++) {
         double y = L.rows_y + L.row_h * (double)i, mid = y + L.row_h / 2, x = L.bar_x;
-        if (i % every == 0) {
-            char *fit = tp_fit_end(TP_FONT_REGULAR, lf, c->labels[i], L.label_w - fs * 0.6);
+        if (i % every == 0)
             tp_cv_text(cv, L.bar_x - fs * 0.4, tp_text_baseline_mid(TP_FONT_REGULAR, lf, mid), TP_FONT_REGULAR, lf,
-                       TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, fit);
-            free(fit);
-        }
+                       TP_COLOR_TEXT, TP_ALIGN_RIGHT, 0, fits[i]);
         for (size_t p = 0; p < c->nparts; p++) {
             double w = (double)part(c, i, p) * scale;
             if (w > 0)
@@ -124,6 +125,8 @@ void tp_hstack_draw(tp_canvas *cv, const tp_hstack *c, tp_rect r)
             free(fit);
         }
     }
+    tp_fit_apart_free(fits, c->n);
+    free(maxws);
     tp_cv_line(cv, L.bar_x, L.rows_y, L.bar_x, base, TP_COLOR_AXIS, 0.8);
     tp_cv_line(cv, L.bar_x, base, L.bar_x + L.bar_w, base, TP_COLOR_AXIS, 0.8);
 }

@@ -252,7 +252,7 @@ void tp_table_layout_free(tp_table_layout *L)
 /* `link`: the cell's target or NULL.  A linked cell is one line of text
  * in the link colour; the clickable area is that text, the row's height. */
 static void draw_cell(tp_canvas *cv, const tp_table *t, const tp_table_layout *L, size_t c, const char *s, double x,
-                      double y, size_t nl, const char *link)
+                      double y, size_t nl, const char *link, const char *fitted)
 {
     const tp_table_col *col = &t->cols[c];
     tp_font f = col_font(col);
@@ -260,6 +260,7 @@ static void draw_cell(tp_canvas *cv, const tp_table *t, const tp_table_layout *L
     double w = L->colw[c] - 2 * PAD, base = y + PAD / 2 + tp_font_ascent(f, L->fs) + (L->line_h - L->fs) / 2;
     if (col->numeric || col->fit != TP_FIT_WRAP || fg == TP_COLOR_LINK) {
         char *v = col->numeric ? tp_xstrdup(s) /* a number is never cut (the layout made room) */
+                  : fitted                    ? tp_xstrdup(fitted)
                   : col->fit == TP_FIT_MIDDLE ? tp_fit_middle(f, L->fs, s, w)
                                               : tp_fit_end(f, L->fs, s, w);
         double tw = tp_text_width(f, L->fs, v), tx = col->numeric ? x + L->colw[c] - PAD - tw : x + PAD;
@@ -319,16 +320,37 @@ void tp_table_draw_page(tp_canvas *cv, const tp_table *t, const tp_table_layout 
         tp_cv_text(cv, r.x + PAD, y + L->line_h, TP_FONT_REGULAR, L->fs, TP_COLOR_MUTED, TP_ALIGN_LEFT, 0, "no data");
         return;
     }
-    for (size_t row = L->page_start[page]; row < L->page_start[page + 1]; row++) {
+    /* a page's cut text cells: different texts stay different once cut (names that differ late) */
+    size_t r0 = L->page_start[page], nr = L->page_start[page + 1] - r0;
+    char ***fits = tp_xcalloc(t->ncols + 1, sizeof *fits);
+    const char **texts = tp_xcalloc(nr + 1, sizeof *texts);
+    double *ws = tp_xcalloc(nr + 1, sizeof *ws);
+    for (size_t c = 0; c < t->ncols; c++) {
+        const tp_table_col *col = &t->cols[c];
+        if (col->numeric || col->fit == TP_FIT_WRAP)
+            continue;
+        for (size_t k = 0; k < nr; k++) {
+            texts[k] = cell(t, r0 + k, c);
+            ws[k] = L->colw[c] - 2 * PAD;
+        }
+        fits[c] = tp_fit_apart(col_font(col), L->fs, texts, nr, ws, col->fit == TP_FIT_MIDDLE ? tp_fit_middle : tp_fit_end);
+    }
+    for (size_t row = r0; row < r0 + nr; row++) {
         double rh = (double)L->lines[row] * L->line_h + PAD;
         if ((row - L->page_start[page]) % 2)
             tp_cv_fill_rect(cv, r.x, y, tw, rh, TP_COLOR_ZEBRA);
         x = r.x;
         for (size_t c = 0; c < t->ncols; c++) {
-            draw_cell(cv, t, L, c, cell(t, row, c), x, y, L->lines[row], t->links ? t->links[row * t->ncols + c] : NULL);
+            draw_cell(cv, t, L, c, cell(t, row, c), x, y, L->lines[row], t->links ? t->links[row * t->ncols + c] : NULL,
+                      fits[c] ? fits[c][row - r0] : NULL);
             x += L->colw[c];
         }
         y += rh;
     }
+    for (size_t c = 0; c < t->ncols; c++)
+        tp_fit_apart_free(fits[c], nr);
+    free(fits);
+    free(texts);
+    free(ws);
     tp_cv_line(cv, r.x, y, r.x + tw, y, TP_COLOR_AXIS, 0.5);
 }

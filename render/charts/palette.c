@@ -20,7 +20,7 @@ static const tp_color colors[TP_PALETTE_SIZE] = {
     0xCC79A7, /*  5 reddish purple communication */
     0xF0E442, /*  6 yellow         normalisation */
     0xCCCC99, /*  7 khaki          softmax */
-    0x99DDF7, /*  8 pale sky       attention */
+    0x005818, /*  8 forest         attention (was pale sky 0x99DDF7, 12.7 from memcpy's sky blue; searched: >= 56 from it for all visions, issue 36) */
     0x99260D, /*  9 brick          MoE */
     0x733340, /* 10 wine           1st user category */
     0x802659, /* 11 plum           memset */

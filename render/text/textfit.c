@@ -3,6 +3,9 @@
 
 #include "convert/base/common.h"
 
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +184,104 @@ void tp_wrap_free(char **lines, size_t n)
     for (size_t i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
+}
+
+/* Labels s and t share their first `n` bytes. */
+static size_t common_prefix(const char *s, const char *t)
+{
+    size_t n = 0;
+    while (s[n] && s[n] == t[n])
+        n++;
+    return n;
+}
+
+/* One colliding label refitted: a short head, "…", then the text from a
+ * break a little before where it differs from the labels it collided with
+ * (at byte d), cut at its end if need be. */
+static char *fit_from(tp_font f, double size, const char *s, size_t d, double max_w)
+{
+    size_t from = d > 6 ? d - 6 : 0;
+    while (from > 0 && !break_after(s[from - 1]) && d - from < 24)
+        from--;
+    while (from > 0 && (s[from] & 0xC0) == 0x80) /* never inside a UTF-8 sequence */
+        from--;
+    if (from == 0)
+        return tp_fit_end(f, size, s, max_w);
+    double ew = tp_text_width(f, size, ELLIPSIS);
+    char *tail = tp_fit_end(f, size, s + from, max_w * 0.7 - ew);
+    char *head = tp_fit_end(f, size, s, fmax(0, max_w - tp_text_width(f, size, tail) - ew));
+    size_t hl = strlen(head);
+    while (hl >= 3 && memcmp(head + hl - 3, ELLIPSIS, 3) == 0) /* never "……" */
+        head[hl -= 3] = 0;
+    tp_buf b = {0};
+    tp_buf_puts(&b, head);
+    tp_buf_puts(&b, ELLIPSIS);
+    tp_buf_puts(&b, tail);
+    free(head);
+    free(tail);
+    return b.data;
+}
+
+char **tp_fit_apart(tp_font f, double size, const char *const *labels, size_t n, const double *max_w,
+                    tp_fit_fn fit)
+{
+    char **out = tp_xcalloc(n + 1, sizeof *out);
+    const char **lab = tp_xcalloc(n + 1, sizeof *lab); /* NULL is "" */
+    for (size_t i = 0; i < n; i++) {
+        lab[i] = labels[i] ? labels[i] : "";
+        out[i] = fit(f, size, lab[i], fmax(0, max_w[i]));
+    }
+    labels = lab;
+    /* different labels that fitting made equal: refit from where they differ (a chart has tens of labels:
+     * the pairs are compared, not hashed) */
+    bool *clash = tp_xcalloc(n + 1, sizeof *clash);
+    size_t *d = tp_xcalloc(n + 1, sizeof *d);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const char *a = labels[i], *b = labels[j];
+            if (strcmp(out[i], out[j]) != 0 || strcmp(a, b) == 0)
+                continue;
+            size_t p = common_prefix(a, b);
+            clash[i] = clash[j] = true;
+            d[i] = d[i] > p ? d[i] : p;
+            d[j] = d[j] > p ? d[j] : p;
+        }
+    for (size_t i = 0; i < n; i++)
+        if (clash[i]) {
+            free(out[i]);
+            out[i] = fit_from(f, size, labels[i], d[i], fmax(0, max_w[i]));
+        }
+    /* still equal: " #k", k numbering the distinct labels of the group in order */
+    for (size_t i = 0; i < n; i++) {
+        if (!clash[i])
+            continue;
+        size_t k = 0, same = 0;
+        for (size_t j = 0; j < n; j++)
+            if (clash[j] && strcmp(out[j], out[i]) == 0 && strcmp(labels[j], labels[i]) != 0) {
+                same++;
+                k += strcmp(labels[j], labels[i]) < 0;
+            }
+        if (!same)
+            continue;
+        char tag[32];
+        snprintf(tag, sizeof tag, " #%zu", k + 1);
+        char *cut = tp_fit_end(f, size, labels[i], fmax(0, max_w[i] - tp_text_width(f, size, tag)));
+        tp_buf b = {0};
+        tp_buf_puts(&b, cut);
+        tp_buf_puts(&b, tag);
+        free(cut);
+        free(out[i]);
+        out[i] = b.data;
+    }
+    free(clash);
+    free(d);
+    free(lab);
+    return out;
+}
+
+void tp_fit_apart_free(char **fits, size_t n)
+{
+    for (size_t i = 0; fits && i < n; i++)
+        free(fits[i]);
+    free(fits);
 }

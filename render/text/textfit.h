@@ -16,6 +16,15 @@ char *tp_fit_middle(tp_font f, double size, const char *s, double max_w);
  * its distinguishing middle, or its " #k") and loses the end of what comes
  * before; a name without one is fitted as tp_fit_middle. */
 char *tp_fit_name(tp_font f, double size, const char *s, double max_w);
+/* n labels fitted each to its max_w[i] by FIT (tp_fit_end, tp_fit_name,
+ * tp_fit_middle), kept apart: labels that fitting made equal although they
+ * differ keep a short head, "…" and the part from just before where they
+ * differ; those still equal end in " #k" (k numbering them in byte order).
+ * A chart's labels (tens): pairs compared, O(n^2).  Free with tp_fit_apart_free. */
+typedef char *(*tp_fit_fn)(tp_font f, double size, const char *s, double max_w);
+char **tp_fit_apart(tp_font f, double size, const char *const *labels, size_t n, const double *max_w,
+                    tp_fit_fn fit);
+void tp_fit_apart_free(char **fits, size_t n);
 /* Greedy wrap into at most max_lines lines (the last one ellipsized at
  * the end when text remains).  Breaks after spaces and after _ : , / - < (
  * so C++ names wrap at their joints; a piece wider than the line is cut.

@@ -82,3 +82,22 @@ void tp_fmt_dur_delta(char *buf, size_t n, int64_t ns, const char *sep)
     tp_fmt_dur_sep(t, sizeof t, ns < 0 ? (ns == INT64_MIN ? INT64_MAX : -ns) : ns, sep);
     snprintf(buf, n, "%s%s", ns < 0 ? "-" : ns > 0 ? "+" : "", t);
 }
+
+void tp_fmt_dur_sig(char *buf, size_t n, int64_t ns, int64_t ref_ns, const char *sep)
+{
+    int u = tp_dur_unit(ref_ns);
+    uint64_t r = milli(mag(ref_ns), u) / 1000; /* ref's integer part in its unit: 1 to 3 digits */
+    int decimals = u == 0 ? 0 : r >= 100 ? 0 : r >= 10 ? 1 : 2; /* three significant digits of ref */
+    static const uint64_t per_unit[] = {1, 1000, 1000000, 1000000000};
+    uint64_t scale = decimals == 0 ? 1 : decimals == 1 ? 10 : 100;
+    /* once from the exact ns (rounding the thousandths first rounded 874.5 us to 0.88 ms), half away from zero */
+    uint64_t m = (uint64_t)(((unsigned __int128)mag(ns) * scale + per_unit[u] / 2) / per_unit[u]);
+    char ip[32];
+    group(ip, sizeof ip, m / scale);
+    const char *neg = ns < 0 && m ? "-" : "";
+    if (decimals == 0 || u == 0)
+        snprintf(buf, n, "%s%s%s%s", neg, ip, sep, tp_dur_unit_name(u));
+    else
+        snprintf(buf, n, "%s%s.%0*llu%s%s", neg, ip, decimals, (unsigned long long)(m % scale), sep,
+                 tp_dur_unit_name(u));
+}

@@ -28,6 +28,11 @@ void tp_fmt_dur_sep(char *buf, size_t n, int64_t ns, const char *sep);
 static inline void tp_fmt_dur(char *buf, size_t n, int64_t ns) { tp_fmt_dur_sep(buf, n, ns, " "); }
 /* A signed change: "+1.235 ms", "-980 ns", "0 ns". */
 void tp_fmt_dur_delta(char *buf, size_t n, int64_t ns, const char *sep);
+/* A summary figure: ns in the unit of ref_ns with the decimals that give
+ * ref_ns three significant digits (ref 19.865 ms: "19.9 ms"; ns 361.215 us
+ * beside it: "0.4 ms"; ref 4.426 ms: "0.87 ms"), so a spread reads in its
+ * figure's unit and precision (docs/REPORT.md "Numbers"). */
+void tp_fmt_dur_sig(char *buf, size_t n, int64_t ns, int64_t ref_ns, const char *sep);
 /* "1,234,567". */
 void tp_fmt_count(char *buf, size_t n, uint64_t v);
 

@@ -627,9 +627,32 @@ static void builder_free(builder *b)
     free(b);
 }
 
+bool tp_trace_is_xla(const tp_trace *t)
+{
+    const char *f = t->format ? t->format : "";
+    if (strcmp(f, "xplane") == 0)
+        return true;
+    for (size_t i = 0; strcmp(f, "chrome") == 0 && i < t->nprocesses; i++) { /* an XProf trace.json */
+        const char *n = t->processes[i].name ? tp_str_get(t, t->processes[i].name) : "";
+        if (strncmp(n, "/device:", 8) == 0 || strncmp(n, "/host:", 6) == 0)
+            return true;
+    }
+    return false;
+}
+
+const char *tp_record_shapes_hint(const tp_trace *t)
+{
+    if (tp_trace_is_xla(t)) /* XLA ops carry their own cost analysis in XProf; shapes are not what is missing */
+        return "XProf's per-op cost analysis, the flops and bytes_accessed stats of the XLA ops";
+    if (t->format && strcmp(t->format, "chrome") == 0)
+        return TP_EFF_RECORD_SHAPES;
+    return "a profiler that records each op's input shapes";
+}
+
 void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_efficiency *e)
 {
     memset(e, 0, sizeof *e);
+    e->shapes_hint = tp_record_shapes_hint(t);
     builder *b = tp_xcalloc(1, sizeof *b);
     b->t = t, b->e = e;
     b->modelled = tp_xcalloc(t->nstr + 1, 1);

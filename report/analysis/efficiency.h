@@ -90,6 +90,7 @@ typedef struct tp_efficiency {
     int64_t device_ns;       /* all device activity time, the base of the coverage share */
     uint64_t with_shapes;    /* host ops with a model whose args record "Input Dims" (0: no shapes) */
     uint64_t xla_costs;      /* the trace's recorded XLA op costs */
+    const char *shapes_hint; /* how this trace's profiler records shapes (tp_record_shapes_hint), static */
     struct tp_eff_builder *builder; /* between prepare and build (private) */
 } tp_efficiency;
 
@@ -106,7 +107,17 @@ void tp_efficiency_free(tp_efficiency *e);
  * a model. */
 bool tp_efficiency_wants_args(const char *name, size_t len);
 
-/* The profiler setting that records shapes, for the "no shapes" notes. */
+/* The profiler setting that records shapes, for the "no shapes" notes:
+ * PyTorch's for a Kineto trace, never for an XLA (JAX/TF) or other trace,
+ * whose users cannot act on torch.profiler advice (issue 36). */
 #define TP_EFF_RECORD_SHAPES "torch.profiler.profile(record_shapes=True)"
+const char *tp_record_shapes_hint(const tp_trace *t);
+/* Is t an XLA (JAX/TensorFlow) trace: an XSpace, or an XProf trace.json. */
+bool tp_trace_is_xla(const tp_trace *t);
+/* e's hint (set by tp_efficiency_prepare; a generic one before it ran). */
+static inline const char *tp_eff_shapes_hint(const tp_efficiency *e)
+{
+    return e->shapes_hint ? e->shapes_hint : "a profiler that records each op's input shapes";
+}
 
 #endif

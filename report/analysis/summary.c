@@ -20,14 +20,33 @@ void tp_trace_basename(const char *path, char *buf, size_t n)
     }
 }
 
+/* Is device number id one that ran something (the GPU time model's
+ * devices with busy time)?  -1: the trace cannot tell (no device of the
+ * model has a number, or id is unknown). */
+static int device_active(const tp_trace *t, const tp_summary *s, int64_t id)
+{
+    bool numbered = false;
+    for (size_t d = 0; d < s->gt.ndevices; d++) {
+        int32_t dev = t->processes[s->gt.devices[d].process].device;
+        numbered = numbered || dev >= 0;
+        if (dev >= 0 && dev == id && s->gt.devices[d].whole.busy_ns > 0)
+            return 1;
+    }
+    return numbered && id >= 0 ? 0 : -1;
+}
+
 /* Device names the trace describes (Chrome "deviceProperties", read into
- * t->devinfo), in input order; devices without a name are left out. */
+ * t->devinfo), in input order; devices without a name are left out, and so
+ * are those that ran nothing when the trace numbers its devices: a trace of
+ * one busy GPU listing the 8 of its machine is "NVIDIA B200", not "8 x". */
 static void find_devices(const tp_trace *t, tp_summary *s)
 {
-    size_t cap = 0;
+    size_t cap = 0, active = 0;
+    for (size_t i = 0; i < t->ndevinfo; i++)
+        active += device_active(t, s, t->devinfo[i].id) == 1;
     for (size_t i = 0; i < t->ndevinfo; i++) {
         const char *n = t->devinfo[i].name ? tp_str_get(t, t->devinfo[i].name) : NULL;
-        if (!n || !*n)
+        if (!n || !*n || (active && device_active(t, s, t->devinfo[i].id) == 0))
             continue;
         TP_GROW(s->devices, cap, s->ndevices + 1);
         s->devices[s->ndevices++] = tp_xstrdup(n);

@@ -203,7 +203,58 @@ static int64_t mag64(int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_MAX : -
 
 /* A table of the rows that got slower (regress) or faster, durations in
  * the unit of each column's largest value, named in its header. */
+static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, char **names, bool regress, size_t top);
+
+/* A table of more than MD_OPEN_ROWS rows folds into <details> (a GitHub comment stays short; the summary line
+ * says what is inside); shorter ones stay open. */
+#define MD_OPEN_ROWS 5
 static size_t md_rows(tp_buf *b, const char *what, const tp_diff_table *t, char **names, bool regress, size_t top)
+{
+    size_t *pick = tp_xcalloc((top < t->n ? top : t->n) + 1, sizeof *pick);
+    size_t n = md_pick(t, regress, top < t->n ? top : t->n, pick);
+    free(pick);
+    if (n <= MD_OPEN_ROWS)
+        return md_rows_open(b, what, t, names, regress, top);
+    tp_buf_printf(b, "<details><summary>%zu rows: %s</summary>\n\n", n, what);
+    size_t shown = md_rows_open(b, what, t, names, regress, top);
+    tp_buf_puts(b, "</details>\n\n");
+    return shown;
+}
+
+/* "NVIDIA H100 80GB HBM3", "2 x ...", "?" (the devices a summary names, as summary.md lists them) */
+static void md_devices(tp_buf *b, const tp_summary *s)
+{
+    if (!s->ndevices) {
+        tp_buf_puts(b, "not recorded");
+        return;
+    }
+    for (size_t i = 0; i < s->ndevices;) {
+        size_t j = i;
+        while (j < s->ndevices && strcmp(s->devices[j], s->devices[i]) == 0)
+            j++;
+        if (i)
+            tp_buf_puts(b, ", ");
+        if (j - i > 1)
+            tp_buf_printf(b, "%zu x ", j - i);
+        tp_md_text(b, s->devices[i], 80);
+        i = j;
+    }
+}
+
+/* The share of both runs' kernel time in rows matched by name or short name (0-1). */
+static double matched_share(const tp_diff_table *k)
+{
+    int64_t all = 0, matched = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        int64_t t = tp_sat_add(k->rows[i].total[0], k->rows[i].total[1]); /* hostile totals: saturate */
+        all = tp_sat_add(all, t);
+        if (k->rows[i].match == TP_DM_NAME || k->rows[i].match == TP_DM_SHORT)
+            matched = tp_sat_add(matched, t);
+    }
+    return all > 0 ? (double)matched / (double)all : 1;
+}
+
+static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, char **names, bool regress, size_t top)
 {
     if (top > t->n)
         top = t->n; /* SIZE_MAX: all of them */
@@ -383,6 +434,11 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     tp_buf_printf(b, " (%s) | ", s0->t->format ? s0->t->format : "?");
     tp_md_text(b, s1->name, SIZE_MAX);
     tp_buf_printf(b, " (%s) | |\n", s1->t->format ? s1->t->format : "?");
+    tp_buf_puts(b, "| device | "); /* both sides named: a cross-vendor diff says so where it starts */
+    md_devices(b, s0);
+    tp_buf_puts(b, " | ");
+    md_devices(b, s1);
+    tp_buf_puts(b, " | |\n");
     tp_buf_printf(b, "| steps | %zu | %zu | |\n", d->spread[0].n, d->spread[1].n);
     if (steps) {
         char a[40], c[40], e[40], f2[40];
@@ -449,6 +505,19 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         tp_kname_free(cn, d->categories.n);
     }
     tp_diff_eff_md(&d->eff, MD_TOP_OPS, b);
+    /* kernel names that barely overlap (another vendor's library, another compiler): the op-level change leads,
+     * the kernel tables follow as the detail */
+    double ms = matched_share(&d->kernels);
+    bool ops_lead = ms < 0.5 && changed(&d->ops);
+    if (ops_lead) {
+        tp_buf_printf(b, "Kernel names barely overlap: %.0f%% of both runs' kernel time is in kernels of the same name, "
+                         "so the ops that launched them tell the change first.\n\n", ms * 100.0);
+        char **on = display_names(&d->ops);
+        tp_buf_puts(b, "#### Ops (device time they launched)\n\n");
+        md_rows(b, "op (slower)", &d->ops, on, true, MD_TOP_OPS);
+        md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
+        tp_kname_free(on, d->ops.n);
+    }
     char **kn = display_names(&d->kernels);
     if (!changed(&d->kernels))
         tp_buf_puts(b, "No kernel's total time changed.\n\n");
@@ -461,7 +530,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
             tp_buf_puts(b, "None.\n\n");
     }
     tp_kname_free(kn, d->kernels.n);
-    if (changed(&d->ops)) {
+    if (changed(&d->ops) && !ops_lead) {
         char **on = display_names(&d->ops);
         tp_buf_puts(b, "#### Ops (device time they launched)\n\n");
         md_rows(b, "op (slower)", &d->ops, on, true, MD_TOP_OPS);

@@ -213,12 +213,34 @@ static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *verdict, const
     tp_cv_begin_page(cv, w, h, "Summary and largest changes");
     double y = DP_MARGIN;
     char line[600];
-    snprintf(line, sizeof line, "tracepress diff: %s -> %s", d->s[0]->name, d->s[1]->name);
-    char *fit = tp_fit_middle(TP_FONT_BOLD, 14, line, w - 2 * DP_MARGIN);
+    /* each name fitted to half the room and kept apart: a cut of the whole line could leave two equal names */
+    const char *names[2] = {d->s[0]->name, d->s[1]->name};
+    double room = (w - 2 * DP_MARGIN - tp_text_width(TP_FONT_BOLD, 14, "tracepress diff:  -> ")) / 2;
+    double rooms[2] = {fmax(room, 2 * room - tp_text_width(TP_FONT_BOLD, 14, names[1])), /* a short name lends */
+                       fmax(room, 2 * room - tp_text_width(TP_FONT_BOLD, 14, names[0]))};
+    if (rooms[0] <= room && rooms[1] <= room) /* both long: halves */
+        rooms[0] = rooms[1] = room;
+    char **fit = tp_fit_apart(TP_FONT_BOLD, 14, names, 2, rooms, tp_fit_middle);
+    snprintf(line, sizeof line, "tracepress diff: %s -> %s", fit[0], fit[1]);
+    tp_fit_apart_free(fit, 2);
     tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_BOLD, 14), TP_FONT_BOLD, 14, TP_COLOR_TEXT, TP_ALIGN_LEFT,
-               0, fit);
-    free(fit);
-    y += 22;
+               0, line);
+    y += 20;
+    /* what ran where: a cross-vendor diff says so before any number */
+    tp_buf dv = {0};
+    for (int k = 0; k < 2; k++) {
+        const tp_summary *sk = d->s[k];
+        tp_buf_printf(&dv, "%s: %s", k ? "; candidate" : "Base", sk->ndevices ? sk->devices[0] : "device not recorded");
+        if (sk->ndevices > 1)
+            tp_buf_printf(&dv, " and %zu more", sk->ndevices - 1);
+        tp_buf_printf(&dv, " (%s)", sk->t && sk->t->format ? sk->t->format : "?");
+    }
+    char *dfit = tp_fit_end(TP_FONT_REGULAR, 10, dv.data, w - 2 * DP_MARGIN);
+    tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_REGULAR, 10), TP_FONT_REGULAR, 10, TP_COLOR_TEXT,
+               TP_ALIGN_LEFT, 0, dfit);
+    free(dfit);
+    tp_buf_free(&dv);
+    y += 16;
     /* the verdict, then why (the noise), each on a line of its own */
     tp_cv_text(cv, DP_MARGIN, y + tp_font_ascent(TP_FONT_BOLD, 10), TP_FONT_BOLD, 10, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0,
                verdict);

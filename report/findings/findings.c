@@ -364,6 +364,7 @@ void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings 
     tp_find_ctx_free(cx);
     tp_findings_apply(f, r);
     tp_findings_scope(s, f);
+    tp_findings_adapt(f, s->t, s->sf.nsteps > 0);
     if (r == &own) { /* hand the parsed table over to the findings */
         f->own_rules = tp_xmalloc(sizeof *f->own_rules);
         *f->own_rules = own;
@@ -387,6 +388,7 @@ void tp_findings_free(tp_findings *f)
     free(f->items);
     free(f->unsure);
     free(f->unsure_m);
+    free(f->adapted);
     if (f->own_rules) {
         tp_find_rules_free(f->own_rules);
         free(f->own_rules);

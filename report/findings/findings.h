@@ -115,7 +115,14 @@ typedef struct tp_findings {
     tp_find_rules *own_rules; /* the built-in table when the caller gave none (the rules point into it) */
     const char *subject;   /* what the findings are of, static ("job"); NULL: "trace" */
     const tp_step_figures *s_steps; /* the steps the items' `steps` index (the summary's), NULL: none */
+    tp_find_rule *adapted; /* built-in rules' copies in the framework's words (advice.c), owned */
+    size_t nadapted;
 } tp_findings;
+
+/* The built-in rules' next steps in the words of t's framework (advice.c):
+ * an XLA trace's are never torch's, a trace without steps is not told about
+ * "the step"; items and unsure then point at f's own copies. */
+void tp_findings_adapt(tp_findings *f, const tp_trace *t, bool has_steps);
 
 /* r: NULL for the built-in rules. */
 void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f);

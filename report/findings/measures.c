@@ -478,7 +478,8 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
         if (share >= 50000) {
             char p[32];
             tp_find_pct(p, sizeof p, share);
-            tp_buf_printf(&note, "one gap holds %s of the host wait: it may be the profiling window, not the steps", p);
+            tp_buf_printf(&note, "one gap holds %s of the host wait: it may be the profiling window, not the %s", p,
+                          s->sf.nsteps ? "steps" : "work"); /* no per-step wording without steps */
         }
     }
     int64_t graph = 0;
@@ -767,9 +768,10 @@ static void compute_headroom(const tp_summary *s, tp_find_ctx *cx, tp_measure *m
     if (cov < 50000) { /* under half the device time: the biggest opportunity may be in what is not modelled */
         m->available = false;
         snprintf(m->why, sizeof m->why,
-                 "the cost model covers %lld.%lld%% of the device time (under 50%%): too little to rank op shapes%s",
+                 "the cost model covers %lld.%lld%% of the device time (under 50%%): too little to rank op shapes%s%s%s",
                  (long long)((cov + 50) / 1000), (long long)((cov + 50) % 1000 / 100),
-                 e->with_shapes ? "" : "; the trace has no shapes (" TP_EFF_RECORD_SHAPES ")");
+                 e->with_shapes ? "" : "; the trace has no shapes (", e->with_shapes ? "" : tp_eff_shapes_hint(e),
+                 e->with_shapes ? "" : ")");
         return;
     }
     int64_t opp = 0; /* the GEMM shapes that waste tensor-core tiles are gemm_tiles' (measures_more.c) */
@@ -813,8 +815,12 @@ static void step_outliers(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     tp_step_spread_of(sf, &sp);
     if (sp.median_of < 4) {
         m->available = false;
-        snprintf(m->why, sizeof m->why, "%zu step%s with device work: outliers need at least 4", sp.median_of,
-                 sp.median_of == 1 ? "" : "s");
+        if (!sf->nsteps) /* not "0 steps with device work": the trace marks no steps at all */
+            snprintf(m->why, sizeof m->why, "the trace marks no steps, so no step "
+                                            "can be an outlier");
+        else
+            snprintf(m->why, sizeof m->why, "%zu step%s with device work: outliers need at least 4", sp.median_of,
+                     sp.median_of == 1 ? "" : "s");
         return;
     }
     int64_t fence = sp.q3 + sp.iqr + sp.iqr / 2, floor10 = sp.median + sp.median / 10;

@@ -389,10 +389,11 @@ void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
         return;
     if (!e->with_shapes || !e->have_device || !e->device.known) {
         m->available = false;
-        snprintf(m->why, sizeof m->why, "%s",
-                 !e->with_shapes ? "the trace has no shapes (" TP_EFF_RECORD_SHAPES ")"
-                                 : "the device's peaks are unknown, so no GEMM has a roof (--device-spec FILE adds "
-                                   "them)");
+        if (!e->with_shapes)
+            snprintf(m->why, sizeof m->why, "the trace has no shapes (%s)", tp_eff_shapes_hint(e));
+        else
+            snprintf(m->why, sizeof m->why, "%s", "the device's peaks are unknown, so no GEMM has a roof "
+                                                  "(--device-spec FILE adds them)");
         return;
     }
     m->whole = m->impact_base_ns = e->device_ns;

@@ -258,11 +258,30 @@ typedef struct rows {
     int64_t *last_wait;
 } rows;
 
-static size_t row_of(tp_job *j, rows *w, const tp_rank_coll *k, uint64_t bytes)
+/* The group size of an instance of n ranks: the recorded one, else the
+ * world's when every rank of the world took part (all ranks present and
+ * in it: an 8-rank job whose traces record no group size), else 0. */
+static int64_t group_size_of(const tp_job *j, const tp_rank_coll *k, size_t n, bool *implied)
 {
+    *implied = false;
+    if (k->group_size > 0)
+        return k->group_size;
+    /* only where busbw depends on it (a broadcast's factor is 1 whatever the group) */
+    bool sized = tp_coll_factor(k->kind, 2) != tp_coll_factor(k->kind, 3);
+    if (sized && n >= 2 && n == j->nranks && (j->world_size <= 0 || j->world_size == (int64_t)j->nranks)) {
+        *implied = true;
+        return (int64_t)n;
+    }
+    return 0;
+}
+
+static size_t row_of(tp_job *j, rows *w, const tp_rank_coll *k, uint64_t bytes, size_t n)
+{
+    bool implied;
+    int64_t gsize = group_size_of(j, k, n, &implied);
     w->key.len = 0;
     tp_buf_printf(&w->key, "%s\x1f%s\x1f%s\x1f%s\x1f%lld\x1f%llu", k->kind, k->dtype, k->group, k->ranks,
-                  (long long)k->group_size, (unsigned long long)bytes);
+                  (long long)gsize, (unsigned long long)bytes);
     size_t before = w->keys.n;
     uint32_t id = tp_strset_add(&w->keys, w->key.data, w->key.len);
     if (w->keys.n > before) {
@@ -276,7 +295,7 @@ static size_t row_of(tp_job *j, rows *w, const tp_rank_coll *k, uint64_t bytes)
         memset(w->last_wait + j->ncolls * j->nranks, 0, j->nranks * sizeof *w->last_wait);
         tp_job_coll *c = &j->colls[j->ncolls++];
         *c = (tp_job_coll){tp_xstrdup(k->kind), tp_xstrdup(k->dtype), tp_xstrdup(k->group), tp_xstrdup(k->ranks),
-                           k->group_size, bytes, .factor = tp_coll_factor(k->kind, k->group_size), .slowest_rank = -1};
+                           gsize, implied, bytes, .factor = tp_coll_factor(k->kind, gsize), .slowest_rank = -1};
     }
     return id - 1;
 }
@@ -327,7 +346,7 @@ static void instance(tp_job *j, rows *w, const callref *refs, size_t n)
     }
     const tp_rank_sum *ls = &j->ranks[refs[last].rank].sum;
     const tp_rank_call *lc = &ls->calls[refs[last].call];
-    size_t row = row_of(j, w, &ls->colls[lc->coll], bytes);
+    size_t row = row_of(j, w, &ls->colls[lc->coll], bytes, n);
     tp_job_coll *c = &j->colls[row];
     c->instances++;
     c->calls += n;
@@ -665,4 +684,34 @@ void tp_job_free(tp_job *job)
             free(job->late[i].ops[q].name);
         }
     memset(job, 0, sizeof *job);
+}
+
+int64_t tp_job_top_straggler(const tp_job *j, size_t *steps_out, int64_t *wait_out)
+{
+    int64_t best = -1, best_wait = 0;
+    size_t best_steps = 0;
+    for (size_t r = 0; r < j->nranks; r++) {
+        size_t steps = 0;
+        for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++)
+            steps += (j->cells[i].flags & TP_JOB_FLAG_ARRIVAL) != 0;
+        if (steps > best_steps || (steps == best_steps && steps && j->ranks[r].wait_caused_ns > best_wait)) {
+            best = j->ranks[r].rank;
+            best_steps = steps;
+            best_wait = j->ranks[r].wait_caused_ns;
+        }
+    }
+    *steps_out = best_steps;
+    *wait_out = best_wait;
+    return best;
+}
+
+bool tp_job_missing_ranks(const tp_job *j, char *buf, size_t n)
+{
+    if (j->world_size <= 0 || (int64_t)j->nranks >= j->world_size)
+        return false;
+    snprintf(buf, n, "only %zu of the world's %lld ranks are in these traces: the last to arrive of the ranks present "
+                     "may itself have waited for an absent rank, so who straggles, the waiting, and the collectives' "
+                     "transfer times (hence algbw and busbw, which may include waiting) are over the ranks present",
+             j->nranks, (long long)j->world_size);
+    return true;
 }

@@ -71,6 +71,7 @@ typedef struct tp_job_step {
 typedef struct tp_job_coll {
     char *kind, *dtype, *group, *ranks; /* owned */
     int64_t group_size;       /* 0 unknown */
+    bool group_implied;       /* group_size not recorded: every rank of the world took part in each instance */
     uint64_t bytes;           /* S (the largest participant's), 0 unknown */
     uint64_t instances;       /* occurrences: calls matched across ranks, or a call seen on one rank only */
     uint64_t single_rank;     /* of them, seen on one rank only (their transfer time may include waiting) */
@@ -141,6 +142,14 @@ typedef struct tp_job {
  * are not one job (tp_job_assign_ranks). */
 int tp_job_build(tp_rank_sum *sums, size_t n, tp_job *job, tp_err *err);
 void tp_job_free(tp_job *job);
+/* The straggler the job's summaries name (summary.md and the PDF overview
+ * alike): the rank last to arrive at collectives in the most steps (ties:
+ * the most waiting caused), with those steps and that waiting; -1 none. */
+int64_t tp_job_top_straggler(const tp_job *j, size_t *steps, int64_t *wait_ns);
+/* When the world has ranks the traces lack (2 of 128), the caveat every
+ * straggler and bandwidth figure carries, in buf; false when all are here
+ * (or the world size is unknown). */
+bool tp_job_missing_ranks(const tp_job *j, char *buf, size_t n);
 
 /* The job's findings (job_find.c): its measures (late_rank,
  * job_exposed_communication, computation_spread) under the built-in job

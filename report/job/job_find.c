@@ -374,6 +374,9 @@ static void late_rank(const tp_job *j, tp_measure *m)
     if (j->late_unread)
         tp_buf_printf(&t, "%sits trace could not be read again for the window it was late in: the window before its "
                           "first collective instead", t.len ? "; " : "");
+    char miss[400];
+    if (tp_job_missing_ranks(j, miss, sizeof miss)) /* 2 of 128 ranks: it may itself have waited for an absent one */
+        tp_buf_printf(&t, "%s%s", t.len ? "; " : "", miss);
     if (t.len)
         m->confidence = tp_xstrdup(t.data);
     tp_buf_free(&t);

@@ -111,6 +111,8 @@ static void coll_json(const tp_job_coll *c, tp_buf *b)
     tp_coll_key_json(b, c->kind, c->dtype, c->group, c->ranks);
     tp_buf_puts(b, ",\"group_size\":");
     int_or_null(b, c->group_size ? c->group_size : -1);
+    if (c->group_implied) /* not recorded: every rank of the world took part in each instance */
+        tp_buf_puts(b, ",\"group_size_implied\":true");
     tp_buf_puts(b, ",\"bytes\":");
     int_or_null(b, c->bytes ? (int64_t)c->bytes : -1);
     tp_buf_printf(b, ",\"instances\":%llu,\"single_rank_instances\":%llu,\"calls\":%llu,\"transfer_ns\":%lld,"

@@ -55,18 +55,9 @@ static void lead(const tp_job *j, tp_buf *b)
     else
         tp_buf_puts(b, "No steps (ProfilerStep#N) recorded: figures are over each rank's GPU span.\n\n");
     /* the rank that made the others wait in the most steps */
-    int64_t best = -1, best_wait = 0;
+    int64_t best_wait = 0;
     size_t best_steps = 0, flagged_steps = 0;
-    for (size_t r = 0; r < j->nranks; r++) {
-        size_t steps = 0;
-        for (size_t i = j->rank_cells[r]; i < j->rank_cells[r + 1]; i++)
-            steps += (j->cells[i].flags & TP_JOB_FLAG_ARRIVAL) != 0;
-        if (steps > best_steps || (steps == best_steps && steps && j->ranks[r].wait_caused_ns > best_wait)) {
-            best = j->ranks[r].rank;
-            best_steps = steps;
-            best_wait = j->ranks[r].wait_caused_ns;
-        }
-    }
+    int64_t best = tp_job_top_straggler(j, &best_steps, &best_wait);
     for (size_t k = 0; k < j->nsteps; k++)
         flagged_steps += j->steps[k].straggler >= 0;
     if (best >= 0)
@@ -92,6 +83,12 @@ static void lead(const tp_job *j, tp_buf *b)
     }
     else
         tp_buf_puts(b, "No straggler: every rank's step and computation are within the noise of the step's median.\n");
+    char miss[400];
+    if (tp_job_missing_ranks(j, miss, sizeof miss)) { /* 2 of 128 ranks: every straggler and bandwidth figure is partial */
+        tp_buf_puts(b, "\n**Caveat**: ");
+        tp_md_text(b, miss, sizeof miss);
+        tp_buf_puts(b, ".\n");
+    }
     (void)flagged_steps;
     /* clocks */
     size_t aligned = 0, recorded = 0;
@@ -226,11 +223,14 @@ static void colls_table(const tp_job *j, tp_buf *b)
         tp_buf_printf(b, " | %s | ", t[0]);
         tp_md_text(b, c->dtype[0] ? c->dtype : "?", 24);
         tp_buf_puts(b, " | ");
-        tp_md_text(b, c->group[0] ? c->group : "?", 24);
+        if (c->group[0] || !c->group_implied)
+            tp_md_text(b, c->group[0] ? c->group : "?", 24);
         if (c->ranks[0]) {
             tp_buf_puts(b, " ");
             tp_md_text(b, c->ranks, 40);
         }
+        if (c->group_implied) /* no group size recorded; busbw over the world, every rank of which took part */
+            tp_buf_printf(b, "%sall %lld ranks (implied)", c->group[0] ? " " : "", (long long)c->group_size);
         if (c->algbw > 0)
             snprintf(t[2], 32, "%.3f", c->algbw);
         else

@@ -448,11 +448,21 @@ static void stragglers_text(const tp_job *j, char *b, size_t n)
                        "rank arrived late at collectives by more than the limit (1%% of the step).");
         return;
     }
-    size_t ranks = 0;
+    size_t ranks = 0, steps = 0;
     for (size_t r = 0; r < j->nranks; r++)
         ranks += j->ranks[r].flags != 0;
-    snprintf(b, n, "Stragglers: %zu flagged (rank, step) cells on %zu rank%s (the Stragglers page).", j->nstragglers,
-             ranks, ranks == 1 ? "" : "s");
+    int64_t wait = 0, top = tp_job_top_straggler(j, &steps, &wait);
+    int k = 0;
+    if (top >= 0) { /* named as summary.md names it */
+        char w[48];
+        tp_fmt_dur(w, sizeof w, wait);
+        k = snprintf(b, n, "Straggler: rank %lld, last to arrive in %zu of %zu step%s (the others waited %s for it in "
+                           "all). ", (long long)top, steps, j->nsteps, j->nsteps == 1 ? "" : "s", w);
+        if (k < 0 || (size_t)k >= n)
+            return;
+    }
+    snprintf(b + k, n - (size_t)k, "Stragglers: %zu flagged (rank, step) cells on %zu rank%s (the Stragglers page).",
+             j->nstragglers, ranks, ranks == 1 ? "" : "s");
 }
 
 static const char *figure_name(const char *f)
@@ -584,6 +594,11 @@ static void overview(tp_canvas *cv, const tp_job *j, double pw, double ph)
     y = para(cv, m, y, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, s);
     stragglers_text(j, s, sizeof s);
     y = para(cv, m, y, w, j->nstragglers ? TP_FONT_BOLD : TP_FONT_REGULAR, FS, TP_COLOR_TEXT, s);
+    char miss[400];
+    if (tp_job_missing_ranks(j, miss, sizeof miss)) { /* said beside the figures it qualifies */
+        snprintf(s, sizeof s, "Caveat: %s.", miss);
+        y = para(cv, m, y, w, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, s);
+    }
     uint64_t warn = 0;
     size_t wranks = 0;
     for (size_t r = 0; r < j->nranks; r++) {
@@ -746,7 +761,8 @@ static void collectives_page(tp_canvas *cv, const tp_job *j, double w, double h)
         row[2] = *c->dtype ? c->dtype : "-";
         bool grp = *c->group || *c->ranks;
         row[3] = grp ? tp_strs_add(&st, "%s%s%s", c->group, *c->group && *c->ranks ? " " : "", c->ranks) : "-";
-        row[4] = c->group_size > 0 ? tp_strs_add(&st, "%lld", (long long)c->group_size) : "?";
+        row[4] = c->group_size > 0 ? tp_strs_add(&st, "%lld%s", (long long)c->group_size, c->group_implied ? " (implied)" : "")
+                                   : "?";
         row[5] = tp_strs_add(&st, "%" PRIu64, c->instances);
         row[6] = tp_strs_add(&st, "%s", tr);
         row[7] = c->algbw > 0 ? tp_strs_add(&st, "%.2f GB/s", c->algbw) : "-";

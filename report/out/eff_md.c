@@ -5,6 +5,7 @@
 #include "render/text/units.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Durations in the unit (units.h) named in the column's header. */
 static void row_md(const tp_eff_row *r, size_t rank, bool known, int ut, int uh, tp_buf *b)
@@ -43,8 +44,9 @@ void tp_efficiency_md(const tp_summary *s, tp_buf *b)
         return;
     char pct[24];
     if (!e->with_shapes && !e->xla_costs) {
-        tp_buf_puts(b, "**Efficiency**: the trace recorded no shapes, so no op has FLOPs or bytes; record them with `"
-                       TP_EFF_RECORD_SHAPES "`.\n\n");
+        const char *hint = tp_eff_shapes_hint(e), *tick = strchr(hint, ' ') ? "" : "`"; /* code in a code span */
+        tp_buf_printf(b, "**Efficiency**: the trace recorded no shapes, so no op has FLOPs or bytes; record them with "
+                         "%s%s%s.\n\n", tick, hint, tick);
         return;
     }
     if (!e->n) {

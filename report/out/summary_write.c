@@ -199,10 +199,10 @@ static void lead_md(const tp_summary *s, tp_buf *b)
     if (sf->median != SIZE_MAX) {
         tp_step_spread sp;
         tp_step_spread_of(sf, &sp);
-        tp_md_dur(u, sizeof u, sp.median);
+        tp_fmt_dur_sig(u, sizeof u, sp.median, sp.median, TP_NBSP); /* a summary: three significant digits */
         tp_buf_printf(b, "median step **%s**", u);
         if (sp.median_of >= 2) {
-            tp_md_dur(v, sizeof v, sp.iqr / 2);
+            tp_fmt_dur_sig(v, sizeof v, sp.iqr / 2, sp.median, TP_NBSP); /* in the median's unit and precision */
             tp_buf_printf(b, " ± %s (half the IQR of %zu steps)", v, sp.median_of);
         } else
             tp_buf_puts(b, " (one step)");

@@ -277,7 +277,7 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         if (e->with_shapes == 0 && e->xla_costs == 0)
             y = line(cv, x, y, w, TP_FONT_BOLD, FS, TP_COLOR_TEXT,
                      tp_strs_add(&st, "This trace recorded no op shapes, so no op has FLOPs or bytes and there is no "
-                                      "roofline. Record them with %s.", TP_EFF_RECORD_SHAPES));
+                                      "roofline. Record them with %s.", tp_eff_shapes_hint(e)));
         else
             y = line(cv, x, y, w, TP_FONT_BOLD, FS, TP_COLOR_TEXT,
                      "No op with a model (GEMM, convolution, attention, normalisation, softmax, elementwise, "
@@ -385,9 +385,10 @@ static const tp_table_col top_cols[T_NC] = {
     {"count", 1, 0, 0},      {"time", 1, 0, 0},       {"share", 1, 0, 0},               {"TFLOPS/s", 1, 0, 0},
     {"TB/s", 1, 0, 0},       {"FLOP/B", 1, 0, 0},          {"% of peak", 1, 0, 0},           {"bound", 1, 0, 0},
 };
-enum { O_RANK, O_OP, O_DTYPE, O_SHAPE, O_TIME, O_PEAK, O_BOUND, O_HEAD, O_SHARE, O_NC };
+/* numbered in their own order (1, 2, 3: issue 36), each naming its row of the shapes' table and roofline mark */
+enum { O_RANK, O_ROW, O_OP, O_DTYPE, O_SHAPE, O_TIME, O_PEAK, O_BOUND, O_HEAD, O_SHARE, O_NC };
 static const tp_table_col opp_cols[O_NC] = {
-    {"#", 1, 0, 0},         {"op", 0, TP_FIT_MIDDLE, 0}, {"dtype", 0, TP_FIT_END, 0},   {"input dims", 0, TP_FIT_END, 0},
+    {"#", 1, 0, 0},         {"shape", 1, 0, 0},  {"op", 0, TP_FIT_MIDDLE, 0}, {"dtype", 0, TP_FIT_END, 0},   {"input dims", 0, TP_FIT_END, 0},
     {"time", 1, 0, 0}, {"% of peak", 1, 0, 0},      {"bound", 1, 0, 0},        {"headroom", 1, 0, 0},
     {"headroom share", 1, 0, 0},
 };
@@ -455,7 +456,8 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
         size_t i = e->by_opportunity[k];
         const tp_eff_row *r = &e->rows[i];
         const char **c = oc + k * O_NC;
-        c[O_RANK] = tp_strs_add(&st, "%zu", i + 1);
+        c[O_RANK] = tp_strs_add(&st, "%zu", k + 1);
+        c[O_ROW] = tp_strs_add(&st, "#%zu", i + 1);
         c[O_OP] = r->op;
         c[O_SHAPE] = shape_text(&st, &doc, r->input_dims);
         c[O_DTYPE] = dtype_text(&st, &doc, r->dtypes);
@@ -506,9 +508,10 @@ static void tables_page(tp_canvas *cv, const tp_pagectx *pc)
 
     y = tp_page_line(cv, x, y, TP_FONT_BOLD, 9, TP_COLOR_TEXT,
                      nopp < e->nopportunities
-                         ? tp_strs_add(&st, "Opportunities: device time x (1 - fraction of the roof), the largest %zu of %zu",
-                                       nopp, e->nopportunities)
-                         : "Opportunities: device time x (1 - fraction of the roof), largest first");
+                         ? tp_strs_add(&st, "Opportunities: device time x (1 - fraction of the roof), the largest %zu of %zu "
+                                            "(shape: its # above and on the roofline)", nopp, e->nopportunities)
+                         : "Opportunities: device time x (1 - fraction of the roof), largest first (shape: its # above and "
+                           "on the roofline)");
     if (nopp)
         tp_table_draw_page(cv, &ot, OL, 0, (tp_rect){x, y, w, bottom - y});
     else
@@ -548,7 +551,7 @@ void tp_page_efficiency(tp_canvas *cv, const tp_pagectx *pc)
             e->device_ns <= 0 ? "no device activity in this trace, nothing to compare with a device."
             : e->with_shapes == 0 && e->xla_costs == 0
                 ? tp_strs_add(&st, "no roofline: the trace recorded no op shapes (record them with %s)%s. %s",
-                              TP_EFF_RECORD_SHAPES, nocost, device_text(&st, e, &R))
+                              tp_eff_shapes_hint(e), nocost, device_text(&st, e, &R))
                 : tp_strs_add(&st, "no roofline: no modelled op (GEMM, convolution, attention, normalisation, "
                                    "softmax, elementwise, reduce) launched device work with shapes the model can "
                                    "use%s. %s", nocost, device_text(&st, e, &R));

@@ -94,6 +94,7 @@ typedef struct split_cols {
     double num_w[1 + NPARTS]; /* span, then the parts */
     double bar_x, bar_w;
     int64_t bar_max;      /* span drawn as the whole bar width */
+    const char *head;     /* the label column's head: "device / step", "device" in a trace without steps */
 } split_cols;
 
 static void cell_text(tp_strs *st, const tp_gpu_figs *f, int c, char *buf, size_t n)
@@ -108,11 +109,11 @@ static void cell_text(tp_strs *st, const tp_gpu_figs *f, int c, char *buf, size_
 }
 
 /* Column widths that fit every row of both tables. */
-static split_cols split_layout(const split_row *rows, size_t n, double x, double w)
+static split_cols split_layout(const split_row *rows, size_t n, double x, double w, bool steps)
 {
-    split_cols L = {.x = x, .w = w};
+    split_cols L = {.x = x, .w = w, .head = steps ? "device / step" : "device"};
     tp_strs st = {0};
-    double labw = tp_text_width(TP_FONT_BOLD, FS, "device / step");
+    double labw = tp_text_width(TP_FONT_BOLD, FS, L.head);
     for (size_t c = 0; c <= NPARTS; c++) {
         const char *h0 = c ? part_head[c - 1][0] : "GPU span", *h1 = c ? part_head[c - 1][1] : "";
         L.num_w[c] = fmax(tp_text_width(TP_FONT_BOLD, FS, h0), tp_text_width(TP_FONT_BOLD, FS, h1)) + (c ? FS + 3 : 0);
@@ -156,7 +157,7 @@ static void split_header(tp_canvas *cv, const split_cols *L, double y)
             tp_cv_stroke_rect(cv, sx, sy, FS, FS, TP_COLOR_AXIS, 0.4);
         }
     }
-    text(cv, L->x + 3, y + HEAD_H / 2, TP_FONT_BOLD, FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, "device / step");
+    text(cv, L->x + 3, y + HEAD_H / 2, TP_FONT_BOLD, FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, L->head);
     if (L->bar_w > 30)
         text(cv, L->bar_x, y + HEAD_H / 2, TP_FONT_BOLD, FS, TP_COLOR_TEXT, TP_ALIGN_LEFT, "GPU span, split");
 }
@@ -448,7 +449,7 @@ void tp_chart_gpu_time(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     }
     while (ncat_rows > 0 && ha + hb + cat_height(ncat, ncat_rows) > avail)
         ncat_rows--;
-    split_cols L = split_layout(rows, na + (step_table ? nstep_rows : 0), x, w);
+    split_cols L = split_layout(rows, na + (step_table ? nstep_rows : 0), x, w, nsteps > 0);
 
     y = part_title(cv, x, y,  w,
                    g->ndevices > 1 ? tp_strs_add(&st, "Whole trace, per device (%zu devices)", g->ndevices)

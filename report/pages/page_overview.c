@@ -100,8 +100,9 @@ static void split_build(const tp_summary *s, split_chart *b, double fs)
                             sf->nsteps);
     else
         title = "Each step's time, split";
-    b->c = (tp_hstack){title, g->ndevices > 1 ? "time (each part the mean over the devices working in the step)"
-                                              : "time",
+    b->c = (tp_hstack){title, g->ndevices <= 1 ? "time"
+                              : sf->nsteps  ? "time (each part the mean over the devices working in the step)"
+                                            : "time (each part the mean over the devices working)",
                        n, TP_SPLIT_PARTS, b->labels, b->vals, b->colors, part_names, b->notes, fs};
 }
 

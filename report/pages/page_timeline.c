@@ -1,6 +1,7 @@
 /* page_timeline.c: a Gantt chart of the median step (or of the whole
  * trace when it has no steps), zoomed to where its devices work: host
- * threads (one row per nesting level, the first TL_DEPTH levels; the chart
+ * threads (one row per nesting level: TL_DEPTH levels that carry information,
+ * wrappers of the next level folded and said so in the subtitle; the chart
  * keeps the busiest and merges the rest) and device streams.  Bars are
  * coloured by kind (cpu op, runtime call, annotation, kernel, memcpy,
  * memset). */
@@ -80,6 +81,137 @@ bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
     return false;
 }
 
+/* Levels looked at per host thread (deeper ones are never shown). */
+#define TL_SCAN 64
+
+/* An event that only wraps the next level: a child covering at least 95%
+ * of it (Python stacks' execute_context, decorate_context, forward), or the
+ * profiler's own span. */
+static bool wraps(const tp_event *e, uint32_t nchild, int64_t child_dur, tp_str trace_cat)
+{
+    if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
+        return true;
+    return nchild >= 1 && e->dur > 0 && (__int128)child_dur * 100 >= (__int128)e->dur * 95;
+}
+
+/* Per (logical host track, depth < TL_SCAN) the row slot 0..TL_DEPTH-1 the
+ * level is drawn in, or -1: levels whose every event in [ws, we) only wraps
+ * the next one are folded when deeper levels exist, then the first TL_DEPTH
+ * of those left are shown (the ops that launch and the frames around the GPU
+ * gaps, where the wrappers took the four rows before). */
+static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const uint8_t *depth_of, tp_str trace_cat,
+                             int64_t ws, int64_t we)
+{
+    size_t nt = t->ntracks;
+    int8_t *slot = tp_xmalloc(nt * TL_SCAN + 1);
+    memset(slot, -1, nt * TL_SCAN + 1);
+    uint8_t *state = tp_xcalloc(nt * TL_SCAN + 1, 1); /* 0 no event, 1 wrappers, 2 informative */
+    int64_t *all_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *all_ns), *wrap_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *wrap_ns);
+    uint32_t *nchild = tp_xcalloc(ht->n + 1, sizeof *nchild);
+    int64_t *cdur = tp_xcalloc(ht->n + 1, sizeof *cdur);
+    for (size_t p = 0; p < ht->n; p++) {
+        uint32_t par = ht->parent[ht->order[p]];
+        if (par != TP_NONE) {
+            nchild[ht->pos[par]]++;
+            int64_t d = t->events[ht->order[p]].dur;
+            cdur[ht->pos[par]] = d > cdur[ht->pos[par]] ? d : cdur[ht->pos[par]];
+        }
+    }
+    for (size_t p = 0; p < ht->n; p++) {
+        const tp_event *e = &t->events[ht->order[p]];
+        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
+            continue;
+        size_t at = (size_t)ht->logical[e->track] * TL_SCAN + depth_of[p];
+        int64_t d = e->dur > 0 ? e->dur : 0;
+        all_ns[at] = tp_sat_add(all_ns[at], d);
+        if (wraps(e, nchild[p], cdur[p], trace_cat))
+            wrap_ns[at] = tp_sat_add(wrap_ns[at], d);
+        state[at] = 1;
+    }
+    /* a level is a wrapper when 95% of its time is in events that only wrap the next (a stray short call beside
+     * them does not make it informative) */
+    for (size_t i = 0; i < nt * TL_SCAN; i++)
+        if (state[i] && (__int128)wrap_ns[i] * 100 < (__int128)all_ns[i] * 95)
+            state[i] = 2;
+    for (size_t k = 0; k < nt; k++) {
+        const uint8_t *sk = state + k * TL_SCAN;
+        int deepest = -1;
+        for (int d = 0; d < TL_SCAN; d++)
+            deepest = sk[d] ? d : deepest;
+        int n = 0, shallowest = deepest;
+        /* the informative levels with the most time of their own (not wrapping the next), all but one row */
+        while (n < TL_DEPTH - 1) {
+            int best = -1;
+            int64_t best_ns = 0;
+            for (int d = 0; d <= deepest; d++) {
+                int64_t own = all_ns[k * TL_SCAN + d] - wrap_ns[k * TL_SCAN + d];
+                if (sk[d] == 2 && slot[k * TL_SCAN + d] < 0 && (best < 0 || own > best_ns)) {
+                    best = d;
+                    best_ns = own;
+                }
+            }
+            if (best < 0)
+                break;
+            slot[k * TL_SCAN + best] = (int8_t)n++;
+            shallowest = best < shallowest ? best : shallowest;
+        }
+        /* then the frames right around them (the wrappers just above: what the informative ops ran in), then the
+         * other levels in depth order */
+        for (int d = shallowest - 1; d >= 0 && n < TL_DEPTH; d--)
+            if (sk[d] && slot[k * TL_SCAN + d] < 0)
+                slot[k * TL_SCAN + d] = (int8_t)n++;
+        for (int d = 0; d <= deepest && n < TL_DEPTH; d++)
+            if (sk[d] && slot[k * TL_SCAN + d] < 0)
+                slot[k * TL_SCAN + d] = (int8_t)n++;
+        /* slots in depth order, so the rows read top-down */
+        n = 0;
+        for (int d = 0; d <= deepest; d++)
+            if (slot[k * TL_SCAN + d] >= 0)
+                slot[k * TL_SCAN + d] = (int8_t)n++;
+    }
+    free(state);
+    free(all_ns);
+    free(wrap_ns);
+    free(nchild);
+    free(cdur);
+    return slot;
+}
+
+/* "host levels folded (one op wrapping the next): 1-3 (execute_context, forward)": the levels with events in the
+ * window that are not drawn, and the first names at them; "" when none is. */
+static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t *depth_of, const int8_t *slot,
+                        int64_t ws, int64_t we, char *buf, size_t n)
+{
+    bool seen[TL_SCAN] = {false};
+    for (size_t p = 0; p < ht->n; p++) {
+        const tp_event *e = &t->events[ht->order[p]];
+        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws || slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]] >= 0)
+            continue;
+        seen[depth_of[p]] = true;
+    }
+    tp_buf b = {0};
+    size_t nn = 0;
+    for (int d = 0; d < TL_SCAN; d++) {
+        if (!seen[d])
+            continue;
+        int e = d;
+        while (e + 1 < TL_SCAN && seen[e + 1]) /* runs as ranges: "5-40" */
+            e++;
+        if (e > d)
+            tp_buf_printf(&b, "%s%d-%d", b.len ? ", " : "", d + 1, e + 1);
+        else
+            tp_buf_printf(&b, "%s%d", b.len ? ", " : "", d + 1);
+        nn++;
+        d = e;
+    }
+    if (b.len)
+        snprintf(buf, n, "host level%s %s folded (wrappers of the next level, or past %d rows)",
+                 nn == 1 && !strchr(b.data, '-') ? "" : "s", b.data, TL_DEPTH);
+    tp_buf_free(&b);
+}
+
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 {
     const tp_summary *s = pc->s;
@@ -91,6 +223,8 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     int64_t ws, we;
     bool zoomed = tp_timeline_window(s, &ws, &we);
     int64_t origin = m ? m->ts : sf->span_start;
+    if (ws < origin && origin < we)
+        ws = origin; /* the margin never reaches before the step's start: no axis starting at "-81.057 us" */
     const char *title, *subtitle = NULL;
     if (m) {
         char d[48], lab[200];
@@ -104,13 +238,13 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     } else {
         title = "Timeline of the whole trace (no steps)";
     }
+    char shown[160] = "";
     if (zoomed) {
         char a[32], b[32];
         tp_fmt_dur(a, sizeof a, ws - origin);
         tp_fmt_dur(b, sizeof b, we - origin);
-        subtitle = tp_strs_add(&st, "shown: %s to %s after the %s, where the devices work (2%% margin); a bar lighter than "
-                                    "its colour is a stretch busy only that fraction of its width",
-                               a, b, m ? "step's start" : "first event");
+        snprintf(shown, sizeof shown, "shown: %s to %s after the %s, where the devices work (2%% margin); ", a, b,
+                 m ? "step's start" : "first event");
     }
     /* rows: host (logical track, depth), then device streams */
     uint32_t *order = tp_track_order(t);
@@ -128,22 +262,36 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
             break;
         }
     for (size_t p = 0; p < ht->n; p++) {
+        uint32_t ei = ht->order[p], par = ht->parent[ei];
+        depth_of[p] = par == TP_NONE ? 0 : (uint8_t)(depth_of[ht->pos[par]] < 255 ? depth_of[ht->pos[par]] + 1 : 255);
+    }
+    /* the levels shown per host thread: those that carry information, not the wrappers of Python stacks */
+    int8_t *slot = choose_levels(t, ht, depth_of, trace_cat, ws, we);
+    char folded[200] = "";
+    folded_note(t, ht, depth_of, slot, ws, we, folded, sizeof folded);
+    for (size_t p = 0; p < ht->n; p++) {
         uint32_t ei = ht->order[p];
         const tp_event *e = &t->events[ei];
-        uint32_t par = ht->parent[ei];
-        depth_of[p] = par == TP_NONE ? 0 : (uint8_t)(depth_of[ht->pos[par]] < 255 ? depth_of[ht->pos[par]] + 1 : 255);
         /* host work in the window (the chart clips what sticks out) */
         int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (depth_of[p] >= TL_DEPTH || e->ts >= we || end <= ws)
+        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
+            continue;
+        int s_ = slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]];
+        if (s_ < 0)
             continue;
         if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
             continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
-        row_of[ht->logical[e->track] * TL_DEPTH + depth_of[p]] = 0;
+        row_of[ht->logical[e->track] * TL_DEPTH + (size_t)s_] = depth_of[p] + 1; /* the level's number, for its label */
         TP_GROW(items, icap, nitems + 1);
-        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + depth_of[p]), e->ts, end - e->ts,
+        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + (size_t)s_), e->ts, end - e->ts,
                                        tp_str_get(t, e->name), category(e), 0};
     }
+    free(slot);
     free(depth_of);
+    /* the levels not drawn before the note on pale bars: the line is cut at its end when long, never a number */
+    if (zoomed || folded[0])
+        subtitle = tp_strs_add(&st, "%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
+                               shown, folded, folded[0] ? "; " : "");
     size_t nrows = 0;
     const char **labels = tp_xmalloc((nt * TL_DEPTH + sf->nstreams + 1) * sizeof *labels);
     for (size_t k = 0; k < nt; k++) {
@@ -151,10 +299,12 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         for (int d = 0; d < TL_DEPTH; d++) {
             if (row_of[tk * TL_DEPTH + d] < 0)
                 continue;
+            int level = row_of[tk * TL_DEPTH + d];
             row_of[tk * TL_DEPTH + d] = (int32_t)nrows;
             char lab[256];
             tp_stream_label(t, tk, lab, sizeof lab);
-            labels[nrows++] = d == 0 ? tp_strs_add(&st, "%s", lab) : tp_strs_add(&st, "level %d", d + 1);
+            labels[nrows++] = d == 0 ? (level == 1 ? tp_strs_add(&st, "%s", lab) : tp_strs_add(&st, "%s level %d", lab, level))
+                                     : tp_strs_add(&st, "level %d", level);
         }
     }
     for (size_t i = 0; i < nitems; i++)

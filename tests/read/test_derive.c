@@ -277,8 +277,10 @@ static const tp_event *covering(const tp_trace *t, const tp_event *k, const char
     uint32_t proc = t->tracks[k->track].process;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *d = &t->events[i];
-        if (!(d->flags & TP_EV_DERIVED) || t->tracks[d->track].process != proc ||
-            strcmp(tp_str_get(t, t->tracks[d->track].name), line) != 0)
+        const char *name = tp_str_get(t, t->tracks[d->track].name);
+        size_t n = strlen(line); /* "Framework Ops", or "Framework Ops (stream 7)" on a device of several streams */
+        if (!(d->flags & TP_EV_DERIVED) || t->tracks[d->track].process != proc || strncmp(name, line, n) != 0 ||
+            (name[n] && strncmp(name + n, " (stream ", 9) != 0))
             continue;
         if (d->ts <= k->ts && k->ts + k->dur <= d->ts + d->dur)
             return d;

@@ -165,6 +165,9 @@ TEST(render_palette_distinct)
     /* the named pairs of issue 22 item 7, by name: far apart for everyone */
     CHECK(delta(K("memcpy"), K("cpu_op"), DEUTAN) >= 20 && delta(K("memcpy"), K("cpu_op"), PROTAN) >= 20);
     CHECK(delta(K("memcpy"), K("runtime"), DEUTAN) >= 20 && delta(K("cpu_op"), K("runtime"), PROTAN) >= 20);
+    /* issue 36: memcpy and attention meet on every timeline and GPU time page: far apart for everyone */
+    for (int v = 0; v < NVIS; v++)
+        CHECK(delta(K("memcpy"), K("attention"), v) >= 30);
     /* every slot stands out from the white page; the error-bar slot is light enough for black bars */
     for (size_t i = 0; i < TP_PALETTE_SIZE; i++)
         CHECK(delta(S(i), white, NORMAL) >= 12);

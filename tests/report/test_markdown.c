@@ -87,7 +87,7 @@ static char *html_text(const char *a, const char *e)
 static const char *html_problem(const char *html, char *why, size_t wn)
 {
     static const char *const allowed[] = {"p", "h3", "h4", "table", "thead", "tbody", "tr", "th", "td", "code",
-                                          "strong", "ul", "ol", "li", "sub", "a", "img", "br", NULL};
+                                          "strong", "ul", "ol", "li", "sub", "a", "img", "br", "details", "summary", NULL};
     int header = -1, cells = 0, code = 0;
     for (const char *p = html; *p; p++) {
         if (*p == '@' && !code && (p[1] == '_' || p[1] == '-' || ((p[1] | 0x20) >= 'a' && (p[1] | 0x20) <= 'z'))) {

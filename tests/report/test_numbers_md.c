@@ -189,7 +189,8 @@ TEST(report_samples_cut_no_number_and_summary_md_reads_in_a_pr)
             CHECK(strstr(first, "median step **") != NULL && strstr(first, "GPU time: computation ") != NULL &&
                   strstr(first, "biggest category ") != NULL);
         if (i == 0) {
-            CHECK(strstr(first, "median step **680.000" TP_NBSP "us** ± 0" TP_NBSP "ns (half the IQR of 3 steps)"));
+            /* issue 36: three significant digits, the spread in the median's unit */
+            CHECK(strstr(first, "median step **680" TP_NBSP "us** ± 0" TP_NBSP "us (half the IQR of 3 steps)"));
             CHECK(strstr(md, "\n\n**Against the baseline** example: no change. Median step time 680.000" TP_NBSP
                              "us → 680.000" TP_NBSP "us (0" TP_NBSP "ns, +0.0%)"));
             CHECK(strstr(md, "| # | kernel | time % | total (us) | count | mean (us) | median (us) |\n"));

@@ -294,7 +294,8 @@ static void chart_launches(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         leg[k] = (tp_legend_item){device_label(&S, t, ls->devices[k]), tp_palette(k)};
     const char *more = ls->n > n ? tp_strs_add(&S, " (first %zu of %zu)", n, ls->n) : "";
     double gap = 16, w = (r.w - gap) / 2;
-    tp_barchart a = {.title = tp_strs_add(&S, "Launches per step%s", more),
+    bool steps = pc->s->sf.nsteps > 0; /* without steps every row is "no step": no per-step wording */
+    tp_barchart a = {.title = tp_strs_add(&S, steps ? "Launches per step%s" : "Launches per device (no steps)%s", more),
                      .value_label = "launches",
                      .n = n,
                      .labels = labels,
@@ -305,7 +306,8 @@ static void chart_launches(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
                      .nlegend = several ? ls->ndevices : 0,
                      .counts = 1};
     tp_barchart_draw(cv, &a, (tp_rect){r.x, r.y, w, r.h});
-    tp_barchart b = {.title = tp_strs_add(&S, "Launch time per step: average, min..max (log scale)%s", more),
+    tp_barchart b = {.title = tp_strs_add(&S, steps ? "Launch time per step: average, min..max (log scale)%s"
+                                                    : "Launch time: average, min..max (log scale)%s", more),
                      .value_label = "launch time",
                      .n = n,
                      .labels = labels,
@@ -346,9 +348,9 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
         tp_page_note(pc, "Launch Stats",
                         tp_xplane_report_data(t)
                             ? "no launch calls: no host call carries a correlation id that ties it to a kernel or copy it launched "
-                              "(TPU programs, for one, are not launched kernel by kernel), so there is nothing to "
-                              "count per step."
-                            : "no launch calls: the reader kept no launch data for this trace, so there is nothing to count per step.");
+                              "(TPU programs, for one, are not launched kernel by kernel), so there are no launches to "
+                              "count."
+                            : "no launch calls: the reader kept no launch data for this trace, so there are no launches to count.");
         tp_strs_free(&S);
         return;
     }
@@ -388,7 +390,8 @@ static void page_launches(tp_canvas *cv, const tp_pagectx *pc)
         {"step", 0, TP_FIT_END, 0},     {"device", 0, TP_FIT_END, 0},   {"launches", 1, TP_FIT_END, 0},
         {"max", 1, TP_FIT_END, 0}, {"avg", 1, TP_FIT_END, 0}, {"min", 1, TP_FIT_END, 0},
         {"total", 1, TP_FIT_END, 0}, {"first to last", 1, TP_FIT_END, 0}};
-    tp_table tb = {"Launches per step and device", NC, cols, ls->n, cells, 8, 2, NULL};
+    tp_table tb = {pc->s->sf.nsteps ? "Launches per step and device" : "Launches per device (no steps)", NC, cols, ls->n,
+                   cells, 8, 2, NULL};
     tp_rect tr = {m, y, w, pc->lh - m - y};
     tp_table_layout *L = tp_table_layout_new(&tb, tr.w, tr.h);
     bool fits = tp_table_pages(L) == 1;

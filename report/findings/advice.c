@@ -1,0 +1,76 @@
+/* advice.c: a built-in rule's next step in the words of the trace's
+ * framework (issue 36): an XLA (JAX/TF) trace is never told to use
+ * torch.compile or torch.profiler, and a trace without steps is not told
+ * to move work "off the step".  The rule table (findings.rules) keeps the
+ * PyTorch text; this table gives the other words, by rule ID.  A rule from
+ * --rules FILE is the user's own text and is never changed. */
+#include "report/findings/findings.h"
+#include "report/analysis/efficiency.h"
+
+#include <string.h>
+
+typedef struct advice {
+    const char *id;
+    const char *xla;      /* an XLA trace's next step (no steps assumed), NULL: the rule's */
+    const char *no_steps; /* a PyTorch trace without steps, NULL: the rule's */
+} advice;
+
+static const advice ADVICE[] = {
+    {"host_bound",
+     "Give each launch more work (a larger batch; jit the whole loop body so XLA emits fewer, larger kernels) or let "
+     "XLA replay the launches as CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer); move the host work named in "
+     "the evidence out of the jitted loop",
+     "Capture the launches in CUDA graphs (torch.compile mode=\"reduce-overhead\") or give each launch more work (a "
+     "larger batch); move the host ops named in the evidence off the path that launches the GPU work"},
+    {"sync_stall",
+     "Remove the host reads of device values named in the evidence (jax.device_get, np.asarray, float(x), "
+     "block_until_ready) from the loop, or do them after the next iteration is dispatched",
+     "Remove the .item() / .cpu() / torch.cuda.synchronize() calls named in the evidence from the loop, or move them "
+     "after the next launches"},
+    {"small_kernels",
+     "Let XLA fuse them: jit larger functions (the whole loop body) rather than many small ones, or replay them as "
+     "CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer)",
+     NULL},
+    {"fusion_candidates",
+     "Fuse the repeated chains named in the evidence: jit the function that runs them as one computation so XLA "
+     "fuses them, or write the chain as one kernel (Pallas)",
+     NULL},
+    {"gemm_tiles",
+     "Pad the dimension named in the evidence to the multiple (vocabulary, hidden or batch size; jnp.pad), or pick "
+     "model sizes that are multiples of 64",
+     NULL},
+};
+
+/* A copy of the rule with the framework's words, owned by f; or the rule. */
+static const tp_find_rule *adapt(tp_findings *f, const tp_find_rule *r, bool xla, bool steps)
+{
+    if (!r || r->user)
+        return r;
+    for (size_t i = 0; i < sizeof ADVICE / sizeof *ADVICE; i++) {
+        if (strcmp(ADVICE[i].id, r->id) != 0)
+            continue;
+        const char *next = xla ? ADVICE[i].xla : !steps ? ADVICE[i].no_steps : NULL;
+        if (!next)
+            return r;
+        for (size_t k = 0; k < f->nadapted; k++) /* one copy a rule */
+            if (strcmp(f->adapted[k].id, r->id) == 0)
+                return &f->adapted[k];
+        tp_find_rule *c = &f->adapted[f->nadapted++];
+        *c = *r;
+        c->next = (char *)next; /* static: the copy never frees it (tp_findings_free frees the array only) */
+        return c;
+    }
+    return r;
+}
+
+void tp_findings_adapt(tp_findings *f, const tp_trace *t, bool has_steps)
+{
+    bool xla = t && tp_trace_is_xla(t);
+    if (!xla && has_steps)
+        return;
+    f->adapted = tp_xcalloc(sizeof ADVICE / sizeof *ADVICE, sizeof *f->adapted);
+    for (size_t i = 0; i < f->n; i++)
+        f->items[i].rule = adapt(f, f->items[i].rule, xla, has_steps);
+    for (size_t i = 0; i < f->nunsure; i++)
+        f->unsure[i] = adapt(f, f->unsure[i], xla, has_steps);
+}
