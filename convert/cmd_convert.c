@@ -261,7 +261,7 @@ static int add_critical_path(tp_trace *t, const char *in, const char *spec)
         return -1;
     }
     tp_critical c;
-    tp_critical_build(t, w, n, &c);
+    tp_critical_build(t, w, n, NULL, &c);
     tp_critical_overlay(t, &c);
     tp_critical_free(&c);
     free(w);

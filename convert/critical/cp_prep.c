@@ -272,7 +272,7 @@ static void queue_lengths(const tp_trace *t, cp_prep *p)
     free(q);
 }
 
-void cp_prep_build(const tp_trace *t, cp_prep *p)
+void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
 {
     memset(p, 0, sizeof *p);
     p->t = t;
@@ -280,7 +280,9 @@ void cp_prep_build(const tp_trace *t, cp_prep *p)
     p->logical = tp_xmalloc((t->ntracks + 1) * sizeof *p->logical);
     for (size_t k = 0; k < t->ntracks; k++) {
         const tp_track *tk = &t->tracks[k];
-        p->logical[k] = tk->role == TP_TRACK_OVERFLOW && tk->derived_of < t->ntracks ? tk->derived_of : (uint32_t)k;
+        p->logical[k] = logical && logical[k] < t->ntracks ? logical[k]
+                        : tk->role == TP_TRACK_OVERFLOW && tk->derived_of < t->ntracks ? tk->derived_of
+                                                                                      : (uint32_t)k;
     }
     static const char *const blocking[6] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
                                             "cudaEventSynchronize",  "cudaMemcpy",            "cudaMemcpyAsync"};

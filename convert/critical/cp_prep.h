@@ -27,7 +27,7 @@ typedef struct cp_prep {
 
 enum { CP_ITEM_ACTIVITY = 0, CP_ITEM_STREAM_SYNC, CP_ITEM_CONTEXT_SYNC, CP_ITEM_EVENT_SYNC, CP_ITEM_OTHER };
 
-void cp_prep_build(const tp_trace *t, cp_prep *p);
+void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p);
 void cp_prep_free(cp_prep *p);
 bool cp_is_activity(const tp_event *e);
 /* which of CP_ITEM_* dev event e is */

@@ -126,13 +126,13 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
     return 0;
 }
 
-void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, tp_critical *c)
+void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical, tp_critical *c)
 {
     memset(c, 0, sizeof *c);
     if (!n)
         return;
     cp_prep p;
-    cp_prep_build(t, &p);
+    cp_prep_build(t, logical, &p);
     c->paths = tp_xcalloc(n, sizeof *c->paths);
     c->n = n;
     for (size_t i = 0; i < n; i++)

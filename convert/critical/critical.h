@@ -125,8 +125,11 @@ typedef struct tp_critical {
  * NAME, in time order.  0, or -1 with a message in err (no such annotation). */
 int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_t *n, char *err, size_t errn);
 
-/* The paths of windows w[0..n). */
-void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, tp_critical *c);
+/* The paths of windows w[0..n).  logical: track -> the thread or stream it
+ * was split off from (a converted trace's "X (overlap)" rows:
+ * report/analysis/hosttree.h tp_logical_tracks), or NULL: the model's
+ * overflow rows only. */
+void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical, tp_critical *c);
 void tp_critical_free(tp_critical *c);
 
 /* The names whose args the graph reads (the sync events' matching record):

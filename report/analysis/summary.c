@@ -142,7 +142,7 @@ static void critical_path(tp_summary *s)
         const tp_step_row *r = sf->nsteps ? &sf->steps[i] : &sf->whole;
         w[i] = (tp_cp_window){r->ts, tp_sat_add(r->ts, r->host_ns), r->step, r->event};
     }
-    tp_critical_build(s->t, w, n, &s->cp);
+    tp_critical_build(s->t, w, n, s->ht.logical, &s->cp);
     free(w);
 }
 
@@ -153,7 +153,7 @@ int tp_summary_critical_window(tp_summary *s, const char *spec, char *err, size_
     if (tp_cp_windows(s->t, spec, &w, &n, err, errn) < 0)
         return -1;
     tp_critical_free(&s->cp);
-    tp_critical_build(s->t, w, n, &s->cp);
+    tp_critical_build(s->t, w, n, s->ht.logical, &s->cp);
     s->cp.annotation = true;
     free(w);
     return 0;
