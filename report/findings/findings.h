@@ -156,5 +156,8 @@ int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b);
 bool tp_find_gemm_misaligned(const tp_summary *s, const tp_eff_row *r, char *why, size_t n);
 void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+/* The critical path's host share and launch-gap share (measures_cp.c). */
+void tp_measure_critical_cpu(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_critical_launch(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 
 #endif

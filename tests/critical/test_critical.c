@@ -210,3 +210,24 @@ TEST(critical_path_window_errors)
     CHECK(text && !strstr(text, "critical"));
     free(text);
 }
+
+/* The findings that read the path: on the example every step's path is
+ * 400 us of host work in 680 us (58.8% >= 50%): cpu_bound_path, with the
+ * median step's share and its longest host op as evidence. */
+TEST(critical_path_findings)
+{
+    const char *dir = tp_test_tmp("cp_find_report");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s report golden/example.pt.trace.json -o '%s'", tp_test_bin(), dir), 0);
+    free(out);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "**The steps' critical path runs mostly in host code** (`cpu_bound_path`, medium): up to "
+                           "1.200 ms, 58.8% of the steps' time"));
+    CHECK(md && strstr(md, "the median step #2 is host-bound for 58.8% of its critical path (400.000 us)"));
+    CHECK(md && strstr(md, "**Critical path** (median step #2, 680.000"));
+    free(md);
+    /* left out, the measures cannot tell (and say why) */
+    CHECK_EQ_INT(tp_test_run(&out, "TP_CRITICAL_PATH=0 %s stats golden/example.pt.trace.json", tp_test_bin()), 0);
+    CHECK(out && !strstr(out, "cpu_bound_path [") && strstr(out, "no critical path was computed"));
+    free(out);
+}

@@ -133,6 +133,7 @@ static bool evidence_has(const run *r, const char *text)
 
 TEST(findings_fusion_candidates_planted_and_quiet)
 {
+    setenv("TP_CRITICAL_PATH", "0", 1); /* the planted rule on its own (test_findings.c cp_off) */
     run r;
     run_of(chain_trace("chains.json", true), &r);
     CHECK_STR(top_id(&r), "fusion_candidates");
@@ -146,10 +147,12 @@ TEST(findings_fusion_candidates_planted_and_quiet)
     CHECK(!fired(&r, "fusion_candidates"));
     CHECK_EQ_INT(r.f.n, 0);
     done(&r);
+    unsetenv("TP_CRITICAL_PATH");
 }
 
 TEST(findings_input_bound_planted_and_quiet)
 {
+    setenv("TP_CRITICAL_PATH", "0", 1); /* the planted rule on its own (test_findings.c cp_off) */
     run r;
     run_of(data_trace("data.json", false), &r);
     CHECK_STR(top_id(&r), "input_bound");
@@ -162,10 +165,12 @@ TEST(findings_input_bound_planted_and_quiet)
     CHECK(!fired(&r, "input_bound"));
     CHECK_EQ_INT(r.f.n, 0);
     done(&r);
+    unsetenv("TP_CRITICAL_PATH");
 }
 
 TEST(findings_gemm_tiles_planted_and_quiet)
 {
+    setenv("TP_CRITICAL_PATH", "0", 1); /* the planted rule on its own (test_findings.c cp_off) */
     run r;
     /* M 4095 at BF16: not a multiple of 8; 2 ms for 137 GFLOP is about 7% of an H100's roof */
     run_of(gemm_trace("gemm4095.json", 4095, 2000), &r);
@@ -194,11 +199,13 @@ TEST(findings_gemm_tiles_planted_and_quiet)
     run_of(gemm_trace("gemm4095_fast.json", 4095, 160), &r);
     CHECK_STR(top_id(&r), "(none)");
     done(&r);
+    unsetenv("TP_CRITICAL_PATH");
 }
 
 /* `diff --rules FILE`: both runs' findings under the file's rules; a bad file is one line, exit 2. */
 TEST(findings_rules_file_for_diff)
 {
+    setenv("TP_CRITICAL_PATH", "0", 1); /* the planted rule on its own (test_findings.c cp_off) */
     const char *base = data_trace("d_base.json", true), *cand = data_trace("d_cand.json", false);
     const char *dir = tp_test_tmp("rules.diff");
     char *out = NULL;
@@ -224,12 +231,14 @@ TEST(findings_rules_file_for_diff)
     CHECK(out && strstr(out, "line 1: \"nosuch\" is no measure") && strchr(out, '\n') == out + strlen(out) - 1);
     free(out);
     CHECK(!tp_test_file_exists(dir2));
+    unsetenv("TP_CRITICAL_PATH");
 }
 
 /* `batch --rules FILE`: each report's findings under the file's rules; the file's bytes are part of
  * the options a row was made with, so another file remakes the rows. */
 TEST(findings_rules_file_for_batch)
 {
+    setenv("TP_CRITICAL_PATH", "0", 1); /* the planted rule on its own (test_findings.c cp_off) */
     const char *in = tp_test_tmp("rules_batch_in");
     const char *out_dir = tp_test_tmp("rules.batch");
     CHECK_EQ_INT(tp_test_run(NULL, "mkdir -p '%s' && cp '%s' '%s/data.json'", in, data_trace("b_data.json", false), in),
@@ -247,4 +256,5 @@ TEST(findings_rules_file_for_batch)
     CHECK_EQ_INT(tp_test_run(&out, "cat '%s'/*/report/summary.md", out_dir), 0);
     CHECK(out && strncmp(out, "**Fetching second**: up to ", 27) == 0);
     free(out);
+    unsetenv("TP_CRITICAL_PATH");
 }
