@@ -231,3 +231,21 @@ TEST(critical_path_findings)
     CHECK(out && !strstr(out, "cpu_bound_path [") && strstr(out, "no critical path was computed"));
     free(out);
 }
+
+/* diff compares the breakdowns: the example (cpu_op 58.8% of its steps'
+ * paths) against the AlexNet trace (99.9% of its whole-trace path). */
+TEST(critical_path_in_diff)
+{
+    const char *dir = tp_test_tmp("cp_diff");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s diff -q golden/example.pt.trace.json '%s' -o '%s'", tp_test_bin(), alexnet(), dir), 0);
+    free(out);
+    char *md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "#### Critical path (what the steps waited on"));
+    CHECK(md && strstr(md, "| cpu_op | 1.200\u00a0ms | 43.362\u00a0s | 58.8% | 99.9% | +41.0 |"));
+    CHECK(md && strstr(md, "| kernel | 360.750\u00a0us | 3.812\u00a0ms | 17.7% | 0.0% | -17.7 |"));
+    free(md);
+    char *js = tp_test_read_in(dir, "diff.json");
+    CHECK(js && strstr(js, "\"critical_path\":{\"base\":{\"windows\":3,\"length_ns\":2040000,\"bound_ns\":{\"cpu_op\":1200000,"));
+    free(js);
+}
