@@ -58,6 +58,9 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
     *n = 0;
     tp_cp_window *w = NULL;
     size_t nw = 0, cap = 0;
+    bool steps_too = true;
+    if (spec && (!spec[0] || strcmp(spec, "#0") == 0))
+        spec = NULL, steps_too = false; /* HTA's annotation "": the whole trace */
     if (spec) {
         /* NAME[#N]: the last '#' followed by digits only is the instance */
         size_t len = strlen(spec);
@@ -90,7 +93,7 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
         *n = 1;
         return 0;
     }
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t i = 0; steps_too && i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if ((e->flags & TP_EV_STEP) && usable(e)) {
             TP_GROW(w, cap, nw + 1);
