@@ -155,6 +155,12 @@ TEST(critical_path_alexnet_equals_hta)
     CHECK_EQ_INT((long long)flows, 148);
     CHECK(text && strstr(text, "\"name\":\"Critical path\"") != NULL);
     free(text);
+    /* it loads in the trace engine with every slice nested (tests/check_trace.mjs) */
+    if (tp_test_have("node") && tp_test_file_exists("build/node/node_modules")) {
+        CHECK_EQ_INT(tp_test_run(&out, "node tests/check_trace.mjs '%s'", conv), 0);
+        CHECK(out && strstr(out, "\"bad_nesting\":0") && strstr(out, "\"problems\":[]"));
+        free(out);
+    }
 }
 
 /* Every step: the length is the step's span, the bound types add up to it,
