@@ -178,12 +178,25 @@ static void stack_pass(graph *g, size_t nhost)
 
 /* Device activity in start order (sync events at their end), per stream
  * (HTA _construct_graph_from_kernels). */
-static void device_pass(graph *g, size_t d0, size_t d1)
+static bool unrecorded_sync(const graph *g, uint32_t ev)
+{
+    tp_str name = g->t->events[ev].name;
+    return name && (name == g->p->blocking[0] || name == g->p->blocking[1]) && !g->p->has_sync[ev];
+}
+
+static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
 {
     const tp_trace *t = g->t;
     cp_prep *p = g->p;
-    dkey *k = tp_xmalloc((d1 - d0 + 1) * sizeof *k);
+    dkey *k = tp_xmalloc((d1 - d0 + nhost + 1) * sizeof *k);
     size_t n = 0;
+    /* a device or stream synchronisation the trace has no sync event of: at
+     * its end, as the sync events are (pos UINT32_MAX marks it) */
+    for (size_t i = 0; i < nhost; i++)
+        if (unrecorded_sync(g, g->locals[i])) {
+            const tp_event *e = &t->events[g->locals[i]];
+            k[n++] = (dkey){tp_sat_add(e->ts, e->dur), g->locals[i], UINT32_MAX};
+        }
     for (size_t i = d0; i < d1; i++) {
         const tp_event *e = &t->events[p->dev[i]];
         int kind = cp_item_kind(p, e);
@@ -196,6 +209,13 @@ static void device_pass(graph *g, size_t d0, size_t d1)
     size_t nstreams = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[k[i].ev];
+        if (k[i].pos == UINT32_MAX) { /* every stream's work so far, to the call's end */
+            uint32_t call_end = g->end_of[p->ev2local[k[i].ev]];
+            for (size_t s = 0; s < nstreams; s++)
+                if (g->nodes[p->last_of[streams[s]]].ts <= g->nodes[call_end].ts)
+                    add_edge(g, p->last_of[streams[s]], call_end, TP_CPE_SYNC, true, TP_NONE);
+            continue;
+        }
         uint32_t run_local = p->ev2local[e->link];
         int kind = cp_item_kind(p, e);
         if (kind != CP_ITEM_ACTIVITY) {
@@ -540,7 +560,7 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
 
     lock_pass(&g);
     stack_pass(&g, nhost);
-    device_pass(&g, d0, d1);
+    device_pass(&g, nhost, d0, d1);
 
     uint32_t *path = NULL;
     int64_t weighted = 0;

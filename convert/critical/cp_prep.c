@@ -334,6 +334,12 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
         p->wait_src[k] = p->sync_src[k] = TP_NONE;
     queue_lengths(t, p);
     match_syncs(t, p);
+    p->has_sync = tp_xcalloc(t->nevents + 1, 1);
+    for (size_t k = 0; k < nd; k++) {
+        const tp_event *e = &t->events[p->dev[k]];
+        if (e->kind == TP_KIND_SYNC)
+            p->has_sync[e->link] = 1;
+    }
     p->ev2local = tp_xmalloc((t->nevents + 1) * sizeof *p->ev2local);
     memset(p->ev2local, 0xff, (t->nevents + 1) * sizeof *p->ev2local);
     p->last_of = tp_xmalloc((t->ntracks + 1) * sizeof *p->last_of);
@@ -351,5 +357,6 @@ void cp_prep_free(cp_prep *p)
     free(p->sync_src);
     free(p->ev2local);
     free(p->last_of);
+    free(p->has_sync);
     memset(p, 0, sizeof *p);
 }

@@ -19,6 +19,9 @@ typedef struct cp_prep {
     uint32_t *sync_src; /* per dev position (Event Sync): the device event its host call waits for */
     uint32_t *ev2local; /* event -> its place in the current window, TP_NONE */
     uint32_t *last_of;  /* track -> last node on the stream in the current window (work), TP_NONE */
+    uint8_t *has_sync;  /* event -> 1: a runtime call some sync device event links to (cudaStreamSynchronize
+                         * with its "Stream Sync"); a cudaDeviceSynchronize / cudaStreamSynchronize without
+                         * one (traces before PyTorch 2.1 record none) waits for every stream */
     tp_str lock[3];     /* cudaLaunchKernel, cudaMemcpyAsync, cudaHostAlloc */
     tp_str blocking[6];
     tp_str stream_sync, context_sync, event_sync;

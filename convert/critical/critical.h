@@ -20,7 +20,8 @@
  *           cudaDeviceSynchronize / cudaEventSynchronize, and device end ->
  *           start of the next activity launched after a cudaStreamWaitEvent,
  *           the device activity being the last one launched on the recorded
- *           stream before the matching cudaEventRecord; weight 0).
+ *           stream before the matching cudaEventRecord; a synchronisation
+ *           call no sync event names waits for every stream; weight 0).
  *   weight  dst.ts - src.ts for operator, launch and kernel-kernel edges; 0
  *           for dependency and sync edges and for the exit edge of a
  *           blocking call (cudaDeviceSynchronize, cudaStreamSynchronize,

@@ -255,3 +255,30 @@ TEST(critical_path_in_diff)
     CHECK(js && strstr(js, "\"critical_path\":{\"base\":{\"windows\":3,\"length_ns\":2040000,\"bound_ns\":{\"cpu_op\":1200000,"));
     free(js);
 }
+
+/* A trace without sync events (PyTorch before 2.1): the
+ * cudaStreamSynchronize still waits for the streams' work so far (k1..g2
+ * on stream 7, k2 on stream 20): the same path as with its "Stream Sync". */
+TEST(critical_path_sync_without_sync_events)
+{
+    char *text = tp_xstrdup(synth);
+    char *line = strstr(text, "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\"");
+    CHECK(line != NULL);
+    if (!line) {
+        free(text);
+        return;
+    }
+    char *end = strchr(line, '\n');
+    memmove(line, end + 1, strlen(end + 1) + 1);
+    tp_trace t;
+    tp_summary s;
+    CHECK(tp_test_load_report(tp_test_write_text("cp_nosync.json", text), &t, &s) == 0);
+    const tp_cp_path *p = &s.cp.paths[0];
+    CHECK_EQ_INT(p->edges_of[TP_CPE_SYNC], 3); /* the stream wait, and the call's end after both streams */
+    CHECK_EQ_INT(p->weighted_ns, 130000);
+    CHECK_EQ_INT(p->bound_ns[TP_CPB_SYNC], 45000);
+    CHECK(on_path(&t, p, "g2") && on_path(&t, p, "cudaStreamSynchronize"));
+    tp_summary_free(&s);
+    tp_trace_free(&t);
+    free(text);
+}
