@@ -20,7 +20,8 @@ bool cp_is_activity(const tp_event *e)
 
 bool cp_is_data_loading(const tp_trace *t, const tp_event *e)
 {
-    return e->kind == TP_KIND_ANNOTATION && strstr(tp_str_get(t, e->name), "DataLoader") != NULL;
+    return (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) &&
+           strstr(tp_str_get(t, e->name), "DataLoader") != NULL; /* enumerate(DataLoader)#..., a cpu_op in older traces */
 }
 
 static bool usable(const tp_event *e)

@@ -282,3 +282,21 @@ TEST(critical_path_sync_without_sync_events)
     tp_trace_free(&t);
     free(text);
 }
+
+/* An older trace records the data loader as an op (cpu_op
+ * "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"): its time
+ * on the path is data loading, not host op time. */
+TEST(critical_path_data_loading)
+{
+    const char *dir = tp_test_tmp("cp_resnet");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s report '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/kineto/kineto_tbplugin_resnet50_pt1.9_2021-06.pt.trace.json.gz"), dir),
+                 0);
+    free(out);
+    char *js = tp_test_read_in(dir, "summary.json");
+    CHECK(js && strstr(js, "{\"step\":5,\"window\":\"ProfilerStep#5\""));
+    CHECK(js && strstr(js, "\"length_ns\":176078000,"));
+    CHECK(js && strstr(js, "\"data_loading\":47120000,"));
+    free(js);
+}
