@@ -50,9 +50,10 @@ void tp_page_critical(tp_canvas *cv, const tp_pagectx *pc)
     const tp_trace *t = s->t;
     size_t idx = 0;
     const tp_cp_path *p = tp_critical_shown(s, &idx);
-    if (!p || !p->nlinks) {
+    if (!p || p->path_events < 2) { /* one event is its own path: nothing to draw */
         tp_page_note(pc, "Critical path", p && p->cycle ? "the step's dependency graph has a cycle (bad input)."
-                                                        : "no step has a path (no host ops or device work in it).");
+                                          : p && p->path_events ? "the step's path is one event."
+                                                                : "no step has a path (no host ops or device work in it).");
         return;
     }
     tp_strs st = {0};
