@@ -61,6 +61,14 @@ typedef struct graph {
     } out;             /* successors, after the path is found */
 } graph;
 
+/* A sync event on a stream ("Stream Sync", "Stream Wait Event") is a pair
+ * of nodes as in HTA (which makes nodes of every event with a stream); no
+ * edge touches them: their dependencies are the edges of device_pass. */
+static bool on_stream_sync(const tp_trace *t, const tp_event *e)
+{
+    return e->kind == TP_KIND_SYNC && t->tracks[e->track].tid >= 0;
+}
+
 static void add_edge(graph *g, uint32_t u, uint32_t v, uint8_t type, bool zero, uint32_t attr)
 {
     if (u == v)
@@ -541,7 +549,7 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     }
     size_t nhost = g.nlocals;
     for (size_t i = d0; i < d1; i++)
-        if (cp_is_activity(&t->events[p->dev[i]])) {
+        if (cp_is_activity(&t->events[p->dev[i]]) || on_stream_sync(t, &t->events[p->dev[i]])) {
             p->ev2local[p->dev[i]] = (uint32_t)g.nlocals;
             g.locals[g.nlocals++] = p->dev[i];
         }

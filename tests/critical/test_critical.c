@@ -69,6 +69,8 @@ TEST(critical_path_synthetic_step)
     CHECK_EQ_INT((long long)s.cp.n, 1);
     const tp_cp_path *p = &s.cp.paths[0];
     CHECK_EQ_INT(p->step, 1);
+    /* 8 host events, 4 device activities, the 2 sync events on a stream (as HTA: no edge) */
+    CHECK_EQ_INT(p->nodes, 28);
     CHECK_EQ_INT(p->length_ns, 200000);
     CHECK_EQ_INT(p->weighted_ns, 130000);
     int64_t sum = 0;
@@ -115,8 +117,8 @@ TEST(critical_path_wait_needs_its_record)
 static const char *alexnet(void) { return tp_test_shared("external/kineto/hta_critical_path_alexnet_2023.json.gz"); }
 #define ALEX_WINDOW "[param|pytorch.model.alex_net|0|0|0|measure|forward]#1"
 
-/* HTA on this window: 462 nodes (ours 418: HTA also makes nodes of the
- * cuda_sync events on a stream, which no edge touches), 456 edges
+/* HTA on this window: 462 nodes (ours 424: HTA also makes nodes of every
+ * Stream Wait Event of the trace, in every window; no edge touches them), 456 edges
  * (operator 354, dependency 23, launch delay 40, kernel-kernel 34, sync 5),
  * 149 path nodes, 77 critical events, the path's weights 32042 + 3712 + 50
  * + 30 us = 35834 us. */
