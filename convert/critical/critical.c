@@ -143,6 +143,59 @@ void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const
     cp_prep_free(&p);
 }
 
+struct tp_cp_lanes {
+    cp_prep p;
+    cp_prep lane[2]; /* p with the lane's own ev2local and last_of */
+    tp_cp_window *w;
+    size_t n;
+    tp_critical *c;
+};
+
+tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical,
+                               tp_critical *c)
+{
+    memset(c, 0, sizeof *c);
+    tp_cp_lanes *l = tp_xcalloc(1, sizeof *l);
+    l->c = c;
+    l->n = n;
+    if (!n)
+        return l;
+    l->w = tp_xmalloc(n * sizeof *l->w);
+    memcpy(l->w, w, n * sizeof *w);
+    cp_prep_build(t, logical, &l->p);
+    c->paths = tp_xcalloc(n, sizeof *c->paths);
+    c->n = n;
+    for (int k = 0; k < 2; k++) {
+        l->lane[k] = l->p;
+        if (k) { /* lane 0 uses p's arrays, lane 1 its own */
+            l->lane[k].ev2local = tp_xmalloc((t->nevents + 1) * sizeof *l->lane[k].ev2local);
+            memset(l->lane[k].ev2local, 0xff, (t->nevents + 1) * sizeof *l->lane[k].ev2local);
+            l->lane[k].last_of = tp_xmalloc((t->ntracks + 1) * sizeof *l->lane[k].last_of);
+            memset(l->lane[k].last_of, 0xff, (t->ntracks + 1) * sizeof *l->lane[k].last_of);
+        }
+    }
+    return l;
+}
+
+void tp_critical_lane(tp_cp_lanes *l, int lane)
+{
+    for (size_t i = (size_t)lane; i < l->n; i += 2)
+        cp_path_window(&l->lane[lane], &l->w[i], &l->c->paths[i]);
+}
+
+void tp_critical_end(tp_cp_lanes *l)
+{
+    if (!l)
+        return;
+    if (l->n) {
+        free(l->lane[1].ev2local);
+        free(l->lane[1].last_of);
+        cp_prep_free(&l->p);
+    }
+    free(l->w);
+    free(l);
+}
+
 void tp_critical_free(tp_critical *c)
 {
     for (size_t i = 0; i < c->n; i++)

@@ -134,6 +134,16 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
 void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical, tp_critical *c);
 void tp_critical_free(tp_critical *c);
 
+/* The same in two lanes (the report's summary round, two threads): begin
+ * prepares the trace's part and c's paths; lane k (0 or 1) computes the
+ * windows i with i % 2 == k, touching only its own work arrays and those
+ * paths, so the two lanes may run at once; end frees the state. */
+typedef struct tp_cp_lanes tp_cp_lanes;
+tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical,
+                               tp_critical *c);
+void tp_critical_lane(tp_cp_lanes *l, int lane);
+void tp_critical_end(tp_cp_lanes *l);
+
 /* The names whose args the graph reads (the sync events' matching record):
  * a reader's keep_args_of. */
 bool tp_critical_wants_args(const char *name, size_t len);

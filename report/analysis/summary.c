@@ -102,6 +102,8 @@ static void *steps_and_overheads_job(void *p)
     return NULL;
 }
 
+static void critical_path_lane(tp_summary *s, int lane);
+
 static void *gpu_time_and_idle_job(void *p)
 {
     tp_summary *s = p;
@@ -109,6 +111,7 @@ static void *gpu_time_and_idle_job(void *p)
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
     tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
     tp_collectives_build(s->t, s->cls.of, s->rules->communication, &s->coll); /* the one classification's */
+    critical_path_lane(s, 1);
     return NULL;
 }
 
@@ -128,9 +131,10 @@ static void *collectives_job(void *p)
 
 /* The critical path of each step as the step figures have it, else of the
  * whole trace (`report --critical-path-window` replaces it after, with
- * tp_summary_critical_window).  TP_CRITICAL_PATH=0 leaves the analysis out
- * (to measure what it costs). */
-static void critical_path(tp_summary *s)
+ * tp_summary_critical_window), in two lanes: one at the end of each job of
+ * the last round.  TP_CRITICAL_PATH=0 leaves the analysis out (to measure
+ * what it costs). */
+static void critical_path_begin(tp_summary *s)
 {
     const char *off = getenv("TP_CRITICAL_PATH");
     if (off && strcmp(off, "0") == 0)
@@ -142,8 +146,14 @@ static void critical_path(tp_summary *s)
         const tp_step_row *r = sf->nsteps ? &sf->steps[i] : &sf->whole;
         w[i] = (tp_cp_window){r->ts, tp_sat_add(r->ts, r->host_ns), r->step, r->event};
     }
-    tp_critical_build(s->t, w, n, s->ht.logical, &s->cp);
+    s->cp_lanes = tp_critical_begin(s->t, w, n, s->ht.logical, &s->cp);
     free(w);
+}
+
+static void critical_path_lane(tp_summary *s, int lane)
+{
+    if (s->cp_lanes)
+        tp_critical_lane(s->cp_lanes, lane);
 }
 
 int tp_summary_critical_window(tp_summary *s, const char *spec, char *err, size_t errn)
@@ -165,7 +175,7 @@ static void *categories_job(void *p)
     tp_categories_build(s->t, &s->at, &s->sf, &s->cls, &s->cat);
     if (!s->opts.lean)
         tp_efficiency_build(s->t, &s->ht, &s->cat, &s->eff);
-    critical_path(s);
+    critical_path_lane(s, 0);
     return NULL;
 }
 
@@ -222,8 +232,11 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
     tp_timing("summary: attribution, ops | steps, overheads");
+    critical_path_begin(s);
     run_pair(gpu_time_and_idle_job, s, categories_job);
-    tp_timing("summary: gpu time, idle, kernel table | categories, efficiency, critical path");
+    tp_critical_end(s->cp_lanes);
+    s->cp_lanes = NULL;
+    tp_timing("summary: gpu time, idle, kernel table, critical path | categories, efficiency, critical path");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);

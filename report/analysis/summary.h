@@ -53,6 +53,7 @@ typedef struct tp_summary {
     tp_collectives coll;    /* collective calls, sizes and bandwidths (report/comm/collectives.h) */
     tp_dist_info dist;      /* which rank of which job (convert/model/dist_info.h) */
     tp_critical cp;         /* the critical path of each step (convert/critical/critical.h; not for a job's rank) */
+    struct tp_cp_lanes *cp_lanes; /* while the summary is built: the critical path's two lanes */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for
