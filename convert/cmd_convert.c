@@ -1,6 +1,7 @@
 /* cmd_convert.c: `tracepress convert`. */
 #include "convert/write/chrome_write.h"
 #include "convert/base/cli.h"
+#include "convert/critical/critical.h"
 #include "convert/write/pftrace_write.h"
 #include "convert/model/names.h"
 #include "convert/pipeline/inputs.h"
@@ -251,11 +252,33 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
 }
 
 /* ins: room for the inputs named (argc) */
+/* --critical-path: the path of each step (or of --critical-path-window's
+ * annotation) drawn into the trace (convert/critical/critical.h). */
+static int add_critical_path(tp_trace *t, const char *in, const char *spec)
+{
+    tp_cp_window *w = NULL;
+    size_t n = 0;
+    tp_err err = {0};
+    char msg[300];
+    if (tp_cp_windows(t, spec, &w, &n, msg, sizeof msg) < 0) {
+        tp_fail_at(&err, "", "%s", msg);
+        tp_report_error(in, &err);
+        return -1;
+    }
+    tp_critical c;
+    tp_critical_build(t, w, n, NULL, &c);
+    tp_critical_overlay(t, &c);
+    tp_critical_free(&c);
+    free(w);
+    tp_timing("critical path");
+    return 0;
+}
+
 static int convert_main(int argc, char **argv, char **ins)
 {
     tp_load_opts lo = {0};
-    const char *in = NULL, *out = NULL, *split = NULL;
-    bool quiet = false;
+    const char *in = NULL, *out = NULL, *split = NULL, *cp_window = NULL;
+    bool quiet = false, critical = false;
     int nins = 0;
     for (int i = 1; i < argc; i++) {
         int k;
@@ -264,10 +287,13 @@ static int convert_main(int argc, char **argv, char **ins)
                 return TP_EXIT_USAGE;
         } else if ((k = tp_opt_value(argc, argv, &i, "--output", &out)) != 0 ||
                    (k = tp_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
-                   (k = tp_opt_value(argc, argv, &i, "--split", &split)) != 0) {
+                   (k = tp_opt_value(argc, argv, &i, "--split", &split)) != 0 ||
+                   (k = tp_opt_value(argc, argv, &i, "--critical-path-window", &cp_window)) != 0) {
             if (k < 0)
                 return TP_EXIT_USAGE;
-        } else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
+        } else if (tp_opt_flag(argv, i, "--critical-path"))
+            critical = true;
+        else if (tp_opt_flag(argv, i, "-q") || tp_opt_flag(argv, i, "--quiet"))
             quiet = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return tp_usage_error(argv[0], "unknown option %s", argv[i]);
@@ -340,6 +366,10 @@ static int convert_main(int argc, char **argv, char **ins)
         return TP_EXIT_INPUT;
     }
     tp_name_unnamed(&t); /* a trace without metadata events: every process and track named (issue 36) */
+    if ((critical || cp_window) && add_critical_path(&t, in, cp_window) != 0) {
+        tp_trace_free(&t);
+        return TP_EXIT_INPUT;
+    }
     split_plan sp = {0};
     if (split && strcmp(split, "steps") == 0) {
         if (plan_steps(&t, &sp, &err) < 0) {
@@ -509,6 +539,9 @@ const tp_command tp_command_convert = {"convert", "convert a trace to normalised
     "  -o, --output FILE   output file (required; '-' writes the JSON to standard output)\n"
     "  --split steps       one file per step: OUTPUT.step-N.json[.gz], each a complete trace\n"
     "  --split size=SIZE   files of about SIZE each (500MB, 1GB): OUTPUT.part-NNN.json[.gz]\n"
+    "  --critical-path     mark each step's critical path (args \"critical\":1, flows between\n"
+    "                      its nodes, a \"Critical path\" track); docs/REPORT.md \"Critical path\"\n"
+    "  --critical-path-window NAME[#N]  the path of the N-th (from 0) event whose name holds NAME\n"
     "  -q, --quiet         no summary line on stderr\n"
     TP_LOAD_OPTIONS_HELP
     "\n"

@@ -220,7 +220,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_load_opts lo = {0};
     const char *path = NULL, *steps = NULL, *dir = NULL, *batch = NULL, *paper = "a4", *scale = NULL,
                *cats = NULL, *devspec = NULL, *shard = NULL, *jobs = NULL, *imgurl = NULL, *baseline = NULL,
-               *findrules = NULL, *tokens = NULL;
+               *findrules = NULL, *tokens = NULL, *cp_window = NULL;
     char **args = tp_xcalloc((size_t)argc + 1, sizeof *args);
     int nargs = 0;
     bool merge = false, quiet = false;
@@ -240,7 +240,8 @@ static int tp_cmd_report(int argc, char **argv)
             (k = tp_opt_file(argc, argv, &i, "--device-spec", &devspec)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--shard", &shard)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "-j", &jobs)) != 0 ||
-            (k = tp_opt_value(argc, argv, &i, "--jobs", &jobs)) != 0) {
+            (k = tp_opt_value(argc, argv, &i, "--jobs", &jobs)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--critical-path-window", &cp_window)) != 0) {
             if (k < 0)
                 return free(args), TP_EXIT_USAGE;
         } else if ((k = tp_parse_load_option(argc, argv, &i, &lo)) != 0) {
@@ -416,6 +417,12 @@ static int tp_cmd_report(int argc, char **argv)
     s.tokens_per_iteration = tokens_per_iteration;
     tp_timing("summary");
     int rc = TP_EXIT_OK;
+    char cp_err[300];
+    if (cp_window && tp_summary_critical_window(&s, cp_window, cp_err, sizeof cp_err) < 0) {
+        tp_fail_at(&err, "", "%s", cp_err); /* no such window: nothing is written */
+        tp_report_error(path, &err);
+        rc = TP_EXIT_INPUT;
+    }
     tp_buf brief = {0};
     if (baseline && summary_baseline(baseline, &lo, &ro, &s, &brief) < 0)
         rc = TP_EXIT_INPUT;
@@ -491,6 +498,8 @@ const tp_command tp_command_report = {"report", "write a PDF report, PNG charts,
     "                      publishes png/); without it, it names the files\n"
     "  --baseline OLD      summary.md's second line compares with trace OLD (as\n"
     "                      `tracepress diff OLD INPUT` does: verdict, top changes)\n"
+    "  --critical-path-window NAME[#N]  the critical path of the N-th (from 0) event whose\n"
+    "                      name holds NAME (default: of each step; docs/REPORT.md \"Critical path\")\n"
     TP_CATEGORIES_HELP TP_RULES_HELP TP_DEVICE_SPEC_HELP
     TP_LOAD_OPTIONS_HELP TP_EXIT_CODES_HELP
     "\nexample: tracepress report worker0.pt.trace.json.gz -o out --batch-size 2048\n",

@@ -3,6 +3,7 @@
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
 #include "report/out/idle_json.h"
+#include "report/out/cp_out.h"
 #include "report/out/find_out.h"
 #include "report/findings/findings.h"
 #include "report/out/text.h"
@@ -91,6 +92,8 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_categories_json(s, &b);
         tp_buf_puts(&b, ",\n");
         tp_idle_json(s, &b);
+        tp_buf_puts(&b, ",\n");
+        tp_critical_json(s, &b);
         tp_buf_puts(&b, ",\n");
         tp_findings_json(s->findings, &b);
         tp_buf_puts(&b, ",\n");
@@ -212,6 +215,7 @@ static void print_gpu_time(const tp_summary *s)
             tp_put_printable(stdout, c->leaves[r->top[0]].name);
         putchar('\n');
     }
+    tp_critical_text(s);
     if (!s->idle.n)
         return;
     printf("\nIdle time per stream (docs/REPORT.md \"Idle attribution\"; ns):\n");
@@ -395,6 +399,7 @@ static int tp_cmd_stats(int argc, char **argv)
     tp_trace_init(&t);
     tp_err err = {0};
     lo.read.keep_args = false; /* stats needs no args: keeps memory well below the input size */
+    lo.read.keep_args_of = tp_critical_wants_args; /* but the sync events' matching record (critical path) */
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */

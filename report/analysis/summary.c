@@ -121,6 +121,8 @@ static void *steps_and_overheads_job(void *p)
     return NULL;
 }
 
+static void critical_path_lane(tp_summary *s, int lane);
+
 static void *gpu_time_and_idle_job(void *p)
 {
     tp_summary *s = p;
@@ -128,6 +130,7 @@ static void *gpu_time_and_idle_job(void *p)
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
     tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
     tp_collectives_build(s->t, s->cls.of, s->rules->communication, &s->coll); /* the one classification's */
+    critical_path_lane(s, 1);
     return NULL;
 }
 
@@ -145,12 +148,53 @@ static void *collectives_job(void *p)
     return NULL;
 }
 
+/* The critical path of each step as the step figures have it, else of the
+ * whole trace (`report --critical-path-window` replaces it after, with
+ * tp_summary_critical_window), in two lanes: one at the end of each job of
+ * the last round.  TP_CRITICAL_PATH=0 leaves the analysis out (to measure
+ * what it costs). */
+static void critical_path_begin(tp_summary *s)
+{
+    const char *off = getenv("TP_CRITICAL_PATH");
+    if (off && strcmp(off, "0") == 0)
+        return;
+    const tp_step_figures *sf = &s->sf;
+    size_t n = sf->nsteps ? sf->nsteps : 1;
+    tp_cp_window *w = tp_xmalloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++) {
+        const tp_step_row *r = sf->nsteps ? &sf->steps[i] : &sf->whole;
+        w[i] = (tp_cp_window){r->ts, tp_sat_add(r->ts, r->host_ns), r->step, r->event};
+    }
+    s->cp_lanes = tp_critical_begin(s->t, w, n, s->ht.logical, &s->cp);
+    free(w);
+}
+
+static void critical_path_lane(tp_summary *s, int lane)
+{
+    if (s->cp_lanes)
+        tp_critical_lane(s->cp_lanes, lane);
+}
+
+int tp_summary_critical_window(tp_summary *s, const char *spec, char *err, size_t errn)
+{
+    tp_cp_window *w = NULL;
+    size_t n = 0;
+    if (tp_cp_windows(s->t, spec, &w, &n, err, errn) < 0)
+        return -1;
+    tp_critical_free(&s->cp);
+    tp_critical_build(s->t, w, n, s->ht.logical, &s->cp);
+    s->cp.annotation = true;
+    free(w);
+    return 0;
+}
+
 static void *categories_job(void *p)
 {
     tp_summary *s = p;
     tp_categories_build(s->t, &s->at, &s->sf, &s->cls, &s->cat);
     if (!s->opts.lean)
         tp_efficiency_build(s->t, &s->ht, &s->cat, &s->eff);
+    critical_path_lane(s, 0);
     return NULL;
 }
 
@@ -164,7 +208,8 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
 
 bool tp_summary_wants_args(const char *name, size_t len)
 {
-    return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len);
+    return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len) ||
+           tp_critical_wants_args(name, len);
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
@@ -206,8 +251,11 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
     tp_timing("summary: attribution, ops | steps, overheads");
+    critical_path_begin(s);
     run_pair(gpu_time_and_idle_job, s, categories_job);
-    tp_timing("summary: gpu time, idle, kernel table | categories, efficiency");
+    tp_critical_end(s->cp_lanes);
+    s->cp_lanes = NULL;
+    tp_timing("summary: gpu time, idle, kernel table, critical path | categories, efficiency, critical path");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
@@ -228,6 +276,7 @@ void tp_summary_free(tp_summary *s)
     tp_efficiency_free(&s->eff);
     tp_collectives_free(&s->coll);
     tp_dist_info_free(&s->dist);
+    tp_critical_free(&s->cp);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);

@@ -17,6 +17,7 @@
 #include "report/analysis/op_breakdown.h"
 #include "report/analysis/overheads.h"
 #include "report/analysis/steps.h"
+#include "convert/critical/critical.h"
 
 typedef struct tp_report_opts {
     const char *path;       /* the input as given */
@@ -51,6 +52,8 @@ typedef struct tp_summary {
     tp_efficiency eff;      /* FLOPs, bytes and the roof per op and shape (not with opts.lean) */
     tp_collectives coll;    /* collective calls, sizes and bandwidths (report/comm/collectives.h) */
     tp_dist_info dist;      /* which rank of which job (convert/model/dist_info.h) */
+    tp_critical cp;         /* the critical path of each step (convert/critical/critical.h; not for a job's rank) */
+    struct tp_cp_lanes *cp_lanes; /* while the summary is built: the critical path's two lanes */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for
@@ -76,6 +79,9 @@ bool tp_summary_wants_args(const char *name, size_t len);
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s);
 void tp_summary_free(tp_summary *s);
+/* The critical path of the window NAME[#N] (convert/critical/critical.h
+ * tp_cp_windows) in place of the steps'; -1 with err when there is none. */
+int tp_summary_critical_window(tp_summary *s, const char *spec, char *err, size_t errn);
 
 /* The base name of a path without .gz/.json/.pt.trace suffixes. */
 void tp_trace_basename(const char *path, char *buf, size_t n);

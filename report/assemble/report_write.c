@@ -119,6 +119,7 @@ static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp, bool planning)
         tp_cv_end_page(pdf);
     } else
         tp_page_note(&pc, "Timeline", "the trace has no slices to draw.");
+    tp_page_critical(pdf, &pc);
     tp_pages_steps(pdf, &pc);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);

@@ -1,4 +1,5 @@
 /* diff_out.c: diff.json (schema tracepress.diff/2) and diff.md (diff.h). */
+#include "report/diff/diff_cp.h"
 #include "render/charts/axis.h"
 #include "report/diff/diff.h"
 #include "report/out/gpu_json.h"
@@ -112,6 +113,8 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
     jtable(b, "categories", &d->categories, false, false);
     tp_buf_puts(b, ",\n");
     tp_diff_eff_json(&d->eff, b);
+    tp_buf_puts(b, ",\n");
+    tp_diff_cp_json(d->s[0], d->s[1], b);
     tp_buf_puts(b, ",\n\"gpu_time\":{\"base\":{"); /* the whole-trace GPU time model of both runs */
     tp_gpu_figs_json(b, &d->s[0]->gt.whole);
     tp_buf_puts(b, "},\"candidate\":{");
@@ -518,6 +521,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
         tp_kname_free(on, d->ops.n);
     }
+    tp_diff_cp_md(d->s[0], d->s[1], b);
     char **kn = display_names(&d->kernels);
     if (!changed(&d->kernels))
         tp_buf_puts(b, "No kernel's total time changed.\n\n");

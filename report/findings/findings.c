@@ -291,6 +291,37 @@ const char *tp_find_change_name(int status)
     return status >= 0 && status <= TP_FIND_SAME ? n[status] : "same";
 }
 
+/* The critical path says that the host (or the launches) set the steps' time,
+ * not which host work or why: a stall, a host-bound gap, exposed copies are
+ * the causes a reader acts on, and their impact bounds are tighter.  So a
+ * finding of a corroborating measure goes after every finding of the other
+ * measures (stable: the findings' order among themselves is kept) and its
+ * evidence names them; alone, it stays where its impact puts it. */
+static void corroborating_last(tp_findings *f)
+{
+    tp_buf ids = {0};
+    for (size_t i = 0; i < f->n; i++)
+        if (!f->items[i].m->corroborates)
+            tp_buf_printf(&ids, "%s%s", ids.len ? ", " : "", f->items[i].rule->id);
+    if (!ids.len)
+        return;
+    tp_finding *sorted = tp_xcalloc(f->n, sizeof *sorted);
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < f->n; i++)
+            if (f->items[i].m->corroborates == (pass == 1))
+                sorted[k++] = f->items[i];
+    for (size_t i = 0; i < f->n; i++) {
+        f->items[i] = sorted[i];
+        if (sorted[i].m->corroborates)
+            tp_measure_evidence(&f->measures[sorted[i].m - f->measures],
+                                "ranked after %s, which name%s the causes on the path", ids.data,
+                                strchr(ids.data, ',') ? "" : "s");
+    }
+    free(sorted);
+    tp_buf_free(&ids);
+}
+
 /* A rule that holds in some steps on its own is a finding there even when the
  * whole trace dilutes it under the threshold (a stall in one step of ten):
  * its scope names those steps (tp_findings_scope), its impact is still the
@@ -329,6 +360,7 @@ void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
         }
     }
     qsort(f->items, f->n, sizeof *f->items, finding_cmp);
+    corroborating_last(f);
 }
 
 void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f)

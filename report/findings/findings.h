@@ -87,6 +87,8 @@ typedef struct tp_measure {
     int64_t *step_part, *step_whole;
     size_t nsteps;
     bool steps_scope_only; /* the steps with a part name the scope; the rule is judged on the whole only */
+    bool corroborates;     /* a view of a bottleneck other measures name by its cause (the critical path's
+                            * bound types): ranked after every finding of those, never the verdict over them */
     const char *pages[2];  /* titles of the report's pages that show it (the overview links those drawn), NULL */
 } tp_measure;
 
@@ -198,6 +200,9 @@ int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b);
 bool tp_find_gemm_misaligned(const tp_summary *s, const tp_eff_row *r, char *why, size_t n);
 void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+/* The critical path's host share and launch-gap share (measures_cp.c). */
+void tp_measure_critical_cpu(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_critical_launch(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 
 /* Step windows for clipping device idle gaps (find_steps.c): host steps on every
  * device, a device's steps on it, made disjoint in start order per device as the

@@ -908,5 +908,7 @@ const tp_measure_def tp_measure_catalogue[] = {
     {"compute_headroom", compute_headroom, {"How efficient is it", NULL}},
     {"gemm_tiles", tp_measure_gemm_tiles, {"How efficient is it", NULL}},
     {"step_outliers", step_outliers, {"Steps", NULL}},
+    {"critical_cpu", tp_measure_critical_cpu, {"Critical path", NULL}},
+    {"critical_launch", tp_measure_critical_launch, {"Critical path", "Timeline"}},
 };
 const size_t tp_measure_count = sizeof tp_measure_catalogue / sizeof *tp_measure_catalogue;

@@ -7,6 +7,7 @@
 #include "report/out/eff_md.h"
 #include "report/out/find_out.h"
 #include "report/out/idle_json.h"
+#include "report/out/cp_out.h"
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
 #include "report/out/text.h"
@@ -135,6 +136,8 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_capture_json(s, b);
     tp_iterations_json(s, b);
     tp_collectives_json(s, b);
+    tp_buf_puts(b, ",\n");
+    tp_critical_json(s, b);
     tp_buf_puts(b, ",\n");
     tp_findings local;
     const tp_findings *fi = tp_findings_of(s, &local);
@@ -321,6 +324,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         tp_buf_printf(b, "| throughput | %s samples/s (batch %lld) |\n", f, (long long)s->opts.batch_size);
     }
     tp_gpu_time_md(s, b);
+    tp_critical_md(s, b);
     tp_collectives_md(s, b);
     if (s->kt.n) {
         size_t n = s->kt.n < MD_TOP ? s->kt.n : MD_TOP;

@@ -54,6 +54,8 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
 tp_rect tp_steps_chart_rect(const tp_pagectx *pc);
 void tp_chart_steps_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
+/* "Critical path": the median step's path over its timeline (page_critical.c). */
+void tp_page_critical(tp_canvas *cv, const tp_pagectx *pc);
 /* The appendix "Names": each kernel name the pages show shortened, with its
  * full (demangled) name wrapped, never cut (page_names.c); no page when
  * every name is shown whole. */

@@ -5,6 +5,7 @@
  * summary.json must parse as JSON and summary.md keep the Markdown
  * guarantees of tests/fuzz/md_oracle.h, whatever the input.  Built by
  * `make fuzz` (clang, -fsanitize=fuzzer,address,undefined). */
+#include "convert/critical/critical.h"
 #include "convert/codec/json_value.h"
 #include "convert/pipeline/pipeline.h"
 #include "report/assemble/report_write.h"
@@ -115,6 +116,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             tp_buf_free(&md);
         }
         tp_summary_free(&s);
+        /* convert --critical-path's overlay on the same trace (it adds events, flows and a track) */
+        tp_cp_window *w = NULL;
+        size_t nw = 0;
+        char msg[300];
+        if (tp_cp_windows(&t, size % 5 ? NULL : "a#1", &w, &nw, msg, sizeof msg) == 0) {
+            tp_critical c;
+            tp_critical_build(&t, w, nw, NULL, &c);
+            for (size_t i = 0; i < c.n; i++) {
+                int64_t sum = 0;
+                for (int k = 0; k < TP_CPB_COUNT; k++)
+                    sum += c.paths[i].bound_ns[k];
+                if (sum != c.paths[i].length_ns) {
+                    tp_buf why = {0};
+                    tp_buf_printf(&why, "window %zu: %lld of %lld ns", i, (long long)sum, (long long)c.paths[i].length_ns);
+                    fail("the critical path's bound types do not add up to the window", "", &why);
+                }
+            }
+            tp_critical_overlay(&t, &c);
+            tp_critical_free(&c);
+        }
+        free(w);
     }
     tp_trace_free(&t);
     return 0;

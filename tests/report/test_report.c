@@ -740,9 +740,10 @@ TEST(report_golden_pages_of_the_example)
         CHECK(ok);
         nlinks++;
     }
-    /* the overview lists the 10 pages after it (summary to names) and links its 2 findings to the pages
-     * that show them: sync_stall to "Where the GPU time goes" and "Timeline", exposed_memcpy to the first */
-    CHECK_EQ_INT(nlinks, 13);
+    /* the overview lists the 11 pages after it (summary to names, the critical path's included) and links
+     * its top 3 findings to the pages that show them: cpu_bound_path to "Critical path", sync_stall to
+     * "Where the GPU time goes" and "Timeline", exposed_memcpy to the first */
+    CHECK_EQ_INT(nlinks, 15);
     tp_buf js = {0};
     tp_report_summary_json(&s, &js);
     CHECK_GOLDEN("report/report_example_summary.json", js.data, js.len);

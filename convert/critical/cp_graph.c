@@ -1,0 +1,631 @@
+/* cp_graph.c: one window's graph and its longest path (critical.h has the
+ * definitions).  The passes follow HTA's CPGraph in its order (runtime
+ * lock, call stacks, device activity), so that edges are met in the same
+ * order and the longest path breaks ties the same way networkx does. */
+#include "convert/critical/cp_prep.h"
+#include "convert/base/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between two kernels
+ * of a stream is a dependency the trace does not show. */
+#define KERNEL_GAP_MAX_NS 1500000
+
+typedef struct node {
+    int64_t ts;
+    uint32_t ev, local;
+    bool start;
+} node;
+#define NODE_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->ev < (y)->ev || ((x)->ev == (y)->ev && (x)->start && !(y)->start))))
+TP_SORT_DEFINE(sort_nodes, node, int, NODE_LESS)
+
+typedef struct edge {
+    uint32_t u, v, attr;
+    int64_t w;
+    uint8_t type;
+} edge;
+
+typedef struct hkey {
+    uint32_t track;
+    int64_t ts, end;
+    uint32_t ev;
+} hkey;
+#define HKEY_LESS(x, y, c)                                                                                             \
+    ((x)->track < (y)->track ||                                                                                        \
+     ((x)->track == (y)->track && ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->end > (y)->end || ((x)->end == (y)->end && (x)->ev < (y)->ev))))))
+TP_SORT_DEFINE(sort_hkeys, hkey, int, HKEY_LESS)
+
+typedef struct dkey {
+    int64_t at;
+    uint32_t ev;
+    uint32_t pos;
+} dkey;
+#define DKEY_LESS(x, y, c) ((x)->at < (y)->at || ((x)->at == (y)->at && (x)->ev < (y)->ev))
+TP_SORT_DEFINE(sort_dkeys, dkey, int, DKEY_LESS)
+
+typedef struct graph {
+    cp_prep *p;
+    const tp_trace *t;
+    node *nodes;
+    size_t nnodes;
+    uint32_t *start_of, *end_of; /* local -> node index */
+    uint32_t *locals;            /* local -> event */
+    size_t nlocals;
+    edge *edges;
+    size_t nedges, cap;
+    uint32_t negative;
+    struct csr {
+        uint32_t *off; /* node -> first entry */
+        uint32_t *e;   /* edge indexes, insertion order within a node */
+    } out;             /* successors, after the path is found */
+} graph;
+
+/* A sync event on a stream ("Stream Sync", "Stream Wait Event") is a pair
+ * of nodes as in HTA (which makes nodes of every event with a stream); no
+ * edge touches them: their dependencies are the edges of device_pass. */
+static bool on_stream_sync(const tp_trace *t, const tp_event *e)
+{
+    return e->kind == TP_KIND_SYNC && t->tracks[e->track].tid >= 0;
+}
+
+static void add_edge(graph *g, uint32_t u, uint32_t v, uint8_t type, bool zero, uint32_t attr)
+{
+    if (u == v)
+        return;
+    TP_GROW(g->edges, g->cap, g->nedges + 1);
+    int64_t w = 0;
+    if (type != TP_CPE_DEPENDENCY && type != TP_CPE_SYNC && !zero)
+        w = g->nodes[v].ts - g->nodes[u].ts;
+    if (w < 0) {
+        g->negative++;
+        w = 0;
+    }
+    g->edges[g->nedges++] = (edge){u, v, attr, w, type};
+}
+
+static bool is_lock(const graph *g, const node *n)
+{
+    tp_str name = g->t->events[n->ev].name;
+    return name && (name == g->p->lock[0] || name == g->p->lock[1] || name == g->p->lock[2]);
+}
+
+static bool is_blocking(const graph *g, uint32_t ev)
+{
+    tp_str name = g->t->events[ev].name;
+    for (int k = 0; k < 6; k++)
+        if (name && name == g->p->blocking[k])
+            return true;
+    return false;
+}
+
+/* HTA _shares_cuda_runtime_lock: both lock calls and not an (end, start) pair */
+static bool shares_lock(const graph *g, uint32_t a, uint32_t b)
+{
+    return is_lock(g, &g->nodes[a]) && is_lock(g, &g->nodes[b]) && (g->nodes[a].start || !g->nodes[b].start);
+}
+
+/* cudaLaunchKernel / cudaMemcpyAsync / cudaHostAlloc hold one lock: the
+ * calls of all threads, in completion order (HTA
+ * _construct_graph_from_cuda_runtime_events). */
+static void lock_pass(graph *g)
+{
+    uint32_t *open = tp_xmalloc((g->nnodes + 1) * sizeof *open);
+    size_t nopen = 0;
+    uint32_t last = TP_NONE;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        if (!is_lock(g, &g->nodes[i]))
+            continue;
+        if (g->nodes[i].start)
+            open[nopen++] = i;
+        else {
+            while (nopen) {
+                uint32_t prev = open[--nopen];
+                if (g->nodes[prev].ev == g->nodes[i].ev)
+                    add_edge(g, prev, i, TP_CPE_OPERATOR, false, g->nodes[i].ev);
+                else
+                    add_edge(g, prev, i, TP_CPE_DEPENDENCY, false, TP_NONE);
+            }
+            if (last != TP_NONE && !g->nodes[last].start)
+                add_edge(g, last, i, TP_CPE_DEPENDENCY, false, TP_NONE);
+        }
+        last = i;
+    }
+    free(open);
+}
+
+/* Nested host events of each thread, entered and left in order (HTA
+ * _construct_graph_from_call_stack). */
+static void stack_pass(graph *g, size_t nhost)
+{
+    const tp_trace *t = g->t;
+    hkey *k = tp_xmalloc((nhost + 1) * sizeof *k);
+    for (size_t i = 0; i < nhost; i++) {
+        const tp_event *e = &t->events[g->locals[i]];
+        k[i] = (hkey){g->p->logical[e->track], e->ts, e->ts + e->dur, g->locals[i]};
+    }
+    sort_hkeys(k, nhost, 0);
+    uint32_t *stack = tp_xmalloc((nhost + 1) * sizeof *stack); /* positions in k */
+    size_t depth = 0;
+    uint32_t last = TP_NONE, last_parent = TP_NONE;
+    for (size_t i = 0; i <= nhost; i++) {
+        bool new_track = i == nhost || i == 0 || k[i].track != k[i - 1].track;
+        while (depth && (new_track || k[i].ts >= k[stack[depth - 1]].end)) {
+            /* leave the innermost */
+            uint32_t ev = k[stack[depth - 1]].ev, local = g->p->ev2local[ev];
+            uint32_t end = g->end_of[local];
+            uint32_t parent = depth >= 2 ? k[stack[depth - 2]].ev : TP_NONE;
+            if (last != TP_NONE && !shares_lock(g, last, end)) {
+                uint32_t attr = g->nodes[last].start ? g->nodes[last].ev : ev; /* cases 2 and 3 */
+                add_edge(g, last, end, TP_CPE_OPERATOR, is_blocking(g, ev), attr);
+            }
+            last = end;
+            last_parent = parent;
+            depth--;
+        }
+        if (i == nhost)
+            break;
+        if (new_track) {
+            last = TP_NONE;
+            last_parent = TP_NONE;
+        }
+        uint32_t ev = k[i].ev, start = g->start_of[g->p->ev2local[ev]];
+        if (last != TP_NONE && !shares_lock(g, last, start)) {
+            /* cases 1 and 4 of HTA _attribute_edge: from a start, the event
+             * it starts; from an end, the parent of the event that ended */
+            uint32_t attr = g->nodes[last].start ? g->nodes[last].ev : last_parent;
+            add_edge(g, last, start, depth == 0 ? TP_CPE_DEPENDENCY : TP_CPE_OPERATOR, false, attr);
+        }
+        last = start;
+        last_parent = depth ? k[stack[depth - 1]].ev : TP_NONE;
+        stack[depth++] = (uint32_t)i;
+    }
+    free(stack);
+    free(k);
+}
+
+/* Device activity in start order (sync events at their end), per stream
+ * (HTA _construct_graph_from_kernels). */
+static bool unrecorded_sync(const graph *g, uint32_t ev)
+{
+    tp_str name = g->t->events[ev].name;
+    return name && (name == g->p->blocking[0] || name == g->p->blocking[1]) && !g->p->has_sync[ev];
+}
+
+static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
+{
+    const tp_trace *t = g->t;
+    cp_prep *p = g->p;
+    dkey *k = tp_xmalloc((d1 - d0 + nhost + 1) * sizeof *k);
+    size_t n = 0;
+    /* a device or stream synchronisation the trace has no sync event of: at
+     * its end, as the sync events are (pos UINT32_MAX marks it) */
+    for (size_t i = 0; i < nhost; i++)
+        if (unrecorded_sync(g, g->locals[i])) {
+            const tp_event *e = &t->events[g->locals[i]];
+            k[n++] = (dkey){tp_sat_add(e->ts, e->dur), g->locals[i], UINT32_MAX};
+        }
+    for (size_t i = d0; i < d1; i++) {
+        const tp_event *e = &t->events[p->dev[i]];
+        int kind = cp_item_kind(p, e);
+        if (kind == CP_ITEM_OTHER)
+            continue;
+        k[n++] = (dkey){kind == CP_ITEM_ACTIVITY ? e->ts : e->ts + e->dur, p->dev[i], (uint32_t)i};
+    }
+    sort_dkeys(k, n, 0);
+    uint32_t *streams = tp_xmalloc((n + 1) * sizeof *streams); /* streams with a last node, first seen first */
+    size_t nstreams = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tp_event *e = &t->events[k[i].ev];
+        if (k[i].pos == UINT32_MAX) { /* every stream's work so far, to the call's end */
+            uint32_t call_end = g->end_of[p->ev2local[k[i].ev]];
+            for (size_t s = 0; s < nstreams; s++)
+                if (g->nodes[p->last_of[streams[s]]].ts <= g->nodes[call_end].ts)
+                    add_edge(g, p->last_of[streams[s]], call_end, TP_CPE_SYNC, true, TP_NONE);
+            continue;
+        }
+        uint32_t run_local = p->ev2local[e->link];
+        int kind = cp_item_kind(p, e);
+        if (kind != CP_ITEM_ACTIVITY) {
+            if (run_local == TP_NONE)
+                continue;
+            uint32_t run_end = g->end_of[run_local];
+            if (kind == CP_ITEM_STREAM_SYNC) {
+                uint32_t last = p->last_of[p->logical[e->track]];
+                if (last != TP_NONE)
+                    add_edge(g, last, run_end, TP_CPE_SYNC, true, TP_NONE);
+            } else if (kind == CP_ITEM_CONTEXT_SYNC) {
+                for (size_t s = 0; s < nstreams; s++)
+                    add_edge(g, p->last_of[streams[s]], run_end, TP_CPE_SYNC, true, TP_NONE);
+            } else {
+                uint32_t src = p->sync_src[k[i].pos];
+                uint32_t src_local = src == TP_NONE ? TP_NONE : p->ev2local[src];
+                if (src_local != TP_NONE)
+                    add_edge(g, g->end_of[src_local], run_end, TP_CPE_SYNC, true, TP_NONE);
+            }
+            continue;
+        }
+        uint32_t local = p->ev2local[k[i].ev];
+        if (local == TP_NONE)
+            continue;
+        uint32_t start = g->start_of[local], end = g->end_of[local];
+        add_edge(g, start, end, TP_CPE_OPERATOR, false, k[i].ev);
+        uint32_t stream = p->logical[e->track];
+        uint32_t last = p->last_of[stream];
+        uint32_t src = p->wait_src[k[i].pos];
+        uint32_t src_local = src == TP_NONE ? TP_NONE : p->ev2local[src];
+        uint32_t sync_end = src_local == TP_NONE ? TP_NONE : g->end_of[src_local];
+        if (sync_end != TP_NONE)
+            add_edge(g, sync_end, start, TP_CPE_SYNC, true, TP_NONE);
+        int64_t run_ts = t->events[e->link].ts;
+        bool launched = false;
+        if (p->q_run[k[i].pos] == 1 && p->q_dev[k[i].pos] == 0 && (last == TP_NONE || g->nodes[last].ts < run_ts) &&
+            (src == TP_NONE || (sync_end != TP_NONE && g->nodes[sync_end].ts < run_ts)) && run_local != TP_NONE) {
+            add_edge(g, g->start_of[run_local], start, TP_CPE_LAUNCH, false, TP_NONE);
+            launched = true;
+        } else if (last != TP_NONE && g->nodes[start].ts - g->nodes[last].ts < KERNEL_GAP_MAX_NS &&
+                   (src == TP_NONE || (sync_end != TP_NONE && g->nodes[sync_end].ts < g->nodes[last].ts))) {
+            add_edge(g, last, start, TP_CPE_KERNEL_KERNEL, false, g->nodes[last].ev);
+        }
+        /* a device activity never starts before its launch call: a 0 edge
+         * keeps that order (HTA CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE) */
+        if (!launched && run_local != TP_NONE)
+            add_edge(g, g->start_of[run_local], start, TP_CPE_LAUNCH, true, TP_NONE);
+        if (last == TP_NONE)
+            streams[nstreams++] = stream;
+        p->last_of[stream] = end;
+    }
+    for (size_t s = 0; s < nstreams; s++)
+        p->last_of[streams[s]] = TP_NONE;
+    free(streams);
+    free(k);
+}
+
+/* ---- the longest path, as networkx dag_longest_path finds it ---- */
+
+typedef struct csr csr;
+
+static void csr_build(csr *c, const edge *es, size_t ne, size_t nn, bool by_dst)
+{
+    c->off = tp_xcalloc(nn + 2, sizeof *c->off);
+    c->e = tp_xmalloc((ne + 1) * sizeof *c->e);
+    for (size_t i = 0; i < ne; i++)
+        c->off[(by_dst ? es[i].v : es[i].u) + 1]++;
+    for (size_t i = 0; i < nn; i++)
+        c->off[i + 1] += c->off[i];
+    uint32_t *fill = tp_xmalloc((nn + 1) * sizeof *fill);
+    memcpy(fill, c->off, nn * sizeof *fill);
+    for (size_t i = 0; i < ne; i++)
+        c->e[fill[by_dst ? es[i].v : es[i].u]++] = (uint32_t)i;
+    free(fill);
+}
+
+/* networkx keeps one edge per (u, v): a later add updates the first one's
+ * data in place.  Mark the later duplicates dead (type 255). */
+static void dedupe(edge *es, size_t ne, const csr *out, size_t nn)
+{
+    uint32_t *seen = tp_xmalloc((nn + 1) * sizeof *seen); /* v -> edge index of (u, v) for the current u */
+    uint32_t *stamp = tp_xmalloc((nn + 1) * sizeof *stamp);
+    memset(stamp, 0xff, (nn + 1) * sizeof *stamp);
+    for (size_t u = 0; u < nn; u++)
+        for (uint32_t j = out->off[u]; j < out->off[u + 1]; j++) {
+            edge *e = &es[out->e[j]];
+            if (stamp[e->v] == u) {
+                edge *first = &es[seen[e->v]];
+                first->w = e->w;
+                first->type = e->type;
+                first->attr = e->attr;
+                e->type = 255;
+            } else {
+                stamp[e->v] = (uint32_t)u;
+                seen[e->v] = out->e[j];
+            }
+        }
+    (void)ne;
+    free(seen);
+    free(stamp);
+}
+
+/* Topological generations (Kahn, generation after generation, children in
+ * edge order), then the best predecessor of each node (the first with the
+ * greatest length; none when that is negative), then back from the first
+ * node of greatest length.  Returns the path's node count (0: a cycle). */
+static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
+{
+    size_t nn = g->nnodes, ne = g->nedges;
+    csr out, in;
+    csr_build(&out, g->edges, ne, nn, false);
+    dedupe(g->edges, ne, &out, nn);
+    csr_build(&in, g->edges, ne, nn, true);
+    uint32_t *indeg = tp_xcalloc(nn + 1, sizeof *indeg);
+    for (size_t i = 0; i < ne; i++)
+        if (g->edges[i].type != 255)
+            indeg[g->edges[i].v]++;
+    uint32_t *order = tp_xmalloc((nn + 1) * sizeof *order);
+    size_t no = 0;
+    for (size_t v = 0; v < nn; v++)
+        if (!indeg[v])
+            order[no++] = (uint32_t)v;
+    for (size_t head = 0; head < no; head++) {
+        uint32_t u = order[head];
+        for (uint32_t j = out.off[u]; j < out.off[u + 1]; j++) {
+            const edge *e = &g->edges[out.e[j]];
+            if (e->type != 255 && --indeg[e->v] == 0)
+                order[no++] = e->v;
+        }
+    }
+    size_t n = 0;
+    if (no == nn && nn) {
+        int64_t *dist = tp_xmalloc(nn * sizeof *dist);
+        uint32_t *from = tp_xmalloc(nn * sizeof *from);
+        for (size_t k = 0; k < nn; k++) {
+            uint32_t v = order[k];
+            int64_t best = INT64_MIN;
+            uint32_t bu = v;
+            for (uint32_t j = in.off[v]; j < in.off[v + 1]; j++) {
+                const edge *e = &g->edges[in.e[j]];
+                if (e->type == 255)
+                    continue;
+                int64_t c = tp_sat_add(dist[e->u], e->w);
+                if (c > best) {
+                    best = c;
+                    bu = e->u;
+                }
+            }
+            if (best == INT64_MIN || best < 0) {
+                best = 0;
+                bu = v;
+            }
+            dist[v] = best;
+            from[v] = bu;
+        }
+        uint32_t v = order[0];
+        for (size_t k = 1; k < nn; k++)
+            if (dist[order[k]] > dist[v])
+                v = order[k];
+        *len_out = dist[v];
+        uint32_t *path = tp_xmalloc((nn + 1) * sizeof *path);
+        for (;;) {
+            path[n++] = v;
+            if (from[v] == v)
+                break;
+            v = from[v];
+        }
+        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+            uint32_t x = path[a];
+            path[a] = path[b];
+            path[b] = x;
+        }
+        *path_out = path;
+        free(dist);
+        free(from);
+    }
+    free(in.off);
+    free(in.e);
+    free(indeg);
+    free(order);
+    g->out = out; /* the path's edges are looked up in it */
+    return n;
+}
+
+
+static const edge *find_edge(const graph *g, uint32_t u, uint32_t v)
+{
+    for (uint32_t j = g->out.off[u]; j < g->out.off[u + 1]; j++) {
+        const edge *e = &g->edges[g->out.e[j]];
+        if (e->v == v && e->type != 255)
+            return e;
+    }
+    return NULL;
+}
+
+static bool is_comm(const char *n)
+{
+    return strstr(n, "nccl") || strstr(n, "NCCL") || strstr(n, "rccl") || strstr(n, "RCCL");
+}
+
+static uint8_t bound_of(const graph *g, const edge *e)
+{
+    switch (e->type) {
+    case TP_CPE_LAUNCH:
+        return TP_CPB_LAUNCH;
+    case TP_CPE_KERNEL_KERNEL:
+        return TP_CPB_KERNEL_GAP;
+    case TP_CPE_SYNC:
+        return TP_CPB_SYNC;
+    case TP_CPE_DEPENDENCY:
+        return TP_CPB_CPU; /* the host thread between two ops (or waiting on the runtime lock) */
+    default:
+        break;
+    }
+    if (e->attr == TP_NONE)
+        return TP_CPB_CPU;
+    const tp_event *a = &g->t->events[e->attr];
+    if (a->kind == TP_KIND_MEMCPY || a->kind == TP_KIND_MEMSET)
+        return TP_CPB_MEMCPY;
+    if (a->kind == TP_KIND_KERNEL)
+        return is_comm(tp_str_get(g->t, a->name)) ? TP_CPB_COMM : TP_CPB_KERNEL;
+    if (cp_is_data_loading(g->t, a))
+        return TP_CPB_DATA_LOADING;
+    if (e->w == 0 && is_blocking(g, e->attr))
+        return TP_CPB_SYNC; /* a blocking call's end: waiting on the device */
+    return TP_CPB_CPU;
+}
+
+typedef struct share {
+    uint32_t ev;
+    tp_str name;
+    uint8_t bound;
+    int64_t ns;
+} share;
+#define SHARE_BY_EV(x, y, c) ((x)->ev < (y)->ev)
+TP_SORT_DEFINE(sort_by_ev, share, int, SHARE_BY_EV)
+#define SHARE_BY_NAME(x, y, c) ((x)->name < (y)->name || ((x)->name == (y)->name && (x)->bound < (y)->bound))
+TP_SORT_DEFINE(sort_by_name, share, int, SHARE_BY_NAME)
+#define SHARE_BY_NS(x, y, c) ((x)->ns > (y)->ns)
+TP_SORT_DEFINE(sort_by_ns, share, int, SHARE_BY_NS)
+
+/* The path's time by event: the longest host op, the top names. */
+static void shares(const graph *g, tp_cp_path *out)
+{
+    share *s = tp_xmalloc((out->nlinks + 1) * sizeof *s);
+    size_t n = 0;
+    for (size_t i = 0; i < out->nlinks; i++) {
+        const tp_cp_link *l = &out->links[i];
+        if (l->time_ns > 0 && l->attr_ev != TP_NONE)
+            s[n++] = (share){l->attr_ev, g->t->events[l->attr_ev].name, l->bound, l->time_ns};
+    }
+    sort_by_ev(s, n, 0);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && s[m - 1].ev == s[i].ev && s[m - 1].bound == s[i].bound)
+            s[m - 1].ns += s[i].ns;
+        else
+            s[m++] = s[i];
+    }
+    for (size_t i = 0; i < m; i++)
+        if (s[i].bound == TP_CPB_CPU && s[i].ns > out->longest_cpu_ns) {
+            out->longest_cpu_ns = s[i].ns;
+            out->longest_cpu_name = s[i].name;
+        }
+    sort_by_name(s, m, 0);
+    n = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (n && s[n - 1].name == s[i].name && s[n - 1].bound == s[i].bound)
+            s[n - 1].ns += s[i].ns;
+        else
+            s[n++] = s[i];
+    }
+    sort_by_ns(s, n, 0);
+    for (size_t i = 0; i < n && out->ntop < TP_CP_TOP; i++)
+        out->top[out->ntop++] = (tp_cp_top){s[i].name, s[i].bound, s[i].ns};
+    free(s);
+}
+
+static int64_t launch_ts(const cp_prep *p, size_t i)
+{
+    return p->t->events[p->t->events[p->dev[i]].link].ts;
+}
+
+void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
+{
+    const tp_trace *t = p->t;
+    memset(out, 0, sizeof *out);
+    out->step = w->step;
+    out->window_ev = w->ev;
+    out->ws = w->ws;
+    out->we = w->we;
+    out->length_ns = w->we - w->ws;
+    size_t lo = 0, hi = p->nhost;
+    while (lo < hi) { /* first host candidate at or after ws */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->events[p->host[mid]].ts < w->ws)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t h0 = lo, h1 = h0;
+    while (h1 < p->nhost && t->events[p->host[h1]].ts <= w->we)
+        h1++;
+    lo = 0, hi = p->ndev;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (launch_ts(p, mid) < w->ws)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t d0 = lo, d1 = d0;
+    while (d1 < p->ndev && launch_ts(p, d1) <= w->we)
+        d1++;
+
+    graph g = {0};
+    g.p = p;
+    g.t = t;
+    g.locals = tp_xmalloc((h1 - h0 + d1 - d0 + 1) * sizeof *g.locals);
+    for (size_t i = h0; i < h1; i++) {
+        p->ev2local[p->host[i]] = (uint32_t)g.nlocals;
+        g.locals[g.nlocals++] = p->host[i];
+    }
+    size_t nhost = g.nlocals;
+    for (size_t i = d0; i < d1; i++)
+        if (cp_is_activity(&t->events[p->dev[i]]) || on_stream_sync(t, &t->events[p->dev[i]])) {
+            p->ev2local[p->dev[i]] = (uint32_t)g.nlocals;
+            g.locals[g.nlocals++] = p->dev[i];
+        }
+    g.nnodes = 2 * g.nlocals;
+    g.nodes = tp_xmalloc((g.nnodes + 1) * sizeof *g.nodes);
+    for (size_t i = 0; i < g.nlocals; i++) {
+        const tp_event *e = &t->events[g.locals[i]];
+        g.nodes[2 * i] = (node){e->ts, g.locals[i], (uint32_t)i, true};
+        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], (uint32_t)i, false};
+    }
+    sort_nodes(g.nodes, g.nnodes, 0);
+    g.start_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.start_of);
+    g.end_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.end_of);
+    for (uint32_t i = 0; i < g.nnodes; i++)
+        (g.nodes[i].start ? g.start_of : g.end_of)[g.nodes[i].local] = i;
+
+    lock_pass(&g);
+    stack_pass(&g, nhost);
+    device_pass(&g, nhost, d0, d1);
+
+    uint32_t *path = NULL;
+    int64_t weighted = 0;
+    size_t np = g.nnodes ? longest_path(&g, &path, &weighted) : 0;
+    for (size_t i = 0; i < g.nedges; i++)
+        if (g.edges[i].type != 255) {
+            out->edges++;
+            out->edges_of[g.edges[i].type]++;
+            out->sync_nonzero += g.edges[i].type == TP_CPE_SYNC && g.edges[i].w != 0;
+        }
+    out->nodes = (uint32_t)g.nnodes;
+    out->negative = g.negative;
+    out->cycle = g.nnodes && np == 0;
+    out->weighted_ns = weighted;
+
+    /* the path as window time: every piece clipped to [ws, we], each from
+     * where the previous stopped, so that the pieces add up to we - ws */
+    int64_t cursor = w->ws;
+    if (np) {
+        int64_t first = g.nodes[path[0]].ts;
+        first = first < w->ws ? w->ws : first > w->we ? w->we : first;
+        out->bound_ns[TP_CPB_OUTSIDE] += first - w->ws;
+        cursor = first;
+        out->links = tp_xmalloc(np * sizeof *out->links);
+        bool *seen = tp_xcalloc(g.nlocals + 1, 1);
+        for (size_t i = 0; i < np; i++) {
+            const node *b = &g.nodes[path[i]];
+            if (!seen[b->local]) {
+                seen[b->local] = true;
+                out->path_events++;
+            }
+            if (i == 0)
+                continue;
+            const node *a = &g.nodes[path[i - 1]];
+            const edge *e = find_edge(&g, path[i - 1], path[i]);
+            int64_t to = b->ts < w->ws ? w->ws : b->ts > w->we ? w->we : b->ts;
+            int64_t next = to > cursor ? to : cursor;
+            tp_cp_link *l = &out->links[out->nlinks++];
+            *l = (tp_cp_link){a->ev, b->ev, a->ts, b->ts, e ? e->w : 0, cursor, next - cursor,
+                              e ? e->attr : TP_NONE, e ? e->type : TP_CPE_DEPENDENCY, TP_CPB_CPU, a->start, b->start};
+            l->bound = e ? bound_of(&g, e) : TP_CPB_CPU;
+            out->bound_ns[l->bound] += next - cursor;
+            cursor = next;
+        }
+        free(seen);
+    }
+    out->bound_ns[TP_CPB_OUTSIDE] += w->we - cursor;
+    shares(&g, out);
+
+    for (size_t i = 0; i < g.nlocals; i++)
+        p->ev2local[g.locals[i]] = TP_NONE;
+    free(path);
+    free(g.out.off);
+    free(g.out.e);
+    free(g.edges);
+    free(g.nodes);
+    free(g.start_of);
+    free(g.end_of);
+    free(g.locals);
+}

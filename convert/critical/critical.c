@@ -1,0 +1,205 @@
+/* critical.c: the windows and the paths of a trace (critical.h). */
+#include "convert/critical/cp_prep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tp_cp_edge_name(int type)
+{
+    static const char *const names[TP_CPE_COUNT] = {"operator", "dependency", "launch_delay", "kernel_kernel_delay",
+                                                    "sync"};
+    return type >= 0 && type < TP_CPE_COUNT ? names[type] : "?";
+}
+
+const char *tp_cp_bound_name(int bound)
+{
+    static const char *const names[TP_CPB_COUNT] = {"cpu_op", "data_loading", "launch_delay",
+                                                    "kernel", "communication", "memcpy",
+                                                    "kernel_gap", "sync", "outside_path"};
+    return bound >= 0 && bound < TP_CPB_COUNT ? names[bound] : "?";
+}
+
+static bool usable(const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED));
+}
+
+/* The profiler's own span (Kineto's "PyTorch Profiler (0)", category
+ * Trace) is no slice of the whole-trace window (as report/analysis steps). */
+static bool profiler_span(const tp_trace *t, const tp_event *e)
+{
+    if (tp_str_len(t, e->cat) == 5 && memcmp(tp_str_get(t, e->cat), "Trace", 5) == 0)
+        return true;
+    return strncmp(tp_str_get(t, e->name), "PyTorch Profiler (", 18) == 0;
+}
+
+static int cmp_window_step(const void *a, const void *b)
+{
+    const tp_cp_window *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->ws != y->ws)
+        return x->ws < y->ws ? -1 : 1;
+    return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+static int cmp_window_start(const void *a, const void *b)
+{
+    const tp_cp_window *x = a, *y = b;
+    if (x->ws != y->ws)
+        return x->ws < y->ws ? -1 : 1;
+    return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_t *n, char *err, size_t errn)
+{
+    *out = NULL;
+    *n = 0;
+    tp_cp_window *w = NULL;
+    size_t nw = 0, cap = 0;
+    bool steps_too = true;
+    if (spec && (!spec[0] || strcmp(spec, "#0") == 0))
+        spec = NULL, steps_too = false; /* HTA's annotation "": the whole trace */
+    if (spec) {
+        /* NAME[#N]: the last '#' followed by digits only is the instance */
+        size_t len = strlen(spec);
+        int64_t inst = 0;
+        const char *hash = strrchr(spec, '#');
+        if (hash && hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1) && strlen(hash + 1) <= 9) {
+            inst = atoll(hash + 1);
+            len = (size_t)(hash - spec);
+        }
+        for (size_t i = 0; i < t->nevents; i++) {
+            const tp_event *e = &t->events[i];
+            if (!usable(e) || tp_str_len(t, e->name) < len)
+                continue;
+            const char *name = tp_str_get(t, e->name);
+            if (len && !memmem(name, tp_str_len(t, e->name), spec, len))
+                continue;
+            TP_GROW(w, cap, nw + 1);
+            w[nw++] = (tp_cp_window){e->ts, tp_sat_add(e->ts, e->dur), -1, (uint32_t)i};
+        }
+        if (nw)
+            qsort(w, nw, sizeof *w, cmp_window_start);
+        if ((size_t)inst >= nw) {
+            snprintf(err, errn, "--critical-path-window: %.*s has %zu instance%s (asked for #%lld, counted from 0)",
+                     (int)(len > 200 ? 200 : len), spec, nw, nw == 1 ? "" : "s", (long long)inst);
+            free(w);
+            return -1;
+        }
+        w[0] = w[inst];
+        *out = w;
+        *n = 1;
+        return 0;
+    }
+    for (size_t i = 0; steps_too && i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if ((e->flags & TP_EV_STEP) && usable(e)) {
+            TP_GROW(w, cap, nw + 1);
+            w[nw++] = (tp_cp_window){e->ts, tp_sat_add(e->ts, e->dur), (int64_t)e->id, (uint32_t)i};
+        }
+    }
+    if (nw) {
+        /* one window per step number (its first), in step order */
+        qsort(w, nw, sizeof *w, cmp_window_step);
+        size_t kept = 0;
+        for (size_t k = 0; k < nw; k++)
+            if (!kept || w[k].step != w[kept - 1].step)
+                w[kept++] = w[k];
+        *out = w;
+        *n = kept;
+        return 0;
+    }
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!usable(e) || profiler_span(t, e))
+            continue;
+        lo = e->ts < lo ? e->ts : lo;
+        int64_t end = tp_sat_add(e->ts, e->dur);
+        hi = end > hi ? end : hi;
+    }
+    if (lo > hi)
+        return 0; /* no slice: no window */
+    w = tp_xmalloc(sizeof *w);
+    w[0] = (tp_cp_window){lo, hi, -1, TP_NONE};
+    *out = w;
+    *n = 1;
+    return 0;
+}
+
+void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical, tp_critical *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!n)
+        return;
+    cp_prep p;
+    cp_prep_build(t, logical, &p);
+    c->paths = tp_xcalloc(n, sizeof *c->paths);
+    c->n = n;
+    for (size_t i = 0; i < n; i++)
+        cp_path_window(&p, &w[i], &c->paths[i]);
+    cp_prep_free(&p);
+}
+
+struct tp_cp_lanes {
+    cp_prep p;
+    cp_prep lane[2]; /* p with the lane's own ev2local and last_of */
+    tp_cp_window *w;
+    size_t n;
+    tp_critical *c;
+};
+
+tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical,
+                               tp_critical *c)
+{
+    memset(c, 0, sizeof *c);
+    tp_cp_lanes *l = tp_xcalloc(1, sizeof *l);
+    l->c = c;
+    l->n = n;
+    if (!n)
+        return l;
+    l->w = tp_xmalloc(n * sizeof *l->w);
+    memcpy(l->w, w, n * sizeof *w);
+    cp_prep_build(t, logical, &l->p);
+    c->paths = tp_xcalloc(n, sizeof *c->paths);
+    c->n = n;
+    for (int k = 0; k < 2; k++) {
+        l->lane[k] = l->p;
+        if (k) { /* lane 0 uses p's arrays, lane 1 its own */
+            l->lane[k].ev2local = tp_xmalloc((t->nevents + 1) * sizeof *l->lane[k].ev2local);
+            memset(l->lane[k].ev2local, 0xff, (t->nevents + 1) * sizeof *l->lane[k].ev2local);
+            l->lane[k].last_of = tp_xmalloc((t->ntracks + 1) * sizeof *l->lane[k].last_of);
+            memset(l->lane[k].last_of, 0xff, (t->ntracks + 1) * sizeof *l->lane[k].last_of);
+        }
+    }
+    return l;
+}
+
+void tp_critical_lane(tp_cp_lanes *l, int lane)
+{
+    for (size_t i = (size_t)lane; i < l->n; i += 2)
+        cp_path_window(&l->lane[lane], &l->w[i], &l->c->paths[i]);
+}
+
+void tp_critical_end(tp_cp_lanes *l)
+{
+    if (!l)
+        return;
+    if (l->n) {
+        free(l->lane[1].ev2local);
+        free(l->lane[1].last_of);
+        cp_prep_free(&l->p);
+    }
+    free(l->w);
+    free(l);
+}
+
+void tp_critical_free(tp_critical *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->paths[i].links);
+    free(c->paths);
+    memset(c, 0, sizeof *c);
+}
