@@ -1,6 +1,7 @@
 /* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
 #include "convert/base/cli.h"
 #include "convert/codec/json_write.h"
+#include "report/out/mem_out.h"
 #include "report/out/gpu_json.h"
 #include "report/out/idle_json.h"
 #include "report/out/find_out.h"
@@ -90,6 +91,8 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_idle_json(s, &b);
         tp_buf_puts(&b, ",\n");
         tp_findings_json(s->findings, &b);
+        tp_buf_puts(&b, ",\n");
+        tp_memory_json(s, &b);
     }
     /* format-specific sections (stats_sections.c) go inside the object */
     if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
@@ -142,6 +145,8 @@ static void print_text(const tp_summary *s, const char *path)
     tp_buf_free(&name);
     if (s->gt.devices)
         print_gpu_time(s);
+    if (s->cat.rules) /* not with --kernels-only */
+        tp_memory_text(s, stdout);
     if (s->findings)
         tp_findings_text(s->findings, stdout);
 }
@@ -361,6 +366,7 @@ static int tp_cmd_stats(int argc, char **argv)
     tp_trace_init(&t);
     tp_err err = {0};
     lo.read.keep_args = false; /* stats needs no args: keeps memory well below the input size */
+    lo.read.keep_args_of = tp_mem_wants_args; /* but the memory events' (report/memory/) */
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */

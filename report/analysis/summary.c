@@ -145,7 +145,21 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
 
 bool tp_summary_wants_args(const char *name, size_t len)
 {
-    return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len);
+    return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len) || tp_mem_wants_args(name, len);
+}
+
+/* The memory model (report/memory/) reads the host tree and the steps as plain arrays; nothing
+ * to do (one string lookup) in a trace without memory events. */
+static void memory_build(tp_summary *s)
+{
+    tp_mem_window *w = tp_xmalloc((s->sf.nsteps ? s->sf.nsteps : 1) * sizeof *w);
+    for (size_t i = 0; i < s->sf.nsteps; i++)
+        w[i] = (tp_mem_window){s->sf.steps[i].step, s->sf.steps[i].ts, s->sf.steps[i].ts + s->sf.steps[i].host_ns};
+    tp_mem_inputs in = {s->ht.order, s->ht.n, s->ht.parent, s->ht.top, s->ht.logical, w, s->sf.nsteps,
+                        tp_is_op, tp_is_module_label};
+    tp_memory_build(s->t, &in, &s->mem);
+    free(w);
+    tp_timing("summary: memory");
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
@@ -183,6 +197,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         tp_timing("summary: collectives | steps, attribution, classification, GPU time");
         find_devices(t, s);
         tp_dist_info_read(t, &s->dist);
+        memory_build(s);
         return;
     }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
@@ -192,6 +207,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
+    memory_build(s);
 }
 
 void tp_summary_free(tp_summary *s)
@@ -209,6 +225,7 @@ void tp_summary_free(tp_summary *s)
     tp_efficiency_free(&s->eff);
     tp_collectives_free(&s->coll);
     tp_dist_info_free(&s->dist);
+    tp_memory_free(&s->mem);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);

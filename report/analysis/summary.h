@@ -17,6 +17,7 @@
 #include "report/analysis/op_breakdown.h"
 #include "report/analysis/overheads.h"
 #include "report/analysis/steps.h"
+#include "report/memory/memory.h"
 
 typedef struct tp_report_opts {
     const char *path;       /* the input as given */
@@ -51,6 +52,7 @@ typedef struct tp_summary {
     tp_efficiency eff;      /* FLOPs, bytes and the roof per op and shape (not with opts.lean) */
     tp_collectives coll;    /* collective calls, sizes and bandwidths (report/comm/collectives.h) */
     tp_dist_info dist;      /* which rank of which job (convert/model/dist_info.h) */
+    tp_memory mem;          /* device and host memory from the allocator's events (report/memory/memory.h) */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for

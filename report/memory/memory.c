@@ -1,0 +1,389 @@
+/* memory.c: see memory.h.  Work: one pass over the events to find the
+ * memory events (none: nothing more), their args read once, a sort of the
+ * memory events by time, and per event a binary search in its thread's host
+ * slices plus a walk up its enclosing slices. */
+#include "report/memory/memory.h"
+
+#include "convert/base/i64map.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rec {
+    int64_t ts;
+    uint32_t ev;
+    uint32_t dev;
+    tp_mem_event m;
+    tp_str op, top, module;
+} rec;
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const rec *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->ev < y->ev ? -1 : x->ev > y->ev; /* input order */
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+    const tp_mem_device *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* ---- who allocated: the slices enclosing the event on its thread ---- */
+
+typedef struct encl {
+    const tp_trace *t;
+    const tp_mem_inputs *in;
+    size_t *first, *last; /* logical track -> range of in->order */
+    size_t ntracks;
+} encl;
+
+static void encl_init(encl *x, const tp_trace *t, const tp_mem_inputs *in)
+{
+    memset(x, 0, sizeof *x);
+    x->t = t;
+    x->in = in;
+    if (!in->order || !in->parent || !in->logical)
+        return;
+    x->ntracks = t->ntracks;
+    x->first = tp_xmalloc((x->ntracks + 1) * sizeof *x->first);
+    x->last = tp_xcalloc(x->ntracks + 1, sizeof *x->last);
+    for (size_t k = 0; k < x->ntracks; k++)
+        x->first[k] = SIZE_MAX;
+    for (size_t p = 0; p < in->norder; p++) {
+        uint32_t lt = in->logical[t->events[in->order[p]].track];
+        if (x->first[lt] == SIZE_MAX)
+            x->first[lt] = p;
+        x->last[lt] = p + 1;
+    }
+}
+
+static void encl_free(encl *x)
+{
+    free(x->first);
+    free(x->last);
+}
+
+static bool covers(const tp_event *e, int64_t ts) { return e->ts <= ts && ts <= e->ts + e->dur; }
+
+/* The innermost host slice on the event's thread that covers ts: the last
+ * slice starting at or before ts, or the first of its ancestors covering ts
+ * (preorder by start: whatever covers ts encloses that slice). */
+static uint32_t innermost(const encl *x, uint32_t track, int64_t ts)
+{
+    if (!x->first || track >= x->ntracks)
+        return TP_NONE;
+    uint32_t lt = x->in->logical[track];
+    if (x->first[lt] == SIZE_MAX)
+        return TP_NONE;
+    size_t lo = x->first[lt], hi = x->last[lt]; /* first position starting after ts */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->t->events[x->in->order[mid]].ts <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == x->first[lt])
+        return TP_NONE;
+    uint32_t e = x->in->order[lo - 1];
+    for (size_t guard = 0; e != TP_NONE && guard < x->in->norder; guard++) {
+        if (covers(&x->t->events[e], ts))
+            return e;
+        e = x->in->parent[e];
+    }
+    return TP_NONE;
+}
+
+static void attribute(const encl *x, rec *r)
+{
+    const tp_trace *t = x->t;
+    uint32_t e = innermost(x, t->events[r->ev].track, r->ts);
+    uint32_t op = TP_NONE;
+    for (uint32_t a = e; a != TP_NONE; a = x->in->parent[a]) {
+        const tp_event *ev = &t->events[a];
+        if (op == TP_NONE && x->in->is_op && x->in->is_op(t, ev))
+            op = a;
+        if (!r->module && x->in->is_module) {
+            const char *s = tp_str_get(t, ev->name);
+            if (x->in->is_module(s) || strncmp(s, "nn.Module: ", 11) == 0)
+                r->module = ev->name;
+        }
+        if (op != TP_NONE && r->module)
+            break;
+    }
+    if (op == TP_NONE)
+        return;
+    r->op = t->events[op].name;
+    uint32_t top = x->in->top ? x->in->top[op] : TP_NONE;
+    r->top = top != TP_NONE ? t->events[top].name : r->op;
+}
+
+/* ---- holders ---- */
+
+static int cmp_holder_key(const void *a, const void *b)
+{
+    const tp_mem_holder *x = a, *y = b;
+    if (x->op != y->op)
+        return x->op < y->op ? -1 : 1;
+    return x->module < y->module ? -1 : x->module > y->module;
+}
+
+static int cmp_holder_bytes(const void *a, const void *b)
+{
+    const tp_mem_holder *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return cmp_holder_key(a, b); /* interned ids: the input's order, deterministic */
+}
+
+/* live[0..n) grouped by (op, module), largest first; *out owns the rows */
+static size_t group_holders(tp_mem_holder *live, size_t n, tp_mem_holder **out)
+{
+    if (n == 0) {
+        *out = NULL;
+        return 0;
+    }
+    qsort(live, n, sizeof *live, cmp_holder_key);
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (g && live[g - 1].op == live[i].op && live[g - 1].module == live[i].module) {
+            live[g - 1].bytes = tp_sat_add(live[g - 1].bytes, live[i].bytes);
+            live[g - 1].allocations += live[i].allocations;
+        } else
+            live[g++] = live[i];
+    }
+    qsort(live, g, sizeof *live, cmp_holder_bytes);
+    *out = tp_xmalloc(g * sizeof **out);
+    memcpy(*out, live, g * sizeof **out);
+    return g;
+}
+
+/* Replay one device's allocations and frees to its peak; the live ones there are the holders. */
+static void holders_at_peak(tp_memory *m, tp_mem_device *d, rec **rs, size_t n, size_t peak_pos)
+{
+    tp_i64map by_addr;
+    tp_i64map by_addr0 = {0};
+    by_addr = by_addr0;
+    uint8_t *freed = tp_xcalloc(n ? n : 1, 1);
+    for (size_t k = 0; k < n; k++) {
+        const rec *r = rs[k];
+        if (!r->m.has_addr) {
+            m->no_addr++;
+            continue;
+        }
+        if (r->m.bytes > 0)
+            tp_i64map_put(&by_addr, r->m.addr, (uint32_t)k);
+        else if (r->m.bytes < 0) {
+            uint32_t a = tp_i64map_get(&by_addr, r->m.addr);
+            if (a == TP_I64MAP_EMPTY || freed[a])
+                m->unmatched_frees++;
+            else
+                freed[a] = k <= peak_pos ? 1 : 2; /* 2: freed after the peak (live at it) */
+        }
+    }
+    tp_mem_holder *live = tp_xmalloc((peak_pos + 1) * sizeof *live), *inner = tp_xmalloc((peak_pos + 1) * sizeof *inner);
+    size_t nl = 0;
+    d->held_seen = 0;
+    for (size_t k = 0; k <= peak_pos && k < n; k++) {
+        const rec *r = rs[k];
+        if (r->m.bytes <= 0 || !r->m.has_addr || freed[k] == 1)
+            continue;
+        live[nl] = (tp_mem_holder){r->top, r->module, r->m.bytes, 1};
+        inner[nl] = (tp_mem_holder){r->op, r->module, r->m.bytes, 1};
+        nl++;
+        d->held_seen = tp_sat_add(d->held_seen, r->m.bytes);
+    }
+    d->held_before = d->peak_allocated - d->held_seen;
+    d->nholders = group_holders(live, nl, &d->holders);
+    d->nholders_inner = group_holders(inner, nl, &d->holders_inner);
+    free(live);
+    free(inner);
+    free(freed);
+    tp_i64map_free(&by_addr);
+}
+
+/* ---- levels ---- */
+
+static int64_t step_of(const tp_mem_inputs *in, int64_t ts)
+{
+    for (size_t i = 0; i < in->nsteps; i++) /* steps are few (hundreds) */
+        if (in->steps[i].ts <= ts && ts < in->steps[i].end)
+            return in->steps[i].step;
+    return -1;
+}
+
+/* first position in rs[0..n) at or after ts */
+static size_t first_at(rec **rs, size_t n, int64_t ts)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rs[mid]->ts < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void device_levels(tp_memory *m, tp_mem_device *d, const tp_trace *t, const tp_mem_inputs *in, rec **rs,
+                          size_t n)
+{
+    /* levels only from the events that carry them */
+    size_t nl = 0;
+    for (size_t k = 0; k < n; k++)
+        nl += rs[k]->m.has_levels;
+    rec **lv = tp_xmalloc((nl ? nl : 1) * sizeof *lv);
+    nl = 0;
+    for (size_t k = 0; k < n; k++)
+        if (rs[k]->m.has_levels)
+            lv[nl++] = rs[k];
+    d->events = nl;
+    if (nl == 0) {
+        free(lv);
+        return;
+    }
+    d->pts = tp_xmalloc(nl * sizeof *d->pts);
+    size_t peak = 0, peak_r = 0;
+    for (size_t k = 0; k < nl; k++) {
+        d->pts[k] = (tp_mem_point){lv[k]->ts, lv[k]->m.allocated, lv[k]->m.reserved};
+        if (lv[k]->m.allocated > lv[peak]->m.allocated)
+            peak = k;
+        if (lv[k]->m.reserved > lv[peak_r]->m.reserved)
+            peak_r = k;
+    }
+    d->npts = nl;
+    d->peak_allocated = lv[peak]->m.allocated;
+    d->peak_allocated_ts = lv[peak]->ts;
+    d->peak_allocated_step = step_of(in, d->peak_allocated_ts);
+    d->peak_event = lv[peak]->ev;
+    d->peak_reserved = lv[peak_r]->m.reserved;
+    d->peak_reserved_ts = lv[peak_r]->ts;
+    d->peak_reserved_step = step_of(in, d->peak_reserved_ts);
+    /* the level before the first event: what the allocator held when the trace began */
+    d->first_allocated = lv[0]->m.allocated - lv[0]->m.bytes;
+    if (d->first_allocated < 0)
+        d->first_allocated = 0;
+    d->last_allocated = lv[nl - 1]->m.allocated;
+    d->last_reserved = lv[nl - 1]->m.reserved;
+    d->nsteps = in->nsteps;
+    d->steps = tp_xcalloc(in->nsteps ? in->nsteps : 1, sizeof *d->steps);
+    for (size_t s = 0; s < in->nsteps; s++) {
+        tp_mem_step *st = &d->steps[s];
+        size_t a = first_at(lv, nl, in->steps[s].ts), b = first_at(lv, nl, in->steps[s].end);
+        st->step = in->steps[s].step;
+        st->start = a ? lv[a - 1]->m.allocated : d->first_allocated;
+        st->end = b ? lv[b - 1]->m.allocated : d->first_allocated;
+        st->peak = st->start;
+        st->peak_reserved = a ? lv[a - 1]->m.reserved : lv[0]->m.reserved;
+        st->events = b - a;
+        for (size_t k = a; k < b; k++) {
+            if (lv[k]->m.allocated > st->peak)
+                st->peak = lv[k]->m.allocated;
+            if (lv[k]->m.reserved > st->peak_reserved)
+                st->peak_reserved = lv[k]->m.reserved;
+        }
+    }
+    /* the peak's place among all this device's events (with or without levels) */
+    size_t peak_pos = 0;
+    for (size_t k = 0; k < n; k++)
+        if (rs[k] == lv[peak])
+            peak_pos = k;
+    holders_at_peak(m, d, rs, n, peak_pos);
+    for (size_t i = 0; i < t->ndevinfo; i++)
+        if (d->type == 1 && t->devinfo[i].id == d->id && t->devinfo[i].memory_bytes > 0)
+            d->capacity = t->devinfo[i].memory_bytes;
+    free(lv);
+}
+
+void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
+{
+    memset(m, 0, sizeof *m);
+    tp_str name = tp_mem_event_name(t);
+    if (!name)
+        return;
+    size_t n = 0, cap = 0;
+    rec *rs = NULL;
+    tp_mem_reader *rd = tp_mem_reader_new(t);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!tp_mem_event_is(t, name, e))
+            continue;
+        m->events++;
+        tp_mem_event me;
+        if (tp_mem_event_read(rd, e, &me) < 0) {
+            m->lacking++;
+            continue;
+        }
+        if (!me.has_levels)
+            m->no_levels++;
+        m->allocations += me.bytes > 0;
+        m->frees += me.bytes < 0;
+        TP_GROW(rs, cap, n + 1);
+        rs[n++] = (rec){e->ts, (uint32_t)i, 0, me, 0, 0, 0};
+    }
+    tp_mem_reader_free(rd);
+    if (n == 0) {
+        free(rs);
+        return;
+    }
+    qsort(rs, n, sizeof *rs, cmp_rec);
+    encl x;
+    encl_init(&x, t, in);
+    /* devices, then each record's device */
+    size_t dcap = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t j = 0;
+        while (j < m->ndev && (m->dev[j].type != rs[k].m.type || m->dev[j].id != rs[k].m.id))
+            j++;
+        if (j == m->ndev) {
+            TP_GROW(m->dev, dcap, m->ndev + 1);
+            memset(&m->dev[j], 0, sizeof m->dev[j]);
+            m->dev[j].type = rs[k].m.type;
+            m->dev[j].id = rs[k].m.id;
+            m->ndev++;
+        }
+        attribute(&x, &rs[k]);
+    }
+    encl_free(&x);
+    qsort(m->dev, m->ndev, sizeof *m->dev, cmp_dev);
+    rec **per = tp_xmalloc(n * sizeof *per);
+    for (size_t j = 0; j < m->ndev; j++) {
+        tp_mem_device *d = &m->dev[j];
+        tp_mem_device_label(d->type, d->id, d->label, sizeof d->label);
+        size_t np = 0;
+        for (size_t k = 0; k < n; k++)
+            if (rs[k].m.type == d->type && rs[k].m.id == d->id)
+                per[np++] = &rs[k];
+        device_levels(m, d, t, in, per, np);
+    }
+    free(per);
+    free(rs);
+}
+
+void tp_memory_free(tp_memory *m)
+{
+    for (size_t j = 0; j < m->ndev; j++) {
+        free(m->dev[j].holders);
+        free(m->dev[j].holders_inner);
+        free(m->dev[j].steps);
+        free(m->dev[j].pts);
+    }
+    free(m->dev);
+    memset(m, 0, sizeof *m);
+}
+
+const tp_mem_device *tp_memory_top(const tp_memory *m)
+{
+    const tp_mem_device *best = NULL;
+    for (size_t j = 0; j < m->ndev; j++)
+        if (m->dev[j].events && (!best || m->dev[j].peak_allocated > best->peak_allocated))
+            best = &m->dev[j];
+    return best;
+}
