@@ -54,6 +54,10 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc);
 tp_rect tp_steps_chart_rect(const tp_pagectx *pc);
 void tp_chart_steps_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
+/* "Memory" (page_memory.c): allocated and reserved over the trace with the steps and the peak, the holders at
+ * the peak; no page without memory levels.  The chart alone in r: png/memory.png. */
+void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc);
+void tp_chart_memory(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 /* The appendix "Names": each kernel name the pages show shortened, with its
  * full (demangled) name wrapped, never cut (page_names.c); no page when
  * every name is shown whole. */
