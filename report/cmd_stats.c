@@ -122,6 +122,8 @@ static void print_text(const tp_summary *s, const char *path)
            (unsigned long long)kt->memsets);
     if (kt->n == 0) {
         printf("(no device kernels)\n");
+        if (s->cat.rules && s->mem.events) /* the memory holds without kernels */
+            tp_memory_text(s, stdout);
         return;
     }
     /* the layout of `nsys stats` so CI logs read the same */

@@ -295,7 +295,8 @@ void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
         if (!m->available) {
             f->unsure[f->nunsure] = ru;
             f->unsure_m[f->nunsure++] = m;
-        } else if (m->whole > 0 && m->value_milli >= ru->threshold_milli && m->impact_milli >= TP_FIND_NOISE_MILLI)
+        } else if (m->whole > 0 && m->value_milli >= ru->threshold_milli &&
+                   (m->risk || m->impact_milli >= TP_FIND_NOISE_MILLI))
             f->items[f->n++] = (tp_finding){ru, m};
     }
     qsort(f->items, f->n, sizeof *f->items, finding_cmp);

@@ -71,6 +71,7 @@ typedef struct tp_measure {
     int64_t impact_milli;  /* impact_ns / impact_base_ns in thousandths of a percent */
     const char *bound;     /* how the impact is bounded, static */
     bool available;        /* false: the trace lacks the data; why says which */
+    bool risk;             /* a risk, not time (the memory measures): impact 0 ns, fires on the value alone */
     char why[240];
     char **evidence;       /* lines of plain text (trace names as recorded, cut) */
     size_t nevidence;
@@ -156,5 +157,9 @@ int64_t tp_find_overlap(const tp_find_span *sp, size_t n, int64_t a, int64_t b);
 bool tp_find_gemm_misaligned(const tp_summary *s, const tp_eff_row *r, char *why, size_t n);
 void tp_measure_fusible_chains(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 void tp_measure_gemm_tiles(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+/* measures_mem.c: memory near the device's capacity, reserved far above allocated, growth across steps */
+void tp_measure_memory_near_capacity(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_memory_fragmentation(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_memory_growth(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 
 #endif

@@ -822,5 +822,8 @@ const tp_measure_def tp_measure_catalogue[] = {
     {"compute_headroom", compute_headroom, {"How efficient is it", NULL}},
     {"gemm_tiles", tp_measure_gemm_tiles, {"How efficient is it", NULL}},
     {"step_outliers", step_outliers, {"Steps", NULL}},
+    {"memory_near_capacity", tp_measure_memory_near_capacity, {"Memory", NULL}},
+    {"memory_fragmentation", tp_measure_memory_fragmentation, {"Memory", NULL}},
+    {"memory_growth", tp_measure_memory_growth, {"Memory", NULL}},
 };
 const size_t tp_measure_count = sizeof tp_measure_catalogue / sizeof *tp_measure_catalogue;

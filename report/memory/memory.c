@@ -387,3 +387,20 @@ const tp_mem_device *tp_memory_top(const tp_memory *m)
             best = &m->dev[j];
     return best;
 }
+
+void tp_mem_bytes(char *buf, size_t n, int64_t bytes)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    uint64_t u = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes : (uint64_t)bytes;
+    const char *sign = bytes < 0 ? "-" : "";
+    double v = (double)u;
+    int k = 0;
+    while (v >= 1024 && k < 4) {
+        v /= 1024;
+        k++;
+    }
+    if (k == 0)
+        snprintf(buf, n, "%s%llu B", sign, (unsigned long long)u);
+    else
+        snprintf(buf, n, v >= 99.95 ? "%s%.0f %s" : "%s%.1f %s", sign, v, unit[k]);
+}

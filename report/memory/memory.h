@@ -97,6 +97,9 @@ typedef struct tp_mem_inputs {
 void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m);
 void tp_memory_free(tp_memory *m);
 
+/* Bytes for people: "512 B", "1.5 GiB", "300 MiB" (binary units, three significant digits at most, as
+ * report/out/text.h tp_fmt_bytes writes them), "-" before a negative amount, "0 B". */
+void tp_mem_bytes(char *buf, size_t n, int64_t bytes);
 /* The device with the highest peak allocated (ties: the first), NULL without levels. */
 const tp_mem_device *tp_memory_top(const tp_memory *m);
 

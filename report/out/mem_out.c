@@ -9,17 +9,6 @@
 
 #define MEM_JSON_HOLDERS 20
 
-void tp_mem_bytes(char *buf, size_t n, int64_t bytes)
-{
-    if (bytes == 0) {
-        snprintf(buf, n, "0 B");
-        return;
-    }
-    char h[32];
-    tp_fmt_bytes(h, sizeof h, (uint64_t)(bytes < 0 ? -bytes : bytes));
-    snprintf(buf, n, "%s%s", bytes < 0 ? "-" : "", h);
-}
-
 void tp_memory_caveats(const tp_memory *m, char *buf, size_t n)
 {
     size_t k = 0;

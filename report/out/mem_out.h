@@ -11,8 +11,6 @@
 void tp_memory_json(const tp_summary *s, tp_buf *b); /* "memory":{...} */
 void tp_memory_md(const tp_summary *s, tp_buf *b);   /* one line, nothing without memory events */
 void tp_memory_text(const tp_summary *s, FILE *f);   /* stats: a few lines, or the one line that says none */
-/* "1.5 GiB (1610612736 B)": bytes for people, exact after */
-void tp_mem_bytes(char *buf, size_t n, int64_t bytes);
 /* What the memory events lacked, one sentence (empty when nothing): said once by every output. */
 void tp_memory_caveats(const tp_memory *m, char *buf, size_t n);
 

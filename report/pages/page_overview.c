@@ -271,10 +271,15 @@ double tp_page_findings(tp_canvas *cv, const tp_pagectx *pc, const struct tp_fin
         tp_find_pct(p, sizeof p, x_->m->impact_milli);
         /* a finding about one rank of a job names it, as summary.md's verdict does */
         const char *scope = strncmp(x_->m->scope, "rank ", 5) == 0 ? x_->m->scope : NULL;
-        y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
-                 tp_strs_add(st, "%zu. %s%s%s%s: up to %s to gain, %s of %s.", i + 1, x_->rule->title,
-                             scope ? " (" : "", scope ? scope : "", scope ? ")" : "", dur(st, x_->m->impact_ns), p,
-                             x_->m->impact_base));
+        if (x_->m->risk) { /* a memory risk: its value, no time */
+            tp_find_pct(p, sizeof p, x_->m->value_milli);
+            y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
+                     tp_strs_add(st, "%zu. %s: a memory risk, %s of %s.", i + 1, x_->rule->title, p, x_->m->base));
+        } else
+            y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
+                     tp_strs_add(st, "%zu. %s%s%s%s: up to %s to gain, %s of %s.", i + 1, x_->rule->title,
+                                 scope ? " (" : "", scope ? scope : "", scope ? ")" : "", dur(st, x_->m->impact_ns), p,
+                                 x_->m->impact_base));
         for (size_t k = 0; k < x_->m->nevidence && k < PAGE_EVIDENCE; k++)
             y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, x_->m->evidence[k], 6) + 1;
         if (x_->m->confidence)

@@ -58,6 +58,15 @@ const char *mg_write(const char *file, const mg_opts *o)
         slice(&g, "cpu_op", "aten::empty", t0 + 95, 10);
         int64_t act = g.addr += 1 << 24;
         mem(&g, t0 + 100, act, MG_ACT);
+        /* one kernel a step: a device to report on (GPU time, findings) */
+        tp_buf_printf(&g.b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%.3f,\"dur\":5,\"args\":{\"correlation\":%d}}",
+                      t0 + 150, s + 1);
+        tp_buf_printf(&g.b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_kernel\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
+                      "\"dur\":500,\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+                      t0 + 160, s + 1);
         slice(&g, "python_function", "nn.Module: Cache_0", t0 + 180, 40);
         slice(&g, "cpu_op", "leaky_op", t0 + 190, 20);
         if (o->leak)

@@ -6,6 +6,7 @@
  * Per step s (0 .. steps-1; ProfilerStep#s at 1000 + 1000 s us, 900 us long)
  * on pid 1 tid 1, inside "nn.Module: Net_0":
  *   aten::linear > aten::empty allocates ACT (1 MiB) at +100, freed at +800 by aten::relu;
+ *   cudaLaunchKernel at +150 of gemm_kernel (GPU 0 stream 7, +160, 500 us);
  *   leaky_op (nn.Module: Cache_0) allocates `leak` bytes at +200, never freed;
  *   in step `temp_step` only: big_temp_op allocates `temp` at +300, frees it at +400;
  *   in step 1 only: extra_op allocates `extra` at +250, never freed.

@@ -250,3 +250,32 @@ TEST(memory_said_once_without_levels_or_events)
     CHECK(out && strstr(out, "\nMemory: no [memory] events (record with profile_memory=True)\n"));
     free(out);
 }
+
+TEST(memory_findings_planted)
+{
+    /* the leak of 8 MiB a step: every step ends higher (memory_growth); no capacity risk at 1.5 GiB of 80 GB */
+    mg_opts o = {4, (int64_t)1 << 30, 8 << 20, 512 << 20, 0, 2, true};
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats %s", tp_test_bin(), mg_write("f1.json", &o)), 0);
+    CHECK(out && strstr(out, "memory_growth [high] Memory grows from step to step (a leak)") &&
+          strstr(out, "memory_growth: 100.0% of the step transitions (step to next step) (threshold 75.0%)") &&
+          strstr(out, "cuda:0: 3 of 3 steps end above the step before; step 0 ends at 1.0 GiB (1082126336 B), step 3 "
+                      "at 1.0 GiB (1107292160 B): 8.0 MiB (8388608 B) a step on average") &&
+          !strstr(out, "memory_near_capacity [") && !strstr(out, "memory_fragmentation ["));
+    free(out);
+    /* no leak, 78 GiB held on an 80 GB H100: reserved (rounded to 64 MiB) over 90% of 85045870592 B */
+    mg_opts full = {4, (int64_t)78 << 30, 0, 0, 0, -1, true};
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats %s", tp_test_bin(), mg_write("f2.json", &full)), 0);
+    CHECK(out && strstr(out, "memory_near_capacity [high] Device memory is close to full") &&
+          strstr(out, "impact: no time (a risk of running out of memory, not time)") && !strstr(out, "memory_growth ["));
+    free(out);
+    /* a 6 GiB temporary in one step of 4 with 2 GiB held: reserved stays at 8 GiB, the peak is there too: no
+     * fragmentation; without deviceProperties the capacity rule cannot tell, and says so */
+    mg_opts nocap = {4, (int64_t)2 << 30, 0, (int64_t)6 << 30, 0, 1, false};
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats %s", tp_test_bin(), mg_write("f3.json", &nocap)), 0);
+    CHECK(out && !strstr(out, "memory_fragmentation [") &&
+          strstr(out, "the trace does not give the device's memory size (deviceProperties totalGlobalMem)"));
+    free(out);
+}

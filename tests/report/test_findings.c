@@ -305,7 +305,7 @@ TEST(findings_outputs_stats_summary_md_and_json)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), clean_trace("clean2.json", -1, false, 1000),
                              cdir), 0);
     md = tp_test_read_in(cdir, "summary.md");
-    CHECK(md && strncmp(md, "**No finding**: none of the 10 rules reached its threshold on this trace.\n", 73) == 0);
+    CHECK(md && strncmp(md, "**No finding**: none of the 13 rules reached its threshold on this trace.\n", 73) == 0);
     free(md);
 }
 
