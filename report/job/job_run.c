@@ -17,7 +17,10 @@
 #include <unistd.h>
 
 /* The only args a job reads: the collectives' (kernels, record_param_comms, nccl:* annotations). */
-static bool job_wants_args(const char *name, size_t len) { return tp_collectives_want_args(name, len); }
+static bool job_wants_args(const char *name, size_t len)
+{
+    return tp_collectives_want_args(name, len) || tp_mem_wants_args(name, len); /* and the memory events' */
+}
 
 int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_err *err)
 {

@@ -58,3 +58,32 @@ TEST(memory_diff_planted_extra_allocation_gates)
     CHECK(out && strstr(out, "--fail-if-memory-higher takes a percentage"));
     free(out);
 }
+
+/* A job of two ranks: each rank's peak (through its rank summary file) and the spread. */
+TEST(memory_job_ranks_peak_and_spread)
+{
+    mg_opts r0 = {4, (int64_t)1 << 30, 8 << 20, 512 << 20, 0, 2, true};
+    mg_opts r1 = {4, (int64_t)2 << 30, 0, (int64_t)6 << 30, 0, 1, true};
+    const char *a = mg_write("rank0.json", &r0), *b = mg_write("rank1.json", &r1);
+    const char *dir = tp_test_tmp("job");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s report %s %s -o %s", tp_test_bin(), a, b, dir), 0);
+    free(out);
+    char *js = tp_test_read_in(dir, "summary.json");
+    char want[400];
+    snprintf(want, sizeof want,
+             "\"memory\":{\"ranks_with_memory\":2,\"ranks\":[\n{\"rank\":0,\"device\":\"cuda:0\",\"peak_allocated_bytes\":%lld,",
+             (long long)mg_peak(&r0));
+    CHECK(js && strstr(js, want));
+    snprintf(want, sizeof want,
+             "\"peak_allocated\":{\"min\":%lld,\"min_rank\":0,\"median\":%lld,\"max\":%lld,\"max_rank\":1,"
+             "\"spread_bytes\":%lld}}",
+             (long long)mg_peak(&r0), (long long)mg_peak(&r0), (long long)mg_peak(&r1),
+             (long long)(mg_peak(&r1) - mg_peak(&r0)));
+    CHECK(js && strstr(js, want));
+    free(js);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "**Memory**: peak allocated per rank from 1.5 GiB (rank 0) to **8.0 GiB** (rank 1), median "
+                           "1.5 GiB; spread 6.5 GiB.\n"));
+    free(md);
+}
