@@ -55,6 +55,75 @@ static bool int_member(const tp_jv *root, const char *key, int64_t *out)
     return v && v->type == TP_JV_NUMBER && tp_jv_int(v, out) == 0;
 }
 
+/* The allocator's args are a flat object of integers: read them in one pass
+ * (a 300 MB trace has 83k of them; the JSON tree took 36 ms).  Anything
+ * else (a string, a nested value, an escape, a fraction, a long number)
+ * returns false and the tree reads it: the same answer either way. */
+enum { K_TYPE, K_ID, K_BYTES, K_ADDR, K_ALLOC, K_RES, K_N };
+
+static int key_of(const char *k, size_t n)
+{
+    static const char *const keys[K_N] = {"Device Type", "Device Id", "Bytes", "Addr", "Total Allocated",
+                                          "Total Reserved"};
+    for (int i = 0; i < K_N; i++)
+        if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0)
+            return i;
+    return -1;
+}
+
+static const char *ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static bool fast_read(const char *p, size_t n, int64_t v[K_N], bool have[K_N])
+{
+    const char *end = p + n;
+    p = ws(p, end);
+    if (p == end || *p++ != '{')
+        return false;
+    p = ws(p, end);
+    if (p < end && *p == '}')
+        return true;
+    for (;;) {
+        if (p == end || *p++ != '"')
+            return false;
+        const char *k = p;
+        while (p < end && *p != '"' && *p != '\\')
+            p++;
+        if (p == end || *p != '"')
+            return false;
+        size_t kn = (size_t)(p - k);
+        p = ws(p + 1, end);
+        if (p == end || *p++ != ':')
+            return false;
+        p = ws(p, end);
+        bool neg = p < end && *p == '-';
+        p += neg;
+        const char *d = p;
+        uint64_t x = 0;
+        while (p < end && *p >= '0' && *p <= '9')
+            x = x * 10 + (uint64_t)(*p++ - '0');
+        if (p == d || p - d > 18 || (p - d > 1 && *d == '0') || (p < end && (*p == '.' || *p == 'e' || *p == 'E')))
+            return false;
+        int i = key_of(k, kn);
+        if (i >= 0 && !have[i]) { /* the first of duplicates, as the tree's lookup */
+            v[i] = neg ? -(int64_t)x : (int64_t)x;
+            have[i] = true;
+        }
+        p = ws(p, end);
+        if (p == end)
+            return false;
+        if (*p == '}')
+            return ws(p + 1, end) == end;
+        if (*p++ != ',')
+            return false;
+        p = ws(p, end);
+    }
+}
+
 int tp_mem_event_read(tp_mem_reader *r, const tp_event *e, tp_mem_event *out)
 {
     memset(out, 0, sizeof *out);
@@ -63,6 +132,21 @@ int tp_mem_event_read(tp_mem_reader *r, const tp_event *e, tp_mem_event *out)
     const char *args, *extra;
     size_t alen = 0, elen;
     tp_args_split_r(r->t, r->cursor, &r->scratch, e->args, &args, &alen, &extra, &elen);
+    int64_t v[K_N] = {0};
+    bool have[K_N] = {0};
+    if (args && fast_read(args, alen, v, have)) {
+        if (!have[K_TYPE] || !have[K_BYTES])
+            return -1;
+        out->type = v[K_TYPE];
+        out->bytes = v[K_BYTES];
+        out->id = have[K_ID] ? v[K_ID] : -1;
+        out->has_addr = have[K_ADDR];
+        out->addr = v[K_ADDR];
+        out->allocated = v[K_ALLOC];
+        out->reserved = v[K_RES];
+        out->has_levels = have[K_ALLOC] && have[K_RES] && v[K_ALLOC] >= 0 && v[K_RES] >= 0;
+        return 0;
+    }
     const tp_jv *root;
     tp_err err = {0};
     tp_jdoc_reset(&r->doc);

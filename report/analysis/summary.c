@@ -71,6 +71,7 @@ static void *prepare_job(void *p)
 {
     tp_summary *s = p;
     tp_gpu_time_prepare(s->t, &s->gt); /* needs no host tree: while it is built */
+    tp_memory_prepare(s->t, &s->mem);  /* reading the memory events' args: likewise */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
     return NULL;
@@ -126,12 +127,26 @@ static void *collectives_job(void *p)
     return NULL;
 }
 
+/* The memory model (report/memory/) reads the host tree and the steps as plain arrays; nothing
+ * to do (one string lookup) in a trace without memory events. */
+static void memory_build(tp_summary *s)
+{
+    tp_mem_window *w = tp_xmalloc((s->sf.nsteps ? s->sf.nsteps : 1) * sizeof *w);
+    for (size_t i = 0; i < s->sf.nsteps; i++)
+        w[i] = (tp_mem_window){s->sf.steps[i].step, s->sf.steps[i].ts, s->sf.steps[i].ts + s->sf.steps[i].host_ns};
+    tp_mem_inputs in = {s->ht.order, s->ht.n, s->ht.parent, s->ht.top, s->ht.logical, w, s->sf.nsteps,
+                        tp_is_op, tp_is_module_label};
+    tp_memory_build(s->t, &in, &s->mem);
+    free(w);
+}
+
 static void *categories_job(void *p)
 {
     tp_summary *s = p;
     tp_categories_build(s->t, &s->at, &s->sf, &s->cls, &s->cat);
     if (!s->opts.lean)
         tp_efficiency_build(s->t, &s->ht, &s->cat, &s->eff);
+    memory_build(s); /* the lighter side of the round (its args were read beside the host tree) */
     return NULL;
 }
 
@@ -146,20 +161,6 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
 bool tp_summary_wants_args(const char *name, size_t len)
 {
     return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len) || tp_mem_wants_args(name, len);
-}
-
-/* The memory model (report/memory/) reads the host tree and the steps as plain arrays; nothing
- * to do (one string lookup) in a trace without memory events. */
-static void memory_build(tp_summary *s)
-{
-    tp_mem_window *w = tp_xmalloc((s->sf.nsteps ? s->sf.nsteps : 1) * sizeof *w);
-    for (size_t i = 0; i < s->sf.nsteps; i++)
-        w[i] = (tp_mem_window){s->sf.steps[i].step, s->sf.steps[i].ts, s->sf.steps[i].ts + s->sf.steps[i].host_ns};
-    tp_mem_inputs in = {s->ht.order, s->ht.n, s->ht.parent, s->ht.top, s->ht.logical, w, s->sf.nsteps,
-                        tp_is_op, tp_is_module_label};
-    tp_memory_build(s->t, &in, &s->mem);
-    free(w);
-    tp_timing("summary: memory");
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
@@ -198,16 +199,16 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         find_devices(t, s);
         tp_dist_info_read(t, &s->dist);
         memory_build(s);
+        tp_timing("summary: memory");
         return;
     }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
     tp_timing("summary: attribution, ops | steps, overheads");
     run_pair(gpu_time_and_idle_job, s, categories_job);
-    tp_timing("summary: gpu time, idle, kernel table | categories, efficiency");
+    tp_timing("summary: gpu time, idle, kernel table | categories, efficiency, memory");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
-    memory_build(s);
 }
 
 void tp_summary_free(tp_summary *s)

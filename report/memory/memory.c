@@ -39,8 +39,10 @@ static int cmp_dev(const void *a, const void *b)
 typedef struct encl {
     const tp_trace *t;
     const tp_mem_inputs *in;
-    size_t *first, *last; /* logical track -> range of in->order */
+    size_t *first, *last; /* logical track -> range of in->order, found when first asked (SIZE_MAX: not yet) */
+    size_t *cur;          /* logical track -> the position found for its previous event */
     size_t ntracks;
+    uint8_t *module;      /* name id -> 0 not asked, 1 a module label, 2 not */
 } encl;
 
 static void encl_init(encl *x, const tp_trace *t, const tp_mem_inputs *in)
@@ -48,25 +50,46 @@ static void encl_init(encl *x, const tp_trace *t, const tp_mem_inputs *in)
     memset(x, 0, sizeof *x);
     x->t = t;
     x->in = in;
+    x->module = tp_xcalloc(t->nstr + 1, 1);
     if (!in->order || !in->parent || !in->logical)
         return;
     x->ntracks = t->ntracks;
     x->first = tp_xmalloc((x->ntracks + 1) * sizeof *x->first);
-    x->last = tp_xcalloc(x->ntracks + 1, sizeof *x->last);
+    x->last = tp_xmalloc((x->ntracks + 1) * sizeof *x->last);
+    x->cur = tp_xcalloc(x->ntracks + 1, sizeof *x->cur);
     for (size_t k = 0; k < x->ntracks; k++)
         x->first[k] = SIZE_MAX;
-    for (size_t p = 0; p < in->norder; p++) {
-        uint32_t lt = in->logical[t->events[in->order[p]].track];
-        if (x->first[lt] == SIZE_MAX)
-            x->first[lt] = p;
-        x->last[lt] = p + 1;
-    }
 }
 
 static void encl_free(encl *x)
 {
     free(x->first);
     free(x->last);
+    free(x->cur);
+    free(x->module);
+}
+
+/* first position of in->order whose logical track is at least lt (the order is by logical track) */
+static size_t track_lower(const encl *x, uint32_t lt)
+{
+    size_t lo = 0, hi = x->in->norder;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->in->logical[x->t->events[x->in->order[mid]].track] < lt)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool is_module(encl *x, tp_str name)
+{
+    if (!x->module[name]) {
+        const char *s = tp_str_get(x->t, name);
+        x->module[name] = (x->in->is_module && x->in->is_module(s)) || strncmp(s, "nn.Module: ", 11) == 0 ? 1 : 2;
+    }
+    return x->module[name] == 1;
 }
 
 static bool covers(const tp_event *e, int64_t ts) { return e->ts <= ts && ts <= e->ts + e->dur; }
@@ -74,21 +97,41 @@ static bool covers(const tp_event *e, int64_t ts) { return e->ts <= ts && ts <= 
 /* The innermost host slice on the event's thread that covers ts: the last
  * slice starting at or before ts, or the first of its ancestors covering ts
  * (preorder by start: whatever covers ts encloses that slice). */
-static uint32_t innermost(const encl *x, uint32_t track, int64_t ts)
+static uint32_t innermost(encl *x, uint32_t track, int64_t ts)
 {
     if (!x->first || track >= x->ntracks)
         return TP_NONE;
     uint32_t lt = x->in->logical[track];
-    if (x->first[lt] == SIZE_MAX)
+    if (x->first[lt] == SIZE_MAX) {
+        x->first[lt] = track_lower(x, lt);
+        x->last[lt] = track_lower(x, lt + 1);
+    }
+    if (x->first[lt] == x->last[lt])
         return TP_NONE;
-    size_t lo = x->first[lt], hi = x->last[lt]; /* first position starting after ts */
+    /* the first position starting after ts: galloping forward from where the thread's previous event
+     * ended (memory events come in time order), else a binary search over the thread */
+    const tp_event *ev = x->t->events;
+    const uint32_t *ord = x->in->order;
+    size_t a = x->first[lt], b = x->last[lt], at = x->cur[lt];
+    if (at > a && at <= b && ev[ord[at - 1]].ts <= ts) {
+        size_t step = 1;
+        a = at;
+        while (a + step < b && ev[ord[a + step - 1]].ts <= ts) {
+            a += step;
+            step *= 2;
+        }
+        if (a + step < b)
+            b = a + step;
+    }
+    size_t lo = a, hi = b;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (x->t->events[x->in->order[mid]].ts <= ts)
+        if (ev[ord[mid]].ts <= ts)
             lo = mid + 1;
         else
             hi = mid;
     }
+    x->cur[lt] = lo;
     if (lo == x->first[lt])
         return TP_NONE;
     uint32_t e = x->in->order[lo - 1];
@@ -100,7 +143,7 @@ static uint32_t innermost(const encl *x, uint32_t track, int64_t ts)
     return TP_NONE;
 }
 
-static void attribute(const encl *x, rec *r)
+static void attribute(encl *x, rec *r)
 {
     const tp_trace *t = x->t;
     uint32_t e = innermost(x, t->events[r->ev].track, r->ts);
@@ -109,11 +152,8 @@ static void attribute(const encl *x, rec *r)
         const tp_event *ev = &t->events[a];
         if (op == TP_NONE && x->in->is_op && x->in->is_op(t, ev))
             op = a;
-        if (!r->module && x->in->is_module) {
-            const char *s = tp_str_get(t, ev->name);
-            if (x->in->is_module(s) || strncmp(s, "nn.Module: ", 11) == 0)
-                r->module = ev->name;
-        }
+        if (!r->module && is_module(x, ev->name))
+            r->module = ev->name;
         if (op != TP_NONE && r->module)
             break;
     }
@@ -302,9 +342,17 @@ static void device_levels(tp_memory *m, tp_mem_device *d, const tp_trace *t, con
     free(lv);
 }
 
-void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
+struct tp_mem_prep {
+    rec *rs;
+    size_t n;
+    bool done;
+};
+
+void tp_memory_prepare(const tp_trace *t, tp_memory *m)
 {
     memset(m, 0, sizeof *m);
+    m->prep = tp_xcalloc(1, sizeof *m->prep);
+    m->prep->done = true;
     tp_str name = tp_mem_event_name(t);
     if (!name)
         return;
@@ -329,11 +377,27 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
         rs[n++] = (rec){e->ts, (uint32_t)i, 0, me, 0, 0, 0};
     }
     tp_mem_reader_free(rd);
+    m->prep->rs = rs;
+    m->prep->n = n;
+}
+
+void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
+{
+    if (!m->prep || !m->prep->done)
+        tp_memory_prepare(t, m);
+    rec *rs = m->prep->rs;
+    size_t n = m->prep->n;
+    free(m->prep);
+    m->prep = NULL;
     if (n == 0) {
         free(rs);
         return;
     }
-    qsort(rs, n, sizeof *rs, cmp_rec);
+    bool sorted = true; /* the profiler writes them in time order: then no sort */
+    for (size_t k = 1; k < n && sorted; k++)
+        sorted = cmp_rec(&rs[k - 1], &rs[k]) < 0;
+    if (!sorted)
+        qsort(rs, n, sizeof *rs, cmp_rec);
     encl x;
     encl_init(&x, t, in);
     /* devices, then each record's device */
@@ -369,6 +433,9 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
 
 void tp_memory_free(tp_memory *m)
 {
+    if (m->prep)
+        free(m->prep->rs);
+    free(m->prep);
     for (size_t j = 0; j < m->ndev; j++) {
         free(m->dev[j].holders);
         free(m->dev[j].holders_inner);

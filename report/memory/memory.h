@@ -73,6 +73,7 @@ typedef struct tp_memory {
     uint64_t no_addr;       /* without Addr: counted in the levels, not in the holders */
     uint64_t unmatched_frees; /* frees whose address held no allocation seen (made before the trace) */
     uint64_t allocations, frees;
+    struct tp_mem_prep *prep; /* what tp_memory_prepare read, until tp_memory_build */
 } tp_memory;
 
 /* The window of one step, trace clock, [ts, end). */
@@ -94,6 +95,9 @@ typedef struct tp_mem_inputs {
     bool (*is_module)(const char *name);                  /* a module label (tp_is_module_label) */
 } tp_mem_inputs;
 
+/* Two parts, so the first can run beside the host tree (report/analysis/summary.c): reading the
+ * events' args (needs the trace only), then the rest.  tp_memory_build alone does both. */
+void tp_memory_prepare(const tp_trace *t, tp_memory *m);
 void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m);
 void tp_memory_free(tp_memory *m);
 
