@@ -91,8 +91,8 @@ static bool fast_read(const char *p, size_t n, int64_t v[K_N], bool have[K_N])
         if (p == end || *p++ != '"')
             return false;
         const char *k = p;
-        while (p < end && *p != '"' && *p != '\\')
-            p++;
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80)
+            p++; /* printable ASCII keys only: the tree checks the rest */
         if (p == end || *p != '"')
             return false;
         size_t kn = (size_t)(p - k);
@@ -124,6 +124,47 @@ static bool fast_read(const char *p, size_t n, int64_t v[K_N], bool have[K_N])
     }
 }
 
+int tp_mem_args_parse(tp_mem_reader *r, const char *args, size_t alen, bool tree_only, tp_mem_event *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!args)
+        return -1;
+    int64_t v[K_N] = {0};
+    bool have[K_N] = {0};
+    if (!tree_only && fast_read(args, alen, v, have)) {
+        if (!have[K_TYPE] || !have[K_BYTES])
+            return -1;
+        out->type = v[K_TYPE];
+        out->bytes = v[K_BYTES];
+        out->id = have[K_ID] ? v[K_ID] : -1;
+        out->has_addr = have[K_ADDR];
+        out->addr = have[K_ADDR] ? v[K_ADDR] : 0;
+        out->has_levels = have[K_ALLOC] && have[K_RES] && v[K_ALLOC] >= 0 && v[K_RES] >= 0;
+        out->allocated = have[K_ALLOC] ? v[K_ALLOC] : 0;
+        out->reserved = have[K_RES] ? v[K_RES] : 0;
+        return 0;
+    }
+    const tp_jv *root;
+    tp_err err = {0};
+    tp_jdoc_reset(&r->doc);
+    if (tp_jv_parse_all(&r->doc, args, alen, &root, &err) != 0 || root->type != TP_JV_OBJECT)
+        return -1;
+    if (!int_member(root, "Device Type", &out->type) || !int_member(root, "Bytes", &out->bytes))
+        return -1;
+    if (!int_member(root, "Device Id", &out->id))
+        out->id = -1; /* the host's events of some versions have none */
+    out->has_addr = int_member(root, "Addr", &out->addr);
+    if (!out->has_addr)
+        out->addr = 0;
+    bool a = int_member(root, "Total Allocated", &out->allocated), b = int_member(root, "Total Reserved", &out->reserved);
+    out->has_levels = a && b && out->allocated >= 0 && out->reserved >= 0;
+    if (!a)
+        out->allocated = 0;
+    if (!b)
+        out->reserved = 0;
+    return 0;
+}
+
 int tp_mem_event_read(tp_mem_reader *r, const tp_event *e, tp_mem_event *out)
 {
     memset(out, 0, sizeof *out);
@@ -132,35 +173,7 @@ int tp_mem_event_read(tp_mem_reader *r, const tp_event *e, tp_mem_event *out)
     const char *args, *extra;
     size_t alen = 0, elen;
     tp_args_split_r(r->t, r->cursor, &r->scratch, e->args, &args, &alen, &extra, &elen);
-    int64_t v[K_N] = {0};
-    bool have[K_N] = {0};
-    if (args && fast_read(args, alen, v, have)) {
-        if (!have[K_TYPE] || !have[K_BYTES])
-            return -1;
-        out->type = v[K_TYPE];
-        out->bytes = v[K_BYTES];
-        out->id = have[K_ID] ? v[K_ID] : -1;
-        out->has_addr = have[K_ADDR];
-        out->addr = v[K_ADDR];
-        out->allocated = v[K_ALLOC];
-        out->reserved = v[K_RES];
-        out->has_levels = have[K_ALLOC] && have[K_RES] && v[K_ALLOC] >= 0 && v[K_RES] >= 0;
-        return 0;
-    }
-    const tp_jv *root;
-    tp_err err = {0};
-    tp_jdoc_reset(&r->doc);
-    if (!args || tp_jv_parse_all(&r->doc, args, alen, &root, &err) != 0 || root->type != TP_JV_OBJECT)
-        return -1;
-    if (!int_member(root, "Device Type", &out->type) || !int_member(root, "Bytes", &out->bytes))
-        return -1;
-    if (!int_member(root, "Device Id", &out->id))
-        out->id = -1; /* the host's events of some versions have none */
-    out->has_addr = int_member(root, "Addr", &out->addr);
-    out->has_levels = int_member(root, "Total Allocated", &out->allocated) &&
-                      int_member(root, "Total Reserved", &out->reserved) && out->allocated >= 0 &&
-                      out->reserved >= 0;
-    return 0;
+    return tp_mem_args_parse(r, args, alen, false, out);
 }
 
 void tp_mem_device_label(int64_t type, int64_t id, char *buf, size_t n)

@@ -31,6 +31,10 @@ void tp_mem_reader_free(tp_mem_reader *r);
  * device or the bytes (or are not an object): the event says nothing. */
 int tp_mem_event_read(tp_mem_reader *r, const tp_event *e, tp_mem_event *out);
 
+/* The same from an args object's text: a flat object of integers is read in one pass, anything else
+ * through the JSON tree (tree_only: always; the fuzz target checks both give the same). */
+int tp_mem_args_parse(tp_mem_reader *r, const char *args, size_t len, bool tree_only, tp_mem_event *out);
+
 /* The reader option's part (formats.h keep_args_of). */
 bool tp_mem_wants_args(const char *name, size_t len);
 
