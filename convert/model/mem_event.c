@@ -63,12 +63,16 @@ enum { K_TYPE, K_ID, K_BYTES, K_ADDR, K_ALLOC, K_RES, K_N };
 
 static int key_of(const char *k, size_t n)
 {
-    static const char *const keys[K_N] = {"Device Type", "Device Id", "Bytes", "Addr", "Total Allocated",
-                                          "Total Reserved"};
-    for (int i = 0; i < K_N; i++)
-        if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0)
-            return i;
-    return -1;
+    /* the six keys have six lengths: one comparison each */
+    switch (n) {
+    case 11: return memcmp(k, "Device Type", 11) == 0 ? K_TYPE : -1;
+    case 9: return memcmp(k, "Device Id", 9) == 0 ? K_ID : -1;
+    case 5: return memcmp(k, "Bytes", 5) == 0 ? K_BYTES : -1;
+    case 4: return memcmp(k, "Addr", 4) == 0 ? K_ADDR : -1;
+    case 15: return memcmp(k, "Total Allocated", 15) == 0 ? K_ALLOC : -1;
+    case 14: return memcmp(k, "Total Reserved", 14) == 0 ? K_RES : -1;
+    default: return -1;
+    }
 }
 
 static const char *ws(const char *p, const char *end)

@@ -357,7 +357,9 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
     if (!name)
         return;
     size_t n = 0, cap = 0;
-    rec *rs = NULL;
+    for (size_t i = 0; i < t->nevents; i++) /* counted first: one allocation of the records */
+        cap += tp_mem_event_is(t, name, &t->events[i]);
+    rec *rs = tp_xmalloc((cap ? cap : 1) * sizeof *rs);
     tp_mem_reader *rd = tp_mem_reader_new(t);
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];

@@ -24,7 +24,7 @@ static double xpos(tp_rect p, int64_t t0, int64_t t1, int64_t ts)
 
 static double ypos(tp_rect p, double top, int64_t v) { return p.y + p.h - (top > 0 ? (double)v / top : 0) * p.h; }
 
-/* One level as a step curve, at most three points a column of 0.5 pt:
+/* One level as a step curve, at most five points a column of 1 pt:
  * the column's lowest, highest and last level (a peak is never lost to the
  * reduction, and a 1 GB trace's 280k events stay a short path). */
 static void curve(tp_canvas *cv, tp_rect p, int64_t t0, int64_t t1, double top, const tp_mem_device *d, bool reserved,
@@ -37,7 +37,7 @@ static void curve(tp_canvas *cv, tp_rect p, int64_t t0, int64_t t1, double top, 
     for (size_t k = 0; k < d->npts; k++) {
         int64_t v = reserved ? d->pts[k].reserved : d->pts[k].allocated;
         double x = xpos(p, t0, t1, d->pts[k].ts), y = ypos(p, top, v);
-        int64_t kc = (int64_t)((x - p.x) * 2);
+        int64_t kc = (int64_t)(x - p.x); /* columns of 1 pt: 2 px in the PNG */
         if (col == INT64_MIN) {
             tp_cv_move_to(cv, x, y);
         } else if (kc == col) {
@@ -46,11 +46,14 @@ static void curve(tp_canvas *cv, tp_rect p, int64_t t0, int64_t t1, double top, 
             clast = y;
             continue;
         } else {
-            tp_cv_line_to(cv, cx, cmin);
-            tp_cv_line_to(cv, cx, cmax);
-            tp_cv_line_to(cv, cx, clast);
+            if (cmin != cmax) { /* the column's extremes, then where it ends */
+                tp_cv_line_to(cv, cx, cmin);
+                tp_cv_line_to(cv, cx, cmax);
+                tp_cv_line_to(cv, cx, clast);
+            }
             tp_cv_line_to(cv, x, clast); /* a step: the level holds until the next event */
-            tp_cv_line_to(cv, x, y);
+            if (y != clast)
+                tp_cv_line_to(cv, x, y);
         }
         col = kc;
         cx = x;
