@@ -127,7 +127,9 @@ void tp_memory_md(const tp_summary *s, tp_buf *b)
         char a[48], r[48];
         tp_mem_bytes(a, sizeof a, d->peak_allocated);
         tp_mem_bytes(r, sizeof r, d->peak_reserved);
-        tp_buf_printf(b, "%s%s peak allocated **%s**", nd++ ? "; " : "", d->label, a);
+        /* the largest peak in bold: two bold spans a line at most (the lead's) */
+        tp_buf_printf(b, d == tp_memory_top(m) ? "%s%s peak allocated **%s**" : "%s%s peak allocated %s",
+                      nd++ ? "; " : "", d->label, a);
         if (d->peak_allocated_step >= 0)
             tp_buf_printf(b, " in step %lld", (long long)d->peak_allocated_step);
         tp_buf_printf(b, " (reserved peak %s)", r);
