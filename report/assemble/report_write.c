@@ -39,7 +39,7 @@ static const struct {
     {"png/timeline.png", "Timeline", tp_chart_timeline},
     {"png/steps.png", "Steps", tp_chart_steps_png},
     {"png/breakdown.png", "Dominating ops", png_breakdown},
-    {"png/memory.png", "Memory", tp_chart_memory},
+    {"png/memory.png", "Memory", tp_chart_memory_png},
 };
 
 const char *const tp_report_job_pngs[3] = {"png/job_ranks.png", "png/job_heatmap.png", "png/job_collectives.png"};

@@ -136,6 +136,19 @@ void tp_chart_memory(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     tp_cv_text(cv, lx + 84, ly + 4, TP_FONT_REGULAR, 7.5, TP_COLOR_TEXT, TP_ALIGN_LEFT, 0, "reserved");
 }
 
+/* Where the page draws its chart: the top half of a landscape page. */
+static tp_rect memory_chart_rect(const tp_pagectx *pc)
+{
+    double m = TP_PAGE_MARGIN;
+    return (tp_rect){m, m, pc->lw - 2 * m, (pc->lh - 2 * m) * 0.5};
+}
+
+void tp_chart_memory_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+{
+    (void)r; /* the page's picture, cropped to it: half the pixels of a full page to encode */
+    tp_chart_memory(cv, pc, memory_chart_rect(pc));
+}
+
 void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc)
 {
     const tp_summary *s = pc->s;
@@ -146,9 +159,9 @@ void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc)
                                        "older): no levels.");
         return;
     }
-    double m = TP_PAGE_MARGIN, w = pc->lw - 2 * m, h = pc->lh - 2 * m;
+    double m = TP_PAGE_MARGIN, w = pc->lw - 2 * m;
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Memory");
-    tp_rect r = {m, m, w, h * 0.5};
+    tp_rect r = memory_chart_rect(pc);
     tp_chart_memory(cv, pc, r);
     double y = m + r.h + 8;
     tp_strs st = {0};
