@@ -62,12 +62,30 @@ static int cmp_grew(const void *a, const void *b)
     return c ? c : strcmp(x->module ? x->module : "", y->module ? y->module : "");
 }
 
+typedef struct side_row {
+    tp_diff_mem_holder h;
+    int side;
+} side_row;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const tp_diff_mem_holder *x = &((const side_row *)a)->h, *y = &((const side_row *)b)->h;
+    int c = strcmp(x->label, y->label);
+    if (c)
+        return c;
+    c = strcmp(x->op ? x->op : "", y->op ? y->op : "");
+    if (c)
+        return c;
+    c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
+    return c ? c : ((const side_row *)a)->side - ((const side_row *)b)->side;
+}
+
 void tp_diff_mem_build(const tp_summary *base, const tp_summary *cand, tp_diff_mem *m)
 {
     memset(m, 0, sizeof *m);
     const tp_summary *s[2] = {base, cand};
     size_t cap = 0, n = 0;
-    tp_diff_mem_holder *h = NULL;
+    side_row *rows = NULL;
     for (int k = 0; k < 2; k++) {
         m->events[k] = s[k]->mem.events;
         for (size_t j = 0; j < s[k]->mem.ndev; j++) {
@@ -80,27 +98,36 @@ void tp_diff_mem_build(const tp_summary *base, const tp_summary *cand, tp_diff_m
             d->reserved[k] = md->peak_reserved;
             step_figs(md, &d->step_peak_median[k], &d->end_growth[k]);
             for (size_t i = 0; i < md->nholders; i++) {
-                const char *op = name_or_null(s[k]->t, md->holders[i].op);
-                const char *mod = name_or_null(s[k]->t, md->holders[i].module);
-                size_t x = 0;
-                while (x < n && !(strcmp(h[x].label, md->label) == 0 && same_str(h[x].op, op) && same_str(h[x].module, mod)))
-                    x++;
-                if (x == n) {
-                    TP_GROW(h, cap, n + 1);
-                    memset(&h[n], 0, sizeof h[n]);
-                    snprintf(h[n].label, sizeof h[n].label, "%s", md->label);
-                    h[n].op = op;
-                    h[n].module = mod;
-                    n++;
-                }
-                h[x].bytes[k] += md->holders[i].bytes;
+                TP_GROW(rows, cap, n + 1);
+                side_row *r = &rows[n++];
+                memset(r, 0, sizeof *r);
+                snprintf(r->h.label, sizeof r->h.label, "%s", md->label);
+                r->h.op = name_or_null(s[k]->t, md->holders[i].op);
+                r->h.module = name_or_null(s[k]->t, md->holders[i].module);
+                r->h.bytes[k] = md->holders[i].bytes;
+                r->side = k;
             }
         }
     }
+    /* matched by (device, op, module): sorted, then each key's rows of both runs merged (n log n) */
+    if (n)
+        qsort(rows, n, sizeof *rows, cmp_key);
+    tp_diff_mem_holder *h = tp_xmalloc((n ? n : 1) * sizeof *h);
     size_t g = 0;
-    for (size_t i = 0; i < n; i++)
-        if (h[i].bytes[1] > h[i].bytes[0])
-            h[g++] = h[i];
+    for (size_t i = 0; i < n;) {
+        tp_diff_mem_holder x = rows[i].h;
+        size_t e = i + 1;
+        while (e < n && strcmp(rows[e].h.label, x.label) == 0 && same_str(rows[e].h.op, x.op) &&
+               same_str(rows[e].h.module, x.module)) {
+            x.bytes[0] += rows[e].h.bytes[0];
+            x.bytes[1] += rows[e].h.bytes[1];
+            e++;
+        }
+        if (x.bytes[1] > x.bytes[0])
+            h[g++] = x;
+        i = e;
+    }
+    free(rows);
     if (g)
         qsort(h, g, sizeof *h, cmp_grew);
     m->grew = h;

@@ -26,12 +26,15 @@ static int cmp_rec(const void *a, const void *b)
     return x->ev < y->ev ? -1 : x->ev > y->ev; /* input order */
 }
 
-static int cmp_dev(const void *a, const void *b)
+/* by (Device Type, Device Id), then the records' own (time) order */
+static int cmp_rec_dev(const void *a, const void *b)
 {
-    const tp_mem_device *x = a, *y = b;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
+    const rec *x = *(const rec *const *)a, *y = *(const rec *const *)b;
+    if (x->m.type != y->m.type)
+        return x->m.type < y->m.type ? -1 : 1;
+    if (x->m.id != y->m.id)
+        return x->m.id < y->m.id ? -1 : 1;
+    return x < y ? -1 : x > y;
 }
 
 /* ---- who allocated: the slices enclosing the event on its thread ---- */
@@ -402,32 +405,33 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
         qsort(rs, n, sizeof *rs, cmp_rec);
     encl x;
     encl_init(&x, t, in);
-    /* devices, then each record's device */
-    size_t dcap = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t j = 0;
-        while (j < m->ndev && (m->dev[j].type != rs[k].m.type || m->dev[j].id != rs[k].m.id))
-            j++;
-        if (j == m->ndev) {
-            TP_GROW(m->dev, dcap, m->ndev + 1);
-            memset(&m->dev[j], 0, sizeof m->dev[j]);
-            m->dev[j].type = rs[k].m.type;
-            m->dev[j].id = rs[k].m.id;
-            m->ndev++;
-        }
+    for (size_t k = 0; k < n; k++)
         attribute(&x, &rs[k]);
-    }
     encl_free(&x);
-    qsort(m->dev, m->ndev, sizeof *m->dev, cmp_dev);
+    /* the records by (device, time): pointers sorted by device, ties in time order (the pointers' order) */
     rec **per = tp_xmalloc(n * sizeof *per);
-    for (size_t j = 0; j < m->ndev; j++) {
-        tp_mem_device *d = &m->dev[j];
+    for (size_t k = 0; k < n; k++)
+        per[k] = &rs[k];
+    qsort(per, n, sizeof *per, cmp_rec_dev);
+    size_t ndev = 0;
+    for (size_t k = 0; k < n; k++)
+        ndev += !k || per[k]->m.type != per[k - 1]->m.type || per[k]->m.id != per[k - 1]->m.id;
+    m->dev = tp_xcalloc(ndev < TP_MEM_MAX_DEVICES ? ndev : TP_MEM_MAX_DEVICES, sizeof *m->dev);
+    for (size_t k = 0; k < n;) {
+        size_t e = k + 1;
+        while (e < n && per[e]->m.type == per[k]->m.type && per[e]->m.id == per[k]->m.id)
+            e++;
+        if (m->ndev == TP_MEM_MAX_DEVICES) { /* a hostile number of devices: counted, not modelled */
+            m->past_devices += e - k;
+            k = e;
+            continue;
+        }
+        tp_mem_device *d = &m->dev[m->ndev++];
+        d->type = per[k]->m.type;
+        d->id = per[k]->m.id;
         tp_mem_device_label(d->type, d->id, d->label, sizeof d->label);
-        size_t np = 0;
-        for (size_t k = 0; k < n; k++)
-            if (rs[k].m.type == d->type && rs[k].m.id == d->id)
-                per[np++] = &rs[k];
-        device_levels(m, d, t, in, per, np);
+        device_levels(m, d, t, in, per + k, e - k);
+        k = e;
     }
     free(per);
     free(rs);

@@ -64,8 +64,12 @@ typedef struct tp_mem_device {
     size_t npts;
 } tp_mem_device;
 
+/* Devices modelled at most (a machine has a host and a few GPUs); the events of more are counted in
+ * past_devices: the per-step rows are devices x steps. */
+#define TP_MEM_MAX_DEVICES 64
+
 typedef struct tp_memory {
-    tp_mem_device *dev;     /* by (type, id) */
+    tp_mem_device *dev;     /* by (type, id), at most TP_MEM_MAX_DEVICES */
     size_t ndev;
     uint64_t events;        /* [memory] events read */
     uint64_t lacking;       /* without Device Type, Device Id or Bytes: skipped */
@@ -73,6 +77,7 @@ typedef struct tp_memory {
     uint64_t no_addr;       /* without Addr: counted in the levels, not in the holders */
     uint64_t unmatched_frees; /* frees whose address held no allocation seen (made before the trace) */
     uint64_t allocations, frees;
+    uint64_t past_devices;  /* events of devices past the first TP_MEM_MAX_DEVICES (by type, id): not modelled */
     struct tp_mem_prep *prep; /* what tp_memory_prepare read, until tp_memory_build */
 } tp_memory;
 

@@ -21,6 +21,9 @@ void tp_memory_caveats(const tp_memory *m, char *buf, size_t n)
             (unsigned long long)m->no_levels);
     if (m->no_addr)
         ADD("%s%llu lack Addr (not in the holders)", k ? "; " : "", (unsigned long long)m->no_addr);
+    if (m->past_devices)
+        ADD("%s%llu events of devices past the first %d (not modelled)", k ? "; " : "",
+            (unsigned long long)m->past_devices, TP_MEM_MAX_DEVICES);
     if (m->unmatched_frees)
         ADD("%s%llu frees without an allocation in the trace (made before it began)", k ? "; " : "",
             (unsigned long long)m->unmatched_frees);
@@ -62,10 +65,12 @@ void tp_memory_json(const tp_summary *s, tp_buf *b)
     int64_t t0 = s->sf.span_start;
     tp_buf_printf(b,
                   "\"memory\":{\"events\":%llu,\"lacking_fields\":%llu,\"without_levels\":%llu,\"without_addr\":%llu,"
-                  "\"frees_without_allocation\":%llu,\"allocations\":%llu,\"frees\":%llu,\"devices\":[",
+                  "\"frees_without_allocation\":%llu,\"allocations\":%llu,\"frees\":%llu,\"events_past_devices\":%llu,"
+                  "\"devices\":[",
                   (unsigned long long)m->events, (unsigned long long)m->lacking, (unsigned long long)m->no_levels,
                   (unsigned long long)m->no_addr, (unsigned long long)m->unmatched_frees,
-                  (unsigned long long)m->allocations, (unsigned long long)m->frees);
+                  (unsigned long long)m->allocations, (unsigned long long)m->frees,
+                  (unsigned long long)m->past_devices);
     size_t nd = 0;
     for (size_t j = 0; j < m->ndev; j++) {
         const tp_mem_device *d = &m->dev[j];

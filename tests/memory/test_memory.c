@@ -279,3 +279,29 @@ TEST(memory_findings_planted)
           strstr(out, "the trace does not give the device's memory size (deviceProperties totalGlobalMem)"));
     free(out);
 }
+
+/* Hostile shapes stay bounded (docs/ERRORS.md "Memory events"): 20,000 devices of one event each under 300
+ * steps model the first 64 devices and count the rest (per-step rows are devices x steps); events no op
+ * encloses and frees of unknown blocks are counted, not guessed. */
+TEST(memory_many_devices_bounded)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}");
+    for (int s = 0; s < 300; s++)
+        tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                          "\"ts\":%d,\"dur\":9}", s, 10 + 10 * s);
+    for (int d = 0; d < 20000; d++)
+        tp_buf_printf(&b, ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%d.%03d,\"args\":"
+                          "{\"Device Type\":1,\"Device Id\":%d,\"Addr\":%d,\"Bytes\":-4096,\"Total Allocated\":0,"
+                          "\"Total Reserved\":0}}", 10 + d / 7, d % 1000, d, 4096 * d);
+    tp_buf_puts(&b, "\n]}\n");
+    tp_buf_putc(&b, 0);
+    const char *in = tp_test_write_text("devices.json", b.data);
+    tp_buf_free(&b);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 20 %s stats --json %s", tp_test_bin(), in), 0);
+    CHECK(out && strstr(out, "\"memory\":{\"events\":20000,\"lacking_fields\":0,\"without_levels\":0,\"without_addr\":0,"
+                             "\"frees_without_allocation\":64,\"allocations\":0,\"frees\":20000,"
+                             "\"events_past_devices\":19936,"));
+    free(out);
+}
