@@ -134,7 +134,7 @@ static void memory_build(tp_summary *s)
     tp_mem_window *w = tp_xmalloc((s->sf.nsteps ? s->sf.nsteps : 1) * sizeof *w);
     for (size_t i = 0; i < s->sf.nsteps; i++)
         w[i] = (tp_mem_window){s->sf.steps[i].step, s->sf.steps[i].ts, s->sf.steps[i].ts + s->sf.steps[i].host_ns};
-    tp_mem_inputs in = {s->ht.order, s->ht.n, s->ht.parent, s->ht.top, s->ht.logical, w, s->sf.nsteps,
+    tp_mem_inputs in = {s->ht.order, s->ht.n, s->ht.pos, s->ht.parent, s->ht.top, s->ht.logical, w, s->sf.nsteps,
                         tp_is_op, tp_is_module_label};
     tp_memory_build(s->t, &in, &s->mem);
     free(w);

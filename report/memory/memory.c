@@ -39,6 +39,12 @@ static int cmp_rec_dev(const void *a, const void *b)
 
 /* ---- who allocated: the slices enclosing the event on its thread ---- */
 
+typedef struct encl_res {
+    uint32_t op;   /* innermost framework op, TP_NONE */
+    tp_str module; /* innermost module name, 0 */
+    bool known;
+} encl_res;
+
 typedef struct encl {
     const tp_trace *t;
     const tp_mem_inputs *in;
@@ -46,6 +52,9 @@ typedef struct encl {
     size_t *cur;          /* logical track -> the position found for its previous event */
     size_t ntracks;
     uint8_t *module;      /* name id -> 0 not asked, 1 a module label, 2 not */
+    encl_res *res;        /* host tree position -> its slice's op and module, worked out once */
+    uint32_t *path;       /* resolve()'s slices not worked out yet */
+    size_t npath, path_cap;
 } encl;
 
 static void encl_init(encl *x, const tp_trace *t, const tp_mem_inputs *in)
@@ -54,7 +63,7 @@ static void encl_init(encl *x, const tp_trace *t, const tp_mem_inputs *in)
     x->t = t;
     x->in = in;
     x->module = tp_xcalloc(t->nstr + 1, 1);
-    if (!in->order || !in->parent || !in->logical)
+    if (!in->order || !in->parent || !in->logical || !in->pos)
         return;
     x->ntracks = t->ntracks;
     x->first = tp_xmalloc((x->ntracks + 1) * sizeof *x->first);
@@ -70,6 +79,8 @@ static void encl_free(encl *x)
     free(x->last);
     free(x->cur);
     free(x->module);
+    free(x->res);
+    free(x->path);
 }
 
 /* first position of in->order whose logical track is at least lt (the order is by logical track) */
@@ -146,20 +157,43 @@ static uint32_t innermost(encl *x, uint32_t track, int64_t ts)
     return TP_NONE;
 }
 
+/* The innermost op and module enclosing slice e (and e itself): each slice worked out once, from its
+ * parent's (a deep nesting costs its depth once, not once per memory event under it). */
+static void resolve(encl *x, uint32_t e, uint32_t *op, tp_str *module)
+{
+    const tp_trace *t = x->t;
+    if (!x->res) /* one entry a host slice, by its place in the host tree; untouched pages stay unmapped */
+        x->res = tp_xcalloc(x->in->norder + 1, sizeof *x->res);
+    x->npath = 0;
+    uint32_t a = e;
+    while (a != TP_NONE && !x->res[x->in->pos[a]].known) {
+        TP_GROW(x->path, x->path_cap, x->npath + 1);
+        x->path[x->npath++] = a;
+        a = x->in->parent[a];
+    }
+    uint32_t cur_op = a != TP_NONE ? x->res[x->in->pos[a]].op : TP_NONE;
+    tp_str cur_mod = a != TP_NONE ? x->res[x->in->pos[a]].module : 0;
+    while (x->npath) {
+        a = x->path[--x->npath];
+        const tp_event *ev = &t->events[a];
+        if (x->in->is_op && x->in->is_op(t, ev))
+            cur_op = a;
+        if (is_module(x, ev->name))
+            cur_mod = ev->name;
+        x->res[x->in->pos[a]] = (encl_res){cur_op, cur_mod, true};
+    }
+    *op = cur_op;
+    *module = cur_mod;
+}
+
 static void attribute(encl *x, rec *r)
 {
     const tp_trace *t = x->t;
     uint32_t e = innermost(x, t->events[r->ev].track, r->ts);
-    uint32_t op = TP_NONE;
-    for (uint32_t a = e; a != TP_NONE; a = x->in->parent[a]) {
-        const tp_event *ev = &t->events[a];
-        if (op == TP_NONE && x->in->is_op && x->in->is_op(t, ev))
-            op = a;
-        if (!r->module && is_module(x, ev->name))
-            r->module = ev->name;
-        if (op != TP_NONE && r->module)
-            break;
-    }
+    if (e == TP_NONE)
+        return;
+    uint32_t op;
+    resolve(x, e, &op, &r->module);
     if (op == TP_NONE)
         return;
     r->op = t->events[op].name;

@@ -91,6 +91,7 @@ typedef struct tp_mem_window {
 typedef struct tp_mem_inputs {
     const uint32_t *order;    /* host slices in preorder, thread after thread by logical track */
     size_t norder;
+    const uint32_t *pos;      /* event -> its position in order */
     const uint32_t *parent;   /* event -> parent event */
     const uint32_t *top;      /* event -> top-level op */
     const uint32_t *logical;  /* track -> logical track */
