@@ -75,16 +75,29 @@ static int key_of(const char *k, size_t n)
     }
 }
 
-static const char *ws(const char *p, const char *end)
+/* byte classes: one table lookup a byte (the args are about 200 bytes, half of them indentation) */
+enum { CL_WS = 1, CL_KEY = 2, CL_DIGIT = 4 };
+static const uint8_t cls[256] = { /* CL_WS: \t \n \r space; CL_KEY: printable ASCII but " and \\; CL_DIGIT */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    3, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const unsigned char *ws(const unsigned char *p, const unsigned char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+    while (p < end && (cls[*p] & CL_WS))
         p++;
     return p;
 }
 
-static bool fast_read(const char *p, size_t n, int64_t v[K_N], bool have[K_N])
+static bool fast_read(const char *text, size_t n, int64_t v[K_N], bool have[K_N])
 {
-    const char *end = p + n;
+    const unsigned char *p = (const unsigned char *)text, *end = p + n;
     p = ws(p, end);
     if (p == end || *p++ != '{')
         return false;
@@ -94,9 +107,9 @@ static bool fast_read(const char *p, size_t n, int64_t v[K_N], bool have[K_N])
     for (;;) {
         if (p == end || *p++ != '"')
             return false;
-        const char *k = p;
-        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80)
-            p++; /* printable ASCII keys only: the tree checks the rest */
+        const unsigned char *k = p;
+        while (p < end && (cls[*p] & CL_KEY)) /* printable ASCII keys only: the tree checks the rest */
+            p++;
         if (p == end || *p != '"')
             return false;
         size_t kn = (size_t)(p - k);
@@ -106,13 +119,13 @@ static bool fast_read(const char *p, size_t n, int64_t v[K_N], bool have[K_N])
         p = ws(p, end);
         bool neg = p < end && *p == '-';
         p += neg;
-        const char *d = p;
+        const unsigned char *d = p;
         uint64_t x = 0;
-        while (p < end && *p >= '0' && *p <= '9')
+        while (p < end && (cls[*p] & CL_DIGIT))
             x = x * 10 + (uint64_t)(*p++ - '0');
         if (p == d || p - d > 18 || (p - d > 1 && *d == '0') || (p < end && (*p == '.' || *p == 'e' || *p == 'E')))
             return false;
-        int i = key_of(k, kn);
+        int i = key_of((const char *)k, kn);
         if (i >= 0 && !have[i]) { /* the first of duplicates, as the tree's lookup */
             v[i] = neg ? -(int64_t)x : (int64_t)x;
             have[i] = true;
