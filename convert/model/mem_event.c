@@ -90,8 +90,16 @@ static const uint8_t cls[256] = { /* CL_WS: \t \n \r space; CL_KEY: printable AS
 
 static const unsigned char *ws(const unsigned char *p, const unsigned char *end)
 {
-    while (p < end && (cls[*p] & CL_WS))
+    while (p < end) {
+        uint64_t w;
+        if (end - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull)) { /* indentation, 8 spaces at once */
+            p += 8;
+            continue;
+        }
+        if (!(cls[*p] & CL_WS))
+            break;
         p++;
+    }
     return p;
 }
 
@@ -107,12 +115,16 @@ static bool fast_read(const char *text, size_t n, int64_t v[K_N], bool have[K_N]
     for (;;) {
         if (p == end || *p++ != '"')
             return false;
-        const unsigned char *k = p;
-        while (p < end && (cls[*p] & CL_KEY)) /* printable ASCII keys only: the tree checks the rest */
-            p++;
-        if (p == end || *p != '"')
+        const unsigned char *k = p, *q = memchr(p, '"', (size_t)(end - p));
+        if (!q)
             return false;
-        size_t kn = (size_t)(p - k);
+        size_t kn = (size_t)(q - k);
+        int i = key_of((const char *)k, kn); /* a known key is printable ASCII by itself */
+        if (i < 0)
+            for (const unsigned char *c = k; c < q; c++)
+                if (!(cls[*c] & CL_KEY)) /* printable ASCII keys only: the tree checks the rest */
+                    return false;
+        p = q;
         p = ws(p + 1, end);
         if (p == end || *p++ != ':')
             return false;
@@ -125,7 +137,6 @@ static bool fast_read(const char *text, size_t n, int64_t v[K_N], bool have[K_N]
             x = x * 10 + (uint64_t)(*p++ - '0');
         if (p == d || p - d > 18 || (p - d > 1 && *d == '0') || (p < end && (*p == '.' || *p == 'e' || *p == 'E')))
             return false;
-        int i = key_of((const char *)k, kn);
         if (i >= 0 && !have[i]) { /* the first of duplicates, as the tree's lookup */
             v[i] = neg ? -(int64_t)x : (int64_t)x;
             have[i] = true;
