@@ -26,17 +26,6 @@ static int cmp_rec(const void *a, const void *b)
     return x->ev < y->ev ? -1 : x->ev > y->ev; /* input order */
 }
 
-/* by (Device Type, Device Id), then the records' own (time) order */
-static int cmp_rec_dev(const void *a, const void *b)
-{
-    const rec *x = *(const rec *const *)a, *y = *(const rec *const *)b;
-    if (x->m.type != y->m.type)
-        return x->m.type < y->m.type ? -1 : 1;
-    if (x->m.id != y->m.id)
-        return x->m.id < y->m.id ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
 /* ---- who allocated: the slices enclosing the event on its thread ---- */
 
 typedef struct encl_res {
@@ -393,15 +382,18 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
     tp_str name = tp_mem_event_name(t);
     if (!name)
         return;
-    size_t n = 0, cap = 0;
-    for (size_t i = 0; i < t->nevents; i++) /* counted first: one allocation of the records */
-        cap += tp_mem_event_is(t, name, &t->events[i]);
-    rec *rs = tp_xmalloc((cap ? cap : 1) * sizeof *rs);
+    size_t n = 0, cap = 0, nidx = 0;
+    uint32_t *idx = NULL; /* one pass over the events (2 M at 1 GB): their indexes, then the records */
+    for (size_t i = 0; i < t->nevents; i++)
+        if (tp_mem_event_is(t, name, &t->events[i])) {
+            TP_GROW(idx, cap, nidx + 1);
+            idx[nidx++] = (uint32_t)i;
+        }
+    rec *rs = tp_xmalloc((nidx ? nidx : 1) * sizeof *rs);
     tp_mem_reader *rd = tp_mem_reader_new(t);
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t q = 0; q < nidx; q++) {
+        size_t i = idx[q];
         const tp_event *e = &t->events[i];
-        if (!tp_mem_event_is(t, name, e))
-            continue;
         m->events++;
         tp_mem_event me;
         if (tp_mem_event_read(rd, e, &me) < 0) {
@@ -416,6 +408,7 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
         rs[n++] = (rec){e->ts, (uint32_t)i, 0, me, 0, 0, 0};
     }
     tp_mem_reader_free(rd);
+    free(idx);
     m->prep->rs = rs;
     m->prep->n = n;
 }
@@ -442,30 +435,61 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
     for (size_t k = 0; k < n; k++)
         attribute(&x, &rs[k]);
     encl_free(&x);
-    /* the records by (device, time): pointers sorted by device, ties in time order (the pointers' order) */
-    rec **per = tp_xmalloc(n * sizeof *per);
-    for (size_t k = 0; k < n; k++)
-        per[k] = &rs[k];
-    qsort(per, n, sizeof *per, cmp_rec_dev);
-    size_t ndev = 0;
-    for (size_t k = 0; k < n; k++)
-        ndev += !k || per[k]->m.type != per[k - 1]->m.type || per[k]->m.id != per[k - 1]->m.id;
-    m->dev = tp_xcalloc(ndev < TP_MEM_MAX_DEVICES ? ndev : TP_MEM_MAX_DEVICES, sizeof *m->dev);
-    for (size_t k = 0; k < n;) {
-        size_t e = k + 1;
-        while (e < n && per[e]->m.type == per[k]->m.type && per[e]->m.id == per[k]->m.id)
-            e++;
-        if (m->ndev == TP_MEM_MAX_DEVICES) { /* a hostile number of devices: counted, not modelled */
-            m->past_devices += e - k;
-            k = e;
+    /* each record's device: the devices met so far, at most TP_MEM_MAX_DEVICES (a machine has a host
+     * and a few GPUs: a short scan, the previous record's device first); the records of more are
+     * counted.  Then the records bucketed by device, in time order. */
+    int64_t dtype[TP_MEM_MAX_DEVICES], did[TP_MEM_MAX_DEVICES];
+    size_t nd = 0, count[TP_MEM_MAX_DEVICES] = {0};
+    uint8_t *dev_of = tp_xmalloc(n ? n : 1);
+    size_t last = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t j = last;
+        if (!(j < nd && dtype[j] == rs[k].m.type && did[j] == rs[k].m.id))
+            for (j = 0; j < nd && (dtype[j] != rs[k].m.type || did[j] != rs[k].m.id); j++)
+                ;
+        if (j == nd && nd < TP_MEM_MAX_DEVICES) {
+            dtype[nd] = rs[k].m.type;
+            did[nd++] = rs[k].m.id;
+        }
+        if (j == nd) { /* a hostile number of devices: counted, not modelled */
+            m->past_devices++;
+            dev_of[k] = UINT8_MAX;
             continue;
         }
+        dev_of[k] = (uint8_t)j;
+        count[j]++;
+        last = j;
+    }
+    /* the devices by (type, id) */
+    size_t order[TP_MEM_MAX_DEVICES], start[TP_MEM_MAX_DEVICES + 1];
+    for (size_t j = 0; j < nd; j++)
+        order[j] = j;
+    for (size_t j = 1; j < nd; j++) /* at most 64: insertion */
+        for (size_t i = j; i > 0; i--) {
+            size_t u = order[i - 1], v = order[i];
+            if (dtype[u] < dtype[v] || (dtype[u] == dtype[v] && did[u] <= did[v]))
+                break;
+            order[i - 1] = v;
+            order[i] = u;
+        }
+    size_t at[TP_MEM_MAX_DEVICES];
+    start[0] = 0;
+    for (size_t j = 0; j < nd; j++) {
+        at[order[j]] = start[j];
+        start[j + 1] = start[j] + count[order[j]];
+    }
+    rec **per = tp_xmalloc((n ? n : 1) * sizeof *per);
+    for (size_t k = 0; k < n; k++)
+        if (dev_of[k] != UINT8_MAX)
+            per[at[dev_of[k]]++] = &rs[k];
+    free(dev_of);
+    m->dev = tp_xcalloc(nd ? nd : 1, sizeof *m->dev);
+    for (size_t j = 0; j < nd; j++) {
         tp_mem_device *d = &m->dev[m->ndev++];
-        d->type = per[k]->m.type;
-        d->id = per[k]->m.id;
+        d->type = dtype[order[j]];
+        d->id = did[order[j]];
         tp_mem_device_label(d->type, d->id, d->label, sizeof d->label);
-        device_levels(m, d, t, in, per + k, e - k);
-        k = e;
+        device_levels(m, d, t, in, per + start[j], start[j + 1] - start[j]);
     }
     free(per);
     free(rs);
