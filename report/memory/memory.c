@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct rec {
+typedef struct rec { /* 80 bytes */
     int64_t ts;
-    uint32_t ev;
-    uint32_t dev;
     tp_mem_event m;
+    uint32_t ev;
     tp_str op, top, module;
 } rec;
 
@@ -405,7 +404,7 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
         m->allocations += me.bytes > 0;
         m->frees += me.bytes < 0;
         TP_GROW(rs, cap, n + 1);
-        rs[n++] = (rec){e->ts, (uint32_t)i, 0, me, 0, 0, 0};
+        rs[n++] = (rec){e->ts, me, (uint32_t)i, 0, 0, 0};
     }
     tp_mem_reader_free(rd);
     free(idx);
