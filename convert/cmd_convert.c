@@ -1,4 +1,5 @@
 /* cmd_convert.c: `tracepress convert`. */
+#include "convert/model/mem_counters.h"
 #include "convert/write/chrome_write.h"
 #include "convert/base/cli.h"
 #include "convert/critical/critical.h"
@@ -370,6 +371,7 @@ static int convert_main(int argc, char **argv, char **ins)
         tp_trace_free(&t);
         return TP_EXIT_INPUT;
     }
+    tp_mem_counters_add(&t); /* the allocator's levels as counter tracks (mem_counters.h) */
     split_plan sp = {0};
     if (split && strcmp(split, "steps") == 0) {
         if (plan_steps(&t, &sp, &err) < 0) {

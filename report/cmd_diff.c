@@ -240,7 +240,7 @@ static int tp_cmd_diff(int argc, char **argv)
     tp_load_opts lo = {0};
     const char *paths[2] = {NULL, NULL}, *dir = "diff", *steps = NULL, *slower = NULL, *kslower = NULL,
                *minshare = NULL, *scale = NULL, *cats = NULL, *devspec = NULL, *imgurl = NULL,
-               *onfinding = NULL, *findrules = NULL;
+               *onfinding = NULL, *findrules = NULL, *memhigher = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         int k = 0;
@@ -251,6 +251,7 @@ static int tp_cmd_diff(int argc, char **argv)
             (k = tp_opt_value(argc, argv, &i, "--fail-if-kernel-slower", &kslower)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--kernel-min-share", &minshare)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--fail-on-finding", &onfinding)) != 0 ||
+            (k = tp_opt_value(argc, argv, &i, "--fail-if-memory-higher", &memhigher)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--scale", &scale)) != 0 ||
             (k = tp_opt_value(argc, argv, &i, "--image-base-url", &imgurl)) != 0 ||
             (k = tp_opt_file(argc, argv, &i, "--categories", &cats)) != 0 ||
@@ -301,6 +302,9 @@ static int tp_cmd_diff(int argc, char **argv)
         return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID (built in, a job's, or of --rules FILE) "
                                        "or high, medium, low");
     g.fail_on_finding = onfinding;
+    if (memhigher && tp_mem_gate_parse(memhigher, &g.mem_higher) < 0)
+        return tp_usage_error(argv[0], "--fail-if-memory-higher takes a percentage (5, 5%%) or bytes (512MiB, 2GB, "
+                                       "1048576B) (got '%s')", memhigher);
     double png_scale = 2;
     if (scale) {
         char *end;
@@ -326,10 +330,11 @@ static int tp_cmd_diff(int argc, char **argv)
         return TP_EXIT_INPUT;
     }
     if (tp_inputs_are_job((char **)&paths[0], 1) || tp_inputs_are_job((char **)&paths[1], 1)) {
-        if (kslower) {
+        if (kslower || memhigher) { /* a job diff gates on its findings and steps (--rules applies there) */
             tp_cat_rules_free(&rules);
             tp_device_table_free(&devices);
-            return tp_usage_error(argv[0], "--fail-if-kernel-slower is for two traces, not two jobs");
+            return tp_usage_error(argv[0], "%s is for two traces, not two jobs",
+                                  kslower ? "--fail-if-kernel-slower" : "--fail-if-memory-higher");
         }
         tp_find_rules frules; /* a trace's and the job's rules, read before any work */
         if (tp_job_rules_for_command(findrules, &frules) != 0) {
@@ -469,6 +474,9 @@ const tp_command tp_command_diff = {"diff", "compare two traces: what got slower
     "  --fail-on-finding ID|SEVERITY exit 3 when a finding with this ID, or of this\n"
     "                                severity or above (high, medium, low), is new in\n"
     "                                the candidate or grew (docs/DIFF.md \"Findings\")\n"
+    "  --fail-if-memory-higher PCT|BYTES  exit 3 when a device's peak allocated memory\n"
+    "                                grew by more than PCT% (5, 5%) or BYTES (512MiB,\n"
+    "                                2GB, 1048576B) (docs/DIFF.md \"Memory\"; two traces)\n"
     "  --scale S                     PNG resolution factor (default 1)\n"
     "  --image-base-url URL          diff.md shows the charts from URL/png/ (where CI\n"
     "                                publishes them); without it, it names the files\n"

@@ -1,6 +1,7 @@
 /* cmd_stats.c: `tracepress stats`: the numbers every reader is checked by. */
 #include "convert/base/cli.h"
 #include "convert/codec/json_write.h"
+#include "report/out/mem_out.h"
 #include "report/out/gpu_json.h"
 #include "report/out/idle_json.h"
 #include "report/out/cp_out.h"
@@ -22,6 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The args stats keeps (it keeps none else): the critical path's sync events
+ * and the allocator's memory events. */
+static bool stats_wants_args(const char *name, size_t len)
+{
+    return tp_critical_wants_args(name, len) || tp_mem_wants_args(name, len);
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -97,9 +105,8 @@ static int print_json(const tp_summary *s, const char *path, const tp_read_opts 
         tp_buf_puts(&b, ",\n");
         tp_findings_json(s->findings, &b);
         tp_buf_puts(&b, ",\n");
-        size_t before = b.len;
         tp_capture_json(s, &b); /* "graph_capture":{...},\n or nothing */
-        b.len = b.len > before ? b.len - 2 : before - 2; /* no trailing ",\n" */
+        tp_memory_json(s, &b);
     }
     /* format-specific sections (stats_sections.c) go inside the object */
     if (tp_stats_sections_json(t, path, ro, &b, err) < 0) {
@@ -129,6 +136,8 @@ static void print_text(const tp_summary *s, const char *path)
            (unsigned long long)kt->memsets);
     if (kt->n == 0) {
         printf("(no device kernels)\n");
+        if (s->cat.rules && s->mem.events) /* the memory holds without kernels */
+            tp_memory_text(s, stdout);
         return;
     }
     /* the layout of `nsys stats` so CI logs read the same */
@@ -152,6 +161,8 @@ static void print_text(const tp_summary *s, const char *path)
     tp_buf_free(&name);
     if (s->gt.devices)
         print_gpu_time(s);
+    if (s->cat.rules) /* not with --kernels-only */
+        tp_memory_text(s, stdout);
     if (s->findings)
         tp_findings_text(s->findings, stdout);
     tp_buf cl = {0};
@@ -399,7 +410,8 @@ static int tp_cmd_stats(int argc, char **argv)
     tp_trace_init(&t);
     tp_err err = {0};
     lo.read.keep_args = false; /* stats needs no args: keeps memory well below the input size */
-    lo.read.keep_args_of = tp_critical_wants_args; /* but the sync events' matching record (critical path) */
+    lo.read.keep_args_of = stats_wants_args; /* but the sync events' matching record (critical path) and the
+                                                 * memory events' (report/memory/) */
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */

@@ -90,6 +90,7 @@ static void *prepare_job(void *p)
 {
     tp_summary *s = p;
     tp_gpu_time_prepare(s->t, &s->gt); /* needs no host tree: while it is built */
+    tp_memory_prepare(s->t, &s->mem);  /* reading the memory events' args: likewise */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
     return NULL;
@@ -188,6 +189,19 @@ int tp_summary_critical_window(tp_summary *s, const char *spec, char *err, size_
     return 0;
 }
 
+/* The memory model (report/memory/) reads the host tree and the steps as plain arrays; nothing
+ * to do (one string lookup) in a trace without memory events. */
+static void memory_build(tp_summary *s)
+{
+    tp_mem_window *w = tp_xmalloc((s->sf.nsteps ? s->sf.nsteps : 1) * sizeof *w);
+    for (size_t i = 0; i < s->sf.nsteps; i++)
+        w[i] = (tp_mem_window){s->sf.steps[i].step, s->sf.steps[i].ts, s->sf.steps[i].ts + s->sf.steps[i].host_ns};
+    tp_mem_inputs in = {s->ht.order, s->ht.n, s->ht.pos, s->ht.parent, s->ht.top, s->ht.logical, w, s->sf.nsteps,
+                        tp_is_op, tp_is_module_label};
+    tp_memory_build(s->t, &in, &s->mem);
+    free(w);
+}
+
 static void *categories_job(void *p)
 {
     tp_summary *s = p;
@@ -195,6 +209,7 @@ static void *categories_job(void *p)
     if (!s->opts.lean)
         tp_efficiency_build(s->t, &s->ht, &s->cat, &s->eff);
     critical_path_lane(s, 0);
+    memory_build(s); /* the lighter side of the round (its args were read beside the host tree) */
     return NULL;
 }
 
@@ -209,7 +224,7 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
 bool tp_summary_wants_args(const char *name, size_t len)
 {
     return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len) ||
-           tp_critical_wants_args(name, len);
+           tp_critical_wants_args(name, len) || tp_mem_wants_args(name, len);
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
@@ -247,6 +262,8 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         tp_timing("summary: collectives | steps, attribution, classification, GPU time");
         find_devices(t, s);
         tp_dist_info_read(t, &s->dist);
+        memory_build(s);
+        tp_timing("summary: memory");
         return;
     }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
@@ -255,7 +272,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     run_pair(gpu_time_and_idle_job, s, categories_job);
     tp_critical_end(s->cp_lanes);
     s->cp_lanes = NULL;
-    tp_timing("summary: gpu time, idle, kernel table, critical path | categories, efficiency, critical path");
+    tp_timing("summary: gpu time, idle, kernel table, critical path | categories, efficiency, memory, critical path");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
@@ -277,6 +294,7 @@ void tp_summary_free(tp_summary *s)
     tp_collectives_free(&s->coll);
     tp_dist_info_free(&s->dist);
     tp_critical_free(&s->cp);
+    tp_memory_free(&s->mem);
     tp_attribution_free(&s->at);
     tp_cat_rules_free(&s->own_rules);
     tp_host_tree_free(&s->ht);

@@ -18,6 +18,7 @@
 #include "report/analysis/overheads.h"
 #include "report/analysis/steps.h"
 #include "convert/critical/critical.h"
+#include "report/memory/memory.h"
 
 typedef struct tp_report_opts {
     const char *path;       /* the input as given */
@@ -54,6 +55,7 @@ typedef struct tp_summary {
     tp_dist_info dist;      /* which rank of which job (convert/model/dist_info.h) */
     tp_critical cp;         /* the critical path of each step (convert/critical/critical.h; not for a job's rank) */
     struct tp_cp_lanes *cp_lanes; /* while the summary is built: the critical path's two lanes */
+    tp_memory mem;          /* device and host memory from the allocator's events (report/memory/memory.h) */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
     /* Format-specific content (report/formats/format_pages.h): the row for

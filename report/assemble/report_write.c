@@ -39,6 +39,7 @@ static const struct {
     {"png/timeline.png", "Timeline", tp_chart_timeline},
     {"png/steps.png", "Steps", tp_chart_steps_png},
     {"png/breakdown.png", "Dominating ops", png_breakdown},
+    {"png/memory.png", "Memory", tp_chart_memory_png},
 };
 
 const char *const tp_report_job_pngs[3] = {"png/job_ranks.png", "png/job_heatmap.png", "png/job_collectives.png"};
@@ -121,6 +122,7 @@ static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp, bool planning)
         tp_page_note(&pc, "Timeline", "the trace has no slices to draw.");
     tp_page_critical(pdf, &pc);
     tp_pages_steps(pdf, &pc);
+    tp_pages_memory(pdf, &pc);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);
     tp_pages_names(pdf, &pc);

@@ -394,6 +394,7 @@ void tp_diff_build(const tp_summary *base, const tp_summary *cand, tp_diff *d)
     }
     judge(d);
     tp_diff_findings_build(base, cand, &d->find);
+    tp_diff_mem_build(base, cand, &d->mem);
 }
 
 static void table_free(tp_diff_table *t)
@@ -410,6 +411,7 @@ static void table_free(tp_diff_table *t)
 void tp_diff_free(tp_diff *d)
 {
     tp_diff_findings_free(&d->find);
+    tp_diff_mem_free(&d->mem);
     table_free(&d->kernels);
     table_free(&d->ops);
     table_free(&d->steps);
@@ -463,6 +465,7 @@ int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why)
     }
     if (g->fail_on_finding)
         tripped += tp_diff_finding_gate(&d->find, g->fail_on_finding, why);
+    tripped += tp_diff_mem_gate(&d->mem, &g->mem_higher, why);
     return tripped;
 }
 

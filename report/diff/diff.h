@@ -45,6 +45,7 @@
 #include "report/analysis/summary.h"
 #include "report/diff/diff_eff.h"
 #include "report/diff/diff_find.h"
+#include "report/diff/diff_mem.h"
 
 enum { TP_DM_NAME = 0, TP_DM_SHORT, TP_DM_ADDED, TP_DM_REMOVED };
 const char *tp_diff_match_name(int m); /* "name", "short_name", "added", "removed" */
@@ -92,6 +93,7 @@ typedef struct tp_diff {
     tp_diff_table kernels, ops, steps, categories;
     tp_diff_eff eff;         /* efficiency rows matched per shape (diff_eff.h) */
     tp_diff_findings find;   /* the findings of both runs compared (diff_find.h) */
+    tp_diff_mem mem;         /* memory of both runs compared (diff_mem.h) */
     tp_step_spread spread[2];
     bool has_steps;          /* both runs have steps */
     int64_t median_delta;
@@ -120,6 +122,7 @@ typedef struct tp_diff_gates {
     bool slower, kernel_slower;
     double slower_pct, kernel_pct, kernel_min_share_pct;
     const char *fail_on_finding; /* --fail-on-finding ID|SEVERITY, NULL none (diff_find.h) */
+    tp_mem_gate mem_higher;      /* --fail-if-memory-higher PCT|BYTES (diff_mem.h) */
 } tp_diff_gates;
 int tp_diff_check(const tp_diff *d, const tp_diff_gates *g, tp_buf *why);
 /* --fail-if-slower alone: 1 trips (verdict slower, or no noise estimate and

@@ -37,7 +37,9 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
                 if (strcmp(fb[k].items[j].rule->id, r->rules[i].id) == 0) {
                     x.fired[k] = true;
                     x.impact_ns[k] = fb[k].items[j].m->impact_ns;
-                    x.impact_milli[k] = fb[k].items[j].m->impact_milli;
+                    /* a memory risk has no time: its value tells grown from the same */
+                    x.impact_milli[k] = fb[k].items[j].m->risk ? fb[k].items[j].m->value_milli
+                                                               : fb[k].items[j].m->impact_milli;
                     x.impact_base = fb[k].items[j].m->impact_base;
                     snprintf(x.scope[k], sizeof x.scope[k], "%s", fb[k].items[j].scope);
                 }

@@ -146,6 +146,8 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
         tp_buf_puts(b, "}");
     }
     tp_buf_puts(b, "]");
+    tp_buf_puts(b, ",\n");
+    tp_diff_mem_json(&d->mem, b);
     tp_buf_puts(b, ",\n\"gates\":{\"fail_if_slower_pct\":");
     if (g->slower)
         tp_buf_printf(b, "%g", g->slower_pct);
@@ -158,6 +160,13 @@ void tp_diff_json(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, i
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"fail_on_finding\":");
     tp_json_str_or_null(b, g->fail_on_finding);
+    tp_buf_puts(b, ",\"fail_if_memory_higher\":");
+    if (!g->mem_higher.on)
+        tp_buf_puts(b, "null");
+    else if (g->mem_higher.is_bytes)
+        tp_buf_printf(b, "{\"bytes\":%lld}", (long long)g->mem_higher.bytes);
+    else
+        tp_buf_printf(b, "{\"pct\":%g}", g->mem_higher.pct);
     tp_buf_printf(b, ",\"kernel_min_share_pct\":%g,\"slower_within_noise\":%s,\"tripped\":%d,\"reasons\":[",
                   g->kernel_min_share_pct, tp_diff_slower_gate(d, g) < 0 ? "true" : "false", tripped);
     size_t start = 0, k = 0;
@@ -393,7 +402,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
                 start = i + 1;
             }
         tp_buf_putc(b, '\n');
-    } else if (g->slower || g->kernel_slower || g->fail_on_finding)
+    } else if (g->slower || g->kernel_slower || g->fail_on_finding || g->mem_higher.on)
         tp_buf_puts(b, "Gates passed.\n\n");
     if (held)
         tp_buf_printf(b, "`--fail-if-slower %g%%` did not trip: the %s grew by %+.1f%%, but within the noise.\n\n",
@@ -429,6 +438,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     }
     if (shown)
         tp_buf_puts(b, "\n");
+    tp_diff_mem_md(&d->mem, b);
 
     /* Overview table. */
     tp_buf_puts(b, "| figure | base | candidate | change |\n|---|---:|---:|---:|\n");

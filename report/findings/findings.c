@@ -291,29 +291,30 @@ const char *tp_find_change_name(int status)
     return status >= 0 && status <= TP_FIND_SAME ? n[status] : "same";
 }
 
-/* The critical path says that the host (or the launches) set the steps' time,
- * not which host work or why: a stall, a host-bound gap, exposed copies are
- * the causes a reader acts on, and their impact bounds are tighter.  So a
- * finding of a corroborating measure goes after every finding of the other
- * measures (stable: the findings' order among themselves is kept) and its
- * evidence names them; alone, it stays where its impact puts it. */
-static void corroborating_last(tp_findings *f)
+/* The rank classes, in order: the findings that name a cause and its time;
+ * the critical path's view of the same time (it says that the host or the
+ * launches set the steps' time, not which host work or why: a stall, a
+ * host-bound gap, exposed copies are what a reader acts on, and their bounds
+ * are tighter); the memory risks (no time). */
+static int rank_class(const tp_finding *x) { return x->m->risk ? 2 : x->m->corroborates ? 1 : 0; }
+
+/* Stable: the impact order holds within each class.  A corroborating finding
+ * names the causes ranked before it; alone, it leads. */
+static void rank_by_class(tp_findings *f)
 {
     tp_buf ids = {0};
     for (size_t i = 0; i < f->n; i++)
-        if (!f->items[i].m->corroborates)
+        if (rank_class(&f->items[i]) == 0)
             tp_buf_printf(&ids, "%s%s", ids.len ? ", " : "", f->items[i].rule->id);
-    if (!ids.len)
-        return;
-    tp_finding *sorted = tp_xcalloc(f->n, sizeof *sorted);
+    tp_finding *sorted = tp_xcalloc(f->n + 1, sizeof *sorted);
     size_t k = 0;
-    for (int pass = 0; pass < 2; pass++)
+    for (int c = 0; c < 3; c++)
         for (size_t i = 0; i < f->n; i++)
-            if (f->items[i].m->corroborates == (pass == 1))
+            if (rank_class(&f->items[i]) == c)
                 sorted[k++] = f->items[i];
     for (size_t i = 0; i < f->n; i++) {
         f->items[i] = sorted[i];
-        if (sorted[i].m->corroborates)
+        if (ids.len && rank_class(&sorted[i]) == 1)
             tp_measure_evidence(&f->measures[sorted[i].m - f->measures],
                                 "ranked after %s, which name%s the causes on the path", ids.data,
                                 strchr(ids.data, ',') ? "" : "s");
@@ -352,15 +353,15 @@ void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
         if (!m->available) {
             f->unsure[f->nunsure] = ru;
             f->unsure_m[f->nunsure++] = m;
-        } else if (m->impact_milli >= TP_FIND_NOISE_MILLI &&
-                   ((m->whole > 0 && m->value_milli >= ru->threshold_milli) || holds_in_a_step(m, ru)))
+        } else if ((m->risk || m->impact_milli >= TP_FIND_NOISE_MILLI) &&
+                   ((m->whole > 0 && m->value_milli >= ru->threshold_milli) || (!m->risk && holds_in_a_step(m, ru))))
         {
             f->items[f->n] = (tp_finding){.rule = ru, .m = m};
             snprintf(f->items[f->n++].scope, sizeof f->items[0].scope, "%s", m->scope); /* tp_findings_scope refines it */
         }
     }
     qsort(f->items, f->n, sizeof *f->items, finding_cmp);
-    corroborating_last(f);
+    rank_by_class(f);
 }
 
 void tp_findings_build(const tp_summary *s, const tp_find_rules *r, tp_findings *f)

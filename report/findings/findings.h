@@ -76,6 +76,7 @@ typedef struct tp_measure {
     int64_t impact_milli;  /* impact_ns / impact_base_ns in thousandths of a percent */
     const char *bound;     /* how the impact is bounded, static */
     bool available;        /* false: the trace lacks the data; why says which */
+    bool risk;             /* a risk, not time (the memory measures): impact 0 ns, fires on the value alone */
     char why[400];
     char **evidence;       /* lines of plain text (trace names as recorded, cut) */
     size_t nevidence;
@@ -233,5 +234,9 @@ void tp_find_steps_scope(const tp_summary *s, const size_t *idx, size_t n, size_
  * most 4,096 host events. */
 bool tp_find_partial(const tp_summary *s, char *why, size_t n);
 void tp_find_step_diff(const tp_summary *s, size_t out, size_t median, tp_measure *m);
+/* measures_mem.c: memory near the device's capacity, reserved far above allocated, growth across steps */
+void tp_measure_memory_near_capacity(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_memory_fragmentation(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
+void tp_measure_memory_growth(const tp_summary *s, tp_find_ctx *c, tp_measure *m);
 
 #endif

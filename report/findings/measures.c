@@ -910,5 +910,8 @@ const tp_measure_def tp_measure_catalogue[] = {
     {"step_outliers", step_outliers, {"Steps", NULL}},
     {"critical_cpu", tp_measure_critical_cpu, {"Critical path", NULL}},
     {"critical_launch", tp_measure_critical_launch, {"Critical path", "Timeline"}},
+    {"memory_near_capacity", tp_measure_memory_near_capacity, {"Memory", NULL}},
+    {"memory_fragmentation", tp_measure_memory_fragmentation, {"Memory", NULL}},
+    {"memory_growth", tp_measure_memory_growth, {"Memory", NULL}},
 };
 const size_t tp_measure_count = sizeof tp_measure_catalogue / sizeof *tp_measure_catalogue;

@@ -166,7 +166,9 @@ void tp_job_json(const tp_job *j, tp_buf *b)
         int_or_null(b, sp->ranks ? sp->max_rank : -1);
         tp_buf_puts(b, "}");
     }
-    tp_buf_puts(b, "],\n\"per_step\":[");
+    tp_buf_puts(b, "],\n");
+    tp_job_mem_json(j, b);
+    tp_buf_puts(b, ",\n\"per_step\":[");
     for (size_t k = 0; k < j->nsteps; k++) {
         const tp_job_step *st = &j->steps[k];
         tp_buf_printf(b, "%s{\"step\":%lld,\"ranks\":%u,\"median_step_ns\":%lld,\"median_computation_ns\":%lld,"

@@ -254,6 +254,7 @@ void tp_job_md(const tp_job *j, const char *const *pngs, tp_buf *b)
 {
     tp_findings_md(&j->findings, b); /* the verdict first: its first line is the top job finding's */
     lead(j, b);
+    tp_job_mem_md(j, b);
     ranks_table(j, b);
     stragglers_table(j, b);
     colls_table(j, b);

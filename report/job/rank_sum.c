@@ -18,6 +18,7 @@ static char *dup_or_empty(const char *s) { return tp_xstrdup(s ? s : ""); }
  * writes reads back (a trace's times may reach 2^62 ns: stats and convert
  * take them, and the job report once refused its own summary). */
 #define MAX_NS TP_RANK_MAX_NS
+#define MAX_BYTES (1LL << 62) /* a rank's memory figures */
 #define MAX_START_NS TP_RANK_MAX_START_NS
 
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -131,6 +132,9 @@ size_t tp_rank_sum_build(const tp_summary *s, tp_rank_sum *r)
                                x->m->impact_ns, x->m->impact_milli, tp_xstrdup(x->m->impact_base)};
     }
     tp_findings_free(&f);
+    const tp_mem_device *md = tp_memory_top(&s->mem);
+    if (md)
+        r->mem = (tp_rank_mem){true, tp_xstrdup(md->label), md->peak_allocated, md->peak_reserved};
     return tp_rank_sum_bound(r);
 }
 
@@ -161,6 +165,7 @@ void tp_rank_sum_free(tp_rank_sum *r)
     free(r->top.id);
     free(r->top.title);
     free(r->top.impact_base);
+    free(r->mem.device);
     memset(r, 0, sizeof *r);
 }
 
@@ -283,6 +288,14 @@ void tp_rank_sum_json(const tp_rank_sum *r, tp_buf *b)
         tp_buf_putc(b, '}');
     } else
         tp_buf_puts(b, "null");
+    tp_buf_puts(b, ",\n\"memory\":");
+    if (r->mem.present) {
+        tp_buf_puts(b, "{\"device\":");
+        tp_json_str(b, r->mem.device);
+        tp_buf_printf(b, ",\"peak_allocated_bytes\":%lld,\"peak_reserved_bytes\":%lld}",
+                      (long long)clamp(r->mem.peak_allocated, 0, MAX_BYTES), (long long)clamp(r->mem.peak_reserved, 0, MAX_BYTES));
+    } else
+        tp_buf_puts(b, "null");
     tp_buf_puts(b, "}\n");
 }
 
@@ -393,6 +406,24 @@ static int read_named(rd *x, const tp_jv *a, tp_rank_named *v)
     return 0;
 }
 
+/* The optional member "memory" (absent or null: no memory levels). */
+static int parse_mem(rd *x, const tp_jv *root, tp_rank_sum *r)
+{
+    const tp_jv *m = tp_jv_get(root, "memory");
+    if (!m || m->type == TP_JV_NULL)
+        return 0;
+    if (m->type != TP_JV_OBJECT)
+        return bad(x, "\"memory\" is not an object or null");
+    r->mem.present = true;
+    if (get_str(x, m, "device", &r->mem.device) < 0 ||
+        get_int(x, tp_jv_get(m, "peak_allocated_bytes"), 0, &r->mem.peak_allocated, "the peak allocated memory") < 0 ||
+        get_int(x, tp_jv_get(m, "peak_reserved_bytes"), 0, &r->mem.peak_reserved, "the peak reserved memory") < 0)
+        return -1;
+    if (r->mem.peak_allocated > MAX_BYTES || r->mem.peak_reserved > MAX_BYTES)
+        return bad(x, "a memory figure is beyond 2^62 bytes");
+    return 0;
+}
+
 /* The optional members: "before" and "top_finding" (absent: none, as a
  * summary written before them). */
 static int parse_extras(rd *x, const tp_jv *root, tp_rank_sum *r)
@@ -423,7 +454,7 @@ static int parse_extras(rd *x, const tp_jv *root, tp_rank_sum *r)
     }
     const tp_jv *tf = tp_jv_get(root, "top_finding");
     if (!tf || tf->type == TP_JV_NULL)
-        return 0;
+        return parse_mem(x, root, r);
     if (tf->type != TP_JV_OBJECT)
         return bad(x, "\"top_finding\" is not an object or null");
     tp_rank_top *t = &r->top;
@@ -438,7 +469,7 @@ static int parse_extras(rd *x, const tp_jv *root, tp_rank_sum *r)
     if (get_ns(x, tp_jv_get(tf, "impact_ns"), 0, MAX_NS, &t->impact_ns, "the top finding's impact") < 0 ||
         get_ns(x, tp_jv_get(tf, "impact_milli_pct"), 0, 100000, &t->impact_milli, "the top finding's share") < 0)
         return -1;
-    return 0;
+    return parse_mem(x, root, r);
 }
 
 static int parse_root(rd *x, const tp_jv *root, tp_rank_sum *r)

@@ -75,6 +75,14 @@ typedef struct tp_rank_top {
     char *impact_base;
 } tp_rank_top;
 
+/* The rank's memory (report/memory/): the device with the highest peak allocated; present false: no
+ * memory levels in the trace. */
+typedef struct tp_rank_mem {
+    bool present;
+    char *device;        /* "cuda:0" */
+    int64_t peak_allocated, peak_reserved; /* bytes, [0, 2^62] */
+} tp_rank_mem;
+
 typedef struct tp_rank_sum {
     char *path;          /* the input as given */
     uint64_t input_index, inputs; /* its place among the job's inputs (sorted), and their count */
@@ -102,6 +110,7 @@ typedef struct tp_rank_sum {
     tp_rank_before *before; /* by step number: the steps with a collective call */
     size_t nbefore;
     tp_rank_top top;
+    tp_rank_mem mem;
 } tp_rank_sum;
 
 /* From one rank's analysed trace (s->t must still be loaded); times

@@ -158,7 +158,11 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
     tp_find_pct(p, sizeof p, top->m->impact_milli);
     tp_buf tail = {0}, title = {0};
     scope_md(top, &tail); /* " (rank 3)": counted with the tail, written after the title */
-    tp_buf_printf(&tail, "**: up to %s to gain, %s of %s (`%s`).", d, p, top->m->impact_base, top->rule->id);
+    if (top->m->risk) { /* a memory risk: its value, no time */
+        tp_find_pct(p, sizeof p, top->m->value_milli);
+        tp_buf_printf(&tail, "**: a memory risk, %s of %s (`%s`).", p, top->m->base, top->rule->id);
+    } else
+        tp_buf_printf(&tail, "**: up to %s to gain, %s of %s (`%s`).", d, p, top->m->impact_base, top->rule->id);
     /* a --rules title may be 200 bytes and its escapes longer ("@" is written "@&#8203;"), the ID 40:
      * the title is cut further until the line is under 200 characters */
     for (size_t max = 100;; max--) {
@@ -180,10 +184,16 @@ void tp_findings_md(const tp_findings *f, tp_buf *b)
         tp_buf_printf(b, "%zu. **", i + 1);
         tp_md_text(b, x->rule->title, 200);
         scope_md(x, b);
-        tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s", x->rule->id, tp_find_severity_name(x->rule->severity), d,
-                      p, x->m->impact_base);
-        step_impact_md(x, b);
-        tp_buf_puts(b, ".");
+        if (x->m->risk) {
+            tp_find_pct(p, sizeof p, x->m->value_milli);
+            tp_buf_printf(b, "** (`%s`, %s): a memory risk, %s of %s.", x->rule->id,
+                          tp_find_severity_name(x->rule->severity), p, x->m->base);
+        } else {
+            tp_buf_printf(b, "** (`%s`, %s): up to %s, %s of %s", x->rule->id, tp_find_severity_name(x->rule->severity),
+                          d, p, x->m->impact_base);
+            step_impact_md(x, b);
+            tp_buf_puts(b, ".");
+        }
         if (x->m->nevidence) {
             tp_buf_puts(b, " Evidence: ");
             tp_md_text(b, x->m->evidence[0], 300);
@@ -228,8 +238,11 @@ void tp_findings_text(const tp_findings *f, FILE *out)
         tp_put_printable(out, x->scope);
         fputc('\n', out);
         fprintf(out, "    %s: %s of %s (threshold %s)\n", x->m->name, v, x->m->base, t);
-        fprintf(out, "    impact: up to %s, %s of %s (%s)\n", d, p, x->m->impact_base, x->m->bound);
-        if (x->nsteps) {
+        if (x->m->risk)
+            fprintf(out, "    impact: no time (%s)\n", x->m->bound);
+        else
+            fprintf(out, "    impact: up to %s, %s of %s (%s)\n", d, p, x->m->impact_base, x->m->bound);
+        if (x->nsteps && !x->m->risk) {
             char sd[48], sp[32];
             tp_fmt_us(sd, sizeof sd, x->step_impact_ns);
             tp_find_pct(sp, sizeof sp, x->step_impact_milli);

@@ -8,6 +8,7 @@
 #include "report/out/find_out.h"
 #include "report/out/idle_json.h"
 #include "report/out/cp_out.h"
+#include "report/out/mem_out.h"
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
 #include "report/out/text.h"
@@ -139,6 +140,8 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
     tp_buf_puts(b, ",\n");
     tp_critical_json(s, b);
     tp_buf_puts(b, ",\n");
+    tp_memory_json(s, b);
+    tp_buf_puts(b, ",\n");
     tp_findings local;
     const tp_findings *fi = tp_findings_of(s, &local);
     tp_findings_json(fi, b);
@@ -266,6 +269,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     if (fi == &local)
         tp_findings_free(&local);
     lead_md(s, b);
+    tp_memory_md(s, b);
     tp_efficiency_md(s, b);
     tp_capture_md(s, b);
     tp_iterations_md(s, b);

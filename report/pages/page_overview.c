@@ -274,16 +274,22 @@ double tp_page_findings(tp_canvas *cv, const tp_pagectx *pc, const struct tp_fin
         char scope[128];
         tp_find_scope_phrase(x_, scope, sizeof scope);
         char per[160] = "";
-        if (x_->nsteps) {
+        if (x_->nsteps && !x_->m->risk) {
             char sp[32];
             tp_find_pct(sp, sizeof sp, x_->step_impact_milli);
             snprintf(per, sizeof per, x_->nsteps == 1 ? "; in that step %s, %s of the step's time"
                                                       : "; per step (median) %s, %s of the step's time",
                      dur(st, x_->step_impact_ns), sp);
         }
-        y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
-                 tp_strs_add(st, "%zu. %s%s: up to %s to gain, %s of %s%s.", i + 1, x_->rule->title, scope,
-                             dur(st, x_->m->impact_ns), p, x_->m->impact_base, per));
+        if (x_->m->risk) { /* a memory risk: its value, no time */
+            tp_find_pct(p, sizeof p, x_->m->value_milli);
+            y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
+                     tp_strs_add(st, "%zu. %s%s: a memory risk, %s of %s.", i + 1, x_->rule->title, scope, p,
+                                 x_->m->base));
+        } else
+            y = para(cv, x, y, w, TP_FONT_BOLD, TP_COLOR_TEXT,
+                     tp_strs_add(st, "%zu. %s%s: up to %s to gain, %s of %s%s.", i + 1, x_->rule->title, scope,
+                                 dur(st, x_->m->impact_ns), p, x_->m->impact_base, per));
         for (size_t k = 0; k < x_->m->nevidence && k < PAGE_EVIDENCE; k++)
             y = tp_page_para(cv, x + 10, y, w - 10, TP_FONT_REGULAR, FS - 1, TP_COLOR_MUTED, x_->m->evidence[k], 6) + 1;
         if (x_->m->confidence)

@@ -23,7 +23,7 @@ static const struct {
     {"convert/base", 0},       {"convert/io", 10},        {"convert/codec", 20},       {"convert/model", 30},
     {"render/labels", 40},     {"render/text", 41},       {"render", 42},              {"render/charts", 43},
     {"render/backends", 43},   {"convert/read", 50},      {"convert/write", 50},       {"convert/pipeline", 60},
-    {"convert", 70},           {"report/perf_models", 79}, {"report/comm", 79}, {"report/rules", 79}, {"report/analysis", 80},   {"report/findings", 81},   {"report/inference", 81},   {"report/out", 82},
+    {"convert", 70},           {"report/perf_models", 79}, {"report/comm", 79}, {"report/rules", 79}, {"report/memory", 79}, {"report/analysis", 80},   {"report/findings", 81},   {"report/inference", 81},   {"report/out", 82},
     {"report/pages", 83},      {"report/formats/*", 84},  {"report/formats", 85},     {"report/assemble", 86},
     {"convert/critical", 55}, /* the critical path: read by convert (--critical-path) and the report */
     {"report/diff", 87},       {"report/batch", 87},      {"report/job", 87},        {"report", 88},            {".", 90},

@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         tp_diff d;
         tp_diff_build(&s[0], &s[1], &d);
-        tp_diff_gates g = {true, true, 0, 0, 0, "high"}; /* the findings gate too */
+        tp_diff_gates g = {true, true, 0, 0, 0, "high", {true, false, 0, 0}}; /* the findings and memory gates too */
         tp_buf why = {0}, json = {0}, md = {0}, rec = {0};
         int tripped = tp_diff_check(&d, &g, &why);
         tp_canvas *cv = tp_canvas_rec(&rec);

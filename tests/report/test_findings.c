@@ -150,6 +150,9 @@ static void done(tp_findings *f, tp_trace *t, tp_summary *s)
     tp_trace_free(t);
 }
 
+/* causes, then the critical path's corroborating view, then memory risks */
+static int rank_of(const tp_finding *x) { return x->m->risk ? 2 : x->m->corroborates ? 1 : 0; }
+
 /* The planted rule is the top finding, impact within the figures' bounds. */
 static void check_top(const char *path, const char *id, int line)
 {
@@ -168,8 +171,8 @@ static void check_top(const char *path, const char *id, int line)
                          (long long)m->impact_base_ns, m->nevidence);
     }
     for (size_t i = 1; i < f.n; i++) /* ranked: the causes before the path's corroborating view, impact desc, then id */
-        if (f.items[i].m->corroborates < f.items[i - 1].m->corroborates ||
-            (f.items[i].m->corroborates == f.items[i - 1].m->corroborates &&
+        if (rank_of(&f.items[i]) < rank_of(&f.items[i - 1]) ||
+            (rank_of(&f.items[i]) == rank_of(&f.items[i - 1]) &&
              (f.items[i].m->impact_ns > f.items[i - 1].m->impact_ns ||
               (f.items[i].m->impact_ns == f.items[i - 1].m->impact_ns &&
                strcmp(f.items[i].rule->id, f.items[i - 1].rule->id) < 0))))
@@ -313,7 +316,7 @@ TEST(findings_outputs_stats_summary_md_and_json)
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' report '%s' -o '%s'", tp_test_bin(), clean_trace("clean2.json", -1, false, 1000),
                              cdir), 0);
     md = tp_test_read_in(cdir, "summary.md");
-    CHECK(md && strncmp(md, "**No finding**: none of the 12 rules reached its threshold on this trace.\n", 73) == 0);
+    CHECK(md && strncmp(md, "**No finding**: none of the 15 rules reached its threshold on this trace.\n", 73) == 0);
     free(md);
 }
 
