@@ -6,7 +6,7 @@
 #include "convert/pipeline/pipeline.h"
 #include "convert/pipeline/graph_capture.h"
 #include "report/perf_models/devices.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "report/job/job_diff.h"
 #include "report/job/job_run.h"
 

@@ -10,7 +10,7 @@
 #include "report/job/job_run.h"
 #include "report/diff/diff.h"
 #include "report/findings/findings.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <dirent.h>
 #include <errno.h>

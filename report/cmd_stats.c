@@ -7,7 +7,7 @@
 #include "report/out/cp_out.h"
 #include "report/out/find_out.h"
 #include "report/findings/findings.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "report/out/kernel_json.h"
 #include "report/analysis/summary.h"
 #include "report/inference/capture_out.h"

@@ -2,7 +2,7 @@
 #include "render/text/units.h"
 #include "render/charts/axis.h"
 #include "report/batch/batch.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "render/canvas.h"
 #include "render/charts/chart_table.h"
 #include "convert/codec/json_lex.h"

@@ -1,6 +1,6 @@
 /* diff.c: matching and subtracting two reports' analyses (diff.h). */
 #include "report/diff/diff.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "render/charts/axis.h"
 #include "render/labels/kname.h"
 

@@ -1,7 +1,7 @@
 /* diff_cp.c: the critical paths' breakdowns of two runs (diff_cp.h). */
 #include "report/diff/diff_cp.h"
 #include "report/out/gpu_json.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 

@@ -3,7 +3,7 @@
 #include "convert/base/strset.h"
 #include "report/out/eff_json.h"
 #include "report/out/eff_text.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "convert/codec/json_write.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 
 #include "convert/codec/json_write.h"
 #include "report/out/mem_out.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

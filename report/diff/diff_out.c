@@ -5,7 +5,7 @@
 #include "report/out/gpu_json.h"
 #include "convert/codec/json_write.h"
 #include "render/labels/kname.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "render/charts/chart_diverging.h"
 #include "render/charts/chart_table.h"
 #include "report/diff/diff.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "report/pages/page_common.h"
 #include "render/text/units.h"
 #include "render/charts/legend.h"

@@ -7,7 +7,7 @@
 #include "convert/model/clock_align.h"
 #include "render/labels/kname.h"
 #include "render/text/units.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #include "report/job/job_out.h"
 #include "convert/model/clock_align.h"
 #include "report/out/find_out.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "report/job/job_out.h"
 
 #include "convert/codec/json_write.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

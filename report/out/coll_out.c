@@ -3,7 +3,7 @@
 #include "report/out/coll_out.h"
 #include "convert/codec/json_write.h"
 #include "report/out/eff_json.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #include "report/out/cp_out.h"
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "render/text/units.h"
 
 #include <stdio.h>

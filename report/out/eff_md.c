@@ -1,7 +1,7 @@
 /* eff_md.c: summary.md's efficiency lead (eff_md.h). */
 #include "report/out/eff_md.h"
 #include "report/out/eff_text.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "render/text/units.h"
 
 #include <stdio.h>

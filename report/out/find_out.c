@@ -2,7 +2,7 @@
  * `stats` text (find_out.h, docs/REPORT.md "Findings"). */
 #include "report/out/find_out.h"
 #include "convert/codec/json_write.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

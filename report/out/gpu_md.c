@@ -2,7 +2,7 @@
  * (gpu_md.h).  Category names may come from a user's rule file and op names
  * from the trace: both go through tp_md_text / tp_md_code. */
 #include "report/out/gpu_md.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 void tp_gpu_time_md(const tp_summary *s, tp_buf *b)
 {

@@ -3,7 +3,7 @@
 
 #include "convert/codec/json_write.h"
 #include "render/text/units.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include "report/out/mem_out.h"
 #include "report/out/gpu_md.h"
 #include "report/out/kernel_json.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "report/inference/capture_out.h"
 #include "report/inference/iterations.h"
 #include "render/labels/kname.h"

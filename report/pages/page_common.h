@@ -7,7 +7,7 @@
 #include "render/canvas.h"
 #include "report/analysis/summary.h"
 #include "render/charts/chart_table.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #define TP_PAGE_MARGIN 36.0
 #define TP_TABLE_MAX_ROWS 200 /* longer tables stop here, with a note (summary.json has them all) */

@@ -9,7 +9,7 @@
  * header's width, and the text a reader sees is the name.  The text-level
  * rules of tests/fuzz/md_oracle.h (the fuzzers' oracle) are checked too. */
 #include "convert/codec/json_write.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "tests/fuzz/md_oracle.h"
 #include "tests/lib/harness.h"
 

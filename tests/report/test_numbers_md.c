@@ -6,7 +6,7 @@
  * header row and no relative image, and summary.md's first line gives the
  * median step. */
 #include "render/text/units.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 #include "tests/lib/harness.h"
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include "convert/pipeline/pipeline.h"
 #include "report/analysis/steps.h"
 #include "report/analysis/summary.h"
-#include "report/out/text.h"
+#include "render/text/report_text.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* text.h: numbers as the report writes them, and table cells owned
+/* report_text.h: numbers as the report writes them, and table cells owned
  * together; shared by summary.md, the PDF pages, the format pages and diff. */
 #ifndef TP_REPORT_TEXT_H
 #define TP_REPORT_TEXT_H

@@ -1,5 +1,5 @@
-/* text.c: report numbers and owned cells (text.h). */
-#include "report/out/text.h"
+/* report_text.c: report numbers and owned cells (report_text.h). */
+#include "render/text/report_text.h"
 #include "convert/codec/json_write.h"
 
 #include <stdarg.h>
