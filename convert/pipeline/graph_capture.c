@@ -422,9 +422,11 @@ static uint32_t activity_key(const tp_event *e)
 }
 
 /* How many of the launch's activities graph g maps; with map (per
- * activity, the call index or SIZE_MAX) filled when not NULL. */
+ * activity, the call index or SIZE_MAX) filled when not NULL.  The
+ * comparisons made are added to *work; UINT64_MAX when it passes budget
+ * (stopped: nothing counted). */
 static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t *heads, size_t *map,
-                      uint64_t *not_replayed)
+                      uint64_t *not_replayed, uint64_t *work, uint64_t budget)
 {
     enum { W = TP_CAPTURE_LOOKAHEAD, CONFIRM = 4 };
     for (size_t s = 0; s < l->ns; s++)
@@ -436,6 +438,9 @@ static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t
     for (size_t ci = 0; ci < g->n; ci++) {
         uint32_t key = g->calls[ci].key;
         size_t best = SIZE_MAX, best_run = 0, best_skip = 0;
+        if (*work > budget)
+            return UINT64_MAX;
+        *work += 1 + l->ns; /* the streams' heads looked at */
         for (size_t s = 0; s < l->ns && key != KEY_NONE; s++) {
             size_t h = heads[s], end = l->sstart[s + 1];
             if (h >= end || l->key[h] != key)
@@ -443,6 +448,7 @@ static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t
             size_t run = 0;
             while (run < W && ci + 1 + run < g->n && h + 1 + run < end && l->key[h + 1 + run] == g->calls[ci + 1 + run].key)
                 run++;
+            *work += run;
             if (best == SIZE_MAX || run > best_run ||
                 (run == best_run && t->events[l->act[h]].ts < t->events[l->act[heads[best]]].ts))
                 best = s, best_run = run;
@@ -452,12 +458,14 @@ static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t
             for (size_t s = 0; s < l->ns; s++) {
                 size_t h = heads[s], end = l->sstart[s + 1];
                 for (size_t p = 1; p <= W && h + p < end; p++) {
+                    ++*work;
                     if (l->key[h + p] != key)
                         continue;
                     size_t run = 0;
                     while (run < CONFIRM && ci + 1 + run < g->n && h + p + 1 + run < end &&
                            l->key[h + p + 1 + run] == g->calls[ci + 1 + run].key)
                         run++;
+                    *work += run;
                     size_t need = g->n - ci - 1 < CONFIRM ? g->n - ci - 1 : CONFIRM;
                     if (run >= need && (best == SIZE_MAX || p < best_skip))
                         best = s, best_skip = p;
@@ -576,8 +584,15 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
     }
     if (nr)
         qsort(refs, nr, sizeof *refs, cmp_gl);
+    /* the work bound: matching costs at most TP_CAPTURE_WORK_PER_ITEM comparisons per captured call and
+     * replayed activity (plus one call's comparisons past it); the launches it stops stay unmatched, counted */
+    uint64_t calls = 0, work = 0;
+    for (size_t g = 0; g < ng; g++)
+        calls += gs[g].n;
+    uint64_t budget = (uint64_t)TP_CAPTURE_WORK_PER_ITEM * (calls + nr + 1);
     launch l = {0};
     size_t lcap = 0, scap = 0, hcap = 0, mcap = 0;
+    uint64_t missed_calls = 0; /* the chosen graph's calls not replayed (counted once matched) */
     size_t *heads = NULL, *map = NULL;
     tp_i64map choice_of = {0}; /* kernel sequence hash -> the graph chosen for it (+1; 0 none) */
     for (size_t a = 0; a < nr;) {
@@ -601,23 +616,34 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         st->graph_launches++;
         int64_t h = (int64_t)seq_hash(&l);
         size_t choice = SIZE_MAX;
+        bool over = false;
         uint32_t known = tp_i64map_get(&choice_of, h);
         if (known != TP_I64MAP_EMPTY) {
             choice = known ? known - 1 : SIZE_MAX;
         } else {
             uint64_t best = 0;
-            for (size_t g = 0; g < ng; g++) {
-                uint64_t m = align(t, &l, &gs[g], heads, NULL, NULL);
-                if (m > best)
+            for (size_t g = 0; g < ng && !over; g++) {
+                uint64_t m = align(t, &l, &gs[g], heads, NULL, NULL, &work, budget);
+                over = m == UINT64_MAX;
+                if (!over && m > best)
                     best = m, choice = g;
             }
-            tp_i64map_put(&choice_of, h, choice == SIZE_MAX ? 0 : (uint32_t)choice + 1);
+            if (!over)
+                tp_i64map_put(&choice_of, h, choice == SIZE_MAX ? 0 : (uint32_t)choice + 1);
+        }
+        if (!over && choice != SIZE_MAX)
+            over = align(t, &l, &gs[choice], heads, map, &missed_calls, &work, budget) == UINT64_MAX;
+        if (over) {
+            st->over_bound++;
+            a = b;
+            continue;
         }
         if (choice != SIZE_MAX) {
             st->launches_matched++;
             const graph *g = &gs[choice];
             capture *c = &caps[g->file];
-            align(t, &l, g, heads, map, &st->not_replayed);
+            st->not_replayed += missed_calls;
+            missed_calls = 0;
             uint32_t track = t->events[refs[a].link].track;
             for (size_t k = 0; k < l.n; k++) {
                 if (map[k] == SIZE_MAX)

@@ -53,6 +53,8 @@
 
 #define TP_CAPTURE_MAX_FILES 16
 #define TP_CAPTURE_LOOKAHEAD 64
+/* The matching's work bound: comparisons per captured call and replayed activity (docs/ERRORS.md) */
+#define TP_CAPTURE_WORK_PER_ITEM 4096
 
 typedef struct tp_capture_file {
     char path[1024];
@@ -73,6 +75,7 @@ typedef struct tp_capture_stats {
     int64_t activities_ns, mapped_ns;         /* their device time */
     uint64_t not_replayed;                    /* captured calls matched to no activity of a matched launch */
     uint64_t ops_copied;                      /* captured ops and scopes copied into the replay trace */
+    uint64_t over_bound;                      /* graph launches left unmatched: past the work bound */
 } tp_capture_stats;
 
 /* The capture traces of the replay at `replay_path`: files of a
