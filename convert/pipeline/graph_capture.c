@@ -152,8 +152,12 @@ int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_
     if (nn) /* name order: readdir's is the file system's */
         qsort(names, nn, sizeof *names, cmp_names);
     int rc = 0;
-    for (size_t i = 0; i < nn && rc == 0; i++)
+    for (size_t i = 0; i < nn && rc == 0; i++) {
         rc = add_file(st, dir, names[i], strlen(names[i]), err);
+        /* a file, as execution_details.json's names must be: a FIFO of that name would block the read */
+        if (rc == 0 && (stat(st->files[st->nfiles - 1].path, &sb) != 0 || !S_ISREG(sb.st_mode)))
+            rc = tp_fail_at(err, "", "%s: not a regular file (a capture trace)", st->files[st->nfiles - 1].path);
+    }
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);

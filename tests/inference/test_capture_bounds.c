@@ -1,12 +1,15 @@
 /* Graph capture under hostile input (issue 33 review): the matching's work
  * is bounded per input item (docs/ERRORS.md "Graph capture"), not replay
- * launches x captured calls. */
+ * launches x captured calls; a FIFO in capture_traces/ is refused, not read
+ * (it would block); batch redoes a trace whose capture_traces/ changed. */
 #include "convert/base/common.h"
 #include "tests/lib/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* A replay of `launches` graph launches of 64 kernels each (names k00..k63,
  * the first 63 in a different order each time, k63 last: every launch a new
@@ -76,5 +79,52 @@ TEST(graph_capture_matching_work_bounded)
                      tp_test_tmp(capture));
     CHECK_EQ_INT(rc, 0);
     CHECK(out && strstr(out, "\"over_work_bound\":") && !strstr(out, "\"over_work_bound\":0,"));
+    free(out);
+}
+
+TEST(graph_capture_discovery_refuses_fifo)
+{
+    mkdir(tp_test_tmp("gc_fifo"), 0755);
+    mkdir(tp_test_tmp("gc_fifo/capture_traces"), 0755);
+    write_pair("gc_fifo/replay.json", "gc_fifo/capture_traces/a.json", 2, 10);
+    unlink(tp_test_tmp("gc_fifo/capture_traces/a.json"));
+    CHECK_EQ_INT(mkfifo(tp_test_tmp("gc_fifo/capture_traces/a.json"), 0644), 0);
+    char *out = NULL;
+    /* (the old code opened the FIFO and waited for a writer: timeout's 124) */
+    int rc = tp_test_run(&out, "timeout 20 %s stats %s", tp_test_bin(), tp_test_tmp("gc_fifo/replay.json"));
+    CHECK_EQ_INT(rc, 2);
+    CHECK(out && strstr(out, "not a regular file"));
+    free(out);
+}
+
+TEST(graph_capture_batch_redoes_when_capture_traces_change)
+{
+    mkdir(tp_test_tmp("gc_batch"), 0755);
+    mkdir(tp_test_tmp("gc_batch/in"), 0755);
+    mkdir(tp_test_tmp("gc_batch/in/capture_traces"), 0755);
+    write_pair("gc_batch/in/replay.json", "gc_batch/in/capture_traces/a.json", 2, 10);
+    char replay[600], out_dir[600], md[700];
+    snprintf(replay, sizeof replay, "%s", tp_test_tmp("gc_batch/in/replay.json"));
+    snprintf(out_dir, sizeof out_dir, "%s", tp_test_tmp("gc_batch/out"));
+    snprintf(md, sizeof md, "%s/replay/report/summary.md", out_dir);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s batch %s -o %s -j 1", tp_test_bin(), replay, out_dir), 0);
+    free(out);
+    char *text = tp_test_read_file(md, NULL);
+    CHECK(text && strstr(text, "graph capture: `a.json`"));
+    free(text);
+    /* the capture traces go: the report made with them is stale */
+    CHECK_EQ_INT(rename(tp_test_tmp("gc_batch/in/capture_traces"), tp_test_tmp("gc_batch/gone")), 0);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s batch %s -o %s -j 1", tp_test_bin(), replay, out_dir), 0);
+    CHECK(out && strstr(out, "0 unchanged (skipped), 1 to do"));
+    free(out);
+    text = tp_test_read_file(md, NULL);
+    CHECK(text && !strstr(text, "graph capture: `a.json`") && strstr(text, "without ops or shapes"));
+    free(text);
+    /* unchanged: skipped */
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s batch %s -o %s -j 1", tp_test_bin(), replay, out_dir), 0);
+    CHECK(out && strstr(out, "1 unchanged (skipped)"));
     free(out);
 }
