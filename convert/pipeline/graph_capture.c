@@ -629,7 +629,9 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
             for (size_t g = 0; g < ng && !over; g++) {
                 uint64_t m = align(t, &l, &gs[g], heads, NULL, NULL, &work, budget);
                 over = m == UINT64_MAX;
-                if (!over && m > best)
+                /* the graph replayed maps most of the launch and has most of its calls replayed; one that
+                 * shares a few kernel names (another model's, another batch size's) is not it */
+                if (!over && m > best && 2 * m > l.n && 2 * m > gs[g].n)
                     best = m, choice = g;
             }
             if (!over)

@@ -17,7 +17,8 @@
  *   2. each replayed graph launch's device activities (kernels, memcpys,
  *      memsets linked to it), per stream in time order, are matched to the
  *      captured graph that maps most of them (ties: the first capture given,
- *      then the first graph in it); the choice is made once per distinct
+ *      then the first graph in it), if it maps more than half of them and
+ *      more than half of its calls (else the launch stays unmatched); the choice is made once per distinct
  *      kernel sequence (by a 64-bit hash of its kernel names and streams);
  *   3. within the graph, by kernel sequence, not by name alone: the captured
  *      calls are taken in call order and each is matched to the stream whose

@@ -1,7 +1,9 @@
 /* Graph capture under hostile input (issue 33 review): the matching's work
  * is bounded per input item (docs/ERRORS.md "Graph capture"), not replay
  * launches x captured calls; a FIFO in capture_traces/ is refused, not read
- * (it would block); batch redoes a trace whose capture_traces/ changed. */
+ * (it would block); batch redoes a trace whose capture_traces/ changed; a
+ * capture graph that only shares a kernel name with the launch is not
+ * taken for it. */
 #include "convert/base/common.h"
 #include "tests/lib/harness.h"
 
@@ -126,5 +128,23 @@ TEST(graph_capture_batch_redoes_when_capture_traces_change)
     out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "%s batch %s -o %s -j 1", tp_test_bin(), replay, out_dir), 0);
     CHECK(out && strstr(out, "1 unchanged (skipped)"));
+    free(out);
+}
+
+TEST(graph_capture_graph_sharing_a_name_is_not_the_one_replayed)
+{
+    /* the replay's launch ran k00..k63; the capture (another model's) launched k00 alone: it maps 1 of the 64
+     * activities, with one aten::mm's shapes: not the graph replayed, so no graph for the launch, no op */
+    write_pair("gc_other_replay.json", "gc_other_capture.json", 1, 1);
+    tp_test_write_text("gc_other_capture.json",
+                       "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,"
+                       "\"tid\":1,\"ts\":1,\"dur\":100,\"args\":{\"Input Dims\":[[8,8],[8,8]]}},\n"
+                       "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                       "\"ts\":2,\"dur\":1,\"args\":{\"kernel\":\"k00\",\"correlation\":1}}\n]}\n");
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s stats %s --graph-capture %s", tp_test_bin(), tp_test_tmp("gc_other_replay.json"),
+                         tp_test_tmp("gc_other_capture.json"));
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && strstr(out, "0 of 64 replayed kernels mapped") && strstr(out, "0 of 1 graph launches matched"));
     free(out);
 }
