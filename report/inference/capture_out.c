@@ -123,3 +123,21 @@ void tp_capture_json(const tp_summary *s, tp_buf *b)
         tp_buf_puts(b, "},\n");
     }
 }
+
+void tp_capture_diff_md(const tp_summary *base, const tp_summary *cand, tp_buf *b)
+{
+    if (!merged(base->capture) && !merged(cand->capture))
+        return; /* no capture on either side: diff.md as before */
+    const tp_summary *side[2] = {base, cand};
+    for (int k = 0; k < 2; k++) {
+        tp_buf_puts(b, k ? "Candidate's " : "Base's ");
+        size_t before = b->len;
+        line(side[k]->t, side[k]->capture, true, b);
+        if (b->len == before)
+            tp_buf_puts(b, "graph capture: none (no graph replays)");
+        tp_buf_puts(b, k ? "\n\n" : "  \n");
+    }
+    if (merged(base->capture) != merged(cand->capture))
+        tp_buf_puts(b, "Only one side has its graph replays mapped to captured ops: op, category and efficiency "
+                       "changes between them are partly the capture's, not the code's.\n\n");
+}

@@ -3,7 +3,7 @@
  * launches x captured calls; a FIFO in capture_traces/ is refused, not read
  * (it would block); batch redoes a trace whose capture_traces/ changed; a
  * capture graph that only shares a kernel name with the launch is not
- * taken for it. */
+ * taken for it; diff.md says which side's replays have captured ops. */
 #include "convert/base/common.h"
 #include "tests/lib/harness.h"
 
@@ -147,4 +147,33 @@ TEST(graph_capture_graph_sharing_a_name_is_not_the_one_replayed)
     CHECK_EQ_INT(rc, 0);
     CHECK(out && strstr(out, "0 of 64 replayed kernels mapped") && strstr(out, "0 of 1 graph launches matched"));
     free(out);
+}
+
+TEST(graph_capture_diff_says_which_side_has_a_capture)
+{
+    mkdir(tp_test_tmp("gc_diff"), 0755);
+    mkdir(tp_test_tmp("gc_diff/a"), 0755);
+    mkdir(tp_test_tmp("gc_diff/b"), 0755);
+    mkdir(tp_test_tmp("gc_diff/b/capture_traces"), 0755);
+    write_pair("gc_diff/a/replay.json", "gc_diff/a/unused.json", 2, 10);
+    write_pair("gc_diff/b/replay.json", "gc_diff/b/capture_traces/cap.json", 2, 10);
+    char a[600], b[600], o[600];
+    snprintf(a, sizeof a, "%s", tp_test_tmp("gc_diff/a/replay.json"));
+    snprintf(b, sizeof b, "%s", tp_test_tmp("gc_diff/b/replay.json"));
+    snprintf(o, sizeof o, "%s", tp_test_tmp("gc_diff/out"));
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s diff %s %s -o %s", tp_test_bin(), a, b, o), 0);
+    free(out);
+    char *md = tp_test_read_in(o, "diff.md");
+    CHECK(md && strstr(md, "Base's graph replays ran") && strstr(md, "Candidate's graph capture: `cap.json`") &&
+          strstr(md, "Only one side has its graph replays mapped"));
+    free(md);
+    /* neither side with a capture: diff.md as before, no such line */
+    snprintf(o, sizeof o, "%s", tp_test_tmp("gc_diff/out2"));
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s diff %s %s -o %s", tp_test_bin(), a, a, o), 0);
+    free(out);
+    md = tp_test_read_in(o, "diff.md");
+    CHECK(md && !strstr(md, "graph capture") && !strstr(md, "graph replays ran"));
+    free(md);
 }
