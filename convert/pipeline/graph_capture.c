@@ -43,6 +43,9 @@ static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const
 /* execution_details.json: [{"file": NAME, "batch_size": N, "mode": TEXT}, ...] */
 static int read_details(const char *dir, const char *details, tp_capture_stats *st, tp_err *err)
 {
+    struct stat ds;
+    if (stat(details, &ds) != 0 || !S_ISREG(ds.st_mode)) /* a FIFO would block the read */
+        return tp_fail_at(err, "", "%s: not a regular file", details);
     FILE *fp = fopen(details, "rb");
     if (!fp)
         return tp_fail_at(err, "", "%s: cannot open", details);

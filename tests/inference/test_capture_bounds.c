@@ -97,6 +97,20 @@ TEST(graph_capture_discovery_refuses_fifo)
     CHECK_EQ_INT(rc, 2);
     CHECK(out && strstr(out, "not a regular file"));
     free(out);
+    /* an execution_details.json that is a FIFO: refused too, for discovery and for --graph-capture's details */
+    unlink(tp_test_tmp("gc_fifo/capture_traces/a.json"));
+    write_pair("gc_fifo/replay.json", "gc_fifo/capture_traces/a.json", 2, 10);
+    CHECK_EQ_INT(mkfifo(tp_test_tmp("gc_fifo/capture_traces/execution_details.json"), 0644), 0);
+    out = NULL;
+    rc = tp_test_run(&out, "timeout 20 %s stats %s", tp_test_bin(), tp_test_tmp("gc_fifo/replay.json"));
+    CHECK_EQ_INT(rc, 2);
+    CHECK(out && strstr(out, "execution_details.json: not a regular file"));
+    free(out);
+    out = NULL;
+    rc = tp_test_run(&out, "timeout 20 %s stats %s --graph-capture %s", tp_test_bin(),
+                     tp_test_tmp("gc_fifo/replay.json"), tp_test_tmp("gc_fifo/capture_traces/a.json"));
+    CHECK_EQ_INT(rc, 0); /* the details beside a given file only add its batch size and mode */
+    free(out);
 }
 
 TEST(graph_capture_batch_redoes_when_capture_traces_change)
