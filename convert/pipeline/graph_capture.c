@@ -182,7 +182,7 @@ typedef struct graph {
 
 typedef struct capture {
     tp_trace u;
-    uint32_t *parent;  /* capture event -> its enclosing host slice, TP_NONE */
+    uint32_t *parent;  /* capture event -> its innermost enclosing slice worth copying, TP_NONE */
     uint32_t *copied;  /* capture event -> its copy in the replay, TP_NONE */
 } capture;
 
@@ -314,8 +314,20 @@ static void find_graphs(const tp_trace *t, const tp_trace *u, uint32_t file, gra
     *ng = k;
 }
 
-/* Each host slice's enclosing slice on its thread (runtime calls included,
- * as children), by the nesting order. */
+/* A capture slice worth copying: a host op, or a module scope (the module path). */
+static bool copied_kind(const tp_trace *u, const tp_event *e)
+{
+    if (e->kind == TP_KIND_HOST_OP)
+        return true;
+    const char *n = tp_str_get(u, e->name);
+    return strncmp(n, "nn.Module: ", 11) == 0;
+}
+
+/* Each host slice's innermost enclosing slice worth copying (copied_kind)
+ * on its thread (runtime calls included, as children), by the nesting
+ * order: the slices in between (Python functions) are skipped here once,
+ * not walked again for every op copied (a deep Python stack over many ops
+ * cost ops x depth). */
 static uint32_t *host_parents(const tp_trace *u)
 {
     uint32_t *parent = tp_xmalloc((u->nevents + 1) * sizeof *parent);
@@ -346,7 +358,8 @@ static uint32_t *host_parents(const tp_trace *u)
             const tp_event *e = &u->events[list[j]];
             while (depth && u->events[stack[depth - 1]].ts + u->events[stack[depth - 1]].dur <= e->ts)
                 depth--;
-            parent[list[j]] = depth ? stack[depth - 1] : TP_NONE;
+            uint32_t up = depth ? stack[depth - 1] : TP_NONE; /* (processed before: parents come first) */
+            parent[list[j]] = up == TP_NONE || copied_kind(u, &u->events[up]) ? up : parent[up];
             TP_GROW(stack, scap, depth + 1);
             stack[depth++] = list[j];
         }
@@ -358,14 +371,6 @@ static uint32_t *host_parents(const tp_trace *u)
     return parent;
 }
 
-/* A capture slice worth copying: a host op, or a module scope (the module path). */
-static bool copied_kind(const tp_trace *u, const tp_event *e)
-{
-    if (e->kind == TP_KIND_HOST_OP)
-        return true;
-    const char *n = tp_str_get(u, e->name);
-    return strncmp(n, "nn.Module: ", 11) == 0;
-}
 
 /* The copy in t of capture op `ev` and of its copied ancestors (each once). */
 static uint32_t copy_op(tp_trace *t, capture *c, uint32_t ev, uint32_t track, tp_capture_stats *st)
