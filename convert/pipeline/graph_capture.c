@@ -4,6 +4,7 @@
 #include "convert/base/i64map.h"
 #include "convert/codec/json_value.h"
 #include "convert/model/tracks.h"
+#include "convert/io/protect.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -165,6 +166,16 @@ int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_
         free(names[i]);
     free(names);
     return rc;
+}
+
+void tp_graph_capture_protect(const char *replay_path)
+{
+    tp_capture_stats *st = tp_xcalloc(1, sizeof *st);
+    tp_err err = {0};
+    tp_graph_capture_discover(replay_path, st, &err); /* (a bad folder: the load says so) */
+    for (size_t k = 0; k < st->nfiles; k++)
+        tp_out_protect(st->files[k].path);
+    free(st);
 }
 
 /* ---- the captured graphs of one capture trace ---- */

@@ -86,6 +86,11 @@ typedef struct tp_capture_stats {
  * is not there. */
 int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_err *err);
 
+/* The capture traces discovery would find beside the replay, protected
+ * from the outputs (tp_out_protect) before any output is made: they are
+ * inputs too. */
+void tp_graph_capture_protect(const char *replay_path);
+
 /* The batch size and mode of files given by name, from an execution_details.json
  * beside each that lists it (nothing when there is none, or it does not). */
 void tp_graph_capture_details(tp_capture_stats *st);

@@ -4,7 +4,8 @@
  * (it would block); batch redoes a trace whose capture_traces/ changed; a
  * capture graph that only shares a kernel name with the launch is not
  * taken for it; diff.md says which side's replays have captured ops; ops
- * under a deep Python stack are copied without walking it again per op. */
+ * under a deep Python stack are copied without walking it again per op; a
+ * discovered capture trace named like an output is refused before any output. */
 #include "convert/base/common.h"
 #include "tests/lib/harness.h"
 
@@ -232,4 +233,20 @@ TEST(graph_capture_deep_python_stack_walked_once)
     CHECK_EQ_INT(rc, 0);
     CHECK(out && strstr(out, "80,000 of 80,000 replayed kernels mapped"));
     free(out);
+}
+
+TEST(graph_capture_discovered_file_protected_before_any_output)
+{
+    mkdir(tp_test_tmp("gc_prot"), 0755);
+    mkdir(tp_test_tmp("gc_prot/capture_traces"), 0755);
+    write_pair("gc_prot/replay.json", "gc_prot/capture_traces/summary.json", 2, 10);
+    char *out = NULL;
+    int rc = tp_test_run(&out, "%s report %s -o %s", tp_test_bin(), tp_test_tmp("gc_prot/replay.json"),
+                         tp_test_tmp("gc_prot/capture_traces"));
+    CHECK_EQ_INT(rc, 2);
+    CHECK(out && strstr(out, "refusing to overwrite the input file"));
+    free(out);
+    /* no partial output: the old code refused only at the write, after making png/ in the input's folder */
+    CHECK(!tp_test_exists_in(tp_test_tmp("gc_prot/capture_traces"), "png"));
+    CHECK(!tp_test_exists_in(tp_test_tmp("gc_prot/capture_traces"), "summary.md"));
 }
