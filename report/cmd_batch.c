@@ -451,7 +451,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             tp_buf_printf(opts, ";side=%016llx:%llu", (unsigned long long)eh, (unsigned long long)es);
     }
     for (size_t k = 0; k < lo.ncaptures; k++) { /* --graph-capture FILE: its bytes too (a discovered
-                                                 * capture_traces/ folder is not part of the key) */
+                                                 * capture_traces/ folder: in each row's key) */
         uint64_t gh = 0, gsz = 0;
         tp_err ge = {0};
         if (tp_hash64_file(lo.captures[k], &gh, &gsz, &ge) == 0)
@@ -609,6 +609,8 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             r->error = tp_xstrdup(m);
             continue;
         }
+        if (lo.ncaptures == 0) /* the capture traces beside it change its report too */
+            r->options = tp_batch_capture_key(r->path, opthash);
         tp_batch_row *old = NULL;
         for (size_t a = 0, hi = prev.n; a < hi;) {
             size_t mid = (a + hi) / 2;

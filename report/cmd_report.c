@@ -392,6 +392,8 @@ static int tp_cmd_report(int argc, char **argv)
     tp_capture_stats capture;
     lo.capture = &capture, lo.discover_captures = true;
     tp_out_protect(path);
+    if (!lo.ncaptures) /* the capture traces found beside it are inputs too: checked before any output */
+        tp_graph_capture_protect(path);
     char clash[4400];
     const char *in = tp_report_output_input(dir, clash, sizeof clash);
     if (in) { /* refused before anything is read or written */

@@ -4,6 +4,7 @@
 #include "convert/base/i64map.h"
 #include "convert/codec/json_value.h"
 #include "convert/model/tracks.h"
+#include "convert/io/protect.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -43,6 +44,9 @@ static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const
 /* execution_details.json: [{"file": NAME, "batch_size": N, "mode": TEXT}, ...] */
 static int read_details(const char *dir, const char *details, tp_capture_stats *st, tp_err *err)
 {
+    struct stat ds;
+    if (stat(details, &ds) != 0 || !S_ISREG(ds.st_mode)) /* a FIFO would block the read */
+        return tp_fail_at(err, "", "%s: not a regular file", details);
     FILE *fp = fopen(details, "rb");
     if (!fp)
         return tp_fail_at(err, "", "%s: cannot open", details);
@@ -152,12 +156,26 @@ int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_
     if (nn) /* name order: readdir's is the file system's */
         qsort(names, nn, sizeof *names, cmp_names);
     int rc = 0;
-    for (size_t i = 0; i < nn && rc == 0; i++)
+    for (size_t i = 0; i < nn && rc == 0; i++) {
         rc = add_file(st, dir, names[i], strlen(names[i]), err);
+        /* a file, as execution_details.json's names must be: a FIFO of that name would block the read */
+        if (rc == 0 && (stat(st->files[st->nfiles - 1].path, &sb) != 0 || !S_ISREG(sb.st_mode)))
+            rc = tp_fail_at(err, "", "%s: not a regular file (a capture trace)", st->files[st->nfiles - 1].path);
+    }
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);
     return rc;
+}
+
+void tp_graph_capture_protect(const char *replay_path)
+{
+    tp_capture_stats *st = tp_xcalloc(1, sizeof *st);
+    tp_err err = {0};
+    tp_graph_capture_discover(replay_path, st, &err); /* (a bad folder: the load says so) */
+    for (size_t k = 0; k < st->nfiles; k++)
+        tp_out_protect(st->files[k].path);
+    free(st);
 }
 
 /* ---- the captured graphs of one capture trace ---- */
@@ -175,7 +193,7 @@ typedef struct graph {
 
 typedef struct capture {
     tp_trace u;
-    uint32_t *parent;  /* capture event -> its enclosing host slice, TP_NONE */
+    uint32_t *parent;  /* capture event -> its innermost enclosing slice worth copying, TP_NONE */
     uint32_t *copied;  /* capture event -> its copy in the replay, TP_NONE */
 } capture;
 
@@ -307,8 +325,20 @@ static void find_graphs(const tp_trace *t, const tp_trace *u, uint32_t file, gra
     *ng = k;
 }
 
-/* Each host slice's enclosing slice on its thread (runtime calls included,
- * as children), by the nesting order. */
+/* A capture slice worth copying: a host op, or a module scope (the module path). */
+static bool copied_kind(const tp_trace *u, const tp_event *e)
+{
+    if (e->kind == TP_KIND_HOST_OP)
+        return true;
+    const char *n = tp_str_get(u, e->name);
+    return strncmp(n, "nn.Module: ", 11) == 0;
+}
+
+/* Each host slice's innermost enclosing slice worth copying (copied_kind)
+ * on its thread (runtime calls included, as children), by the nesting
+ * order: the slices in between (Python functions) are skipped here once,
+ * not walked again for every op copied (a deep Python stack over many ops
+ * cost ops x depth). */
 static uint32_t *host_parents(const tp_trace *u)
 {
     uint32_t *parent = tp_xmalloc((u->nevents + 1) * sizeof *parent);
@@ -339,7 +369,8 @@ static uint32_t *host_parents(const tp_trace *u)
             const tp_event *e = &u->events[list[j]];
             while (depth && u->events[stack[depth - 1]].ts + u->events[stack[depth - 1]].dur <= e->ts)
                 depth--;
-            parent[list[j]] = depth ? stack[depth - 1] : TP_NONE;
+            uint32_t up = depth ? stack[depth - 1] : TP_NONE; /* (processed before: parents come first) */
+            parent[list[j]] = up == TP_NONE || copied_kind(u, &u->events[up]) ? up : parent[up];
             TP_GROW(stack, scap, depth + 1);
             stack[depth++] = list[j];
         }
@@ -351,14 +382,6 @@ static uint32_t *host_parents(const tp_trace *u)
     return parent;
 }
 
-/* A capture slice worth copying: a host op, or a module scope (the module path). */
-static bool copied_kind(const tp_trace *u, const tp_event *e)
-{
-    if (e->kind == TP_KIND_HOST_OP)
-        return true;
-    const char *n = tp_str_get(u, e->name);
-    return strncmp(n, "nn.Module: ", 11) == 0;
-}
 
 /* The copy in t of capture op `ev` and of its copied ancestors (each once). */
 static uint32_t copy_op(tp_trace *t, capture *c, uint32_t ev, uint32_t track, tp_capture_stats *st)
@@ -422,9 +445,11 @@ static uint32_t activity_key(const tp_event *e)
 }
 
 /* How many of the launch's activities graph g maps; with map (per
- * activity, the call index or SIZE_MAX) filled when not NULL. */
+ * activity, the call index or SIZE_MAX) filled when not NULL.  The
+ * comparisons made are added to *work; UINT64_MAX when it passes budget
+ * (stopped: nothing counted). */
 static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t *heads, size_t *map,
-                      uint64_t *not_replayed)
+                      uint64_t *not_replayed, uint64_t *work, uint64_t budget)
 {
     enum { W = TP_CAPTURE_LOOKAHEAD, CONFIRM = 4 };
     for (size_t s = 0; s < l->ns; s++)
@@ -436,6 +461,9 @@ static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t
     for (size_t ci = 0; ci < g->n; ci++) {
         uint32_t key = g->calls[ci].key;
         size_t best = SIZE_MAX, best_run = 0, best_skip = 0;
+        if (*work > budget)
+            return UINT64_MAX;
+        *work += 1 + l->ns; /* the streams' heads looked at */
         for (size_t s = 0; s < l->ns && key != KEY_NONE; s++) {
             size_t h = heads[s], end = l->sstart[s + 1];
             if (h >= end || l->key[h] != key)
@@ -443,6 +471,7 @@ static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t
             size_t run = 0;
             while (run < W && ci + 1 + run < g->n && h + 1 + run < end && l->key[h + 1 + run] == g->calls[ci + 1 + run].key)
                 run++;
+            *work += run;
             if (best == SIZE_MAX || run > best_run ||
                 (run == best_run && t->events[l->act[h]].ts < t->events[l->act[heads[best]]].ts))
                 best = s, best_run = run;
@@ -452,12 +481,14 @@ static uint64_t align(const tp_trace *t, const launch *l, const graph *g, size_t
             for (size_t s = 0; s < l->ns; s++) {
                 size_t h = heads[s], end = l->sstart[s + 1];
                 for (size_t p = 1; p <= W && h + p < end; p++) {
+                    ++*work;
                     if (l->key[h + p] != key)
                         continue;
                     size_t run = 0;
                     while (run < CONFIRM && ci + 1 + run < g->n && h + p + 1 + run < end &&
                            l->key[h + p + 1 + run] == g->calls[ci + 1 + run].key)
                         run++;
+                    *work += run;
                     size_t need = g->n - ci - 1 < CONFIRM ? g->n - ci - 1 : CONFIRM;
                     if (run >= need && (best == SIZE_MAX || p < best_skip))
                         best = s, best_skip = p;
@@ -576,8 +607,15 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
     }
     if (nr)
         qsort(refs, nr, sizeof *refs, cmp_gl);
+    /* the work bound: matching costs at most TP_CAPTURE_WORK_PER_ITEM comparisons per captured call and
+     * replayed activity (plus one call's comparisons past it); the launches it stops stay unmatched, counted */
+    uint64_t calls = 0, work = 0;
+    for (size_t g = 0; g < ng; g++)
+        calls += gs[g].n;
+    uint64_t budget = (uint64_t)TP_CAPTURE_WORK_PER_ITEM * (calls + nr + 1);
     launch l = {0};
     size_t lcap = 0, scap = 0, hcap = 0, mcap = 0;
+    uint64_t missed_calls = 0; /* the chosen graph's calls not replayed (counted once matched) */
     size_t *heads = NULL, *map = NULL;
     tp_i64map choice_of = {0}; /* kernel sequence hash -> the graph chosen for it (+1; 0 none) */
     for (size_t a = 0; a < nr;) {
@@ -601,23 +639,36 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         st->graph_launches++;
         int64_t h = (int64_t)seq_hash(&l);
         size_t choice = SIZE_MAX;
+        bool over = false;
         uint32_t known = tp_i64map_get(&choice_of, h);
         if (known != TP_I64MAP_EMPTY) {
             choice = known ? known - 1 : SIZE_MAX;
         } else {
             uint64_t best = 0;
-            for (size_t g = 0; g < ng; g++) {
-                uint64_t m = align(t, &l, &gs[g], heads, NULL, NULL);
-                if (m > best)
+            for (size_t g = 0; g < ng && !over; g++) {
+                uint64_t m = align(t, &l, &gs[g], heads, NULL, NULL, &work, budget);
+                over = m == UINT64_MAX;
+                /* the graph replayed maps most of the launch and has most of its calls replayed; one that
+                 * shares a few kernel names (another model's, another batch size's) is not it */
+                if (!over && m > best && 2 * m > l.n && 2 * m > gs[g].n)
                     best = m, choice = g;
             }
-            tp_i64map_put(&choice_of, h, choice == SIZE_MAX ? 0 : (uint32_t)choice + 1);
+            if (!over)
+                tp_i64map_put(&choice_of, h, choice == SIZE_MAX ? 0 : (uint32_t)choice + 1);
+        }
+        if (!over && choice != SIZE_MAX)
+            over = align(t, &l, &gs[choice], heads, map, &missed_calls, &work, budget) == UINT64_MAX;
+        if (over) {
+            st->over_bound++;
+            a = b;
+            continue;
         }
         if (choice != SIZE_MAX) {
             st->launches_matched++;
             const graph *g = &gs[choice];
             capture *c = &caps[g->file];
-            align(t, &l, g, heads, map, &st->not_replayed);
+            st->not_replayed += missed_calls;
+            missed_calls = 0;
             uint32_t track = t->events[refs[a].link].track;
             for (size_t k = 0; k < l.n; k++) {
                 if (map[k] == SIZE_MAX)

@@ -17,7 +17,8 @@
  *   2. each replayed graph launch's device activities (kernels, memcpys,
  *      memsets linked to it), per stream in time order, are matched to the
  *      captured graph that maps most of them (ties: the first capture given,
- *      then the first graph in it); the choice is made once per distinct
+ *      then the first graph in it), if it maps more than half of them and
+ *      more than half of its calls (else the launch stays unmatched); the choice is made once per distinct
  *      kernel sequence (by a 64-bit hash of its kernel names and streams);
  *   3. within the graph, by kernel sequence, not by name alone: the captured
  *      calls are taken in call order and each is matched to the stream whose
@@ -53,6 +54,8 @@
 
 #define TP_CAPTURE_MAX_FILES 16
 #define TP_CAPTURE_LOOKAHEAD 64
+/* The matching's work bound: comparisons per captured call and replayed activity (docs/ERRORS.md) */
+#define TP_CAPTURE_WORK_PER_ITEM 4096
 
 typedef struct tp_capture_file {
     char path[1024];
@@ -73,6 +76,7 @@ typedef struct tp_capture_stats {
     int64_t activities_ns, mapped_ns;         /* their device time */
     uint64_t not_replayed;                    /* captured calls matched to no activity of a matched launch */
     uint64_t ops_copied;                      /* captured ops and scopes copied into the replay trace */
+    uint64_t over_bound;                      /* graph launches left unmatched: past the work bound */
 } tp_capture_stats;
 
 /* The capture traces of the replay at `replay_path`: files of a
@@ -81,6 +85,11 @@ typedef struct tp_capture_stats {
  * folder or its execution_details.json is unreadable or names a file that
  * is not there. */
 int tp_graph_capture_discover(const char *replay_path, tp_capture_stats *st, tp_err *err);
+
+/* The capture traces discovery would find beside the replay, protected
+ * from the outputs (tp_out_protect) before any output is made: they are
+ * inputs too. */
+void tp_graph_capture_protect(const char *replay_path);
 
 /* The batch size and mode of files given by name, from an execution_details.json
  * beside each that lists it (nothing when there is none, or it does not). */

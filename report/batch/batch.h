@@ -43,6 +43,11 @@ uint64_t tp_hash64_final(const tp_hash64 *h);
 uint64_t tp_hash64_bytes(const void *p, size_t n);
 /* Hash a file's bytes (as stored, compressed or not).  0 or -1 (err). */
 int tp_hash64_file(const char *path, uint64_t *out, uint64_t *size, tp_err *err);
+/* A trace's options hash with the capture traces found beside it (a
+ * capture_traces/ folder: its execution_details.json and the files it
+ * names, graph_capture.h) folded in, as they change its report: `options`
+ * itself when there is no such folder. */
+uint64_t tp_batch_capture_key(const char *trace, uint64_t options);
 
 /* One trace of the index. */
 typedef struct tp_batch_row {

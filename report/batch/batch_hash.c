@@ -1,10 +1,13 @@
 /* batch_hash.c: the batch's content hash (batch.h). */
 #include "report/batch/batch.h"
+#include "convert/pipeline/graph_capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define P1 0x9E3779B185EBCA87ULL
@@ -109,4 +112,39 @@ int tp_hash64_file(const char *path, uint64_t *out, uint64_t *size, tp_err *err)
     *out = tp_hash64_final(&h);
     *size = h.len;
     return 0;
+}
+
+uint64_t tp_batch_capture_key(const char *trace, uint64_t options)
+{
+    tp_capture_stats *st = tp_xcalloc(1, sizeof *st);
+    tp_err err = {0};
+    int rc = tp_graph_capture_discover(trace, st, &err);
+    if (rc == 0 && !st->discovered) {
+        free(st);
+        return options;
+    }
+    tp_hash64 h;
+    tp_hash64_init(&h);
+    tp_hash64_update(&h, &options, sizeof options);
+    if (rc < 0) /* a bad folder: the trace's run says so; redone until it is fixed */
+        tp_hash64_update(&h, err.msg, strlen(err.msg));
+    char details[1100];
+    const char *slash = strrchr(trace, '/');
+    snprintf(details, sizeof details, "%.*s%scapture_traces/execution_details.json", slash ? (int)(slash - trace) : 0,
+             trace, slash ? "/" : "");
+    struct stat sb;
+    for (size_t k = 0; k <= st->nfiles; k++) { /* the listed files, then the details (batch sizes, modes) */
+        const char *p = k < st->nfiles ? st->files[k].path : details;
+        uint64_t fh = 0, fsz = 0;
+        if (k == st->nfiles && (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)))
+            break;
+        tp_err ferr = {0};
+        if (tp_hash64_file(p, &fh, &fsz, &ferr) < 0)
+            fh = ~(uint64_t)0, fsz = 0;
+        tp_hash64_update(&h, p, strlen(p) + 1);
+        tp_hash64_update(&h, &fh, sizeof fh);
+        tp_hash64_update(&h, &fsz, sizeof fsz);
+    }
+    free(st);
+    return tp_hash64_final(&h);
 }

@@ -2,6 +2,7 @@
 #include "report/diff/diff_cp.h"
 #include "render/charts/axis.h"
 #include "report/diff/diff.h"
+#include "report/inference/capture_out.h"
 #include "report/out/gpu_json.h"
 #include "convert/codec/json_write.h"
 #include "render/labels/kname.h"
@@ -388,6 +389,7 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     char why_noise[200];
     tp_diff_noise_text(d, why_noise, sizeof why_noise);
     tp_buf_printf(b, "; %s.\n\n", why_noise);
+    tp_capture_diff_md(s0, s1, b); /* which side's graph replays have ops (nothing without a capture) */
     int held = tp_diff_slower_gate(d, g) < 0;
     if (tripped) {
         tp_buf_printf(b, "**Gate failed** (%d):\n\n", tripped);

@@ -61,6 +61,9 @@ static void line(const tp_trace *t, const tp_capture_stats *c, bool md, tp_buf *
                   "%llu captured launches not replayed",
                   u, v, share, (unsigned long long)c->launches_matched, (unsigned long long)c->graph_launches,
                   (unsigned long long)(c->activities - c->mapped), (unsigned long long)c->not_replayed);
+    if (c->over_bound)
+        tp_buf_printf(b, "; %llu graph launches left unmatched: the matching's work bound (docs/ERRORS.md)",
+                      (unsigned long long)c->over_bound);
 }
 
 void tp_capture_md(const tp_summary *s, tp_buf *b)
@@ -103,11 +106,12 @@ void tp_capture_json(const tp_summary *s, tp_buf *b)
         tp_buf_printf(b,
                       "],\"discovered\":%s,\"graph_launches\":%llu,\"launches_matched\":%llu,\"kernels\":%llu,"
                       "\"mapped\":%llu,\"unmapped\":%llu,\"device_ns\":%lld,\"mapped_ns\":%lld,\"not_replayed\":%llu,"
-                      "\"ops_copied\":%llu,\"note\":null},\n",
+                      "\"ops_copied\":%llu,\"over_work_bound\":%llu,\"note\":null},\n",
                       c->discovered ? "true" : "false", (unsigned long long)c->graph_launches,
                       (unsigned long long)c->launches_matched, (unsigned long long)c->activities,
                       (unsigned long long)c->mapped, (unsigned long long)(c->activities - c->mapped), (long long)ns,
-                      (long long)c->mapped_ns, (unsigned long long)c->not_replayed, (unsigned long long)c->ops_copied);
+                      (long long)c->mapped_ns, (unsigned long long)c->not_replayed, (unsigned long long)c->ops_copied,
+                      (unsigned long long)c->over_bound);
     else {
         tp_buf_printf(b, "],\"discovered\":false,\"kernels\":%llu,\"device_ns\":%lld,\"note\":", (unsigned long long)n,
                       (long long)ns);
@@ -118,4 +122,22 @@ void tp_capture_json(const tp_summary *s, tp_buf *b)
         tp_buf_free(&tmp);
         tp_buf_puts(b, "},\n");
     }
+}
+
+void tp_capture_diff_md(const tp_summary *base, const tp_summary *cand, tp_buf *b)
+{
+    if (!merged(base->capture) && !merged(cand->capture))
+        return; /* no capture on either side: diff.md as before */
+    const tp_summary *side[2] = {base, cand};
+    for (int k = 0; k < 2; k++) {
+        tp_buf_puts(b, k ? "Candidate's " : "Base's ");
+        size_t before = b->len;
+        line(side[k]->t, side[k]->capture, true, b);
+        if (b->len == before)
+            tp_buf_puts(b, "graph capture: none (no graph replays)");
+        tp_buf_puts(b, k ? "\n\n" : "  \n");
+    }
+    if (merged(base->capture) != merged(cand->capture))
+        tp_buf_puts(b, "Only one side has its graph replays mapped to captured ops: op, category and efficiency "
+                       "changes between them are partly the capture's, not the code's.\n\n");
 }

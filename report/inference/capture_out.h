@@ -16,4 +16,8 @@ void tp_capture_md(const tp_summary *s, tp_buf *b);
 /* The same line as plain text, ending in "\n" (stats). */
 void tp_capture_text(const tp_trace *t, const struct tp_capture_stats *c, tp_buf *b);
 
+/* diff.md: each side's capture line (the replays without ops, or none),
+ * and a note when only one side has a capture; nothing when neither has. */
+void tp_capture_diff_md(const tp_summary *base, const tp_summary *cand, tp_buf *b);
+
 #endif

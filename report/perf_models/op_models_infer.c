@@ -393,14 +393,16 @@ int64_t tp_infer_topk_of(const tp_op_inputs *in)
 bool tp_infer_reads_kernels(int k) { return k >= 0 && (size_t)k < NINFER && infer_ops[k].kind == MOE_UNFUSED; }
 
 /* vLLM's unfused Triton MoE (GPT-OSS): an up GEMM (gated: gate and up) and a
- * down GEMM over the routed tokens, as TraceLens models them, with its
- * assumption that the intermediate size equals the hidden size (the trace
- * records neither the weights nor their shapes; exact for GPT-OSS, 2880 and
- * 2880 padded to 3072).  up: 2 M K N topk (x2 gated) FLOPs, M K e + E_active
- * (2 gated) K N e_w + M N topk e bytes; down: 2 M N K topk FLOPs, M N topk e
- * + E_active N K e_w + M K e bytes; the row is their sum. */
+ * down GEMM over the routed tokens, of hidden size K (input 0) and the
+ * experts' intermediate size N.  N is not among the op's inputs (the
+ * weights are not recorded) and is not K in general (GPT-OSS pads them
+ * differently: its capture trace allocates the up GEMM's output
+ * [1, M topk, 2944] for hidden states [M, 3072]); TraceLens takes N = K.
+ * Nothing is guessed: the op gets no cost, with the reason, after the
+ * checks that say what else it would need. */
 static int moe_unfused(const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
+    (void)c;
     const tp_moe_hint *h = in->moe;
     const tp_op_input *x = in->n >= 2 ? &in->in[0] : NULL, *r = in->n >= 2 ? &in->in[1] : NULL;
     if (!x || x->rank != 2 || r->rank != 2 || x->dims[0] != r->dims[0]) {
@@ -411,32 +413,12 @@ static int moe_unfused(const tp_op_inputs *in, tp_op_cost *c, const char **why)
         *why = "no Triton matmul_ogs kernels: not the unfused MoE this model knows";
         return -1;
     }
-    int64_t m = x->dims[0], k = x->dims[1], n = k, e = r->dims[1], topk = h->topk;
-    if (topk <= 0 || topk > e || m < 0 || k <= 0) {
+    if (h->topk <= 0 || h->topk > r->dims[1] || x->dims[1] <= 0) {
         *why = "no TopK op with its k recorded inside the MoE op";
         return -1;
     }
-    int peak = -1, ein = dtype_of(in, 0, &peak);
-    double ew = h->weight_bits ? h->weight_bits / 8.0 : ein;
-    if (!ein) {
-        *why = "a dtype that is not known";
-        return -1;
-    }
-    uint64_t f = 0, t;
-    bool ok = mul3(&t, (uint64_t)m, (uint64_t)k, (uint64_t)n) && tp_op_mul(&t, (uint64_t)topk) &&
-              tp_op_mul(&t, h->gated ? 6 : 4) && tp_op_add(&f, t);
-    double active = (double)e * (1.0 - pow((double)(e - topk) / (double)e, (double)m));
-    double mk = (double)m * (double)k, mnt = (double)m * (double)n * (double)topk, nk = (double)n * (double)k;
-    double up = mk * ein + active * (h->gated ? 2 : 1) * nk * ew + mnt * ein;
-    double down = mnt * ein + active * nk * ew + mk * ein;
-    if (!ok || !(up + down < 1.8e19)) {
-        *why = "FLOPs or bytes past 2^64";
-        return -1;
-    }
-    c->flops = f;
-    c->bytes = (uint64_t)llround(up + down);
-    c->peak = peak;
-    return 0;
+    *why = "the experts' intermediate size is not recorded (not taken equal to the hidden size)";
+    return -1;
 }
 
 int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why)

@@ -368,7 +368,8 @@ TEST(inference_op_models_worked_examples)
     CHECK(cost_of("aiter::fmoe_g1u1", "{\"Input Dims\":[[4,1024],[4,1024],[8,1024,1024],[8,1024,512]]}", NULL, &c,
                   &why) != 0); /* no top-k recorded: no cost */
     /* vLLM's unfused Triton MoE (GPT-OSS decode, 32 tokens, hidden 3072, 32 experts, top 4, swiglu, mxfp4
-     * weights): up 4831838208 + down 2415919104 FLOPs; TraceLens's two rows' bytes summed */
+     * weights): the experts' intermediate size is not among its inputs (the capture trace allocates the up
+     * GEMM's output [1, 128, 2944], not 3072): no cost, with the reason, rather than N taken equal to K */
     tp_moe_hint mh = {4, true, true, 4};
     const char *mf = "{\"Input Dims\":[[32,3072],[32,32],[],[]],\"Input type\":[" BF16 "," BF16 ",\"\",\"\"]}";
     tp_jdoc doc;
@@ -376,8 +377,9 @@ TEST(inference_op_models_worked_examples)
     tp_op_inputs in;
     CHECK(tp_op_inputs_parse(mf, strlen(mf), &doc, &in, &why) == 0);
     in.moe = &mh;
-    CHECK(tp_op_cost_of("vllm::moe_forward", &in, &c, &why) == 0);
-    CHECK(c.flops == 7247757312ull && c.bytes == 448636377ull); /* 298763238.17 + 149873139.09 */
+    CHECK(tp_op_cost_of("vllm::moe_forward", &in, &c, &why) != 0 && strstr(why, "intermediate size is not recorded"));
+    mh.topk = 0; /* the reasons before it stay */
+    CHECK(tp_op_cost_of("vllm::moe_forward", &in, &c, &why) != 0 && strstr(why, "TopK"));
     in.moe = NULL; /* without its kernels' word: no cost */
     CHECK(tp_op_cost_of("vllm::moe_forward", &in, &c, &why) != 0 && strstr(why, "matmul_ogs"));
     tp_jdoc_free(&doc);
