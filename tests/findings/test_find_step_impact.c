@@ -87,3 +87,31 @@ TEST(find_step_impact_is_the_holding_steps_part)
     tp_summary_free(&s);
     tp_trace_free(&t);
 }
+
+/* A finding that moved between base and candidate says where it held in the
+ * base: "grew ... in every step, 10 of 10" alone read as the same stall
+ * grown, when the base's was a warm-up step's; a job's straggler that is
+ * another rank is not the base's straggler grown. */
+TEST(find_diff_names_where_a_moved_finding_held_in_the_base)
+{
+    const char *base = paused_trace("d_base.json", 10, 800, 1600), *cand = paused_trace("d_cand.json", 10, 2000, 2000);
+    const char *dir = tp_test_tmp("d_out");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s'", tp_test_bin(), base, cand, dir), 0);
+    char *md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "- grew: The GPU waits for the host to launch work in every step, 10 of 10 (in the base: "
+                           "step 0) (`host_bound`, high)"));
+    free(md);
+
+    const char *j[2] = {tp_test_tmp("j_base"), tp_test_tmp("j_cand")};
+    for (int k = 0; k < 2; k++)
+        CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 4 --steps 4 --slow-rank %d --slow-us 3000 --out '%s' -q",
+                                 k ? 2 : 1, j[k]),
+                     0);
+    const char *jd = tp_test_tmp("j_out");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(),
+                             j[0], j[1], jd),
+                 0);
+    md = tp_test_read_in(jd, "diff.md");
+    CHECK(md && strstr(md, "(rank 2) (in the base: rank 1) (`straggler`, high)"));
+    free(md);
+}
