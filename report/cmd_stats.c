@@ -24,13 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The args stats keeps (it keeps none else): the critical path's sync events
- * and the allocator's memory events. */
-static bool stats_wants_args(const char *name, size_t len)
-{
-    return tp_critical_wants_args(name, len) || tp_mem_wants_args(name, len);
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -409,11 +402,12 @@ static int tp_cmd_stats(int argc, char **argv)
     tp_trace t;
     tp_trace_init(&t);
     tp_err err = {0};
-    lo.read.keep_args = false; /* stats needs no args: keeps memory well below the input size */
-    lo.read.keep_args_of = stats_wants_args; /* but the sync events' matching record (critical path) and the
-                                                 * memory events' (report/memory/) */
+    lo.read.keep_args = false; /* the kernel table needs no args: keeps memory well below the input size */
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
+    /* the findings read what `report`'s read (the ops' shapes for the roofline, the collectives'
+     * sizes, the "Ev Idx" that tells a partial trace): one trace, one verdict in both commands */
+    lo.read.keep_args_of = kernels_only ? NULL : tp_summary_wants_args;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */
     tp_capture_stats capture;
     if (!kernels_only) /* the categories see the captured ops */
@@ -441,7 +435,7 @@ static int tp_cmd_stats(int argc, char **argv)
         s.t = &t;
         tp_kernel_table_build(&t, &s.kt);
     } else {
-        tp_report_opts sro = {path, NULL, 0, &rules, true, &devices, false, &frules};
+        tp_report_opts sro = {path, NULL, 0, &rules, false /* the roofline and GEMM shapes, for the findings */, &devices, false, &frules};
         tp_summary_build(&t, &sro, &s);
         s.capture = &capture;
         tp_findings_build(&s, &frules, &findings);

@@ -430,6 +430,12 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
             if (!(strncmp(sc, "step", 4) == 0 || strncmp(sc, "every step", 10) == 0))
                 tp_buf_puts(b, ")");
         }
+        if (x->fired[0] && x->fired[1] && strcmp(x->scope[0], x->scope[1]) != 0) {
+            /* it moved (step 0 -> every step): "grew" alone would hide where it held before */
+            tp_buf_puts(b, " (in the base: ");
+            tp_md_text(b, x->scope[0][0] ? x->scope[0] : "whole trace", 100);
+            tp_buf_puts(b, ")");
+        }
         tp_buf_printf(b, " (`%s`, %s): ", x->id, tp_find_severity_name(x->severity));
         if (x->status == TP_DF_NEW)
             tp_buf_printf(b, "%s of %s (not found in the base)\n", c, x->impact_base);

@@ -325,8 +325,9 @@ static void rank_by_class(tp_findings *f)
 
 /* A rule that holds in some steps on its own is a finding there even when the
  * whole trace dilutes it under the threshold (a stall in one step of ten):
- * its scope names those steps (tp_findings_scope), its impact is still the
- * whole trace's and must reach the noise level of the whole trace's base. */
+ * its scope names those steps (tp_findings_scope); its impact is the part of
+ * those steps (steps_impact) and must reach the noise level of the whole
+ * trace's base. */
 static bool holds_in_a_step(const tp_measure *m, const tp_find_rule *r)
 {
     for (size_t i = 0; m->nsteps >= 2 && !m->steps_scope_only && i < m->nsteps; i++)
@@ -335,8 +336,51 @@ static bool holds_in_a_step(const tp_measure *m, const tp_find_rule *r)
     return false;
 }
 
+static bool fires_on_whole(const tp_measure *m, const tp_find_rule *r)
+{
+    return m->whole > 0 && m->value_milli >= r->threshold_milli;
+}
+
+/* A measure whose rules fire only in some steps (none on the whole trace):
+ * its impact narrowed to the part of the steps where the lowest of those
+ * thresholds holds (the per-step measures' impact is their part, find_steps.c;
+ * a higher threshold holds in a subset, so this bounds each rule's).  The
+ * idle the other steps keep under the threshold is no finding's: counting it
+ * made a slow warm-up step of an otherwise quiet trace a finding with the
+ * whole trace's idle as its impact (30 steps at 9.1% host wait, step 0 at
+ * 16.5%: host_bound "in step 0", 25.040 ms, of which step 0 held 1.680 ms). */
+static void steps_impact(tp_findings *f, const tp_find_rules *r)
+{
+    for (size_t k = 0; k < f->nmeasures; k++) {
+        tp_measure *m = &f->measures[k];
+        if (!m->available || !m->step_part || m->steps_scope_only)
+            continue;
+        const tp_find_rule *low = NULL;
+        bool whole = false;
+        for (size_t i = 0; i < r->n; i++) {
+            const tp_find_rule *ru = &r->rules[i];
+            if (ru->severity == TP_SEV_OFF || strcmp(ru->measure, m->name) != 0)
+                continue;
+            whole |= fires_on_whole(m, ru);
+            if (holds_in_a_step(m, ru) && (!low || ru->threshold_milli < low->threshold_milli))
+                low = ru;
+        }
+        if (whole || !low)
+            continue;
+        int64_t part = 0;
+        for (size_t i = 0; i < m->nsteps; i++)
+            if (tp_find_step_holds(m, low, i))
+                part += m->step_part[i];
+        if (part < m->impact_ns) {
+            m->impact_ns = part;
+            m->impact_milli = tp_find_milli(m->impact_ns, m->impact_base_ns);
+        }
+    }
+}
+
 void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
 {
+    steps_impact(f, r);
     f->nrules = 0; /* the rules of this table's measures: a job's --rules file also holds a trace's */
     f->items = tp_xcalloc(r->n + 1, sizeof *f->items);
     f->unsure = tp_xcalloc(r->n + 1, sizeof *f->unsure);
@@ -354,7 +398,7 @@ void tp_findings_apply(tp_findings *f, const tp_find_rules *r)
             f->unsure[f->nunsure] = ru;
             f->unsure_m[f->nunsure++] = m;
         } else if ((m->risk || m->impact_milli >= TP_FIND_NOISE_MILLI) &&
-                   ((m->whole > 0 && m->value_milli >= ru->threshold_milli) || (!m->risk && holds_in_a_step(m, ru))))
+                   (fires_on_whole(m, ru) || (!m->risk && holds_in_a_step(m, ru))))
         {
             f->items[f->n] = (tp_finding){.rule = ru, .m = m};
             snprintf(f->items[f->n++].scope, sizeof f->items[0].scope, "%s", m->scope); /* tp_findings_scope refines it */

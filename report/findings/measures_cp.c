@@ -75,18 +75,22 @@ static void path_lines(const tp_summary *s, tp_measure *m, unsigned mask, const 
 /* The path is clipped to the host's step windows; when the GPU runs behind
  * the host (a queue of launched work), the window's path is host work while
  * the device never waits, and making the host faster would not shorten a
- * step: the device sets the pace.  So the bound is also the device's idle
- * time (the GPU time model's, over the GPU span): time the device did not
- * wait cannot be saved on the host's side. */
+ * step: the device sets the pace.  So what the path's host work (or its
+ * launch gaps) could save is at most the device's idle time too (the GPU
+ * time model's, over the GPU span): the measure's part is the smaller of the
+ * two, and its rule's threshold applies to that, the time that could be
+ * saved, not to the path's shape alone (a path 55% host-bound whose device
+ * waited 9% of the time is a 9% question). */
 static void bound_by_idle(const tp_summary *s, tp_measure *m)
 {
-    int64_t idle = s->gt.whole.idle_ns;
-    if (m->impact_ns > idle) {
+    int64_t idle = s->gt.whole.idle_ns > 0 ? s->gt.whole.idle_ns : 0;
+    if (m->part > idle) {
         char d[48];
         tp_fmt_dur(d, sizeof d, idle);
         tp_measure_evidence(m, "bounded by the device's idle time, %s: the device did not wait for the rest", d);
-        m->impact_ns = idle > 0 ? idle : 0;
+        m->part = idle;
     }
+    m->impact_ns = m->part;
 }
 
 #define CPU_MASK ((1u << TP_CPB_CPU) | (1u << TP_CPB_DATA_LOADING))
@@ -97,7 +101,7 @@ void tp_measure_critical_cpu(const tp_summary *s, tp_find_ctx *c, tp_measure *m)
     (void)c;
     m->base = "the steps' critical paths (their time)";
     m->impact_base = "the steps' time";
-    m->bound = "the host time on the critical path, and at most the device's idle time: making that host work free "
+    m->bound = "the host time on the critical path, at most the device's idle time: making that host work free "
                "shortens the steps by at most that";
     m->corroborates = true;
     if (!have_paths(s, m))

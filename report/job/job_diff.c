@@ -302,6 +302,8 @@ static void findings_md(const tp_job_diff *d, tp_buf *b)
         tp_buf_puts(b, "**");
         if (strncmp(m->scope, "rank ", 5) == 0)
             tp_buf_printf(b, " (%s)", m->scope);
+        if (x->m[0] && x->m[1] && strcmp(x->m[0]->scope, x->m[1]->scope) != 0)
+            tp_buf_printf(b, " (in the base: %s)", x->m[0]->scope); /* another rank straggles: not the same finding grown */
         tp_buf_printf(b, " (`%s`, %s): %s, ", x->rule->id, tp_find_severity_name(x->rule->severity),
                       tp_find_change_name(x->status));
         if (x->status == TP_FIND_NEW)
