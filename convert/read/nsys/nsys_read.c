@@ -380,6 +380,22 @@ static int open_db(ns_ctx *c, tp_input *in, char **mem, uint64_t *size)
     return 0;
 }
 
+/* --strict: the lenient repairs (rows dropped, values of the wrong type,
+ * names not in StringIds) become the error they are. */
+static int strict_check(tp_trace *t, tp_err *err)
+{
+    const tp_warning *lists[2] = {t->drops, t->warnings};
+    size_t counts[2] = {t->ndrops, t->nwarnings};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            const char *w = lists[l][i].what;
+            if (strncmp(w, "nsys: rows", 10) == 0 || strncmp(w, "nsys: values", 12) == 0 ||
+                strncmp(w, "nsys: string ids", 16) == 0 || strncmp(w, "nsys: StringIds", 15) == 0)
+                return tp_fail(err, 0, "%s: %llu (rejected by --strict)", w, (unsigned long long)lists[l][i].count);
+        }
+    return 0;
+}
+
 static const char *const nsys_tables[] = {
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY", "NVTX_EVENTS",
     "TARGET_INFO_GPU", "META_DATA_EXPORT", "EXPORT_META_DATA", "OSRT_API", "TARGET_INFO_SESSION_START_TIME",
@@ -436,6 +452,8 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
         rc = read_gpus(&c);
     if (rc == 0)
         rc = ns_read_tables(&c);
+    if (rc == 0 && o->strict)
+        rc = strict_check(t, err);
     if (c.db)
         sqlite3_close_v2(c.db);
     free(mem);
