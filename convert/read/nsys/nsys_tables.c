@@ -5,8 +5,8 @@
  * copies and fills, then NVTX ranges, OS runtime and MPI calls.  Rows whose
  * start/end are not integers with end >= start are dropped and counted. */
 #include "convert/read/nsys/nsys.h"
+#include "convert/read/vendor_names.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,18 +25,6 @@ static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
     e->ts = s;
     e->dur = en - s;
     return true;
-}
-
-/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the name nsys stats and
- * Kineto show (the suffix is the API version of the entry point). */
-static size_t api_name_len(const char *s, size_t n)
-{
-    size_t i = n;
-    while (i > 0 && isdigit((unsigned char)s[i - 1]))
-        i--;
-    if (i < n && i >= 3 && s[i - 1] == 'v' && s[i - 2] == '_')
-        return i - 2;
-    return n;
 }
 
 static void remember_launch(ns_ctx *c, int64_t key, uint32_t ev)
@@ -69,7 +57,7 @@ static int read_api(ns_ctx *c, const char *table)
         e.track = ns_host_track(c, gid);
         tp_str full = ns_int(c, st, 4, &name_id) ? ns_string(c, name_id) : tp_intern_cstr(t, "[unnamed call]");
         const char *s = tp_str_get(t, full);
-        size_t n = tp_str_len(t, full), k = api_name_len(s, n);
+        size_t n = tp_str_len(t, full), k = tp_vendor_api_name_len(s, n);
         e.name = k == n ? full : tp_intern(t, s, k);
         s = tp_str_get(t, e.name);
         e.kind = TP_KIND_RUNTIME;
@@ -236,29 +224,6 @@ static int read_copies(ns_ctx *c, bool memset_table)
     return rc;
 }
 
-/* An NVTX range named like a training step ("ProfilerStep#3", "step 3",
- * "train_step_12", "Iteration 5", "iter=5"): its number, else -1. */
-static int64_t step_number(const char *s, size_t n)
-{
-    size_t i = n;
-    while (i > 0 && isdigit((unsigned char)s[i - 1]))
-        i--;
-    if (i == n || n - i > 12)
-        return -1;
-    int64_t v = 0;
-    for (size_t k = i; k < n; k++)
-        v = v * 10 + (s[k] - '0');
-    while (i > 0 && strchr(" _#:=-", s[i - 1]))
-        i--;
-    static const char *const words[] = {"step", "iteration", "iter"};
-    for (size_t w = 0; w < 3; w++) {
-        size_t m = strlen(words[w]);
-        if (i >= m && strncasecmp(s + i - m, words[w], m) == 0)
-            return v;
-    }
-    return -1;
-}
-
 enum { NVTX_CATEGORY = 33, NVTX_MARK = 34, NVTX_THREAD_NAME = 39, NVTX_DOMAIN_CREATE = 75, NVTX_DOMAIN_DESTROY = 76 };
 
 static int read_nvtx(ns_ctx *c)
@@ -316,7 +281,7 @@ static int read_nvtx(ns_ctx *c)
         e.kind = TP_KIND_ANNOTATION;
         e.cat = c->cat_nvtx;
         const char *nm = tp_str_get(t, e.name);
-        int64_t step = mark ? -1 : step_number(nm, tp_str_len(t, e.name));
+        int64_t step = mark ? -1 : tp_vendor_step_number(nm, tp_str_len(t, e.name));
         if (step >= 0) {
             e.flags |= TP_EV_STEP;
             e.id = (uint64_t)step;
