@@ -27,6 +27,7 @@ typedef struct ns_ctx {
      * innermost of calls that share an id (the runtime call inside its
      * driver call) */
     tp_i64map launches;
+    bool corr_only;        /* device tables without globalPid: launches keyed by correlation id alone */
     /* device tracks seen: (device << 32 | stream) -> context that owns the tid */
     tp_i64map stream_ctx;
     tp_argb ab;

@@ -74,10 +74,8 @@ static int read_api(ns_ctx *c, const char *table)
             e.args = tp_argb_commit(t, &c->ab);
         }
         uint32_t ev = tp_event_add(t, &e);
-        if (has_corr) {
-            remember_launch(c, (ns_gid_pid(gid) << 32) | corr, ev);
-            remember_launch(c, ANY_PROCESS | corr, ev);
-        }
+        if (has_corr)
+            remember_launch(c, c->corr_only ? ANY_PROCESS | corr : (ns_gid_pid(gid) << 32) | corr, ev);
     }
     sqlite3_finalize(st);
     return rc;
@@ -94,7 +92,9 @@ static void device_row(ns_ctx *c, sqlite3_stmt *st, tp_event *e, tp_kind kind, t
     e->cat = cat;
     e->track = ns_device_track(c, dev, ctx, stream);
     if (ns_int(c, st, 5, &corr) && corr >= 0 && corr <= UINT32_MAX) {
-        int64_t key = ns_int(c, st, 6, &gpid) ? (ns_gid_pid(gpid) << 32) | corr : ANY_PROCESS | corr;
+        int64_t key = c->corr_only ? ANY_PROCESS | corr
+                      : ns_int(c, st, 6, &gpid) ? (ns_gid_pid(gpid) << 32) | corr
+                                                : -1; /* a row without its process: no launch to find */
         uint32_t l = tp_i64map_get(&c->launches, key);
         if (l != TP_I64MAP_EMPTY)
             e->link = l;
@@ -361,8 +361,31 @@ static int count_unread(ns_ctx *c)
     return 0;
 }
 
+/* Does a device table lack globalPid (exports before 2020)?  Then launches
+ * are found by correlation id alone, which is unique within one process. */
+static int device_tables_lack_pid(ns_ctx *c)
+{
+    static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    static const char *const col[] = {"globalPid"};
+    for (int i = 0; i < 3; i++) {
+        bool have;
+        sqlite3_stmt *st;
+        if (ns_select(c, tables[i], col, 1, " LIMIT 0", &st, &have) < 0)
+            return -1;
+        sqlite3_finalize(st);
+        if (st && !have)
+            return 1;
+    }
+    return 0;
+}
+
 int ns_read_tables(ns_ctx *c)
 {
+    int lack = device_tables_lack_pid(c);
+    if (lack < 0)
+        return -1;
+    c->corr_only = lack == 1;
     if (read_api(c, "CUPTI_ACTIVITY_KIND_RUNTIME") < 0 || read_api(c, "CUPTI_ACTIVITY_KIND_DRIVER") < 0)
         return -1;
     if (read_kernels(c) < 0 || read_copies(c, false) < 0 || read_copies(c, true) < 0)
