@@ -23,6 +23,12 @@ typedef struct ns_ctx {
     tp_i64map strings;     /* StringIds id -> tp_str */
     tp_i64map proc_names;  /* OS pid -> tp_str of PROCESSES.name */
     tp_i64map thread_names; /* globalTid -> tp_str of ThreadNames */
+    tp_i64map api_names;   /* an API call's name -> the name shown (without its _vN suffix) */
+    tp_str last_api, last_api_shown, last_api_cat; /* the last API call's name, as shown, its category */
+    int64_t last_dev[3];   /* the last device row's device, context, stream, and its track */
+    uint32_t last_dev_track;
+    int64_t last_gid;      /* the host track of the last row (rows of one thread come in runs) */
+    uint32_t last_track;
     /* launch calls by (OS pid << 32 | correlationId): event index; the
      * innermost of calls that share an id (the runtime call inside its
      * driver call) */

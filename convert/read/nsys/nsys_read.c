@@ -135,6 +135,8 @@ tp_str ns_text(ns_ctx *c, sqlite3_stmt *st, int col)
 
 uint32_t ns_host_track(ns_ctx *c, int64_t gid)
 {
+    if (c->last_track != TP_NONE && gid == c->last_gid)
+        return c->last_track;
     int64_t pid = ns_gid_pid(gid), tid = ns_gid_tid(gid);
     uint32_t p = tp_process_get(c->t, pid);
     if (!c->t->processes[p].name) {
@@ -148,6 +150,8 @@ uint32_t ns_host_track(ns_ctx *c, int64_t gid)
         if (name != TP_I64MAP_EMPTY)
             c->t->tracks[k].name = name;
     }
+    c->last_gid = gid;
+    c->last_track = k;
     return k;
 }
 
@@ -158,6 +162,9 @@ uint32_t ns_device_track(ns_ctx *c, int64_t device, int64_t context, int64_t str
 {
     if (device < 0 || device > 0xFFFF)
         device = 0xFFFF;
+    if (c->last_dev_track != TP_NONE && c->last_dev[0] == device && c->last_dev[1] == context &&
+        c->last_dev[2] == stream)
+        return c->last_dev_track;
     uint32_t p = tp_process_get(c->t, device);
     tp_process *pr = &c->t->processes[p];
     if (!pr->is_device) {
@@ -185,6 +192,10 @@ uint32_t ns_device_track(ns_ctx *c, int64_t device, int64_t context, int64_t str
         c->t->tracks[k].name = tp_intern(c->t, b, (size_t)n);
         c->t->tracks[k].role = TP_TRACK_DEVICE;
     }
+    c->last_dev[0] = device;
+    c->last_dev[1] = context;
+    c->last_dev[2] = stream;
+    c->last_dev_track = k;
     return k;
 }
 
@@ -408,6 +419,9 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     c.t = t;
     c.o = o;
     c.err = err;
+    c.last_track = TP_NONE;
+    c.last_dev_track = TP_NONE;
+    c.last_api = TP_NONE;
     t->format = "nsys";
     t->strict = o->strict;
     t->keep_args = o->keep_args;
@@ -460,6 +474,7 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     tp_i64map_free(&c.strings);
     tp_i64map_free(&c.proc_names);
     tp_i64map_free(&c.thread_names);
+    tp_i64map_free(&c.api_names);
     tp_i64map_free(&c.launches);
     tp_i64map_free(&c.stream_ctx);
     tp_argb_free(&c.ab);

@@ -56,12 +56,24 @@ static int read_api(ns_ctx *c, const char *table)
             tp_warn(t, "nsys: API calls without a thread (globalTid)", 1);
         e.track = ns_host_track(c, gid);
         tp_str full = ns_int(c, st, 4, &name_id) ? ns_string(c, name_id) : tp_intern_cstr(t, "[unnamed call]");
-        const char *s = tp_str_get(t, full);
-        size_t n = tp_str_len(t, full), k = tp_vendor_api_name_len(s, n);
-        e.name = k == n ? full : tp_intern(t, s, k);
-        s = tp_str_get(t, e.name);
+        /* the name without its suffix and its category, once per name */
+        if (full != c->last_api) {
+            uint32_t shown = tp_i64map_get(&c->api_names, full);
+            if (shown == TP_I64MAP_EMPTY) {
+                const char *s = tp_str_get(t, full);
+                size_t n = tp_str_len(t, full), k = tp_vendor_api_name_len(s, n);
+                shown = k == n ? full : tp_intern(t, s, k);
+                tp_i64map_put(&c->api_names, full, shown);
+            }
+            const char *s = tp_str_get(t, shown);
+            c->last_api = full;
+            c->last_api_shown = shown;
+            c->last_api_cat = strncmp(s, "cu", 2) == 0 && strncmp(s, "cuda", 4) != 0 ? c->cat_driver : c->cat_runtime;
+        }
+        tp_str shown = c->last_api_shown;
+        e.name = shown;
         e.kind = TP_KIND_RUNTIME;
-        e.cat = strncmp(s, "cu", 2) == 0 && strncmp(s, "cuda", 4) != 0 ? c->cat_driver : c->cat_runtime;
+        e.cat = c->last_api_cat;
         bool has_corr = ns_int(c, st, 3, &corr) && corr >= 0 && corr <= UINT32_MAX;
         if (t->keep_args) {
             tp_argb_reset(&c->ab);
@@ -69,7 +81,7 @@ static int read_api(ns_ctx *c, const char *table)
                 tp_argb_int(&c->ab, "correlation", corr);
             if (ns_int(c, st, 5, &ret))
                 tp_argb_int(&c->ab, "return", ret);
-            if (k != n)
+            if (shown != full)
                 tp_argb_str(&c->ab, "entry point", tp_str_get(t, full), tp_str_len(t, full));
             e.args = tp_argb_commit(t, &c->ab);
         }
