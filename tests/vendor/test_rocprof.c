@@ -52,7 +52,8 @@ static const char doc[] =
     "  \"marker_api\": [{\"kind\": 4, \"operation\": 1, \"thread_id\": 4243, \"correlation_id\": {\"internal\": 50},"
     "    \"start_timestamp\": 1000000, \"end_timestamp\": 1002000}],"
     "  \"scratch_memory\": [{\"kind\": 12, \"operation\": 1, \"start_timestamp\": 1, \"end_timestamp\": 2}],"
-    "  \"pc_sample_host_trap\": []}}]}";
+    "  \"pc_sample_host_trap\": []},"
+    " \"callback_records\": {\"hip_api\": [{\"kind\": 2}, {\"kind\": 2}], \"counter_collection\": []}}]}";
 
 static bool have_python(void)
 {
@@ -95,7 +96,8 @@ TEST(rocprof_record_kinds_flows_and_steps)
     }
     const char *conv = tp_test_tmp("tiny.json");
     CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s' 2>&1", tp_test_bin(), in, conv), 0);
-    CHECK(out && strstr(out, "3 launch flows") && strstr(out, "records of kinds not read"));
+    CHECK(out && strstr(out, "3 launch flows") && strstr(out, "records of kinds not read") &&
+          strstr(out, "callback records not read (buffer records hold the same activity): 2"));
     free(out);
     char *j = tp_test_read_file(conv, NULL);
     CHECK(j && strstr(j, "\"name\":\"axpy(float*)\",\"pid\":1,\"tid\":2147483652"));

@@ -113,6 +113,41 @@ out:
     return rc < 0 ? -1 : 0;
 }
 
+/* callback_records {kind: [record, ...]}: the same calls the buffer records
+ * hold, seen from the callbacks; not read, their records counted. */
+static int count_callback_records(rp_ctx *c, const char *p, const char *end)
+{
+    if (p >= end || *p != '{')
+        return skip_value(c, &p, end);
+    p = tp_json_ws(p + 1, end);
+    uint64_t n = 0;
+    while (p < end && *p != '}') {
+        const char *k;
+        size_t kl;
+        if (read_key(c, &p, end, &k, &kl) < 0)
+            return -1;
+        if (p < end && *p == '[') {
+            p = tp_json_ws(p + 1, end);
+            while (p < end && *p != ']') {
+                if (skip_value(c, &p, end) < 0)
+                    return -1;
+                n++;
+                p = tp_json_ws(p, end);
+                if (p < end && *p == ',')
+                    p = tp_json_ws(p + 1, end);
+            }
+            p++;
+        } else if (skip_value(c, &p, end) < 0)
+            return -1;
+        p = tp_json_ws(p, end);
+        if (p < end && *p == ',')
+            p = tp_json_ws(p + 1, end);
+    }
+    if (n)
+        tp_warn(c->t, "rocprof: callback records not read (buffer records hold the same activity)", n);
+    return 0;
+}
+
 /* One process entry: its tables first (they name what the records hold),
  * wherever they are in the entry, then its records. */
 static int read_entry(rp_ctx *c, const char **pp, const char *end)
@@ -134,6 +169,8 @@ static int read_entry(rp_ctx *c, const char **pp, const char *end)
             for (int i = 0; i < 5; i++)
                 if (key_is(k, kl, keys[i]) && !at[i])
                     at[i] = p;
+            if (key_is(k, kl, "callback_records") && count_callback_records(c, p, end) < 0)
+                return -1;
             if (skip_value(c, &p, end) < 0)
                 return -1;
             int r = after_member(c, &p, end, '}');
