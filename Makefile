@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I.
-PKGS    := cairo libzip freetype2 libisal harfbuzz-subset
+PKGS    := cairo libzip freetype2 libisal harfbuzz-subset sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS    := $(PKG_LIBS) -lhpdf -lz -lm -lpthread -lstdc++

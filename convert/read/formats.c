@@ -13,6 +13,8 @@ const tp_format *const tp_formats[] = {
     &tp_format_etdump,
     &tp_format_plaidml,
     &tp_format_dvdt,
+    &tp_format_nsys,
+    &tp_format_rocprof,
     NULL,
 };
 

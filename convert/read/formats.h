@@ -81,6 +81,8 @@ extern const tp_format tp_format_xplane; /* TensorFlow / JAX XSpace (convert/rea
 extern const tp_format tp_format_etdump; /* ExecuTorch ETDump (convert/read/etdump/etdump_read.c) */
 extern const tp_format tp_format_plaidml; /* PlaidML / Vertex.AI event log (eventlog.gz) */
 extern const tp_format tp_format_dvdt;   /* dv/dt prof OpenCL traces and CK experiment points */
+extern const tp_format tp_format_nsys;   /* Nsight Systems SQLite export (convert/read/nsys/) */
+extern const tp_format tp_format_rocprof; /* rocprofv3 JSON, rocprofiler-sdk-tool (convert/read/rocprof/) */
 
 /* NULL-terminated list of all formats, in `tracepress formats` order. */
 extern const tp_format *const tp_formats[];

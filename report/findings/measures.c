@@ -674,7 +674,14 @@ static void exposed_memcpy(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
         if (r->kind != TP_KIND_MEMCPY)
             continue;
         const char *nm = tp_str_get(s->t, r->name);
-        int d = strstr(nm, "HtoD") || strstr(nm, "HostToDevice") ? 0 : strstr(nm, "DtoH") || strstr(nm, "DeviceToHost") ? 1 : 2;
+        /* Kineto "Memcpy HtoD", nsys "[CUDA memcpy Host-to-Device]", rocprofv3 "MEMORY_COPY_HOST_TO_DEVICE" */
+        int d = strstr(nm, "HtoD") || strstr(nm, "HostToDevice") || strstr(nm, "Host-to-Device") ||
+                        strstr(nm, "HOST_TO_DEVICE")
+                    ? 0
+                : strstr(nm, "DtoH") || strstr(nm, "DeviceToHost") || strstr(nm, "Device-to-Host") ||
+                        strstr(nm, "DEVICE_TO_HOST")
+                    ? 1
+                    : 2;
         ns[d] += r->total_ns;
         n[d] += r->count;
         if (strstr(nm, "Pageable")) {

@@ -1,0 +1,72 @@
+/* nsys.h: the Nsight Systems SQLite export reader's shared state
+ * (nsys_read.c opens and checks the database, nsys_tables.c reads the
+ * activity tables).  docs/formats/nsys.md says what is read and where it goes. */
+#ifndef TP_NSYS_H
+#define TP_NSYS_H
+
+#include "convert/read/formats.h"
+
+#include <sqlite3.h>
+
+/* Bounds on a hostile database (docs/ERRORS.md "Nsight Systems exports"). */
+#define NS_MAX_VALUE_BYTES (1 << 20)  /* one string or blob value: SQLite refuses longer (SQLITE_LIMIT_LENGTH) */
+#define NS_MAX_COLUMNS 256            /* columns a table of the schema may declare before it is refused */
+#define NS_STEPS_PER_BYTE 64          /* SQLite VM steps allowed per byte of the file, plus NS_STEPS_BASE */
+#define NS_STEPS_BASE 100000000ull
+#define NS_MAX_SLURP ((uint64_t)4 << 30) /* a compressed or piped export is read into memory up to this */
+
+typedef struct ns_ctx {
+    sqlite3 *db;
+    tp_trace *t;
+    const tp_read_opts *o;
+    tp_err *err;
+    tp_i64map strings;     /* StringIds id -> tp_str */
+    tp_i64map proc_names;  /* OS pid -> tp_str of PROCESSES.name */
+    tp_i64map thread_names; /* globalTid -> tp_str of ThreadNames */
+    tp_i64map api_names;   /* an API call's name -> the name shown (without its _vN suffix) */
+    tp_str last_api, last_api_shown, last_api_cat; /* the last API call's name, as shown, its category */
+    int64_t last_dev[3];   /* the last device row's device, context, stream, and its track */
+    uint32_t last_dev_track;
+    int64_t last_gid;      /* the host track of the last row (rows of one thread come in runs) */
+    uint32_t last_track;
+    /* launch calls by (OS pid << 32 | correlationId): event index; the
+     * innermost of calls that share an id (the runtime call inside its
+     * driver call) */
+    tp_i64map launches;
+    bool corr_only;        /* device tables without globalPid: launches keyed by correlation id alone */
+    /* device tracks seen: (device << 32 | stream) -> context that owns the tid */
+    tp_i64map stream_ctx;
+    tp_argb ab;
+    uint64_t rows;         /* rows read, for error positions */
+    int schema_major, schema_minor; /* EXPORT_SCHEMA_VERSION (0.0: not recorded) */
+    tp_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx, cat_osrt, cat_mpi;
+} ns_ctx;
+
+/* 1 when the table exists (a real table, never a view: a view runs the file's SQL) */
+int ns_has_table(ns_ctx *c, const char *table);
+/* Prepare "SELECT cols FROM table" with NULL for columns the table lacks
+ * (older exports).  0 and *st NULL when the table is missing; -1 on error.
+ * present[i] says whether column i exists. */
+int ns_select(ns_ctx *c, const char *table, const char *const *cols, size_t ncols, const char *tail,
+              sqlite3_stmt **st, bool *present);
+/* sqlite3_step with the error contract: 1 row, 0 done, -1 (err set) */
+int ns_step(ns_ctx *c, sqlite3_stmt *st, const char *table);
+/* An INTEGER column; false for NULL, and for a value of another type (counted). */
+bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v);
+/* A StringIds reference as an interned string (counted when unknown). */
+tp_str ns_string(ns_ctx *c, int64_t id);
+/* A TEXT column interned (0 when NULL or another type). */
+tp_str ns_text(ns_ctx *c, sqlite3_stmt *st, int col);
+
+/* The host thread's track of a serialized GlobalId (pid and tid in it). */
+uint32_t ns_host_track(ns_ctx *c, int64_t global_tid);
+/* The device stream's track. */
+uint32_t ns_device_track(ns_ctx *c, int64_t device, int64_t context, int64_t stream);
+/* The OS pid inside a serialized GlobalId. */
+static inline int64_t ns_gid_pid(int64_t gid) { return (gid >> 24) & 0xFFFFFF; }
+static inline int64_t ns_gid_tid(int64_t gid) { return gid & 0xFFFFFF; }
+
+/* nsys_tables.c: every activity table the reader knows. */
+int ns_read_tables(ns_ctx *c);
+
+#endif
