@@ -181,10 +181,34 @@ typedef struct gap_split {
     int64_t *step_ns[5]; /* per step of s->sf (the gaps clipped to the step windows), NULL without steps */
 } gap_split;
 
+/* Adds the time top-level op ev overlaps [a, b) to its name's sum. */
+static void fill_add(const tp_trace *t, uint32_t ev, int64_t a, int64_t b, tp_i64map *ix, tp_str *names, int64_t *ns,
+                     size_t *n, size_t cap)
+{
+    const tp_event *e = &t->events[ev];
+    int64_t s0 = e->ts > a ? e->ts : a, s1 = e->ts + e->dur < b ? e->ts + e->dur : b;
+    if (s1 <= s0)
+        return;
+    uint32_t k = tp_i64map_get(ix, e->name);
+    if (k == TP_I64MAP_EMPTY && *n < cap) {
+        k = (uint32_t)(*n)++;
+        names[k] = e->name;
+        ns[k] = 0;
+        tp_i64map_put(ix, e->name, k);
+    }
+    if (k != TP_I64MAP_EMPTY)
+        ns[k] += s1 - s0;
+}
+
 /* The top-level ops of the launch call's thread that overlap [a, b): the
  * host's work while the device waited.  Top-level ops of one thread do not
- * nest, so walking the thread's slices back from the launch call stops at the
- * first op that starts before a: O(the slices in the window). */
+ * nest, so walking the thread's slices back from the launch call (by start)
+ * meets every top-level op that starts in the window; the first slice that
+ * starts before a ends the walk: it is a top-level op, or nested in the one
+ * top-level op that can still overlap a (any other starting before a would
+ * have been met first).  O(the slices in the window): a thread whose slices
+ * all sit under one long range (an NVTX range, a Python frame) no longer
+ * walks back to its first slice for every gap. */
 static void fill_ops(const tp_summary *s, uint32_t launch, int64_t a, int64_t b, tp_i64map *ix, tp_str *names,
                      int64_t *ns, size_t *n, size_t cap)
 {
@@ -198,22 +222,13 @@ static void fill_ops(const tp_summary *s, uint32_t launch, int64_t a, int64_t b,
         const tp_event *e = &t->events[ev];
         if (ht->logical[e->track] != lt)
             break; /* the thread's first slice passed */
-        if (ht->top[ev] != ev)
-            continue; /* only the top-level ops themselves */
-        int64_t s0 = e->ts > a ? e->ts : a, s1 = e->ts + e->dur < b ? e->ts + e->dur : b;
-        if (s1 > s0) {
-            uint32_t k = tp_i64map_get(ix, e->name);
-            if (k == TP_I64MAP_EMPTY && *n < cap) {
-                k = (uint32_t)(*n)++;
-                names[k] = e->name;
-                ns[k] = 0;
-                tp_i64map_put(ix, e->name, k);
-            }
-            if (k != TP_I64MAP_EMPTY)
-                ns[k] += s1 - s0;
-        }
-        if (e->ts < a)
+        if (e->ts < a) {
+            if (ht->top[ev] != TP_NONE) /* none: no op starting before a can overlap it */
+                fill_add(t, ht->top[ev], a, b, ix, names, ns, n, cap);
             break;
+        }
+        if (ht->top[ev] == ev) /* only the top-level ops themselves */
+            fill_add(t, ev, a, b, ix, names, ns, n, cap);
     }
 }
 
