@@ -35,6 +35,32 @@ static const advice ADVICE[] = {
      "Fuse the repeated chains named in the evidence: jit the function that runs them as one computation so XLA "
      "fuses them, or write the chain as one kernel (Pallas)",
      NULL},
+    {"exposed_memcpy",
+     "Keep the data on the device across iterations (device_put once, outside the loop), or prefetch the next batch "
+     "to the device while this one runs (jax.device_put of the next batch, a prefetching input pipeline)",
+     NULL},
+    {"input_bound",
+     "Load batches ahead of the loop: a prefetching input pipeline (tf.data with prefetch and parallel map, or a "
+     "background thread that device_puts the next batch), or move decoding and augmentation off the training process",
+     "Load batches ahead of the work that waits for them: DataLoader(num_workers=N, pin_memory=True, "
+     "prefetch_factor=2, persistent_workers=True), or move decoding and augmentation off the training process"},
+    {"cpu_bound_path",
+     "Shorten the host work named in the evidence (the longest host stretch first): jit larger functions so XLA "
+     "dispatches fewer, larger computations, replay them as CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer), or "
+     "dispatch the next iteration before reading this one's results",
+     "Shorten the host work named in the evidence (the longest host stretch first): fewer, larger ops, torch.compile, "
+     "CUDA graphs for the launch-heavy part, or overlap it with the GPU work launched before it"},
+    {"launch_gaps_path",
+     "Let XLA replay the launches as CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer), or dispatch earlier "
+     "(fewer host reads of device values before the launches named in the evidence)",
+     "Capture the launches in CUDA graphs (torch.compile mode=\"reduce-overhead\") or launch earlier (fewer "
+     "synchronisations before the launches named in the evidence)"},
+    {"memory_near_capacity", NULL,
+     "Cut the peak: the holders at the peak are named on the Memory page; activation checkpointing, a smaller "
+     "micro-batch, mixed precision, or freeing references the loop keeps"},
+    {"memory_fragmentation", NULL,
+     "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, or keep tensor sizes fixed from iteration to iteration "
+     "(pad variable lengths to a few buckets)"},
     {"gemm_tiles",
      "Pad the dimension named in the evidence to the multiple (vocabulary, hidden or batch size; jnp.pad), or pick "
      "model sizes that are multiples of 64",
@@ -49,7 +75,7 @@ static const tp_find_rule *adapt(tp_findings *f, const tp_find_rule *r, bool xla
     for (size_t i = 0; i < sizeof ADVICE / sizeof *ADVICE; i++) {
         if (strcmp(ADVICE[i].id, r->id) != 0)
             continue;
-        const char *next = xla ? ADVICE[i].xla : !steps ? ADVICE[i].no_steps : NULL;
+        const char *next = xla ? (ADVICE[i].xla ? ADVICE[i].xla : ADVICE[i].no_steps) : !steps ? ADVICE[i].no_steps : NULL;
         if (!next)
             return r;
         for (size_t k = 0; k < f->nadapted; k++) /* one copy a rule */

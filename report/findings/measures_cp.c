@@ -93,14 +93,25 @@ static void bound_by_idle(const tp_summary *s, tp_measure *m)
     m->impact_ns = m->part;
 }
 
+/* The bases in the window's words: the steps, an annotation's instances
+ * (--critical-path-window), or the whole trace when it has no steps. */
+static void bases(const tp_summary *s, tp_measure *m)
+{
+    if (s->cp.annotation)
+        m->base = "the windows' critical paths (their time)", m->impact_base = "the windows' time";
+    else if (s->sf.nsteps == 0)
+        m->base = "the trace's critical path (its host span)", m->impact_base = "the trace's host span";
+    else
+        m->base = "the steps' critical paths (their time)", m->impact_base = "the steps' time";
+}
+
 #define CPU_MASK ((1u << TP_CPB_CPU) | (1u << TP_CPB_DATA_LOADING))
 #define LAUNCH_MASK ((1u << TP_CPB_LAUNCH) | (1u << TP_CPB_KERNEL_GAP))
 
 void tp_measure_critical_cpu(const tp_summary *s, tp_find_ctx *c, tp_measure *m)
 {
     (void)c;
-    m->base = "the steps' critical paths (their time)";
-    m->impact_base = "the steps' time";
+    bases(s, m);
     m->bound = "the host time on the critical path, at most the device's idle time: making that host work free "
                "shortens the steps by at most that";
     m->corroborates = true;
@@ -119,8 +130,7 @@ void tp_measure_critical_cpu(const tp_summary *s, tp_find_ctx *c, tp_measure *m)
 void tp_measure_critical_launch(const tp_summary *s, tp_find_ctx *c, tp_measure *m)
 {
     (void)c;
-    m->base = "the steps' critical paths (their time)";
-    m->impact_base = "the steps' time";
+    bases(s, m);
     m->bound = "the launch delays and gaps between kernels on the critical path: removing them shortens the steps by "
                "at most that";
     m->corroborates = true;

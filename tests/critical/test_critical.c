@@ -234,7 +234,7 @@ TEST(critical_path_findings)
     free(out);
     char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strncmp(md, "**Host synchronisations leave the GPU idle", 42) == 0);
-    CHECK(md && strstr(md, "3. **Host work on the steps' critical path keeps the GPU waiting** (`cpu_bound_path`, medium): up to "
+    CHECK(md && strstr(md, "3. **Host work on the critical path keeps the GPU waiting** (`cpu_bound_path`, medium): up to "
                            "648.625 us, 31.8% of the steps' time"));
     CHECK(md && strstr(md, "the median step #2 is host-bound for 58.8% of its critical path (400.000 us)"));
     CHECK(md && strstr(md, "**Critical path** (median step #2, 680.000"));

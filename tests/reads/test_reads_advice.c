@@ -3,6 +3,7 @@
  * torch.compile, a trace without steps gets no per-step wording, and the
  * device list counts the devices that ran something. */
 #include "tests/lib/harness.h"
+#include "report/findings/findings.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,4 +47,40 @@ TEST(device_list_counts_devices_with_activity)
     char *md = report_md(NCCL, "nccl.report");
     CHECK(md && strstr(md, "| devices | NVIDIA A100-PG509-200 |") && !strstr(md, "8 x NVIDIA"));
     free(md);
+}
+
+/* Every built-in rule, as an XLA trace and as a PyTorch trace without steps
+ * would get it: no torch words for XLA, no "step" where there are none (the
+ * two rules that need steps aside).  A rule added to findings.rules with
+ * PyTorch words and no entry in advice.c fails here, not in a user's report
+ * (the critical path's and the memory rules once did). */
+TEST(every_builtin_rule_has_framework_words)
+{
+    tp_find_rules r;
+    char err[256];
+    CHECK_EQ_INT(tp_find_rules_load(&r, NULL, err, sizeof err), 0);
+    for (int xla = 0; xla < 2; xla++) {
+        tp_trace t;
+        tp_trace_init(&t);
+        t.format = xla ? "xplane" : "chrome";
+        tp_findings f = {0};
+        f.items = tp_xcalloc(r.n, sizeof *f.items);
+        for (size_t i = 0; i < r.n; i++)
+            f.items[f.n++].rule = &r.rules[i];
+        tp_findings_adapt(&f, &t, false);
+        for (size_t i = 0; i < f.n; i++) {
+            const char *id = f.items[i].rule->id, *next = f.items[i].rule->next;
+            if (xla && strstr(next, "torch"))
+                tp_test_fail(__FILE__, __LINE__, "%s: an XLA trace is told \"%s\"", id, next);
+            bool needs_steps = strcmp(id, "step_variance") == 0 || strcmp(id, "memory_growth") == 0;
+            if (!needs_steps && strstr(next, "step"))
+                tp_test_fail(__FILE__, __LINE__, "%s: a trace without steps is told \"%s\" (%s)", id, next,
+                             xla ? "XLA" : "PyTorch");
+        }
+        free(f.adapted);
+        free(f.items);
+        t.format = NULL;
+        tp_trace_free(&t);
+    }
+    tp_find_rules_free(&r);
 }
