@@ -429,6 +429,32 @@ static uint32_t copy_op(tp_trace *t, capture *c, uint32_t ev, uint32_t track, tp
     return above;
 }
 
+/* An allocation op: its Concrete Inputs[0] is the size of a buffer the
+ * enclosing op's kernels write. */
+static bool allocation(const tp_trace *u, const tp_event *e)
+{
+    if (e->kind != TP_KIND_HOST_OP)
+        return false;
+    const char *n = tp_str_get(u, e->name);
+    return strcmp(n, "aten::empty") == 0 || strcmp(n, "aten::empty_strided") == 0;
+}
+
+/* The allocations made directly inside a copied op are copied too (after
+ * it, linked to it): they launch nothing, but their recorded sizes say the
+ * sizes of the buffers the op's kernels write, which its own inputs may
+ * not (vLLM's unfused MoE: the experts' intermediate size, docs/REPORT.md
+ * "Inference ops").  One pass over the capture trace's events. */
+static void copy_allocations(tp_trace *t, capture *c, tp_capture_stats *st)
+{
+    const tp_trace *u = &c->u;
+    for (size_t i = 0; i < u->nevents; i++) {
+        uint32_t up = c->parent[i];
+        if (up == TP_NONE || c->copied[up] == TP_NONE || c->copied[i] != TP_NONE || !allocation(u, &u->events[i]))
+            continue;
+        copy_op(t, c, (uint32_t)i, t->events[c->copied[up]].track, st);
+    }
+}
+
 /* ---- matching a graph launch's activities to a captured graph ---- */
 
 typedef struct launch {
@@ -686,6 +712,8 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         a = b;
     }
     tp_i64map_free(&choice_of);
+    for (size_t f = 0; f < loaded; f++)
+        copy_allocations(t, &caps[f], st);
     free(l.act), free(l.key), free(l.sstart), free(heads), free(map);
     free(refs);
 done:

@@ -37,7 +37,9 @@
  *      the replay trace as events flagged TP_EV_CAPTURED | TP_EV_DROPPED
  *      (never written nor drawn, on no timeline; `link` holds the copied
  *      parent, TP_NONE at the top), each copied once, with its args; and the
- *      mapped activity's `op` becomes the copied op.  The activity keeps its
+ *      mapped activity's `op` becomes the copied op; the allocations
+ *      (aten::empty, aten::empty_strided) made directly inside a copied op
+ *      are copied too, linked to it (the sizes of the buffers it writes).  The activity keeps its
  *      link to the graph launch, so the GPU time model, idle attribution and
  *      steps are unchanged.
  * Nothing is guessed: an activity that maps to no captured call keeps no op
