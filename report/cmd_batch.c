@@ -541,7 +541,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         }
     tp_err err = {0};
     /* the inputs first: one that is missing leaves nothing behind (no folder, no lock) */
-    tp_strlist paths = {0}, names = {0};
+    tp_strlist paths = {0}, names = {0}, captures = {0};
     size_t not_traces = 0;
     if (tp_inputs_expand(ins, nin, dir, &paths, &not_traces, &err) < 0) {
         fputs(TP_PROG ": ", stderr);
@@ -552,6 +552,11 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         return TP_EXIT_INPUT;
     }
     free(ins);
+    tp_batch_split_captures(&paths, &captures); /* a replay's capture_traces/: its input, not a trace */
+    size_t ncaptures = captures.n;
+    for (size_t i = 0; i < captures.n; i++) /* inputs too: never replaced by an output */
+        tp_out_protect(captures.v[i]);
+    tp_strlist_free(&captures);
     if (tp_mkdirs(dir, &err) < 0) {
         tp_report_error(dir, &err);
         tp_strlist_free(&paths);
@@ -667,6 +672,11 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
     if (not_traces)
         fprintf(stderr, "tracepress batch: %zu files in the folders given are not traces (ignored)\n", not_traces);
+    if (ncaptures)
+        fprintf(stderr,
+                "tracepress batch: %zu files in capture_traces/ folders beside the traces used as their graph "
+                "captures (not reported on their own)\n",
+                ncaptures);
     tp_inputs_warn_not_regular("batch");
 
     /* the workers: one forked process per trace, at most njobs at once */
