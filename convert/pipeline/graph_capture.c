@@ -41,6 +41,18 @@ static int add_file(tp_capture_stats *st, const char *dir, const char *name, siz
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A member of execution_details.json ignored: counted, and the first one
+ * named (nothing is dropped in silence: the capture line says it). */
+static void details_note(tp_capture_stats *st, const char *details, uint32_t entry, const char *member,
+                         const char *why)
+{
+    if (st->details_ignored++ == 0) {
+        const char *base = strrchr(details, '/');
+        snprintf(st->details_note, sizeof st->details_note, "%s entry %u: \"%s\" ignored (%s)",
+                 base ? base + 1 : details, entry, member, why);
+    }
+}
+
 /* execution_details.json: [{"file": NAME, "batch_size": N, "mode": TEXT}, ...] */
 static int read_details(const char *dir, const char *details, tp_capture_stats *st, tp_err *err)
 {
@@ -85,14 +97,19 @@ static int read_details(const char *dir, const char *details, tp_capture_stats *
             goto done;
         }
         int64_t bs;
-        if (tp_jv_int(tp_jv_get(o, "batch_size"), &bs) == 0 && bs > 0)
+        const tp_jv *bsv = tp_jv_get(o, "batch_size"), *mv = tp_jv_get(o, "mode");
+        if (tp_jv_int(bsv, &bs) == 0 && bs > 0)
             f->batch_size = bs;
-        const char *mode = tp_jv_str(tp_jv_get(o, "mode"), &len);
+        else if (bsv && bsv->type != TP_JV_NULL)
+            details_note(st, details, i + 1, "batch_size", "not a positive whole number");
+        const char *mode = tp_jv_str(mv, &len);
         if (mode && len < sizeof f->mode && !memchr(mode, '\0', len)) {
             for (size_t k = 0; k < len; k++) /* printable ASCII only: it is written to text outputs */
                 f->mode[k] = mode[k] > ' ' && mode[k] < 127 ? mode[k] : '?';
             f->mode[len] = 0;
-        }
+        } else if (mv && mv->type != TP_JV_NULL)
+            details_note(st, details, i + 1, "mode",
+                         mode && len >= sizeof f->mode ? "longer than 15 characters" : "not a text without NUL");
     }
 done:
     tp_jdoc_free(&doc);
@@ -121,6 +138,9 @@ void tp_graph_capture_details(tp_capture_stats *st)
                 memcpy(f->mode, listed.files[i].mode, sizeof f->mode);
                 break;
             }
+        if (listed.details_ignored && !st->details_ignored)
+            memcpy(st->details_note, listed.details_note, sizeof st->details_note);
+        st->details_ignored += listed.details_ignored;
     }
 }
 

@@ -79,6 +79,9 @@ typedef struct tp_capture_stats {
     uint64_t not_replayed;                    /* captured calls matched to no activity of a matched launch */
     uint64_t ops_copied;                      /* captured ops and scopes copied into the replay trace */
     uint64_t over_bound;                      /* graph launches left unmatched: past the work bound */
+    uint32_t details_ignored;                 /* execution_details.json members ignored (a batch_size not
+                                               * positive, a mode over 15 characters ...) */
+    char details_note[160];                   /* the first of them, named ("" none) */
 } tp_capture_stats;
 
 /* The capture traces of the replay at `replay_path`: files of a

@@ -1,7 +1,10 @@
-/* vLLM's unfused MoE (vllm::moe_forward) costed from what its capture trace
- * records: the up GEMM's output allocation inside the op gives the experts'
- * intermediate size N (never taken equal to the hidden size); without it,
- * no cost and the reason (issue 33 review). */
+/* A replay with its capture_traces/ folder (issue 33 review): vLLM's
+ * unfused MoE (vllm::moe_forward) costed from what the capture trace records
+ * (the up GEMM's output allocation inside the op gives the experts'
+ * intermediate size N, never taken equal to the hidden size; without it, no
+ * cost and the reason); batch reports the replay, not its capture folder;
+ * execution_details.json members ignored are said, and its mode is
+ * Markdown-escaped. */
 #include "convert/base/common.h"
 #include "tests/lib/harness.h"
 
@@ -118,4 +121,59 @@ TEST(moe_unfused_without_allocation_no_cost)
     CHECK(j && !strstr(j, "{\"op\":\"vllm::moe_forward\",\"family\""));
     CHECK(j && strstr(j, "intermediate size is not recorded") != NULL);
     free(j);
+}
+
+static void write_details(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/capture_traces/execution_details.json", name);
+    tp_test_write_text(path, text);
+}
+
+TEST(capture_folder_batch_reports_the_replay_only)
+{
+    free(report_of("capture_batch", true));
+    write_details("capture_batch", "[{\"file\": \"capture.json\", \"batch_size\": 2, \"mode\": \"FULL\"}]");
+    char *o = NULL;
+    CHECK_EQ_INT(tp_test_run(&o, "%s batch %s -o %s/b", tp_test_bin(), tp_test_tmp("capture_batch"),
+                             tp_test_tmp("capture_batch_out")),
+                 0);
+    CHECK(o && strstr(o, "1 traces,") != NULL);
+    CHECK(o && strstr(o, "2 files in capture_traces/ folders beside the traces used as their graph captures") != NULL);
+    free(o);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/b", tp_test_tmp("capture_batch_out"));
+    char *idx = tp_test_read_in(dir, "index.json");
+    CHECK(idx && !strstr(idx, "execution_details") && !strstr(idx, "\"capture\"") && strstr(idx, "replay"));
+    free(idx);
+    char *md = NULL;
+    tp_test_run(&md, "cat %s/replay/report/summary.md", dir);
+    CHECK(md && strstr(md, "graph capture: `capture.json` (batch 2, FULL)") != NULL); /* merged into the replay */
+    free(md);
+}
+
+TEST(capture_folder_details_ignored_said_and_mode_escaped)
+{
+    free(report_of("capture_details", true));
+    write_details("capture_details", "[{\"file\": \"capture.json\", \"batch_size\": -3, \"mode\": \"*F_U<b>\"}]");
+    const char *dir = tp_test_tmp("capture_details");
+    char *o = NULL;
+    CHECK_EQ_INT(tp_test_run(&o, "%s report %s/replay.json -o %s/o2 -q", tp_test_bin(), dir, dir), 0);
+    free(o);
+    char out[600];
+    snprintf(out, sizeof out, "%s/o2", dir);
+    char *md = tp_test_read_in(out, "summary.md");
+    CHECK(md && strstr(md, "\"batch_size\" ignored (not a positive whole number)") != NULL);
+    CHECK(md && strstr(md, "(\\*F_U\\<b\\>)") != NULL); /* no emphasis, no HTML */
+    free(md);
+    char *j = tp_test_read_in(out, "summary.json");
+    CHECK(j && strstr(j, "\"note\":\"execution_details.json entry 1: \\\"batch_size\\\" ignored") != NULL);
+    free(j);
+    write_details("capture_details", "[{\"file\": \"capture.json\", \"batch_size\": 2, \"mode\": \"PIECEWISE_LONGER_X\"}]");
+    CHECK_EQ_INT(tp_test_run(&o, "%s report %s/replay.json -o %s/o3 -q", tp_test_bin(), dir, dir), 0);
+    free(o);
+    snprintf(out, sizeof out, "%s/o3", dir);
+    md = tp_test_read_in(out, "summary.md");
+    CHECK(md && strstr(md, "\"mode\" ignored (longer than 15 characters)") != NULL);
+    free(md);
 }
