@@ -541,7 +541,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         }
     tp_err err = {0};
     /* the inputs first: one that is missing leaves nothing behind (no folder, no lock) */
-    tp_strlist paths = {0}, names = {0};
+    tp_strlist paths = {0}, names = {0}, captures = {0};
     size_t not_traces = 0;
     if (tp_inputs_expand(ins, nin, dir, &paths, &not_traces, &err) < 0) {
         fputs(TP_PROG ": ", stderr);
@@ -552,6 +552,11 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
         return TP_EXIT_INPUT;
     }
     free(ins);
+    tp_batch_split_captures(&paths, &captures); /* a replay's capture_traces/: its input, not a trace */
+    size_t ncaptures = captures.n;
+    for (size_t i = 0; i < captures.n; i++) /* inputs too: never replaced by an output */
+        tp_out_protect(captures.v[i]);
+    tp_strlist_free(&captures);
     if (tp_mkdirs(dir, &err) < 0) {
         tp_report_error(dir, &err);
         tp_strlist_free(&paths);
@@ -667,6 +672,11 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
             rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
     if (not_traces)
         fprintf(stderr, "tracepress batch: %zu files in the folders given are not traces (ignored)\n", not_traces);
+    if (ncaptures)
+        fprintf(stderr,
+                "tracepress batch: %zu files in capture_traces/ folders beside the traces used as their graph "
+                "captures (not reported on their own)\n",
+                ncaptures);
     tp_inputs_warn_not_regular("batch");
 
     /* the workers: one forked process per trace, at most njobs at once */
@@ -822,11 +832,13 @@ const tp_command tp_command_batch = {"batch", "convert and report many traces in
     "       tracepress batch --merge DIR... [-o OUT] [--wait]\n"
     "\n"
     "INPUT is a file, a folder (walked recursively; files no reader recognises\n"
-    "are ignored), a glob pattern or @list.txt (one input per line).  For each\n"
-    "trace: DIR/<name>/trace.json.gz (as `convert`) and DIR/<name>/report/ (as\n"
-    "`report`).  DIR/index.md, index.pdf and index.json (schema tracepress.batch/1)\n"
-    "list every trace with its format, steps, median step, device time, status and\n"
-    "links.  A bad trace becomes an error row; the others go on.  Each trace's\n"
+    "are ignored; a capture_traces/ folder beside a trace is that trace's graph\n"
+    "capture, not traces of their own), a glob pattern or @list.txt (one input\n"
+    "per line).  For each trace: DIR/<name>/trace.json.gz (as `convert`) and\n"
+    "DIR/<name>/report/ (as `report`).  DIR/index.md, index.pdf and index.json\n"
+    "(schema tracepress.batch/1) list every trace with its format, steps, median\n"
+    "step, device time, status and links.  A bad trace becomes an error row; the\n"
+    "others go on.  Each trace's\n"
     "DIR/<name>/made-by.json (written after its outputs) records the input's size,\n"
     "mtime and content hash, the options and the version; re-runs skip a trace\n"
     "whose record matches.  Every file is written to a temporary name and renamed;\n"

@@ -41,6 +41,18 @@ static int add_file(tp_capture_stats *st, const char *dir, const char *name, siz
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A member of execution_details.json ignored: counted, and the first one
+ * named (nothing is dropped in silence: the capture line says it). */
+static void details_note(tp_capture_stats *st, const char *details, uint32_t entry, const char *member,
+                         const char *why)
+{
+    if (st->details_ignored++ == 0) {
+        const char *base = strrchr(details, '/');
+        snprintf(st->details_note, sizeof st->details_note, "%s entry %u: \"%s\" ignored (%s)",
+                 base ? base + 1 : details, entry, member, why);
+    }
+}
+
 /* execution_details.json: [{"file": NAME, "batch_size": N, "mode": TEXT}, ...] */
 static int read_details(const char *dir, const char *details, tp_capture_stats *st, tp_err *err)
 {
@@ -85,14 +97,19 @@ static int read_details(const char *dir, const char *details, tp_capture_stats *
             goto done;
         }
         int64_t bs;
-        if (tp_jv_int(tp_jv_get(o, "batch_size"), &bs) == 0 && bs > 0)
+        const tp_jv *bsv = tp_jv_get(o, "batch_size"), *mv = tp_jv_get(o, "mode");
+        if (tp_jv_int(bsv, &bs) == 0 && bs > 0)
             f->batch_size = bs;
-        const char *mode = tp_jv_str(tp_jv_get(o, "mode"), &len);
+        else if (bsv && bsv->type != TP_JV_NULL)
+            details_note(st, details, i + 1, "batch_size", "not a positive whole number");
+        const char *mode = tp_jv_str(mv, &len);
         if (mode && len < sizeof f->mode && !memchr(mode, '\0', len)) {
             for (size_t k = 0; k < len; k++) /* printable ASCII only: it is written to text outputs */
                 f->mode[k] = mode[k] > ' ' && mode[k] < 127 ? mode[k] : '?';
             f->mode[len] = 0;
-        }
+        } else if (mv && mv->type != TP_JV_NULL)
+            details_note(st, details, i + 1, "mode",
+                         mode && len >= sizeof f->mode ? "longer than 15 characters" : "not a text without NUL");
     }
 done:
     tp_jdoc_free(&doc);
@@ -121,6 +138,9 @@ void tp_graph_capture_details(tp_capture_stats *st)
                 memcpy(f->mode, listed.files[i].mode, sizeof f->mode);
                 break;
             }
+        if (listed.details_ignored && !st->details_ignored)
+            memcpy(st->details_note, listed.details_note, sizeof st->details_note);
+        st->details_ignored += listed.details_ignored;
     }
 }
 
@@ -429,6 +449,32 @@ static uint32_t copy_op(tp_trace *t, capture *c, uint32_t ev, uint32_t track, tp
     return above;
 }
 
+/* An allocation op: its Concrete Inputs[0] is the size of a buffer the
+ * enclosing op's kernels write. */
+static bool allocation(const tp_trace *u, const tp_event *e)
+{
+    if (e->kind != TP_KIND_HOST_OP)
+        return false;
+    const char *n = tp_str_get(u, e->name);
+    return strcmp(n, "aten::empty") == 0 || strcmp(n, "aten::empty_strided") == 0;
+}
+
+/* The allocations made directly inside a copied op are copied too (after
+ * it, linked to it): they launch nothing, but their recorded sizes say the
+ * sizes of the buffers the op's kernels write, which its own inputs may
+ * not (vLLM's unfused MoE: the experts' intermediate size, docs/REPORT.md
+ * "Inference ops").  One pass over the capture trace's events. */
+static void copy_allocations(tp_trace *t, capture *c, tp_capture_stats *st)
+{
+    const tp_trace *u = &c->u;
+    for (size_t i = 0; i < u->nevents; i++) {
+        uint32_t up = c->parent[i];
+        if (up == TP_NONE || c->copied[up] == TP_NONE || c->copied[i] != TP_NONE || !allocation(u, &u->events[i]))
+            continue;
+        copy_op(t, c, (uint32_t)i, t->events[c->copied[up]].track, st);
+    }
+}
+
 /* ---- matching a graph launch's activities to a captured graph ---- */
 
 typedef struct launch {
@@ -686,6 +732,8 @@ int tp_graph_capture_merge(tp_trace *t, const tp_load_opts *lo, tp_capture_stats
         a = b;
     }
     tp_i64map_free(&choice_of);
+    for (size_t f = 0; f < loaded; f++)
+        copy_allocations(t, &caps[f], st);
     free(l.act), free(l.key), free(l.sstart), free(heads), free(map);
     free(refs);
 done:

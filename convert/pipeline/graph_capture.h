@@ -37,7 +37,9 @@
  *      the replay trace as events flagged TP_EV_CAPTURED | TP_EV_DROPPED
  *      (never written nor drawn, on no timeline; `link` holds the copied
  *      parent, TP_NONE at the top), each copied once, with its args; and the
- *      mapped activity's `op` becomes the copied op.  The activity keeps its
+ *      mapped activity's `op` becomes the copied op; the allocations
+ *      (aten::empty, aten::empty_strided) made directly inside a copied op
+ *      are copied too, linked to it (the sizes of the buffers it writes).  The activity keeps its
  *      link to the graph launch, so the GPU time model, idle attribution and
  *      steps are unchanged.
  * Nothing is guessed: an activity that maps to no captured call keeps no op
@@ -77,6 +79,9 @@ typedef struct tp_capture_stats {
     uint64_t not_replayed;                    /* captured calls matched to no activity of a matched launch */
     uint64_t ops_copied;                      /* captured ops and scopes copied into the replay trace */
     uint64_t over_bound;                      /* graph launches left unmatched: past the work bound */
+    uint32_t details_ignored;                 /* execution_details.json members ignored (a batch_size not
+                                               * positive, a mode over 15 characters ...) */
+    char details_note[160];                   /* the first of them, named ("" none) */
 } tp_capture_stats;
 
 /* The capture traces of the replay at `replay_path`: files of a

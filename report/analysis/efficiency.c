@@ -63,7 +63,16 @@ struct tp_eff_builder {
     tp_buf scratch;
     const tp_chunk_stats *chunk; /* the iteration statistics of the invocation being costed (ops that read them) */
     const tp_moe_hint *moe;      /* what its kernels say (ops that read them) */
+    struct alloc_ref *allocs;    /* the captured allocations, by the op they are in then time (alloc_index) */
+    size_t nallocs;
+    bool allocs_indexed;
 };
+
+/* A captured allocation copied inside a captured op (graph_capture.h). */
+typedef struct alloc_ref {
+    uint32_t op, ev;
+    int64_t ts;
+} alloc_ref;
 
 #define RESULT_BIAS INT64_C(0x80000000) /* a result (row, or -skip) as a map value */
 
@@ -293,6 +302,65 @@ static void note_kernel(const tp_trace *t, slot *s, uint32_t start, const tp_eve
         s->kflags |= KF_FP8;
 }
 
+static int cmp_alloc(const void *pa, const void *pb)
+{
+    const alloc_ref *a = pa, *b = pb;
+    if (a->op != b->op)
+        return a->op < b->op ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+/* The captured allocations (aten::empty inside a captured op), indexed once
+ * by the op (one pass and a sort), when the first op that reads them is met. */
+static void alloc_index(builder *b)
+{
+    const tp_trace *t = b->t;
+    b->allocs_indexed = true;
+    size_t cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!(e->flags & TP_EV_CAPTURED) || e->link == TP_NONE || !e->args)
+            continue;
+        const char *n = tp_str_get(t, e->name);
+        if (strcmp(n, "aten::empty") != 0 && strcmp(n, "aten::empty_strided") != 0)
+            continue;
+        TP_GROW(b->allocs, cap, b->nallocs + 1);
+        b->allocs[b->nallocs++] = (alloc_ref){e->link, (uint32_t)i, e->ts};
+    }
+    if (b->nallocs)
+        qsort(b->allocs, b->nallocs, sizeof *b->allocs, cmp_alloc);
+}
+
+/* The allocations inside op, in time order, into the hint (their sizes:
+ * Concrete Inputs[0]), at most TP_MOE_MAX_ALLOCS. */
+static void alloc_sizes(builder *b, uint32_t op, tp_moe_hint *h)
+{
+    if (!b->allocs_indexed)
+        alloc_index(b);
+    size_t lo = 0, hi = b->nallocs;
+    while (lo < hi) { /* the first of op's */
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->allocs[mid].op < op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < b->nallocs && b->allocs[i].op == op && h->nallocs < TP_MOE_MAX_ALLOCS; i++) {
+        const char *args, *extra;
+        size_t alen, elen;
+        tp_args_split_r(b->t, b->cursor, &b->scratch, b->t->events[b->allocs[i].ev].args, &args, &alen, &extra,
+                        &elen);
+        tp_op_inputs in;
+        const char *why;
+        tp_jdoc_reset(&b->doc);
+        if (args && tp_op_inputs_parse(args, alen, &b->doc, &in, &why) == 0 &&
+            tp_infer_alloc_size(&in, &h->alloc_rows[h->nallocs], &h->alloc_last[h->nallocs]))
+            h->nallocs++;
+    }
+}
+
 /* The hint of an invocation: the TopK op's k from its Concrete Inputs[1]. */
 static const tp_moe_hint *moe_hint(builder *b, const slot *s, tp_moe_hint *h)
 {
@@ -310,6 +378,7 @@ static const tp_moe_hint *moe_hint(builder *b, const slot *s, tp_moe_hint *h)
         if (args && tp_op_inputs_parse(args, alen, &b->doc, &in, &why) == 0)
             h->topk = tp_infer_topk_of(&in);
     }
+    alloc_sizes(b, s->op, h);
     return h;
 }
 
@@ -622,6 +691,7 @@ static void builder_free(builder *b)
     tp_args_cursor_free(b->t, b->cursor);
     tp_buf_free(&b->scratch);
     tp_jdoc_free(&b->doc);
+    free(b->allocs);
     tp_buf_free(&b->key);
     tp_buf_free(&b->json);
     free(b);

@@ -83,6 +83,11 @@ int tp_batch_index_write(const tp_batch_rows *rs, const char *dir, const char *s
 
 /* Output names for sorted paths (see above).  names->v[i] for paths->v[i]. */
 void tp_batch_names(const tp_strlist *paths, tp_strlist *names);
+/* The files of a capture_traces/ folder beside another of the paths (a
+ * replay: the folder is its graph capture, discovered with it, docs/REPORT.md
+ * "Graph capture") are its input, not traces to report: moved from paths to
+ * captures (their order kept). */
+void tp_batch_split_captures(tp_strlist *paths, tp_strlist *captures);
 /* Shard k of n (1-based): the path's hash modulo n == k-1. */
 bool tp_batch_in_shard(const char *path, int k, int n);
 

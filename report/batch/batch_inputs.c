@@ -63,3 +63,59 @@ bool tp_batch_in_shard(const char *path, int k, int n)
 {
     return (int)(tp_hash64_bytes(path, strlen(path)) % (uint64_t)n) == k - 1;
 }
+
+/* The folder of path (its text before the last '/', "" for none): length. */
+static size_t folder_len(const char *p)
+{
+    const char *slash = strrchr(p, '/');
+    return slash ? (size_t)(slash - p) : 0;
+}
+
+/* Whether path's folder is named capture_traces; *beside: the length of the folder holding it. */
+static bool in_capture_folder(const char *p, size_t *beside)
+{
+    size_t n = folder_len(p);
+    static const char name[] = "capture_traces";
+    size_t k = sizeof name - 1;
+    if (n < k || memcmp(p + n - k, name, k) != 0 || (n > k && p[n - k - 1] != '/'))
+        return false;
+    *beside = n > k ? n - k - 1 : 0;
+    return true;
+}
+
+void tp_batch_split_captures(tp_strlist *paths, tp_strlist *captures)
+{
+    /* the folders holding a trace that is not a capture's, sorted: a capture folder beside one is its input */
+    char **folders = tp_xcalloc(paths->n + 1, sizeof *folders);
+    size_t nf = 0, beside;
+    for (size_t i = 0; i < paths->n; i++)
+        if (!in_capture_folder(paths->v[i], &beside)) {
+            size_t n = folder_len(paths->v[i]);
+            folders[nf] = tp_xmalloc(n + 1);
+            memcpy(folders[nf], paths->v[i], n);
+            folders[nf++][n] = 0;
+        }
+    if (nf > 1)
+        qsort(folders, nf, sizeof *folders, cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < paths->n; i++) {
+        char *p = paths->v[i];
+        if (in_capture_folder(p, &beside)) {
+            char *f = tp_xmalloc(beside + 1);
+            memcpy(f, p, beside);
+            f[beside] = 0;
+            bool found = nf && bsearch(&f, folders, nf, sizeof *folders, cmp_str);
+            free(f);
+            if (found) {
+                tp_strlist_add(captures, p);
+                free(p);
+                continue;
+            }
+        }
+        paths->v[k++] = p;
+    }
+    paths->n = k;
+    for (size_t i = 0; i < nf; i++)
+        free(folders[i]);
+    free(folders);
+}

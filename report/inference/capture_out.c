@@ -2,6 +2,7 @@
 #include "report/inference/capture_out.h"
 #include "convert/codec/json_write.h"
 #include "convert/pipeline/graph_capture.h"
+#include "render/text/report_text.h"
 #include "render/text/units.h"
 
 #include <stdio.h>
@@ -14,6 +15,20 @@ static const char *base_name(const char *p)
 }
 
 static bool merged(const tp_capture_stats *c) { return c && c->nfiles > 0; }
+
+/* What execution_details.json said that was ignored, once (in the line, and summary.json's note). */
+static void details(const tp_capture_stats *c, bool md, tp_buf *b)
+{
+    if (!c->details_ignored)
+        return;
+    tp_buf_puts(b, "; ");
+    if (md)
+        tp_md_text(b, c->details_note, sizeof c->details_note);
+    else
+        tp_buf_puts(b, c->details_note);
+    if (c->details_ignored > 1)
+        tp_buf_printf(b, " and %u more", c->details_ignored - 1);
+}
 
 /* The line, shared by summary.md and stats: `md` escapes the file names. */
 static void line(const tp_trace *t, const tp_capture_stats *c, bool md, tp_buf *b)
@@ -49,7 +64,11 @@ static void line(const tp_trace *t, const tp_capture_stats *c, bool md, tp_buf *
             tp_buf_puts(b, " (");
             if (f->batch_size > 0)
                 tp_buf_printf(b, "batch %lld%s", (long long)f->batch_size, f->mode[0] ? ", " : "");
-            tp_buf_printf(b, "%s)", f->mode);
+            if (md) /* the file's text: Markdown-escaped as every name a trace or a file chose */
+                tp_md_text(b, f->mode, sizeof f->mode);
+            else
+                tp_buf_puts(b, f->mode);
+            tp_buf_putc(b, ')');
         }
     }
     tp_fmt_count(u, sizeof u, c->mapped);
@@ -64,6 +83,7 @@ static void line(const tp_trace *t, const tp_capture_stats *c, bool md, tp_buf *
     if (c->over_bound)
         tp_buf_printf(b, "; %llu graph launches left unmatched: the matching's work bound (docs/ERRORS.md)",
                       (unsigned long long)c->over_bound);
+    details(c, md, b);
 }
 
 void tp_capture_md(const tp_summary *s, tp_buf *b)
@@ -106,13 +126,20 @@ void tp_capture_json(const tp_summary *s, tp_buf *b)
         tp_buf_printf(b,
                       "],\"discovered\":%s,\"graph_launches\":%llu,\"launches_matched\":%llu,\"kernels\":%llu,"
                       "\"mapped\":%llu,\"unmapped\":%llu,\"device_ns\":%lld,\"mapped_ns\":%lld,\"not_replayed\":%llu,"
-                      "\"ops_copied\":%llu,\"over_work_bound\":%llu,\"note\":null},\n",
+                      "\"ops_copied\":%llu,\"over_work_bound\":%llu,\"note\":",
                       c->discovered ? "true" : "false", (unsigned long long)c->graph_launches,
                       (unsigned long long)c->launches_matched, (unsigned long long)c->activities,
                       (unsigned long long)c->mapped, (unsigned long long)(c->activities - c->mapped), (long long)ns,
                       (long long)c->mapped_ns, (unsigned long long)c->not_replayed, (unsigned long long)c->ops_copied,
                       (unsigned long long)c->over_bound);
-    else {
+    if (merged(c)) {
+        tp_buf tmp = {0};
+        details(c, false, &tmp);
+        tp_buf_putc(&tmp, 0);
+        tp_json_str_or_null(b, c->details_ignored ? tmp.data + 2 : NULL);
+        tp_buf_free(&tmp);
+        tp_buf_puts(b, "},\n");
+    } else {
         tp_buf_printf(b, "],\"discovered\":false,\"kernels\":%llu,\"device_ns\":%lld,\"note\":", (unsigned long long)n,
                       (long long)ns);
         tp_buf tmp = {0};

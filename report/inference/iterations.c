@@ -2,6 +2,7 @@
  * tokens/s (iterations.h). */
 #include "report/inference/iterations.h"
 #include "convert/codec/json_write.h"
+#include "report/analysis/attribution.h"
 #include "render/text/units.h"
 
 #include <stdio.h>
@@ -130,6 +131,58 @@ static int64_t median(int64_t *v, size_t n)
     return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
+typedef struct span {
+    int64_t a, z;
+} span;
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const span *x = pa, *y = pb;
+    return x->a < y->a ? -1 : x->a > y->a;
+}
+
+/* The device time of the window [a, z)'s work: the union of the spans of
+ * the device activities launched in it (their launch call starts in it: the
+ * device runs behind the host, so a step's kernels may end after its
+ * annotation), and of the part in it of those with no launch call; -1 when
+ * the trace has no device activity at all.  One pass and a sort. */
+static int64_t busy_in(const tp_trace *t, int64_t a, int64_t z)
+{
+    span *v = NULL;
+    size_t n = 0, cap = 0;
+    bool any = false;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (!tp_is_device_activity(e))
+            continue;
+        any = true;
+        int64_t s = e->ts, f = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (e->link != TP_NONE && e->link < t->nevents) {
+            int64_t l = t->events[e->link].ts;
+            if (l < a || l >= z)
+                continue;
+        } else
+            s = s > a ? s : a, f = f < z ? f : z;
+        if (f <= s)
+            continue;
+        TP_GROW(v, cap, n + 1);
+        v[n++] = (span){s, f};
+    }
+    if (!any)
+        return -1;
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_span);
+    int64_t busy = 0, end = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = v[i].a > end ? v[i].a : end;
+        if (v[i].z > s)
+            busy += v[i].z - s;
+        end = v[i].z > end ? v[i].z : end;
+    }
+    free(v);
+    return busy;
+}
+
 void tp_iterations_build(const tp_trace *t, int64_t tokens_per_iteration, int64_t batch_size, tp_iterations *r)
 {
     memset(r, 0, sizeof *r);
@@ -214,6 +267,13 @@ void tp_iterations_build(const tp_trace *t, int64_t tokens_per_iteration, int64_
     const tp_iteration *a = &r->it[r->first], *z = &r->it[r->last - 1];
     r->window_ns = z->start_ns + z->dur_ns - a->start_ns;
     r->tokens = tokens_known ? tokens : -1;
+    r->busy_ns = busy_in(t, a->start_ns, a->start_ns + r->window_ns);
+}
+
+bool tp_iterations_withheld(const tp_iterations *r)
+{
+    return r->n && r->busy_ns >= 0 && r->window_ns > 0 &&
+           (double)r->busy_ns * 1000.0 < (double)r->window_ns * TP_ITER_MIN_BUSY_PERMILLE;
 }
 
 void tp_iterations_free(tp_iterations *r)
@@ -248,8 +308,14 @@ void tp_iterations_json(const tp_summary *s, tp_buf *b)
                   "\"decode_iterations\":%zu,\"prefill_iterations\":%zu,",
                   r.n, dec_all, (long long)r.requests_max, r.first, r.last - r.first, r.steady ? "true" : "false",
                   (long long)r.it[r.first].start_ns, (long long)r.window_ns, r.decode_n, r.prefill_n);
-    tp_buf_puts(b, "\"per_token_ns\":");
-    if (r.decode_median_ns >= 0)
+    bool held = tp_iterations_withheld(&r);
+    tp_buf_puts(b, "\"device_busy_ns\":");
+    if (r.busy_ns >= 0)
+        tp_buf_printf(b, "%lld", (long long)r.busy_ns);
+    else
+        tp_buf_puts(b, "null");
+    tp_buf_puts(b, ",\"per_token_ns\":");
+    if (r.decode_median_ns >= 0 && !held)
         tp_buf_printf(b, "%lld", (long long)r.decode_median_ns);
     else
         tp_buf_puts(b, "null");
@@ -263,7 +329,7 @@ void tp_iterations_json(const tp_summary *s, tp_buf *b)
         tp_buf_printf(b, "%lld", (long long)r.tokens);
     else
         tp_buf_puts(b, "null");
-    int64_t tps = tokens_per_s_milli(&r);
+    int64_t tps = held ? -1 : tokens_per_s_milli(&r);
     tp_buf_puts(b, ",\"tokens_per_s\":");
     if (tps >= 0) {
         char f[48];
@@ -271,7 +337,8 @@ void tp_iterations_json(const tp_summary *s, tp_buf *b)
         tp_buf_puts(b, f);
     } else
         tp_buf_puts(b, "null");
-    tp_buf_printf(b, ",\"tokens_from\":\"%s\"}},\n", r.tokens >= 0 ? r.tokens_from : "none");
+    tp_buf_printf(b, ",\"tokens_from\":\"%s\",\"withheld\":", r.tokens >= 0 ? r.tokens_from : "none");
+    tp_buf_puts(b, held ? "\"the device was busy under 10% of the window\"}},\n" : "null}},\n");
     tp_iterations_free(&r);
 }
 
@@ -287,6 +354,16 @@ void tp_iterations_md(const tp_summary *s, tp_buf *b)
     tp_fmt_dur(u, sizeof u, r.window_ns);
     tp_buf_printf(b, "**Inference**: %zu iteration%s; %s window of %zu (%s)", r.n, r.n == 1 ? "" : "s",
                   r.steady ? "steady-state" : "no steady state found: the middle", r.last - r.first, u);
+    if (tp_iterations_withheld(&r)) {
+        /* the window's time is mostly not the model's step: no per-token figure from it (iterations.h) */
+        tp_buf_printf(b,
+                      "; per-token time and tokens/s withheld: the device was busy %.1f%% of the window (under %d%%: "
+                      "the iterations' time is mostly something else, such as the profiler's wait inside the "
+                      "annotation)\n\n",
+                      100.0 * (double)r.busy_ns / (double)r.window_ns, TP_ITER_MIN_BUSY_PERMILLE / 10);
+        tp_iterations_free(&r);
+        return;
+    }
     if (r.decode_median_ns >= 0) {
         tp_fmt_dur(v, sizeof v, r.decode_median_ns);
         tp_buf_printf(b, "; per output token (median decode iteration) %s", v);

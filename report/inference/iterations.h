@@ -44,7 +44,22 @@ typedef struct tp_iterations {
     int64_t decode_median_ns, prefill_median_ns; /* -1 none */
     int64_t window_ns, tokens; /* tokens -1: not known */
     const char *tokens_from;  /* "annotations", "--tokens", "--batch-size" */
+    int64_t busy_ns;          /* the device time of the window's work: the union of the spans of the
+                               * activities launched in it (iterations.c busy_in); -1: the trace has
+                               * no device activity (a host-only trace: nothing to judge by) */
 } tp_iterations;
+
+/* The per-token time and tokens/s are withheld when the window's device
+ * time (busy_ns) is under this share (per mille) of its wall time: the
+ * window is then mostly not the model's step (SGLang's decode sample: the
+ * one annotation holds the profiler's wait, 465.7 ms of which the GPU ran
+ * 2.1%; TraceLens's vLLM decode sample: 445%, the device running behind the
+ * host; a host-bound step whose kernels fill a tenth of it is still shown).
+ * Under 10%, over 90% of the figure would be time no kernel of the window
+ * ran. */
+#define TP_ITER_MIN_BUSY_PERMILLE 100
+/* Whether the window's figures are withheld (TP_ITER_MIN_BUSY_PERMILLE). */
+bool tp_iterations_withheld(const tp_iterations *r);
 
 /* tokens_per_iteration: --tokens (0 none); batch_size: --batch-size (0 none). */
 void tp_iterations_build(const tp_trace *t, int64_t tokens_per_iteration, int64_t batch_size, tp_iterations *r);

@@ -390,19 +390,43 @@ int64_t tp_infer_topk_of(const tp_op_inputs *in)
     return in->n > 1 && tp_op_conc_ints(&in->in[1], v, 2) == 1 && v[0] > 0 ? v[0] : 0;
 }
 
+bool tp_infer_alloc_size(const tp_op_inputs *in, int64_t *rows, int64_t *last)
+{
+    int64_t v[TP_OP_MAX_RANK];
+    int r = in->n >= 1 ? tp_op_conc_ints(&in->in[0], v, TP_OP_MAX_RANK) : -1;
+    if (r < 2)
+        return false;
+    int64_t p = 1;
+    for (int d = 0; d < r; d++) {
+        if (v[d] < 0 || (d < r - 1 && v[d] && p > INT64_MAX / v[d]))
+            return false;
+        if (d < r - 1)
+            p *= v[d];
+    }
+    *rows = p;
+    *last = v[r - 1];
+    return true;
+}
+
 bool tp_infer_reads_kernels(int k) { return k >= 0 && (size_t)k < NINFER && infer_ops[k].kind == MOE_UNFUSED; }
 
 /* vLLM's unfused Triton MoE (GPT-OSS): an up GEMM (gated: gate and up) and a
- * down GEMM over the routed tokens, of hidden size K (input 0) and the
- * experts' intermediate size N.  N is not among the op's inputs (the
- * weights are not recorded) and is not K in general (GPT-OSS pads them
- * differently: its capture trace allocates the up GEMM's output
- * [1, M topk, 2944] for hidden states [M, 3072]); TraceLens takes N = K.
- * Nothing is guessed: the op gets no cost, with the reason, after the
- * checks that say what else it would need. */
+ * down GEMM over the routed tokens, of hidden size K (input 0), E experts
+ * (the router logits' last size) and the experts' intermediate size N.  N is
+ * not among the op's inputs (the weights are not recorded) and is not K in
+ * general (GPT-OSS pads them differently: hidden states [32, 3072], up GEMM
+ * output [1, 128, 2944]); TraceLens takes N = K.  A capture trace records
+ * the allocation of the up GEMM's output inside the op: the first
+ * allocation of M topk rows (the up GEMM runs first; its output is
+ * allocated before the down GEMM's [.., M topk, K]) gives N.  Without it,
+ * nothing is guessed: no cost, with the reason.  FLOPs and bytes as
+ * TraceLens's UnfusedMoE_Up + UnfusedMoE_Down: up 2 M K N topk (x2 gated),
+ * down 2 M N K topk; bytes x read, the active experts' weights (E_active as
+ * moe() above; x2 gated for up) at the kernels' weight width (mxfp4 half a
+ * byte, fp8 one, else the input's), the intermediate M topk N written and
+ * read, the output M K written. */
 static int moe_unfused(const tp_op_inputs *in, tp_op_cost *c, const char **why)
 {
-    (void)c;
     const tp_moe_hint *h = in->moe;
     const tp_op_input *x = in->n >= 2 ? &in->in[0] : NULL, *r = in->n >= 2 ? &in->in[1] : NULL;
     if (!x || x->rank != 2 || r->rank != 2 || x->dims[0] != r->dims[0]) {
@@ -413,12 +437,40 @@ static int moe_unfused(const tp_op_inputs *in, tp_op_cost *c, const char **why)
         *why = "no Triton matmul_ogs kernels: not the unfused MoE this model knows";
         return -1;
     }
-    if (h->topk <= 0 || h->topk > r->dims[1] || x->dims[1] <= 0) {
+    int64_t m = x->dims[0], k = x->dims[1], e = r->dims[1], topk = h->topk, n = 0;
+    if (topk <= 0 || topk > e || k <= 0 || m <= 0) {
         *why = "no TopK op with its k recorded inside the MoE op";
         return -1;
     }
-    *why = "the experts' intermediate size is not recorded (not taken equal to the hidden size)";
-    return -1;
+    for (int a = 0; a < h->nallocs && !n; a++)
+        if (m <= INT64_MAX / topk && h->alloc_rows[a] == m * topk && h->alloc_last[a] > 0)
+            n = h->alloc_last[a];
+    if (!n) {
+        *why = "the experts' intermediate size is not recorded (no allocation of M x topk rows inside the op in "
+               "a capture trace; not taken equal to the hidden size)";
+        return -1;
+    }
+    int peak = -1, ex = dtype_of(in, 0, &peak);
+    if (!ex) {
+        *why = "a dtype that is not known";
+        return -1;
+    }
+    double ew = h->weight_bits == 4 ? 0.5 : h->weight_bits == 8 ? 1.0 : (double)ex, g = h->gated ? 2.0 : 1.0;
+    uint64_t f = 0, t;
+    bool ok = mul3(&t, (uint64_t)m, (uint64_t)k, (uint64_t)n) && tp_op_mul(&t, (uint64_t)topk) &&
+              tp_op_mul(&t, h->gated ? 6 : 4) && tp_op_add(&f, t);
+    double active = (double)e * (1.0 - pow((double)(e - topk) / (double)e, (double)m));
+    double md = (double)m, kd = (double)k, nd = (double)n, td = (double)topk;
+    double by = md * kd * ex + active * g * kd * nd * ew + md * nd * td * ex /* up */
+                + md * nd * td * ex + active * nd * kd * ew + md * kd * ex;  /* down */
+    if (!ok || !(by < 1.8e19)) {
+        *why = "FLOPs or bytes past 2^64";
+        return -1;
+    }
+    c->flops = f;
+    c->bytes = (uint64_t)llround(by);
+    c->peak = peak;
+    return 0;
 }
 
 int tp_infer_cost(int k, const tp_op_inputs *in, tp_op_cost *c, const char **why)

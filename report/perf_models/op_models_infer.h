@@ -25,14 +25,25 @@ typedef struct tp_chunk_stats {
  * Concrete Inputs[1], 0 unknown), whether its first matmul_ogs kernel is
  * gated (a swiglu/glu epilogue), the weights' bits from the kernel names
  * (4 mxfp4, 8 fp8; 0: the input's dtype) and whether it ran matmul_ogs kernels. */
+#define TP_MOE_MAX_ALLOCS 32
 typedef struct tp_moe_hint {
     int64_t topk;
     bool gated, matmul_ogs;
     int weight_bits;
+    /* the allocations (aten::empty, recorded in a capture trace, copied
+     * inside the op: graph_capture.h) in time order, each as its rows (the
+     * product of its sizes but the last) and its last size: the up GEMM's
+     * output [.., M topk, N] says the experts' intermediate size N */
+    int nallocs;
+    int64_t alloc_rows[TP_MOE_MAX_ALLOCS], alloc_last[TP_MOE_MAX_ALLOCS];
 } tp_moe_hint;
 
 /* A TopK op's k: its Concrete Inputs[1] (topk(input, k, ...)); 0 when not recorded. */
 int64_t tp_infer_topk_of(const tp_op_inputs *topk_op);
+/* An allocation op's size (aten::empty's Concrete Inputs[0], of rank 2 or
+ * more) as its rows (the product of the sizes but the last) and last size;
+ * false when not recorded. */
+bool tp_infer_alloc_size(const tp_op_inputs *alloc_op, int64_t *rows, int64_t *last);
 /* Whether op index k reads its kernels and ops (tp_moe_hint). */
 bool tp_infer_reads_kernels(int k);
 

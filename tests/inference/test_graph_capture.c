@@ -370,7 +370,7 @@ TEST(inference_op_models_worked_examples)
     /* vLLM's unfused Triton MoE (GPT-OSS decode, 32 tokens, hidden 3072, 32 experts, top 4, swiglu, mxfp4
      * weights): the experts' intermediate size is not among its inputs (the capture trace allocates the up
      * GEMM's output [1, 128, 2944], not 3072): no cost, with the reason, rather than N taken equal to K */
-    tp_moe_hint mh = {4, true, true, 4};
+    tp_moe_hint mh = {4, true, true, 4, 0, {0}, {0}};
     const char *mf = "{\"Input Dims\":[[32,3072],[32,32],[],[]],\"Input type\":[" BF16 "," BF16 ",\"\",\"\"]}";
     tp_jdoc doc;
     tp_jdoc_init(&doc);

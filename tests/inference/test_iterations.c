@@ -77,3 +77,45 @@ TEST(inference_iterations_in_the_report)
     CHECK_EQ_INT(tp_test_run(&out, "%s report %s --tokens 0 -o %s", tp_test_bin(), in, tp_test_tmp("iter_rep2")), 1);
     free(out);
 }
+
+/* One SGLang decode iteration of 32 requests over 400 ms whose graph launch
+ * ran busy_us of kernels: the per-token figure and tokens/s need the device
+ * busy at least 10% of the window (iterations.h TP_ITER_MIN_BUSY_PERMILLE). */
+static const char *waiting(const char *name, int busy_us)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"traceEvents\":[\n"
+             "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[DECODE bs=32]\",\"pid\":1,\"tid\":1,\"ts\":0,"
+             "\"dur\":400000},\n"
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,\"ts\":10,"
+             "\"dur\":20,\"args\":{\"correlation\":5}},\n"
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":%d,"
+             "\"args\":{\"correlation\":5,\"device\":0,\"stream\":7}}\n]}\n",
+             busy_us);
+    return tp_test_write_text(name, text);
+}
+
+TEST(inference_iterations_withheld_when_device_mostly_idle)
+{
+    char *out = NULL;
+    const char *dir = tp_test_tmp("iter_idle");
+    CHECK_EQ_INT(tp_test_run(&out, "%s report %s -o %s -q", tp_test_bin(), waiting("idle.json", 8000), dir), 0);
+    free(out);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "per-token time and tokens/s withheld: the device was busy 2.0% of the window (under "
+                           "10%"));
+    CHECK(md && !strstr(md, "tokens/s (32 tokens"));
+    free(md);
+    char *js = tp_test_read_in(dir, "summary.json");
+    CHECK(js && strstr(js, "\"device_busy_ns\":8000000,\"per_token_ns\":null,"));
+    CHECK(js && strstr(js, "\"withheld\":\"the device was busy under 10% of the window\""));
+    free(js);
+    /* busy 50% of it: shown */
+    dir = tp_test_tmp("iter_busy");
+    CHECK_EQ_INT(tp_test_run(&out, "%s report %s -o %s -q", tp_test_bin(), waiting("busy.json", 200000), dir), 0);
+    free(out);
+    md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "per output token (median decode iteration) 400.000 ms; 80.000 tokens/s (32 tokens"));
+    free(md);
+}
