@@ -356,6 +356,37 @@ static char *file_uri(const char *path)
     return b.data;
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A database cut short reads without an error: SQLite takes the pages past
+ * the file's end as zeros (rows lost or read as zeros, or "not an export"
+ * when sqlite_master's pages are gone).  So the file must hold every page
+ * its header counts (the count is valid when the header's version-valid-for
+ * equals its change counter, as a writer since 2010 keeps it) and whole
+ * pages. */
+static int check_whole(ns_ctx *c, const unsigned char *h, size_t n, uint64_t size)
+{
+    if (n < 100)
+        return tp_fail(c->err, size, "the SQLite header ends early (truncated file?)");
+    uint32_t page = (uint32_t)h[16] << 8 | h[17];
+    if (page == 1)
+        page = 65536;
+    if (page < 512 || (page & (page - 1)))
+        return tp_fail(c->err, 16, "not a valid SQLite header (page size %u)", page);
+    uint64_t pages = be32(h + 28);
+    if (pages && be32(h + 92) == be32(h + 24) && size < pages * page)
+        return tp_fail(c->err, size,
+                       "the database is cut short: its header counts %llu pages of %u bytes, the file holds %llu "
+                       "bytes (truncated file?)",
+                       (unsigned long long)pages, page, (unsigned long long)size);
+    if (size % page)
+        return tp_fail(c->err, size, "the file is not a whole number of %u-byte pages (truncated file?)", page);
+    return 0;
+}
+
 /* Open the database: a plain file in place (read-only, immutable), or a
  * gzip or piped one read into memory (read-only). */
 static int open_db(ns_ctx *c, tp_input *in, char **mem, uint64_t *size)
@@ -363,16 +394,25 @@ static int open_db(ns_ctx *c, tp_input *in, char **mem, uint64_t *size)
     const char *path = tp_input_path(in);
     int rc;
     if (tp_input_seekable(in) && strcmp(path, "-") != 0) {
+        unsigned char head[100];
+        FILE *f = fopen(path, "rb");
+        size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+        if (f)
+            fclose(f);
+        *size = tp_input_compressed_size(in);
+        if (check_whole(c, head, n, *size) < 0)
+            return -1;
         char *uri = file_uri(path);
         rc = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
         free(uri);
-        *size = tp_input_compressed_size(in);
     } else {
         size_t len = 0;
         *mem = tp_input_slurp(in, &len, NS_MAX_SLURP, c->err);
         if (!*mem)
             return -1;
         *size = len;
+        if (check_whole(c, (const unsigned char *)*mem, len < 100 ? len : 100, len) < 0)
+            return -1;
         rc = sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
         if (rc == SQLITE_OK)
             rc = sqlite3_deserialize(c->db, "main", (unsigned char *)*mem, (sqlite3_int64)len, (sqlite3_int64)len,

@@ -19,6 +19,7 @@ typedef struct rp_ctx {
     const tp_jv *strings;      /* the entry's "strings" object */
     tp_i64map kernel_names;    /* kernel_id -> tp_str */
     tp_i64map agents;          /* agent handle -> device number (GPUs only) */
+    uint8_t described[0x10000 / 8]; /* device numbers already in t->devinfo (a bit each) */
     tp_i64map op_names;        /* kind << 32 | operation -> tp_str */
     tp_i64map marker_names;    /* correlation id -> tp_str (strings.marker_api) */
     tp_i64map launches;        /* correlation id -> API call event */

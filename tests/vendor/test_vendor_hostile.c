@@ -1,0 +1,97 @@
+/* test_vendor_hostile.c: the acceptance review's hostile inputs for the
+ * vendor readers (nsys, rocprof): times the model cannot hold, databases cut
+ * short, agent lists that cost more than their size. */
+#include "tests/lib/harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NSYS_SAMPLE "vendor/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite"
+
+static const char *sqlite_db(const char *name, const char *sql)
+{
+    char sqlname[128];
+    snprintf(sqlname, sizeof sqlname, "%s.sql", name);
+    const char *sqlpath = tp_test_write_text(sqlname, sql);
+    const char *db = tp_test_tmp(name);
+    CHECK_EQ_INT(tp_test_run(NULL, "rm -f '%s' && sqlite3 '%s' < '%s'", db, db, sqlpath), 0);
+    return db;
+}
+
+/* 2^62 = 4611686018427387904, 2^61 = 2305843009213693952: starts at or past
+ * 2^62, before -2^61, or durations of 2^61 and more overflowed downstream
+ * (a GPU span of -9223372036854775.804 us); now dropped and counted. */
+TEST(vendor_times_outside_the_model_are_dropped)
+{
+    if (!tp_test_have("sqlite3"))
+        return;
+    const char *db = sqlite_db(
+        "times.sqlite",
+        "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+        "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, demangledName INTEGER);"
+        "INSERT INTO StringIds VALUES (1, 'k');"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 4611686018427387909, 0, 1),"
+        " (4611686018427387904, 4611686018427387905, 0, 1), (-4611686018427387904, -4611686018427387903, 0, 1),"
+        " (-2305843009213693952, 9223372036854775807, 0, 1), (9223372036854775800, 9223372036854775807, 0, 1),"
+        " (100, 200, 0, 1);");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s' 2>&1", tp_test_bin(), db, tp_test_tmp("times.json")), 0);
+    CHECK(out && strstr(out, "rows without a valid start and end: 5"));
+    free(out);
+    const char *doc = tp_test_write_text(
+        "times_results.json",
+        "{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1}, \"buffer_records\": {\"hip_api\": ["
+        "{\"start_timestamp\": 0, \"end_timestamp\": 4611686018427387909, \"thread_id\": 1},"
+        "{\"start_timestamp\": 4611686018427387904, \"end_timestamp\": 4611686018427387905, \"thread_id\": 1},"
+        "{\"start_timestamp\": -4611686018427387904, \"end_timestamp\": 0, \"thread_id\": 1},"
+        "{\"start_timestamp\": -2305843009213693952, \"end_timestamp\": 9223372036854775807, \"thread_id\": 1},"
+        "{\"start_timestamp\": 100, \"end_timestamp\": 200, \"thread_id\": 1}]}}]}");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s' 2>&1", tp_test_bin(), doc, tp_test_tmp("times2.json")), 0);
+    CHECK(out && strstr(out, "records without a valid start and end: 4"));
+    free(out);
+}
+
+/* SQLite reads the pages past a cut file's end as zeros: the sample cut by
+ * 100 bytes read as if whole (exit 0), cut at a page boundary it was "not an
+ * Nsight Systems export".  Now: the header's page count says it is cut short. */
+TEST(nsys_cut_short_says_truncated)
+{
+    const char *src = tp_test_shared(NSYS_SAMPLE);
+    const long cuts[] = {4096, 806912, 1613824 - 4096, 1613824 - 100};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        const char *part = tp_test_tmp("cut.sqlite");
+        CHECK_EQ_INT(tp_test_run(NULL, "head -c %ld '%s' > '%s'", cuts[i], src, part), 0);
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' 2>&1 >/dev/null", tp_test_bin(), part), 2);
+        CHECK(out && strstr(out, "truncated file?") && strchr(out, '\n') == out + strlen(out) - 1);
+        free(out);
+        /* gzip'd, read from memory: the same */
+        CHECK_EQ_INT(tp_test_run(&out, "gzip -c '%s' > '%s.gz' && '%s' stats '%s.gz' 2>&1 >/dev/null", part, part,
+                                 tp_test_bin(), part),
+                     2);
+        CHECK(out && strstr(out, "cut short"));
+        free(out);
+    }
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' 2>&1 >/dev/null", tp_test_bin(), src), 0);
+    free(out);
+}
+
+/* 100,000 GPU agents (4.8 MB): each agent scanned the device table (11 s);
+ * now a bit per device number.  Under `timeout 5`. */
+TEST(rocprof_many_agents_linear)
+{
+    if (!tp_test_have("python3"))
+        return;
+    const char *doc = tp_test_tmp("agents_results.json");
+    CHECK_EQ_INT(tp_test_run(NULL,
+                             "python3 -c 'import json,sys; json.dump({\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1},"
+                             " \"agents\": [{\"type\": 2, \"id\": {\"handle\": i}, \"gpu_index\": i} for i in range(100000)],"
+                             " \"buffer_records\": {}}]}, sys.stdout)' > '%s'",
+                             doc),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 5 '%s' stats '%s' 2>&1 >/dev/null", tp_test_bin(), doc), 0);
+    free(out);
+}
