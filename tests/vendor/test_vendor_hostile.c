@@ -95,3 +95,22 @@ TEST(rocprof_many_agents_linear)
     CHECK_EQ_INT(tp_test_run(&out, "timeout 5 '%s' stats '%s' 2>&1 >/dev/null", tp_test_bin(), doc), 0);
     free(out);
 }
+
+/* A rocpd database names its tables with the session's uuid and makes the
+ * plain names views (rocprofiler-sdk's rocpd_tables.sql, rocpd_views.sql):
+ * it was "not an Nsight Systems export"; now it is named. */
+TEST(nsys_reader_names_a_real_rocpd_database)
+{
+    if (!tp_test_have("sqlite3"))
+        return;
+    const char *db = sqlite_db(
+        "results.db",
+        "CREATE TABLE \"rocpd_string_0a1b2c\" (id INTEGER PRIMARY KEY, guid TEXT, string TEXT);"
+        "CREATE TABLE \"rocpd_info_agent_0a1b2c\" (id INTEGER PRIMARY KEY, guid TEXT, type TEXT);"
+        "CREATE VIEW rocpd_string AS SELECT * FROM \"rocpd_string_0a1b2c\";"
+        "CREATE VIEW rocpd_info_agent AS SELECT * FROM \"rocpd_info_agent_0a1b2c\";");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' 2>&1", tp_test_bin(), db), 2);
+    CHECK(out && strstr(out, "a rocpd database") && strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
+}

@@ -325,6 +325,21 @@ static int read_session_start(ns_ctx *c)
     return rc < 0 ? -1 : 0;
 }
 
+/* A rocpd database (rocprofv3's default output): its tables carry the
+ * session's uuid ("rocpd_string_<uuid>") and its plain names are views over
+ * them (rocprofiler-sdk's rocpd_tables.sql and rocpd_views.sql), so the
+ * schema is searched by prefix and for any type. */
+static bool is_rocpd(ns_ctx *c)
+{
+    sqlite3_stmt *st = NULL;
+    bool yes = false;
+    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd\\_%' ESCAPE '\\' LIMIT 1", -1,
+                           &st, NULL) == SQLITE_OK)
+        yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 typedef struct work_budget {
     uint64_t left;
 } work_budget;
@@ -477,9 +492,9 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
         for (size_t i = 0; i < sizeof nsys_tables / sizeof nsys_tables[0]; i++)
             known += ns_has_table(&c, nsys_tables[i]);
         if (!ns_has_table(&c, "StringIds") || !known) {
-            if (ns_has_table(&c, "rocpd_info_agent") || ns_has_table(&c, "rocpd_string"))
-                rc = tp_fail(err, 0, "a rocpd database (rocprofv3): not read yet; export it with "
-                                     "`rocpd2json` or profile with --output-format json");
+            if (is_rocpd(&c))
+                rc = tp_fail(err, 0, "a rocpd database (rocprofv3): not read yet; profile with "
+                                     "`rocprofv3 --output-format json` (rocpd convert writes no JSON)");
             else
                 rc = tp_fail(err, 0, "an SQLite database, but not an Nsight Systems export "
                                      "(no StringIds and CUPTI_/NVTX_/TARGET_INFO_ tables)");
