@@ -114,3 +114,33 @@ TEST(nsys_reader_names_a_real_rocpd_database)
     CHECK(out && strstr(out, "a rocpd database") && strchr(out, '\n') == out + strlen(out) - 1);
     free(out);
 }
+
+/* The timeline keeps every device stream; when they do not all fit, the
+ * least busy are left out.  The rocprof sample (568 HIP streams) showed its
+ * first 62 streams, nearly empty, and left out the one with 37,300 of its
+ * 43,915 kernels.  Here 120 streams, the last the only busy one. */
+TEST(timeline_with_more_streams_than_fit_shows_the_busiest)
+{
+    if (!tp_test_have("python3") || !tp_test_have("pdftotext"))
+        return;
+    const char *doc = tp_test_tmp("streams_results.json");
+    CHECK_EQ_INT(
+        tp_test_run(NULL,
+                    "python3 -c 'import json,sys; rec=lambda s,t,d: {\"start_timestamp\": t, \"end_timestamp\": t + d,"
+                    " \"stream_id\": {\"handle\": s}, \"dispatch_info\": {\"agent_id\": {\"handle\": 5}, \"kernel_id\": 1}};"
+                    " json.dump({\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1}, \"agents\": [{\"type\": 2,"
+                    " \"id\": {\"handle\": 5}, \"gpu_index\": 0}], \"kernel_symbols\": [{\"kernel_id\": 1,"
+                    " \"formatted_kernel_name\": \"k\"}], \"buffer_records\": {\"kernel_dispatch\": [rec(s, 1000 + s, 10)"
+                    " for s in range(119)] + [rec(119, 1000 + 200 * i, 150) for i in range(50)]}}]}, sys.stdout)' > '%s'",
+                    doc),
+        0);
+    const char *dir = tp_test_tmp("streams_report");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' 2>&1", tp_test_bin(), doc, dir), 0);
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>/dev/null", dir), 0);
+    const char *tl = out ? strstr(out, "Timeline of the whole trace") : NULL;
+    CHECK(tl && strstr(tl, "more tracks not shown"));
+    CHECK(tl && strstr(tl, "stream 119"));
+    free(out);
+}
