@@ -144,3 +144,70 @@ TEST(timeline_with_more_streams_than_fit_shows_the_busiest)
     CHECK(tl && strstr(tl, "stream 119"));
     free(out);
 }
+
+/* Context -1 on a stream another context also uses: the map of stream owners
+ * could not hold 0xFFFFFFFF (its free mark), so both contexts' stream 7 were
+ * one track; and a negative context, process id or record kind was shifted
+ * left as a signed number (undefined: the ASan+UBSan build stops). */
+TEST(vendor_negative_ids_and_context_minus_one)
+{
+    if (!tp_test_have("sqlite3"))
+        return;
+    const char *db = sqlite_db(
+        "contexts.sqlite",
+        "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+        "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER,"
+        " streamId INTEGER, demangledName INTEGER);"
+        "INSERT INTO StringIds VALUES (1, 'k');"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, -1, 7, 1), (150, 250, 0, 5, 7, 1),"
+        " (300, 400, 0, -7, 7, 1);");
+    const char *conv = tp_test_tmp("contexts.json");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s' 2>&1", tp_test_bin(), db, conv), 0);
+    CHECK(out && strstr(out, " 0 repaired"));
+    free(out);
+    char *text = tp_test_read_file(conv, NULL);
+    CHECK(text && strstr(text, "stream 7 (context 5)") && strstr(text, "stream 7 (context -7)"));
+    free(text);
+    const char *doc = tp_test_write_text(
+        "negative_results.json",
+        "{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": -5}, \"agents\": [{\"type\": 2, \"id\": {\"handle\": 5},"
+        " \"gpu_index\": 0}], \"buffer_records\": {\"hip_api\": [{\"start_timestamp\": 1, \"end_timestamp\": 2,"
+        " \"kind\": -3, \"operation\": -1, \"thread_id\": 1}], \"kernel_dispatch\": [{\"start_timestamp\": 1,"
+        " \"end_timestamp\": 2, \"stream_id\": {\"handle\": 1}, \"dispatch_info\": {\"agent_id\": {\"handle\": 5}}}]}},"
+        " {\"metadata\": {\"pid\": -6}}]}");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s' 2>&1", tp_test_bin(), doc, tp_test_tmp("neg.json")), 0);
+    free(out);
+}
+
+/* A database last written in WAL mode (header bytes 18, 19 = 2), gzip'd: the
+ * copy in memory could not be read and was "not an Nsight Systems export";
+ * SQLite errors on the schema are said as such.  A -wal file beside a plain
+ * export is not read (immutable) and now said. */
+TEST(nsys_wal_mode_database_in_memory_and_wal_beside)
+{
+    if (!tp_test_have("sqlite3"))
+        return;
+    const char *db = sqlite_db("walmode.sqlite",
+                               "PRAGMA journal_mode=WAL;"
+                               "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                               "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);"
+                               "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+                               " demangledName INTEGER);"
+                               "INSERT INTO StringIds VALUES (1, 'k');"
+                               "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 1), (300, 400, 0, 1);");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(NULL, "test \"$(od -A n -t u1 -j 18 -N 2 '%s' | tr -d ' ')\" = 22", db), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "gzip -c '%s' > '%s.gz' && '%s' stats --json '%s.gz' 2>&1", db, db, tp_test_bin(), db),
+                 0);
+    CHECK(out && strstr(out, "\"kernel_instances\":2"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(&out, "cat '%s' | '%s' stats --json - 2>&1", db, tp_test_bin()), 0);
+    CHECK(out && strstr(out, "\"kernel_instances\":2"));
+    free(out);
+    CHECK_EQ_INT(tp_test_run(NULL, "head -c 4152 /dev/zero > '%s-wal'", db), 0);
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats --json '%s' 2>&1", tp_test_bin(), db), 0);
+    CHECK(out && strstr(out, "\"kernel_instances\":2") && strstr(out, "-wal file beside the export"));
+    free(out);
+}

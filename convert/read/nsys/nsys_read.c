@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int nsys_probe(const unsigned char *head, size_t n, const char *path)
 {
@@ -178,11 +179,15 @@ uint32_t ns_device_track(ns_ctx *c, int64_t device, int64_t context, int64_t str
      * the second one's stream gets a tid of its own */
     int64_t key = (device << 32) | (stream & 0xFFFFFFFF);
     uint32_t owner = tp_i64map_get(&c->stream_ctx, key);
+    /* the context's low half as the map's value, which may not be the map's
+     * free mark: context -1 (0xFFFFFFFF) was never stored, so a second
+     * context's stream N took the same track */
+    uint32_t ctx32 = (uint32_t)context == TP_I64MAP_EMPTY ? TP_I64MAP_EMPTY - 1 : (uint32_t)context;
     int64_t tid = stream;
     if (owner == TP_I64MAP_EMPTY)
-        tp_i64map_put(&c->stream_ctx, key, (uint32_t)context);
-    else if ((int64_t)owner != (context & 0xFFFFFFFF))
-        tid = (context << 32) | (stream & 0xFFFFFFFF);
+        tp_i64map_put(&c->stream_ctx, key, ctx32);
+    else if (owner != ctx32)
+        tid = (int64_t)((uint64_t)context << 32) | (stream & 0xFFFFFFFF);
     uint32_t k = tp_track_get(c->t, p, tid);
     if (!c->t->tracks[k].name) {
         char b[64];
@@ -428,6 +433,11 @@ static int open_db(ns_ctx *c, tp_input *in, char **mem, uint64_t *size)
         *size = len;
         if (check_whole(c, (const unsigned char *)*mem, len < 100 ? len : 100, len) < 0)
             return -1;
+        /* a database last written in WAL mode (header bytes 18, 19 = 2) cannot
+         * be read from memory: read as the rollback-journal file it also is
+         * (this copy only; its -wal, as for a plain file, is not read) */
+        if (len >= 20 && (*mem)[18] == 2 && (*mem)[19] == 2)
+            (*mem)[18] = (*mem)[19] = 1;
         rc = sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
         if (rc == SQLITE_OK)
             rc = sqlite3_deserialize(c->db, "main", (unsigned char *)*mem, (sqlite3_int64)len, (sqlite3_int64)len,
@@ -487,6 +497,25 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     if (rc == 0) {
         budget.left = (NS_STEPS_BASE + size * NS_STEPS_PER_BYTE) / 1000;
         sqlite3_progress_handler(c.db, 1000, out_of_budget, &budget);
+        /* the schema must read (not "not an export" for a database SQLite refuses) */
+        sqlite3_stmt *schema = NULL;
+        int src = sqlite3_prepare_v2(c.db, "SELECT count(*) FROM sqlite_master", -1, &schema, NULL);
+        if (src == SQLITE_OK)
+            src = sqlite3_step(schema);
+        if (src != SQLITE_ROW)
+            rc = tp_fail(err, 0, "cannot read the SQLite database's schema: %s", sqlite3_errmsg(c.db));
+        sqlite3_finalize(schema);
+    }
+    if (rc == 0) {
+        /* a -wal beside the file holds changes the database does not have
+         * yet: not read (immutable), said */
+        if (!mem) {
+            char wal[4096];
+            struct stat sb;
+            if ((size_t)snprintf(wal, sizeof wal, "%s-wal", tp_input_path(in)) < sizeof wal && stat(wal, &sb) == 0 &&
+                sb.st_size > 0)
+                tp_warn(t, "nsys: a -wal file beside the export (changes not in the database file; not read)", 1);
+        }
         /* the header only says SQLite: an export has StringIds and its own tables */
         int known = 0;
         for (size_t i = 0; i < sizeof nsys_tables / sizeof nsys_tables[0]; i++)

@@ -91,7 +91,7 @@ int rp_entry_tables(rp_ctx *c, const tp_jv *agents, const tp_jv *symbols)
 /* strings.buffer_records[kind].operations[operation] */
 static tp_str op_name(rp_ctx *c, int64_t kind, int64_t op)
 {
-    int64_t key = (kind << 32) | (op & 0xFFFFFFFF);
+    int64_t key = (int64_t)((uint64_t)kind << 32) | (op & 0xFFFFFFFF); /* unsigned: a negative kind (hostile) */
     uint32_t s = tp_i64map_get(&c->op_names, key);
     if (s != TP_I64MAP_EMPTY)
         return s;
@@ -127,7 +127,7 @@ static uint32_t device_track(rp_ctx *c, int64_t agent, int64_t tid, const char *
         pr->name = tp_intern(c->t, b, (size_t)n);
     }
     if (c->many_processes) /* one GPU, streams of several processes */
-        tid = (c->pid << 32) | (tid & 0xFFFFFFFF);
+        tid = (int64_t)((uint64_t)c->pid << 32) | (tid & 0xFFFFFFFF); /* unsigned: a negative pid (hostile) */
     uint32_t k = tp_track_get(c->t, p, tid);
     if (!c->t->tracks[k].name) {
         char b[64];
