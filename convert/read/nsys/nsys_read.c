@@ -253,8 +253,8 @@ static int read_names(ns_ctx *c)
 }
 
 /* TARGET_INFO_GPU: the device table the roofline matches (name, memory,
- * SMs, compute capability, memory bandwidth); the clock is kept in the
- * track's process label for people. */
+ * SMs, compute capability, memory bandwidth); clockRate is read where
+ * present but not used (the roofline's peaks come from its device table). */
 static int read_gpus(ns_ctx *c)
 {
     static const char *const cols[] = {"id",      "name",         "totalMemory",  "smCount",
