@@ -211,3 +211,16 @@ TEST(nsys_wal_mode_database_in_memory_and_wal_beside)
     CHECK(out && strstr(out, "\"kernel_instances\":2") && strstr(out, "-wal file beside the export"));
     free(out);
 }
+
+/* An absolute path written with two leading slashes (legal, the same file):
+ * the database's URI read "tmp" as an authority ("invalid uri authority") */
+TEST(nsys_path_with_two_leading_slashes)
+{
+    if (!tp_test_have("sqlite3"))
+        return;
+    const char *db = sqlite_db("slashes.sqlite", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                                                 "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats \"/$(realpath '%s')\" 2>&1", tp_test_bin(), db), 0);
+    free(out);
+}

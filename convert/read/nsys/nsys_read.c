@@ -363,7 +363,9 @@ static int out_of_budget(void *p)
 static char *file_uri(const char *path)
 {
     tp_buf b = {0};
-    tp_buf_puts(&b, "file:");
+    /* an absolute path after an empty authority ("file://" + "/x"): "file:"
+     * + "//tmp/x" named the authority "tmp" (an error) */
+    tp_buf_puts(&b, path[0] == '/' ? "file://" : "file:");
     for (const char *p = path; *p; p++) {
         unsigned char ch = (unsigned char)*p;
         if (ch == '%' || ch == '?' || ch == '#' || ch < 0x21 || ch >= 0x7F)
