@@ -224,3 +224,25 @@ TEST(nsys_path_with_two_leading_slashes)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' stats \"/$(realpath '%s')\" 2>&1", tp_test_bin(), db), 0);
     free(out);
 }
+
+/* 200,000 members in "strings" before buffer_records, and 200,000 API
+ * records each naming another operation: every operation's name was looked
+ * up by scanning the strings object (20 s for 24 MB); now once per entry.
+ * Under `timeout 8`. */
+TEST(rocprof_operation_names_found_once_per_entry)
+{
+    if (!tp_test_have("python3"))
+        return;
+    const char *doc = tp_test_tmp("ops_results.json");
+    CHECK_EQ_INT(tp_test_run(NULL,
+                             "python3 -c 'import json,sys; s={\"k%%d\" %% i: i for i in range(200000)};"
+                             " s[\"buffer_records\"]=[]; json.dump({\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1},"
+                             " \"strings\": s, \"buffer_records\": {\"hip_api\": [{\"start_timestamp\": i,"
+                             " \"end_timestamp\": i + 1, \"thread_id\": 1, \"kind\": 2, \"operation\": i}"
+                             " for i in range(200000)]}}]}, sys.stdout)' > '%s'",
+                             doc),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "timeout 8 '%s' stats --kernels-only '%s' 2>&1 >/dev/null", tp_test_bin(), doc), 0);
+    free(out);
+}

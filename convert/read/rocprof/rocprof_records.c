@@ -78,6 +78,17 @@ int rp_entry_tables(rp_ctx *c, const tp_jv *agents, const tp_jv *symbols)
         if (name)
             tp_i64map_put(&c->kernel_names, id, name);
     }
+    /* each record kind's operation names, looked up once here: a lookup per
+     * record scanned the strings object's members (200,000 of them and as
+     * many records named by operation: 20 s for 24 MB) */
+    const tp_jv *kinds = c->strings ? tp_jv_get(c->strings, "buffer_records") : NULL;
+    c->nkind_ops = 0;
+    if (kinds && kinds->type == TP_JV_ARRAY && kinds->n) {
+        TP_GROW(c->kind_ops, c->kind_ops_cap, kinds->n);
+        for (uint32_t i = 0; i < kinds->n; i++)
+            c->kind_ops[i] = tp_jv_get(&kinds->items[i], "operations");
+        c->nkind_ops = kinds->n;
+    }
     const tp_jv *markers = c->strings ? tp_jv_get(c->strings, "marker_api") : NULL;
     for (uint32_t i = 0; markers && markers->type == TP_JV_ARRAY && i < markers->n; i++) {
         int64_t key;
@@ -95,9 +106,7 @@ static tp_str op_name(rp_ctx *c, int64_t kind, int64_t op)
     uint32_t s = tp_i64map_get(&c->op_names, key);
     if (s != TP_I64MAP_EMPTY)
         return s;
-    const tp_jv *kinds = c->strings ? tp_jv_get(c->strings, "buffer_records") : NULL;
-    const tp_jv *k = kinds && kind >= 0 && kind <= UINT32_MAX ? tp_jv_at(kinds, (size_t)kind) : NULL;
-    const tp_jv *ops = k ? tp_jv_get(k, "operations") : NULL;
+    const tp_jv *ops = kind >= 0 && (uint64_t)kind < c->nkind_ops ? c->kind_ops[kind] : NULL;
     const tp_jv *name = ops && op >= 0 && op <= UINT32_MAX ? tp_jv_at(ops, (size_t)op) : NULL;
     tp_str id = jintern(c, name);
     if (!id) {
@@ -317,6 +326,7 @@ void rp_entry_done(rp_ctx *c)
             tp_warn(c->t, "rocprof: device records whose API call is not in the document", 1);
     }
     c->npending = 0;
+    c->nkind_ops = 0; /* they point into the entry's tables, freed after it */
     tp_i64map_clear(&c->launches);
     tp_i64map_clear(&c->kernel_names);
     tp_i64map_clear(&c->agents);
