@@ -26,6 +26,13 @@
 #include "convert/base/i64map.h"
 
 #define TP_NONE UINT32_MAX /* "no event / no track" in index fields */
+/* Times the model can hold without overflow anywhere downstream: ts in
+ * [TP_TS_MIN, TP_TS_MAX) ns (about 1897 .. 2116 as epoch times), dur below
+ * TP_DUR_MAX (73 years), so ts + dur and end - earliest start always fit in
+ * int64.  Every reader keeps its events inside (drops and counts the rest). */
+#define TP_TS_MIN (-((int64_t)1 << 61))
+#define TP_TS_MAX ((int64_t)1 << 62)
+#define TP_DUR_MAX ((int64_t)1 << 61)
 
 typedef uint32_t tp_str; /* interned string id; 0 is the empty string */
 

@@ -264,6 +264,20 @@ typedef struct row_spec {
     double h;
 } row_spec;
 
+typedef struct kept_busy {
+    int64_t busy;
+    size_t i;
+} kept_busy;
+
+/* busiest first; ties: the earlier track */
+static int cmp_kept_busy(const void *a, const void *b)
+{
+    const kept_busy *x = a, *y = b;
+    if (x->busy != y->busy)
+        return x->busy > y->busy ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static size_t layout_rows(const tp_timeline *tl, const int64_t *busy, double H, size_t cap, row_spec *rows,
                           size_t *merged, size_t *hidden)
 {
@@ -296,8 +310,25 @@ static size_t layout_rows(const tp_timeline *tl, const int64_t *busy, double H, 
             rows[n++] = (row_spec){i, ho};
     if (rest)
         rows[n++] = (row_spec){SIZE_MAX, ho};
-    for (size_t i = 0; i < kshow; i++)
-        rows[n++] = (row_spec){O + i, hkept};
+    /* kept tracks that do not all fit: the busiest kshow, in their order (a
+     * rocprofv3 run with 568 HIP streams showed its first 62, nearly empty,
+     * and left out the stream holding 37,300 of its 43,915 kernels) */
+    bool *kpick = tp_xcalloc(K + 1, sizeof *kpick);
+    if (kshow < K) {
+        kept_busy *kb = tp_xmalloc((K + 1) * sizeof *kb);
+        for (size_t i = 0; i < K; i++)
+            kb[i] = (kept_busy){busy[O + i], i};
+        qsort(kb, K, sizeof *kb, cmp_kept_busy);
+        for (size_t i = 0; i < kshow; i++)
+            kpick[kb[i].i] = true;
+        free(kb);
+    } else
+        for (size_t i = 0; i < K; i++)
+            kpick[i] = true;
+    for (size_t i = 0; i < K; i++)
+        if (kpick[i])
+            rows[n++] = (row_spec){O + i, hkept};
+    free(kpick);
     *merged = rest ? O - m : 0;
     *hidden = tl->ntracks - kshow - m - *merged;
     free(pick);

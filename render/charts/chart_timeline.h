@@ -15,8 +15,9 @@
  * (optional) fill what is left at >= 7.5 pt (6 pt type); when they do not
  * all fit (or exceed the view's max_rows), the busiest are shown (busy time
  * in the window, in their order) and the rest merged into one row "N other
- * rows".  Kept tracks that do not fit at 7.5 pt are left out and counted in
- * a note. */
+ * rows".  Kept tracks that do not fit at 7.5 pt are left out (the least
+ * busy in the window first; the rest keep their order) and counted in a
+ * note. */
 #ifndef TP_CHART_TIMELINE_H
 #define TP_CHART_TIMELINE_H
 

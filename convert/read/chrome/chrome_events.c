@@ -207,12 +207,10 @@ static uint32_t track_for_slow(reader *r, const raw_event *ev)
     return track;
 }
 
-/* Times the model can hold without overflow anywhere downstream: ts in
- * [-2^61, 2^62) ns (about 1897 .. 2116 as epoch times), |dur| below 2^61 ns
- * (73 years), so ts + dur and end - earliest start always fit in int64. */
-#define TS_MIN (-((int64_t)1 << 61))
-#define TS_MAX ((int64_t)1 << 62)
-#define DUR_MAX ((int64_t)1 << 61)
+/* The times the model holds (model.h: TP_TS_MIN .. TP_DUR_MAX) */
+#define TS_MIN TP_TS_MIN
+#define TS_MAX TP_TS_MAX
+#define DUR_MAX TP_DUR_MAX
 
 static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at, int64_t lo, int64_t hi)
 {

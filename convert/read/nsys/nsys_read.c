@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int nsys_probe(const unsigned char *head, size_t n, const char *path)
 {
@@ -178,11 +179,15 @@ uint32_t ns_device_track(ns_ctx *c, int64_t device, int64_t context, int64_t str
      * the second one's stream gets a tid of its own */
     int64_t key = (device << 32) | (stream & 0xFFFFFFFF);
     uint32_t owner = tp_i64map_get(&c->stream_ctx, key);
+    /* the context's low half as the map's value, which may not be the map's
+     * free mark: context -1 (0xFFFFFFFF) was never stored, so a second
+     * context's stream N took the same track */
+    uint32_t ctx32 = (uint32_t)context == TP_I64MAP_EMPTY ? TP_I64MAP_EMPTY - 1 : (uint32_t)context;
     int64_t tid = stream;
     if (owner == TP_I64MAP_EMPTY)
-        tp_i64map_put(&c->stream_ctx, key, (uint32_t)context);
-    else if ((int64_t)owner != (context & 0xFFFFFFFF))
-        tid = (context << 32) | (stream & 0xFFFFFFFF);
+        tp_i64map_put(&c->stream_ctx, key, ctx32);
+    else if (owner != ctx32)
+        tid = (int64_t)((uint64_t)context << 32) | (stream & 0xFFFFFFFF);
     uint32_t k = tp_track_get(c->t, p, tid);
     if (!c->t->tracks[k].name) {
         char b[64];
@@ -248,8 +253,8 @@ static int read_names(ns_ctx *c)
 }
 
 /* TARGET_INFO_GPU: the device table the roofline matches (name, memory,
- * SMs, compute capability, memory bandwidth); the clock is kept in the
- * track's process label for people. */
+ * SMs, compute capability, memory bandwidth); clockRate is read where
+ * present but not used (the roofline's peaks come from its device table). */
 static int read_gpus(ns_ctx *c)
 {
     static const char *const cols[] = {"id",      "name",         "totalMemory",  "smCount",
@@ -325,6 +330,21 @@ static int read_session_start(ns_ctx *c)
     return rc < 0 ? -1 : 0;
 }
 
+/* A rocpd database (rocprofv3's default output): its tables carry the
+ * session's uuid ("rocpd_string_<uuid>") and its plain names are views over
+ * them (rocprofiler-sdk's rocpd_tables.sql and rocpd_views.sql), so the
+ * schema is searched by prefix and for any type. */
+static bool is_rocpd(ns_ctx *c)
+{
+    sqlite3_stmt *st = NULL;
+    bool yes = false;
+    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd\\_%' ESCAPE '\\' LIMIT 1", -1,
+                           &st, NULL) == SQLITE_OK)
+        yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 typedef struct work_budget {
     uint64_t left;
 } work_budget;
@@ -343,7 +363,9 @@ static int out_of_budget(void *p)
 static char *file_uri(const char *path)
 {
     tp_buf b = {0};
-    tp_buf_puts(&b, "file:");
+    /* an absolute path after an empty authority ("file://" + "/x"): "file:"
+     * + "//tmp/x" named the authority "tmp" (an error) */
+    tp_buf_puts(&b, path[0] == '/' ? "file://" : "file:");
     for (const char *p = path; *p; p++) {
         unsigned char ch = (unsigned char)*p;
         if (ch == '%' || ch == '?' || ch == '#' || ch < 0x21 || ch >= 0x7F)
@@ -356,6 +378,37 @@ static char *file_uri(const char *path)
     return b.data;
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A database cut short reads without an error: SQLite takes the pages past
+ * the file's end as zeros (rows lost or read as zeros, or "not an export"
+ * when sqlite_master's pages are gone).  So the file must hold every page
+ * its header counts (the count is valid when the header's version-valid-for
+ * equals its change counter, as a writer since 2010 keeps it) and whole
+ * pages. */
+static int check_whole(ns_ctx *c, const unsigned char *h, size_t n, uint64_t size)
+{
+    if (n < 100)
+        return tp_fail(c->err, size, "the SQLite header ends early (truncated file?)");
+    uint32_t page = (uint32_t)h[16] << 8 | h[17];
+    if (page == 1)
+        page = 65536;
+    if (page < 512 || (page & (page - 1)))
+        return tp_fail(c->err, 16, "not a valid SQLite header (page size %u)", page);
+    uint64_t pages = be32(h + 28);
+    if (pages && be32(h + 92) == be32(h + 24) && size < pages * page)
+        return tp_fail(c->err, size,
+                       "the database is cut short: its header counts %llu pages of %u bytes, the file holds %llu "
+                       "bytes (truncated file?)",
+                       (unsigned long long)pages, page, (unsigned long long)size);
+    if (size % page)
+        return tp_fail(c->err, size, "the file is not a whole number of %u-byte pages (truncated file?)", page);
+    return 0;
+}
+
 /* Open the database: a plain file in place (read-only, immutable), or a
  * gzip or piped one read into memory (read-only). */
 static int open_db(ns_ctx *c, tp_input *in, char **mem, uint64_t *size)
@@ -363,16 +416,30 @@ static int open_db(ns_ctx *c, tp_input *in, char **mem, uint64_t *size)
     const char *path = tp_input_path(in);
     int rc;
     if (tp_input_seekable(in) && strcmp(path, "-") != 0) {
+        unsigned char head[100];
+        FILE *f = fopen(path, "rb");
+        size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+        if (f)
+            fclose(f);
+        *size = tp_input_compressed_size(in);
+        if (check_whole(c, head, n, *size) < 0)
+            return -1;
         char *uri = file_uri(path);
         rc = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
         free(uri);
-        *size = tp_input_compressed_size(in);
     } else {
         size_t len = 0;
         *mem = tp_input_slurp(in, &len, NS_MAX_SLURP, c->err);
         if (!*mem)
             return -1;
         *size = len;
+        if (check_whole(c, (const unsigned char *)*mem, len < 100 ? len : 100, len) < 0)
+            return -1;
+        /* a database last written in WAL mode (header bytes 18, 19 = 2) cannot
+         * be read from memory: read as the rollback-journal file it also is
+         * (this copy only; its -wal, as for a plain file, is not read) */
+        if (len >= 20 && (*mem)[18] == 2 && (*mem)[19] == 2)
+            (*mem)[18] = (*mem)[19] = 1;
         rc = sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
         if (rc == SQLITE_OK)
             rc = sqlite3_deserialize(c->db, "main", (unsigned char *)*mem, (sqlite3_int64)len, (sqlite3_int64)len,
@@ -432,14 +499,33 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     if (rc == 0) {
         budget.left = (NS_STEPS_BASE + size * NS_STEPS_PER_BYTE) / 1000;
         sqlite3_progress_handler(c.db, 1000, out_of_budget, &budget);
+        /* the schema must read (not "not an export" for a database SQLite refuses) */
+        sqlite3_stmt *schema = NULL;
+        int src = sqlite3_prepare_v2(c.db, "SELECT count(*) FROM sqlite_master", -1, &schema, NULL);
+        if (src == SQLITE_OK)
+            src = sqlite3_step(schema);
+        if (src != SQLITE_ROW)
+            rc = tp_fail(err, 0, "cannot read the SQLite database's schema: %s", sqlite3_errmsg(c.db));
+        sqlite3_finalize(schema);
+    }
+    if (rc == 0) {
+        /* a -wal beside the file holds changes the database does not have
+         * yet: not read (immutable), said */
+        if (!mem) {
+            char wal[4096];
+            struct stat sb;
+            if ((size_t)snprintf(wal, sizeof wal, "%s-wal", tp_input_path(in)) < sizeof wal && stat(wal, &sb) == 0 &&
+                sb.st_size > 0)
+                tp_warn(t, "nsys: a -wal file beside the export (changes not in the database file; not read)", 1);
+        }
         /* the header only says SQLite: an export has StringIds and its own tables */
         int known = 0;
         for (size_t i = 0; i < sizeof nsys_tables / sizeof nsys_tables[0]; i++)
             known += ns_has_table(&c, nsys_tables[i]);
         if (!ns_has_table(&c, "StringIds") || !known) {
-            if (ns_has_table(&c, "rocpd_info_agent") || ns_has_table(&c, "rocpd_string"))
-                rc = tp_fail(err, 0, "a rocpd database (rocprofv3): not read yet; export it with "
-                                     "`rocpd2json` or profile with --output-format json");
+            if (is_rocpd(&c))
+                rc = tp_fail(err, 0, "a rocpd database (rocprofv3): not read yet; profile with "
+                                     "`rocprofv3 --output-format json` (rocpd convert writes no JSON)");
             else
                 rc = tp_fail(err, 0, "an SQLite database, but not an Nsight Systems export "
                                      "(no StringIds and CUPTI_/NVTX_/TARGET_INFO_ tables)");

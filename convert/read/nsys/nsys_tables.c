@@ -3,7 +3,8 @@
  * as NULL), in an order that lets device activity find its launch call:
  * API calls first (CUPTI_ACTIVITY_KIND_RUNTIME, _DRIVER), then kernels,
  * copies and fills, then NVTX ranges, OS runtime and MPI calls.  Rows whose
- * start/end are not integers with end >= start are dropped and counted. */
+ * start/end are not integers with end >= start inside the times the model
+ * holds (model.h TP_TS_MIN..) are dropped and counted. */
 #include "convert/read/nsys/nsys.h"
 #include "convert/read/vendor_names.h"
 
@@ -16,7 +17,8 @@
 static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
 {
     int64_t s, en;
-    if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || en < s || (s < 0 && en > INT64_MAX + s)) {
+    if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || s < TP_TS_MIN || s >= TP_TS_MAX || en < s ||
+        en >= TP_TS_MAX + TP_DUR_MAX || en - s >= TP_DUR_MAX) {
         tp_drop_count(c->t, "nsys: rows without a valid start and end", 1);
         c->t->events_in++;
         return false;
@@ -273,7 +275,7 @@ static int read_nvtx(ns_ctx *c)
         int64_t s, en;
         bool mark = type == NVTX_MARK || (sqlite3_column_type(st, 1) == SQLITE_NULL && ns_int(c, st, 0, &s));
         if (mark) {
-            if (!ns_int(c, st, 0, &s)) {
+            if (!ns_int(c, st, 0, &s) || s < TP_TS_MIN || s >= TP_TS_MAX) {
                 tp_drop_count(t, "nsys: rows without a valid start and end", 1);
                 t->events_in++;
                 continue;

@@ -17,8 +17,11 @@ typedef struct rp_ctx {
     int64_t pid;               /* the process entry's metadata.pid */
     bool many_processes;       /* more than one entry: device tids carry the pid */
     const tp_jv *strings;      /* the entry's "strings" object */
+    const tp_jv **kind_ops;    /* strings.buffer_records[kind].operations, found once per entry */
+    size_t nkind_ops, kind_ops_cap;
     tp_i64map kernel_names;    /* kernel_id -> tp_str */
     tp_i64map agents;          /* agent handle -> device number (GPUs only) */
+    uint8_t described[0x10000 / 8]; /* device numbers already in t->devinfo (a bit each) */
     tp_i64map op_names;        /* kind << 32 | operation -> tp_str */
     tp_i64map marker_names;    /* correlation id -> tp_str (strings.marker_api) */
     tp_i64map launches;        /* correlation id -> API call event */

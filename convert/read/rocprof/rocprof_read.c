@@ -315,6 +315,7 @@ static int rocprof_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
     tp_i64map_free(&c.launches);
     free(c.pending);
     free(c.pending_corr);
+    free(c.kind_ops);
     tp_argb_free(&c.ab);
     free(buf);
     return rc < 0 ? -1 : 0;

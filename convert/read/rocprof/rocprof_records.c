@@ -46,11 +46,12 @@ int rp_entry_tables(rp_ctx *c, const tp_jv *agents, const tp_jv *symbols)
         if (dev < 0 || dev > 0xFFFF)
             dev = 0xFFFF;
         tp_i64map_put(&c->agents, handle, (uint32_t)dev);
-        bool known = false;
-        for (size_t k = 0; k < t->ndevinfo; k++)
-            known |= t->devinfo[k].id == dev;
-        if (known)
-            continue; /* a second process on the same GPUs */
+        /* a second process on the same GPUs: described once (a bit per
+         * device number, not a scan of the table per agent: 100,000 agents
+         * took 11 s) */
+        if (c->described[dev >> 3] & (1u << (dev & 7)))
+            continue;
+        c->described[dev >> 3] |= (uint8_t)(1u << (dev & 7));
         tp_device_info d = {0};
         d.id = dev;
         d.name = jintern(c, tp_jv_get(a, "product_name"));
@@ -77,6 +78,17 @@ int rp_entry_tables(rp_ctx *c, const tp_jv *agents, const tp_jv *symbols)
         if (name)
             tp_i64map_put(&c->kernel_names, id, name);
     }
+    /* each record kind's operation names, looked up once here: a lookup per
+     * record scanned the strings object's members (200,000 of them and as
+     * many records named by operation: 20 s for 24 MB) */
+    const tp_jv *kinds = c->strings ? tp_jv_get(c->strings, "buffer_records") : NULL;
+    c->nkind_ops = 0;
+    if (kinds && kinds->type == TP_JV_ARRAY && kinds->n) {
+        TP_GROW(c->kind_ops, c->kind_ops_cap, kinds->n);
+        for (uint32_t i = 0; i < kinds->n; i++)
+            c->kind_ops[i] = tp_jv_get(&kinds->items[i], "operations");
+        c->nkind_ops = kinds->n;
+    }
     const tp_jv *markers = c->strings ? tp_jv_get(c->strings, "marker_api") : NULL;
     for (uint32_t i = 0; markers && markers->type == TP_JV_ARRAY && i < markers->n; i++) {
         int64_t key;
@@ -90,13 +102,11 @@ int rp_entry_tables(rp_ctx *c, const tp_jv *agents, const tp_jv *symbols)
 /* strings.buffer_records[kind].operations[operation] */
 static tp_str op_name(rp_ctx *c, int64_t kind, int64_t op)
 {
-    int64_t key = (kind << 32) | (op & 0xFFFFFFFF);
+    int64_t key = (int64_t)((uint64_t)kind << 32) | (op & 0xFFFFFFFF); /* unsigned: a negative kind (hostile) */
     uint32_t s = tp_i64map_get(&c->op_names, key);
     if (s != TP_I64MAP_EMPTY)
         return s;
-    const tp_jv *kinds = c->strings ? tp_jv_get(c->strings, "buffer_records") : NULL;
-    const tp_jv *k = kinds && kind >= 0 && kind <= UINT32_MAX ? tp_jv_at(kinds, (size_t)kind) : NULL;
-    const tp_jv *ops = k ? tp_jv_get(k, "operations") : NULL;
+    const tp_jv *ops = kind >= 0 && (uint64_t)kind < c->nkind_ops ? c->kind_ops[kind] : NULL;
     const tp_jv *name = ops && op >= 0 && op <= UINT32_MAX ? tp_jv_at(ops, (size_t)op) : NULL;
     tp_str id = jintern(c, name);
     if (!id) {
@@ -126,7 +136,7 @@ static uint32_t device_track(rp_ctx *c, int64_t agent, int64_t tid, const char *
         pr->name = tp_intern(c->t, b, (size_t)n);
     }
     if (c->many_processes) /* one GPU, streams of several processes */
-        tid = (c->pid << 32) | (tid & 0xFFFFFFFF);
+        tid = (int64_t)((uint64_t)c->pid << 32) | (tid & 0xFFFFFFFF); /* unsigned: a negative pid (hostile) */
     uint32_t k = tp_track_get(c->t, p, tid);
     if (!c->t->tracks[k].name) {
         char b[64];
@@ -141,8 +151,8 @@ static uint32_t device_track(rp_ctx *c, int64_t agent, int64_t tid, const char *
 static bool times(rp_ctx *c, const tp_jv *rec, tp_event *e)
 {
     int64_t s, en;
-    if (!jint(rec, "start_timestamp", &s) || !jint(rec, "end_timestamp", &en) || en < s ||
-        (s < 0 && en > INT64_MAX + s)) {
+    if (!jint(rec, "start_timestamp", &s) || !jint(rec, "end_timestamp", &en) || s < TP_TS_MIN || s >= TP_TS_MAX ||
+        en < s || en >= TP_TS_MAX + TP_DUR_MAX || en - s >= TP_DUR_MAX) {
         tp_drop_count(c->t, "rocprof: records without a valid start and end", 1);
         c->t->events_in++;
         return false;
@@ -316,6 +326,7 @@ void rp_entry_done(rp_ctx *c)
             tp_warn(c->t, "rocprof: device records whose API call is not in the document", 1);
     }
     c->npending = 0;
+    c->nkind_ops = 0; /* they point into the entry's tables, freed after it */
     tp_i64map_clear(&c->launches);
     tp_i64map_clear(&c->kernel_names);
     tp_i64map_clear(&c->agents);
