@@ -7,7 +7,9 @@ Recounted with SQL, per GPU (deviceId):
            FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE end >= start GROUP BY 1, 2
   memcpy   per copy kind:      count(*), sum(bytes), sum(end-start) of CUPTI_ACTIVITY_KIND_MEMCPY
   memset:                      count(*), sum(bytes), sum(end-start) of CUPTI_ACTIVITY_KIND_MEMSET
-  API calls: count(*) of CUPTI_ACTIVITY_KIND_RUNTIME (and _DRIVER)
+  API calls: the calls of CUPTI_ACTIVITY_KIND_RUNTIME (and _DRIVER): one per (globalTid,
+           correlationId, name without its _vNNNN suffix), as newer exports write some calls
+           twice (an eventClass 67 row around the entry point's row)
   NVTX: count(*) of NVTX_EVENTS WHERE eventType NOT IN (33, 39, 75, 76)
 and compared with `BIN convert DB` (the Chrome JSON: device events by pid =
 deviceId, times as exact decimals of microseconds) and `BIN stats --json`.
@@ -37,7 +39,10 @@ if "CUPTI_ACTIVITY_KIND_MEMSET" in tables:
     for dev, n, tot, b in q("SELECT deviceId, count(*), sum(end-start), sum(bytes) FROM "
                             "CUPTI_ACTIVITY_KIND_MEMSET WHERE end >= start GROUP BY 1"):
         add(("memset", dev, "[CUDA memset]"), n, tot, b)
-api = sum(q("SELECT count(*) FROM %s" % t)[0][0] for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER") if t in tables)
+import re
+api = sum(len({(tid, corr, re.sub(r"_v[0-9]+$", "", name)) for tid, corr, name in
+               q("SELECT r.globalTid, r.correlationId, s.value FROM %s r JOIN StringIds s ON s.id = r.nameId" % t)})
+          for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER") if t in tables)
 nvtx = q("SELECT count(*) FROM NVTX_EVENTS WHERE eventType NOT IN (33, 39, 75, 76)")[0][0] if "NVTX_EVENTS" in tables else 0
 
 with tempfile.TemporaryDirectory() as d:
