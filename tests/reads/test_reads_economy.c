@@ -104,3 +104,20 @@ TEST(summary_md_fits_a_comment_inference)
 {
     check_economy("external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz", "eco.sglang");
 }
+
+/* T4 is the model's constant: a footnote says it once, no table row per launch call (was 3 rows of 4.000 us) */
+TEST(overheads_constant_t4_is_a_footnote)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("eco.t4");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, "T4 (not in the table): the model's constant 4.000 us for each of the 862 launch calls "
+                             "(cudaLaunchKernel 860, cuLaunchKernel 1, cudaMemcpyAsync 1)"));
+    CHECK(out && !strstr(out, " T4     cudaLaunchKernel"));
+    free(out);
+}
