@@ -23,3 +23,20 @@ TEST(pdf_table_columns_have_one_unit)
     CHECK(out && strstr(out, " 1 12.3 80.065 ms 172 0.465 ms 0.398 ms 379.000 us 0.812 ms 0.133 ms wgrad_alg0_engine"));
     free(out);
 }
+
+/* the roofline's axes are sized by the shapes that carry time: SGLang decode's five 2-4 us copies at 1e-5 TFLOPS/s
+ * stretched the y axis over 10 decades (1e-6 .. 1e4); now 0.001 .. 1e4, the five counted under the chart */
+TEST(roofline_axes_sized_by_time)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.sglang");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                             dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - | tr '\\n' ' '", dir), 0);
+    CHECK(out && strstr(out, "5 more lie outside the axes (sized by the shapes with 0.1% of the time or more)."));
+    free(out);
+}
