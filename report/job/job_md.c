@@ -1,5 +1,4 @@
 /* job_md.c: the job report's summary.md (job_out.h). */
-#include "render/text/md_fold.h"
 #include "report/job/job_out.h"
 #include "convert/model/clock_align.h"
 #include "report/out/find_out.h"
@@ -259,7 +258,6 @@ static void colls_table(const tp_job *j, tp_buf *b)
 
 void tp_job_md(const tp_job *j, const char *const *pngs, tp_buf *b)
 {
-    const bool whole = b->len == 0; /* the fold below reads the whole comment */
     tp_findings_md(&j->findings, b); /* the verdict first: its first line is the top job finding's */
     lead(j, b);
     tp_job_mem_md(j, b);
@@ -275,6 +273,4 @@ void tp_job_md(const tp_job *j, const char *const *pngs, tp_buf *b)
         }
         tp_buf_puts(b, ".\n");
     }
-    if (whole) /* a pull-request comment: its head within the budget, the rest folded (issue 36 item 9) */
-        tp_md_fold(b, TP_MD_HEAD_LINES);
 }

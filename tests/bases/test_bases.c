@@ -22,6 +22,7 @@ TEST(job_rank_figures_name_their_base)
                            "GPU idle, trace (ms) |"));
     CHECK(md && strstr(md, "| GPU idle, trace | 651.136 | 1 |"));
     CHECK(md && !strstr(md, "| GPU idle (ms) |"));
+    CHECK(md && strstr(md, "\n<details><summary>More")); /* item 9: a comment's head, the rest folded */
     free(md);
     if (!tp_test_have("pdftotext"))
         return;
