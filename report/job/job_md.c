@@ -129,7 +129,7 @@ static void ranks_table(const tp_job *j, tp_buf *b)
                       n, j->nranks);
     /* one base per figure said in its head (issue 36 item 3): the median step is one step, the GPU split is
      * over the rank's whole trace (its GPU span: all its steps and what lies between) */
-    tp_buf_printf(b, "*trace*: over the rank's whole trace (its GPU span, %zu step%s); the median step is one step.\n\n",
+    tp_buf_printf(b, "Columns headed \"trace\": over the rank's whole trace (its GPU span, %zu step%s); the median step is one step.\n\n",
                   j->nsteps, j->nsteps == 1 ? "" : "s");
     tp_buf_puts(b, "| rank | median step (ms) | GPU computation, trace (ms) | exposed comm, trace (ms) | "
                    "GPU idle, trace (ms) | comm overlapped | "

@@ -17,7 +17,7 @@ TEST(job_rank_figures_name_their_base)
                              tp_test_shared(RANK1), dir),
                  0);
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(md && strstr(md, "*trace*: over the rank's whole trace (its GPU span, 2 steps); the median step is one step."));
+    CHECK(md && strstr(md, "Columns headed \"trace\": over the rank's whole trace (its GPU span, 2 steps); the median step is one step."));
     CHECK(md && strstr(md, "| rank | median step (ms) | GPU computation, trace (ms) | exposed comm, trace (ms) | "
                            "GPU idle, trace (ms) |"));
     CHECK(md && strstr(md, "| GPU idle, trace | 651.136 | 1 |"));

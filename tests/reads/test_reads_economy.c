@@ -3,6 +3,7 @@
  * 700 px at GitHub's font (14 px text, code at 85%: about 7.2 px a
  * character, 13 px padding each side of a cell). */
 #include "tests/lib/harness.h"
+#include "tests/fuzz/md_oracle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,10 @@ static void check_economy(const char *trace, const char *name)
     if (w > 700)
         fprintf(stderr, "  %s: a table of %.0f px: %s\n", name, w, which);
     CHECK(w <= 700);
+    const char *bad = tp_md_oracle(md, strlen(md)); /* the fold and the cells' <br> are the writers' own constructs */
+    if (bad)
+        fprintf(stderr, "  %s: %s\n", name, bad);
+    CHECK(bad == NULL);
     free(md);
 }
 
