@@ -16,6 +16,9 @@
 #define LEGEND_FS 8.0
 #define SMALL_FS 6.5
 #define BAR_W 22.0
+#define WIDE_BAR_W 64.0 /* an op with few mixes: bars wide enough to name their categories (issue 36 item 2) */
+#define WIDE_MIXES 4
+#define MIN_BAR_H 2.0   /* a bar of a tiny share of the time stays visible */
 #define BAR_GAP 8.0
 #define BOX_PAD 6.0
 #define BOX_GAP 8.0
@@ -38,7 +41,19 @@ struct tp_grid_layout {
     double row_h, top; /* top: height of title + legend + axis note */
     tp_mix_part *fam;  /* legend entries (family, colour), display order */
     size_t nfam;
+    double max_mix;    /* the longest mix's time: a bar's height is its time over this one's */
 };
+
+/* A box's bar width: wide (names fit) when the op has few mixes. */
+static double bar_w(size_t nmixes) { return nmixes <= WIDE_MIXES ? WIDE_BAR_W : BAR_W; }
+
+static double mix_total(const tp_kernel_mix *mix)
+{
+    double t = 0;
+    for (size_t i = 0; i < mix->nparts; i++)
+        t += mix->parts[i].ns > 0 ? (double)mix->parts[i].ns : 0;
+    return t;
+}
 
 /* a part's colour: its own, else its family's fixed one */
 static tp_color part_color(const tp_mix_part *p) { return p->color ? p->color : tp_palette_key(p->family); }
@@ -86,9 +101,9 @@ static void box_title(char *t, size_t len, const tp_op_breakdown *op, int part, 
         snprintf(t, len, "%s", name);
 }
 
-static double box_width(size_t nbars, const char *title)
+static double box_width(size_t nbars, size_t nmixes, const char *title)
 {
-    double w = (double)nbars * (BAR_W + BAR_GAP) - BAR_GAP + 2 * BOX_PAD;
+    double w = (double)nbars * (bar_w(nmixes) + BAR_GAP) - BAR_GAP + 2 * BOX_PAD;
     double tw = tp_text_width(TP_FONT_BOLD, BOX_TITLE_FS, title ? title : "") + 2 * BOX_PAD;
     return fmax(w, fmin(fmax(tw, MIN_BOX_W), 160));
 }
@@ -105,6 +120,9 @@ tp_grid_layout *tp_grid_layout_new(const tp_grid_chart *g, double w, double h)
 {
     tp_grid_layout *L = tp_xcalloc(1, sizeof *L);
     collect_families(g, L);
+    for (size_t o = 0; o < g->nops; o++)
+        for (size_t m = 0; m < g->ops[o].nmixes; m++)
+            L->max_mix = fmax(L->max_mix, mix_total(&g->ops[o].mixes[m]));
     tp_legend_item *it = legend_items(L);
     L->top = (g->title ? TITLE_FS * 1.8 : 0) + tp_legend_height(it, L->nfam, w, LEGEND_FS) + 6;
     free(it);
@@ -128,7 +146,7 @@ tp_grid_layout *tp_grid_layout_new(const tp_grid_chart *g, double w, double h)
         box *b = &L->boxes[i];
         char t[300];
         box_title(t, sizeof t, &g->ops[b->op], b->part, b->nparts, true);
-        b->w = fmin(box_width(b->m1 - b->m0, t), w);
+        b->w = fmin(box_width(b->m1 - b->m0, g->ops[b->op].nmixes, t), w);
         if (i == 0 || x + b->w > w + 1e-9) {
             rows++;
             x = 0;
@@ -161,8 +179,10 @@ void tp_grid_layout_free(tp_grid_layout *L)
     free(L);
 }
 
-/* One mix as a 100% stacked bar: families merged, in display order. */
-static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y, double h)
+/* One mix as a stacked bar of its families (merged, in display order), as high as its time is of the longest
+ * mix's (`max`: a 4 us mix beside a 9.66 ms graph replay is a sliver, not a full bar), bw wide; a wide bar names
+ * each family in its segment when the name fits. */
+static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y, double h, double bw, double max)
 {
     size_t n = mix->nparts;
     tp_mix_part *p = tp_xcalloc(n ? n : 1, sizeof *p);
@@ -181,26 +201,29 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
         p[j].ns = p[j].ns > INT64_MAX - v ? INT64_MAX : p[j].ns + v;
     }
     qsort(p, k, sizeof *p, cmp_fam); /* family is the first member */
-    tp_cv_stroke_rect(cv, x, y, BAR_W, h, TP_COLOR_GRID, 0.5);
+    double bh = max > 0 ? fmax(MIN_BAR_H, h * total / max) : h;
+    tp_cv_stroke_rect(cv, x, y, bw, h, TP_COLOR_GRID, 0.5); /* the frame is the longest mix's height */
     double yb = y + h;
     for (size_t i = 0; i < k && total > 0; i++) {
-        double share = (double)p[i].ns / total, sh = share * h;
+        double share = (double)p[i].ns / total, sh = share * bh;
         if (sh <= 0)
             continue;
         tp_color col = part_color(&p[i]);
-        tp_cv_fill_rect(cv, x, yb - sh, BAR_W, sh, col);
+        tp_cv_fill_rect(cv, x, yb - sh, bw, sh, col);
         if (sh >= SMALL_FS + 2) {
-            char pct[16];
+            char pct[16], named[96];
             snprintf(pct, sizeof pct, "%.0f%%", share * 100);
-            tp_cv_text(cv, x + BAR_W / 2, tp_text_baseline_mid(TP_FONT_REGULAR, SMALL_FS, yb - sh / 2), TP_FONT_REGULAR,
-                       SMALL_FS, tp_text_color_on(col), TP_ALIGN_CENTER, 0, pct);
+            snprintf(named, sizeof named, "%s %s", p[i].family, pct);
+            const char *txt = tp_text_width(TP_FONT_REGULAR, SMALL_FS, named) <= bw - 2 ? named : pct;
+            tp_cv_text(cv, x + bw / 2, tp_text_baseline_mid(TP_FONT_REGULAR, SMALL_FS, yb - sh / 2), TP_FONT_REGULAR,
+                       SMALL_FS, tp_text_color_on(col), TP_ALIGN_CENTER, 0, txt);
         }
         yb -= sh;
     }
     char tb[32];
     tp_format_duration(tb, sizeof tb, total);
-    char *fit = tp_fit_end(TP_FONT_REGULAR, SMALL_FS, tb, BAR_W + BAR_GAP - 1);
-    tp_cv_text(cv, x + BAR_W / 2, y + h + SMALL_FS * 1.3, TP_FONT_REGULAR, SMALL_FS, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0,
+    char *fit = tp_fit_end(TP_FONT_REGULAR, SMALL_FS, tb, bw + BAR_GAP - 1);
+    tp_cv_text(cv, x + bw / 2, y + h + SMALL_FS * 1.3, TP_FONT_REGULAR, SMALL_FS, TP_COLOR_TEXT, TP_ALIGN_CENTER, 0,
                fit);
     free(fit);
     free(p);
@@ -246,9 +269,9 @@ void tp_grid_draw_page(tp_canvas *cv, const tp_grid_chart *g, const tp_grid_layo
                    TP_ALIGN_CENTER, 0, ft);
         free(ft);
         size_t nb = b->m1 - b->m0;
-        double used = (double)nb * (BAR_W + BAR_GAP) - BAR_GAP;
+        double bw = bar_w(op->nmixes), used = (double)nb * (bw + BAR_GAP) - BAR_GAP;
         double x0 = bx + (b->w - used) / 2, top = by + title_h, h = bh - title_h - foot_h - 2;
         for (size_t m = b->m0; m < b->m1 && m < op->nmixes; m++)
-            draw_mix(cv, &op->mixes[m], x0 + (double)(m - b->m0) * (BAR_W + BAR_GAP), top, h);
+            draw_mix(cv, &op->mixes[m], x0 + (double)(m - b->m0) * (bw + BAR_GAP), top, h, bw, L->max_mix);
     }
 }

@@ -1,8 +1,11 @@
 /* chart_grid.h: the dominating-op breakdown grid (KINETO.md 2.4).
  *
  * Each op has one or more kernel mixes (the kernels one call of the op
- * ran, by category); each distinct mix is a 100% stacked bar of family
- * shares, the op's bars sit together in a bordered box titled with the op
+ * ran, by category); each distinct mix is a stacked bar of family shares
+ * as high as its time is of the chart's longest mix (issue 36 item 2: a
+ * 4 us mix beside a 9.66 ms replay is a sliver), its segments named
+ * "family NN%" when the bar is wide enough (ops with at most 4 mixes get
+ * wide bars), else "NN%", the op's bars sit together in a bordered box titled with the op
  * name, and a legend names the families.  Boxes flow left to right and
  * wrap, so the grid's shape follows the data (an op with many mixes gets
  * a wide box); what does not fit on a page goes to the next page.  An op

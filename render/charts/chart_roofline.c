@@ -91,11 +91,37 @@ static void decades(double lo, double hi, double pad_lo, double pad_hi, int *dlo
         *dlo = *dhi - MAX_DECADES;
 }
 
+static int by_weight_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
 static void ranges(const tp_roofline *c, bool roof, plot *p)
 {
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    /* the axes are sized by the marks that carry time (issue 36 item 8): a mark under TP_ROOF_AXIS_SHARE of all
+     * the marks' weight does not stretch them (a 2 us shape at 1e-5 FLOP/byte squeezed the rest into a corner);
+     * when it falls outside it is not drawn, and counted (stats.outside_small) */
+    double total = 0, cut = 0;
+    size_t nw = 0;
+    double *w = tp_xmalloc((c->n ? c->n : 1) * sizeof *w);
     for (size_t i = 0; i < c->n; i++)
-        if (valid(&c->marks[i])) {
+        if (valid(&c->marks[i]) && c->marks[i].weight > 0)
+            total += c->marks[i].weight, w[nw++] = c->marks[i].weight;
+    /* many marks of similar weight each hold a small share: those that make up 99% of the weight count too */
+    qsort(w, nw, sizeof *w, by_weight_desc);
+    double run = 0;
+    for (size_t i = 0; i < nw; i++) {
+        run += w[i];
+        cut = w[i];
+        if (run >= total * 0.99)
+            break;
+    }
+    free(w);
+    cut = fmin(cut, total * TP_ROOF_AXIS_SHARE);
+    for (size_t i = 0; i < c->n; i++)
+        if (valid(&c->marks[i]) && (total <= 0 || c->marks[i].weight >= cut)) {
             xmin = fmin(xmin, c->marks[i].x), xmax = fmax(xmax, c->marks[i].x);
             ymin = fmin(ymin, c->marks[i].y), ymax = fmax(ymax, c->marks[i].y);
         }
@@ -337,8 +363,13 @@ static void marks_draw(tp_canvas *cv, const tp_roofline *c, const plot *p, const
     for (size_t i = 0; i < c->n; i++) {
         const tp_roofline_mark *m = &c->marks[i];
         double lx = valid(m) ? log10(m->x) : 0, ly = valid(m) ? log10(m->y) : 0;
-        if (!valid(m) || lx < p->xlo || lx > p->xhi || ly < p->ylo || ly > p->yhi) {
+        if (!valid(m)) {
             st->not_drawn++;
+            continue;
+        }
+        if (lx < p->xlo || lx > p->xhi || ly < p->ylo || ly > p->yhi) {
+            st->not_drawn++;
+            st->outside++;
             continue;
         }
         o[k++] = (order){m->weight, i};

@@ -19,6 +19,10 @@
 
 #include "render/charts/legend.h"
 
+/* The axes are sized by the roof and the marks that carry time: those with at least this share of all the marks'
+ * weight, or among the heaviest that make up 99% of it. */
+#define TP_ROOF_AXIS_SHARE 0.001
+
 typedef struct tp_roof {
     const char *label; /* "matrix bf16 989.4 TFLOPS/s", drawn above its flat part */
     double peak;       /* y of the flat part (> 0) */
@@ -50,7 +54,8 @@ typedef struct tp_roofline {
 
 typedef struct tp_roofline_stats {
     size_t drawn;      /* marks drawn */
-    size_t not_drawn;  /* x or y not positive */
+    size_t not_drawn;  /* x or y not positive, or outside the axes */
+    size_t outside;    /* of them, outside the axes (a mark under TP_ROOF_AXIS_SHARE of the weight, or past 16 decades) */
     size_t labelled;   /* labels drawn (long or short) */
     size_t short_labels; /* of them, the short one */
     size_t unlabelled; /* marks with a label that found no room */

@@ -3,6 +3,7 @@
 
 #include "render/charts/palette.h"
 #include "render/text/textfit.h"
+#include "render/text/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,15 +20,109 @@ struct tp_table_layout {
     size_t *page_start; /* first row of each page; [pages] = nrows */
     size_t pages;
     double fs, line_h, head_h, top;
+    size_t nuc;
+    char **uc; /* nrows * ncols: a duration cell rewritten in its column's unit (NULL: the table's own cell) */
 };
 
 static double fsz(const tp_table *t) { return t->font_size > 0 ? t->font_size : 8; }
 static size_t maxl(const tp_table *t) { return t->max_lines ? t->max_lines : 4; }
 static tp_font col_font(const tp_table_col *c) { return c->mono ? TP_FONT_MONO : TP_FONT_REGULAR; }
-static const char *cell(const tp_table *t, size_t r, size_t c)
+static const char *cell(const tp_table *t, const tp_table_layout *L, size_t r, size_t c)
 {
+    if (L && L->uc && L->uc[r * t->ncols + c])
+        return L->uc[r * t->ncols + c];
     const char *s = t->cells ? t->cells[r * t->ncols + c] : NULL;
     return s ? s : "";
+}
+
+/* "1,234.567 ms (12.0%)": the sign, the duration in ns, its unit (units.h) and where the rest starts; false when s
+ * is no duration. */
+static bool parse_dur(const char *s, int *sign, double *ns, const char **rest, int *unit)
+{
+    const char *p = s;
+    *sign = 0;
+    if (*p == '+' || *p == '-')
+        *sign = *p++ == '+' ? 1 : -1;
+    double v = 0, f = 0.1;
+    bool digits = false, frac = false;
+    for (; (*p >= '0' && *p <= '9') || *p == ',' || *p == '.'; p++) {
+        if (*p == ',')
+            continue;
+        if (*p == '.') {
+            if (frac)
+                return false;
+            frac = true;
+            continue;
+        }
+        digits = true;
+        if (frac)
+            v += (*p - '0') * f, f /= 10;
+        else
+            v = v * 10 + (*p - '0');
+    }
+    if (!digits || *p++ != ' ')
+        return false;
+    static const char *const un[] = {"ns", "us", "ms", "s"};
+    static const double scale[] = {1, 1e3, 1e6, 1e9};
+    for (int u = 3; u >= 0; u--) {
+        size_t k = strlen(un[u]);
+        if (!strncmp(p, un[u], k) && (p[k] == 0 || p[k] == ' ')) {
+            *ns = v * scale[u] * (*sign < 0 ? -1 : 1);
+            *rest = p + k;
+            *unit = u;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One unit per numeric column (issue 36 item 8): when every cell of a right-aligned column is a duration ("-" and
+ * empty cells aside) in more than one unit, each is rewritten in the unit of the column's largest, as summary.md's
+ * columns are ("642.678 ms" under "1.292 s" becomes "0.643 s"). */
+static void unify_units(const tp_table *t, tp_table_layout *L)
+{
+    size_t nc = t->ncols;
+    for (size_t c = 0; c < nc; c++) {
+        if (!t->cols[c].numeric || !t->nrows)
+            continue;
+        bool all = true, any = false;
+        double most = 0;
+        int first_unit = -1;
+        bool mixed = false;
+        for (size_t r = 0; r < t->nrows && all; r++) {
+            const char *s = cell(t, NULL, r, c), *rest;
+            int sign;
+            double ns;
+            if (!s[0] || !strcmp(s, "-"))
+                continue;
+            int u;
+            if (!parse_dur(s, &sign, &ns, &rest, &u)) {
+                all = false;
+                break;
+            }
+            any = true;
+            mixed |= first_unit >= 0 && u != first_unit;
+            first_unit = first_unit < 0 ? u : first_unit;
+            most = fmax(most, fabs(ns));
+        }
+        if (!all || !any || !mixed)
+            continue;
+        int unit = tp_dur_unit((int64_t)llround(most));
+        if (!L->uc)
+            L->uc = tp_xcalloc((L->nuc = t->nrows * nc) + 1, sizeof *L->uc);
+        for (size_t r = 0; r < t->nrows; r++) {
+            const char *s = cell(t, NULL, r, c), *rest;
+            int sign;
+            double ns;
+            int u;
+            if (!s[0] || !strcmp(s, "-") || !parse_dur(s, &sign, &ns, &rest, &u))
+                continue;
+            char num[64], out[256];
+            tp_fmt_dur_in(num, sizeof num, (int64_t)llround(ns), unit);
+            snprintf(out, sizeof out, "%s%s %s%s", sign > 0 ? "+" : "", num, tp_dur_unit_name(unit), rest);
+            L->uc[r * nc + c] = tp_xstrdup(out);
+        }
+    }
 }
 
 #define FLOOR_FS 6.0   /* type is not shrunk below this (or the table's own size when smaller) */
@@ -41,13 +136,13 @@ typedef struct colm {
     size_t split;
 } colm;
 
-static void measure(const tp_table *t, double fs, colm *m)
+static void measure(const tp_table *t, const tp_table_layout *L, double fs, colm *m)
 {
     for (size_t c = 0; c < t->ncols; c++) {
         const char *h = t->cols[c].header ? t->cols[c].header : "";
         m[c].cell = 0;
         for (size_t r = 0; r < t->nrows; r++)
-            m[c].cell = fmax(m[c].cell, tp_text_width(col_font(&t->cols[c]), fs, cell(t, r, c)));
+            m[c].cell = fmax(m[c].cell, tp_text_width(col_font(&t->cols[c]), fs, cell(t, L, r, c)));
         m[c].h1 = m[c].h2 = tp_text_width(TP_FONT_BOLD, fs, h);
         m[c].split = 0;
         for (size_t i = 1; h[0] && h[i]; i++) { /* "" has no h[1] */
@@ -93,7 +188,7 @@ static void widths(const tp_table *t, tp_table_layout *L, double w)
     size_t nc = t->ncols;
     double base = fsz(t), floor_fs = fmin(FLOOR_FS, base), k = 1;
     colm *m = tp_xcalloc(nc ? nc : 1, sizeof *m);
-    measure(t, base, m);
+    measure(t, L, base, m);
     bool wrap = false;
     if (need(t, m, false, 1, TEXT_MIN) > w) {
         wrap = true;
@@ -181,6 +276,7 @@ tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
     size_t nc = t->ncols;
     L->colw = tp_xcalloc(nc ? nc : 1, sizeof *L->colw);
     L->hsplit = tp_xcalloc(nc ? nc : 1, sizeof *L->hsplit);
+    unify_units(t, L);
     widths(t, L, w);
     L->line_h = L->fs * 1.35;
     bool two = false;
@@ -200,7 +296,7 @@ tp_table_layout *tp_table_layout_new(const tp_table *t, double w, double h)
         for (size_t c = 0; c < nc; c++)
             if (!t->cols[c].numeric && t->cols[c].fit == TP_FIT_WRAP) {
                 char **lines;
-                size_t k = tp_wrap(col_font(&t->cols[c]), L->fs, cell(t, r, c), L->colw[c] - 2 * PAD, maxl(t), &lines);
+                size_t k = tp_wrap(col_font(&t->cols[c]), L->fs, cell(t, L, r, c), L->colw[c] - 2 * PAD, maxl(t), &lines);
                 tp_wrap_free(lines, k);
                 if (k > nl)
                     nl = k;
@@ -246,6 +342,10 @@ void tp_table_layout_free(tp_table_layout *L)
     free(L->hsplit);
     free(L->lines);
     free(L->page_start);
+    if (L->uc)
+        for (size_t i = 0; i < L->nuc; i++)
+            free(L->uc[i]);
+    free(L->uc);
     free(L);
 }
 
@@ -330,7 +430,7 @@ void tp_table_draw_page(tp_canvas *cv, const tp_table *t, const tp_table_layout 
         if (col->numeric || col->fit == TP_FIT_WRAP)
             continue;
         for (size_t k = 0; k < nr; k++) {
-            texts[k] = cell(t, r0 + k, c);
+            texts[k] = cell(t, L, r0 + k, c);
             ws[k] = L->colw[c] - 2 * PAD;
         }
         fits[c] = tp_fit_apart(col_font(col), L->fs, texts, nr, ws, col->fit == TP_FIT_MIDDLE ? tp_fit_middle : tp_fit_end);
@@ -341,7 +441,7 @@ void tp_table_draw_page(tp_canvas *cv, const tp_table *t, const tp_table_layout 
             tp_cv_fill_rect(cv, r.x, y, tw, rh, TP_COLOR_ZEBRA);
         x = r.x;
         for (size_t c = 0; c < t->ncols; c++) {
-            draw_cell(cv, t, L, c, cell(t, row, c), x, y, L->lines[row], t->links ? t->links[row * t->ncols + c] : NULL,
+            draw_cell(cv, t, L, c, cell(t, L, row, c), x, y, L->lines[row], t->links ? t->links[row * t->ncols + c] : NULL,
                       fits[c] ? fits[c][row - r0] : NULL);
             x += L->colw[c];
         }

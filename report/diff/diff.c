@@ -1,5 +1,6 @@
 /* diff.c: matching and subtracting two reports' analyses (diff.h). */
 #include "report/diff/diff.h"
+#include "report/diff/diff_op.h"
 #include "render/text/report_text.h"
 #include "render/charts/axis.h"
 #include "render/labels/kname.h"
@@ -11,8 +12,8 @@
 
 const char *tp_diff_match_name(int m)
 {
-    static const char *const n[] = {"name", "short_name", "added", "removed"};
-    return m >= 0 && m < 4 ? n[m] : "?";
+    static const char *const n[] = {"name", "short_name", "added", "removed", "op"};
+    return m >= 0 && m < TP_DM_COUNT ? n[m] : "?";
 }
 
 typedef struct item {
@@ -23,6 +24,8 @@ typedef struct item {
     int64_t total;
     int64_t step;
     int matched; /* index of the partner + 1, 0 when none */
+    const char *op; /* kernels: the op that launched most of its time (diff_op.h), else NULL */
+    bool by_op;     /* paired by match_op */
 } item;
 
 static const item *g_items; /* qsort context (single-threaded) */
@@ -125,6 +128,66 @@ static void match_short(item *a, size_t na, item *b, size_t nb)
     free(ib);
 }
 
+static const item *g_op_items;
+static int by_op_kind(const void *a, const void *b)
+{
+    const item *x = &g_op_items[*(const size_t *)a], *y = &g_op_items[*(const size_t *)b];
+    int c = strcmp(x->op, y->op);
+    if (!c)
+        c = (x->kind > y->kind) - (x->kind < y->kind);
+    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* The unmatched items of one side that have an op, sorted by (op, kind). */
+static size_t *op_sorted(item *it, size_t n, size_t *k)
+{
+    size_t *ix = tp_xmalloc((n ? n : 1) * sizeof *ix);
+    *k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!it[i].matched && it[i].op)
+            ix[(*k)++] = i;
+    g_op_items = it;
+    qsort(ix, *k, sizeof *ix, by_op_kind);
+    return ix;
+}
+
+/* Op pass (kernels, after names and short names): a base kernel and a candidate kernel of different names that
+ * the same op launched are one kernel renamed (another vendor's library: cunn_SoftMaxForward on H100,
+ * cunn_SoftMaxForwardReg on MI300) when that op launched exactly one unmatched kernel of that kind on each side;
+ * with several on a side, which one became which is a guess, so none is paired. */
+static void match_op(item *a, size_t na, item *b, size_t nb)
+{
+    size_t ka, kb;
+    size_t *ia = op_sorted(a, na, &ka), *ib = op_sorted(b, nb, &kb);
+    size_t i = 0, j = 0;
+    while (i < ka && j < kb) {
+        const item *x = &a[ia[i]], *y = &b[ib[j]];
+        int c = strcmp(x->op, y->op);
+        if (!c)
+            c = (x->kind > y->kind) - (x->kind < y->kind);
+        if (c < 0) {
+            i++;
+            continue;
+        }
+        if (c > 0) {
+            j++;
+            continue;
+        }
+        size_t ei = i, ej = j;
+        while (ei < ka && !strcmp(a[ia[ei]].op, x->op) && a[ia[ei]].kind == x->kind)
+            ei++;
+        while (ej < kb && !strcmp(b[ib[ej]].op, x->op) && b[ib[ej]].kind == x->kind)
+            ej++;
+        if (ei - i == 1 && ej - j == 1) {
+            pair(a, ia[i], b, ib[j]);
+            a[ia[i]].by_op = b[ib[j]].by_op = true;
+        }
+        i = ei, j = ej;
+    }
+    free(ia);
+    free(ib);
+}
+
 /* Steps left over: paired in order when both sides have as many left. */
 static void match_position(item *a, size_t na, item *b, size_t nb)
 {
@@ -159,7 +222,9 @@ static void fill(tp_diff_row *r, const item *x, const item *y)
     r->short_name = any->base ? tp_xstrdup(any->base) : tp_kname_base(any->name);
     r->kind = any->kind;
     r->step = any->step;
-    r->match = !x ? TP_DM_ADDED : !y ? TP_DM_REMOVED : r->cand_name ? TP_DM_SHORT : TP_DM_NAME;
+    r->match = !x ? TP_DM_ADDED : !y ? TP_DM_REMOVED : x->by_op ? TP_DM_OP : r->cand_name ? TP_DM_SHORT : TP_DM_NAME;
+    if (r->match == TP_DM_OP)
+        r->op = tp_xstrdup(x->op);
     if (x) {
         r->count[0] = x->count;
         r->total[0] = x->total;
@@ -207,6 +272,7 @@ static void build_table(item *a, size_t na, item *b, size_t nb, bool steps, tp_d
         match_position(a, na, b, nb);
     else
         match_short(a, na, b, nb);
+    match_op(a, na, b, nb); /* only kernel items carry an op */
     t->rows = tp_xcalloc(na + nb + 1, sizeof *t->rows);
     for (size_t i = 0; i < na; i++) {
         t->total[0] = sat_add(t->total[0], a[i].total);
@@ -244,10 +310,13 @@ static void build_table(item *a, size_t na, item *b, size_t nb, bool steps, tp_d
 static item *kernel_items(const tp_summary *s, size_t *n)
 {
     item *it = tp_xcalloc(s->kt.n + 1, sizeof *it);
+    const char **ops = tp_xcalloc(s->kt.n + 1, sizeof *ops);
+    tp_diff_kernel_ops(s, ops);
     for (size_t i = 0; i < s->kt.n; i++) {
         const tp_kernel_row *r = &s->kt.rows[i];
-        it[i] = (item){tp_str_get(s->t, r->name), NULL, r->kind, r->count, r->total_ns, 0, 0};
+        it[i] = (item){tp_str_get(s->t, r->name), NULL, r->kind, r->count, r->total_ns, 0, 0, ops[i], false};
     }
+    free(ops);
     *n = s->kt.n;
     return it;
 }
@@ -257,7 +326,7 @@ static item *op_items(const tp_summary *s, size_t *n)
     item *it = tp_xcalloc(s->ob.nops + 1, sizeof *it);
     for (size_t i = 0; i < s->ob.nops; i++) {
         const tp_opk_op *o = &s->ob.ops[i];
-        it[i] = (item){tp_opk_op_name(s->t, o), NULL, 0, o->occurrences, o->total_ns, 0, 0};
+        it[i] = (item){tp_opk_op_name(s->t, o), NULL, 0, o->occurrences, o->total_ns, 0, 0, NULL, false};
     }
     *n = s->ob.nops;
     return it;
@@ -268,7 +337,7 @@ static item *category_items(const tp_summary *s, size_t *n)
     item *it = tp_xcalloc(s->cat.n + 1, sizeof *it);
     for (size_t i = 0; i < s->cat.n; i++) {
         const tp_cat_row *r = &s->cat.rows[i];
-        it[i] = (item){s->rules->names[r->category], NULL, 0, r->count, r->device_ns, 0, 0};
+        it[i] = (item){s->rules->names[r->category], NULL, 0, r->count, r->device_ns, 0, 0, NULL, false};
     }
     *n = s->cat.n;
     return it;
@@ -284,7 +353,7 @@ static item *step_items(const tp_summary *s, size_t *n, char ***names)
         char buf[48];
         snprintf(buf, sizeof buf, "step %lld", (long long)r->step);
         (*names)[i] = tp_xstrdup(buf);
-        it[i] = (item){(*names)[i], NULL, 0, 1, r->host_ns, r->step, 0};
+        it[i] = (item){(*names)[i], NULL, 0, 1, r->host_ns, r->step, 0, NULL, false};
     }
     *n = k;
     return it;
@@ -404,6 +473,7 @@ static void table_free(tp_diff_table *t)
         free(t->rows[i].cand_name);
         free(t->rows[i].short_name);
         free(t->rows[i].label);
+        free(t->rows[i].op);
     }
     free(t->rows);
 }

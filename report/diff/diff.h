@@ -2,7 +2,8 @@
  *
  * Both traces go through tp_load and tp_summary_build (the report's
  * analyses); the diff only matches and subtracts what those computed:
- *   kernels  tp_kernel_table rows (kernels, memcpy, memset) by name;
+ *   kernels  tp_kernel_table rows (kernels, memcpy, memset) by name, short
+ *            name, then by the op that launched them (TP_DM_OP below);
  *   ops      tp_op_kernels top-level ops (device time they launched) by name;
  *   categories  tp_categories rows (device time per op category) by name
  *            (count = activities);
@@ -47,14 +48,20 @@
 #include "report/diff/diff_find.h"
 #include "report/diff/diff_mem.h"
 
-enum { TP_DM_NAME = 0, TP_DM_SHORT, TP_DM_ADDED, TP_DM_REMOVED };
-const char *tp_diff_match_name(int m); /* "name", "short_name", "added", "removed" */
+/* TP_DM_OP (kernels only, issue 36): a base kernel and a candidate kernel of
+ * different names, left unmatched by name and short name, that the same
+ * top-level op launched (the op with the most of each kernel's time), when
+ * that op launched exactly one such kernel of that kind on each side
+ * (H100 cunn_SoftMaxForward vs MI300 cunn_SoftMaxForwardReg under softmax). */
+enum { TP_DM_NAME = 0, TP_DM_SHORT, TP_DM_ADDED, TP_DM_REMOVED, TP_DM_OP, TP_DM_COUNT };
+const char *tp_diff_match_name(int m); /* "name", "short_name", "added", "removed", "op" */
 
 typedef struct tp_diff_row {
     char *name;        /* base name (candidate name for added rows) */
     char *cand_name;   /* candidate's name when matched by short name, else NULL */
     char *short_name;  /* kname base name (the short-name matching key) */
     char *label;       /* display name: tp_kname_shorten over the whole table (unique) */
+    char *op;          /* TP_DM_OP: the op that launched both kernels, else NULL */
     uint8_t kind;      /* kernels: TP_KIND_KERNEL/MEMCPY/MEMSET; ops/steps: 0 */
     int match;         /* TP_DM_* */
     int64_t step;      /* steps: step number in base (candidate for added) */

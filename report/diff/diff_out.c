@@ -70,7 +70,12 @@ static void jtable(tp_buf *b, const char *key, const tp_diff_table *t, bool kern
         }
         if (kernels)
             tp_buf_printf(b, ",\"kind\":\"%s\"", tp_kind_name((tp_kind)r->kind));
-        tp_buf_printf(b, ",\"match\":\"%s\",\"base\":", tp_diff_match_name(r->match));
+        tp_buf_printf(b, ",\"match\":\"%s\"", tp_diff_match_name(r->match));
+        if (r->op) {
+            tp_buf_puts(b, ",\"op\":");
+            tp_json_str(b, r->op);
+        }
+        tp_buf_puts(b, ",\"base\":");
         jside(b, r, 0);
         tp_buf_puts(b, ",\"candidate\":");
         jside(b, r, 1);
@@ -304,6 +309,15 @@ static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, 
         tp_md_code(b, names[i], SIZE_MAX);
         if (r->match == TP_DM_SHORT)
             tp_buf_puts(b, " (matched by short name)");
+        if (r->match == TP_DM_OP) { /* renamed: say what it became and why they are one row */
+            char *cb = tp_kname_base(r->cand_name);
+            tp_buf_puts(b, " → ");
+            tp_md_code(b, cb, 64);
+            tp_buf_puts(b, " (both launched by ");
+            tp_md_code(b, r->op, 64);
+            tp_buf_puts(b, ")");
+            free(cb);
+        }
         tp_buf_printf(b, " | %s → %s | %s | %s | %s | %s | %s |\n", n0, n1, r->match == TP_DM_ADDED ? "-" : c0,
                       r->match == TP_DM_REMOVED ? "-" : c1, dl, rel, sh);
     }
@@ -569,9 +583,11 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
             tp_buf_printf(b, "%s`%s`", i ? ", " : "", pngs[i]);
         tp_buf_puts(b, " next to this file; give `--image-base-url URL` to show them here.\n\n");
     }
-    size_t m[4] = {0};
+    size_t m[TP_DM_COUNT] = {0};
     for (size_t i = 0; i < d->kernels.n; i++)
         m[d->kernels.rows[i].match]++;
+    if (m[TP_DM_OP])
+        tp_buf_printf(b, "<sub>Kernels of different names paired by the op that launched them: %zu.</sub>\n", m[TP_DM_OP]);
     tp_buf_printf(b,
                   "<sub>Kernels matched by name: %zu, by short name: %zu; new: %zu; gone: %zu. "
                   "Share = part of all kernel time change (regressions and improvements together). Full tables: diff.json, diff.pdf.</sub>\n",

@@ -166,11 +166,18 @@ static int write_png(const char *dir, const char *name, const tp_diff *d, double
     return tp_canvas_close(cv, err);
 }
 
-/* One page of the table's first rows (the largest changes); diff.json has
- * them all under `key`. */
+/* The tables flow down the pages (issue 36: no page holds a lone one-row
+ * table): a table starts below the previous one when the room left holds
+ * all of it or a third of the page, else on a new page; each shows the rows
+ * that fit (the largest changes), diff.json has them all under `key`. */
+typedef struct table_flow {
+    double w, h, y; /* the page's size; y: where the next table goes, 0 when no page is open */
+} table_flow;
+
 static void table_page(tp_canvas *cv, const char *title, const char *what, const char *key, const tp_diff_table *t,
-                       double w, double h)
+                       table_flow *fl)
 {
+    const double w = fl->w, h = fl->h;
     static const tp_table_col base_cols[] = {
         {NULL, 0, TP_FIT_MIDDLE, 1}, {"count base", 1, 0, 0}, {"count cand", 1, 0, 0},
         {"total base", 1, 0, 0},     {"total cand", 1, 0, 0}, {"change", 1, 0, 0},
@@ -196,13 +203,24 @@ static void table_page(tp_canvas *cv, const char *title, const char *what, const
         row[5] = tp_strs_add(&c, "%s", dl);
         row[6] = tp_strs_add(&c, "%s", rel);
         row[7] = r->has_share ? tp_strs_add(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
-        row[8] = tp_diff_match_name(r->match);
+        row[8] = r->op ? tp_strs_add(&c, "op %s", r->op) : tp_diff_match_name(r->match);
     }
     tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};
-    tp_rect area = {DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN};
-    tp_cv_begin_page(cv, w, h, title);
-    tp_page_table_top(cv, &tb, area, tp_strs_add(&c, "diff.json \"%s\"", key));
-    tp_cv_end_page(cv);
+    const double full_h = h - 2 * DP_MARGIN, gap = 18;
+    tp_table_layout *L = tp_table_layout_new(&tb, w - 2 * DP_MARGIN, full_h - 14);
+    double need = tp_table_page_height(&tb, L, 0) + 14; /* its first page's rows and the "first N of M" line */
+    tp_table_layout_free(L);
+    double room = fl->y > 0 ? h - DP_MARGIN - (fl->y + gap) : 0;
+    if (fl->y <= 0 || room < fmin(need, full_h / 3)) {
+        if (fl->y > 0)
+            tp_cv_end_page(cv);
+        tp_cv_begin_page(cv, w, h, title);
+        fl->y = DP_MARGIN;
+        room = full_h;
+    } else
+        fl->y += gap;
+    tp_rect area = {DP_MARGIN, fl->y, w - 2 * DP_MARGIN, room};
+    fl->y = tp_page_table_top(cv, &tb, area, tp_strs_add(&c, "diff.json \"%s\"", key));
     tp_strs_free(&c);
     free(cv_cells);
 }
@@ -254,11 +272,14 @@ static void draw_pdf(tp_canvas *cv, const tp_diff *d, const char *verdict, const
         tp_cv_begin_page(cv, w, h, "Step times");
         draw_steps(cv, d, (tp_rect){DP_MARGIN, DP_MARGIN, w - 2 * DP_MARGIN, h - 2 * DP_MARGIN}, DP_STEPS_MAX, 0);
         tp_cv_end_page(cv);
-        table_page(cv, "Steps", "step", "steps", &d->steps, w, h);
     }
-    table_page(cv, "Kernels", "kernel", "kernels", &d->kernels, w, h);
+    table_flow fl = {w, h, 0};
+    if (d->has_steps)
+        table_page(cv, "Steps", "step", "steps", &d->steps, &fl);
+    table_page(cv, "Kernels", "kernel", "kernels", &d->kernels, &fl);
     if (d->ops.n)
-        table_page(cv, "Ops (device time launched)", "op", "ops", &d->ops, w, h);
+        table_page(cv, "Ops (device time launched)", "op", "ops", &d->ops, &fl);
+    tp_cv_end_page(cv);
 }
 
 int tp_diff_pages(const tp_diff *d, const char *dir, double png_scale, const char ***pngs, tp_err *err)

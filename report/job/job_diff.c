@@ -332,8 +332,9 @@ void tp_job_diff_md(const tp_job_diff *d, const tp_buf *why, bool tripped, tp_bu
         tp_buf_puts(b, "\n");
     }
     findings_md(d, b);
-    tp_buf_puts(b, "\n#### Per rank\n\n| rank | median step (ms) | change | GPU computation (ms) | exposed comm (ms) | "
-                   "GPU idle (ms) | made others wait (ms) | flags |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    tp_buf_puts(b, "\n#### Per rank\n\nColumns headed \"trace\": over the rank's whole trace (its GPU span); the median step is one step.\n\n"
+                   "| rank | median step (ms) | change | GPU computation, trace (ms) | exposed comm, trace (ms) | "
+                   "GPU idle, trace (ms) | made others wait, trace (ms) | flags |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (size_t p = 0; p < d->npairs; p++) {
         const tp_job_rank *x = &d->a->ranks[d->pair_a[p]], *y = &d->b->ranks[d->pair_b[p]];
         char fa[48], fb[48];

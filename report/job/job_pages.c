@@ -468,11 +468,11 @@ static void stragglers_text(const tp_job *j, char *b, size_t n)
 static const char *figure_name(const char *f)
 {
     static const char *const names[][2] = {{"median_step_ns", "median step time"},
-                                           {"gpu_span_computation_ns", "GPU computation"},
-                                           {"gpu_span_communication_ns", "GPU communication"},
-                                           {"gpu_span_exposed_communication_ns", "exposed communication"},
-                                           {"gpu_span_idle_ns", "GPU idle"},
-                                           {"wait_caused_ns", "wait caused at collectives"}};
+                                           {"gpu_span_computation_ns", "GPU computation (whole trace)"},
+                                           {"gpu_span_communication_ns", "GPU communication (whole trace)"},
+                                           {"gpu_span_exposed_communication_ns", "exposed communication (whole trace)"},
+                                           {"gpu_span_idle_ns", "GPU idle (whole trace)"},
+                                           {"wait_caused_ns", "wait caused at collectives (whole trace)"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(names[i][0], f) == 0)
             return names[i][1];

@@ -1,5 +1,6 @@
 /* job_run.c: the job report's map and reduce, and its outputs (job_run.h). */
 #include "report/job/job_run.h"
+#include "render/text/md_fold.h"
 #include "convert/io/output.h"
 #include "report/job/job_out.h"
 #include "report/job/job_pages.h"
@@ -477,6 +478,7 @@ int tp_job_write(const tp_job *job, const tp_page_opts *po, const char *dir, tp_
     if (rc == 0) {
         tp_job_json(job, &json);
         tp_job_md(job, pngs, &md);
+        tp_md_fold(&md, TP_MD_HEAD_LINES); /* summary.md is a pull-request comment (issue 36 item 9); stats prints it whole */
         if (tp_out_write_file(dir, "summary.json", json.data, json.len, err) < 0 ||
             tp_out_write_file(dir, "summary.md", md.data, md.len, err) < 0)
             rc = -1;

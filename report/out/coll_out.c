@@ -70,26 +70,23 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
         return;
     char u[64];
     tp_md_dur(u, sizeof u, c->total_ns);
-    int64_t mt = 0, mm = 0; /* a column's unit: that of its largest shown value */
-    for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
-        int64_t tot = c->rows[i].total_ns, mean = tot / (int64_t)c->rows[i].count;
-        mt = tot > mt ? tot : mt;
-        mm = mean > mm ? mean : mm;
-    }
-    int ut = tp_dur_unit(mt), um = tp_dur_unit(mm);
+    int64_t mt = 0; /* the time column's unit: that of its largest shown value */
+    for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++)
+        mt = c->rows[i].total_ns > mt ? c->rows[i].total_ns : mt;
+    int ut = tp_dur_unit(mt);
     char ncalls[32];
     tp_fmt_count(ncalls, sizeof ncalls, c->calls);
+    /* no mean column (time / count; summary.json has it): the table fits a comment's column (issue 36 item 9) */
     tp_buf_printf(b, "\n#### Collectives (%s calls, %s of device time)\n\n"
-                     "| kind | size | dtype | group | count | time (%s) | mean (%s) | algbw GB/s | busbw GB/s |\n"
-                     "|---|---:|---|---|---:|---:|---:|---:|---:|\n",
-                  ncalls, u, tp_dur_unit_name(ut), tp_dur_unit_name(um));
+                     "| kind | size | dtype | group | count | time (%s) | algbw GB/s | busbw GB/s |\n"
+                     "|---|---:|---|---|---:|---:|---:|---:|\n",
+                  ncalls, u, tp_dur_unit_name(ut));
     for (size_t i = 0; i < c->n && i < TP_COLL_MD_TOP; i++) {
         const tp_coll_row *r = &c->rows[i];
-        char sz[32], t[64], m[64], alg[32] = "-", bus[32] = "-", grp[96];
+        char sz[32], t[64], alg[32] = "-", bus[32] = "-", grp[96];
         tp_fmt_bytes(sz, sizeof sz, r->bytes);
         tp_str_nbsp(sz, sizeof sz);
         tp_fmt_dur_in(t, sizeof t, r->total_ns, ut);
-        tp_fmt_dur_in(m, sizeof m, r->total_ns / (int64_t)r->count, um);
         if (r->bytes)
             snprintf(alg, sizeof alg, "%.2f", r->algbw_mean);
         if (r->bytes && r->factor)
@@ -106,7 +103,7 @@ void tp_collectives_md(const tp_summary *s, tp_buf *b)
         tp_md_text(b, grp, 90);
         char cnt[32];
         tp_fmt_count(cnt, sizeof cnt, r->count);
-        tp_buf_printf(b, " | %s | %s | %s | %s | %s |\n", cnt, t, m, alg, bus);
+        tp_buf_printf(b, " | %s | %s | %s | %s |\n", cnt, t, alg, bus);
     }
     if (c->n > TP_COLL_MD_TOP)
         tp_buf_printf(b, "\n<sub>%zu more rows in summary.json collectives.rows.</sub>\n", c->n - TP_COLL_MD_TOP);

@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Durations in the unit (units.h) named in the column's header. */
+/* A cut of what a cell of a narrow column shows (a pull-request comment's column: issue 36 item 9). */
+#define EFF_MD_CELL 30
+
+/* Durations in the unit (units.h) named in the column's header.  The op and its shapes share one cell, on two
+ * lines, so that the table stays within a comment's column (about 700 px at GitHub's font). */
 static void row_md(const tp_eff_row *r, size_t rank, bool known, int ut, int uh, tp_buf *b)
 {
     char shape[96], dtype[32], tf[24], tb[24], pct[24], u[64], head[64];
@@ -17,23 +21,23 @@ static void row_md(const tp_eff_row *r, size_t rank, bool known, int ut, int uh,
     tp_eff_num(tb, sizeof tb, r->tbps);
     tp_fmt_dur_in(u, sizeof u, r->device_ns, ut);
     tp_buf_printf(b, "| %zu | ", rank);
-    tp_md_code(b, r->op, 80);
-    tp_buf_puts(b, " | ");
-    if (shape[0])
-        tp_md_text(b, shape, 90);
-    tp_buf_puts(b, " | ");
-    if (dtype[0])
-        tp_md_text(b, dtype, 30);
+    tp_md_code(b, r->op, EFF_MD_CELL);
+    if (shape[0] || dtype[0]) {
+        char sd[140];
+        snprintf(sd, sizeof sd, "%s%s%s", shape, shape[0] && dtype[0] ? " " : "", dtype);
+        tp_buf_puts(b, "<br>");
+        tp_md_text(b, sd, EFF_MD_CELL);
+    }
     char c[32];
     tp_fmt_count(c, sizeof c, r->count);
-    tp_buf_printf(b, " | %s | %s | %s | %s |", u, c, tf, tb);
+    tp_buf_printf(b, " | %s | %s |", u, c);
     if (known) {
         tp_eff_pct(pct, sizeof pct, r->peak_fraction);
         tp_fmt_dur_in(head, sizeof head, r->opportunity_ns, uh);
-        tp_buf_printf(b, " %s%s | %s | %s |", pct, r->roof_note ? " (above its roof: `roof_note`)" : "",
-                      r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "-",
-                      head);
-    }
+        tp_buf_printf(b, " %s%s %s | %s |", pct, r->roof_note ? " (above its roof: `roof_note`)" : "",
+                      r->bound == TP_BOUND_COMPUTE ? "compute" : r->bound == TP_BOUND_MEMORY ? "memory" : "", head);
+    } else
+        tp_buf_printf(b, " %s | %s |", tf, tb);
     tp_buf_putc(b, '\n');
 }
 
@@ -72,8 +76,8 @@ void tp_efficiency_md(const tp_summary *s, tp_buf *b)
         tp_buf_puts(b, "**Biggest opportunities** on ");
         tp_md_text(b, e->device.label[0] ? e->device.label : dev, 80);
         tp_buf_printf(b, " (device time x (1 - fraction of the roof); %s of the device time has a cost model):\n\n"
-                         "| # | op | shapes | dtype | time (%s) | count | TFLOPS/s | TB/s | of roof | bound | "
-                         "headroom (%s) |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|---:|\n",
+                         "| # | op, shapes | time (%s) | count | of roof | headroom (%s) |\n"
+                         "|---:|---|---:|---:|---|---:|\n",
                       pct, tp_dur_unit_name(ut), tp_dur_unit_name(uh));
         for (size_t i = 0; i < nshow; i++)
             row_md(&e->rows[e->by_opportunity[i]], i + 1, true, ut, uh, b);
@@ -87,8 +91,8 @@ void tp_efficiency_md(const tp_summary *s, tp_buf *b)
         } else
             tp_buf_puts(b, "the trace names no device, so no fraction of peak");
         tp_buf_printf(b, "; %s of the device time has a cost model):\n\n"
-                         "| # | op | shapes | dtype | time (%s) | count | TFLOPS/s | TB/s |\n"
-                         "|---:|---|---|---|---:|---:|---:|---:|\n",
+                         "| # | op, shapes | time (%s) | count | TFLOPS/s | TB/s |\n"
+                         "|---:|---|---:|---:|---:|---:|\n",
                       pct, tp_dur_unit_name(ut));
         for (size_t i = 0; i < nshow; i++)
             row_md(&e->rows[i], i + 1, false, ut, uh, b);

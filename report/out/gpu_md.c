@@ -45,7 +45,7 @@ void tp_gpu_time_md(const tp_summary *s, tp_buf *b)
         tp_fmt_pct(p[0], sizeof p[0], r->device_ns, c->total_ns);
         tp_buf_printf(b, " | %s | %s | ", u, p[0]);
         if (r->ntop)
-            tp_md_code(b, c->leaves[r->top[0]].name, 90);
+            tp_md_code(b, c->leaves[r->top[0]].name, 40); /* a comment's column (issue 36 item 9) */
         tp_buf_puts(b, " |\n");
     }
     if (c->n > n)

@@ -1,5 +1,6 @@
 /* summary_write.c: summary.json and summary.md from a summary (summary_write.h). */
 #include "report/out/summary_write.h"
+#include "render/text/md_fold.h"
 #include "convert/codec/json_write.h"
 #include "report/out/gpu_json.h"
 #include "report/out/coll_out.h"
@@ -15,6 +16,8 @@
 #include "report/inference/capture_out.h"
 #include "report/inference/iterations.h"
 #include "render/labels/kname.h"
+#include "render/text/font.h"
+#include "render/text/textfit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +193,7 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
 }
 
 #define MD_TOP 15
+#define MD_KNAME_CHARS 40 /* a kernel name in summary.md's table, at most (issue 36 item 9) */
 
 /* The first line: what a reviewer needs before any table (docs/REPORT.md
  * "summary.md"): the median step and its spread, the GPU time split, the
@@ -263,6 +267,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     const tp_trace *t = s->t;
     const tp_step_figures *sf = &s->sf;
     char u[64], v[64], w[64];
+    const bool whole = b->len == 0; /* the fold below reads the whole comment */
     tp_findings local;
     const tp_findings *fi = tp_findings_of(s, &local);
     tp_findings_md(fi, b); /* the verdict first (docs/REPORT.md "summary.md") */
@@ -338,17 +343,25 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             names[i] = tp_str_get(t, s->kt.rows[i].name);
         char **shorts = tp_kname_shorten(names, s->kt.n);
         const tp_kernel_row *rows = s->kt.rows;
-        int64_t mt = 0, mm = 0, m5 = 0; /* a column's unit: that of its largest shown value */
+        int64_t mt = 0, mm = 0; /* a column's unit: that of its largest shown value */
         for (size_t i = 0; i < n; i++) {
             mt = rows[i].total_ns > mt ? rows[i].total_ns : mt;
             mm = rows[i].mean_ns > mm ? rows[i].mean_ns : mm;
-            m5 = rows[i].p50_ns > m5 ? rows[i].p50_ns : m5;
         }
-        int ut = tp_dur_unit(mt), um = tp_dur_unit(mm), u5 = tp_dur_unit(m5);
+        /* a comment's column (about 700 px at GitHub's font, issue 36 item 9): names cut to MD_KNAME_CHARS and kept
+         * apart (a monospace font: width is characters), the median left to report.pdf and summary.json */
+        double room[MD_TOP];
+        const char *shown[MD_TOP];
+        for (size_t i = 0; i < n; i++) {
+            room[i] = tp_text_width(TP_FONT_MONO, 10, "0") * MD_KNAME_CHARS;
+            shown[i] = shorts[i];
+        }
+        char **fit = tp_fit_apart(TP_FONT_MONO, 10, shown, n, room, tp_fit_middle);
+        int ut = tp_dur_unit(mt), um = tp_dur_unit(mm);
         tp_buf_printf(b,
-                      "\n#### Top kernels by total time\n\n| # | kernel | time %% | total (%s) | count | mean (%s) | "
-                      "median (%s) |\n|---:|---|---:|---:|---:|---:|---:|\n",
-                      tp_dur_unit_name(ut), tp_dur_unit_name(um), tp_dur_unit_name(u5));
+                      "\n#### Top kernels by total time\n\n| # | kernel | time %% | total (%s) | count | mean (%s) |\n"
+                      "|---:|---|---:|---:|---:|---:|\n",
+                      tp_dur_unit_name(ut), tp_dur_unit_name(um));
         for (size_t i = 0; i < n; i++) {
             const tp_kernel_row *r = &rows[i];
             char c[32];
@@ -356,13 +369,12 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
             tp_fmt_dur_in(u, sizeof u, r->total_ns, ut);
             tp_fmt_count(c, sizeof c, r->count);
             tp_buf_printf(b, "| %zu | ", i + 1);
-            tp_md_code(b, shorts[i], SIZE_MAX);
+            tp_md_code(b, fit[i], SIZE_MAX);
             tp_buf_printf(b, " | %s | %s | %s | ", v, u, c);
             tp_fmt_dur_in(w, sizeof w, r->mean_ns, um);
-            tp_buf_printf(b, "%s | ", w);
-            tp_fmt_dur_in(w, sizeof w, r->p50_ns, u5);
             tp_buf_printf(b, "%s |\n", w);
         }
+        tp_fit_apart_free(fit, n);
         if (s->kt.n > n)
             tp_buf_printf(b, "\n%zu more kernels: summary.json `kernels` has every row.\n", s->kt.n - n);
         tp_kname_free(shorts, s->kt.n);
@@ -372,4 +384,6 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
         extra(s, b);
     charts_md(s, png_names, b);
     tp_buf_puts(b, "\nFull report: `report.pdf`; numbers for dashboards: `summary.json` (schema tracepress.summary/2).\n");
+    if (whole) /* a pull-request comment: its head within the budget, the rest folded (issue 36 item 9) */
+        tp_md_fold(b, TP_MD_HEAD_LINES);
 }

@@ -76,12 +76,12 @@ static tp_grid_chart grid_of(const tp_pagectx *pc, const tp_op_kernels *ob, cons
         }
     }
     if (big < ob->nops)
-        snprintf(mem->title, sizeof mem->title, "Dominating %s: kernel mix by category (top %zu of %zu %s by device time; "
-                 "%zu under %d%% each not drawn)", what, nops, ob->nops, what, ob->nops - big,
+        snprintf(mem->title, sizeof mem->title, "Dominating %s by time: kernel mix by category, bar height = time (top %zu of %zu; "
+                 "%zu under %d%% not drawn)", what, nops, ob->nops, ob->nops - big,
                  TP_GRID_MIN_SHARE_MILLI / 10);
     else
-        snprintf(mem->title, sizeof mem->title, "Dominating %s: kernel mix by category (top %zu of %zu %s by device time)",
-                 what, nops, ob->nops, what);
+        snprintf(mem->title, sizeof mem->title, "Dominating %s by time: kernel mix by category, bar height = time (top %zu of %zu)",
+                 what, nops, ob->nops);
     mem->ops = ops;
     mem->mixes = mixes;
     mem->parts = parts;

@@ -366,8 +366,9 @@ void tp_chart_efficiency(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     tp_roofline_stats rs;
     y += 4;
     tp_roofline_draw(cv, &c, (tp_rect){x, y, w, bottom - y - foot_h}, &rs);
-    if (rs.not_drawn > nodraw)
-        tp_buf_printf(&foot, " %zu more lie outside the axes' 16 decades.", rs.not_drawn - nodraw);
+    if (rs.outside) /* the axes are sized by the shapes that carry time: say who fell outside */
+        tp_buf_printf(&foot, " %zu more lie outside the axes (sized by the shapes with 0.1%% of the time or more).",
+                      rs.outside);
     if (rs.ringed)
         tp_buf_printf(&foot, " %zu ringed: above their roof; why, on the next page (\"!\").", rs.ringed);
     line(cv, x, bottom - foot_h + 4, w, TP_FONT_REGULAR, FS, TP_COLOR_MUTED, foot.data);

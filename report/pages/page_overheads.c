@@ -64,15 +64,50 @@ static void diagram(tp_canvas *cv, double x, double y)
 
 /* At most `per` rows of each type (the rows are by type, then count), so
  * that every type keeps its most frequent ops on one page. */
+/* A T4 row is the model's constant (every value equal, nothing measured): a footnote says it once instead of a
+ * table row per launch call (issue 36 item 9). */
+static bool constant_row(const tp_overhead_row *r) { return r->type == 4 && r->min_ns == r->max_ns; }
+
 static size_t pick_rows(const tp_overheads *ov, size_t per, size_t *pick)
 {
     size_t n = 0, run = 0;
     for (size_t i = 0; i < ov->n; i++) {
         run = i && ov->rows[i].type == ov->rows[i - 1].type ? run + 1 : 0;
-        if (run < per)
+        if (run < per && !constant_row(&ov->rows[i]))
             pick[n++] = i;
     }
     return n;
+}
+
+/* "T4 (not in the table): a constant 4.000 us for each of the 862 launch calls (cudaLaunchKernel 860, ...)" */
+static const char *constant_note(const tp_summary *s, const tp_overheads *ov, tp_strs *st)
+{
+    tp_buf b = {0};
+    uint64_t calls = 0;
+    size_t k = 0;
+    int64_t v = 0;
+    for (size_t i = 0; i < ov->n; i++)
+        if (constant_row(&ov->rows[i])) {
+            calls += ov->rows[i].count;
+            v = ov->rows[i].min_ns;
+            k++;
+        }
+    if (!k)
+        return NULL;
+    size_t shown = 0;
+    for (size_t i = 0; i < ov->n && shown < 4; i++)
+        if (constant_row(&ov->rows[i])) {
+            const tp_overhead_row *r = &ov->rows[i];
+            tp_buf_printf(&b, "%s%s %s", shown++ ? ", " : "", r->name ? tp_str_get(s->t, r->name) : "?",
+                          tp_strs_count(st, r->count));
+        }
+    if (k > shown)
+        tp_buf_printf(&b, ", %zu more", k - shown);
+    const char *out = tp_strs_add(st, "T4 (not in the table): the model's constant %s for each of the %s launch calls "
+                                      "(%s); summary.json \"overheads.rows\" has these rows.",
+                                  tp_strs_dur(st, v), tp_strs_count(st, calls), b.data ? b.data : "");
+    tp_buf_free(&b);
+    return out;
 }
 
 void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
@@ -136,15 +171,25 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc)
         c[7] = tp_strs_dur(&st, r->max_ns);
         c[8] = tp_strs_count(&st, r->clamped);
     }
+    size_t nconst = 0; /* the T4 rows the footnote stands for */
+    for (size_t i = 0; i < ov->n; i++)
+        nconst += constant_row(&ov->rows[i]);
     char title[200];
     snprintf(title, sizeof title, "%s top-level ops, %s launches%s", tp_strs_count(&st, ov->ops),
              tp_strs_count(&st, ov->launches),
-             n < ov->n ? tp_strs_add(&st, ": each type's most frequent ops, %zu of %zu rows", n, ov->n) : "");
+             n + nconst < ov->n ? tp_strs_add(&st, ": each type's most frequent ops, %zu of %zu rows", n, ov->n - nconst)
+                                : "");
     tp_table t = {title, NC, cols, n, cells, 7.5, 1, NULL};
-    tp_page_table_top(cv, &t, r1, "summary.json \"overheads.rows\"");
-    if (n < ov->n)
+    const char *t4 = constant_note(s, ov, &st);
+    if (t4)
+        r1.h -= 12; /* the footnote's line */
+    double ty = tp_page_table_top(cv, &t, r1, "summary.json \"overheads.rows\"");
+    if (t4)
+        tp_page_line(cv, m, ty + 3, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED, t4);
+    if (n + nconst < ov->n)
         tp_page_line(cv, m, pc->lh - m - 2, TP_FONT_REGULAR, 7.5, TP_COLOR_MUTED,
-                     tp_strs_add(&st, "%zu more rows: summary.json \"overheads.rows\" has every row.", ov->n - n));
+                     tp_strs_add(&st, "%zu more rows: summary.json \"overheads.rows\" has every row.",
+                                 ov->n - n - nconst));
     tp_cv_end_page(cv);
     free(pick);
     free(cells);

@@ -32,7 +32,7 @@ void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     }
     tp_rep_series s[4] = {{"step time (host)", v, n},
                           {"device busy", v + n, n},
-                          {"device idle", v + 2 * n, n},
+                          {"host - busy", v + 2 * n, n},
                           {"stream overlap", v + 3 * n, n}};
     char title[160];
     if (only_busy)
@@ -101,7 +101,9 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
     tp_strs st = {0};
     const char **cells = tp_xcalloc(nr * nc + 1, sizeof *cells);
     tp_table_col *cols = tp_xcalloc(nc, sizeof *cols);
-    const char *heads[] = {"step", "host", "device busy", "idle", "overlap", "device events"};
+    /* idle here is the host window less device busy, not the GPU time page's GPU span less busy: its head says so
+     * (issue 36 item 3: one whole-trace idle per page, each on its named base) */
+    const char *heads[] = {"step", "host", "device busy", "host - busy", "overlap", "device events"};
     for (size_t c = 0; c < 6; c++)
         cols[c] = (tp_table_col){heads[c], c > 0, TP_FIT_END, 0};
     for (size_t i = 0; i < nr; i++) {
@@ -109,7 +111,7 @@ void tp_pages_steps(tp_canvas *cv, const tp_pagectx *pc)
         const char **c = cells + i * nc;
         char lab[160];
         tp_step_label(s->t, sf, r, lab, sizeof lab);
-        c[0] = tp_strs_add(&st, "%s", lab);
+        c[0] = r == &sf->whole ? "whole trace (first to last slice)" : tp_strs_add(&st, "%s", lab);
         c[1] = tp_strs_dur(&st, r->host_ns);
         c[2] = tp_strs_dur(&st, r->busy_ns);
         c[3] = tp_strs_dur(&st, r->idle_ns);

@@ -126,6 +126,10 @@ static const char *mdo_inline(const char *l, size_t n, size_t from, char *why, s
             snprintf(why, wn, "an unescaped www. at %zu", i);
             return why;
         }
+        if (c == '<' && mdo_starts(l + i, n - i, "<br>")) { /* the writers' line break in a table cell (issue 36) */
+            i += 3;
+            continue;
+        }
         if (strchr("<>[]!~$&*_", c)) {
             snprintf(why, wn, "an unescaped '%c' at %zu", c, i);
             return why;

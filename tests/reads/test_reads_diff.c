@@ -44,3 +44,45 @@ TEST(same_vendor_diff_keeps_kernels_first)
     CHECK(md && !strstr(md, "barely overlap") && strstr(md, "| device | NVIDIA H100 80GB HBM3 | NVIDIA H100 80GB HBM3 |"));
     free(md);
 }
+
+/* One step: aten::softmax launches the softmax kernel, aten::mm a GEMM of the same name in both runs.  The
+ * candidate's softmax kernel has another name (MI300's cunn_SoftMaxForwardReg) and runs 146 us, not 300 us. */
+#define SOFTMAX_TRACE(KERNEL, DUR)                                                                                \
+    "{\"traceEvents\":[\n"                                                                                        \
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,\"tid\":101,\"ts\":0,\"dur\":900},\n" \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::softmax\",\"pid\":100,\"tid\":101,\"ts\":10,\"dur\":50},\n"      \
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":101,\"ts\":20,\"dur\":5," \
+    "\"args\":{\"correlation\":1}},\n"                                                                            \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":100,\"tid\":101,\"ts\":70,\"dur\":30},\n"           \
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":101,\"ts\":75,\"dur\":5," \
+    "\"args\":{\"correlation\":2}},\n"                                                                            \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void " KERNEL "<float, float, float>(float*, float const*, int)\","  \
+    "\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":" DUR ",\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},\n"         \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_kernel\",\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":40,"            \
+    "\"args\":{\"correlation\":2,\"device\":0,\"stream\":7}}\n"                                                   \
+    "]}\n"
+
+/* item 6: kernels of different names that the same op launched are one renamed kernel that got faster, not a
+ * "gone" and a "new" row (which read as a +146 us regression beside a -300 us improvement) */
+TEST(renamed_kernel_paired_by_launching_op)
+{
+    const char *a = tp_test_write_text("sm_h100.json", SOFTMAX_TRACE("cunn_SoftMaxForward", "300"));
+    const char *b = tp_test_write_text("sm_mi300.json", SOFTMAX_TRACE("cunn_SoftMaxForwardReg", "146"));
+    const char *dir = tp_test_tmp("sm.diff");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), a, b, dir), 0);
+    char *md = tp_test_read_in(dir, "diff.md"), *js = tp_test_read_in(dir, "diff.json");
+    CHECK(md && strstr(md, "| `cunn_SoftMaxForward` → `cunn_SoftMaxForwardReg` (both launched by `aten::softmax`) | 1 → 1 |"));
+    CHECK(md && strstr(md, "| -154.000 | -51.3% |"));
+    CHECK(md && !strstr(md, "| new |") && !strstr(md, "| gone |"));
+    CHECK(js && strstr(js, "\"match\":\"op\",\"op\":\"aten::softmax\""));
+    free(md);
+    free(js);
+    if (!tp_test_have("pdftotext"))
+        return;
+    /* diff.pdf: the one-row steps table shares its page with the kernels and the ops (was a page each) */
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 3 -l 3 '%s/diff.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, "Steps") && strstr(out, "Kernels") && strstr(out, "Ops (device time launched)"));
+    CHECK(out && strstr(out, "op aten::softmax"));
+    free(out);
+}

@@ -193,8 +193,9 @@ TEST(report_samples_cut_no_number_and_summary_md_reads_in_a_pr)
             CHECK(strstr(first, "median step **680" TP_NBSP "us** ± 0" TP_NBSP "us (half the IQR of 3 steps)"));
             CHECK(strstr(md, "\n\n**Against the baseline** example: no change. Median step time 680.000" TP_NBSP
                              "us → 680.000" TP_NBSP "us (0" TP_NBSP "ns, +0.0%)"));
-            CHECK(strstr(md, "| # | kernel | time % | total (us) | count | mean (us) | median (us) |\n"));
-            CHECK(strstr(md, "| 1 | `ampere_sgemm_128x64_tn` | 59.3% | 811.500 | 6 | 135.250 | 135.250 |\n"));
+            /* issue 36 item 9: no median column in a comment's column (report.pdf and summary.json have it) */
+            CHECK(strstr(md, "| # | kernel | time % | total (us) | count | mean (us) |\n"));
+            CHECK(strstr(md, "| 1 | `ampere_sgemm_128x64_tn` | 59.3% | 811.500 | 6 | 135.250 |\n"));
             CHECK(strstr(md, "| GEMM | 1.172 | 85.6% | `aten::addmm` |\n"));
         } else
             CHECK(strstr(md, "**Charts**: `png/overview.png`, `png/gpu_time.png`, ") != NULL);

@@ -408,7 +408,7 @@ TEST(xplane_report_op_grids_keyed_by_tf_and_hlo_ops_of_the_data)
         check_ops(samples[i], tp_jv_get(s.xp, "hlo_ops"), hlo, nhlo);
         CHECK(txt && strstr(txt, "Dominating TF ops"));
         if (i == 1) { /* JAX: both grids, keys from the kernels' stats */
-            CHECK(txt && strstr(txt, "Dominating XLA ops: kernel mix by category"));
+            CHECK(txt && strstr(txt, "Dominating XLA ops by time: kernel mix by category"));
             CHECK(txt && strstr(txt, "dot_general") && strstr(txt, "custom-call.1 (jit_matmul)"));
             CHECK(tp_test_exists_in(dir, "png/xplane_tf_ops.png") && tp_test_exists_in(dir, "png/xplane_xla_ops.png"));
         } else { /* no hlo_op on TF 2.4 kernels nor on TPU ops: a page that says so */
@@ -713,7 +713,7 @@ TEST(xplane_report_no_launch_events_gives_an_empty_state_page)
     CHECK_EQ_INT(jint(ls, "launches"), 0);
     CHECK(tp_jv_get(ls, "rows") && tp_jv_get(ls, "rows")->n == 0);
     CHECK(txt && strstr(txt, "Launch Stats: no launch calls") && strstr(txt, "no launches to count"));
-    CHECK(txt && strstr(txt, "Dominating TF ops: kernel mix") && strstr(txt, "MatMul"));
+    CHECK(txt && strstr(txt, "Dominating TF ops by time: kernel mix") && strstr(txt, "MatMul"));
     CHECK(txt && strstr(txt, "Dominating XLA ops: none"));
     CHECK(!tp_test_exists_in(dir, "png/xplane_launch_stats.png") && tp_test_exists_in(dir, "png/xplane_tf_ops.png"));
     char *md = tp_test_read_in(dir, "summary.md");

@@ -1,0 +1,42 @@
+/* test_reads_units.c: one unit per table column in the PDF (issue 36 item
+ * 8), as summary.md's columns have it. */
+#include "tests/lib/harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* the Steps page: the host column held "211.206 ms" rows above "1.292 s"; the kernel statistics' Avg column "465.494
+ * us" beside "1.082 ms" */
+TEST(pdf_table_columns_have_one_unit)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.resnet");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/kineto/kineto_plugin_resnet50_array_2020-12.pt.trace.json.gz"),
+                             dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, " #5 0.211 s 132.133 ms 79.073 ms 0 ns 2,204 132.133 ms"));
+    CHECK(out && strstr(out, " whole trace (first to last slice) 1.292 s 649.472 ms 642.727 ms"));
+    CHECK(out && strstr(out, " 1 12.3 80.065 ms 172 0.465 ms 0.398 ms 379.000 us 0.812 ms 0.133 ms wgrad_alg0_engine"));
+    free(out);
+}
+
+/* the roofline's axes are sized by the shapes that carry time: SGLang decode's five 2-4 us copies at 1e-5 TFLOPS/s
+ * stretched the y axis over 10 decades (1e-6 .. 1e4); now 0.001 .. 1e4, the five counted under the chart */
+TEST(roofline_axes_sized_by_time)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.sglang");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                             dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - | tr '\\n' ' '", dir), 0);
+    CHECK(out && strstr(out, "5 more lie outside the axes (sized by the shapes with 0.1% of the time or more)."));
+    free(out);
+}
