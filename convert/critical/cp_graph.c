@@ -12,18 +12,23 @@
  * of a stream is a dependency the trace does not show. */
 #define KERNEL_GAP_MAX_NS 1500000
 
+/* 16 bytes: a window may hold every event of the trace (the whole-trace
+ * window of a trace without steps); its place in the window is
+ * p->ev2local[ev] */
 typedef struct node {
     int64_t ts;
-    uint32_t ev, local;
+    uint32_t ev;
     bool start;
 } node;
 #define NODE_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->ev < (y)->ev || ((x)->ev == (y)->ev && (x)->start && !(y)->start))))
 TP_SORT_DEFINE(sort_nodes, node, int, NODE_LESS)
 
+/* 16 bytes (as node): the weight is the nodes' time difference unless
+ * zero is set (edge_w) */
 typedef struct edge {
     uint32_t u, v, attr;
-    int64_t w;
     uint8_t type;
+    bool zero;
 } edge;
 
 typedef struct hkey {
@@ -55,11 +60,21 @@ typedef struct graph {
     edge *edges;
     size_t nedges, cap;
     uint32_t negative;
-    struct csr {
-        uint32_t *off; /* node -> first entry */
-        uint32_t *e;   /* edge indexes, insertion order within a node */
-    } out;             /* successors, after the path is found */
 } graph;
+
+typedef struct csr {
+    uint32_t *off; /* node -> first entry */
+    uint32_t *e;   /* edge indexes, insertion order within a node */
+} csr;
+
+/* The edge's weight: dst.ts - src.ts, 0 for zero edges and clock skew */
+static int64_t edge_w(const graph *g, const edge *e)
+{
+    if (e->zero)
+        return 0;
+    int64_t w = g->nodes[e->v].ts - g->nodes[e->u].ts;
+    return w < 0 ? 0 : w;
+}
 
 /* A sync event on a stream ("Stream Sync", "Stream Wait Event") is a pair
  * of nodes as in HTA (which makes nodes of every event with a stream); no
@@ -74,14 +89,10 @@ static void add_edge(graph *g, uint32_t u, uint32_t v, uint8_t type, bool zero, 
     if (u == v)
         return;
     TP_GROW(g->edges, g->cap, g->nedges + 1);
-    int64_t w = 0;
-    if (type != TP_CPE_DEPENDENCY && type != TP_CPE_SYNC && !zero)
-        w = g->nodes[v].ts - g->nodes[u].ts;
-    if (w < 0) {
-        g->negative++;
-        w = 0;
-    }
-    g->edges[g->nedges++] = (edge){u, v, attr, w, type};
+    zero = zero || type == TP_CPE_DEPENDENCY || type == TP_CPE_SYNC;
+    if (!zero && g->nodes[v].ts < g->nodes[u].ts)
+        g->negative++; /* counted as 0 (edge_w) */
+    g->edges[g->nedges++] = (edge){u, v, attr, type, zero};
 }
 
 static bool is_lock(const graph *g, const node *n)
@@ -283,8 +294,6 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
 
 /* ---- the longest path, as networkx dag_longest_path finds it ---- */
 
-typedef struct csr csr;
-
 static void csr_build(csr *c, const edge *es, size_t ne, size_t nn, bool by_dst)
 {
     c->off = tp_xcalloc(nn + 2, sizeof *c->off);
@@ -312,7 +321,7 @@ static void dedupe(edge *es, size_t ne, const csr *out, size_t nn)
             edge *e = &es[out->e[j]];
             if (stamp[e->v] == u) {
                 edge *first = &es[seen[e->v]];
-                first->w = e->w;
+                first->zero = e->zero;
                 first->type = e->type;
                 first->attr = e->attr;
                 e->type = 255;
@@ -330,13 +339,12 @@ static void dedupe(edge *es, size_t ne, const csr *out, size_t nn)
  * edge order), then the best predecessor of each node (the first with the
  * greatest length; none when that is negative), then back from the first
  * node of greatest length.  Returns the path's node count (0: a cycle). */
-static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
+static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, int64_t *len_out)
 {
     size_t nn = g->nnodes, ne = g->nedges;
     csr out, in;
     csr_build(&out, g->edges, ne, nn, false);
     dedupe(g->edges, ne, &out, nn);
-    csr_build(&in, g->edges, ne, nn, true);
     uint32_t *indeg = tp_xcalloc(nn + 1, sizeof *indeg);
     for (size_t i = 0; i < ne; i++)
         if (g->edges[i].type != 255)
@@ -354,37 +362,52 @@ static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
                 order[no++] = e->v;
         }
     }
+    /* the successors are not needed any more: the best predecessor's edge is
+     * kept (from_e), so that the peak holds one adjacency, not two */
+    free(indeg);
+    free(out.off);
+    free(out.e);
+    csr_build(&in, g->edges, ne, nn, true);
     size_t n = 0;
     if (no == nn && nn) {
         int64_t *dist = tp_xmalloc(nn * sizeof *dist);
-        uint32_t *from = tp_xmalloc(nn * sizeof *from);
+        uint32_t *from = tp_xmalloc(nn * sizeof *from), *from_e = tp_xmalloc(nn * sizeof *from_e);
         for (size_t k = 0; k < nn; k++) {
             uint32_t v = order[k];
             int64_t best = INT64_MIN;
-            uint32_t bu = v;
+            uint32_t bu = v, be = TP_NONE;
             for (uint32_t j = in.off[v]; j < in.off[v + 1]; j++) {
                 const edge *e = &g->edges[in.e[j]];
                 if (e->type == 255)
                     continue;
-                int64_t c = tp_sat_add(dist[e->u], e->w);
+                int64_t c = tp_sat_add(dist[e->u], edge_w(g, e));
                 if (c > best) {
                     best = c;
                     bu = e->u;
+                    be = in.e[j];
                 }
             }
             if (best == INT64_MIN || best < 0) {
                 best = 0;
                 bu = v;
+                be = TP_NONE;
             }
             dist[v] = best;
             from[v] = bu;
+            from_e[v] = be;
         }
         uint32_t v = order[0];
         for (size_t k = 1; k < nn; k++)
             if (dist[order[k]] > dist[v])
                 v = order[k];
         *len_out = dist[v];
-        uint32_t *path = tp_xmalloc((nn + 1) * sizeof *path);
+        free(dist);
+        free(in.off);
+        free(in.e);
+        in.off = in.e = NULL;
+        /* the path back from v, reversed into order's room; path_e[i]: the
+         * edge into path[i] (TP_NONE for the first) */
+        uint32_t *path = order, *path_e = from;
         for (;;) {
             path[n++] = v;
             if (from[v] == v)
@@ -396,28 +419,19 @@ static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
             path[a] = path[b];
             path[b] = x;
         }
+        for (size_t i = 0; i < n; i++)
+            path_e[i] = i ? from_e[path[i]] : TP_NONE;
+        free(from_e);
         *path_out = path;
-        free(dist);
-        free(from);
+        *edge_out = path_e;
+        order = NULL;
     }
     free(in.off);
     free(in.e);
-    free(indeg);
     free(order);
-    g->out = out; /* the path's edges are looked up in it */
     return n;
 }
 
-
-static const edge *find_edge(const graph *g, uint32_t u, uint32_t v)
-{
-    for (uint32_t j = g->out.off[u]; j < g->out.off[u + 1]; j++) {
-        const edge *e = &g->edges[g->out.e[j]];
-        if (e->v == v && e->type != 255)
-            return e;
-    }
-    return NULL;
-}
 
 static bool is_comm(const char *n)
 {
@@ -447,58 +461,60 @@ static uint8_t bound_of(const graph *g, const edge *e)
         return is_comm(tp_str_get(g->t, a->name)) ? TP_CPB_COMM : TP_CPB_KERNEL;
     if (cp_is_data_loading(g->t, a))
         return TP_CPB_DATA_LOADING;
-    if (e->w == 0 && is_blocking(g, e->attr))
+    if (edge_w(g, e) == 0 && is_blocking(g, e->attr))
         return TP_CPB_SYNC; /* a blocking call's end: waiting on the device */
     return TP_CPB_CPU;
 }
 
+/* 16 bytes: a whole-trace path may have millions of links.  key: the
+ * event, then (after the events are summed) its name. */
 typedef struct share {
-    uint32_t ev;
-    tp_str name;
-    uint8_t bound;
     int64_t ns;
+    uint32_t key;
+    uint8_t bound;
 } share;
-#define SHARE_BY_EV(x, y, c) ((x)->ev < (y)->ev)
-TP_SORT_DEFINE(sort_by_ev, share, int, SHARE_BY_EV)
-#define SHARE_BY_NAME(x, y, c) ((x)->name < (y)->name || ((x)->name == (y)->name && (x)->bound < (y)->bound))
-TP_SORT_DEFINE(sort_by_name, share, int, SHARE_BY_NAME)
+#define SHARE_BY_KEY(x, y, c) ((x)->key < (y)->key || ((x)->key == (y)->key && (x)->bound < (y)->bound))
+TP_SORT_DEFINE(sort_by_key, share, int, SHARE_BY_KEY)
 #define SHARE_BY_NS(x, y, c) ((x)->ns > (y)->ns)
 TP_SORT_DEFINE(sort_by_ns, share, int, SHARE_BY_NS)
 
+/* Sum the entries of one (key, bound): s sorted by them; returns the count left. */
+static size_t sum_by_key(share *s, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && s[m - 1].key == s[i].key && s[m - 1].bound == s[i].bound)
+            s[m - 1].ns += s[i].ns;
+        else
+            s[m++] = s[i];
+    }
+    return m;
+}
+
 /* The path's time by event: the longest host op, the top names. */
-static void shares(const graph *g, tp_cp_path *out)
+static void shares(const tp_trace *t, tp_cp_path *out)
 {
     share *s = tp_xmalloc((out->nlinks + 1) * sizeof *s);
     size_t n = 0;
     for (size_t i = 0; i < out->nlinks; i++) {
         const tp_cp_link *l = &out->links[i];
         if (l->time_ns > 0 && l->attr_ev != TP_NONE)
-            s[n++] = (share){l->attr_ev, g->t->events[l->attr_ev].name, l->bound, l->time_ns};
+            s[n++] = (share){l->time_ns, l->attr_ev, l->bound};
     }
-    sort_by_ev(s, n, 0);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && s[m - 1].ev == s[i].ev && s[m - 1].bound == s[i].bound)
-            s[m - 1].ns += s[i].ns;
-        else
-            s[m++] = s[i];
-    }
-    for (size_t i = 0; i < m; i++)
+    sort_by_key(s, n, 0);
+    size_t m = sum_by_key(s, n);
+    for (size_t i = 0; i < m; i++) {
+        s[i].key = t->events[s[i].key].name;
         if (s[i].bound == TP_CPB_CPU && s[i].ns > out->longest_cpu_ns) {
             out->longest_cpu_ns = s[i].ns;
-            out->longest_cpu_name = s[i].name;
+            out->longest_cpu_name = s[i].key;
         }
-    sort_by_name(s, m, 0);
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (n && s[n - 1].name == s[i].name && s[n - 1].bound == s[i].bound)
-            s[n - 1].ns += s[i].ns;
-        else
-            s[n++] = s[i];
     }
+    sort_by_key(s, m, 0);
+    n = sum_by_key(s, m);
     sort_by_ns(s, n, 0);
     for (size_t i = 0; i < n && out->ntop < TP_CP_TOP; i++)
-        out->top[out->ntop++] = (tp_cp_top){s[i].name, s[i].bound, s[i].ns};
+        out->top[out->ntop++] = (tp_cp_top){s[i].key, s[i].bound, s[i].ns};
     free(s);
 }
 
@@ -557,27 +573,30 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     g.nodes = tp_xmalloc((g.nnodes + 1) * sizeof *g.nodes);
     for (size_t i = 0; i < g.nlocals; i++) {
         const tp_event *e = &t->events[g.locals[i]];
-        g.nodes[2 * i] = (node){e->ts, g.locals[i], (uint32_t)i, true};
-        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], (uint32_t)i, false};
+        g.nodes[2 * i] = (node){e->ts, g.locals[i], true};
+        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false};
     }
     sort_nodes(g.nodes, g.nnodes, 0);
     g.start_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.start_of);
     g.end_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.end_of);
     for (uint32_t i = 0; i < g.nnodes; i++)
-        (g.nodes[i].start ? g.start_of : g.end_of)[g.nodes[i].local] = i;
+        (g.nodes[i].start ? g.start_of : g.end_of)[p->ev2local[g.nodes[i].ev]] = i;
 
     lock_pass(&g);
     stack_pass(&g, nhost);
     device_pass(&g, nhost, d0, d1);
+    free(g.start_of); /* the edges are made: the lookups are done with */
+    free(g.end_of);
+    g.start_of = g.end_of = NULL;
 
-    uint32_t *path = NULL;
+    uint32_t *path = NULL, *path_e = NULL;
     int64_t weighted = 0;
-    size_t np = g.nnodes ? longest_path(&g, &path, &weighted) : 0;
+    size_t np = g.nnodes ? longest_path(&g, &path, &path_e, &weighted) : 0;
     for (size_t i = 0; i < g.nedges; i++)
         if (g.edges[i].type != 255) {
             out->edges++;
             out->edges_of[g.edges[i].type]++;
-            out->sync_nonzero += g.edges[i].type == TP_CPE_SYNC && g.edges[i].w != 0;
+            out->sync_nonzero += g.edges[i].type == TP_CPE_SYNC && edge_w(&g, &g.edges[i]) != 0;
         }
     out->nodes = (uint32_t)g.nnodes;
     out->negative = g.negative;
@@ -596,18 +615,19 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
         bool *seen = tp_xcalloc(g.nlocals + 1, 1);
         for (size_t i = 0; i < np; i++) {
             const node *b = &g.nodes[path[i]];
-            if (!seen[b->local]) {
-                seen[b->local] = true;
+            uint32_t b_local = p->ev2local[b->ev];
+            if (!seen[b_local]) {
+                seen[b_local] = true;
                 out->path_events++;
             }
             if (i == 0)
                 continue;
             const node *a = &g.nodes[path[i - 1]];
-            const edge *e = find_edge(&g, path[i - 1], path[i]);
+            const edge *e = path_e[i] == TP_NONE ? NULL : &g.edges[path_e[i]];
             int64_t to = b->ts < w->ws ? w->ws : b->ts > w->we ? w->we : b->ts;
             int64_t next = to > cursor ? to : cursor;
             tp_cp_link *l = &out->links[out->nlinks++];
-            *l = (tp_cp_link){a->ev, b->ev, a->ts, b->ts, e ? e->w : 0, cursor, next - cursor,
+            *l = (tp_cp_link){a->ev, b->ev, e ? edge_w(&g, e) : 0, cursor, next - cursor,
                               e ? e->attr : TP_NONE, e ? e->type : TP_CPE_DEPENDENCY, TP_CPB_CPU, a->start, b->start};
             l->bound = e ? bound_of(&g, e) : TP_CPB_CPU;
             out->bound_ns[l->bound] += next - cursor;
@@ -616,16 +636,15 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
         free(seen);
     }
     out->bound_ns[TP_CPB_OUTSIDE] += w->we - cursor;
-    shares(&g, out);
 
+    /* the graph is done with before the shares are summed (the peak holds
+     * one of them, not both) */
     for (size_t i = 0; i < g.nlocals; i++)
         p->ev2local[g.locals[i]] = TP_NONE;
     free(path);
-    free(g.out.off);
-    free(g.out.e);
+    free(path_e);
     free(g.edges);
     free(g.nodes);
-    free(g.start_of);
-    free(g.end_of);
     free(g.locals);
+    shares(t, out);
 }

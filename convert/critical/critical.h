@@ -68,10 +68,10 @@ typedef enum tp_cp_bound {
 const char *tp_cp_edge_name(int type);  /* "operator", "dependency", ... */
 const char *tp_cp_bound_name(int bound); /* "cpu_op", "data_loading", ... */
 
-/* One edge of the path. */
+/* One edge of the path (40 bytes: a whole-trace path may hold millions).
+ * A node's time is its event's start (from_start / to_start) or end. */
 typedef struct tp_cp_link {
     uint32_t from_ev, to_ev;  /* the nodes' events */
-    int64_t from_ts, to_ts;   /* the nodes' times */
     int64_t weight;           /* the edge's weight */
     int64_t from_ns, time_ns; /* the window time it covers: [from_ns, from_ns + time_ns) */
     uint32_t attr_ev;         /* the event the edge is attributed to, TP_NONE: none (between top-level ops) */
