@@ -19,6 +19,7 @@ typedef struct node {
     int64_t ts;
     uint32_t ev;
     bool start;
+    bool synced; /* a whole-device sync's edge leaves it (device_pass) */
 } node;
 #define NODE_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->ev < (y)->ev || ((x)->ev == (y)->ev && (x)->start && !(y)->start))))
 TP_SORT_DEFINE(sort_nodes, node, int, NODE_LESS)
@@ -60,6 +61,7 @@ typedef struct graph {
     edge *edges;
     size_t nedges, cap;
     uint32_t negative;
+    uint64_t sync_skipped; /* whole-device sync edges left out past the budget (device_pass) */
 } graph;
 
 typedef struct csr {
@@ -226,17 +228,40 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
     sort_dkeys(k, n, 0);
     uint32_t *streams = tp_xmalloc((n + 1) * sizeof *streams); /* streams with a last node, first seen first */
     size_t nstreams = 0;
+    /* A whole-device sync (cudaDeviceSynchronize, Context Sync) waits for
+     * every stream's last work: HTA's edge from each.  S streams and C such
+     * syncs make S x C edges (a hostile trace of 6,000 of each: 36 M edges,
+     * 700 MB).  Past a budget of edges proportional to the window's nodes,
+     * only a stream whose last work changed since the previous whole-device
+     * sync gets one (the others' edge would repeat one already made to an
+     * earlier sync), the rest counted in sync_skipped. */
+    uint32_t *changed = tp_xmalloc((n + 1) * sizeof *changed); /* streams whose last changed since that sync */
+    size_t nchanged = 0, budget = 2 * g->nnodes + 4096, spent = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[k[i].ev];
-        if (k[i].pos == UINT32_MAX) { /* every stream's work so far, to the call's end */
-            uint32_t call_end = g->end_of[p->ev2local[k[i].ev]];
-            for (size_t s = 0; s < nstreams; s++)
-                if (g->nodes[p->last_of[streams[s]]].ts <= g->nodes[call_end].ts)
-                    add_edge(g, p->last_of[streams[s]], call_end, TP_CPE_SYNC, true, TP_NONE);
+        int kind = k[i].pos == UINT32_MAX ? CP_ITEM_CONTEXT_SYNC : cp_item_kind(p, e);
+        uint32_t run_local = k[i].pos == UINT32_MAX ? TP_NONE : p->ev2local[e->link];
+        if (kind == CP_ITEM_CONTEXT_SYNC && (k[i].pos == UINT32_MAX || run_local != TP_NONE)) {
+            /* every stream's work so far, to the call's end; an unrecorded
+             * sync (pos UINT32_MAX) only from work ended by then */
+            bool unrecorded = k[i].pos == UINT32_MAX;
+            uint32_t call_end = g->end_of[unrecorded ? p->ev2local[k[i].ev] : run_local];
+            bool all = spent + nstreams <= budget;
+            size_t m = all ? nstreams : nchanged, added = 0;
+            spent += all ? nstreams : 0;
+            for (size_t s = 0; s < m; s++) {
+                uint32_t last = p->last_of[all ? streams[s] : changed[s]];
+                if ((!all && g->nodes[last].synced) || (unrecorded && g->nodes[last].ts > g->nodes[call_end].ts))
+                    continue;
+                add_edge(g, last, call_end, TP_CPE_SYNC, true, TP_NONE);
+                g->nodes[last].synced = true;
+                added++;
+            }
+            if (!all)
+                g->sync_skipped += nstreams - added;
+            nchanged = 0;
             continue;
         }
-        uint32_t run_local = p->ev2local[e->link];
-        int kind = cp_item_kind(p, e);
         if (kind != CP_ITEM_ACTIVITY) {
             if (run_local == TP_NONE)
                 continue;
@@ -245,9 +270,6 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
                 uint32_t last = p->last_of[p->logical[e->track]];
                 if (last != TP_NONE)
                     add_edge(g, last, run_end, TP_CPE_SYNC, true, TP_NONE);
-            } else if (kind == CP_ITEM_CONTEXT_SYNC) {
-                for (size_t s = 0; s < nstreams; s++)
-                    add_edge(g, p->last_of[streams[s]], run_end, TP_CPE_SYNC, true, TP_NONE);
             } else {
                 uint32_t src = p->sync_src[k[i].pos];
                 uint32_t src_local = src == TP_NONE ? TP_NONE : p->ev2local[src];
@@ -285,10 +307,12 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
         if (last == TP_NONE)
             streams[nstreams++] = stream;
         p->last_of[stream] = end;
+        changed[nchanged++] = stream; /* may repeat a stream: its node is marked once linked */
     }
     for (size_t s = 0; s < nstreams; s++)
         p->last_of[streams[s]] = TP_NONE;
     free(streams);
+    free(changed);
     free(k);
 }
 
@@ -573,8 +597,8 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     g.nodes = tp_xmalloc((g.nnodes + 1) * sizeof *g.nodes);
     for (size_t i = 0; i < g.nlocals; i++) {
         const tp_event *e = &t->events[g.locals[i]];
-        g.nodes[2 * i] = (node){e->ts, g.locals[i], true};
-        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false};
+        g.nodes[2 * i] = (node){e->ts, g.locals[i], true, false};
+        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false, false};
     }
     sort_nodes(g.nodes, g.nnodes, 0);
     g.start_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.start_of);
@@ -600,6 +624,7 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
         }
     out->nodes = (uint32_t)g.nnodes;
     out->negative = g.negative;
+    out->sync_skipped = g.sync_skipped;
     out->cycle = g.nnodes && np == 0;
     out->weighted_ns = weighted;
 

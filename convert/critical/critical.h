@@ -95,6 +95,7 @@ typedef struct tp_cp_path {
     uint32_t edges_of[TP_CPE_COUNT];
     uint32_t sync_nonzero; /* sync edges with a weight (always 0 by the definition) */
     uint32_t negative;     /* edges whose weight was negative (clock skew), counted as 0 */
+    uint64_t sync_skipped; /* whole-device sync edges left out past the budget (cp_graph.c device_pass) */
     bool cycle;           /* the graph had a cycle (bad input): no path */
     tp_cp_link *links;
     size_t nlinks;

@@ -61,3 +61,56 @@ TEST(critical_path_whole_trace_memory_per_event)
     long extra_kb = 450000L * 180 / 1024;
     CHECK(runs_under(hi + extra_kb, in, true));
 }
+
+/* n kernels each on its own stream, then n cudaDeviceSynchronize calls
+ * (no sync events: each waits for every stream) in one step */
+static char *many_streams_syncs(size_t n)
+{
+    tp_buf b = {0};
+    tp_buf_printf(&b, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                      "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":%zu}",
+                  20 * n + 100);
+    for (size_t i = 0; i < n; i++)
+        tp_buf_printf(&b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%zu,\"dur\":2,\"args\":{\"correlation\":%zu}},\n"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":%zu,\"ts\":%zu,\"dur\":3,"
+                      "\"args\":{\"correlation\":%zu}}",
+                      10 * i + 1, i + 1, 100 + i, 10 * i + 5, i + 1);
+    for (size_t i = 0; i < n; i++)
+        tp_buf_printf(&b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%zu,\"dur\":5}",
+                      10 * n + 10 * i + 10);
+    tp_buf_printf(&b, "\n]}\n");
+    char *s = tp_xstrdup(b.data);
+    tp_buf_free(&b);
+    return s;
+}
+
+/* 10,000 streams and 10,000 whole-device waits: HTA's edge from every
+ * stream to every wait is 10^8 edges (6,000 of each took 720 MB and 2 s
+ * before; 10,000 over 2 GB).  Past the budget only the streams whose last
+ * work changed get one; the rest are counted; the breakdown still adds up. */
+TEST(critical_path_whole_device_syncs_bounded)
+{
+    char *t = many_streams_syncs(10000);
+    const char *in = tp_test_write_text("cp_syncs.json", t);
+    free(t);
+    bool capped = tp_test_run(NULL, "(ulimit -v 600000 && '%s' --version; exit $?) >/dev/null 2>&1", tp_test_bin()) == 0;
+    const char *dir = tp_test_tmp("cp_syncs_out");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "(%s TP_REPORT_THREADS=1 timeout 20 '%s' report '%s' -o '%s'; exit $?) 2>&1",
+                             capped ? "ulimit -v 600000;" : "", tp_test_bin(), in, dir),
+                 0);
+    free(out);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *js = NULL;
+    CHECK_EQ_INT(tp_test_run(&js, "cat '%s'", path), 0);
+    /* 10,000 x 10,000 would-be edges, 2 x 40,000 nodes + 4,096 made at most */
+    CHECK(js && strstr(js, "\"sync_edges_skipped\":"));
+    CHECK(js && strstr(js, "\"length_ns\":200100000"));
+    CHECK(js && strstr(js, "\"cycle\":false"));
+    free(js);
+}
