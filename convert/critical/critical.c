@@ -59,8 +59,10 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
     tp_cp_window *w = NULL;
     size_t nw = 0, cap = 0;
     bool steps_too = true;
-    if (spec && (!spec[0] || strcmp(spec, "#0") == 0))
-        spec = NULL, steps_too = false; /* HTA's annotation "": the whole trace */
+    /* HTA's annotation "": the whole trace, whatever the instance ("#5" took
+     * the sixth event of any name, a kernel or an aten::empty) */
+    if (spec && (!spec[0] || (spec[0] == '#' && spec[1] && strspn(spec + 1, "0123456789") == strlen(spec + 1))))
+        spec = NULL, steps_too = false;
     if (spec) {
         /* NAME[#N]: the last '#' followed by digits only is the instance */
         size_t len = strlen(spec);

@@ -124,7 +124,7 @@ typedef struct tp_critical {
  * a step number seen twice keeps its first), the whole trace [first slice
  * start, last slice end] without steps; spec "NAME" or "NAME#N": the N-th
  * (from 0, as HTA's instance_id; default 0) complete event whose name holds
- * NAME, in time order; spec "" (HTA's annotation ""): the whole trace.  0,
+ * NAME, in time order; spec "" or "#N" (HTA's annotation ""): the whole trace.  0,
  * or -1 with a message in err (no such annotation). */
 int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_t *n, char *err, size_t errn);
 
