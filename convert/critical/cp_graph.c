@@ -547,6 +547,54 @@ static int64_t launch_ts(const cp_prep *p, size_t i)
     return p->t->events[p->t->events[p->dev[i]].link].ts;
 }
 
+/* The first host candidate starting after at (after: > at, else >= at). */
+static size_t host_from(const cp_prep *p, int64_t at, bool after)
+{
+    size_t lo = 0, hi = p->nhost;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t ts = p->t->events[p->host[mid]].ts;
+        if (ts < at || (after && ts == at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The same for the device candidates, by their launch call's start. */
+static size_t dev_from(const cp_prep *p, int64_t at, bool after)
+{
+    size_t lo = 0, hi = p->ndev;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t ts = launch_ts(p, mid);
+        if (ts < at || (after && ts == at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t cp_window_size(const cp_prep *p, const tp_cp_window *w)
+{
+    return host_from(p, w->we, true) - host_from(p, w->ws, false) + dev_from(p, w->we, true) -
+           dev_from(p, w->ws, false);
+}
+
+void cp_path_skipped(const tp_cp_window *w, tp_cp_path *out)
+{
+    memset(out, 0, sizeof *out);
+    out->step = w->step;
+    out->window_ev = w->ev;
+    out->ws = w->ws;
+    out->we = w->we;
+    out->length_ns = w->we - w->ws;
+    out->bound_ns[TP_CPB_OUTSIDE] = out->length_ns; /* no path: the window is outside it */
+    out->skipped = true;
+}
+
 void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
 {
     const tp_trace *t = p->t;
@@ -556,28 +604,8 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     out->ws = w->ws;
     out->we = w->we;
     out->length_ns = w->we - w->ws;
-    size_t lo = 0, hi = p->nhost;
-    while (lo < hi) { /* first host candidate at or after ws */
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->events[p->host[mid]].ts < w->ws)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t h0 = lo, h1 = h0;
-    while (h1 < p->nhost && t->events[p->host[h1]].ts <= w->we)
-        h1++;
-    lo = 0, hi = p->ndev;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (launch_ts(p, mid) < w->ws)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t d0 = lo, d1 = d0;
-    while (d1 < p->ndev && launch_ts(p, d1) <= w->we)
-        d1++;
+    size_t h0 = host_from(p, w->ws, false), h1 = h0 > host_from(p, w->we, true) ? h0 : host_from(p, w->we, true);
+    size_t d0 = dev_from(p, w->ws, false), d1 = d0 > dev_from(p, w->we, true) ? d0 : dev_from(p, w->we, true);
 
     graph g = {0};
     g.p = p;

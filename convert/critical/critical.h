@@ -97,6 +97,7 @@ typedef struct tp_cp_path {
     uint32_t negative;     /* edges whose weight was negative (clock skew), counted as 0 */
     uint64_t sync_skipped; /* whole-device sync edges left out past the budget (cp_graph.c device_pass) */
     bool cycle;           /* the graph had a cycle (bad input): no path */
+    bool skipped;         /* past the work budget (windows overlapping too much: critical.c): no path */
     tp_cp_link *links;
     size_t nlinks;
     uint32_t path_events; /* distinct events on the path */

@@ -31,7 +31,10 @@ static void path_json(const tp_summary *s, const tp_cp_path *p, tp_buf *b)
     tp_buf_printf(b, "},\"sync_edges_weighted\":%u,\"negative_weights\":%u,", p->sync_nonzero, p->negative);
     if (p->sync_skipped) /* only past the budget (docs/REPORT.md "Critical path"): no key otherwise */
         tp_buf_printf(b, "\"sync_edges_skipped\":%llu,", (unsigned long long)p->sync_skipped);
-    tp_buf_printf(b, "\"cycle\":%s},", p->cycle ? "true" : "false");
+    tp_buf_printf(b, "\"cycle\":%s", p->cycle ? "true" : "false");
+    if (p->skipped) /* past the work budget (docs/REPORT.md "Critical path"): no key otherwise */
+        tp_buf_puts(b, ",\"skipped\":true");
+    tp_buf_puts(b, "},");
     uint32_t by_type[TP_CPE_COUNT] = {0};
     for (size_t i = 0; i < p->nlinks; i++)
         by_type[p->links[i].type]++;
