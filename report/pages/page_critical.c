@@ -91,7 +91,8 @@ void tp_page_critical(tp_canvas *cv, const tp_pagectx *pc)
     labels[nrows++] = "critical path";
     /* A path of millions of pieces (a whole trace without steps) is drawn
      * at the page's resolution: pieces under 1/4096 of the window are
-     * merged on the path row (coloured by the bound with the most time),
+     * merged on the path row (a run of them drawn as one part per bound,
+     * as wide as its time in the run),
      * and a short event is drawn only when no other short one of its row
      * was drawn in its 1/4096 of the window: at most a few items per
      * 1/4096 of each row, not 3 per piece (3.7 M pieces took 1.5 GB). */
@@ -104,11 +105,13 @@ void tp_page_critical(tp_canvas *cv, const tp_pagectx *pc)
         if (l && l->time_ns <= 0)
             continue;
         bool small = l && l->time_ns < minw;
-        if (run_ns && (!small || run_ns >= minw)) { /* the merged run so far */
-            int best = 0;
-            for (int k = 1; k < TP_CPB_COUNT; k++)
-                best = run_by[k] > run_by[best] ? k : best;
-            items[n++] = (tp_tl_item){0, run_from, run_ns, tp_cp_bound_name(best), tp_cp_bound_name(best), 0};
+        if (run_ns && (!small || run_ns >= minw)) {
+            /* the merged run so far: one part per bound, as wide as its time in the run */
+            for (int k = 0; k < TP_CPB_COUNT; k++)
+                if (run_by[k] > 0) {
+                    items[n++] = (tp_tl_item){0, run_from, run_by[k], tp_cp_bound_name(k), tp_cp_bound_name(k), 0};
+                    run_from += run_by[k];
+                }
             run_ns = 0;
             memset(run_by, 0, sizeof run_by);
         }
