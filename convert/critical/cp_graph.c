@@ -12,18 +12,24 @@
  * of a stream is a dependency the trace does not show. */
 #define KERNEL_GAP_MAX_NS 1500000
 
+/* 16 bytes: a window may hold every event of the trace (the whole-trace
+ * window of a trace without steps); its place in the window is
+ * p->ev2local[ev] */
 typedef struct node {
     int64_t ts;
-    uint32_t ev, local;
+    uint32_t ev;
     bool start;
+    bool synced; /* a whole-device sync's edge leaves it (device_pass) */
 } node;
 #define NODE_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->ev < (y)->ev || ((x)->ev == (y)->ev && (x)->start && !(y)->start))))
 TP_SORT_DEFINE(sort_nodes, node, int, NODE_LESS)
 
+/* 16 bytes (as node): the weight is the nodes' time difference unless
+ * zero is set (edge_w) */
 typedef struct edge {
     uint32_t u, v, attr;
-    int64_t w;
     uint8_t type;
+    bool zero;
 } edge;
 
 typedef struct hkey {
@@ -55,11 +61,22 @@ typedef struct graph {
     edge *edges;
     size_t nedges, cap;
     uint32_t negative;
-    struct csr {
-        uint32_t *off; /* node -> first entry */
-        uint32_t *e;   /* edge indexes, insertion order within a node */
-    } out;             /* successors, after the path is found */
+    uint64_t sync_skipped; /* whole-device sync edges left out past the budget (device_pass) */
 } graph;
+
+typedef struct csr {
+    uint32_t *off; /* node -> first entry */
+    uint32_t *e;   /* edge indexes, insertion order within a node */
+} csr;
+
+/* The edge's weight: dst.ts - src.ts, 0 for zero edges and clock skew */
+static int64_t edge_w(const graph *g, const edge *e)
+{
+    if (e->zero)
+        return 0;
+    int64_t w = g->nodes[e->v].ts - g->nodes[e->u].ts;
+    return w < 0 ? 0 : w;
+}
 
 /* A sync event on a stream ("Stream Sync", "Stream Wait Event") is a pair
  * of nodes as in HTA (which makes nodes of every event with a stream); no
@@ -74,14 +91,10 @@ static void add_edge(graph *g, uint32_t u, uint32_t v, uint8_t type, bool zero, 
     if (u == v)
         return;
     TP_GROW(g->edges, g->cap, g->nedges + 1);
-    int64_t w = 0;
-    if (type != TP_CPE_DEPENDENCY && type != TP_CPE_SYNC && !zero)
-        w = g->nodes[v].ts - g->nodes[u].ts;
-    if (w < 0) {
-        g->negative++;
-        w = 0;
-    }
-    g->edges[g->nedges++] = (edge){u, v, attr, w, type};
+    zero = zero || type == TP_CPE_DEPENDENCY || type == TP_CPE_SYNC;
+    if (!zero && g->nodes[v].ts < g->nodes[u].ts)
+        g->negative++; /* counted as 0 (edge_w) */
+    g->edges[g->nedges++] = (edge){u, v, attr, type, zero};
 }
 
 static bool is_lock(const graph *g, const node *n)
@@ -215,17 +228,40 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
     sort_dkeys(k, n, 0);
     uint32_t *streams = tp_xmalloc((n + 1) * sizeof *streams); /* streams with a last node, first seen first */
     size_t nstreams = 0;
+    /* A whole-device sync (cudaDeviceSynchronize, Context Sync) waits for
+     * every stream's last work: HTA's edge from each.  S streams and C such
+     * syncs make S x C edges (a hostile trace of 6,000 of each: 36 M edges,
+     * 700 MB).  Past a budget of edges proportional to the window's nodes,
+     * only a stream whose last work changed since the previous whole-device
+     * sync gets one (the others' edge would repeat one already made to an
+     * earlier sync), the rest counted in sync_skipped. */
+    uint32_t *changed = tp_xmalloc((n + 1) * sizeof *changed); /* streams whose last changed since that sync */
+    size_t nchanged = 0, budget = 2 * g->nnodes + 4096, spent = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[k[i].ev];
-        if (k[i].pos == UINT32_MAX) { /* every stream's work so far, to the call's end */
-            uint32_t call_end = g->end_of[p->ev2local[k[i].ev]];
-            for (size_t s = 0; s < nstreams; s++)
-                if (g->nodes[p->last_of[streams[s]]].ts <= g->nodes[call_end].ts)
-                    add_edge(g, p->last_of[streams[s]], call_end, TP_CPE_SYNC, true, TP_NONE);
+        int kind = k[i].pos == UINT32_MAX ? CP_ITEM_CONTEXT_SYNC : cp_item_kind(p, e);
+        uint32_t run_local = k[i].pos == UINT32_MAX ? TP_NONE : p->ev2local[e->link];
+        if (kind == CP_ITEM_CONTEXT_SYNC && (k[i].pos == UINT32_MAX || run_local != TP_NONE)) {
+            /* every stream's work so far, to the call's end; an unrecorded
+             * sync (pos UINT32_MAX) only from work ended by then */
+            bool unrecorded = k[i].pos == UINT32_MAX;
+            uint32_t call_end = g->end_of[unrecorded ? p->ev2local[k[i].ev] : run_local];
+            bool all = spent + nstreams <= budget;
+            size_t m = all ? nstreams : nchanged, added = 0;
+            spent += all ? nstreams : 0;
+            for (size_t s = 0; s < m; s++) {
+                uint32_t last = p->last_of[all ? streams[s] : changed[s]];
+                if ((!all && g->nodes[last].synced) || (unrecorded && g->nodes[last].ts > g->nodes[call_end].ts))
+                    continue;
+                add_edge(g, last, call_end, TP_CPE_SYNC, true, TP_NONE);
+                g->nodes[last].synced = true;
+                added++;
+            }
+            if (!all)
+                g->sync_skipped += nstreams - added;
+            nchanged = 0;
             continue;
         }
-        uint32_t run_local = p->ev2local[e->link];
-        int kind = cp_item_kind(p, e);
         if (kind != CP_ITEM_ACTIVITY) {
             if (run_local == TP_NONE)
                 continue;
@@ -234,9 +270,6 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
                 uint32_t last = p->last_of[p->logical[e->track]];
                 if (last != TP_NONE)
                     add_edge(g, last, run_end, TP_CPE_SYNC, true, TP_NONE);
-            } else if (kind == CP_ITEM_CONTEXT_SYNC) {
-                for (size_t s = 0; s < nstreams; s++)
-                    add_edge(g, p->last_of[streams[s]], run_end, TP_CPE_SYNC, true, TP_NONE);
             } else {
                 uint32_t src = p->sync_src[k[i].pos];
                 uint32_t src_local = src == TP_NONE ? TP_NONE : p->ev2local[src];
@@ -274,16 +307,16 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
         if (last == TP_NONE)
             streams[nstreams++] = stream;
         p->last_of[stream] = end;
+        changed[nchanged++] = stream; /* may repeat a stream: its node is marked once linked */
     }
     for (size_t s = 0; s < nstreams; s++)
         p->last_of[streams[s]] = TP_NONE;
     free(streams);
+    free(changed);
     free(k);
 }
 
 /* ---- the longest path, as networkx dag_longest_path finds it ---- */
-
-typedef struct csr csr;
 
 static void csr_build(csr *c, const edge *es, size_t ne, size_t nn, bool by_dst)
 {
@@ -312,7 +345,7 @@ static void dedupe(edge *es, size_t ne, const csr *out, size_t nn)
             edge *e = &es[out->e[j]];
             if (stamp[e->v] == u) {
                 edge *first = &es[seen[e->v]];
-                first->w = e->w;
+                first->zero = e->zero;
                 first->type = e->type;
                 first->attr = e->attr;
                 e->type = 255;
@@ -330,13 +363,12 @@ static void dedupe(edge *es, size_t ne, const csr *out, size_t nn)
  * edge order), then the best predecessor of each node (the first with the
  * greatest length; none when that is negative), then back from the first
  * node of greatest length.  Returns the path's node count (0: a cycle). */
-static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
+static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, int64_t *len_out)
 {
     size_t nn = g->nnodes, ne = g->nedges;
     csr out, in;
     csr_build(&out, g->edges, ne, nn, false);
     dedupe(g->edges, ne, &out, nn);
-    csr_build(&in, g->edges, ne, nn, true);
     uint32_t *indeg = tp_xcalloc(nn + 1, sizeof *indeg);
     for (size_t i = 0; i < ne; i++)
         if (g->edges[i].type != 255)
@@ -354,37 +386,52 @@ static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
                 order[no++] = e->v;
         }
     }
+    /* the successors are not needed any more: the best predecessor's edge is
+     * kept (from_e), so that the peak holds one adjacency, not two */
+    free(indeg);
+    free(out.off);
+    free(out.e);
+    csr_build(&in, g->edges, ne, nn, true);
     size_t n = 0;
     if (no == nn && nn) {
         int64_t *dist = tp_xmalloc(nn * sizeof *dist);
-        uint32_t *from = tp_xmalloc(nn * sizeof *from);
+        uint32_t *from = tp_xmalloc(nn * sizeof *from), *from_e = tp_xmalloc(nn * sizeof *from_e);
         for (size_t k = 0; k < nn; k++) {
             uint32_t v = order[k];
             int64_t best = INT64_MIN;
-            uint32_t bu = v;
+            uint32_t bu = v, be = TP_NONE;
             for (uint32_t j = in.off[v]; j < in.off[v + 1]; j++) {
                 const edge *e = &g->edges[in.e[j]];
                 if (e->type == 255)
                     continue;
-                int64_t c = tp_sat_add(dist[e->u], e->w);
+                int64_t c = tp_sat_add(dist[e->u], edge_w(g, e));
                 if (c > best) {
                     best = c;
                     bu = e->u;
+                    be = in.e[j];
                 }
             }
             if (best == INT64_MIN || best < 0) {
                 best = 0;
                 bu = v;
+                be = TP_NONE;
             }
             dist[v] = best;
             from[v] = bu;
+            from_e[v] = be;
         }
         uint32_t v = order[0];
         for (size_t k = 1; k < nn; k++)
             if (dist[order[k]] > dist[v])
                 v = order[k];
         *len_out = dist[v];
-        uint32_t *path = tp_xmalloc((nn + 1) * sizeof *path);
+        free(dist);
+        free(in.off);
+        free(in.e);
+        in.off = in.e = NULL;
+        /* the path back from v, reversed into order's room; path_e[i]: the
+         * edge into path[i] (TP_NONE for the first) */
+        uint32_t *path = order, *path_e = from;
         for (;;) {
             path[n++] = v;
             if (from[v] == v)
@@ -396,28 +443,19 @@ static size_t longest_path(graph *g, uint32_t **path_out, int64_t *len_out)
             path[a] = path[b];
             path[b] = x;
         }
+        for (size_t i = 0; i < n; i++)
+            path_e[i] = i ? from_e[path[i]] : TP_NONE;
+        free(from_e);
         *path_out = path;
-        free(dist);
-        free(from);
+        *edge_out = path_e;
+        order = NULL;
     }
     free(in.off);
     free(in.e);
-    free(indeg);
     free(order);
-    g->out = out; /* the path's edges are looked up in it */
     return n;
 }
 
-
-static const edge *find_edge(const graph *g, uint32_t u, uint32_t v)
-{
-    for (uint32_t j = g->out.off[u]; j < g->out.off[u + 1]; j++) {
-        const edge *e = &g->edges[g->out.e[j]];
-        if (e->v == v && e->type != 255)
-            return e;
-    }
-    return NULL;
-}
 
 static bool is_comm(const char *n)
 {
@@ -447,64 +485,114 @@ static uint8_t bound_of(const graph *g, const edge *e)
         return is_comm(tp_str_get(g->t, a->name)) ? TP_CPB_COMM : TP_CPB_KERNEL;
     if (cp_is_data_loading(g->t, a))
         return TP_CPB_DATA_LOADING;
-    if (e->w == 0 && is_blocking(g, e->attr))
+    if (edge_w(g, e) == 0 && is_blocking(g, e->attr))
         return TP_CPB_SYNC; /* a blocking call's end: waiting on the device */
     return TP_CPB_CPU;
 }
 
+/* 16 bytes: a whole-trace path may have millions of links.  key: the
+ * event, then (after the events are summed) its name. */
 typedef struct share {
-    uint32_t ev;
-    tp_str name;
-    uint8_t bound;
     int64_t ns;
+    uint32_t key;
+    uint8_t bound;
 } share;
-#define SHARE_BY_EV(x, y, c) ((x)->ev < (y)->ev)
-TP_SORT_DEFINE(sort_by_ev, share, int, SHARE_BY_EV)
-#define SHARE_BY_NAME(x, y, c) ((x)->name < (y)->name || ((x)->name == (y)->name && (x)->bound < (y)->bound))
-TP_SORT_DEFINE(sort_by_name, share, int, SHARE_BY_NAME)
+#define SHARE_BY_KEY(x, y, c) ((x)->key < (y)->key || ((x)->key == (y)->key && (x)->bound < (y)->bound))
+TP_SORT_DEFINE(sort_by_key, share, int, SHARE_BY_KEY)
 #define SHARE_BY_NS(x, y, c) ((x)->ns > (y)->ns)
 TP_SORT_DEFINE(sort_by_ns, share, int, SHARE_BY_NS)
 
+/* Sum the entries of one (key, bound): s sorted by them; returns the count left. */
+static size_t sum_by_key(share *s, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && s[m - 1].key == s[i].key && s[m - 1].bound == s[i].bound)
+            s[m - 1].ns += s[i].ns;
+        else
+            s[m++] = s[i];
+    }
+    return m;
+}
+
 /* The path's time by event: the longest host op, the top names. */
-static void shares(const graph *g, tp_cp_path *out)
+static void shares(const tp_trace *t, tp_cp_path *out)
 {
     share *s = tp_xmalloc((out->nlinks + 1) * sizeof *s);
     size_t n = 0;
     for (size_t i = 0; i < out->nlinks; i++) {
         const tp_cp_link *l = &out->links[i];
         if (l->time_ns > 0 && l->attr_ev != TP_NONE)
-            s[n++] = (share){l->attr_ev, g->t->events[l->attr_ev].name, l->bound, l->time_ns};
+            s[n++] = (share){l->time_ns, l->attr_ev, l->bound};
     }
-    sort_by_ev(s, n, 0);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && s[m - 1].ev == s[i].ev && s[m - 1].bound == s[i].bound)
-            s[m - 1].ns += s[i].ns;
-        else
-            s[m++] = s[i];
-    }
-    for (size_t i = 0; i < m; i++)
+    sort_by_key(s, n, 0);
+    size_t m = sum_by_key(s, n);
+    for (size_t i = 0; i < m; i++) {
+        s[i].key = t->events[s[i].key].name;
         if (s[i].bound == TP_CPB_CPU && s[i].ns > out->longest_cpu_ns) {
             out->longest_cpu_ns = s[i].ns;
-            out->longest_cpu_name = s[i].name;
+            out->longest_cpu_name = s[i].key;
         }
-    sort_by_name(s, m, 0);
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (n && s[n - 1].name == s[i].name && s[n - 1].bound == s[i].bound)
-            s[n - 1].ns += s[i].ns;
-        else
-            s[n++] = s[i];
     }
+    sort_by_key(s, m, 0);
+    n = sum_by_key(s, m);
     sort_by_ns(s, n, 0);
     for (size_t i = 0; i < n && out->ntop < TP_CP_TOP; i++)
-        out->top[out->ntop++] = (tp_cp_top){s[i].name, s[i].bound, s[i].ns};
+        out->top[out->ntop++] = (tp_cp_top){s[i].key, s[i].bound, s[i].ns};
     free(s);
 }
 
 static int64_t launch_ts(const cp_prep *p, size_t i)
 {
     return p->t->events[p->t->events[p->dev[i]].link].ts;
+}
+
+/* The first host candidate starting after at (after: > at, else >= at). */
+static size_t host_from(const cp_prep *p, int64_t at, bool after)
+{
+    size_t lo = 0, hi = p->nhost;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t ts = p->t->events[p->host[mid]].ts;
+        if (ts < at || (after && ts == at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The same for the device candidates, by their launch call's start. */
+static size_t dev_from(const cp_prep *p, int64_t at, bool after)
+{
+    size_t lo = 0, hi = p->ndev;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t ts = launch_ts(p, mid);
+        if (ts < at || (after && ts == at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t cp_window_size(const cp_prep *p, const tp_cp_window *w)
+{
+    return host_from(p, w->we, true) - host_from(p, w->ws, false) + dev_from(p, w->we, true) -
+           dev_from(p, w->ws, false);
+}
+
+void cp_path_skipped(const tp_cp_window *w, tp_cp_path *out)
+{
+    memset(out, 0, sizeof *out);
+    out->step = w->step;
+    out->window_ev = w->ev;
+    out->ws = w->ws;
+    out->we = w->we;
+    out->length_ns = w->we - w->ws;
+    out->bound_ns[TP_CPB_OUTSIDE] = out->length_ns; /* no path: the window is outside it */
+    out->skipped = true;
 }
 
 void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
@@ -516,28 +604,8 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     out->ws = w->ws;
     out->we = w->we;
     out->length_ns = w->we - w->ws;
-    size_t lo = 0, hi = p->nhost;
-    while (lo < hi) { /* first host candidate at or after ws */
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->events[p->host[mid]].ts < w->ws)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t h0 = lo, h1 = h0;
-    while (h1 < p->nhost && t->events[p->host[h1]].ts <= w->we)
-        h1++;
-    lo = 0, hi = p->ndev;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (launch_ts(p, mid) < w->ws)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t d0 = lo, d1 = d0;
-    while (d1 < p->ndev && launch_ts(p, d1) <= w->we)
-        d1++;
+    size_t h0 = host_from(p, w->ws, false), h1 = h0 > host_from(p, w->we, true) ? h0 : host_from(p, w->we, true);
+    size_t d0 = dev_from(p, w->ws, false), d1 = d0 > dev_from(p, w->we, true) ? d0 : dev_from(p, w->we, true);
 
     graph g = {0};
     g.p = p;
@@ -557,30 +625,34 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     g.nodes = tp_xmalloc((g.nnodes + 1) * sizeof *g.nodes);
     for (size_t i = 0; i < g.nlocals; i++) {
         const tp_event *e = &t->events[g.locals[i]];
-        g.nodes[2 * i] = (node){e->ts, g.locals[i], (uint32_t)i, true};
-        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], (uint32_t)i, false};
+        g.nodes[2 * i] = (node){e->ts, g.locals[i], true, false};
+        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false, false};
     }
     sort_nodes(g.nodes, g.nnodes, 0);
     g.start_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.start_of);
     g.end_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.end_of);
     for (uint32_t i = 0; i < g.nnodes; i++)
-        (g.nodes[i].start ? g.start_of : g.end_of)[g.nodes[i].local] = i;
+        (g.nodes[i].start ? g.start_of : g.end_of)[p->ev2local[g.nodes[i].ev]] = i;
 
     lock_pass(&g);
     stack_pass(&g, nhost);
     device_pass(&g, nhost, d0, d1);
+    free(g.start_of); /* the edges are made: the lookups are done with */
+    free(g.end_of);
+    g.start_of = g.end_of = NULL;
 
-    uint32_t *path = NULL;
+    uint32_t *path = NULL, *path_e = NULL;
     int64_t weighted = 0;
-    size_t np = g.nnodes ? longest_path(&g, &path, &weighted) : 0;
+    size_t np = g.nnodes ? longest_path(&g, &path, &path_e, &weighted) : 0;
     for (size_t i = 0; i < g.nedges; i++)
         if (g.edges[i].type != 255) {
             out->edges++;
             out->edges_of[g.edges[i].type]++;
-            out->sync_nonzero += g.edges[i].type == TP_CPE_SYNC && g.edges[i].w != 0;
+            out->sync_nonzero += g.edges[i].type == TP_CPE_SYNC && edge_w(&g, &g.edges[i]) != 0;
         }
     out->nodes = (uint32_t)g.nnodes;
     out->negative = g.negative;
+    out->sync_skipped = g.sync_skipped;
     out->cycle = g.nnodes && np == 0;
     out->weighted_ns = weighted;
 
@@ -596,18 +668,19 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
         bool *seen = tp_xcalloc(g.nlocals + 1, 1);
         for (size_t i = 0; i < np; i++) {
             const node *b = &g.nodes[path[i]];
-            if (!seen[b->local]) {
-                seen[b->local] = true;
+            uint32_t b_local = p->ev2local[b->ev];
+            if (!seen[b_local]) {
+                seen[b_local] = true;
                 out->path_events++;
             }
             if (i == 0)
                 continue;
             const node *a = &g.nodes[path[i - 1]];
-            const edge *e = find_edge(&g, path[i - 1], path[i]);
+            const edge *e = path_e[i] == TP_NONE ? NULL : &g.edges[path_e[i]];
             int64_t to = b->ts < w->ws ? w->ws : b->ts > w->we ? w->we : b->ts;
             int64_t next = to > cursor ? to : cursor;
             tp_cp_link *l = &out->links[out->nlinks++];
-            *l = (tp_cp_link){a->ev, b->ev, a->ts, b->ts, e ? e->w : 0, cursor, next - cursor,
+            *l = (tp_cp_link){a->ev, b->ev, e ? edge_w(&g, e) : 0, cursor, next - cursor,
                               e ? e->attr : TP_NONE, e ? e->type : TP_CPE_DEPENDENCY, TP_CPB_CPU, a->start, b->start};
             l->bound = e ? bound_of(&g, e) : TP_CPB_CPU;
             out->bound_ns[l->bound] += next - cursor;
@@ -616,16 +689,15 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
         free(seen);
     }
     out->bound_ns[TP_CPB_OUTSIDE] += w->we - cursor;
-    shares(&g, out);
 
+    /* the graph is done with before the shares are summed (the peak holds
+     * one of them, not both) */
     for (size_t i = 0; i < g.nlocals; i++)
         p->ev2local[g.locals[i]] = TP_NONE;
     free(path);
-    free(g.out.off);
-    free(g.out.e);
+    free(path_e);
     free(g.edges);
     free(g.nodes);
-    free(g.start_of);
-    free(g.end_of);
     free(g.locals);
+    shares(t, out);
 }

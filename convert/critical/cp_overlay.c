@@ -52,9 +52,10 @@ static int64_t node_ts(const tp_trace *t, uint32_t ev, bool start, int64_t ts)
     return ts - 1; /* inside the slice, so the flow binds to it */
 }
 
-static void flow_end(tp_trace *t, char ph, uint32_t ev, bool start, int64_t ts, uint64_t id, tp_str cat,
-                     uint64_t args)
+static void flow_end(tp_trace *t, char ph, uint32_t ev, bool start, uint64_t id, tp_str cat, uint64_t args)
 {
+    /* the node's time: its event's start or end (as cp_graph.c made it) */
+    int64_t ts = start ? t->events[ev].ts : tp_sat_add(t->events[ev].ts, t->events[ev].dur);
     tp_event f;
     tp_event_init(&f);
     f.ph = ph;
@@ -101,8 +102,8 @@ size_t tp_critical_overlay(tp_trace *t, const tp_critical *c)
             tp_argb_int(&ab, "weight_ns", l->weight);
             tp_argb_cstr(&ab, "bound", tp_cp_bound_name(l->bound));
             uint64_t args = tp_argb_commit(t, &ab);
-            flow_end(t, 's', l->from_ev, l->from_start, l->from_ts, id, cat, args);
-            flow_end(t, 'f', l->to_ev, l->to_start, l->to_ts, id, cat, args);
+            flow_end(t, 's', l->from_ev, l->from_start, id, cat, args);
+            flow_end(t, 'f', l->to_ev, l->to_start, id, cat, args);
             id++;
             if (l->time_ns <= 0)
                 continue;

@@ -39,5 +39,9 @@ bool cp_is_data_loading(const tp_trace *t, const tp_event *e);
 
 /* One window's path (cp_graph.c). */
 void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out);
+/* The candidates a window's graph would take (binary searches only). */
+size_t cp_window_size(const cp_prep *p, const tp_cp_window *w);
+/* A window past the work budget (critical.c): no path, counted as skipped. */
+void cp_path_skipped(const tp_cp_window *w, tp_cp_path *out);
 
 #endif

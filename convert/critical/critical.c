@@ -59,8 +59,10 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
     tp_cp_window *w = NULL;
     size_t nw = 0, cap = 0;
     bool steps_too = true;
-    if (spec && (!spec[0] || strcmp(spec, "#0") == 0))
-        spec = NULL, steps_too = false; /* HTA's annotation "": the whole trace */
+    /* HTA's annotation "": the whole trace, whatever the instance ("#5" took
+     * the sixth event of any name, a kernel or an aten::empty) */
+    if (spec && (!spec[0] || (spec[0] == '#' && spec[1] && strspn(spec + 1, "0123456789") == strlen(spec + 1))))
+        spec = NULL, steps_too = false;
     if (spec) {
         /* NAME[#N]: the last '#' followed by digits only is the instance */
         size_t len = strlen(spec);
@@ -129,6 +131,23 @@ int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_
     return 0;
 }
 
+/* Windows may overlap (steps that each span the trace: 3,000 such steps
+ * over 33,000 events took 16 s and 7 GB, every window's graph being the
+ * whole trace).  The windows' graphs together take at most 4 times the
+ * trace's candidates plus 2^20, in window order; a window past that gets
+ * no path (skipped, said in summary.json).  Windows that do not overlap
+ * never reach it.  skip[i] set for those. */
+static void plan_windows(const cp_prep *p, const tp_cp_window *w, size_t n, bool *skip)
+{
+    uint64_t budget = 4 * ((uint64_t)p->nhost + p->ndev) + (1u << 20), spent = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t size = cp_window_size(p, &w[i]);
+        skip[i] = spent + size > budget;
+        if (!skip[i])
+            spent += size;
+    }
+}
+
 void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical, tp_critical *c)
 {
     memset(c, 0, sizeof *c);
@@ -138,8 +157,14 @@ void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const
     cp_prep_build(t, logical, &p);
     c->paths = tp_xcalloc(n, sizeof *c->paths);
     c->n = n;
+    bool *skip = tp_xcalloc(n, sizeof *skip);
+    plan_windows(&p, w, n, skip);
     for (size_t i = 0; i < n; i++)
-        cp_path_window(&p, &w[i], &c->paths[i]);
+        if (skip[i])
+            cp_path_skipped(&w[i], &c->paths[i]);
+        else
+            cp_path_window(&p, &w[i], &c->paths[i]);
+    free(skip);
     cp_prep_free(&p);
 }
 
@@ -147,6 +172,7 @@ struct tp_cp_lanes {
     cp_prep p;
     cp_prep lane[2]; /* p with the lane's own ev2local and last_of */
     tp_cp_window *w;
+    bool *skip; /* plan_windows */
     size_t n;
     tp_critical *c;
 };
@@ -165,6 +191,8 @@ tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t 
     cp_prep_build(t, logical, &l->p);
     c->paths = tp_xcalloc(n, sizeof *c->paths);
     c->n = n;
+    l->skip = tp_xcalloc(n, sizeof *l->skip);
+    plan_windows(&l->p, w, n, l->skip); /* before the lanes: the same windows on one thread or two */
     for (int k = 0; k < 2; k++) {
         l->lane[k] = l->p;
         if (k) { /* lane 0 uses p's arrays, lane 1 its own */
@@ -180,7 +208,10 @@ tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t 
 void tp_critical_lane(tp_cp_lanes *l, int lane)
 {
     for (size_t i = (size_t)lane; i < l->n; i += 2)
-        cp_path_window(&l->lane[lane], &l->w[i], &l->c->paths[i]);
+        if (l->skip[i])
+            cp_path_skipped(&l->w[i], &l->c->paths[i]);
+        else
+            cp_path_window(&l->lane[lane], &l->w[i], &l->c->paths[i]);
 }
 
 void tp_critical_end(tp_cp_lanes *l)
@@ -193,6 +224,7 @@ void tp_critical_end(tp_cp_lanes *l)
         cp_prep_free(&l->p);
     }
     free(l->w);
+    free(l->skip);
     free(l);
 }
 

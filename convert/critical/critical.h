@@ -68,10 +68,10 @@ typedef enum tp_cp_bound {
 const char *tp_cp_edge_name(int type);  /* "operator", "dependency", ... */
 const char *tp_cp_bound_name(int bound); /* "cpu_op", "data_loading", ... */
 
-/* One edge of the path. */
+/* One edge of the path (40 bytes: a whole-trace path may hold millions).
+ * A node's time is its event's start (from_start / to_start) or end. */
 typedef struct tp_cp_link {
     uint32_t from_ev, to_ev;  /* the nodes' events */
-    int64_t from_ts, to_ts;   /* the nodes' times */
     int64_t weight;           /* the edge's weight */
     int64_t from_ns, time_ns; /* the window time it covers: [from_ns, from_ns + time_ns) */
     uint32_t attr_ev;         /* the event the edge is attributed to, TP_NONE: none (between top-level ops) */
@@ -95,7 +95,9 @@ typedef struct tp_cp_path {
     uint32_t edges_of[TP_CPE_COUNT];
     uint32_t sync_nonzero; /* sync edges with a weight (always 0 by the definition) */
     uint32_t negative;     /* edges whose weight was negative (clock skew), counted as 0 */
+    uint64_t sync_skipped; /* whole-device sync edges left out past the budget (cp_graph.c device_pass) */
     bool cycle;           /* the graph had a cycle (bad input): no path */
+    bool skipped;         /* past the work budget (windows overlapping too much: critical.c): no path */
     tp_cp_link *links;
     size_t nlinks;
     uint32_t path_events; /* distinct events on the path */
@@ -123,7 +125,7 @@ typedef struct tp_critical {
  * a step number seen twice keeps its first), the whole trace [first slice
  * start, last slice end] without steps; spec "NAME" or "NAME#N": the N-th
  * (from 0, as HTA's instance_id; default 0) complete event whose name holds
- * NAME, in time order; spec "" (HTA's annotation ""): the whole trace.  0,
+ * NAME, in time order; spec "" or "#N" (HTA's annotation ""): the whole trace.  0,
  * or -1 with a message in err (no such annotation). */
 int tp_cp_windows(const tp_trace *t, const char *spec, tp_cp_window **out, size_t *n, char *err, size_t errn);
 

@@ -28,8 +28,13 @@ static void path_json(const tp_summary *s, const tp_cp_path *p, tp_buf *b)
                   (long long)(t->base_ns + p->ws), (long long)p->length_ns, (long long)p->weighted_ns, p->nodes, p->edges);
     for (int k = 0; k < TP_CPE_COUNT; k++)
         tp_buf_printf(b, "%s\"%s\":%u", k ? "," : "", tp_cp_edge_name(k), p->edges_of[k]);
-    tp_buf_printf(b, "},\"sync_edges_weighted\":%u,\"negative_weights\":%u,\"cycle\":%s},", p->sync_nonzero, p->negative,
-                  p->cycle ? "true" : "false");
+    tp_buf_printf(b, "},\"sync_edges_weighted\":%u,\"negative_weights\":%u,", p->sync_nonzero, p->negative);
+    if (p->sync_skipped) /* only past the budget (docs/REPORT.md "Critical path"): no key otherwise */
+        tp_buf_printf(b, "\"sync_edges_skipped\":%llu,", (unsigned long long)p->sync_skipped);
+    tp_buf_printf(b, "\"cycle\":%s", p->cycle ? "true" : "false");
+    if (p->skipped) /* past the work budget (docs/REPORT.md "Critical path"): no key otherwise */
+        tp_buf_puts(b, ",\"skipped\":true");
+    tp_buf_puts(b, "},");
     uint32_t by_type[TP_CPE_COUNT] = {0};
     for (size_t i = 0; i < p->nlinks; i++)
         by_type[p->links[i].type]++;
