@@ -78,3 +78,28 @@ TEST(memory_gate_threshold_strict)
         free(out);
     }
 }
+
+/* The caveats count in the right number ("1 memory events lack", "1 lack Addr", "1 frees" were), and a
+ * double free is named, not only a block made before the trace. */
+TEST(memory_caveats_singular_and_plural)
+{
+    const char *in = tp_test_write_text(
+        "caveats.json",
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":110,\"args\":{\"Device Id\":0,"
+        "\"Bytes\":5}},\n"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":120,\"args\":{\"Device Type\":1,"
+        "\"Device Id\":0,\"Bytes\":5,\"Total Allocated\":5,\"Total Reserved\":10}},\n"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":130,\"args\":{\"Device Type\":1,"
+        "\"Device Id\":0,\"Addr\":64,\"Bytes\":-8,\"Total Allocated\":0,\"Total Reserved\":10}},\n"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":140,\"args\":{\"Device Type\":1,"
+        "\"Device Id\":0,\"Addr\":72,\"Bytes\":3}}\n"
+        "]}\n");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats %s", tp_test_bin(), in), 0);
+    CHECK(out && strstr(out, "1 memory event lacks Device Type or Bytes (skipped)") &&
+          strstr(out, "1 lacks Total Allocated/Total Reserved") && strstr(out, "1 lacks Addr (not in the holders)") &&
+          strstr(out, "1 free without an allocation in the trace (made before it began, or freed twice)"));
+    free(out);
+}
