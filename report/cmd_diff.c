@@ -115,7 +115,7 @@ static int job_finding_gate(const tp_job_diff *d, const char *value, tp_buf *why
     for (size_t i = 0; i < d->nfinds; i++) {
         const tp_job_diff_finding *x = &d->finds[i];
         tp_diff_finding r = {tp_xstrdup(x->rule->id), tp_xstrdup(x->rule->title), x->rule->severity, x->status,
-                             {x->m[0] != NULL, x->m[1] != NULL}, {0, 0}, {0, 0}, NULL, {"", ""}};
+                             {x->m[0] != NULL, x->m[1] != NULL}, {0, 0}, {0, 0}, NULL, {"", ""}, false};
         for (int k = 0; k < 2; k++)
             if (x->m[k]) {
                 r.impact_ns[k] = x->m[k]->impact_ns;

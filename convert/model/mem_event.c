@@ -19,12 +19,6 @@ tp_str tp_mem_event_name(const tp_trace *t)
     return tp_str_find(t, TP_MEM_EVENT_NAME, sizeof TP_MEM_EVENT_NAME - 1);
 }
 
-bool tp_mem_event_is(const tp_trace *t, tp_str name_id, const tp_event *e)
-{
-    (void)t;
-    return name_id && e->name == name_id && e->ph == 'i' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED));
-}
-
 bool tp_mem_wants_args(const char *name, size_t len)
 {
     return len == sizeof TP_MEM_EVENT_NAME - 1 && memcmp(name, TP_MEM_EVENT_NAME, len) == 0;

@@ -23,7 +23,12 @@ typedef struct tp_mem_reader tp_mem_reader;
 
 /* The name id of the events, 0 when the trace has none (then nothing to read). */
 tp_str tp_mem_event_name(const tp_trace *t);
-bool tp_mem_event_is(const tp_trace *t, tp_str name_id, const tp_event *e);
+/* inline: asked of every event of the trace (2 M at 1 GB; a call each was 6 ms of 1.4 s on 500 MB) */
+static inline bool tp_mem_event_is(const tp_trace *t, tp_str name_id, const tp_event *e)
+{
+    (void)t;
+    return name_id && e->name == name_id && e->ph == 'i' && !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED));
+}
 
 tp_mem_reader *tp_mem_reader_new(const tp_trace *t);
 void tp_mem_reader_free(tp_mem_reader *r);

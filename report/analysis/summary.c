@@ -2,6 +2,7 @@
 #include "report/analysis/summary.h"
 #include "convert/base/threads.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,9 @@ static void *prepare_job(void *p)
 {
     tp_summary *s = p;
     tp_gpu_time_prepare(s->t, &s->gt); /* needs no host tree: while it is built */
-    tp_memory_prepare(s->t, &s->mem);  /* reading the memory events' args: likewise */
+    const char *memoff = getenv("TP_MEMORY");
+    if (!memoff || strcmp(memoff, "0") != 0)
+        tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: likewise */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
     return NULL;
@@ -190,9 +193,15 @@ int tp_summary_critical_window(tp_summary *s, const char *spec, char *err, size_
 }
 
 /* The memory model (report/memory/) reads the host tree and the steps as plain arrays; nothing
- * to do (one string lookup) in a trace without memory events. */
+ * to do (one string lookup) in a trace without memory events.  TP_MEMORY=0 leaves it out (to
+ * measure what it costs: no page, no PNG, no memory member's devices). */
 static void memory_build(tp_summary *s)
 {
+    const char *off = getenv("TP_MEMORY"); /* 0: the memory model left out (to measure what it costs) */
+    if (off && strcmp(off, "0") == 0) {
+        tp_memory_free(&s->mem);
+        return;
+    }
     tp_mem_window *w = tp_xmalloc((s->sf.nsteps ? s->sf.nsteps : 1) * sizeof *w);
     for (size_t i = 0; i < s->sf.nsteps; i++)
         w[i] = (tp_mem_window){s->sf.steps[i].step, s->sf.steps[i].ts, s->sf.steps[i].ts + s->sf.steps[i].host_ns};
@@ -223,8 +232,15 @@ static void run_pair(void *(*side)(void *), tp_summary *s, void *(*here)(void *)
 
 bool tp_summary_wants_args(const char *name, size_t len)
 {
+    /* TP_MEMORY=0: the memory events' args not kept either (the whole cost measured); the reader's threads
+     * may ask at once: an atomic, the same value from any of them */
+    static _Atomic int mem = -1;
+    if (mem < 0) {
+        const char *off = getenv("TP_MEMORY");
+        mem = !(off && strcmp(off, "0") == 0);
+    }
     return tp_efficiency_wants_args(name, len) || tp_collectives_want_args(name, len) ||
-           tp_critical_wants_args(name, len) || tp_mem_wants_args(name, len);
+           tp_critical_wants_args(name, len) || (mem && tp_mem_wants_args(name, len));
 }
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)

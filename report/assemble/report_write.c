@@ -122,7 +122,7 @@ static void draw_rest(tp_canvas *cv, const tp_pagectx *pcp, bool planning)
         tp_page_note(&pc, "Timeline", "the trace has no slices to draw.");
     tp_page_critical(pdf, &pc);
     tp_pages_steps(pdf, &pc);
-    tp_pages_memory(pdf, &pc);
+    tp_pages_memory(pdf, &pc, planning);
     tp_pages_kernel_table(pdf, &pc);
     tp_pages_overheads(pdf, &pc);
     tp_pages_names(pdf, &pc);

@@ -40,7 +40,10 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
                     /* a memory risk has no time: its value tells grown from the same */
                     x.impact_milli[k] = fb[k].items[j].m->risk ? fb[k].items[j].m->value_milli
                                                                : fb[k].items[j].m->impact_milli;
-                    x.impact_base = fb[k].items[j].m->impact_base;
+                    /* a risk's value is a share of its own base ("the peak reserved"), not of time: "35.0% of
+                     * no time" read as nothing */
+                    x.risk = fb[k].items[j].m->risk;
+                    x.impact_base = x.risk ? fb[k].items[j].m->base : fb[k].items[j].m->impact_base;
                     snprintf(x.scope[k], sizeof x.scope[k], "%s", fb[k].items[j].scope);
                 }
         if (!x.fired[0] && !x.fired[1])
@@ -110,11 +113,13 @@ int tp_diff_finding_gate(const tp_diff_findings *f, const char *value, tp_buf *w
         tp_find_pct(a, sizeof a, x->impact_milli[0]);
         tp_find_pct(b, sizeof b, x->impact_milli[1]);
         if (x->status == TP_DF_NEW)
-            tp_buf_printf(why, "finding %s (%s) is new: %s of %s, over --fail-on-finding %s\n", x->id,
-                          tp_find_severity_name(x->severity), b, x->impact_base, value);
+            tp_buf_printf(why, "finding %s (%s) is new: %s%s of %s, over --fail-on-finding %s\n", x->id,
+                          tp_find_severity_name(x->severity), x->risk ? "a memory risk, " : "", b, x->impact_base,
+                          value);
         else
-            tp_buf_printf(why, "finding %s (%s) grew from %s to %s of %s, over --fail-on-finding %s\n", x->id,
-                          tp_find_severity_name(x->severity), a, b, x->impact_base, value);
+            tp_buf_printf(why, "finding %s (%s) grew from %s to %s of %s%s, over --fail-on-finding %s\n", x->id,
+                          tp_find_severity_name(x->severity), a, b, x->impact_base, x->risk ? " (a memory risk)" : "",
+                          value);
         tripped++;
     }
     return tripped;

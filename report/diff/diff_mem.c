@@ -144,9 +144,15 @@ void tp_diff_mem_free(tp_diff_mem *m)
 int tp_mem_gate_parse(const char *s, tp_mem_gate *g)
 {
     memset(g, 0, sizeof *g);
+    /* digits with an optional fraction, then the unit: strtod alone took "0x10" (16%), " 5", "1e2" */
+    size_t k = 0, dots = 0;
+    while ((s[k] >= '0' && s[k] <= '9') || (s[k] == '.' && k > 0 && dots++ == 0))
+        k++;
+    if (k == 0 || s[k - 1] == '.')
+        return -1;
     char *end;
     double v = strtod(s, &end);
-    if (end == s || !(v >= 0) || v > 1e18)
+    if (end != s + k || !(v >= 0) || v > 1e18)
         return -1;
     static const struct {
         const char *unit;

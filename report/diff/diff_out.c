@@ -450,7 +450,8 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
             tp_md_text(b, x->scope[0][0] ? x->scope[0] : "whole trace", 100);
             tp_buf_puts(b, ")");
         }
-        tp_buf_printf(b, " (`%s`, %s): ", x->id, tp_find_severity_name(x->severity));
+        tp_buf_printf(b, " (`%s`, %s): %s", x->id, tp_find_severity_name(x->severity),
+                      x->risk ? "a memory risk, " : "");
         if (x->status == TP_DF_NEW)
             tp_buf_printf(b, "%s of %s (not found in the base)\n", c, x->impact_base);
         else if (x->status == TP_DF_GONE)

@@ -97,7 +97,9 @@ typedef struct tp_mem_inputs {
     const uint32_t *logical;  /* track -> logical track */
     const tp_mem_window *steps; /* by start */
     size_t nsteps;
-    bool (*is_op)(const tp_trace *t, const tp_event *e);  /* a framework op (hosttree.h tp_is_op) */
+    /* a framework op (hosttree.h tp_is_op); of a host op that is not a step, its name alone decides
+     * (asked once per name) */
+    bool (*is_op)(const tp_trace *t, const tp_event *e);
     bool (*is_module)(const char *name);                  /* a module label (tp_is_module_label) */
 } tp_mem_inputs;
 

@@ -14,19 +14,25 @@ void tp_memory_caveats(const tp_memory *m, char *buf, size_t n)
     size_t k = 0;
     buf[0] = 0;
 #define ADD(...) (k += (size_t)snprintf(buf + k, k < n ? n - k : 0, __VA_ARGS__), k = k < n ? k : n - 1)
+    /* one or many: "1 memory event lacks", "2 lack" */
+#define S(n) ((n) == 1 ? "" : "s")
+#define VS(n) ((n) == 1 ? "s" : "")
     if (m->lacking)
-        ADD("%s%llu memory events lack Device Type or Bytes (skipped)", k ? "; " : "", (unsigned long long)m->lacking);
+        ADD("%s%llu memory event%s lack%s Device Type or Bytes (skipped)", k ? "; " : "", (unsigned long long)m->lacking,
+            S(m->lacking), VS(m->lacking));
     if (m->no_levels)
-        ADD("%s%llu lack Total Allocated/Total Reserved (no levels from them)", k ? "; " : "",
-            (unsigned long long)m->no_levels);
+        ADD("%s%llu lack%s Total Allocated/Total Reserved (no levels from them)", k ? "; " : "",
+            (unsigned long long)m->no_levels, VS(m->no_levels));
     if (m->no_addr)
-        ADD("%s%llu lack Addr (not in the holders)", k ? "; " : "", (unsigned long long)m->no_addr);
+        ADD("%s%llu lack%s Addr (not in the holders)", k ? "; " : "", (unsigned long long)m->no_addr, VS(m->no_addr));
     if (m->past_devices)
-        ADD("%s%llu events of devices past the first %d (not modelled)", k ? "; " : "",
-            (unsigned long long)m->past_devices, TP_MEM_MAX_DEVICES);
-    if (m->unmatched_frees)
-        ADD("%s%llu frees without an allocation in the trace (made before it began)", k ? "; " : "",
-            (unsigned long long)m->unmatched_frees);
+        ADD("%s%llu event%s of devices past the first %d (not modelled)", k ? "; " : "",
+            (unsigned long long)m->past_devices, S(m->past_devices), TP_MEM_MAX_DEVICES);
+    if (m->unmatched_frees) /* a block of before the trace, or one freed twice */
+        ADD("%s%llu free%s without an allocation in the trace (made before it began, or freed twice)", k ? "; " : "",
+            (unsigned long long)m->unmatched_frees, S(m->unmatched_frees));
+#undef S
+#undef VS
 #undef ADD
 }
 

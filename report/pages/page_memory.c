@@ -149,7 +149,7 @@ void tp_chart_memory_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     tp_chart_memory(cv, pc, memory_chart_rect(pc));
 }
 
-void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc)
+void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc, bool planning)
 {
     const tp_summary *s = pc->s;
     const tp_mem_device *d = tp_memory_top(&s->mem);
@@ -162,7 +162,8 @@ void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc)
     double m = TP_PAGE_MARGIN, w = pc->lw - 2 * m;
     tp_cv_begin_page(cv, pc->lw, pc->lh, "Memory");
     tp_rect r = memory_chart_rect(pc);
-    tp_chart_memory(cv, pc, r);
+    if (!planning) /* the chart has its fixed place: the plan (page count, names) needs none of it */
+        tp_chart_memory(cv, pc, r);
     double y = m + r.h + 8;
     tp_strs st = {0};
     /* every device's peaks, one line each */

@@ -58,7 +58,8 @@ void tp_pages_overheads(tp_canvas *cv, const tp_pagectx *pc);
 void tp_page_critical(tp_canvas *cv, const tp_pagectx *pc);
 /* "Memory" (page_memory.c): allocated and reserved over the trace with the steps and the peak, the holders at
  * the peak; no page without memory levels.  The chart alone in r: png/memory.png. */
-void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc);
+/* planning: the page laid out without its chart (the chart reads every memory event; 2% of the memory's cost) */
+void tp_pages_memory(tp_canvas *cv, const tp_pagectx *pc, bool planning);
 void tp_chart_memory(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
 void tp_chart_memory_png(tp_canvas *cv, const tp_pagectx *pc, tp_rect r); /* png/memory.png: the page's chart */
 /* The appendix "Names": each kernel name the pages show shortened, with its
