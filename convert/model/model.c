@@ -515,6 +515,17 @@ uint32_t tp_track_add(tp_trace *t, uint32_t process, tp_str name, uint8_t role, 
 
 /* ---- events ---- */
 
+bool tp_event_span(tp_event *e, int64_t start, int64_t end)
+{
+    if (start < TP_TS_MIN || start >= TP_TS_MAX || end < start || end >= TP_TS_MAX + TP_DUR_MAX ||
+        end - start >= TP_DUR_MAX)
+        return false;
+    tp_event_init(e);
+    e->ts = start;
+    e->dur = end - start;
+    return true;
+}
+
 void tp_event_init(tp_event *e)
 {
     memset(e, 0, sizeof *e);

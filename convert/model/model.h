@@ -360,6 +360,10 @@ uint32_t tp_track_add(tp_trace *t, uint32_t process, tp_str name, uint8_t role, 
 #define TP_GROW_EVENTS(t, need) TP_GROW((t)->events, (t)->events_cap, (need))
 uint32_t tp_event_add(tp_trace *t, const tp_event *e); /* copies; returns index */
 void tp_event_init(tp_event *e);                       /* zero, link/op = TP_NONE, ph 'X' */
+/* tp_event_init, then the slice [start, end) (the vendors' tables give both
+ * ends): false, e untouched, when either lies outside the model's range or
+ * end < start. */
+bool tp_event_span(tp_event *e, int64_t start, int64_t end);
 
 /* Warnings: counted by name; `what` must be a string literal. */
 void tp_warn(tp_trace *t, const char *what, uint64_t n);

@@ -4,6 +4,7 @@
 #include "report/diff/diff.h"
 #include "report/inference/capture_out.h"
 #include "report/out/gpu_json.h"
+#include "report/out/summary_write.h"
 #include "convert/codec/json_write.h"
 #include "render/labels/kname.h"
 #include "render/text/report_text.h"
@@ -239,24 +240,12 @@ static size_t md_rows(tp_buf *b, const char *what, const tp_diff_table *t, char 
     return shown;
 }
 
-/* "NVIDIA H100 80GB HBM3", "2 x ...", "?" (the devices a summary names, as summary.md lists them) */
+/* "NVIDIA H100 80GB HBM3", "2 x ...", or "not recorded" (the devices a summary names, as summary.md lists them) */
 static void md_devices(tp_buf *b, const tp_summary *s)
 {
-    if (!s->ndevices) {
+    if (!s->ndevices)
         tp_buf_puts(b, "not recorded");
-        return;
-    }
-    for (size_t i = 0; i < s->ndevices;) {
-        size_t j = i;
-        while (j < s->ndevices && strcmp(s->devices[j], s->devices[i]) == 0)
-            j++;
-        if (i)
-            tp_buf_puts(b, ", ");
-        if (j - i > 1)
-            tp_buf_printf(b, "%zu x ", j - i);
-        tp_md_text(b, s->devices[i], 80);
-        i = j;
-    }
+    tp_md_devices(b, s);
 }
 
 /* The share of both runs' kernel time in rows matched by name or short name (0-1). */

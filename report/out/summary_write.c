@@ -198,6 +198,21 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b)
 /* The first line: what a reviewer needs before any table (docs/REPORT.md
  * "summary.md"): the median step and its spread, the GPU time split, the
  * biggest category. */
+void tp_md_devices(tp_buf *b, const tp_summary *s)
+{
+    for (size_t i = 0; i < s->ndevices;) {
+        size_t j = i;
+        while (j < s->ndevices && strcmp(s->devices[j], s->devices[i]) == 0)
+            j++;
+        if (i)
+            tp_buf_puts(b, ", ");
+        if (j - i > 1)
+            tp_buf_printf(b, "%zu x ", j - i);
+        tp_md_text(b, s->devices[i], 80);
+        i = j;
+    }
+}
+
 static void lead_md(const tp_summary *s, tp_buf *b)
 {
     const tp_step_figures *sf = &s->sf;
@@ -284,17 +299,7 @@ void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary
     tp_buf_printf(b, "| format | %s |\n", t->format);
     if (s->ndevices) {
         tp_buf_puts(b, "| devices | ");
-        for (size_t i = 0; i < s->ndevices;) {
-            size_t j = i;
-            while (j < s->ndevices && strcmp(s->devices[j], s->devices[i]) == 0)
-                j++;
-            if (i)
-                tp_buf_puts(b, ", ");
-            if (j - i > 1)
-                tp_buf_printf(b, "%zu x ", j - i);
-            tp_md_text(b, s->devices[i], 80);
-            i = j;
-        }
+        tp_md_devices(b, s);
         tp_buf_puts(b, " |\n");
     }
     if (s->date[0])

@@ -20,5 +20,8 @@ void tp_summary_json(const tp_summary *s, tp_summary_extra extra, tp_buf *b);
 /* png_names: the chart files written (relative to the report folder),
  * NULL-terminated; extra adds sections after the top kernels. */
 void tp_summary_md(const tp_summary *s, const char *const *png_names, tp_summary_extra extra, tp_buf *b);
+/* The devices the summary names, as summary.md and diff.md list them: "NVIDIA H100 80GB HBM3",
+ * "2 x ...", escaped for Markdown; nothing for none. */
+void tp_md_devices(tp_buf *b, const tp_summary *s);
 
 #endif

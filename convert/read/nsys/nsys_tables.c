@@ -17,15 +17,11 @@
 static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
 {
     int64_t s, en;
-    if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || s < TP_TS_MIN || s >= TP_TS_MAX || en < s ||
-        en >= TP_TS_MAX + TP_DUR_MAX || en - s >= TP_DUR_MAX) {
+    if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || !tp_event_span(e, s, en)) {
         tp_drop_count(c->t, "nsys: rows without a valid start and end", 1);
         c->t->events_in++;
         return false;
     }
-    tp_event_init(e);
-    e->ts = s;
-    e->dur = en - s;
     return true;
 }
 

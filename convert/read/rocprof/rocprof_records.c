@@ -151,15 +151,11 @@ static uint32_t device_track(rp_ctx *c, int64_t agent, int64_t tid, const char *
 static bool times(rp_ctx *c, const tp_jv *rec, tp_event *e)
 {
     int64_t s, en;
-    if (!jint(rec, "start_timestamp", &s) || !jint(rec, "end_timestamp", &en) || s < TP_TS_MIN || s >= TP_TS_MAX ||
-        en < s || en >= TP_TS_MAX + TP_DUR_MAX || en - s >= TP_DUR_MAX) {
+    if (!jint(rec, "start_timestamp", &s) || !jint(rec, "end_timestamp", &en) || !tp_event_span(e, s, en)) {
         tp_drop_count(c->t, "rocprof: records without a valid start and end", 1);
         c->t->events_in++;
         return false;
     }
-    tp_event_init(e);
-    e->ts = s;
-    e->dur = en - s;
     return true;
 }
 
