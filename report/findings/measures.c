@@ -511,20 +511,33 @@ static void host_wait_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
     tp_buf_free(&note);
 }
 
-static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+/* The prelude of the measures of one kind of idle gap (sync, dataloader):
+ * the GPU span as base, the scans, a partial trace said once, part and
+ * impact the gaps of that kind, per step too.  NULL: nothing to measure. */
+static const tp_find_ctx *gap_measure(const tp_summary *s, tp_find_ctx *cx, tp_measure *m, int kind, const char *bound)
 {
     const tp_gpu_figs *g = &s->gt.whole;
     m->base = m->impact_base = "the GPU span";
-    m->bound = "the GPU's idle time that began while the host sat in a synchronisation: removing it can at most "
-               "close that idle";
+    m->bound = bound;
     if (g->span_ns <= 0)
-        return;
+        return NULL;
     const tp_find_ctx *c = scans_of(s, cx);
     if (partial_trace(c, m))
-        return;
-    m->part = m->impact_ns = c->gs.ns[GAP_SYNC];
+        return NULL;
+    m->part = m->impact_ns = c->gs.ns[kind];
     m->whole = m->impact_base_ns = g->span_ns;
-    per_step(s, m, c->gs.step_ns[GAP_SYNC], SIZE_MAX);
+    per_step(s, m, c->gs.step_ns[kind], SIZE_MAX);
+    return c;
+}
+
+static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
+{
+    const tp_gpu_figs *g = &s->gt.whole;
+    const tp_find_ctx *c = gap_measure(s, cx, m, GAP_SYNC,
+                                       "the GPU's idle time that began while the host sat in a synchronisation: "
+                                       "removing it can at most close that idle");
+    if (!c)
+        return;
     char a[48], d[48];
     dur(d, sizeof d, c->y.host_ns);
     pct(a, sizeof a, c->gs.ns[GAP_SYNC], g->span_ns);
@@ -552,18 +565,10 @@ static void sync_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
 static void dataloader_idle(const tp_summary *s, tp_find_ctx *cx, tp_measure *m)
 {
     const tp_gpu_figs *g = &s->gt.whole;
-    m->base = m->impact_base = "the GPU span";
-    m->bound = "the GPU's idle time while the host was in the dataloader: a faster input pipeline can at most "
-               "close that idle";
-    if (g->span_ns <= 0)
-        return;
-    const tp_find_ctx *c = scans_of(s, cx);
-    if (partial_trace(c, m))
-        return;
-    m->part = m->impact_ns = c->gs.ns[GAP_DATA];
-    m->whole = m->impact_base_ns = g->span_ns;
-    per_step(s, m, c->gs.step_ns[GAP_DATA], SIZE_MAX);
-    if (!c->dl.calls)
+    const tp_find_ctx *c = gap_measure(s, cx, m, GAP_DATA,
+                                       "the GPU's idle time while the host was in the dataloader: a faster input "
+                                       "pipeline can at most close that idle");
+    if (!c || !c->dl.calls)
         return;
     char a[48], d[48], b[48];
     dur(d, sizeof d, c->dl.host_ns);
