@@ -298,7 +298,11 @@ static int tp_cmd_diff(int argc, char **argv)
     }
     if (minshare && parse_pct(argv[0], "--kernel-min-share", minshare, &g.kernel_min_share_pct) < 0)
         return TP_EXIT_USAGE;
-    if (onfinding && tp_diff_finding_gate_check(onfinding, findrules) < 0 && !tp_job_finding_id_known(onfinding))
+    int gate_ok = onfinding ? tp_diff_finding_gate_check(onfinding, findrules) : 0;
+    if (gate_ok == -2)
+        return tp_usage_error(argv[0], "--fail-on-finding %s: --rules %s turns that rule off, so the gate could never trip",
+                              onfinding, findrules);
+    if (gate_ok < 0 && !tp_job_finding_id_known(onfinding))
         return tp_usage_error(argv[0], "--fail-on-finding takes a finding ID (built in, a job's, or of --rules FILE) "
                                        "or high, medium, low");
     g.fail_on_finding = onfinding;

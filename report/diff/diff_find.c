@@ -94,8 +94,8 @@ int tp_diff_finding_gate_check(const char *value, const char *rules_file)
         return 0; /* the file's own error is said when the command loads it: one line */
     int rc = -1;
     for (size_t i = 0; i < r.n; i++)
-        if (strcmp(r.rules[i].id, value) == 0)
-            rc = 0;
+        if (strcmp(r.rules[i].id, value) == 0) /* a rule the file turned off never fires: that gate could never trip */
+            rc = r.rules[i].severity == TP_SEV_OFF ? -2 : 0;
     tp_find_rules_free(&r);
     return rc;
 }

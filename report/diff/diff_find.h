@@ -35,7 +35,8 @@ void tp_diff_findings_free(tp_diff_findings *f);
 const char *tp_diff_finding_status_name(int status); /* "new", "grew", "gone", "shrank", "same" */
 /* --fail-on-finding: the ID of a rule diff runs (built in, or of rules_file:
  * --rules FILE, NULL none) or a severity (high, medium, low: that severity or
- * above).  0 ok, -1 not one. */
+ * above).  0 ok, -1 not one, -2 a rule rules_file turns off (severity off: it never fires,
+ * so the gate could never trip). */
 int tp_diff_finding_gate_check(const char *value, const char *rules_file);
 /* Appends one reason line to why per new or grown finding the gate names;
  * returns how many. */

@@ -217,6 +217,13 @@ TEST(findings_rules_file_for_diff)
     /* a file's own rule gates too */
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' --fail-on-finding my_wait",
                              tp_test_bin(), base, cand, dir, rules), 3);
+    /* a rule the file turns off could never trip the gate: a usage error, not a gate that always passes */
+    const char *off = tp_test_write_text("diff_off.rules", "input_bound | dataloader_idle | 5% | off | t | n\n");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' --fail-on-finding input_bound 2>&1",
+                             tp_test_bin(), base, cand, tp_test_tmp("rules_off.diff"), off), 1);
+    CHECK(out && strstr(out, "turns that rule off") && strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
+    CHECK(!tp_test_file_exists(tp_test_tmp("rules_off.diff")));
     const char *bad = tp_test_write_text("diff_bad.rules", "x | nosuch | 5% | high | t | n\n");
     const char *dir2 = tp_test_tmp("rules_bad.diff");
     CHECK_EQ_INT(tp_test_run(&out, "'%s' diff -q '%s' '%s' -o '%s' --rules '%s' 2>&1", tp_test_bin(), base, cand, dir2,
