@@ -40,6 +40,8 @@ typedef struct ns_ctx {
     uint64_t rows;         /* rows read, for error positions */
     int schema_major, schema_minor; /* EXPORT_SCHEMA_VERSION (0.0: not recorded) */
     tp_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx, cat_osrt, cat_mpi;
+    tp_i64map agents;      /* rocpd: rocpd_info_agent id -> device number (GPU agents only) */
+    tp_i64map kernel_names; /* rocpd: rocpd_info_kernel_symbol id -> name */
 } ns_ctx;
 
 /* 1 when the table exists (a real table, never a view: a view runs the file's SQL) */
@@ -68,5 +70,9 @@ static inline int64_t ns_gid_tid(int64_t gid) { return gid & 0xFFFFFF; }
 
 /* nsys_tables.c: every activity table the reader knows. */
 int ns_read_tables(ns_ctx *c);
+
+/* rocpd_read.c: a rocpd database (rocprofv3's SQLite output), read through
+ * the same hardened connection; docs/formats/rocpd.md. */
+int rocpd_read_tables(ns_ctx *c);
 
 #endif
