@@ -99,4 +99,10 @@ TEST(rocpd_database_broken_or_hostile)
     CHECK(out && strstr(out, "rocpd: device rows of agents that are not GPUs in rocpd_info_agent: 1"));
     CHECK(out && strstr(out, "rocpd: regions whose thread is not in rocpd_info_thread: 1"));
     free(out);
+    /* another schema version: read, said */
+    const char *v4 = rocpd_db("v4.db", ROCPD_SCHEMA ROCPD_ROWS
+                              "UPDATE rocpd_metadata_5e55 SET value = '4' WHERE tag = 'schema_version';");
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' 2>&1 >/dev/null", tp_test_bin(), v4), 0);
+    CHECK(out && strstr(out, "rocpd: a schema version other than 3 (read as version 3)"));
+    free(out);
 }

@@ -448,6 +448,24 @@ static int count_unread(ns_ctx *c, const char *sfx)
     return 0;
 }
 
+/* The schema version rocpd_metadata records: another than 3 is read as far
+ * as its columns are the documented ones, and said. */
+static int check_version(ns_ctx *c, const char *sfx)
+{
+    if (!has(c, "rocpd_metadata", sfx))
+        return 0;
+    sqlite3_stmt *st;
+    if (prepare(c, sfx, "SELECT value FROM \"rocpd_metadata%s\" WHERE tag = 'schema_version'", 1, &st,
+                "rocpd_metadata") < 0)
+        return -1;
+    int rc = ns_step(c, st, "rocpd_metadata");
+    const char *v = rc == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (v && strcmp(v, "3") != 0)
+        tp_warn(c->t, "rocpd: a schema version other than 3 (read as version 3)", 1);
+    sqlite3_finalize(st);
+    return rc < 0 ? -1 : 0;
+}
+
 static int read_set(ns_ctx *c, const char *sfx)
 {
     static const char *const needed[] = {"rocpd_string", "rocpd_info_process", "rocpd_info_thread",
@@ -461,7 +479,7 @@ static int read_set(ns_ctx *c, const char *sfx)
     tp_i64map_clear(&c->agents);
     tp_i64map_clear(&c->kernel_names);
     tp_i64map_clear(&c->launches);
-    if (read_strings(c, sfx) < 0 || read_processes(c, sfx) < 0 || read_agents(c, sfx) < 0)
+    if (check_version(c, sfx) < 0 || read_strings(c, sfx) < 0 || read_processes(c, sfx) < 0 || read_agents(c, sfx) < 0)
         return -1;
     if (has(c, "rocpd_info_kernel_symbol", sfx) && read_symbols(c, sfx) < 0)
         return -1;
