@@ -98,6 +98,7 @@ TEST(rocpd_database_broken_or_hostile)
     CHECK(out && strstr(out, "rocpd: kernel ids not in rocpd_info_kernel_symbol: 1"));
     CHECK(out && strstr(out, "rocpd: device rows of agents that are not GPUs in rocpd_info_agent: 1"));
     CHECK(out && strstr(out, "rocpd: regions whose thread is not in rocpd_info_thread: 1"));
+    CHECK(out && strstr(out, "rocpd: values of the wrong type (read as missing): 1"));
     free(out);
     /* another schema version: read, said */
     const char *v4 = rocpd_db("v4.db", ROCPD_SCHEMA ROCPD_ROWS

@@ -109,8 +109,11 @@ bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v)
         *v = sqlite3_column_int64(st, col);
         return true;
     }
-    if (ty != SQLITE_NULL)
-        tp_warn(c->t, "nsys: values of the wrong type (read as missing)", 1);
+    if (ty != SQLITE_NULL) /* the reader shares this with rocpd_read.c: the warning names the file's kind */
+        tp_warn(c->t,
+                strcmp(c->t->format, "rocpd") == 0 ? "rocpd: values of the wrong type (read as missing)"
+                                                   : "nsys: values of the wrong type (read as missing)",
+                1);
     return false;
 }
 
@@ -470,6 +473,7 @@ static int strict_check(tp_trace *t, tp_err *err)
             if (strncmp(w, "nsys: rows", 10) == 0 || strncmp(w, "nsys: values", 12) == 0 ||
                 strncmp(w, "nsys: string ids", 16) == 0 || strncmp(w, "nsys: StringIds", 15) == 0 ||
                 strncmp(w, "rocpd: rows", 11) == 0 || strncmp(w, "rocpd: string ids", 17) == 0 ||
+                strncmp(w, "rocpd: values", 13) == 0 ||
                 strncmp(w, "rocpd: kernel ids", 17) == 0)
                 return tp_fail(err, 0, "%s: %llu (rejected by --strict)", w, (unsigned long long)lists[l][i].count);
         }
