@@ -15,6 +15,25 @@
 #define NS_STEPS_BASE 100000000ull
 #define NS_MAX_SLURP ((uint64_t)4 << 30) /* a compressed or piped export is read into memory up to this */
 
+/* The launch map (nsys_launches.c): (process << 32 | correlation id) -> event,
+ * a sorted array of ids per process and a hash map for ids out of order. */
+typedef struct ns_corr_run {
+    uint32_t *corr, *ev;
+    size_t n, cap, cursor;
+} ns_corr_run;
+typedef struct ns_launches {
+    tp_i64map procs;   /* process (the key's high half) -> index in runs */
+    ns_corr_run *runs;
+    size_t nruns, runs_cap;
+    tp_i64map aside;   /* keys that came below their run's end and were not in it */
+    int64_t last_hi;
+    uint32_t last_run;
+} ns_launches;
+uint32_t ns_launch_get(ns_launches *m, int64_t key); /* TP_I64MAP_EMPTY when absent or key < 0 */
+void ns_launch_put(ns_launches *m, int64_t key, uint32_t ev); /* insert or replace; key < 0 ignored */
+void ns_launch_clear(ns_launches *m);
+void ns_launch_free(ns_launches *m);
+
 typedef struct ns_ctx {
     sqlite3 *db;
     tp_trace *t;
@@ -32,7 +51,7 @@ typedef struct ns_ctx {
     /* launch calls by (OS pid << 32 | correlationId): event index; the
      * innermost of calls that share an id (the runtime call inside its
      * driver call) */
-    tp_i64map launches;
+    ns_launches launches;
     bool corr_only;        /* device tables without globalPid: launches keyed by correlation id alone */
     /* device tracks seen: (device << 32 | stream) -> context that owns the tid */
     tp_i64map stream_ctx;

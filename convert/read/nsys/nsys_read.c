@@ -574,7 +574,7 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     tp_i64map_free(&c.proc_names);
     tp_i64map_free(&c.thread_names);
     tp_i64map_free(&c.api_names);
-    tp_i64map_free(&c.launches);
+    ns_launch_free(&c.launches);
     tp_i64map_free(&c.stream_ctx);
     tp_i64map_free(&c.agents);
     tp_i64map_free(&c.kernel_names);

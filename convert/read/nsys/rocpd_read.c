@@ -267,10 +267,10 @@ static int read_regions(ns_ctx *c, const char *sfx)
         }
         uint32_t ev = tp_event_add(t, &e);
         if (key >= 0 && kind == TP_KIND_RUNTIME) {
-            uint32_t old = tp_i64map_get(&c->launches, key);
+            uint32_t old = ns_launch_get(&c->launches, key);
             /* the innermost of calls sharing an id (the HSA call inside its HIP call) */
             if (old == TP_I64MAP_EMPTY || t->events[ev].dur < t->events[old].dur)
-                tp_i64map_put(&c->launches, key, ev);
+                ns_launch_put(&c->launches, key, ev);
         }
     }
     sqlite3_finalize(st);
@@ -310,7 +310,7 @@ static uint32_t device_track(ns_ctx *c, int64_t agent, int64_t stream, int64_t q
 static void link_launch(ns_ctx *c, sqlite3_stmt *st, tp_event *e, int pid_col, int corr_col)
 {
     int64_t corr, key = launch_key(c, st, pid_col, corr_col, &corr);
-    uint32_t l = key >= 0 ? tp_i64map_get(&c->launches, key) : TP_I64MAP_EMPTY;
+    uint32_t l = key >= 0 ? ns_launch_get(&c->launches, key) : TP_I64MAP_EMPTY;
     if (l != TP_I64MAP_EMPTY)
         e->link = l;
     else
@@ -478,7 +478,7 @@ static int read_set(ns_ctx *c, const char *sfx)
     tp_i64map_clear(&c->thread_names);
     tp_i64map_clear(&c->agents);
     tp_i64map_clear(&c->kernel_names);
-    tp_i64map_clear(&c->launches);
+    ns_launch_clear(&c->launches);
     if (check_version(c, sfx) < 0 || read_strings(c, sfx) < 0 || read_processes(c, sfx) < 0 || read_agents(c, sfx) < 0)
         return -1;
     if (has(c, "rocpd_info_kernel_symbol", sfx) && read_symbols(c, sfx) < 0)
