@@ -76,6 +76,9 @@ int ns_step(ns_ctx *c, sqlite3_stmt *st, const char *table);
 bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v);
 /* A StringIds reference as an interned string (counted when unknown). */
 tp_str ns_string(ns_ctx *c, int64_t id);
+/* The first k bytes of an interned string, interned: copied out first, as
+ * interning may move the strings it reads from. */
+tp_str ns_intern_prefix(ns_ctx *c, tp_str s, size_t k);
 /* A TEXT column interned (0 when NULL or another type). */
 tp_str ns_text(ns_ctx *c, sqlite3_stmt *st, int col);
 

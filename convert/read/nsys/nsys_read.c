@@ -128,6 +128,15 @@ tp_str ns_string(ns_ctx *c, int64_t id)
     return tp_intern(c->t, b, (size_t)n);
 }
 
+tp_str ns_intern_prefix(ns_ctx *c, tp_str s, size_t k)
+{
+    char *copy = tp_xmalloc(k + 1);
+    memcpy(copy, tp_str_get(c->t, s), k);
+    tp_str id = tp_intern(c->t, copy, k);
+    free(copy);
+    return id;
+}
+
 tp_str ns_text(ns_ctx *c, sqlite3_stmt *st, int col)
 {
     if (sqlite3_column_type(st, col) != SQLITE_TEXT)

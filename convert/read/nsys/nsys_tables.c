@@ -86,7 +86,7 @@ static int read_api(ns_ctx *c, const char *table)
             if (shown == TP_I64MAP_EMPTY) {
                 const char *s = tp_str_get(t, full);
                 size_t n = tp_str_len(t, full), k = tp_vendor_api_name_len(s, n);
-                shown = k == n ? full : tp_intern(t, s, k);
+                shown = k == n ? full : ns_intern_prefix(c, full, k); /* s may move while interning */
                 tp_i64map_put(&c->api_names, full, shown);
             }
             const char *s = tp_str_get(t, shown);

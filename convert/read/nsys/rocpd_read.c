@@ -85,7 +85,7 @@ static int read_processes(ns_ctx *c, const char *sfx)
             size_t n = tp_str_len(t, name), k = 0;
             while (k < n && s[k] != ' ')
                 k++;
-            t->processes[p].name = tp_intern(t, s, k);
+            t->processes[p].name = ns_intern_prefix(c, name, k); /* s may move while interning */
         }
     }
     sqlite3_finalize(st);
