@@ -48,13 +48,14 @@
     "CREATE VIEW rocpd_kernel_dispatch AS SELECT * FROM rocpd_kernel_dispatch_5e55;"
 
 /* One process (pid 4242) with two threads and two GPUs: two kernels and a
- * copy launched by HIP calls (correlation ids 11, 12, 13), a ROCTx range
+ * copy launched by HIP calls (correlation ids 11, 12, 13; an HSA call inside
+ * the first shares its id and is not the launch), a ROCTx range
  * named like a step, a dispatch with its end before its start (dropped,
  * counted), a sample row (a table not read: counted). */
 #define ROCPD_ROWS                                                                                                \
     "INSERT INTO rocpd_string_5e55 (id, string) VALUES (1,'hipLaunchKernel'),(2,'HIP_RUNTIME_API'),"              \
     " (3,'hipMemcpyAsync'),(4,'MARKER_CORE_API'),(5,'step 7'),(6,'MEMORY_COPY_HOST_TO_DEVICE'),"                  \
-    " (7,'KERNEL_DISPATCH'),(8,'MEMORY_COPY');"                                                                   \
+    " (7,'KERNEL_DISPATCH'),(8,'MEMORY_COPY'),(9,'hsa_queue_store_write_index'),(10,'HSA_CORE_API');"                                                                   \
     "INSERT INTO rocpd_info_process_5e55 (id, nid, pid, command) VALUES (1,1,4242,'python train.py');"            \
     "INSERT INTO rocpd_info_thread_5e55 (id, nid, pid, tid, name) VALUES (1,1,1,4242,'python'),"                  \
     " (2,1,1,4250,'worker');"                                                                                    \
@@ -65,9 +66,9 @@
     "INSERT INTO rocpd_info_kernel_symbol_5e55 (id, nid, pid, code_object_id, kernel_name, display_name)"         \
     " VALUES (1,1,1,1,'_Z11gemm_kernelv','gemm_kernel()'),(2,1,1,1,'Cijk_Alik_Bljk',NULL);"                      \
     "INSERT INTO rocpd_event_5e55 (id, category_id, correlation_id) VALUES (1,2,11),(2,2,12),(3,2,13),(4,4,0),"   \
-    " (5,7,11),(6,7,12),(7,8,13),(8,7,14);"                                                                       \
+    " (5,7,11),(6,7,12),(7,8,13),(8,7,14),(9,10,11);"                                                                       \
     "INSERT INTO rocpd_region_5e55 (nid, pid, tid, start, end, name_id, event_id) VALUES (1,1,1,1000,1100,1,1),"  \
-    " (1,1,2,2000,2100,1,2),(1,1,1,3000,3100,3,3),(1,1,1,500,9000,5,4);"                                         \
+    " (1,1,2,2000,2100,1,2),(1,1,1,3000,3100,3,3),(1,1,1,500,9000,5,4),(1,1,1,1010,1020,9,9);"                                         \
     "INSERT INTO rocpd_kernel_dispatch_5e55 (nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id,"          \
     " stream_id, start, end, private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y,"      \
     " workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, event_id) VALUES"                                 \

@@ -46,6 +46,12 @@ TEST(rocpd_database_reads_kernels_copies_calls_steps_and_gpus)
     char *j = tp_test_read_file(conv, NULL);
     CHECK(j && strstr(j, "\"name\":\"worker\"") && strstr(j, "\"name\":\"stream 3\"") && strstr(j, "\"name\":\"queue 1\""));
     CHECK(j && strstr(j, "\"pid\":4242,\"tid\":4250"));
+    /* the HSA call inside hipLaunchKernel has its id but is not the launch */
+    const char *hsa = j ? strstr(j, "\"name\":\"hsa_queue_store_write_index\"") : NULL;
+    const char *eol = hsa ? strchr(hsa, '\n') : NULL;
+    const char *flow = hsa ? strstr(hsa, "flow_out") : NULL;
+    CHECK(hsa && eol && (!flow || flow > eol));
+    CHECK(j && strstr(j, "\"cat\":\"cuda_driver\",\"name\":\"hsa_queue_store_write_index\""));
     free(j);
     if (tp_test_have("node") && !getenv("TP_SKIP_NODE")) {
         CHECK_EQ_INT(tp_test_run(&out, "node tests/check_trace.mjs '%s'", conv), 0);

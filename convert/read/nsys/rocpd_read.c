@@ -267,9 +267,13 @@ static int read_regions(ns_ctx *c, const char *sfx)
         }
         uint32_t ev = tp_event_add(t, &e);
         if (key >= 0 && kind == TP_KIND_RUNTIME) {
+            /* of calls sharing an id, a HIP (or RCCL) call before an HSA call inside it
+             * (the call the user made, as hipLaunchKernel in Kineto's traces), then the
+             * innermost */
             uint32_t old = ns_launch_get(&c->launches, key);
-            /* the innermost of calls sharing an id (the HSA call inside its HIP call) */
-            if (old == TP_I64MAP_EMPTY || t->events[ev].dur < t->events[old].dur)
+            bool hsa = cat == c->cat_driver, old_hsa = old != TP_I64MAP_EMPTY && t->events[old].cat == c->cat_driver;
+            if (old == TP_I64MAP_EMPTY || (old_hsa && !hsa) ||
+                (old_hsa == hsa && t->events[ev].dur < t->events[old].dur))
                 ns_launch_put(&c->launches, key, ev);
         }
     }
