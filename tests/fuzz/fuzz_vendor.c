@@ -1,5 +1,6 @@
 /* fuzz_vendor.c: libFuzzer target for the vendors' profiler readers alone
- * (Nsight Systems SQLite exports, rocprofv3 JSON): the input bytes are a file
+ * (Nsight Systems SQLite exports and rocpd databases, which share one
+ * reader, rocprofv3 JSON): the input bytes are a file
  * forced to each of the two formats, strict and lenient, so every mutation
  * reaches them (fuzz_formats spreads its runs over every reader).  An nsys
  * input is a database file SQLite opens read-only and immutable: a mutated

@@ -240,3 +240,54 @@ TEST(nsys_truncated_sample_gives_one_line)
         out = NULL;
     }
 }
+
+/* The bind_id of the one line of a converted trace that holds `marker`, or -1. */
+static long bind_id_of(const char *json, const char *marker)
+{
+    const char *m = json ? strstr(json, marker) : NULL;
+    if (!m || strstr(m + 1, marker))
+        return -1;
+    const char *line = m;
+    while (line > json && line[-1] != '\n')
+        line--;
+    const char *b = strstr(line, "\"bind_id\":");
+    return b && b < m ? strtol(b + 10, NULL, 10) : -1;
+}
+
+/* The launch map keeps each process's ids as a sorted array and an id that
+ * comes out of order beside it (nsys_launches.c): both paths find the
+ * launch, and a call written twice is merged whichever part holds it. */
+TEST(nsys_launch_map_ids_in_and_out_of_order)
+{
+    if (!have_tools())
+        return;
+    const char *db = make_db(
+        "order.sqlite",
+        NSYS_SCHEMA "INSERT INTO StringIds VALUES (1,'cudaLaunchKernel_v7000'),(2,'k3'),(3,'k5'),(4,'k6'),(5,'k8'),"
+                    " (6,'k7');"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000,1100,0," G100 ",5,1,0),"
+                    " (2000,2100,0," G100 ",6,1,0),(500,600,0," G100 ",3,1,0),(1990,2150,67," G100 ",6,1,0),"
+                    " (450,650,67," G100 ",3,1,0),(3000,3100,0," G100 ",8,1,0),(2500,2600,0," G100 ",4,1,0);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (700,800,0,1,7,3," P100 ",2,2,1,1,1,1,1,1),"
+                    " (1200,1300,0,1,7,5," P100 ",3,3,1,1,1,1,1,1),(2200,2300,0,1,7,6," P100 ",4,4,1,1,1,1,1,1),"
+                    " (3200,3300,0,1,7,8," P100 ",5,5,1,1,1,1,1,1),(3400,3500,0,1,7,7," P100 ",6,6,1,1,1,1,1,1);");
+    const char *conv = tp_test_tmp("order.json");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' convert '%s' -o '%s' 2>&1", tp_test_bin(), db, conv), 0);
+    CHECK(out && strstr(out, "4 launch flows") && strstr(out, "same call (one id, one thread, one name): 2"));
+    CHECK(out && strstr(out, "launch call is not in the export: 1"));
+    free(out);
+    char *j = tp_test_read_file(conv, NULL);
+    /* each kernel bound to the call of its own id; id 3 (out of order) widened to its wrapper's times
+     * (the trace starts there: ts 0) */
+    const char *ids[] = {"3", "5", "6", "8"};
+    for (int i = 0; i < 4; i++) {
+        char call[64], kern[64];
+        snprintf(call, sizeof call, "\"args\":{\"correlation\":%s,\"return\"", ids[i]);
+        snprintf(kern, sizeof kern, "\"stream\":7,\"correlation\":%s,", ids[i]);
+        long a = bind_id_of(j, call), b = bind_id_of(j, kern);
+        CHECK(a > 0 && a == b);
+    }
+    CHECK(j && strstr(j, "\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,\"ts\":0.000,\"dur\":0.200"));
+    free(j);
+}

@@ -15,6 +15,25 @@
 #define NS_STEPS_BASE 100000000ull
 #define NS_MAX_SLURP ((uint64_t)4 << 30) /* a compressed or piped export is read into memory up to this */
 
+/* The launch map (nsys_launches.c): (process << 32 | correlation id) -> event,
+ * a sorted array of ids per process and a hash map for ids out of order. */
+typedef struct ns_corr_run {
+    uint32_t *corr, *ev;
+    size_t n, cap, cursor;
+} ns_corr_run;
+typedef struct ns_launches {
+    tp_i64map procs;   /* process (the key's high half) -> index in runs */
+    ns_corr_run *runs;
+    size_t nruns, runs_cap;
+    tp_i64map aside;   /* keys that came below their run's end and were not in it */
+    int64_t last_hi;
+    uint32_t last_run;
+} ns_launches;
+uint32_t ns_launch_get(ns_launches *m, int64_t key); /* TP_I64MAP_EMPTY when absent or key < 0 */
+void ns_launch_put(ns_launches *m, int64_t key, uint32_t ev); /* insert or replace; key < 0 ignored */
+void ns_launch_clear(ns_launches *m);
+void ns_launch_free(ns_launches *m);
+
 typedef struct ns_ctx {
     sqlite3 *db;
     tp_trace *t;
@@ -32,7 +51,7 @@ typedef struct ns_ctx {
     /* launch calls by (OS pid << 32 | correlationId): event index; the
      * innermost of calls that share an id (the runtime call inside its
      * driver call) */
-    tp_i64map launches;
+    ns_launches launches;
     bool corr_only;        /* device tables without globalPid: launches keyed by correlation id alone */
     /* device tracks seen: (device << 32 | stream) -> context that owns the tid */
     tp_i64map stream_ctx;
@@ -40,6 +59,8 @@ typedef struct ns_ctx {
     uint64_t rows;         /* rows read, for error positions */
     int schema_major, schema_minor; /* EXPORT_SCHEMA_VERSION (0.0: not recorded) */
     tp_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx, cat_osrt, cat_mpi;
+    tp_i64map agents;      /* rocpd: rocpd_info_agent id -> device number (GPU agents only) */
+    tp_i64map kernel_names; /* rocpd: rocpd_info_kernel_symbol id -> name */
 } ns_ctx;
 
 /* 1 when the table exists (a real table, never a view: a view runs the file's SQL) */
@@ -55,6 +76,9 @@ int ns_step(ns_ctx *c, sqlite3_stmt *st, const char *table);
 bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v);
 /* A StringIds reference as an interned string (counted when unknown). */
 tp_str ns_string(ns_ctx *c, int64_t id);
+/* The first k bytes of an interned string, interned: copied out first, as
+ * interning may move the strings it reads from. */
+tp_str ns_intern_prefix(ns_ctx *c, tp_str s, size_t k);
 /* A TEXT column interned (0 when NULL or another type). */
 tp_str ns_text(ns_ctx *c, sqlite3_stmt *st, int col);
 
@@ -68,5 +92,9 @@ static inline int64_t ns_gid_tid(int64_t gid) { return gid & 0xFFFFFF; }
 
 /* nsys_tables.c: every activity table the reader knows. */
 int ns_read_tables(ns_ctx *c);
+
+/* rocpd_read.c: a rocpd database (rocprofv3's SQLite output), read through
+ * the same hardened connection; docs/formats/rocpd.md. */
+int rocpd_read_tables(ns_ctx *c);
 
 #endif

@@ -109,8 +109,11 @@ bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v)
         *v = sqlite3_column_int64(st, col);
         return true;
     }
-    if (ty != SQLITE_NULL)
-        tp_warn(c->t, "nsys: values of the wrong type (read as missing)", 1);
+    if (ty != SQLITE_NULL) /* the reader shares this with rocpd_read.c: the warning names the file's kind */
+        tp_warn(c->t,
+                strcmp(c->t->format, "rocpd") == 0 ? "rocpd: values of the wrong type (read as missing)"
+                                                   : "nsys: values of the wrong type (read as missing)",
+                1);
     return false;
 }
 
@@ -123,6 +126,15 @@ tp_str ns_string(ns_ctx *c, int64_t id)
     char b[48];
     int n = snprintf(b, sizeof b, "[string id %lld]", (long long)id);
     return tp_intern(c->t, b, (size_t)n);
+}
+
+tp_str ns_intern_prefix(ns_ctx *c, tp_str s, size_t k)
+{
+    char *copy = tp_xmalloc(k + 1);
+    memcpy(copy, tp_str_get(c->t, s), k);
+    tp_str id = tp_intern(c->t, copy, k);
+    free(copy);
+    return id;
 }
 
 tp_str ns_text(ns_ctx *c, sqlite3_stmt *st, int col)
@@ -468,7 +480,10 @@ static int strict_check(tp_trace *t, tp_err *err)
         for (size_t i = 0; i < counts[l]; i++) {
             const char *w = lists[l][i].what;
             if (strncmp(w, "nsys: rows", 10) == 0 || strncmp(w, "nsys: values", 12) == 0 ||
-                strncmp(w, "nsys: string ids", 16) == 0 || strncmp(w, "nsys: StringIds", 15) == 0)
+                strncmp(w, "nsys: string ids", 16) == 0 || strncmp(w, "nsys: StringIds", 15) == 0 ||
+                strncmp(w, "rocpd: rows", 11) == 0 || strncmp(w, "rocpd: string ids", 17) == 0 ||
+                strncmp(w, "rocpd: values", 13) == 0 ||
+                strncmp(w, "rocpd: kernel ids", 17) == 0)
                 return tp_fail(err, 0, "%s: %llu (rejected by --strict)", w, (unsigned long long)lists[l][i].count);
         }
     return 0;
@@ -495,6 +510,7 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     char *mem = NULL;
     uint64_t size = 0;
     work_budget budget = {0};
+    bool rocpd = false; /* rocprofv3's database: rocpd_read.c */
     int rc = open_db(&c, in, &mem, &size);
     if (rc == 0) {
         budget.left = (NS_STEPS_BASE + size * NS_STEPS_PER_BYTE) / 1000;
@@ -524,14 +540,20 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
             known += ns_has_table(&c, nsys_tables[i]);
         if (!ns_has_table(&c, "StringIds") || !known) {
             if (is_rocpd(&c))
-                rc = tp_fail(err, 0, "a rocpd database (rocprofv3): not read yet; profile with "
-                                     "`rocprofv3 --output-format json` (rocpd convert writes no JSON)");
+                rocpd = true;
             else
-                rc = tp_fail(err, 0, "an SQLite database, but not an Nsight Systems export "
-                                     "(no StringIds and CUPTI_/NVTX_/TARGET_INFO_ tables)");
+                rc = tp_fail(err, 0, "an SQLite database, but not an Nsight Systems export or a rocpd database "
+                                     "(no StringIds and CUPTI_/NVTX_/TARGET_INFO_ tables, no rocpd_ tables)");
         }
     }
-    if (rc == 0) {
+    if (rc == 0 && rocpd) {
+        c.cat_kernel = tp_intern_cstr(t, "kernel");
+        c.cat_memcpy = tp_intern_cstr(t, "gpu_memcpy");
+        c.cat_runtime = tp_intern_cstr(t, "cuda_runtime");
+        c.cat_driver = tp_intern_cstr(t, "cuda_driver");
+        c.cat_nvtx = tp_intern_cstr(t, "user_annotation");
+        rc = rocpd_read_tables(&c);
+    } else if (rc == 0) {
         c.cat_kernel = tp_intern_cstr(t, "kernel");
         c.cat_memcpy = tp_intern_cstr(t, "gpu_memcpy");
         c.cat_memset = tp_intern_cstr(t, "gpu_memset");
@@ -542,15 +564,15 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
         c.cat_mpi = tp_intern_cstr(t, "mpi");
         rc = read_version(&c);
     }
-    if (rc == 0)
+    if (rc == 0 && !rocpd)
         rc = read_session_start(&c);
-    if (rc == 0)
+    if (rc == 0 && !rocpd)
         rc = read_strings(&c);
-    if (rc == 0)
+    if (rc == 0 && !rocpd)
         rc = read_names(&c);
-    if (rc == 0)
+    if (rc == 0 && !rocpd)
         rc = read_gpus(&c);
-    if (rc == 0)
+    if (rc == 0 && !rocpd)
         rc = ns_read_tables(&c);
     if (rc == 0 && o->strict)
         rc = strict_check(t, err);
@@ -561,8 +583,10 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     tp_i64map_free(&c.proc_names);
     tp_i64map_free(&c.thread_names);
     tp_i64map_free(&c.api_names);
-    tp_i64map_free(&c.launches);
+    ns_launch_free(&c.launches);
     tp_i64map_free(&c.stream_ctx);
+    tp_i64map_free(&c.agents);
+    tp_i64map_free(&c.kernel_names);
     tp_argb_free(&c.ab);
     return rc < 0 ? -1 : 0;
 }
@@ -572,6 +596,25 @@ const tp_format tp_format_nsys = {
     .description = "Nsight Systems SQLite export (nsys export --type sqlite): CUDA kernels, copies, API calls, NVTX",
     .extensions = "*.sqlite",
     .probe = nsys_probe,
+    .read = nsys_read,
+    .caps = 0,
+    .options = NULL,
+};
+
+/* rocpd shares the reader: the tables tell the two databases apart, so
+ * either name reads either file.  Its probe ranks under nsys's: the
+ * header alone cannot tell them apart. */
+static int rocpd_probe(const unsigned char *head, size_t n, const char *path)
+{
+    return nsys_probe(head, n, path) ? 79 : 0;
+}
+
+const tp_format tp_format_rocpd = {
+    .name = "rocpd",
+    .description = "rocprofv3 rocpd SQLite database (schema 3): kernel dispatches, memory copies, HIP/HSA calls, "
+                   "ROCTx ranges",
+    .extensions = "*.db",
+    .probe = rocpd_probe,
     .read = nsys_read,
     .caps = 0,
     .options = NULL,

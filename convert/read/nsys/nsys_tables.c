@@ -27,11 +27,11 @@ static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
 
 static void remember_launch(ns_ctx *c, int64_t key, uint32_t ev)
 {
-    uint32_t old = tp_i64map_get(&c->launches, key);
+    uint32_t old = ns_launch_get(&c->launches, key);
     /* the innermost of calls sharing an id: the runtime call inside the
      * driver call, or the entry point inside its wrapper */
     if (old == TP_I64MAP_EMPTY || c->t->events[ev].dur < c->t->events[old].dur)
-        tp_i64map_put(&c->launches, key, ev);
+        ns_launch_put(&c->launches, key, ev);
 }
 
 /* Newer exports record some calls twice, on one thread with one id and one
@@ -43,7 +43,7 @@ static void remember_launch(ns_ctx *c, int64_t key, uint32_t ev)
  * call has another name and stays two calls. */
 static bool same_call(ns_ctx *c, int64_t key, const tp_event *e)
 {
-    uint32_t old = tp_i64map_get(&c->launches, key);
+    uint32_t old = ns_launch_get(&c->launches, key);
     if (old == TP_I64MAP_EMPTY)
         return false;
     tp_event *o = &c->t->events[old];
@@ -86,7 +86,7 @@ static int read_api(ns_ctx *c, const char *table)
             if (shown == TP_I64MAP_EMPTY) {
                 const char *s = tp_str_get(t, full);
                 size_t n = tp_str_len(t, full), k = tp_vendor_api_name_len(s, n);
-                shown = k == n ? full : tp_intern(t, s, k);
+                shown = k == n ? full : ns_intern_prefix(c, full, k); /* s may move while interning */
                 tp_i64map_put(&c->api_names, full, shown);
             }
             const char *s = tp_str_get(t, shown);
@@ -134,7 +134,7 @@ static void device_row(ns_ctx *c, sqlite3_stmt *st, tp_event *e, tp_kind kind, t
         int64_t key = c->corr_only ? ANY_PROCESS | corr
                       : ns_int(c, st, 6, &gpid) ? (ns_gid_pid(gpid) << 32) | corr
                                                 : -1; /* a row without its process: no launch to find */
-        uint32_t l = tp_i64map_get(&c->launches, key);
+        uint32_t l = ns_launch_get(&c->launches, key);
         if (l != TP_I64MAP_EMPTY)
             e->link = l;
         else
