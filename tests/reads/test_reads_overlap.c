@@ -93,7 +93,7 @@ TEST(grid_bars_named_apart)
             names[vertical++] = b[i].text;
         for (size_t j = i + 1; j < n; j++)
             if (boxes_overlap(&b[i], &b[j])) {
-                fprintf(stderr, "overlap: \"%s\" and \"%s\"\n", b[i].text, b[j].text);
+                fprintf(stderr, "overlap: \"%s\" %.1f,%.1f-%.1f,%.1f and \"%s\" %.1f,%.1f-%.1f,%.1f\n", b[i].text, b[i].x0, b[i].y0, b[i].x1, b[i].y1, b[j].text, b[j].x0, b[j].y0, b[j].x1, b[j].y1);
                 CHECK(!"two texts overlap");
             }
     }
@@ -105,4 +105,58 @@ TEST(grid_bars_named_apart)
     CHECK(strstr(r, "\"Memcpy DtoD\"") != NULL);
     free(r);
     tp_grid_layout_free(L);
+}
+
+/* Item 8: a roof's label never sits over a mark that stands where the label usually goes (the right end of the
+ * flat part, just above it), and no mark label overlaps a roof label: a heavy labelled GEMM planted there. */
+TEST(roofline_roof_label_moves_off_a_mark)
+{
+    tp_roof roofs[] = {{"matrix bf16 989.4 TFLOPS/s", 989.4}, {"vector fp32 66.9 TFLOPS/s", 66.9}};
+    tp_roofline_mark marks[] = {
+        {6500, 1080, 100, 0x0072b2, "#1 aten::mm", NULL, true},   /* at the matrix roof label's place */
+        {7000, 70, 60, 0x0072b2, "#2 aten::addmm", NULL, true},   /* and at the vector roof's */
+        {0.3, 0.5, 50, 0x009e73, "#3 aten::mul", NULL, false},
+    };
+    tp_roofline c = {.x_title = "intensity", .y_title = "TFLOPS/s", .bandwidth = 3.35, .bandwidth_label = "memory 3.35 TB/s",
+                     .roofs = roofs, .nroofs = 2, .marks = marks, .n = 3};
+    tp_canvas *cv = rec_begin(700, 420);
+    tp_roofline_stats st;
+    tp_roofline_draw(cv, &c, (tp_rect){10, 10, 680, 400}, &st);
+    char *r = rec_end(cv);
+    CHECK_EQ_INT(st.labelled, 3);
+    /* the plot's frame, then where the planted marks lie */
+    double fx = 0, fy = 0, fw = 0, fh = 0;
+    for (const char *l = r; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        double a, b2, w, h;
+        if (sscanf(l, "rect %lf %lf %lf %lf", &a, &b2, &w, &h) == 4 && strncmp(strchr(l, '\n') + 1, "stroke", 6) == 0 &&
+            strstr(strchr(l, '\n') + 1, " 0.80\n") == strchr(strchr(l, '\n') + 1, ' ') + 8)
+            fx = a, fy = b2, fw = w, fh = h;
+    }
+    CHECK(fw > 100 && fh > 100);
+    tbox b[300];
+    size_t n = text_boxes(r, b, 300);
+    for (size_t k = 0; k < 2; k++) {
+        double mx = fx + (log10(marks[k].x) - st.x_lo) / (st.x_hi - st.x_lo) * fw;
+        double my = fy + fh - (log10(marks[k].y) - st.y_lo) / (st.y_hi - st.y_lo) * fh;
+        const char *roof = k == 0 ? "matrix bf16" : "vector fp32";
+        bool found = false;
+        for (size_t i = 0; i < n; i++) {
+            if (strncmp(b[i].text, roof, strlen(roof)) != 0)
+                continue;
+            found = true;
+            /* the label box keeps clear of the mark's centre by more than a small mark's radius */
+            double dx = fmax(fmax(b[i].x0 - mx, mx - b[i].x1), 0), dy = fmax(fmax(b[i].y0 - my, my - b[i].y1), 0);
+            if (hypot(dx, dy) < 5)
+                fprintf(stderr, "roof label \"%s\" over the mark at %.1f,%.1f\n", b[i].text, mx, my);
+            CHECK(hypot(dx, dy) >= 5);
+        }
+        CHECK(found);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (boxes_overlap(&b[i], &b[j])) {
+                fprintf(stderr, "overlap: \"%s\" %.1f,%.1f-%.1f,%.1f and \"%s\" %.1f,%.1f-%.1f,%.1f\n", b[i].text, b[i].x0, b[i].y0, b[i].x1, b[i].y1, b[j].text, b[j].x0, b[j].y0, b[j].x1, b[j].y1);
+                CHECK(!"two texts overlap");
+            }
+    free(r);
 }
