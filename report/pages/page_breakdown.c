@@ -26,7 +26,7 @@ typedef struct grid_mem {
 static const char *kernel_label(const tp_pagectx *pc, tp_str name, grid_mem *mem, size_t *cap)
 {
     const tp_summary *s = pc->s;
-    for (size_t i = 0; i < s->kt.n; i++)
+    for (size_t i = 0; pc->knames && i < s->kt.n; i++) /* a format's pages may have no kernel table names */
         if (s->kt.rows[i].name == name)
             return pc->knames[i];
     TP_GROW(mem->own, *cap, mem->nown + 1);
