@@ -81,6 +81,9 @@ bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
     return false;
 }
 
+/* An informative level is drawn for its own time when it has at least this share (%) of the busiest level's. */
+#define TL_OWN_SHARE_PCT 1
+
 /* Levels looked at per host thread (deeper ones are never shown). */
 #define TL_SCAN 64
 
@@ -92,6 +95,13 @@ static bool wraps(const tp_event *e, uint32_t nchild, int64_t child_dur, tp_str 
     if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
         return true;
     return nchild >= 1 && e->dur > 0 && (__int128)child_dur * 100 >= (__int128)e->dur * 95;
+}
+
+/* A Python frame in torch's own files ("torch/utils/_device.py(99): __torch_function__", ".../site-packages/torch/...") */
+static bool torch_plumbing(const char *name)
+{
+    return name && (!strncmp(name, "torch/", 6) || strstr(name, "/site-packages/torch/") != NULL) &&
+           strstr(name, ".py(") != NULL;
 }
 
 /* Per (logical host track, depth < TL_SCAN) the row slot 0..TL_DEPTH-1 the
@@ -107,8 +117,11 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     memset(slot, -1, nt * TL_SCAN + 1);
     uint8_t *state = tp_xcalloc(nt * TL_SCAN + 1, 1); /* 0 no event, 1 wrappers, 2 informative */
     int64_t *all_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *all_ns), *wrap_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *wrap_ns);
+    int64_t *rep_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *rep_ns);
     uint32_t *nchild = tp_xcalloc(ht->n + 1, sizeof *nchild);
     int64_t *cdur = tp_xcalloc(ht->n + 1, sizeof *cdur);
+    tp_str *top_name = tp_xcalloc(nt * TL_SCAN + 1, sizeof *top_name); /* a level's longest event's name */
+    int64_t *top_dur = tp_xcalloc(nt * TL_SCAN + 1, sizeof *top_dur);
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t par = ht->parent[ht->order[p]];
         if (par != TP_NONE) {
@@ -125,8 +138,15 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
         size_t at = (size_t)ht->logical[e->track] * TL_SCAN + depth_of[p];
         int64_t d = e->dur > 0 ? e->dur : 0;
         all_ns[at] = tp_sat_add(all_ns[at], d);
-        if (wraps(e, nchild[p], cdur[p], trace_cat))
+        if (wraps(e, nchild[p], cdur[p], trace_cat)) {
             wrap_ns[at] = tp_sat_add(wrap_ns[at], d);
+            /* torch's own Python dispatch frames (torch/utils/_device.py(99): __torch_function__) say nothing of
+             * where the work came from */
+            if (torch_plumbing(tp_str_get(t, e->name)))
+                rep_ns[at] = tp_sat_add(rep_ns[at], d);
+        }
+        if (d >= top_dur[at])
+            top_dur[at] = d, top_name[at] = e->name;
         state[at] = 1;
     }
     /* a level is a wrapper when 95% of its time is in events that only wrap the next (a stray short call beside
@@ -140,7 +160,11 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
         for (int d = 0; d < TL_SCAN; d++)
             deepest = sk[d] ? d : deepest;
         int n = 0, shallowest = deepest;
-        /* the informative levels with the most time of their own (not wrapping the next), all but one row */
+        /* the informative levels with the most time of their own (not wrapping the next), all but one row; a
+         * level under TL_OWN_SHARE of the first one's own time is not drawn before the frames around that one
+         * (SGLang: a 465 ms blocking copy, and below it Python helpers of 0.1 ms took two of the four rows, the
+         * frames that made the copy none) */
+        int64_t first_ns = -1;
         while (n < TL_DEPTH - 1) {
             int best = -1;
             int64_t best_ns = 0;
@@ -151,16 +175,24 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
                     best_ns = own;
                 }
             }
-            if (best < 0)
+            if (best < 0 || (first_ns >= 0 && (__int128)best_ns * 100 < (__int128)first_ns * TL_OWN_SHARE_PCT))
                 break;
+            if (first_ns < 0)
+                first_ns = best_ns;
             slot[k * TL_SCAN + best] = (int8_t)n++;
             shallowest = best < shallowest ? best : shallowest;
         }
-        /* then the frames right around them (the wrappers just above: what the informative ops ran in), then the
-         * other levels in depth order */
-        for (int d = shallowest - 1; d >= 0 && n < TL_DEPTH; d--)
-            if (sk[d] && slot[k * TL_SCAN + d] < 0)
-                slot[k * TL_SCAN + d] = (int8_t)n++;
+        /* then the frames right around them (the wrappers just above: what the informative ops ran in; a level
+         * whose longest event repeats a drawn level's, or that is torch's own Python plumbing, is skipped), then the other levels in depth order */
+        for (int d = shallowest - 1; d >= 0 && n < TL_DEPTH; d--) {
+            size_t at = k * TL_SCAN + (size_t)d;
+            bool skip = all_ns[at] > 0 && (__int128)rep_ns[at] * 100 >= (__int128)all_ns[at] * 95;
+            for (int c = d + 1; c <= deepest && !skip; c++) /* its longest event a drawn level's again (aten::copy_
+                                                             * under copy_ under aten::copy_) */
+                skip = slot[k * TL_SCAN + c] >= 0 && top_dur[at] > 0 && top_name[k * TL_SCAN + c] == top_name[at];
+            if (sk[d] && slot[at] < 0 && !skip)
+                slot[at] = (int8_t)n++;
+        }
         for (int d = 0; d <= deepest && n < TL_DEPTH; d++)
             if (sk[d] && slot[k * TL_SCAN + d] < 0)
                 slot[k * TL_SCAN + d] = (int8_t)n++;
@@ -173,8 +205,11 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     free(state);
     free(all_ns);
     free(wrap_ns);
+    free(rep_ns);
     free(nchild);
     free(cdur);
+    free(top_name);
+    free(top_dur);
     return slot;
 }
 
