@@ -25,8 +25,9 @@
 #define MIN_BOX_W 80.0
 #define MIN_ROW_H 150.0
 #define MAX_ROW_H 230.0
-#define LABEL_BAND 64.0 /* room above the tallest bar for the bars' names (issue 36 item 2) */
+#define LABEL_BAND 96.0 /* room above the tallest bar for the bars' names (issue 36 item 2) */
 #define LABEL_BAND_SHARE 0.4 /* ... at most this share of a bar's frame */
+#define LABEL_BAND_MIN_SHARE 0.3 /* ... and at least this share (a tall frame gives the tallest bar's name room) */
 
 typedef struct {
     size_t op;        /* index into ops */
@@ -241,7 +242,7 @@ static double label_band(const tp_grid_chart *g, const tp_grid_layout *L, size_t
         const tp_op_breakdown *op = &g->ops[b->op];
         for (size_t m = b->m0; b->page == page && m < b->m1 && m < op->nmixes; m++)
             if (op->mixes[m].label && op->mixes[m].label[0])
-                return fmin(LABEL_BAND, h * LABEL_BAND_SHARE);
+                return fmin(fmax(LABEL_BAND, h * LABEL_BAND_MIN_SHARE), h * LABEL_BAND_SHARE);
     }
     return 0;
 }
