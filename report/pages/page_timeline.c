@@ -18,6 +18,7 @@
 #include <string.h>
 
 #define TL_DEPTH 4
+#define TL_ROWS (TL_DEPTH + 1) /* and one for the ops that launch when those rows miss them */
 #define TL_HOST_ROWS 20 /* the busiest host rows; the others share one row, so device rows stay legible */
 
 /* Host bars are coloured by kind (the palette gives these names fixed
@@ -149,6 +150,17 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
             top_dur[at] = d, top_name[at] = e->name;
         state[at] = 1;
     }
+    /* the ops that launch the window's device work: per level, the device events whose launching op sits there */
+    uint32_t *launches = tp_xcalloc(nt * TL_SCAN + 1, sizeof *launches);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *g = &t->events[i];
+        if (g->link == TP_NONE || g->op == TP_NONE || g->op >= t->nevents || g->ts >= we || g->ts < ws)
+            continue;
+        uint32_t par = g->op; /* the host op the launch ran under (aten::mm), not a Python frame around the call */
+        if (t->events[par].kind != TP_KIND_HOST_OP || ht->pos[par] == TP_NONE || depth_of[ht->pos[par]] >= TL_SCAN)
+            continue; /* an annotation around a graph replay (SGLang's step[DECODE bs=32]) is no launching op */
+        launches[(size_t)ht->logical[t->events[par].track] * TL_SCAN + depth_of[ht->pos[par]]]++;
+    }
     /* a level is a wrapper when 95% of its time is in events that only wrap the next (a stray short call beside
      * them does not make it informative) */
     for (size_t i = 0; i < nt * TL_SCAN; i++)
@@ -165,6 +177,13 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
          * (SGLang: a 465 ms blocking copy, and below it Python helpers of 0.1 ms took two of the four rows, the
          * frames that made the copy none) */
         int64_t first_ns = -1;
+        /* the level of the ops that launch most of the window's device work (B200 vLLM, host-bound: the aten and
+         * vllm ops under 22 levels of Python frames), drawn below when the rows chosen miss it */
+        int launch_level = -1;
+        for (int d = 0; d <= deepest; d++)
+            if (sk[d] && launches[k * TL_SCAN + d] > 0 &&
+                (launch_level < 0 || launches[k * TL_SCAN + d] > launches[k * TL_SCAN + launch_level]))
+                launch_level = d;
         while (n < TL_DEPTH - 1) {
             int best = -1;
             int64_t best_ns = 0;
@@ -196,6 +215,10 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
         for (int d = 0; d <= deepest && n < TL_DEPTH; d++)
             if (sk[d] && slot[k * TL_SCAN + d] < 0)
                 slot[k * TL_SCAN + d] = (int8_t)n++;
+        /* the ops that launch, when none of those rows holds them: one more row (a Python-stack trace's aten and
+         * vllm ops sit under tens of frames; the frames around a GPU gap keep theirs) */
+        if (launch_level >= 0 && slot[k * TL_SCAN + launch_level] < 0)
+            slot[k * TL_SCAN + launch_level] = (int8_t)n++;
         /* slots in depth order, so the rows read top-down */
         n = 0;
         for (int d = 0; d <= deepest; d++)
@@ -206,6 +229,7 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     free(all_ns);
     free(wrap_ns);
     free(rep_ns);
+    free(launches);
     free(nchild);
     free(cdur);
     free(top_name);
@@ -284,8 +308,8 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     /* rows: host (logical track, depth), then device streams */
     uint32_t *order = tp_track_order(t);
     size_t nt = t->ntracks;
-    int32_t *row_of = tp_xmalloc((nt * TL_DEPTH + 1) * sizeof *row_of); /* host track*depth -> row */
-    for (size_t i = 0; i < nt * TL_DEPTH; i++)
+    int32_t *row_of = tp_xmalloc((nt * TL_ROWS + 1) * sizeof *row_of); /* host track*depth -> row */
+    for (size_t i = 0; i < nt * TL_ROWS; i++)
         row_of[i] = -1;
     size_t nitems = 0, icap = 0;
     tp_tl_item *items = NULL;
@@ -316,9 +340,9 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
             continue;
         if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
             continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
-        row_of[ht->logical[e->track] * TL_DEPTH + (size_t)s_] = depth_of[p] + 1; /* the level's number, for its label */
+        row_of[ht->logical[e->track] * TL_ROWS + (size_t)s_] = depth_of[p] + 1; /* the level's number, for its label */
         TP_GROW(items, icap, nitems + 1);
-        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + (size_t)s_), e->ts, end - e->ts,
+        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_ROWS + (size_t)s_), e->ts, end - e->ts,
                                        tp_str_get(t, e->name), category(e), 0};
     }
     free(slot);
@@ -328,14 +352,14 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         subtitle = tp_strs_add(&st, "%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
                                shown, folded, folded[0] ? "; " : "");
     size_t nrows = 0;
-    const char **labels = tp_xmalloc((nt * TL_DEPTH + sf->nstreams + 1) * sizeof *labels);
+    const char **labels = tp_xmalloc((nt * TL_ROWS + sf->nstreams + 1) * sizeof *labels);
     for (size_t k = 0; k < nt; k++) {
         uint32_t tk = order[k];
-        for (int d = 0; d < TL_DEPTH; d++) {
-            if (row_of[tk * TL_DEPTH + d] < 0)
+        for (int d = 0; d < TL_ROWS; d++) {
+            if (row_of[tk * TL_ROWS + d] < 0)
                 continue;
-            int level = row_of[tk * TL_DEPTH + d];
-            row_of[tk * TL_DEPTH + d] = (int32_t)nrows;
+            int level = row_of[tk * TL_ROWS + d];
+            row_of[tk * TL_ROWS + d] = (int32_t)nrows;
             char lab[256];
             tp_stream_label(t, tk, lab, sizeof lab);
             labels[nrows++] = d == 0 ? (level == 1 ? tp_strs_add(&st, "%s", lab) : tp_strs_add(&st, "%s level %d", lab, level))
