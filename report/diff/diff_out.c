@@ -450,7 +450,6 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     }
     if (shown)
         tp_buf_puts(b, "\n");
-    tp_diff_mem_md(&d->mem, b);
 
     /* Overview table. */
     tp_buf_puts(b, "| figure | base | candidate | change |\n|---|---:|---:|---:|\n");
@@ -563,6 +562,9 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
         tp_kname_free(on, d->ops.n);
     }
+    /* memory after the time: the devices and the op-level change lead (issue 36 item 6; an H100 -> MI300X diff
+     * opened with 15 rows of cuda:0 / hip:0 holders before naming either device) */
+    tp_diff_mem_md(&d->mem, b);
     size_t ul = image_base_url ? strlen(image_base_url) : 0;
     for (size_t i = 0; ul && pngs && pngs[i]; i++)
         tp_buf_printf(b, "![%s](%s%s%s)\n\n", strstr(pngs[i], "steps") ? "step times" : "largest changes",
