@@ -86,3 +86,18 @@ TEST(renamed_kernel_paired_by_launching_op)
     CHECK(out && strstr(out, "op aten::softmax"));
     free(out);
 }
+
+/* the devices and the op-level change lead diff.md; memory follows the time sections (an H100 -> MI300X diff
+ * opened with 15 rows of cuda:0 / hip:0 memory holders before naming either device) */
+TEST(diff_md_memory_after_the_time_sections)
+{
+    const char *q = tp_test_shared("external/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+    const char *dir = tp_test_tmp("diff.memorder");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s'", tp_test_bin(), q, q, dir), 0);
+    char *md = tp_test_read_in(dir, "diff.md");
+    const char *mem = md ? strstr(md, "**Memory**") : NULL, *dev = md ? strstr(md, "| device | NVIDIA H100") : NULL;
+    const char *cats = md ? strstr(md, "#### Op categories") : NULL;
+    CHECK(mem && dev && dev < mem);
+    CHECK(!cats || cats < mem);
+    free(md);
+}
