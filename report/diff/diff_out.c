@@ -324,6 +324,14 @@ static size_t changed(const tp_diff_table *t)
     return n;
 }
 
+bool tp_diff_ops_lead(const tp_diff *d, double *share)
+{
+    double ms = matched_share(&d->kernels);
+    if (share)
+        *share = ms;
+    return ms < 0.5 && changed(&d->ops);
+}
+
 /* "Median step time 12.346 ms → 13.101 ms (+755.000 us, +6.1%)" */
 static void headline_md(const tp_diff *d, tp_buf *b)
 {
@@ -531,8 +539,8 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     tp_diff_eff_md(&d->eff, MD_TOP_OPS, b);
     /* kernel names that barely overlap (another vendor's library, another compiler): the op-level change leads,
      * the kernel tables follow as the detail */
-    double ms = matched_share(&d->kernels);
-    bool ops_lead = ms < 0.5 && changed(&d->ops);
+    double ms = 1;
+    bool ops_lead = tp_diff_ops_lead(d, &ms);
     if (ops_lead) {
         tp_buf_printf(b, "Kernel names barely overlap: %.0f%% of both runs' kernel time is in kernels of the same name, "
                          "so the ops that launched them tell the change first.\n\n", ms * 100.0);

@@ -30,6 +30,10 @@ TEST(cross_vendor_diff_names_devices_and_leads_with_ops)
     CHECK_EQ_INT(tp_test_run(&out, "pdftotext -l 1 '%s/diff.pdf' -", dir), 0);
     CHECK(out && strstr(out, "tracepress diff: h100_gaunernst_bert-small-uncased__1016001 -> hta_amd_mi250_rocm6_2"));
     CHECK(out && strstr(out, "Base: NVIDIA H100 80GB HBM3 (chrome); candidate: AMD Radeon Graphics (chrome)"));
+    /* its first chart leads with the ops too, as diff.md does (it charted new and gone kernels) */
+    CHECK(out && strstr(out, "Largest op changes (device time they launched, candidate - base): kernel names barely "
+                             "overlap"));
+    CHECK(out && !strstr(out, "Largest kernel changes"));
     free(out);
 }
 

@@ -250,7 +250,7 @@ TEST(diff_across_formats)
         CHECK_EQ_INT(tp_test_run(&out, "qpdf --check '%s'", p), 0);
         free(out);
         CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s' - 2>/dev/null", p), 0);
-        CHECK(out && strstr(out, "Largest kernel changes") && strstr(out, "Kernels"));
+        CHECK(out && strstr(out, "Largest op changes") && strstr(out, "Kernels")); /* no kernel name in common: the ops lead */
         free(out);
     }
 }
