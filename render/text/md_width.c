@@ -80,7 +80,7 @@ static void table_out(tp_buf *out, const char *const *line, const size_t *llen, 
     double total = 1;
     for (size_t c = 0; c < ncol; c++)
         total += col[c];
-    if (total <= max_px || ncol < 4 || ncol >= MAX_COLS) { /* fits, or nothing to split by */
+    if (total <= max_px || ncol < 5 || ncol >= MAX_COLS) { /* a figure table (figure, base, candidate, change) stays whole */ /* fits, or nothing to split by */
         for (size_t r = 0; r < nl; r++) {
             tp_buf_put(out, line[r], llen[r]);
             tp_buf_putc(out, '\n');
@@ -104,6 +104,13 @@ static void table_out(tp_buf *out, const char *const *line, const size_t *llen, 
     double kw = 0;
     for (size_t c = 0; c < key; c++)
         kw += col[c];
+    if (kw > max_px * 0.6) { /* the key alone is most of the column: parts of one or two columns would not help */
+        for (size_t r = 0; r < nl; r++) {
+            tp_buf_put(out, line[r], llen[r]);
+            tp_buf_putc(out, '\n');
+        }
+        return;
+    }
     /* how many parts the greedy fill needs, then the columns spread evenly over them (4 columns in two parts
      * of two, not three and a lone one) */
     size_t parts = 0;

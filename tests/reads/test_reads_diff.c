@@ -75,7 +75,7 @@ TEST(renamed_kernel_paired_by_launching_op)
     const char *dir = tp_test_tmp("sm.diff");
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), a, b, dir), 0);
     char *md = tp_test_read_in(dir, "diff.md"), *js = tp_test_read_in(dir, "diff.json");
-    CHECK(md && strstr(md, "| `cunn_SoftMaxForward` → `cunn_SoftMaxForwardReg` (both launched by `aten::softmax`) | 1 → 1 |"));
+    CHECK(md && strstr(md, "| `cunn_SoftMaxForward` →<br>`cunn_SoftMaxForwardReg`<br>(both launched by `aten::softmax`) | 1 → 1 |"));
     CHECK(md && strstr(md, "| -154.000 | -51.3% |"));
     CHECK(md && !strstr(md, "| new |") && !strstr(md, "| gone |"));
     CHECK(js && strstr(js, "\"match\":\"op\",\"op\":\"aten::softmax\""));
