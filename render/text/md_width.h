@@ -17,7 +17,8 @@
 /* The width of a cell's text (n bytes of Markdown), widest <br> line. */
 double tp_md_cell_px(const char *c, size_t n);
 
-/* Each table of md wider than max_px is split into tables of its first
+/* Each table of md (5 columns or more, its key under 60% of max_px)
+ * wider than max_px is split into tables of its first
  * column (the rows' key) and as many of the next columns as fit, in order,
  * one blank line apart; tables that fit are left as they are.  A writer
  * that knows better splits its own (the job's ranks by base).  Cost: each
