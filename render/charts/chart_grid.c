@@ -25,6 +25,9 @@
 #define MIN_BOX_W 80.0
 #define MIN_ROW_H 150.0
 #define MAX_ROW_H 230.0
+#define LABEL_BAND 96.0 /* room above the tallest bar for the bars' names (issue 36 item 2) */
+#define LABEL_BAND_SHARE 0.4 /* ... at most this share of a bar's frame */
+#define LABEL_BAND_MIN_SHARE 0.3 /* ... and at least this share (a tall frame gives the tallest bar's name room) */
 
 typedef struct {
     size_t op;        /* index into ops */
@@ -182,7 +185,8 @@ void tp_grid_layout_free(tp_grid_layout *L)
 /* One mix as a stacked bar of its families (merged, in display order), as high as its time is of the longest
  * mix's (`max`: a 4 us mix beside a 9.66 ms graph replay is a sliver, not a full bar), bw wide; a wide bar names
  * each family in its segment when the name fits. */
-static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y, double h, double bw, double max)
+static double draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y, double h, double bw, double max,
+                       double band)
 {
     size_t n = mix->nparts;
     tp_mix_part *p = tp_xcalloc(n ? n : 1, sizeof *p);
@@ -201,7 +205,7 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
         p[j].ns = p[j].ns > INT64_MAX - v ? INT64_MAX : p[j].ns + v;
     }
     qsort(p, k, sizeof *p, cmp_fam); /* family is the first member */
-    double bh = max > 0 ? fmax(MIN_BAR_H, h * total / max) : h;
+    double bh = max > 0 ? fmax(MIN_BAR_H, (h - band) * total / max) : h - band;
     tp_cv_stroke_rect(cv, x, y, bw, h, TP_COLOR_GRID, 0.5); /* the frame is the longest mix's height */
     double yb = y + h;
     for (size_t i = 0; i < k && total > 0; i++) {
@@ -227,6 +231,60 @@ static void draw_mix(tp_canvas *cv, const tp_kernel_mix *mix, double x, double y
                fit);
     free(fit);
     free(p);
+    return bh;
+}
+
+/* The page's labelled mixes: whether any, and the band above the tallest bar kept for their names. */
+static double label_band(const tp_grid_chart *g, const tp_grid_layout *L, size_t page, double h)
+{
+    for (size_t i = 0; i < L->nboxes; i++) {
+        const box *b = &L->boxes[i];
+        const tp_op_breakdown *op = &g->ops[b->op];
+        for (size_t m = b->m0; b->page == page && m < b->m1 && m < op->nmixes; m++)
+            if (op->mixes[m].label && op->mixes[m].label[0])
+                return fmin(fmax(LABEL_BAND, h * LABEL_BAND_MIN_SHARE), h * LABEL_BAND_SHARE);
+    }
+    return 0;
+}
+
+/* A bar's name, written up its column from just above the bar to the frame's top: each in its own column (no
+ * two overlap), fitted apart with the page's other names (two different names never read the same). */
+typedef struct bar_label {
+    const char *text;
+    size_t more;
+    double x, y_bottom, room; /* the column's centre, the bar's top, the length free above it */
+} bar_label;
+
+static void draw_labels(tp_canvas *cv, const bar_label *lb, size_t n)
+{
+    if (n == 0)
+        return;
+    const char **texts = tp_xcalloc(n, sizeof *texts);
+    double *rooms = tp_xcalloc(n, sizeof *rooms);
+    for (size_t i = 0; i < n; i++) {
+        char plus[32] = "";
+        if (lb[i].more)
+            snprintf(plus, sizeof plus, " +%zu", lb[i].more);
+        texts[i] = lb[i].text;
+        rooms[i] = lb[i].room - tp_text_width(TP_FONT_REGULAR, SMALL_FS, plus);
+        if (rooms[i] < lb[i].room / 2) /* " +N" only when it leaves the name room */
+            rooms[i] = lb[i].room;
+    }
+    char **fits = tp_fit_apart(TP_FONT_REGULAR, SMALL_FS, texts, n, rooms, tp_fit_name);
+    /* rotated -90 degrees the text runs up and its ascent lies left of the baseline */
+    double shift = (tp_font_ascent(TP_FONT_REGULAR, SMALL_FS) - tp_font_descent(TP_FONT_REGULAR, SMALL_FS)) / 2;
+    for (size_t i = 0; i < n; i++) {
+        char t[400];
+        if (lb[i].more && rooms[i] < lb[i].room)
+            snprintf(t, sizeof t, "%s +%zu", fits[i], lb[i].more);
+        else
+            snprintf(t, sizeof t, "%s", fits[i]);
+        tp_cv_text(cv, lb[i].x + shift, lb[i].y_bottom, TP_FONT_REGULAR, SMALL_FS, TP_COLOR_TEXT, TP_ALIGN_LEFT,
+                   -90, t);
+    }
+    tp_fit_apart_free(fits, n);
+    free(rooms);
+    free(texts);
 }
 
 void tp_grid_draw_page(tp_canvas *cv, const tp_grid_chart *g, const tp_grid_layout *L, size_t page, tp_rect r)
@@ -255,6 +313,9 @@ void tp_grid_draw_page(tp_canvas *cv, const tp_grid_chart *g, const tp_grid_layo
     free(it);
     double gy = r.y + L->top;
     double title_h = BOX_TITLE_FS * 2, foot_h = SMALL_FS * 2;
+    double band = label_band(g, L, page, L->row_h - BOX_GAP - title_h - foot_h - 2);
+    bar_label *labels = NULL;
+    size_t nlabels = 0, cap = 0;
     for (size_t i = 0; i < L->nboxes; i++) {
         const box *b = &L->boxes[i];
         if (b->page != page)
@@ -271,7 +332,17 @@ void tp_grid_draw_page(tp_canvas *cv, const tp_grid_chart *g, const tp_grid_layo
         size_t nb = b->m1 - b->m0;
         double bw = bar_w(op->nmixes), used = (double)nb * (bw + BAR_GAP) - BAR_GAP;
         double x0 = bx + (b->w - used) / 2, top = by + title_h, h = bh - title_h - foot_h - 2;
-        for (size_t m = b->m0; m < b->m1 && m < op->nmixes; m++)
-            draw_mix(cv, &op->mixes[m], x0 + (double)(m - b->m0) * (bw + BAR_GAP), top, h, bw, L->max_mix);
+        for (size_t m = b->m0; m < b->m1 && m < op->nmixes; m++) {
+            const tp_kernel_mix *mix = &op->mixes[m];
+            double mx = x0 + (double)(m - b->m0) * (bw + BAR_GAP);
+            double bar_h = draw_mix(cv, mix, mx, top, h, bw, L->max_mix, band);
+            if (band > 0 && mix->label && mix->label[0]) {
+                TP_GROW(labels, cap, nlabels + 1);
+                labels[nlabels++] = (bar_label){mix->label, mix->more, mx + bw / 2, top + h - bar_h - 2,
+                                                h - bar_h - 4};
+            }
+        }
     }
+    draw_labels(cv, labels, nlabels);
+    free(labels);
 }

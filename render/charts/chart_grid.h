@@ -11,6 +11,11 @@
  * a wide box); what does not fit on a page goes to the next page.  An op
  * with more mixes than fit in one row is split into boxes "op (1/2)"; an
  * op whose mixes were cut by the caller says so: "op (8 of 19 mixes)".
+ * A mix with a label (its top kernel's short name) has it written up the
+ * bar's column, above the bar: the tallest bar leaves a band for it, so
+ * every bar is named, in its own column (never over another label), at
+ * 6.5 pt, labels fitted apart (different labels stay different), " +N"
+ * when the mix ran N more kernels and it fits.
  *
  * Usage: layout once for the page's drawing rectangle size, then draw
  * each page:
@@ -35,6 +40,8 @@ typedef struct tp_mix_part {
 typedef struct tp_kernel_mix {
     const tp_mix_part *parts;
     size_t nparts;
+    const char *label; /* the bar's name (its top kernel, shortened); NULL: none */
+    size_t more;       /* kernels of the mix besides the named one: " +N" */
 } tp_kernel_mix;
 
 typedef struct tp_op_breakdown {

@@ -268,21 +268,33 @@ static void roof_draw(tp_canvas *cv, const tp_roofline *c, const plot *p, placer
     }
 }
 
-/* Labels of the flat parts (right end, above or below the line) and of the
- * slope (along it); their boxes are taken. */
+/* Labels of the flat parts: above or below the line, at its right end or slid left along it toward the ridge,
+ * the free place that hides the least of the marks (a mark at the label's usual place keeps it: the label
+ * moves), nearest the right end; their boxes are taken.  No free place: the right end, above. */
 static void roof_labels(tp_canvas *cv, const tp_roofline *c, const plot *p, placer *pl, double fs)
 {
     double asc = tp_font_ascent(TP_FONT_REGULAR, fs), desc = tp_font_descent(TP_FONT_REGULAR, fs);
     for (size_t k = 0; k < c->nroofs; k++) {
         const char *lab = c->roofs[k].label ? c->roofs[k].label : "";
         double y = py(p, c->roofs[k].peak), ridge_x = px(p, c->roofs[k].peak / c->bandwidth);
-        char *t = tp_fit_end(TP_FONT_REGULAR, fs, lab, fmax(0, p->x + p->w - 4 - fmax(ridge_x, p->x) - 4));
+        double left = fmax(ridge_x, p->x) + 4;
+        char *t = tp_fit_end(TP_FONT_REGULAR, fs, lab, fmax(0, p->x + p->w - 4 - left));
         double w = tp_text_width(TP_FONT_REGULAR, fs, t), right = p->x + p->w - 4;
-        box above = {right - w, y - 2 - asc - desc, right, y - 2}, below = {right - w, y + 2, right, y + 2 + asc + desc};
-        box b = free_at(pl, above) ? above : free_at(pl, below) ? below : above;
-        /* on a white box: marks drawn before may lie under it (a GEMM at its peak) */
-        tp_cv_fill_rect(cv, b.x0 - PAD, b.y0, w + 2 * PAD, asc + desc, 0xFFFFFF);
-        tp_cv_text(cv, right, b.y0 + asc, TP_FONT_REGULAR, fs, TP_COLOR_AXIS, TP_ALIGN_RIGHT, 0, t);
+        box b = {right - w - PAD, y - 2 - asc - desc, right + PAD, y - 2}, cand;
+        double best = INFINITY, step = fmax(4, (w + 2 * PAD) / 4);
+        for (double r = right; r - w >= left - 0.01; r -= step)
+            for (int below = 0; below < 2; below++) {
+                double y0 = below ? y + 2 : y - 2 - asc - desc;
+                cand = (box){r - w - PAD, y0, r + PAD, y0 + asc + desc};
+                if (!free_at(pl, cand))
+                    continue;
+                double cost = hidden(pl, cand) * 100 + (right - r) + below; /* hide nothing first, then stay right */
+                if (cost < best)
+                    best = cost, b = cand;
+            }
+        /* on a white box: a mark it could not avoid lies under it */
+        tp_cv_fill_rect(cv, b.x0, b.y0, b.x1 - b.x0, asc + desc, 0xFFFFFF);
+        tp_cv_text(cv, b.x1 - PAD, b.y0 + asc, TP_FONT_REGULAR, fs, TP_COLOR_AXIS, TP_ALIGN_RIGHT, 0, t);
         take(pl, b);
         free(t);
     }
@@ -392,11 +404,9 @@ static void marks_draw(tp_canvas *cv, const tp_roofline *c, const plot *p, const
     free(o);
 }
 
-static void mark_labels(tp_canvas *cv, const tp_roofline *c, const plot *p, placer *pl, double fs,
-                        tp_roofline_stats *st)
+/* The labelled marks are kept clear of every label, the roof's too. */
+static void keep_labelled_clear(const tp_roofline *c, const plot *p, placer *pl)
 {
-    double asc = tp_font_ascent(TP_FONT_REGULAR, fs), desc = tp_font_descent(TP_FONT_REGULAR, fs);
-    /* the labelled marks themselves are kept clear */
     for (size_t i = 0; i < c->n; i++) {
         const tp_roofline_mark *m = &c->marks[i];
         if (m->label && valid(m)) {
@@ -404,6 +414,12 @@ static void mark_labels(tp_canvas *cv, const tp_roofline *c, const plot *p, plac
             take(pl, (box){x - r, y - r, x + r, y + r});
         }
     }
+}
+
+static void mark_labels(tp_canvas *cv, const tp_roofline *c, const plot *p, placer *pl, double fs,
+                        tp_roofline_stats *st)
+{
+    double asc = tp_font_ascent(TP_FONT_REGULAR, fs), desc = tp_font_descent(TP_FONT_REGULAR, fs);
     for (size_t i = 0; i < c->n; i++) {
         const tp_roofline_mark *m = &c->marks[i];
         if (!m->label)
@@ -496,9 +512,13 @@ void tp_roofline_draw(tp_canvas *cv, const tp_roofline *c, tp_rect r, tp_rooflin
     for (int e = p.xlo; e <= p.xhi; e++)
         if ((e - p.xlo) % xe == 0)
             tick_draw(cv, e, xplain, fs, p.x + (e - p.xlo) * dx, tb, TP_ALIGN_CENTER);
+    /* the lowest y tick stays above the first x tick's top: at the corner the two touched */
+    double y_floor = tb - tp_font_ascent(TP_FONT_REGULAR, fs) - (tp_font_ascent(TP_FONT_REGULAR, fs) +
+                                                                 tp_font_descent(TP_FONT_REGULAR, fs)) / 2 - 0.5;
     for (int e = p.ylo; e <= p.yhi; e++)
         if ((e - p.ylo) % ye == 0)
-            tick_draw(cv, e, yplain, fs, p.x - 4, tp_text_baseline_mid(TP_FONT_REGULAR, fs, p.y + p.h - (e - p.ylo) * dy),
+            tick_draw(cv, e, yplain, fs, p.x - 4,
+                      tp_text_baseline_mid(TP_FONT_REGULAR, fs, fmin(p.y + p.h - (e - p.ylo) * dy, y_floor)),
                       TP_ALIGN_RIGHT);
     if (c->x_title)
         tp_cv_text(cv, p.x + p.w / 2, p.y + p.h + fs * 1.5 + 3 + tp_font_ascent(TP_FONT_REGULAR, fs), TP_FONT_REGULAR,
@@ -525,6 +545,7 @@ void tp_roofline_draw(tp_canvas *cv, const tp_roofline *c, tp_rect r, tp_rooflin
         roof_draw(cv, c, &p, &pl);
     marks_draw(cv, c, &p, rad, &st);
     tp_cv_restore(cv);
+    keep_labelled_clear(c, &p, &pl);
     if (roof)
         roof_labels(cv, c, &p, &pl, fs);
     mark_labels(cv, c, &p, &pl, fs, &st);

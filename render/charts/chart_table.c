@@ -35,7 +35,7 @@ static const char *cell(const tp_table *t, const tp_table_layout *L, size_t r, s
     return s ? s : "";
 }
 
-/* "1,234.567 ms (12.0%)": the sign, the duration in ns, its unit (units.h) and where the rest starts; false when s
+/* "1,234.567 ms (12.0%)", "+3.856 ms, +0.6%": the sign, the duration in ns, its unit (units.h) and where the rest starts; false when s
  * is no duration. */
 static bool parse_dur(const char *s, int *sign, double *ns, const char **rest, int *unit)
 {
@@ -66,7 +66,7 @@ static bool parse_dur(const char *s, int *sign, double *ns, const char **rest, i
     static const double scale[] = {1, 1e3, 1e6, 1e9};
     for (int u = 3; u >= 0; u--) {
         size_t k = strlen(un[u]);
-        if (!strncmp(p, un[u], k) && (p[k] == 0 || p[k] == ' ')) {
+        if (!strncmp(p, un[u], k) && (p[k] == 0 || p[k] == ' ' || p[k] == ',')) { /* "+3.856 ms, +0.6%" */
             *ns = v * scale[u] * (*sign < 0 ? -1 : 1);
             *rest = p + k;
             *unit = u;

@@ -1,5 +1,6 @@
 /* md_fold.c: the head of a summary.md within its line budget (md_fold.h). */
 #include "render/text/md_fold.h"
+#include "render/text/md_width.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ static size_t block_ends(const char *s, size_t n, size_t *ends, size_t cap, size
 
 void tp_md_fold(tp_buf *md, size_t budget)
 {
+    tp_md_narrow(md, TP_MD_COMMENT_PX); /* a comment's width first: a split table takes lines of the budget */
     if (!md->data || !md->len || budget < 4)
         return;
     const char *s = md->data;

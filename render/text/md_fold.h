@@ -8,7 +8,7 @@
 
 #define TP_MD_HEAD_LINES 40 /* summary.md's lines before its <details> (docs/REPORT.md "summary.md") */
 
-/* Folds md (Markdown text, blocks separated by blank lines) when it holds
+/* Narrows md's wide tables (md_width.h), then folds md (Markdown text, blocks separated by blank lines) when it holds
  * more than `budget` lines: the head is the blocks that end within
  * budget - 2 lines (at least the first block), then
  *   <details><summary>More: H1, H2, ...</summary>   (the tail's "####" headings, else "More")

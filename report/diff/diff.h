@@ -158,6 +158,11 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
  * UTF-8 without names, for diff.md, diff.pdf and the stderr line. */
 void tp_diff_noise_text(const tp_diff *d, char *buf, size_t n);
 
+/* Whether the op-level change leads (diff.md's tables, diff.pdf's first chart): kernel names barely overlap (under
+ * half of both runs' kernel time in kernels matched by name or short name: another vendor's library) and some op's
+ * time changed; *share (may be NULL) gets that matched share (0-1). */
+bool tp_diff_ops_lead(const tp_diff *d, double *share);
+
 /* "+12.3%", "-4.0%", "new"/"-" style relative change text. */
 void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r);
 /* "+1.234 ms" signed duration, 3 significant digits. */

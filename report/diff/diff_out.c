@@ -7,7 +7,9 @@
 #include "report/out/summary_write.h"
 #include "convert/codec/json_write.h"
 #include "render/labels/kname.h"
+#include "render/text/md_width.h"
 #include "render/text/report_text.h"
+#include "render/text/textfit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #define MD_TOP 10    /* regressions and improvements listed in diff.md */
 #define MD_TOP_OPS 5
+#define MD_NAME_CHARS 40 /* a name in diff.md's tables, as summary.md's kernels (issue 36 item 9) */
 
 static void jfrac(tp_buf *b, bool has, double v)
 {
@@ -274,9 +277,18 @@ static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, 
         mt = mag64(r->total[1]) > mt ? mag64(r->total[1]) : mt;
         md = mag64(r->delta) > md ? mag64(r->delta) : md;
     }
+    /* a comment's column (issue 36 item 9): the shown names cut to MD_NAME_CHARS and kept apart, as summary.md's
+     * kernels (a monospace font: width is characters; the full names are in diff.json and diff.pdf) */
+    const char **want = tp_xcalloc(shown + 1, sizeof *want);
+    double *room = tp_xcalloc(shown + 1, sizeof *room);
+    for (size_t k = 0; k < shown; k++) {
+        want[k] = names[pick[k]];
+        room[k] = tp_text_width(TP_FONT_MONO, 10, "0") * MD_NAME_CHARS;
+    }
+    char **fit = tp_fit_apart(TP_FONT_MONO, 10, want, shown, room, tp_fit_middle);
     int ut = tp_dur_unit(mt), ud = tp_dur_unit(md);
     if (shown)
-        tp_buf_printf(b, "| %s | count | total base (%s) | total candidate (%s) | change (%s) | change %% | share |\n"
+        tp_buf_printf(b, "| %s | count | base (%s) | candidate (%s) | change (%s) | change %% | share |\n"
                          "|---|---:|---:|---:|---:|---:|---:|\n",
                       what, tp_dur_unit_name(ut), tp_dur_unit_name(ut), tp_dur_unit_name(ud));
     for (size_t k = 0; k < shown; k++) {
@@ -295,15 +307,15 @@ static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, 
         tp_fmt_count(n0, sizeof n0, r->count[0]);
         tp_fmt_count(n1, sizeof n1, r->count[1]);
         tp_buf_puts(b, "| ");
-        tp_md_code(b, names[i], SIZE_MAX);
+        tp_md_code(b, fit[k], SIZE_MAX);
         if (r->match == TP_DM_SHORT)
             tp_buf_puts(b, " (matched by short name)");
         if (r->match == TP_DM_OP) { /* renamed: say what it became and why they are one row */
             char *cb = tp_kname_base(r->cand_name);
-            tp_buf_puts(b, " → ");
-            tp_md_code(b, cb, 64);
-            tp_buf_puts(b, " (both launched by ");
-            tp_md_code(b, r->op, 64);
+            tp_buf_puts(b, " →<br>"); /* lines of the cell: the column stays a name wide */
+            tp_md_code(b, cb, MD_NAME_CHARS);
+            tp_buf_puts(b, "<br>(both launched by ");
+            tp_md_code(b, r->op, MD_NAME_CHARS);
             tp_buf_puts(b, ")");
             free(cb);
         }
@@ -312,6 +324,9 @@ static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, 
     }
     if (shown)
         tp_buf_putc(b, '\n');
+    tp_fit_apart_free(fit, shown);
+    free(want);
+    free(room);
     free(pick);
     return shown;
 }
@@ -322,6 +337,14 @@ static size_t changed(const tp_diff_table *t)
     for (size_t i = 0; i < t->n; i++)
         n += t->rows[i].delta != 0;
     return n;
+}
+
+bool tp_diff_ops_lead(const tp_diff *d, double *share)
+{
+    double ms = matched_share(&d->kernels);
+    if (share)
+        *share = ms;
+    return ms < 0.5 && changed(&d->ops);
 }
 
 /* "Median step time 12.346 ms → 13.101 ms (+755.000 us, +6.1%)" */
@@ -450,7 +473,6 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     }
     if (shown)
         tp_buf_puts(b, "\n");
-    tp_diff_mem_md(&d->mem, b);
 
     /* Overview table. */
     tp_buf_puts(b, "| figure | base | candidate | change |\n|---|---:|---:|---:|\n");
@@ -532,8 +554,8 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
     tp_diff_eff_md(&d->eff, MD_TOP_OPS, b);
     /* kernel names that barely overlap (another vendor's library, another compiler): the op-level change leads,
      * the kernel tables follow as the detail */
-    double ms = matched_share(&d->kernels);
-    bool ops_lead = ms < 0.5 && changed(&d->ops);
+    double ms = 1;
+    bool ops_lead = tp_diff_ops_lead(d, &ms);
     if (ops_lead) {
         tp_buf_printf(b, "Kernel names barely overlap: %.0f%% of both runs' kernel time is in kernels of the same name, "
                          "so the ops that launched them tell the change first.\n\n", ms * 100.0);
@@ -563,6 +585,9 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
         tp_kname_free(on, d->ops.n);
     }
+    /* memory after the time: the devices and the op-level change lead (issue 36 item 6; an H100 -> MI300X diff
+     * opened with 15 rows of cuda:0 / hip:0 holders before naming either device) */
+    tp_diff_mem_md(&d->mem, b);
     size_t ul = image_base_url ? strlen(image_base_url) : 0;
     for (size_t i = 0; ul && pngs && pngs[i]; i++)
         tp_buf_printf(b, "![%s](%s%s%s)\n\n", strstr(pngs[i], "steps") ? "step times" : "largest changes",
@@ -582,4 +607,5 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
                   "<sub>Kernels matched by name: %zu, by short name: %zu; new: %zu; gone: %zu. "
                   "Share = part of all kernel time change (regressions and improvements together). Full tables: diff.json, diff.pdf.</sub>\n",
                   m[TP_DM_NAME], m[TP_DM_SHORT], m[TP_DM_ADDED], m[TP_DM_REMOVED]);
+    tp_md_narrow(b, TP_MD_COMMENT_PX); /* diff.md is a pull-request comment too: tables split to fit its column */
 }

@@ -34,11 +34,15 @@ typedef struct changes {
     const char **labels, **notes;
     int64_t *vals;
     char (*nb)[96];
+    char title[160];
 } changes;
 
 static void changes_build(const tp_diff *d, changes *ch)
 {
-    const tp_diff_table *t = &d->kernels;
+    /* kernel names that barely overlap (H100 -> MI300X): the ops that launched them, as diff.md leads */
+    double share = 1;
+    bool ops = tp_diff_ops_lead(d, &share);
+    const tp_diff_table *t = ops ? &d->ops : &d->kernels;
     size_t *pick = tp_xcalloc(t->n + 1, sizeof *pick), np = 0;
     /* rows are sorted by delta: take from both ends by size */
     size_t lo = 0, hi = t->n;
@@ -73,8 +77,12 @@ static void changes_build(const tp_diff *d, changes *ch)
         ch->notes[i] = ch->nb[i];
     }
     free(pick);
-    ch->c = (tp_diverging){"Largest kernel changes (total time, candidate - base)", "slower", "faster", np, ch->labels,
-                           ch->vals, ch->notes, 0, 0};
+    if (ops)
+        snprintf(ch->title, sizeof ch->title, "Largest op changes (device time they launched, candidate - base): "
+                 "kernel names barely overlap (%.0f%% of the kernel time)", share * 100.0);
+    else
+        snprintf(ch->title, sizeof ch->title, "Largest kernel changes (total time, candidate - base)");
+    ch->c = (tp_diverging){ch->title, "slower", "faster", np, ch->labels, ch->vals, ch->notes, 0, 0};
 }
 
 static void changes_free(changes *ch)

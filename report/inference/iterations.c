@@ -342,6 +342,28 @@ void tp_iterations_json(const tp_summary *s, tp_buf *b)
     tp_iterations_free(&r);
 }
 
+/* A rate given x 1000 to three significant digits, a summary's figure (issue 36 item 8): 13285737 -> "13300",
+ * 4186290 -> "4190", 80000 -> "80.0", 1234 -> "1.23"; summary.json keeps it to the thousandth. */
+static void sig3_milli(char *buf, size_t n, int64_t milli)
+{
+    int digits = 0; /* of the integer part */
+    for (int64_t v = milli / 1000; v > 0; v /= 10)
+        digits++;
+    int decimals = digits >= 3 ? 0 : 3 - digits;
+    int64_t step = 1; /* rounding unit, in thousandths */
+    for (int k = 0; k < 3 - decimals; k++)
+        step *= 10;
+    for (int k = 3; k < digits; k++)
+        step *= 10;
+    int64_t r = milli > INT64_MAX - step / 2 ? milli : (milli + step / 2) / step * step;
+    char whole[48];
+    tp_format_fixed(whole, r, 3); /* "13300.000" */
+    char *dot = strchr(whole, '.');
+    if (dot)
+        *(decimals ? dot + 1 + decimals : dot) = 0;
+    snprintf(buf, n, "%s", whole);
+}
+
 void tp_iterations_md(const tp_summary *s, tp_buf *b)
 {
     tp_iterations r;
@@ -375,7 +397,7 @@ void tp_iterations_md(const tp_summary *s, tp_buf *b)
     int64_t tps = tokens_per_s_milli(&r);
     if (tps >= 0) {
         char f[48];
-        tp_format_fixed(f, tps, 3);
+        sig3_milli(f, sizeof f, tps);
         tp_buf_printf(b, "; %s tokens/s (%lld tokens, from the %s)", f, (long long)r.tokens, r.tokens_from);
     } else
         tp_buf_puts(b, "; tokens/s unknown: give --tokens N (per iteration) or --batch-size B");

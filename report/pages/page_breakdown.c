@@ -2,6 +2,7 @@
  * the ops with the most device time, each kernel mix as a 100% bar of
  * kernel-category shares (the one classification, classify.h). */
 #include "render/charts/chart_grid.h"
+#include "render/labels/kname.h"
 #include "report/pages/pages.h"
 
 #include <stdio.h>
@@ -16,8 +17,22 @@ typedef struct grid_mem {
     tp_op_breakdown *ops;
     tp_kernel_mix *mixes;
     tp_mix_part *parts;
+    char **own; /* bar names made here (kernels the kernel table does not hold) */
+    size_t nown;
     char title[200];
 } grid_mem;
+
+/* A bar's name: its top kernel's short name as every other page shows it (the kernel table's), else its own. */
+static const char *kernel_label(const tp_pagectx *pc, tp_str name, grid_mem *mem, size_t *cap)
+{
+    const tp_summary *s = pc->s;
+    for (size_t i = 0; pc->knames && i < s->kt.n; i++) /* a format's pages may have no kernel table names */
+        if (s->kt.rows[i].name == name)
+            return pc->knames[i];
+    TP_GROW(mem->own, *cap, mem->nown + 1);
+    mem->own[mem->nown] = tp_display_name(tp_str_get(s->t, name), TP_KNAME_MAX);
+    return mem->own[mem->nown++];
+}
 
 static tp_grid_chart grid_of(const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, size_t max_ops,
                              grid_mem *mem)
@@ -41,7 +56,9 @@ static tp_grid_chart grid_of(const tp_pagectx *pc, const tp_op_kernels *ob, cons
     }
     tp_kernel_mix *mixes = tp_xcalloc(nmix + 1, sizeof *mixes);
     tp_mix_part *parts = tp_xcalloc(nparts + 1, sizeof *parts);
-    size_t jm = 0, jp = 0;
+    size_t jm = 0, jp = 0, own_cap = 0;
+    mem->own = NULL;
+    mem->nown = 0;
     for (size_t i = 0; i < nops; i++) {
         const tp_opk_op *op = &ob->ops[i];
         size_t m = op->n < TP_GRID_MAX_MIXES ? op->n : TP_GRID_MAX_MIXES;
@@ -71,6 +88,10 @@ static tp_grid_chart grid_of(const tp_pagectx *pc, const tp_op_kernels *ob, cons
                 np++;
             }
             mixes[jm].nparts = np;
+            if (va->n) { /* kernels are by time: the first names the bar */
+                mixes[jm].label = kernel_label(pc, ob->kernels[va->first].name, mem, &own_cap);
+                mixes[jm].more = va->n - 1;
+            }
             jp += np;
             jm++;
         }
@@ -90,6 +111,9 @@ static tp_grid_chart grid_of(const tp_pagectx *pc, const tp_op_kernels *ob, cons
 
 static void grid_free(grid_mem *mem)
 {
+    for (size_t i = 0; i < mem->nown; i++)
+        free(mem->own[i]);
+    free(mem->own);
     free(mem->parts);
     free(mem->mixes);
     free(mem->ops);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #define TL_DEPTH 4
+#define TL_ROWS (TL_DEPTH + 1) /* and one for the ops that launch when those rows miss them */
 #define TL_HOST_ROWS 20 /* the busiest host rows; the others share one row, so device rows stay legible */
 
 /* Host bars are coloured by kind (the palette gives these names fixed
@@ -81,6 +82,9 @@ bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
     return false;
 }
 
+/* An informative level is drawn for its own time when it has at least this share (%) of the busiest level's. */
+#define TL_OWN_SHARE_PCT 1
+
 /* Levels looked at per host thread (deeper ones are never shown). */
 #define TL_SCAN 64
 
@@ -92,6 +96,13 @@ static bool wraps(const tp_event *e, uint32_t nchild, int64_t child_dur, tp_str 
     if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
         return true;
     return nchild >= 1 && e->dur > 0 && (__int128)child_dur * 100 >= (__int128)e->dur * 95;
+}
+
+/* A Python frame in torch's own files ("torch/utils/_device.py(99): __torch_function__", ".../site-packages/torch/...") */
+static bool torch_plumbing(const char *name)
+{
+    return name && (!strncmp(name, "torch/", 6) || strstr(name, "/site-packages/torch/") != NULL) &&
+           strstr(name, ".py(") != NULL;
 }
 
 /* Per (logical host track, depth < TL_SCAN) the row slot 0..TL_DEPTH-1 the
@@ -107,8 +118,11 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     memset(slot, -1, nt * TL_SCAN + 1);
     uint8_t *state = tp_xcalloc(nt * TL_SCAN + 1, 1); /* 0 no event, 1 wrappers, 2 informative */
     int64_t *all_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *all_ns), *wrap_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *wrap_ns);
+    int64_t *rep_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *rep_ns);
     uint32_t *nchild = tp_xcalloc(ht->n + 1, sizeof *nchild);
     int64_t *cdur = tp_xcalloc(ht->n + 1, sizeof *cdur);
+    tp_str *top_name = tp_xcalloc(nt * TL_SCAN + 1, sizeof *top_name); /* a level's longest event's name */
+    int64_t *top_dur = tp_xcalloc(nt * TL_SCAN + 1, sizeof *top_dur);
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t par = ht->parent[ht->order[p]];
         if (par != TP_NONE) {
@@ -125,9 +139,27 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
         size_t at = (size_t)ht->logical[e->track] * TL_SCAN + depth_of[p];
         int64_t d = e->dur > 0 ? e->dur : 0;
         all_ns[at] = tp_sat_add(all_ns[at], d);
-        if (wraps(e, nchild[p], cdur[p], trace_cat))
+        if (wraps(e, nchild[p], cdur[p], trace_cat)) {
             wrap_ns[at] = tp_sat_add(wrap_ns[at], d);
+            /* torch's own Python dispatch frames (torch/utils/_device.py(99): __torch_function__) say nothing of
+             * where the work came from */
+            if (torch_plumbing(tp_str_get(t, e->name)))
+                rep_ns[at] = tp_sat_add(rep_ns[at], d);
+        }
+        if (d >= top_dur[at])
+            top_dur[at] = d, top_name[at] = e->name;
         state[at] = 1;
+    }
+    /* the ops that launch the window's device work: per level, the device events whose launching op sits there */
+    uint32_t *launches = tp_xcalloc(nt * TL_SCAN + 1, sizeof *launches);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *g = &t->events[i];
+        if (g->link == TP_NONE || g->op == TP_NONE || g->op >= t->nevents || g->ts >= we || g->ts < ws)
+            continue;
+        uint32_t par = g->op; /* the host op the launch ran under (aten::mm), not a Python frame around the call */
+        if (t->events[par].kind != TP_KIND_HOST_OP || ht->pos[par] == TP_NONE || depth_of[ht->pos[par]] >= TL_SCAN)
+            continue; /* an annotation around a graph replay (SGLang's step[DECODE bs=32]) is no launching op */
+        launches[(size_t)ht->logical[t->events[par].track] * TL_SCAN + depth_of[ht->pos[par]]]++;
     }
     /* a level is a wrapper when 95% of its time is in events that only wrap the next (a stray short call beside
      * them does not make it informative) */
@@ -140,7 +172,18 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
         for (int d = 0; d < TL_SCAN; d++)
             deepest = sk[d] ? d : deepest;
         int n = 0, shallowest = deepest;
-        /* the informative levels with the most time of their own (not wrapping the next), all but one row */
+        /* the informative levels with the most time of their own (not wrapping the next), all but one row; a
+         * level under TL_OWN_SHARE of the first one's own time is not drawn before the frames around that one
+         * (SGLang: a 465 ms blocking copy, and below it Python helpers of 0.1 ms took two of the four rows, the
+         * frames that made the copy none) */
+        int64_t first_ns = -1;
+        /* the level of the ops that launch most of the window's device work (B200 vLLM, host-bound: the aten and
+         * vllm ops under 22 levels of Python frames), drawn below when the rows chosen miss it */
+        int launch_level = -1;
+        for (int d = 0; d <= deepest; d++)
+            if (sk[d] && launches[k * TL_SCAN + d] > 0 &&
+                (launch_level < 0 || launches[k * TL_SCAN + d] > launches[k * TL_SCAN + launch_level]))
+                launch_level = d;
         while (n < TL_DEPTH - 1) {
             int best = -1;
             int64_t best_ns = 0;
@@ -151,19 +194,31 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
                     best_ns = own;
                 }
             }
-            if (best < 0)
+            if (best < 0 || (first_ns >= 0 && (__int128)best_ns * 100 < (__int128)first_ns * TL_OWN_SHARE_PCT))
                 break;
+            if (first_ns < 0)
+                first_ns = best_ns;
             slot[k * TL_SCAN + best] = (int8_t)n++;
             shallowest = best < shallowest ? best : shallowest;
         }
-        /* then the frames right around them (the wrappers just above: what the informative ops ran in), then the
-         * other levels in depth order */
-        for (int d = shallowest - 1; d >= 0 && n < TL_DEPTH; d--)
-            if (sk[d] && slot[k * TL_SCAN + d] < 0)
-                slot[k * TL_SCAN + d] = (int8_t)n++;
+        /* then the frames right around them (the wrappers just above: what the informative ops ran in; a level
+         * whose longest event repeats a drawn level's, or that is torch's own Python plumbing, is skipped), then the other levels in depth order */
+        for (int d = shallowest - 1; d >= 0 && n < TL_DEPTH; d--) {
+            size_t at = k * TL_SCAN + (size_t)d;
+            bool skip = all_ns[at] > 0 && (__int128)rep_ns[at] * 100 >= (__int128)all_ns[at] * 95;
+            for (int c = d + 1; c <= deepest && !skip; c++) /* its longest event a drawn level's again (aten::copy_
+                                                             * under copy_ under aten::copy_) */
+                skip = slot[k * TL_SCAN + c] >= 0 && top_dur[at] > 0 && top_name[k * TL_SCAN + c] == top_name[at];
+            if (sk[d] && slot[at] < 0 && !skip)
+                slot[at] = (int8_t)n++;
+        }
         for (int d = 0; d <= deepest && n < TL_DEPTH; d++)
             if (sk[d] && slot[k * TL_SCAN + d] < 0)
                 slot[k * TL_SCAN + d] = (int8_t)n++;
+        /* the ops that launch, when none of those rows holds them: one more row (a Python-stack trace's aten and
+         * vllm ops sit under tens of frames; the frames around a GPU gap keep theirs) */
+        if (launch_level >= 0 && slot[k * TL_SCAN + launch_level] < 0)
+            slot[k * TL_SCAN + launch_level] = (int8_t)n++;
         /* slots in depth order, so the rows read top-down */
         n = 0;
         for (int d = 0; d <= deepest; d++)
@@ -173,8 +228,12 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     free(state);
     free(all_ns);
     free(wrap_ns);
+    free(rep_ns);
+    free(launches);
     free(nchild);
     free(cdur);
+    free(top_name);
+    free(top_dur);
     return slot;
 }
 
@@ -249,8 +308,8 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
     /* rows: host (logical track, depth), then device streams */
     uint32_t *order = tp_track_order(t);
     size_t nt = t->ntracks;
-    int32_t *row_of = tp_xmalloc((nt * TL_DEPTH + 1) * sizeof *row_of); /* host track*depth -> row */
-    for (size_t i = 0; i < nt * TL_DEPTH; i++)
+    int32_t *row_of = tp_xmalloc((nt * TL_ROWS + 1) * sizeof *row_of); /* host track*depth -> row */
+    for (size_t i = 0; i < nt * TL_ROWS; i++)
         row_of[i] = -1;
     size_t nitems = 0, icap = 0;
     tp_tl_item *items = NULL;
@@ -281,9 +340,9 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
             continue;
         if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
             continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
-        row_of[ht->logical[e->track] * TL_DEPTH + (size_t)s_] = depth_of[p] + 1; /* the level's number, for its label */
+        row_of[ht->logical[e->track] * TL_ROWS + (size_t)s_] = depth_of[p] + 1; /* the level's number, for its label */
         TP_GROW(items, icap, nitems + 1);
-        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_DEPTH + (size_t)s_), e->ts, end - e->ts,
+        items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_ROWS + (size_t)s_), e->ts, end - e->ts,
                                        tp_str_get(t, e->name), category(e), 0};
     }
     free(slot);
@@ -293,14 +352,14 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         subtitle = tp_strs_add(&st, "%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
                                shown, folded, folded[0] ? "; " : "");
     size_t nrows = 0;
-    const char **labels = tp_xmalloc((nt * TL_DEPTH + sf->nstreams + 1) * sizeof *labels);
+    const char **labels = tp_xmalloc((nt * TL_ROWS + sf->nstreams + 1) * sizeof *labels);
     for (size_t k = 0; k < nt; k++) {
         uint32_t tk = order[k];
-        for (int d = 0; d < TL_DEPTH; d++) {
-            if (row_of[tk * TL_DEPTH + d] < 0)
+        for (int d = 0; d < TL_ROWS; d++) {
+            if (row_of[tk * TL_ROWS + d] < 0)
                 continue;
-            int level = row_of[tk * TL_DEPTH + d];
-            row_of[tk * TL_DEPTH + d] = (int32_t)nrows;
+            int level = row_of[tk * TL_ROWS + d];
+            row_of[tk * TL_ROWS + d] = (int32_t)nrows;
             char lab[256];
             tp_stream_label(t, tk, lab, sizeof lab);
             labels[nrows++] = d == 0 ? (level == 1 ? tp_strs_add(&st, "%s", lab) : tp_strs_add(&st, "%s level %d", lab, level))

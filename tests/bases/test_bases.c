@@ -17,9 +17,10 @@ TEST(job_rank_figures_name_their_base)
                              tp_test_shared(RANK1), dir),
                  0);
     char *md = tp_test_read_in(dir, "summary.md");
-    CHECK(md && strstr(md, "Columns headed \"trace\": over the rank's whole trace (its GPU span, 2 steps); the median step is one step."));
-    CHECK(md && strstr(md, "| rank | median step (ms) | GPU computation, trace (ms) | exposed comm, trace (ms) | "
-                           "GPU idle, trace (ms) |"));
+    CHECK(md && strstr(md, "Over each rank's whole trace (its GPU span, 2 steps), in ms"));
+    /* one table per base (and each fits a comment column, item 9): the one step, then the whole trace */
+    CHECK(md && strstr(md, "| rank | median step (ms) | flags | its top finding |"));
+    CHECK(md && strstr(md, "| rank | computation | exposed comm | GPU idle | overlapped | waited | made others wait |"));
     CHECK(md && strstr(md, "| GPU idle, trace | 651.136 | 1 |"));
     CHECK(md && !strstr(md, "| GPU idle (ms) |"));
     CHECK(md && strstr(md, "\n<details><summary>More")); /* item 9: a comment's head, the rest folded */

@@ -30,6 +30,10 @@ TEST(cross_vendor_diff_names_devices_and_leads_with_ops)
     CHECK_EQ_INT(tp_test_run(&out, "pdftotext -l 1 '%s/diff.pdf' -", dir), 0);
     CHECK(out && strstr(out, "tracepress diff: h100_gaunernst_bert-small-uncased__1016001 -> hta_amd_mi250_rocm6_2"));
     CHECK(out && strstr(out, "Base: NVIDIA H100 80GB HBM3 (chrome); candidate: AMD Radeon Graphics (chrome)"));
+    /* its first chart leads with the ops too, as diff.md does (it charted new and gone kernels) */
+    CHECK(out && strstr(out, "Largest op changes (device time they launched, candidate - base): kernel names barely "
+                             "overlap"));
+    CHECK(out && !strstr(out, "Largest kernel changes"));
     free(out);
 }
 
@@ -71,7 +75,7 @@ TEST(renamed_kernel_paired_by_launching_op)
     const char *dir = tp_test_tmp("sm.diff");
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s' 2>/dev/null", tp_test_bin(), a, b, dir), 0);
     char *md = tp_test_read_in(dir, "diff.md"), *js = tp_test_read_in(dir, "diff.json");
-    CHECK(md && strstr(md, "| `cunn_SoftMaxForward` → `cunn_SoftMaxForwardReg` (both launched by `aten::softmax`) | 1 → 1 |"));
+    CHECK(md && strstr(md, "| `cunn_SoftMaxForward` →<br>`cunn_SoftMaxForwardReg`<br>(both launched by `aten::softmax`) | 1 → 1 |"));
     CHECK(md && strstr(md, "| -154.000 | -51.3% |"));
     CHECK(md && !strstr(md, "| new |") && !strstr(md, "| gone |"));
     CHECK(js && strstr(js, "\"match\":\"op\",\"op\":\"aten::softmax\""));
@@ -85,4 +89,19 @@ TEST(renamed_kernel_paired_by_launching_op)
     CHECK(out && strstr(out, "Steps") && strstr(out, "Kernels") && strstr(out, "Ops (device time launched)"));
     CHECK(out && strstr(out, "op aten::softmax"));
     free(out);
+}
+
+/* the devices and the op-level change lead diff.md; memory follows the time sections (an H100 -> MI300X diff
+ * opened with 15 rows of cuda:0 / hip:0 memory holders before naming either device) */
+TEST(diff_md_memory_after_the_time_sections)
+{
+    const char *q = tp_test_shared("external/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+    const char *dir = tp_test_tmp("diff.memorder");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' diff -q '%s' '%s' -o '%s'", tp_test_bin(), q, q, dir), 0);
+    char *md = tp_test_read_in(dir, "diff.md");
+    const char *mem = md ? strstr(md, "**Memory**") : NULL, *dev = md ? strstr(md, "| device | NVIDIA H100") : NULL;
+    const char *cats = md ? strstr(md, "#### Op categories") : NULL;
+    CHECK(mem && dev && dev < mem);
+    CHECK(!cats || cats < mem);
+    free(md);
 }

@@ -40,3 +40,21 @@ TEST(roofline_axes_sized_by_time)
     CHECK(out && strstr(out, "5 more lie outside the axes (sized by the shapes with 0.1% of the time or more)."));
     free(out);
 }
+
+/* a job's stragglers column "vs median": "+3.856 ms, +0.6%" above "+296.000 us, +0.0%" (a duration then ", ..."
+ * was not read as one): now "+0.296 ms, +0.0%" */
+TEST(pdf_signed_duration_columns_have_one_unit)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.job");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/hta/trace_filter_sampled_rank-0.json.gz"),
+                             tp_test_shared("external/hta/trace_filter_sampled_rank-1.json.gz"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, " 607.904 ms +0.296 ms, +0.0% "));
+    CHECK(out && !strstr(out, "+296.000 us, +0.0%"));
+    free(out);
+}

@@ -195,7 +195,7 @@ TEST(render_errbar_stats_and_golden)
 
 static const tp_mix_part mix_a[] = {{"GEMM", 750, 0}, {"elementwise", 250, 0}};
 static const tp_mix_part mix_b[] = {{"CONV", 100, 0}, {"GEMM", 100, 0}, {"CONV", 200, 0}}; /* conv merged: 75% */
-static const tp_kernel_mix mixes_ab[] = {{mix_a, 2}, {mix_b, 3}};
+static const tp_kernel_mix mixes_ab[] = {{mix_a, 2, NULL, 0}, {mix_b, 3, NULL, 0}};
 
 TEST(render_grid_golden_and_pages)
 {

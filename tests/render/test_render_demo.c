@@ -105,15 +105,15 @@ static void demo_grid(tp_canvas *cv, double w, double h)
     static const tp_mix_part cp[] = {{"memcpy", 250000, 0}};
     static const tp_mix_part ar[] = {{"communication", 3000000, 0}};
     static const tp_mix_part sm[] = {{"softmax", 150000, 0}, {"elementwise", 20000, 0}};
-    static const tp_kernel_mix mm[] = {{mm1, 2}, {mm2, 3}};
-    static const tp_kernel_mix cv_[] = {{conv1, 3}, {conv2, 2}, {conv3, 3}};
-    static const tp_kernel_mix bnm[] = {{bn, 2}};
-    static const tp_kernel_mix embm[] = {{emb, 2}};
-    static const tp_kernel_mix embbm[] = {{embb, 4}};
-    static const tp_kernel_mix catm[] = {{cat, 1}};
-    static const tp_kernel_mix cpm[] = {{cp, 1}};
-    static const tp_kernel_mix arm[] = {{ar, 1}};
-    static const tp_kernel_mix smm[] = {{sm, 2}};
+    static const tp_kernel_mix mm[] = {{mm1, 2, NULL, 0}, {mm2, 3, NULL, 0}};
+    static const tp_kernel_mix cv_[] = {{conv1, 3, NULL, 0}, {conv2, 2, NULL, 0}, {conv3, 3, NULL, 0}};
+    static const tp_kernel_mix bnm[] = {{bn, 2, NULL, 0}};
+    static const tp_kernel_mix embm[] = {{emb, 2, NULL, 0}};
+    static const tp_kernel_mix embbm[] = {{embb, 4, NULL, 0}};
+    static const tp_kernel_mix catm[] = {{cat, 1, NULL, 0}};
+    static const tp_kernel_mix cpm[] = {{cp, 1, NULL, 0}};
+    static const tp_kernel_mix arm[] = {{ar, 1, NULL, 0}};
+    static const tp_kernel_mix smm[] = {{sm, 2, NULL, 0}};
     tp_op_breakdown ops[40] = {
         {"nccl:all_reduce", arm, 1, 0},
         {"aten::cudnn_convolution", cv_, 3, 0},

@@ -191,7 +191,7 @@ static void page_grid(tp_canvas *cv, const tp_trace *t, const tp_kernel_table *k
         size_t j = i;
         ops[nops] = (tp_op_breakdown){tp_str_get(t, m[i].name), mixes + i, 0, 0};
         while (j < nm && m[j].name == m[i].name) {
-            mixes[j] = (tp_kernel_mix){m[j].parts, m[j].nparts};
+            mixes[j] = (tp_kernel_mix){m[j].parts, m[j].nparts, NULL, 0};
             tot[nops] += m[j].total;
             ops[nops].nmixes++;
             j++;
