@@ -165,7 +165,9 @@ int tp_pf_put_args(tp_buf *b, const char *json, size_t n, tp_pf_name_fn name_iid
                 tp_pbw_utf8(b, DA_STRING, s, len, bad_utf8);
         } else if (is_number_start(*v)) {
             int64_t iv;
-            bool frac = memchr(v, '.', vlen) || memchr(v, 'e', vlen) || memchr(v, 'E', vlen);
+            bool frac = false; /* one pass over the few bytes, not three memchr calls */
+            for (size_t i = 0; i < vlen && !frac; i++)
+                frac = v[i] == '.' || v[i] == 'e' || v[i] == 'E';
             if (!frac && tp_parse_int(v, vlen, &iv) == 0)
                 tp_pbw_int(b, DA_INT, iv);
             else if (frac)
