@@ -211,6 +211,9 @@ typedef struct scope_memo {
     uint32_t *chain;
     size_t chain_cap;
     tp_buf path;
+    tp_i64map joined; /* (path << 32 | annotation name) -> the path with that level added: every step
+                       * repeats the module tree, and joining and interning each instance's path anew
+                       * (its whole prefix hashed at every level) was a third of the derived lines' time */
 } scope_memo;
 
 static scope_info scope_extend(tp_trace *t, tp_derive_input *in, scope_memo *m, const scope_info *base, uint32_t h)
@@ -235,16 +238,23 @@ static scope_info scope_extend(tp_trace *t, tp_derive_input *in, scope_memo *m, 
             s.dropped++;
             return s;
         }
-        m->path.len = 0;
-        if (had) {
-            tp_buf_put(&m->path, tp_str_get(t, s.path), had);
-            tp_buf_putc(&m->path, TP_DERIVE_SEP);
+        int64_t key = (int64_t)((uint64_t)s.path << 32 | e->name);
+        uint32_t joined = tp_i64map_get(&m->joined, key);
+        if (joined != TP_I64MAP_EMPTY)
+            s.path = joined;
+        else {
+            m->path.len = 0;
+            if (had) {
+                tp_buf_put(&m->path, tp_str_get(t, s.path), had);
+                tp_buf_putc(&m->path, TP_DERIVE_SEP);
+            }
+            /* one level per annotation, as in.inst has one entry per level: a separator
+             * inside a name (hostile input) would add a level past the end of in.inst */
+            for (const char *c = tp_str_get(t, e->name); *c; c++)
+                tp_buf_putc(&m->path, *c == TP_DERIVE_SEP ? ' ' : *c);
+            s.path = m->path.len ? tp_intern(t, m->path.data, m->path.len) : 0;
+            tp_i64map_put(&m->joined, key, s.path);
         }
-        /* one level per annotation, as in.inst has one entry per level: a separator
-         * inside a name (hostile input) would add a level past the end of in.inst */
-        for (const char *c = tp_str_get(t, e->name); *c; c++)
-            tp_buf_putc(&m->path, *c == TP_DERIVE_SEP ? ' ' : *c);
-        s.path = m->path.len ? tp_intern(t, m->path.data, m->path.len) : 0;
         TP_GROW(in->inst, in->inst_cap, in->ninst + s.levels + 1);
         if (s.levels)
             memcpy(in->inst + in->ninst, in->inst + base->inst, s.levels * sizeof *in->inst);
@@ -366,6 +376,7 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
     }
     tp_derive_from(t, &in, o);
     tp_i64map_free(&memo.index);
+    tp_i64map_free(&memo.joined);
     free(memo.infos);
     free(memo.chain);
     tp_buf_free(&memo.path);

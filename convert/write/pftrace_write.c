@@ -200,7 +200,7 @@ static void write_events(pfw *w, const uint32_t *torder, const survey *sv)
     size_t nu = sv->nu;
     unit *u = sv->u;
     int nw = nthreads();
-    size_t window = (size_t)nw * 2 + 2;
+    size_t window = (size_t)nw + 1;
     penc *enc = tp_xaligned_zero(64, (size_t)nw * sizeof *enc);
     for (int i = 0; i < nw; i++)
         pf_penc_init(&enc[i], w, NULL, true);

@@ -157,7 +157,7 @@ static long rss_file_kb(void)
     return kb;
 }
 
-/* A cursor hands back the pages it has touched (past 256 windows of 64 KB):
+/* A cursor hands back the pages it has touched (past 8 windows of 2 MB):
  * text read before and after a release, far apart and back again, is the
  * file's. */
 TEST(chrome_args_cursor_releases_pages_and_reads_them_again)
@@ -194,7 +194,7 @@ TEST(chrome_args_cursor_releases_pages_and_reads_them_again)
                 break;
             }
         }
-    /* at most about 256 windows of 64 KB stay mapped (16 MB) */
+    /* at most 8 windows of 2 MB stay mapped (16 MB, file_window.h) */
     long rss = rss_file_kb();
     if (rss < 0 || rss > 24 * 1024)
         tp_test_fail(__FILE__, __LINE__, "%ld KB of the file mapped: pages not handed back", rss);
