@@ -81,17 +81,6 @@ static bool is_number_start(char c) { return c == '-' || (c >= '0' && c <= '9');
 
 static double to_double(const char *s, size_t n)
 {
-    /* an integer of at most 15 digits is exactly its double: no strtod
-     * (the memory counters' values, two an event, parsed twice) */
-    size_t neg = n && s[0] == '-';
-    if (n > neg && n - neg <= 15) {
-        int64_t v = 0;
-        size_t i = neg;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            v = v * 10 + (s[i++] - '0');
-        if (i == n && !(neg && v == 0)) /* "-0" is strtod's -0.0 */
-            return neg ? -(double)v : (double)v;
-    }
     char tmp[64];
     if (n >= sizeof tmp)
         n = sizeof tmp - 1;

@@ -71,17 +71,6 @@ typedef struct counter_map {
     size_t list_cap;
 } counter_map;
 
-/* A counter series met lately: (process, event name, key) -> counter index. */
-enum { PF_SERIES_MEMO = 8 };
-typedef struct pf_series_memo {
-    bool used;
-    uint32_t klen;
-    char key[48];
-    tp_str name;
-    uint32_t process;
-    uint32_t counter;
-} pf_series_memo;
-
 typedef struct pfw {
     tp_trace *t;
     tp_out *o;
@@ -102,8 +91,6 @@ typedef struct pfw {
     int64_t cur_ts;
     tp_str cur_name;
     bool cur_emit;
-    pf_series_memo memo[PF_SERIES_MEMO];
-    size_t memo_next;
 } pfw;
 
 static inline int64_t abs_ts(const pfw *w, int64_t ts) { return w->t->base_ns + ts + w->shift; }

@@ -412,18 +412,9 @@ void pf_put_named_desc(pfw *w, uint64_t uuid, uint64_t parent, const char *name,
 
 /* ---- counters (main sequence) ---- */
 
-/* The series of (the current event's process and name, key): registered
- * when first met.  The last few met are kept: a counter event's keys repeat
- * event after event, and putting the name together and looking it up for
- * each value was most of the time of a trace's memory counters here. */
-static uint32_t counter_series(pfw *w, const char *key, size_t klen)
+static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
 {
-    for (int k = 0; k < PF_SERIES_MEMO; k++) {
-        const pf_series_memo *x = &w->memo[k];
-        if (x->used && x->klen == klen && x->name == w->cur_name && x->process == w->cur_process &&
-            memcmp(x->key, key, klen) == 0)
-            return x->counter;
-    }
+    pfw *w = ctx;
     /* track name as Perfetto's JSON importer names it: "<event name> <key>" */
     w->key.len = 0;
     tp_buf_put(&w->key, tp_str_get(w->t, w->cur_name), tp_str_len(w->t, w->cur_name));
@@ -440,22 +431,6 @@ static uint32_t counter_series(pfw *w, const char *key, size_t klen)
         w->cm.process[c] = w->cur_process;
         w->cm.name[c] = s;
     }
-    if (klen <= sizeof w->memo[0].key) {
-        pf_series_memo *x = &w->memo[w->memo_next++ % PF_SERIES_MEMO];
-        x->used = true;
-        x->klen = (uint32_t)klen;
-        memcpy(x->key, key, klen);
-        x->name = w->cur_name;
-        x->process = w->cur_process;
-        x->counter = c;
-    }
-    return c;
-}
-
-static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
-{
-    pfw *w = ctx;
-    uint32_t c = counter_series(w, key, klen);
     if (!w->cur_emit)
         return;
     penc *e = &w->main;
