@@ -71,7 +71,8 @@ typedef struct tp_measure {
     int64_t part, whole;   /* value = part / whole; whole 0: nothing to measure (value 0) */
     int64_t value_milli;   /* part / whole in thousandths of a percent */
     int64_t impact_ns;     /* upper bound of the time it could save */
-    const char *impact_base; /* what impact_share is of ("the GPU span"), static */
+    const char *impact_base; /* what impact_share is of ("the GPU span"), static or span_of_devices */
+    char span_of_devices[64]; /* "the GPU span summed over N devices": base and impact_base with several devices */
     int64_t impact_base_ns;
     int64_t impact_milli;  /* impact_ns / impact_base_ns in thousandths of a percent */
     const char *bound;     /* how the impact is bounded, static */

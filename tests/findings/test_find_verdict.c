@@ -68,3 +68,22 @@ TEST(find_verdict_graph_replay_with_its_capture_is_host_bound)
     CHECK_STR(top_id(st, b, sizeof b), "host_bound");
     free(st);
 }
+
+/* An XPlane of 3 GPUs: the whole-trace GPU figures are summed over the devices, so an impact of
+ * 587 ms in a shorter trace is right only with its base saying so (it read "of the GPU span"). */
+TEST(find_verdict_base_of_several_devices_says_summed)
+{
+    const char *in = tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb");
+    if (!tp_test_file_exists(in))
+        return;
+    const char *dir = tp_test_tmp("multi_gpu_out");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s report -q '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "of the GPU span summed over 3 devices (`host_bound`)") &&
+          strstr(md, "summed over 3 devices") < strchr(md, '\n'));
+    free(md);
+    char *js = tp_test_read_in(dir, "summary.json");
+    CHECK(js && strstr(js, "\"impact_base\":\"the GPU span summed over 3 devices\"") &&
+          !strstr(js, "\"impact_base\":\"the GPU span\""));
+    free(js);
+}
