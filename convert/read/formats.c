@@ -15,6 +15,7 @@ const tp_format *const tp_formats[] = {
     &tp_format_dvdt,
     &tp_format_nsys,
     &tp_format_rocprof,
+    &tp_format_pftrace,
     NULL,
 };
 

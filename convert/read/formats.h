@@ -83,6 +83,7 @@ extern const tp_format tp_format_plaidml; /* PlaidML / Vertex.AI event log (even
 extern const tp_format tp_format_dvdt;   /* dv/dt prof OpenCL traces and CK experiment points */
 extern const tp_format tp_format_nsys;   /* Nsight Systems SQLite export (convert/read/nsys/) */
 extern const tp_format tp_format_rocprof; /* rocprofv3 JSON, rocprofiler-sdk-tool (convert/read/rocprof/) */
+extern const tp_format tp_format_pftrace; /* Perfetto protobuf trace (convert/read/pftrace/) */
 
 /* NULL-terminated list of all formats, in `tracepress formats` order. */
 extern const tp_format *const tp_formats[];
