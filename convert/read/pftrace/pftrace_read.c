@@ -241,6 +241,19 @@ static int defaults(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f)
 
 static int read_packets(pf_ctx *c, const uint8_t *data, size_t len, int depth);
 
+static bool over_budget(const pf_ctx *c, size_t more)
+{
+    return c->inflate_budget && c->inflated + more > c->inflate_budget;
+}
+
+static int budget_error(pf_ctx *c)
+{
+    return tp_fail(c->err, c->at,
+                   "compressed_packets expand beyond %llu bytes (64 MB + %u-fold the file): a zip bomb? "
+                   "(--max-inflate N raises the limit)",
+                   (unsigned long long)c->inflate_budget, tp_input_max_inflate());
+}
+
 /* compressed_packets: a zlib (or gzip) stream of TracePacket fields, as the
  * Trace itself.  Inflated into this depth's buffer, within the budget. */
 static int inflate_packets(pf_ctx *c, const tp_pb_field *f, int depth)
@@ -257,18 +270,15 @@ static int inflate_packets(pf_ctx *c, const tp_pb_field *f, int depth)
     z.avail_in = f->len > UINT32_MAX ? UINT32_MAX : (uInt)f->len;
     int zr = Z_OK;
     while (zr != Z_STREAM_END) {
-        if (b->cap - b->len < 65536) {
-            if (c->inflate_budget && c->inflated + b->len >= c->inflate_budget) {
-                inflateEnd(&z);
-                return tp_fail(c->err, c->at,
-                               "compressed_packets expand beyond %llu bytes (64 MB + %u-fold the file): a zip bomb? "
-                               "(--max-inflate N raises the limit)",
-                               (unsigned long long)c->inflate_budget, tp_input_max_inflate());
-            }
-            TP_GROW(b->data, b->cap, b->len + 65536);
+        if (over_budget(c, b->len)) {
+            inflateEnd(&z);
+            return budget_error(c);
         }
+        if (b->cap - b->len < 65536)
+            TP_GROW(b->data, b->cap, b->len + 65536);
         z.next_out = (Bytef *)b->data + b->len;
-        z.avail_out = (uInt)(b->cap - b->len < UINT32_MAX ? b->cap - b->len : UINT32_MAX);
+        size_t room = b->cap - b->len < (1u << 24) ? b->cap - b->len : (1u << 24); /* the budget is checked between steps */
+        z.avail_out = (uInt)room;
         uInt before = z.avail_out;
         zr = inflate(&z, Z_NO_FLUSH);
         b->len += before - z.avail_out;
@@ -284,6 +294,8 @@ static int inflate_packets(pf_ctx *c, const tp_pb_field *f, int depth)
     inflateEnd(&z);
     if (trailing)
         tp_warn(c->t, "pftrace: bytes after a compressed_packets stream's end (not read)", 1);
+    if (over_budget(c, b->len))
+        return budget_error(c);
     c->inflated += b->len;
     if (read_packets(c, (const uint8_t *)b->data, b->len, depth + 1) == 0)
         return 0;

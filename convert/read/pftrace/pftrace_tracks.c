@@ -276,13 +276,18 @@ static bool stream_tid(const char *s, size_t n, int64_t *tid)
     return false;
 }
 
-static void resolve(pf_ctx *c, uint32_t i)
+/* Slot i's track.  Pass 0: threads, process-level tracks and streams;
+ * pass 1: the other named tracks, each a thread of its own numbered after
+ * the process's largest tid (next[]: the model keys tracks by tid, and
+ * the analyses tell streams and lines apart by it). */
+static void resolve(pf_ctx *c, uint32_t i, int pass, int64_t *next)
 {
     tp_trace *t = c->t;
     uint32_t p = process_of(c, i, 0);
     pf_slot *s = &c->slots[i];
     uint32_t k;
     int64_t tid;
+    bool plain = false;
     if (s->is_thread) {
         k = tp_track_get(t, p, s->tid);
     } else if (s->is_process || s->global || s->is_counter) { /* counters: values of the process */
@@ -294,17 +299,41 @@ static void resolve(pf_ctx *c, uint32_t i)
     } else if (stream_tid(tp_str_get(t, s->name), tp_str_len(t, s->name), &tid)) {
         k = tp_track_get(t, p, tid);
     } else {
-        char b[48];
-        tp_str key = s->name;
-        if (!key) {
+        plain = true;
+        if (pass == 0)
+            return;
+        k = tp_track_get(t, p, ++next[p]);
+        if (!s->name) {
+            char b[48];
             int n = snprintf(b, sizeof b, "track %llu", (unsigned long long)s->uuid);
-            key = tp_intern(t, b, (size_t)n);
+            t->tracks[k].name = tp_intern(t, b, (size_t)n);
         }
-        k = tp_track_get_key(t, p, key);
     }
+    if (pass != plain)
+        return;
     if (s->name && !t->tracks[k].name)
         t->tracks[k].name = s->name;
     s->track = k;
+}
+
+static void resolve_all(pf_ctx *c)
+{
+    tp_trace *t = c->t;
+    for (uint32_t i = 0; i < c->nslots; i++)
+        process_of(c, i, 0);
+    for (uint32_t i = 0; i < c->nslots; i++)
+        resolve(c, i, 0, NULL);
+    int64_t *next = tp_xcalloc(t->nprocesses + 1, sizeof *next);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        int64_t tid = t->tracks[k].tid;
+        uint32_t p = t->tracks[k].process;
+        if (!t->tracks[k].key && tid > next[p] && tid < INT32_MAX)
+            next[p] = tid;
+    }
+    for (uint32_t i = 0; i < c->nslots; i++)
+        if (c->slots[i].track == TP_NONE)
+            resolve(c, i, 1, next);
+    free(next);
 }
 
 /* A slice with no category on a device's track: its kind by name. */
@@ -478,8 +507,7 @@ static void bind_flows(pf_ctx *c)
 void pf_finish(pf_ctx *c)
 {
     tp_trace *t = c->t;
-    for (uint32_t i = 0; i < c->nslots; i++)
-        resolve(c, i);
+    resolve_all(c);
     uint64_t undescribed = 0;
     for (uint32_t i = 0; i < c->nslots; i++)
         undescribed += !c->slots[i].described;
