@@ -21,6 +21,14 @@
 #define PF_MAX_PARENTS 64                 /* a track's parent chain is followed this far */
 #define PF_INFLATE_FLOOR ((uint64_t)64 << 20) /* compressed_packets may always expand this much */
 
+/* Problems of the file (not of what it holds that this reader does not
+ * read): counted, and errors with --strict (pftrace_read.c). */
+#define PF_W_IID "pftrace: interned ids their sequence does not define (shown as [iid N])"
+#define PF_W_STATE "pftrace: packets needing incremental state their sequence never set (skipped)"
+#define PF_W_ORPHAN_END "pftrace: slice ends without a begin on their track (not read)"
+#define PF_W_SEQ_CLOCK "pftrace: times on a sequence clock no snapshot defined (events dropped)"
+#define PF_W_NO_NAME "pftrace: track events without a name"
+
 /* Interned data kinds (InternedData fields), the low bits of a key. */
 enum { PF_I_CAT = 0, PF_I_NAME = 1, PF_I_ANN = 2, PF_I_VAL = 3 };
 

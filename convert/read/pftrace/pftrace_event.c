@@ -98,7 +98,7 @@ tp_str pf_lookup(pf_ctx *c, pf_seq *s, int kind, uint64_t iid)
     if (v != TP_I64MAP_EMPTY)
         return v;
     static const char *const what[4] = {"category", "name", "annotation name", "string value"};
-    tp_warn(c->t, "pftrace: interned ids their sequence does not define (shown as [iid N])", 1);
+    tp_warn(c->t, PF_W_IID, 1);
     char b[64];
     int n = snprintf(b, sizeof b, "[%s iid %llu]", what[kind], (unsigned long long)iid);
     return tp_intern(c->t, b, (size_t)n);
@@ -405,7 +405,7 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     e.cat = cat;
     e.ph = type == T_BEGIN ? 'X' : type == T_INSTANT ? 'i' : 'C';
     if (type != T_COUNTER && !has_name)
-        tp_warn(t, "pftrace: track events without a name", 1);
+        tp_warn(t, PF_W_NO_NAME, 1);
     e.kind = cat ? (uint8_t)tp_kind_from_cat(tp_str_get(t, cat), tp_str_len(t, cat)) : TP_KIND_OTHER;
     uint32_t idx = (uint32_t)t->nevents;
     /* the annotations, and the flows, in a second walk (the name is known now) */

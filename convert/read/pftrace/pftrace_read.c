@@ -118,7 +118,7 @@ bool pf_time(pf_ctx *c, pf_seq *s, uint32_t clock, uint64_t raw, int64_t *ts)
     if (clock >= CLOCK_SEQ_FIRST && clock <= CLOCK_SEQ_LAST) {
         k = s ? clock_find(s->clocks, s->nclocks, clock) : NULL;
         if (!k) {
-            tp_warn(c->t, "pftrace: times on a sequence clock no snapshot defined (events dropped)", 1);
+            tp_warn(c->t, PF_W_SEQ_CLOCK, 1);
             return false;
         }
     } else if (clock != c->trace_clock) {
@@ -205,6 +205,10 @@ static int clock_snapshot(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_fie
         pf_clock **list = scoped ? &s->clocks : &c->clocks;
         size_t *len = scoped ? &s->nclocks : &c->nclocks, *cap = scoped ? &s->clocks_cap : &c->clocks_cap;
         pf_clock *old = clock_find(*list, *len, x.id);
+        if (!old && *len >= 64) { /* ids are looked up per packet: a few, not any number */
+            tp_warn(c->t, "pftrace: clocks beyond 64 distinct ids (not read)", 1);
+            continue;
+        }
         if (!old) {
             TP_GROW(*list, *cap, *len + 1);
             old = &(*list)[(*len)++];
@@ -335,7 +339,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
         seq_clear(s);
     if ((flags & SEQ_NEEDS_STATE) && !s->valid) {
         /* as Perfetto: interned data it cannot have is not guessed */
-        tp_warn(c->t, "pftrace: packets needing incremental state their sequence never set (skipped)", 1);
+        tp_warn(c->t, PF_W_STATE, 1);
         return 0;
     }
     r = tp_pb_sub(top, pf);
@@ -416,6 +420,22 @@ static int read_packets(pf_ctx *c, const uint8_t *data, size_t len, int depth)
     return k < 0 ? -1 : 0;
 }
 
+/* --strict: the file's problems are errors (what it holds that this reader
+ * does not read is not a problem of the file). */
+static int strict_check(const tp_trace *t, tp_err *err)
+{
+    static const char *const problems[] = {PF_W_IID, PF_W_STATE, PF_W_ORPHAN_END, PF_W_SEQ_CLOCK, PF_W_NO_NAME};
+    for (size_t i = 0; i < sizeof problems / sizeof problems[0]; i++) {
+        uint64_t n = tp_warning_count(t, problems[i]);
+        if (n)
+            return tp_fail_at(err, "", "%s (%llu), rejected by --strict", problems[i], (unsigned long long)n);
+    }
+    if (t->ndrops)
+        return tp_fail_at(err, "", "%s (%llu), rejected by --strict", t->drops[0].what,
+                          (unsigned long long)t->drops[0].count);
+    return 0;
+}
+
 static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *err)
 {
     t->format = "pftrace";
@@ -443,6 +463,8 @@ static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
         rc = read_packets(&c, c.base, len, 0);
     if (rc == 0)
         pf_finish(&c);
+    if (rc == 0 && o->strict)
+        rc = strict_check(t, err);
     for (size_t i = 0; i < c.nseqs; i++) {
         tp_i64map_free(&c.seqs[i].interned);
         free(c.seqs[i].clocks);

@@ -423,7 +423,7 @@ static void match_slices(pf_ctx *c)
     (void)open;
     (void)too_long;
     if (orphans)
-        tp_warn(t, "pftrace: slice ends without a begin on their track (not read)", orphans);
+        tp_warn(t, PF_W_ORPHAN_END, orphans);
     free(stack);
 }
 
