@@ -4,7 +4,7 @@
  * mutation reaches it (fuzz_formats spreads its runs over every reader and
  * fuzz_pftrace fuzzes the writer).  What loads goes through the pipeline and
  * the kernel table; a failure must come with its one-line error.  Seeds:
- * tests/fuzz/seeds/*.pftrace (scripts/gen_fuzz_seeds: the hand-built example
+ * the .pftrace files in tests/fuzz/seeds (scripts/gen_fuzz_seeds: the hand-built example
  * of tests/pftrace/pftrace_example.c, plain and compressed, and a Kineto
  * sample converted).
  *

@@ -243,3 +243,22 @@ TEST(pftrace_garbage_is_one_line)
     check_bad(tp_test_write("empty.pftrace", "", 0), NULL);
     check_bad(tp_test_write_text("text.pftrace", "{\"traceEvents\": []}"), "not a Perfetto trace");
 }
+
+TEST(pftrace_file_problems_are_errors_with_strict)
+{
+    /* the example with one more slice end on the thread: counted, or an error with --strict */
+    tp_buf b = {0};
+    tp_pftrace_example(&b, false);
+    static const unsigned char end_packet[] = {0x0a, 0x0b, 0x40, 0xd0, 0x0f, 0x5a, 0x04, 0x48, 0x02, 0x58, 0x65, 0x50, 0x09};
+    tp_buf_put(&b, end_packet, sizeof end_packet); /* ts 2000, SLICE_END on track 101, sequence 9 */
+    const char *p = tp_test_write("orphan.pftrace", b.data, b.len);
+    tp_buf_free(&b);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' 2>&1 >/dev/null", tp_test_bin(), p), 0);
+    CHECK(out && strstr(out, "slice ends without a begin on their track (not read): 1"));
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats --strict '%s' 2>&1 >/dev/null", tp_test_bin(), p), 2);
+    CHECK(out && strstr(out, "rejected by --strict") && strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
+}

@@ -68,6 +68,7 @@ typedef struct pf_slot {
     uint32_t track;        /* the model track (resolved), TP_NONE before */
     uint32_t process;      /* the model process (resolved) */
     bool global;           /* a root track that is no process: global instants */
+    bool device;           /* a device's track: slices without a category are device activity */
 } pf_slot;
 
 /* One slice end point, matched once the whole file is read (Perfetto sorts

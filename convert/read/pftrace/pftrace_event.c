@@ -193,6 +193,7 @@ static int annotation(pf_ctx *c, pf_seq *s, const tp_pb *te, const tp_pb_field *
     case DA_STRING_IID:
         if (keep) {
             tp_str v = pf_lookup(c, s, PF_I_VAL, val.v);
+            key = tp_str_get(c->t, name); /* (the lookup may have grown the string pool) */
             tp_argb_str(&c->ab, key, tp_str_get(c->t, v), tp_str_len(c->t, v));
         }
         break;

@@ -57,18 +57,45 @@ static int pftrace_probe(const unsigned char *head, size_t n, const char *path)
     if (tp_pb_varint(&r, &len, &err) != 1 || len == 0 || r.p >= r.end)
         return 0;
     uint64_t key;
-    if (tp_pb_varint(&r, &key, &err) != 1 && r.p < r.end)
+    if (tp_pb_varint(&r, &key, &err) != 1)
         return 0;
     uint64_t num = key >> 3, wt = key & 7;
-    bool packet_field = (wt == TP_PB_VARINT && (num == PK_TIMESTAMP || num == PK_SEQ_ID || num == PK_SEQ_FLAGS ||
+    /* (3: trusted_uid, first in the tracing service's packets) */
+    bool packet_field = (wt == TP_PB_VARINT && (num == 3 || num == PK_TIMESTAMP || num == PK_SEQ_ID || num == PK_SEQ_FLAGS ||
                                                num == PK_CLOCK_ID || num == PK_STATE_CLEARED || num == 42 ||
                                                num == 87 || num == 79)) ||
                         (wt == TP_PB_LEN && (num == PK_CLOCK_SNAPSHOT || num == PK_TRACK_EVENT ||
                                             num == PK_INTERNED || num == PK_PROCESS_DESC || num == PK_THREAD_DESC ||
                                             num == PK_COMPRESSED || num == PK_DEFAULTS || num == PK_TRACK_DESC ||
-                                            num == 33 || num == 35 || num == 36 || num == 45 || num == 89));
+                                            num == 33 || num == 35 || num == 36 || num == 45 || num == 69 || num == 89));
     if (!packet_field)
         return named && num > 3 ? 50 : 0;
+    /* and the packet's fields up to the end of what is seen have field
+     * numbers and wire types a message can have (text that happens to start
+     * with a newline does not, for long) */
+    r = tp_pb_init(head + 1, n - 1);
+    tp_pb_varint(&r, &len, &err);
+    if (len < (uint64_t)(r.end - r.p))
+        r.end = r.p + len;
+    while (r.p < r.end) {
+        uint64_t k, v;
+        if (tp_pb_varint(&r, &k, &err) != 1)
+            break; /* cut by the end of what is seen */
+        unsigned w = (unsigned)(k & 7);
+        if ((k >> 3) == 0 || (w != TP_PB_VARINT && w != TP_PB_I64 && w != TP_PB_LEN && w != TP_PB_I32))
+            return 0;
+        if (w == TP_PB_VARINT && tp_pb_varint(&r, &v, &err) != 1)
+            break;
+        size_t skip = w == TP_PB_I64 ? 8 : w == TP_PB_I32 ? 4 : 0;
+        if (w == TP_PB_LEN) {
+            if (tp_pb_varint(&r, &v, &err) != 1)
+                break;
+            skip = v > (uint64_t)(r.end - r.p) ? (size_t)(r.end - r.p) : (size_t)v;
+        }
+        if (skip > (size_t)(r.end - r.p))
+            break;
+        r.p += skip;
+    }
     return named ? 95 : 60;
 }
 

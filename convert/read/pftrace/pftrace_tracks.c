@@ -244,8 +244,11 @@ static uint32_t process_of(pf_ctx *c, uint32_t i, int depth)
         int64_t pid;
         if (group_name(n, len, &pid, &base)) {
             p = tp_process_get(t, pid);
-            if (base)
-                name_process(c, p, tp_intern(t, n, base));
+            if (base) { /* copied first: interning may move the pool n points into */
+                c->scratch.len = 0;
+                tp_buf_put(&c->scratch, n, base);
+                name_process(c, p, tp_intern(t, c->scratch.data, base));
+            }
             s->is_process = true; /* its own events are the process's */
         } else {
             if (depth >= PF_MAX_PARENTS)
@@ -316,6 +319,8 @@ static void resolve(pf_ctx *c, uint32_t i, int pass, int64_t *next)
     s->track = k;
 }
 
+static bool device_slot(pf_ctx *c, const pf_slot *s);
+
 static void resolve_all(pf_ctx *c)
 {
     tp_trace *t = c->t;
@@ -334,6 +339,8 @@ static void resolve_all(pf_ctx *c)
         if (c->slots[i].track == TP_NONE)
             resolve(c, i, 1, next);
     free(next);
+    for (uint32_t i = 0; i < c->nslots; i++) /* once per track, not per event */
+        c->slots[i].device = device_slot(c, &c->slots[i]);
 }
 
 /* A slice with no category on a device's track: its kind by name. */
@@ -358,22 +365,27 @@ static bool device_slot(pf_ctx *c, const pf_slot *s)
 static void counter_event(pf_ctx *c, tp_event *e, const pf_slot *s)
 {
     tp_trace *t = c->t;
-    const char *n = tp_str_get(t, s->name);
-    size_t len = tp_str_len(t, s->name);
-    const char *sp = len ? memrchr(n, ' ', len) : NULL;
-    size_t alen;
+    size_t len = tp_str_len(t, s->name), alen;
+    /* the track's name and the value's text, copied: interning may move the pools */
+    c->scratch.len = 0;
+    tp_buf_put(&c->scratch, tp_str_get(t, s->name), len);
+    tp_buf_putc(&c->scratch, 0);
     const char *args = tp_args_get(t, e->args, &alen); /* {"value":V} */
     const char *v = args ? memchr(args, ':', alen) : NULL;
+    if (v)
+        tp_buf_put(&c->scratch, v + 1, (size_t)(args + alen - v - 2));
+    tp_buf_putc(&c->scratch, 0);
+    char *n = c->scratch.data;
+    const char *sp = len ? memrchr(n, ' ', len) : NULL;
     if (!sp || sp == n || sp + 1 == n + len || !v) {
         e->name = s->name;
         return;
     }
+    n[sp - n] = 0; /* "<name>\0<key>\0<value>\0" */
     e->name = tp_intern(t, n, (size_t)(sp - n));
-    c->scratch.len = 0;
-    tp_buf_put(&c->scratch, sp + 1, (size_t)(n + len - sp - 1)); /* a NUL-terminated key */
-    tp_buf_putc(&c->scratch, 0);
+    n = c->scratch.data;
     tp_argb_reset(&c->ab);
-    tp_argb_raw(&c->ab, c->scratch.data, v + 1, (size_t)(args + alen - v - 2));
+    tp_argb_raw(&c->ab, n + (sp - n) + 1, n + len + 1, strlen(n + len + 1));
     e->args = tp_argb_commit(t, &c->ab);
 }
 
@@ -390,15 +402,15 @@ static int cmp_mark(const void *a, const void *b)
 static void match_slices(pf_ctx *c)
 {
     tp_trace *t = c->t;
-    qsort(c->marks, c->nmarks, sizeof *c->marks, cmp_mark);
+    if (c->nmarks)
+        qsort(c->marks, c->nmarks, sizeof *c->marks, cmp_mark);
     uint32_t *stack = NULL;
     size_t cap = 0, depth = 0;
-    uint64_t orphans = 0, open = 0, too_long = 0;
+    uint64_t orphans = 0;
     for (size_t q = 0; q <= c->nmarks; q++) {
         if (q == c->nmarks || (q && c->marks[q].slot != c->marks[q - 1].slot)) {
             for (; depth; depth--)
                 tp_drop(t, stack[depth - 1], "pftrace: slices without an end");
-            open += 0;
             if (q == c->nmarks)
                 break;
         }
@@ -414,14 +426,11 @@ static void match_slices(pf_ctx *c)
         }
         tp_event *e = &t->events[stack[--depth]];
         int64_t d = m->ts - e->ts;
-        if (d >= TP_DUR_MAX) {
+        if (d >= TP_DUR_MAX)
             tp_drop(t, stack[depth], "pftrace: slices longer than 2^61 ns");
-            too_long++;
-        } else
+        else
             e->dur = d;
     }
-    (void)open;
-    (void)too_long;
     if (orphans)
         tp_warn(t, PF_W_ORPHAN_END, orphans);
     free(stack);
@@ -522,7 +531,7 @@ void pf_finish(pf_ctx *c)
             e->flags |= s->global ? TP_EV_INSTANT_GLOBAL : TP_EV_INSTANT_PROCESS;
         if (e->ph == 'C')
             counter_event(c, e, s);
-        else if (e->ph == 'X' && !e->cat && device_slot(c, s))
+        else if (e->ph == 'X' && !e->cat && s->device)
             e->kind = device_kind(tp_str_get(t, e->name));
     }
     /* a process of device activity is labelled "GPU <pid>", as Kineto labels
