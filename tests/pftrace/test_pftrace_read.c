@@ -61,16 +61,16 @@ static void round_trip(const char *sample, const char *name)
 
 TEST(pftrace_round_trip_stats_equal_the_json)
 {
-    round_trip("external/kineto/hta_critical_path_alexnet_2023.json.gz", "alexnet.pftrace");
-    round_trip("external/kineto/hta_nccl_data_2024.json.gz", "nccl.pftrace");
-    round_trip("external/kineto/hta_inference_rank1_2022_capcats.json.gz", "capcats.pftrace");
-    round_trip("external/kineto/kineto_tbplugin_resnet50_pt1.9_2021-06.pt.trace.json.gz", "resnet.pftrace");
+    round_trip("external/kineto/hta_critical_path_alexnet_2023.json.gz", "pfr_alexnet.pftrace");
+    round_trip("external/kineto/hta_nccl_data_2024.json.gz", "pfr_nccl.pftrace");
+    round_trip("external/kineto/hta_inference_rank1_2022_capcats.json.gz", "pfr_capcats.pftrace");
+    round_trip("external/kineto/kineto_tbplugin_resnet50_pt1.9_2021-06.pt.trace.json.gz", "pfr_resnet.pftrace");
 }
 
 TEST(pftrace_is_recognised_by_content)
 {
     const char *in = tp_test_shared("external/kineto/hta_critical_path_alexnet_2023.json.gz");
-    const char *pf = tp_test_tmp("named_otherwise.bin");
+    const char *pf = tp_test_tmp("pfr_named_otherwise.bin");
     CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o '%s.pftrace' 2>/dev/null && mv '%s.pftrace' '%s'",
                              tp_test_bin(), in, pf, pf, pf), 0);
     char *out = NULL;
@@ -96,7 +96,7 @@ static void check_example(bool compress)
 {
     tp_buf b = {0};
     tp_pftrace_example(&b, compress);
-    const char *path = tp_test_write(compress ? "example_z.pftrace" : "example.pftrace", b.data, b.len);
+    const char *path = tp_test_write(compress ? "pfr_example_z.pftrace" : "pfr_example.pftrace", b.data, b.len);
     tp_buf_free(&b);
     tp_trace t;
     tp_trace_init(&t);
@@ -164,8 +164,8 @@ TEST(pftrace_compressed_packets_read_as_plain_ones)
     tp_buf plain = {0};
     tp_pftrace_example(&plain, false);
     char pa[512], pb[512];
-    snprintf(pa, sizeof pa, "%s", tp_test_write("plain.pftrace", plain.data, plain.len));
-    snprintf(pb, sizeof pb, "%s", tp_test_tmp("example_z.pftrace"));
+    snprintf(pa, sizeof pa, "%s", tp_test_write("pfr_plain.pftrace", plain.data, plain.len));
+    snprintf(pb, sizeof pb, "%s", tp_test_tmp("pfr_example_z.pftrace"));
     tp_buf_free(&plain);
     char *a = NULL, *b = NULL;
     CHECK_EQ_INT(tp_test_run(&a, "%s convert '%s' -o - 2>/dev/null", tp_test_bin(), pa), 0);
@@ -178,7 +178,7 @@ TEST(pftrace_compressed_packets_read_as_plain_ones)
 /* One line on stderr, exit 2, no output file. */
 static void check_bad(const char *path, const char *expect)
 {
-    const char *out_path = tp_test_tmp("bad_out.json");
+    const char *out_path = tp_test_tmp("pfr_bad_out.json");
     remove(out_path);
     char *out = NULL;
     int rc = tp_test_run(&out, "%s convert '%s' --format pftrace -o '%s' 2>&1", tp_test_bin(), path, out_path);
@@ -196,7 +196,7 @@ TEST(pftrace_every_truncation_is_one_line)
     tp_pftrace_example(&b, false);
     size_t bad = 0, cuts = 0;
     for (size_t cut = 1; cut < b.len; cut += 1 + cut / 8) {
-        const char *p = tp_test_write("cut.pftrace", b.data, cut);
+        const char *p = tp_test_write("pfr_cut.pftrace", b.data, cut);
         char *out = NULL;
         int rc = tp_test_run(&out, "%s stats '%s' --format pftrace 2>&1 >/dev/null", tp_test_bin(), p);
         /* a cut between packets is a shorter trace (0); inside one, an error (2) of one line */
@@ -208,7 +208,7 @@ TEST(pftrace_every_truncation_is_one_line)
     CHECK(cuts > 20);
     CHECK_EQ_INT(bad, 0);
     /* a cut inside a packet: "ends early" */
-    check_bad(tp_test_write("cut.pftrace", b.data, b.len - 3), NULL);
+    check_bad(tp_test_write("pfr_cut.pftrace", b.data, b.len - 3), NULL);
     tp_buf_free(&b);
 }
 
@@ -217,31 +217,31 @@ TEST(pftrace_compressed_bomb_and_nesting_are_bounded)
     tp_buf b = {0};
     /* 80 MB from about 80 KB: over 64 MB + 100 times the file */
     tp_pftrace_bomb(&b, 80);
-    check_bad(tp_test_write("bomb.pftrace", b.data, b.len), "expand beyond");
+    check_bad(tp_test_write("pfr_bomb.pftrace", b.data, b.len), "expand beyond");
     /* with --max-inflate 0 it reads (the padding is a field the reader skips) */
     CHECK_EQ_INT(tp_test_run(NULL, "%s stats --max-inflate 0 '%s' >/dev/null 2>&1", tp_test_bin(),
-                             tp_test_tmp("bomb.pftrace")),
+                             tp_test_tmp("pfr_bomb.pftrace")),
                  0);
     tp_pftrace_nested(&b, 3);
     CHECK_EQ_INT(tp_test_run(NULL, "%s stats '%s' >/dev/null 2>&1", tp_test_bin(),
-                             tp_test_write("nest3.pftrace", b.data, b.len)),
+                             tp_test_write("pfr_nest3.pftrace", b.data, b.len)),
                  0);
     tp_pftrace_nested(&b, 4);
-    check_bad(tp_test_write("nest4.pftrace", b.data, b.len), "nested more than 3 deep");
+    check_bad(tp_test_write("pfr_nest4.pftrace", b.data, b.len), "nested more than 3 deep");
     /* corrupt deflate data */
     tp_pftrace_nested(&b, 1);
     b.data[b.len - 6] ^= 0x55;
     b.data[b.len - 9] ^= 0x55;
-    check_bad(tp_test_write("corrupt.pftrace", b.data, b.len), "compressed_packets");
+    check_bad(tp_test_write("pfr_corrupt.pftrace", b.data, b.len), "compressed_packets");
     tp_buf_free(&b);
 }
 
 TEST(pftrace_garbage_is_one_line)
 {
     static const char bytes[] = "\x0a\x7f\x40\x01garbage";
-    check_bad(tp_test_write("garbage.pftrace", bytes, sizeof bytes - 1), NULL);
-    check_bad(tp_test_write("empty.pftrace", "", 0), NULL);
-    check_bad(tp_test_write_text("text.pftrace", "{\"traceEvents\": []}"), "not a Perfetto trace");
+    check_bad(tp_test_write("pfr_garbage.pftrace", bytes, sizeof bytes - 1), NULL);
+    check_bad(tp_test_write("pfr_empty.pftrace", "", 0), NULL);
+    check_bad(tp_test_write_text("pfr_text.pftrace", "{\"traceEvents\": []}"), "not a Perfetto trace");
 }
 
 TEST(pftrace_file_problems_are_errors_with_strict)
@@ -251,7 +251,7 @@ TEST(pftrace_file_problems_are_errors_with_strict)
     tp_pftrace_example(&b, false);
     static const unsigned char end_packet[] = {0x0a, 0x0b, 0x40, 0xd0, 0x0f, 0x5a, 0x04, 0x48, 0x02, 0x58, 0x65, 0x50, 0x09};
     tp_buf_put(&b, end_packet, sizeof end_packet); /* ts 2000, SLICE_END on track 101, sequence 9 */
-    const char *p = tp_test_write("orphan.pftrace", b.data, b.len);
+    const char *p = tp_test_write("pfr_orphan.pftrace", b.data, b.len);
     tp_buf_free(&b);
     char *out = NULL;
     CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' 2>&1 >/dev/null", tp_test_bin(), p), 0);
