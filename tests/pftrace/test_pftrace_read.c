@@ -173,6 +173,17 @@ TEST(pftrace_compressed_packets_read_as_plain_ones)
     CHECK(a && b && strcmp(a, b) == 0);
     free(a);
     free(b);
+    /* the converted trace loads in the trace engine, its launch flow bound (tests/check_trace.mjs) */
+    if (tp_test_have("node") && tp_test_file_exists("build/node/node_modules")) {
+        char out_json[512];
+        snprintf(out_json, sizeof out_json, "%s", tp_test_tmp("pfr_example.json"));
+        CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o '%s' 2>/dev/null", tp_test_bin(), pb, out_json), 0);
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "node tests/check_trace.mjs '%s'", out_json), 0);
+        CHECK(out && strstr(out, "\"bad_nesting\":0") && strstr(out, "\"flows_bound\":1") &&
+              strstr(out, "\"problems\":[]"));
+        free(out);
+    }
 }
 
 /* One line on stderr, exit 2, no output file. */
