@@ -67,7 +67,7 @@ int pf_interned(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f)
     tp_pb r = tp_pb_sub(pk, f);
     tp_pb_field g, h;
     int k;
-    while ((k = tp_pb_next(&r, &g, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
         int kind = g.num == 1 ? PF_I_CAT : g.num == 2 ? PF_I_NAME : g.num == 3 ? PF_I_ANN : g.num == 29 ? PF_I_VAL : -1;
         if (kind < 0 || g.wt != TP_PB_LEN)
             continue;
@@ -141,7 +141,7 @@ static int annotation(pf_ctx *c, pf_seq *s, const tp_pb *te, const tp_pb_field *
     bool named = false;
     tp_pb_field val = {0};
     bool has_val = false;
-    while ((k = tp_pb_next(&r, &g, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
         if (g.num == DA_NAME_IID && g.wt == TP_PB_VARINT) {
             name = pf_lookup(c, s, PF_I_ANN, g.v);
             named = true;
@@ -284,7 +284,7 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     bool abs_ok = false;
     int64_t abs_us = 0;
     c->scratch.len = 0; /* the categories, comma-joined as the Chrome format joins them */
-    while ((k = tp_pb_next(&r, &g, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
         switch (g.num) {
         case TE_TYPE:
             type = g.v;
@@ -415,7 +415,7 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     ann_out ao = {0};
     tp_argb_reset(&c->ab);
     r = tp_pb_sub(pk, f);
-    while ((k = tp_pb_next(&r, &g, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
         int rc = 0;
         if (g.num == TE_ANNOTATIONS && g.wt == TP_PB_LEN && type != T_COUNTER)
             rc = annotation(c, s, &r, &g, keep, &ao);

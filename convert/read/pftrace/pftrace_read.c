@@ -182,7 +182,7 @@ static int clock_snapshot(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_fie
     tp_pb r = tp_pb_sub(pk, f);
     tp_pb_field g, h;
     int k;
-    while ((k = tp_pb_next(&r, &g, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
         if (g.num == 2 && g.wt == TP_PB_VARINT && g.v && g.v <= UINT32_MAX)
             c->trace_clock = (uint32_t)g.v;
         if (g.num != 1 || g.wt != TP_PB_LEN)
@@ -251,7 +251,7 @@ static int defaults(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f)
     tp_pb r = tp_pb_sub(pk, f);
     tp_pb_field g, h;
     int k;
-    while ((k = tp_pb_next(&r, &g, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
         if (g.num == 58 && g.wt == TP_PB_VARINT && g.v <= UINT32_MAX)
             s->def_clock = (uint32_t)g.v;
         else if (g.num == 11 && g.wt == TP_PB_LEN) {
@@ -344,7 +344,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
     bool has_ts = false, cleared = false;
     uint64_t raw_ts = 0;
     /* the fields that set state first, wherever they are in the packet */
-    while ((k = tp_pb_next(&r, &f, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
         if (f.wt == TP_PB_VARINT) {
             if (f.num == PK_SEQ_ID && f.v <= UINT32_MAX)
                 seq_id = (uint32_t)f.v;
@@ -371,7 +371,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
     }
     r = tp_pb_sub(top, pf);
     int rc = 0;
-    while (rc == 0 && (k = tp_pb_next(&r, &f, c->err)) == 1) {
+    while (rc == 0 && (k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
         if (f.wt != TP_PB_LEN)
             continue;
         if (f.num == PK_INTERNED)
@@ -387,7 +387,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
     int64_t ts = 0;
     bool ts_ok = has_ts && pf_time(c, s, clock, raw_ts, &ts);
     r = tp_pb_sub(top, pf);
-    while (rc == 0 && (k = tp_pb_next(&r, &f, c->err)) == 1) {
+    while (rc == 0 && (k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
         if (f.wt != TP_PB_LEN)
             continue;
         switch (f.num) {
@@ -434,7 +434,7 @@ static int read_packets(pf_ctx *c, const uint8_t *data, size_t len, int depth)
         r.base = c->base;
     tp_pb_field f;
     int k;
-    while ((k = tp_pb_next(&r, &f, c->err)) == 1) {
+    while ((k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
         if (depth == 0)
             c->at = (uint64_t)(f.data ? f.data - c->base : 0);
         if (f.num != 1 || f.wt != TP_PB_LEN) {
