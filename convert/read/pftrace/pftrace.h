@@ -92,6 +92,8 @@ typedef struct pf_ctx {
     const tp_read_opts *o;
     tp_err *err;
     const uint8_t *base;   /* the file's bytes (error offsets) */
+    const char *map;       /* base when the file is mapped (pages read are handed back), else NULL */
+    uint64_t unmapped;     /* pages before this offset were handed back */
     uint64_t at;           /* offset of the packet being read (of its outermost packet when inflated) */
     pf_seq *seqs;
     size_t nseqs, seqs_cap;

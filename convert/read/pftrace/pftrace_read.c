@@ -435,8 +435,13 @@ static int read_packets(pf_ctx *c, const uint8_t *data, size_t len, int depth)
     tp_pb_field f;
     int k;
     while ((k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
-        if (depth == 0)
+        if (depth == 0) {
             c->at = (uint64_t)(f.data ? f.data - c->base : 0);
+            if (c->map && c->at - c->unmapped > ((uint64_t)64 << 20)) { /* read once: not resident */
+                tp_input_unmap_pages(c->map, c->unmapped, c->at);
+                c->unmapped = c->at;
+            }
+        }
         if (f.num != 1 || f.wt != TP_PB_LEN) {
             tp_warn(c->t, "pftrace: Trace fields other than packets (not read)", 1);
             continue;
@@ -469,15 +474,29 @@ static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
     t->strict = o->strict;
     t->keep_args = o->keep_args;
     size_t len = 0;
-    char *buf = tp_input_slurp(in, &len, PF_MAX_BYTES, err);
-    if (!buf)
-        return -1;
+    /* a plain file is mapped, not copied (nothing points into it after the
+     * read: every string is interned); gzip and pipes are read whole */
+    uint64_t msize = 0;
+    const char *map = tp_input_map(in, &msize);
+    char *owned = NULL;
+    const char *buf;
+    if (map && msize > PF_MAX_BYTES)
+        return tp_fail(err, 0, "the file is larger than %llu bytes", (unsigned long long)PF_MAX_BYTES);
+    if (map) {
+        buf = map;
+        len = (size_t)msize;
+    } else {
+        buf = owned = tp_input_slurp(in, &len, PF_MAX_BYTES, err);
+        if (!buf)
+            return -1;
+    }
     pf_ctx c;
     memset(&c, 0, sizeof c);
     c.t = t;
     c.o = o;
     c.err = err;
     c.base = (const uint8_t *)buf;
+    c.map = map;
     c.trace_clock = CLOCK_BOOTTIME;
     unsigned ratio = tp_input_max_inflate();
     c.inflate_budget = ratio ? PF_INFLATE_FLOOR + (uint64_t)ratio * len : 0;
@@ -508,7 +527,7 @@ static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
         tp_buf_free(&c.inflate_buf[i]);
     tp_argb_free(&c.ab);
     tp_buf_free(&c.scratch);
-    free(buf);
+    free(owned);
     return rc < 0 ? -1 : 0;
 }
 
