@@ -155,6 +155,30 @@ static void interned_sequence(tp_buf *b)
     pk = event_begin(b, 2, 2000, 4, 0, NULL, 0, 300, &te);
     tp_pbw_int(b, 30, 3);
     event_end(b, 2, pk, te, 2);
+    /* the delta counter in KB: 2, then +3 */
+    pk = event_begin(b, 2, 1000, 4, 0, NULL, 0, 301, &te);
+    tp_pbw_int(b, 30, 2);
+    event_end(b, 2, pk, te, 2);
+    pk = event_begin(b, 2, 2000, 4, 0, NULL, 0, 301, &te);
+    tp_pbw_int(b, 30, 3);
+    event_end(b, 2, pk, te, 2);
+}
+
+/* A counter track of deltas in KB: CounterDescriptor {unit_multiplier 4, is_incremental 5}. */
+static void delta_counter_desc(tp_buf *b)
+{
+    size_t pk = tp_pbw_begin(b, 1);
+    size_t td = tp_pbw_begin(b, 60);
+    tp_pbw_uint(b, 1, 301);
+    tp_pbw_uint(b, 5, 100);
+    str(b, 2, "Heap bytes");
+    size_t cd = tp_pbw_begin(b, 8);
+    tp_pbw_int(b, 4, 1024);
+    tp_pbw_uint(b, 5, 1);
+    tp_pbw_end(b, cd);
+    tp_pbw_end(b, td);
+    tp_pbw_uint(b, 10, 1);
+    tp_pbw_end(b, pk);
 }
 
 /* Sequence 3: an incremental clock (64) from a snapshot, as the default. */
@@ -221,6 +245,7 @@ void tp_pftrace_example(tp_buf *out, bool compress)
     desc(out, 200, 0, NULL, 77, -1, "GPU 0", false);
     desc(out, 201, 200, "stream 7", 0, 0, NULL, false);
     desc(out, 300, 100, "Memory Usage", 0, 0, NULL, true);
+    delta_counter_desc(out);
     if (compress) {
         tp_buf inner = {0};
         interned_sequence(&inner);

@@ -1,7 +1,8 @@
 /* pftrace_example.h: a small Perfetto trace built by hand the way Perfetto's
  * documentation builds its examples (docs "Converting arbitrary timestamped
  * data to Perfetto", "Track events"): a process and its thread described by
- * TrackDescriptors, a GPU process with a "stream 7" track, a counter track,
+ * TrackDescriptors, a GPU process with a "stream 7" track, a counter track
+ * and a delta counter track with a unit multiplier,
  * a sequence with interned names, categories, annotation names and string
  * values and a default track, a sequence on an incremental clock defined by
  * a clock snapshot, and a legacy ThreadDescriptor packet whose sequence's

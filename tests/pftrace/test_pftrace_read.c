@@ -149,6 +149,17 @@ static void check_example(bool compress)
     CHECK_EQ_INT(mem->ts, 1000);
     args = tp_args_get(&t, mem->args, &n);
     CHECK(args && strcmp(args, "{\"Usage\":1.5}") == 0);
+    /* the delta counter: 2 KB, then 2 + 3 KB */
+    int heap = 0;
+    for (size_t i = 0; i < t.nevents; i++) {
+        const tp_event *e = &t.events[i];
+        if (e->ph != 'C' || strcmp(tp_str_get(&t, e->name), "Heap") != 0)
+            continue;
+        args = tp_args_get(&t, e->args, &n);
+        CHECK(args && strcmp(args, e->ts == 1000 ? "{\"bytes\":2048.0}" : "{\"bytes\":5120.0}") == 0);
+        heap++;
+    }
+    CHECK_EQ_INT(heap, 2);
     tp_trace_free(&t);
 }
 

@@ -45,6 +45,7 @@ typedef struct pf_clock {
 typedef struct pf_seq {
     uint32_t id;
     bool valid;            /* SEQ_INCREMENTAL_STATE_CLEARED seen */
+    uint64_t gen;          /* clears so far (delta counters restart at 0) */
     tp_i64map interned;    /* iid << 2 | kind -> tp_str */
     uint32_t def_clock;    /* TracePacketDefaults.timestamp_clock_id, 0 none */
     bool has_def_track;
@@ -69,6 +70,11 @@ typedef struct pf_slot {
     uint32_t process;      /* the model process (resolved) */
     bool global;           /* a root track that is no process: global instants */
     bool device;           /* a device's track: slices without a category are device activity */
+    bool counter_delta;    /* CounterDescriptor.is_incremental: values are deltas on their sequence */
+    int64_t counter_mult;  /* CounterDescriptor.unit_multiplier (0: 1) */
+    double counter_last;   /* the last value (delta counters) */
+    uint32_t counter_seq;  /* ... on this sequence, */
+    uint64_t counter_gen;  /* ... since this clear of its state */
 } pf_slot;
 
 /* One slice end point, matched once the whole file is read (Perfetto sorts

@@ -398,6 +398,19 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
         tp_drop_count(t, "pftrace: counter events without a value", 1);
         return 0;
     }
+    if (type == T_COUNTER) { /* CounterDescriptor: deltas on this sequence, a unit multiplier */
+        pf_slot *cs = &c->slots[slot];
+        if (cs->counter_delta) {
+            if (cs->counter_seq != s->id || cs->counter_gen != s->gen)
+                cs->counter_last = 0;
+            value += cs->counter_last;
+            cs->counter_last = value;
+            cs->counter_seq = s->id;
+            cs->counter_gen = s->gen;
+        }
+        if (cs->counter_mult && cs->counter_mult != 1)
+            value *= (double)cs->counter_mult;
+    }
     tp_event e;
     tp_event_init(&e);
     e.ts = ts;

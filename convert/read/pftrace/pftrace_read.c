@@ -124,6 +124,7 @@ static void seq_clear(pf_seq *s)
     else if (s->interned.n)
         tp_i64map_clear(&s->interned);
     s->valid = true;
+    s->gen++;
     s->def_clock = 0;
     s->has_def_track = false;
     s->nclocks = 0;

@@ -102,7 +102,8 @@ int pf_track_descriptor(pf_ctx *c, const tp_pb *pk, const tp_pb_field *f)
     tp_pb r = tp_pb_sub(pk, f);
     tp_pb_field g;
     int k;
-    bool has_uuid = false, has_parent = false, counter = false, has_rank = false;
+    bool has_uuid = false, has_parent = false, counter = false, has_rank = false, counter_delta = false;
+    int64_t counter_mult = 0;
     uint64_t uuid = 0, parent = 0;
     int64_t rank = 0, pid = 0, tid = 0;
     const uint8_t *name = NULL, *pname = NULL;
@@ -124,8 +125,18 @@ int pf_track_descriptor(pf_ctx *c, const tp_pb *pk, const tp_pb_field *f)
             if (g.num == TD_NAME || g.num == TD_STATIC_NAME) {
                 name = g.data;
                 nlen = g.len;
-            } else if (g.num == TD_COUNTER)
+            } else if (g.num == TD_COUNTER) {
                 counter = true;
+                tp_pb q = tp_pb_sub(&r, &g); /* CounterDescriptor: unit_multiplier 4, is_incremental 5 */
+                tp_pb_field h;
+                while ((k = tp_pb_next(&q, &h, c->err)) == 1)
+                    if (h.wt == TP_PB_VARINT && h.num == 4)
+                        counter_mult = (int64_t)h.v;
+                    else if (h.wt == TP_PB_VARINT && h.num == 5)
+                        counter_delta = h.v != 0;
+                if (k < 0)
+                    return -1;
+            }
             else if (g.num == TD_PROCESS || g.num == TD_THREAD) {
                 desc = g.num == TD_PROCESS ? 1 : 2;
                 if (read_desc(c, &r, &g, desc == 1 ? PD_NAME : THD_NAME, &pid, desc == 2 ? &tid : NULL, &pname,
@@ -147,7 +158,11 @@ int pf_track_descriptor(pf_ctx *c, const tp_pb *pk, const tp_pb_field *f)
         s->parent = parent;
         s->has_parent = true;
     }
-    s->is_counter |= counter;
+    if (counter) {
+        s->is_counter = true;
+        s->counter_delta = counter_delta;
+        s->counter_mult = counter_mult;
+    }
     if (has_rank) {
         s->rank = rank;
         s->has_rank = true;
