@@ -536,7 +536,7 @@ const tp_format tp_format_pftrace = {
     .name = "pftrace",
     .description = "Perfetto protobuf trace (TrackEvent: slices, instants, counters, flows; interned data; "
                    "compressed_packets)",
-    .extensions = "*.pftrace, *.perfetto-trace",
+    .extensions = "*.pftrace *.perfetto-trace",
     .probe = pftrace_probe,
     .read = pftrace_read,
     .caps = TP_FMT_KEEPS_DERIVED_LINES,
