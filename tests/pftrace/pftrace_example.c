@@ -310,3 +310,25 @@ void tp_pftrace_bomb(tp_buf *out, unsigned mb)
     tp_buf_free(&pad);
     tp_buf_free(&zb);
 }
+
+void tp_pftrace_rocprof_like(tp_buf *out)
+{
+    out->len = 0;
+    desc(out, 10, 0, NULL, 4242, -1, "python3", false);
+    desc(out, 11, 10, NULL, 4242, 4243, "python3", false);
+    desc(out, 20, 10, "HIP Dispatch Queue [0]", 0, 0, NULL, false);
+    size_t first = tp_pbw_begin(out, 1); /* the sequence's state cleared (its packets need it) */
+    tp_pbw_uint(out, 10, 5);
+    tp_pbw_uint(out, 13, 1);
+    tp_pbw_end(out, first);
+    size_t te, pk = event_begin(out, 5, 1000, 1, 0, "hipLaunchKernel", 0, 11, &te);
+    str(out, 22, "hip_api");
+    tp_pbw_fixed64(out, 47, 77);
+    event_end(out, 5, pk, te, 0);
+    simple(out, 5, 1100, 2, 0, NULL, 0, 11);
+    pk = event_begin(out, 5, 1300, 1, 0, "gemm_kernel", 0, 20, &te);
+    str(out, 22, "kernel_dispatch");
+    tp_pbw_fixed64(out, 48, 77);
+    event_end(out, 5, pk, te, 0);
+    simple(out, 5, 1900, 2, 0, NULL, 0, 20);
+}

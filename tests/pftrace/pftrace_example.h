@@ -22,4 +22,8 @@ void tp_pftrace_nested(tp_buf *out, int depth);
 /* A trace whose one compressed_packets inflates to `mb` MB of padding packets. */
 void tp_pftrace_bomb(tp_buf *out, unsigned mb);
 
+/* rocprofv3's shape (rocprofiler-sdk's Perfetto output): a hip_api call on its
+ * thread and a kernel_dispatch on a queue track of the process, one flow id. */
+void tp_pftrace_rocprof_like(tp_buf *out);
+
 #endif

@@ -284,3 +284,30 @@ TEST(pftrace_file_problems_are_errors_with_strict)
     CHECK(out && strstr(out, "rejected by --strict") && strchr(out, '\n') == out + strlen(out) - 1);
     free(out);
 }
+
+TEST(pftrace_rocprof_categories_and_flow_launch)
+{
+    tp_buf b = {0};
+    tp_pftrace_rocprof_like(&b);
+    const char *path = tp_test_write("pfr_rocprof.pftrace", b.data, b.len);
+    tp_buf_free(&b);
+    tp_trace t;
+    tp_trace_init(&t);
+    tp_load_opts o = {0};
+    tp_err err = {0};
+    CHECK_EQ_INT(tp_load(path, &o, &t, &err), 0);
+    const tp_event *call = find(&t, "hipLaunchKernel", 'X'), *k = find(&t, "gemm_kernel", 'X');
+    CHECK(call && k);
+    if (call && k) {
+        CHECK_EQ_INT(call->kind, TP_KIND_RUNTIME);
+        CHECK_EQ_INT(k->kind, TP_KIND_KERNEL);
+        CHECK_EQ_INT(k->dur, 600);
+        CHECK(k->link != TP_NONE && &t.events[k->link] == call);
+        CHECK(t.processes[t.tracks[k->track].process].is_device);
+        /* the queue moved to a device process of its own: the host thread stays a host thread */
+        CHECK(t.tracks[k->track].process != t.tracks[call->track].process);
+        CHECK_EQ_INT(t.tracks[call->track].role, TP_TRACK_HOST);
+        CHECK_STR(tp_str_get(&t, t.tracks[k->track].name), "HIP Dispatch Queue [0]");
+    }
+    tp_trace_free(&t);
+}

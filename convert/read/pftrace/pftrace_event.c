@@ -225,6 +225,27 @@ static int annotation(pf_ctx *c, pf_seq *s, const tp_pb *te, const tp_pb_field *
 
 /* ---- track events ---- */
 
+/* Kineto's categories (tp_kind_from_cat, as for JSON), then those of
+ * rocprofv3's Perfetto output (rocprofiler-sdk's cxx/perfetto.hpp:
+ * kernel_dispatch, memory_copy, hip_api, hsa_api, rccl_api, marker_api). */
+static uint8_t kind_of_cat(const char *cat, size_t n)
+{
+    tp_kind k = tp_kind_from_cat(cat, n);
+    if (k != TP_KIND_OTHER)
+        return (uint8_t)k;
+    static const struct {
+        const char *cat;
+        tp_kind kind;
+    } rocprof[] = {
+        {"kernel_dispatch", TP_KIND_KERNEL}, {"memory_copy", TP_KIND_MEMCPY}, {"hip_api", TP_KIND_RUNTIME},
+        {"hsa_api", TP_KIND_RUNTIME},        {"rccl_api", TP_KIND_RUNTIME},   {"marker_api", TP_KIND_ANNOTATION},
+    };
+    for (size_t i = 0; i < sizeof rocprof / sizeof rocprof[0]; i++)
+        if (strlen(rocprof[i].cat) == n && memcmp(rocprof[i].cat, cat, n) == 0)
+            return (uint8_t)rocprof[i].kind;
+    return TP_KIND_OTHER;
+}
+
 static void push_flow(pf_ctx *c, uint64_t id, uint32_t ev, bool terminating)
 {
     TP_GROW(c->flows, c->flows_cap, c->nflows + 1);
@@ -420,7 +441,7 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     e.ph = type == T_BEGIN ? 'X' : type == T_INSTANT ? 'i' : 'C';
     if (type != T_COUNTER && !has_name)
         tp_warn(t, PF_W_NO_NAME, 1);
-    e.kind = cat ? (uint8_t)tp_kind_from_cat(tp_str_get(t, cat), tp_str_len(t, cat)) : TP_KIND_OTHER;
+    e.kind = cat ? kind_of_cat(tp_str_get(t, cat), tp_str_len(t, cat)) : TP_KIND_OTHER;
     uint32_t idx = (uint32_t)t->nevents;
     /* the annotations, and the flows, in a second walk (the name is known now) */
     bool keep = t->keep_args || (c->o->keep_args_of && name &&

@@ -528,6 +528,50 @@ static void bind_flows(pf_ctx *c)
         tp_warn(t, "pftrace: flow ids on one event only (not read)", single);
 }
 
+/* Device activity on a track of a process that also has host threads
+ * (rocprofv3 puts its queues under the process): the model's devices are
+ * processes of their own (the analyses take a whole process as a device),
+ * so such tracks move to a process "<name> devices" of that pid's, one per
+ * host process. */
+static void rehome_devices(pf_ctx *c, const bool *dev_slot)
+{
+    tp_trace *t = c->t;
+    bool *has_thread = tp_xcalloc(t->nprocesses + 1, sizeof *has_thread);
+    uint32_t *moved_to = tp_xmalloc((t->nprocesses + 1) * sizeof *moved_to);
+    size_t np = t->nprocesses;
+    for (size_t p = 0; p < np; p++)
+        moved_to[p] = TP_NONE;
+    for (uint32_t i = 0; i < c->nslots; i++)
+        if (c->slots[i].is_thread && c->slots[i].process < np)
+            has_thread[c->slots[i].process] = true;
+    for (uint32_t i = 0; i < c->nslots; i++) {
+        pf_slot *s = &c->slots[i];
+        if (!dev_slot[i] || s->is_thread || s->process >= np || !has_thread[s->process])
+            continue;
+        uint32_t p = s->process;
+        if (moved_to[p] == TP_NONE) {
+            const tp_process *hp = &t->processes[p];
+            c->scratch.len = 0;
+            if (hp->name)
+                tp_buf_printf(&c->scratch, "%s devices (pid %lld)", tp_str_get(t, hp->name), (long long)hp->pid);
+            else
+                tp_buf_printf(&c->scratch, "devices (pid %lld)", (long long)hp->pid);
+            tp_str key = tp_intern(t, c->scratch.data, c->scratch.len);
+            moved_to[p] = tp_process_get_key(t, key);
+            t->processes[moved_to[p]].name = key;
+        }
+        const tp_track *old = &t->tracks[s->track];
+        int64_t tid = old->tid;
+        tp_str name = old->name;
+        s->process = moved_to[p];
+        s->track = tp_track_get(t, moved_to[p], tid);
+        if (!t->tracks[s->track].name)
+            t->tracks[s->track].name = name;
+    }
+    free(has_thread);
+    free(moved_to);
+}
+
 void pf_finish(pf_ctx *c)
 {
     tp_trace *t = c->t;
@@ -538,6 +582,17 @@ void pf_finish(pf_ctx *c)
     if (undescribed)
         tp_warn(t, "pftrace: tracks no descriptor describes (named by uuid)", undescribed);
     size_t n = t->nevents;
+    /* kinds first (a slice without a category on a device's track), and which
+     * tracks hold device activity */
+    bool *dev_slot = tp_xcalloc(c->nslots + 1, sizeof *dev_slot);
+    for (size_t i = 0; i < n; i++) {
+        tp_event *e = &t->events[i];
+        if (e->ph == 'X' && !e->cat && c->slots[e->track].device)
+            e->kind = device_kind(tp_str_get(t, e->name));
+        dev_slot[e->track] |= is_device(e->kind);
+    }
+    rehome_devices(c, dev_slot);
+    free(dev_slot);
     for (size_t i = 0; i < n; i++) {
         tp_event *e = &t->events[i];
         const pf_slot *s = &c->slots[e->track];
@@ -546,8 +601,6 @@ void pf_finish(pf_ctx *c)
             e->flags |= s->global ? TP_EV_INSTANT_GLOBAL : TP_EV_INSTANT_PROCESS;
         if (e->ph == 'C')
             counter_event(c, e, s);
-        else if (e->ph == 'X' && !e->cat && s->device)
-            e->kind = device_kind(tp_str_get(t, e->name));
     }
     /* a process of device activity is labelled "GPU <pid>", as Kineto labels
      * its devices (the label is not in the file; convert writes no labels) */
