@@ -118,6 +118,8 @@ typedef struct pf_ctx {
     uint64_t order;
     uint64_t inflated, inflate_budget;
     tp_buf inflate_buf[PF_MAX_NESTING];
+    uint8_t *cat_kind;     /* category (tp_str) -> 1 + its kind, 0 not yet known */
+    size_t cat_kind_cap;
     tp_argb ab;
     tp_buf scratch;
 } pf_ctx;

@@ -441,7 +441,14 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     e.ph = type == T_BEGIN ? 'X' : type == T_INSTANT ? 'i' : 'C';
     if (type != T_COUNTER && !has_name)
         tp_warn(t, PF_W_NO_NAME, 1);
-    e.kind = cat ? kind_of_cat(tp_str_get(t, cat), tp_str_len(t, cat)) : TP_KIND_OTHER;
+    if (cat >= c->cat_kind_cap) { /* the kind of each category, found once */
+        size_t old = c->cat_kind_cap;
+        TP_GROW(c->cat_kind, c->cat_kind_cap, (size_t)cat + 1);
+        memset(c->cat_kind + old, 0, c->cat_kind_cap - old);
+    }
+    if (cat && !c->cat_kind[cat])
+        c->cat_kind[cat] = (uint8_t)(1 + kind_of_cat(tp_str_get(t, cat), tp_str_len(t, cat)));
+    e.kind = cat ? (uint8_t)(c->cat_kind[cat] - 1) : TP_KIND_OTHER;
     uint32_t idx = (uint32_t)t->nevents;
     /* the annotations, and the flows, in a second walk (the name is known now) */
     bool keep = t->keep_args || (c->o->keep_args_of && name &&

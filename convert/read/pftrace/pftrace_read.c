@@ -524,6 +524,7 @@ static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
     tp_i64map_free(&c.thread_slot);
     free(c.marks);
     free(c.flows);
+    free(c.cat_kind);
     for (int i = 0; i < PF_MAX_NESTING; i++)
         tp_buf_free(&c.inflate_buf[i]);
     tp_argb_free(&c.ab);

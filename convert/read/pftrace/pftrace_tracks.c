@@ -414,11 +414,44 @@ static int cmp_mark(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The marks by (slot, time, file order): a stable bucket pass by slot keeps
+ * file order, and a slot's marks are usually in time order already (a
+ * writer emits a track's events in order), so only the slots that are not
+ * are sorted (a sort of all the marks was a tenth of reading a .pftrace). */
+static void sort_marks(pf_ctx *c)
+{
+    size_t n = c->nmarks;
+    if (!n)
+        return;
+    size_t *start = tp_xcalloc(c->nslots + 2, sizeof *start);
+    for (size_t i = 0; i < n; i++)
+        start[c->marks[i].slot + 1]++;
+    for (size_t k = 0; k <= c->nslots; k++)
+        start[k + 1] += start[k];
+    pf_mark *out = tp_xmalloc(n * sizeof *out);
+    size_t *at = tp_xmalloc((c->nslots + 1) * sizeof *at);
+    memcpy(at, start, (c->nslots + 1) * sizeof *at);
+    for (size_t i = 0; i < n; i++)
+        out[at[c->marks[i].slot]++] = c->marks[i];
+    free(at);
+    for (size_t k = 0; k < c->nslots; k++) {
+        size_t a = start[k], b = start[k + 1];
+        for (size_t i = a + 1; i < b; i++)
+            if (out[i].ts < out[i - 1].ts) {
+                qsort(out + a, b - a, sizeof *out, cmp_mark);
+                break;
+            }
+    }
+    free(start);
+    free(c->marks);
+    c->marks = out;
+    c->marks_cap = n;
+}
+
 static void match_slices(pf_ctx *c)
 {
     tp_trace *t = c->t;
-    if (c->nmarks)
-        qsort(c->marks, c->nmarks, sizeof *c->marks, cmp_mark);
+    sort_marks(c);
     uint32_t *stack = NULL;
     size_t cap = 0, depth = 0;
     uint64_t orphans = 0;
