@@ -321,11 +321,12 @@ void tp_pftrace_rocprof_like(tp_buf *out)
     tp_pbw_uint(out, 10, 5);
     tp_pbw_uint(out, 13, 1);
     tp_pbw_end(out, first);
+    /* the call's end before its begin in the file: a reader sorts by time, as Perfetto does */
+    simple(out, 5, 1100, 2, 0, NULL, 0, 11);
     size_t te, pk = event_begin(out, 5, 1000, 1, 0, "hipLaunchKernel", 0, 11, &te);
     str(out, 22, "hip_api");
     tp_pbw_fixed64(out, 47, 77);
     event_end(out, 5, pk, te, 0);
-    simple(out, 5, 1100, 2, 0, NULL, 0, 11);
     pk = event_begin(out, 5, 1300, 1, 0, "gemm_kernel", 0, 20, &te);
     str(out, 22, "kernel_dispatch");
     tp_pbw_fixed64(out, 48, 77);

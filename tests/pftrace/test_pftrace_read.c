@@ -300,6 +300,7 @@ TEST(pftrace_rocprof_categories_and_flow_launch)
     CHECK(call && k);
     if (call && k) {
         CHECK_EQ_INT(call->kind, TP_KIND_RUNTIME);
+        CHECK_EQ_INT(call->dur, 100); /* its end came first in the file */
         CHECK_EQ_INT(k->kind, TP_KIND_KERNEL);
         CHECK_EQ_INT(k->dur, 600);
         CHECK(k->link != TP_NONE && &t.events[k->link] == call);
