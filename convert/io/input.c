@@ -195,6 +195,7 @@ static const char *isal_error(int r)
 static unsigned max_ratio = TP_INPUT_MAX_INFLATE;
 
 void tp_input_set_max_inflate(unsigned ratio) { max_ratio = ratio; }
+unsigned tp_input_max_inflate(void) { return max_ratio; }
 
 static int check_bomb(tp_input *in, tp_err *err)
 {

@@ -17,6 +17,7 @@ void tp_input_close(tp_input *in);
  * changes it for the process; 0 turns the check off. */
 #define TP_INPUT_MAX_INFLATE 100
 void tp_input_set_max_inflate(unsigned ratio);
+unsigned tp_input_max_inflate(void); /* the ratio in force (0: no limit) */
 
 /* Read up to n bytes of (decompressed) data.  Returns bytes read, 0 at end,
  * -1 on error (err filled: truncated gzip, I/O error). */

@@ -16,8 +16,11 @@ const tp_format *const tp_formats[] = {
     &tp_format_nsys,
     &tp_format_rocprof,
     &tp_format_rocpd,
+    &tp_format_pftrace,
     NULL,
 };
+/* each format's options sit at its place in tp_read_opts.format_opts: a format past the end would lose them */
+_Static_assert(sizeof tp_formats / sizeof *tp_formats - 1 <= TP_MAX_FORMATS, "raise TP_MAX_FORMATS");
 
 const tp_format *tp_format_find(const char *name)
 {

@@ -9,7 +9,7 @@
 #include "convert/io/input.h"
 #include "convert/model/model.h"
 
-#define TP_MAX_FORMATS 8
+#define TP_MAX_FORMATS 16
 
 /* Options every reader may look at (set from the command line). */
 typedef struct tp_read_opts {
@@ -84,6 +84,7 @@ extern const tp_format tp_format_dvdt;   /* dv/dt prof OpenCL traces and CK expe
 extern const tp_format tp_format_nsys;   /* Nsight Systems SQLite export (convert/read/nsys/) */
 extern const tp_format tp_format_rocprof; /* rocprofv3 JSON, rocprofiler-sdk-tool (convert/read/rocprof/) */
 extern const tp_format tp_format_rocpd;   /* rocprofv3 rocpd SQLite database (convert/read/nsys/rocpd_read.c) */
+extern const tp_format tp_format_pftrace; /* Perfetto protobuf trace (convert/read/pftrace/) */
 
 /* NULL-terminated list of all formats, in `tracepress formats` order. */
 extern const tp_format *const tp_formats[];
