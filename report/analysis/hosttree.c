@@ -107,13 +107,32 @@ void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
     ht->sub_end = tp_xmalloc((n + 1) * sizeof *ht->sub_end);
     ht->n = n;
     host_key *keys = tp_xmalloc((n + 1) * sizeof *keys);
-    size_t j = 0;
+    /* by track first (a counting pass), then each track's keys sorted alone, when they are not in order already
+     * (a thread's slices mostly come in start order): the same order as one sort of all keys, at a fraction of its
+     * merge passes and copies (the sort was a third of the tree's time) */
+    size_t *first = tp_xcalloc(t->ntracks + 2, sizeof *first);
+    for (size_t i = 0; i < ne; i++)
+        if (host_slice(t, &t->events[i], ht->logical))
+            first[ht->logical[t->events[i].track] + 1]++;
+    for (size_t k = 0; k < t->ntracks; k++)
+        first[k + 1] += first[k];
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, first, (t->ntracks + 1) * sizeof *fill);
     for (size_t i = 0; i < ne; i++) {
         const tp_event *e = &t->events[i];
         if (host_slice(t, e, ht->logical))
-            keys[j++] = (host_key){ht->logical[e->track], (uint32_t)i, e->ts, e->dur};
+            keys[fill[ht->logical[e->track]]++] = (host_key){ht->logical[e->track], (uint32_t)i, e->ts, e->dur};
     }
-    sort_host_keys(keys, n, t);
+    free(fill);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        host_key *a = keys + first[k];
+        size_t m = first[k + 1] - first[k], q = 1;
+        while (q < m && host_less(&a[q - 1], &a[q], t))
+            q++;
+        if (q < m)
+            sort_host_keys(a, m, t);
+    }
+    free(first);
     for (size_t p = 0; p < n; p++)
         ht->order[p] = keys[p].idx;
     free(keys);

@@ -96,6 +96,8 @@ static void *prepare_job(void *p)
         tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: likewise */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
+    if (!s->opts.job)
+        tp_kernel_table_build(s->t, &s->kt); /* needs nothing: on the lighter side of the first round */
     return NULL;
 }
 
@@ -116,10 +118,13 @@ static void *attribution_and_ops_job(void *p)
     return NULL;
 }
 
+static void critical_path_begin(tp_summary *s);
+
 static void *steps_and_overheads_job(void *p)
 {
     tp_summary *s = p;
     tp_step_figures_build(s->t, &s->ht, &s->sf);
+    critical_path_begin(s); /* needs the steps only: the lighter side of the round (attribution and ops beside) */
     if (!s->opts.lean)
         tp_overheads_build(s->t, &s->ht, &s->ov);
     return NULL;
@@ -132,7 +137,6 @@ static void *gpu_time_and_idle_job(void *p)
     tp_summary *s = p;
     tp_gpu_time_build(s->t, &s->sf, &s->cls, &s->gt);
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
-    tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
     tp_collectives_build(s->t, s->cls.of, s->rules->communication, &s->coll); /* the one classification's */
     critical_path_lane(s, 1);
     return NULL;
@@ -267,7 +271,7 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
      * attribution 90 + ops 140 | steps 140 + overheads 100; GPU time build
      * 20 + idle 40 + kernel table 70 | categories 30 + efficiency 40. */
     run_pair(prepare_job, s, host_tree_job);
-    tp_timing("summary: GPU time and efficiency prepare | host tree");
+    tp_timing("summary: GPU time and efficiency prepare, kernel table | host tree");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
         /* communication is what the one classification says, as in a rank's own report: the
          * collectives and the GPU split read it */
@@ -283,12 +287,11 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         return;
     }
     run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
-    tp_timing("summary: attribution, ops | steps, overheads");
-    critical_path_begin(s);
+    tp_timing("summary: attribution, ops | steps, critical path prepare, overheads");
     run_pair(gpu_time_and_idle_job, s, categories_job);
     tp_critical_end(s->cp_lanes);
     s->cp_lanes = NULL;
-    tp_timing("summary: gpu time, idle, kernel table, critical path | categories, efficiency, memory, critical path");
+    tp_timing("summary: gpu time, idle, critical path | categories, efficiency, memory, critical path");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);

@@ -11,6 +11,7 @@
 #include "render/text/font.h"
 #include "convert/base/threads.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ const char *tp_report_output_input(const char *dir, char *out, size_t nout)
 
 /* One PNG file holding one chart page. */
 static int write_png(const char *dir, const char *file, const tp_pagectx *pc, double scale, tp_fp_chart_fn fn,
-                     const char ***names, size_t *nn, tp_err *err)
+                     tp_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -95,10 +96,7 @@ static int write_png(const char *dir, const char *file, const tp_pagectx *pc, do
     tp_cv_begin_page(cv, pc->lw, pc->lh, file);
     fn(cv, pc, tp_chart_rect(pc));
     tp_cv_end_page(cv);
-    if (tp_canvas_close(cv, err) != 0)
-        return -1;
-    (*names)[(*nn)++] = file;
-    return 0;
+    return tp_canvas_close(cv, err) != 0 ? -1 : 0;
 }
 
 /* Every PDF page after the overview, in order: the report's page table. */
@@ -154,10 +152,50 @@ void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
     tp_pagectx_free(&pc);
 }
 
+/* The generic PNG files of a report, drawn by whichever thread is free: the
+ * PDF's thread joins when the PDF is written (drawing and encoding the PNGs
+ * was three quarters of the pages' time, the PDF a quarter).  Each file
+ * keeps its slot, so the names and the first error come in table order. */
+typedef struct png_work {
+    const tp_pagectx *pc;
+    const char *dir;
+    double scale;
+    size_t n;
+    const char *file[TP_MAX_PNGS];
+    tp_fp_chart_fn draw[TP_MAX_PNGS];
+    int rc[TP_MAX_PNGS];
+    tp_err err[TP_MAX_PNGS];
+    _Atomic size_t next;
+    _Atomic bool failed; /* no new file after a failure: the set is not published */
+} png_work;
+
+static void png_work_add(png_work *w, const char *file, tp_fp_chart_fn draw)
+{
+    if (w->n < TP_MAX_PNGS) {
+        w->file[w->n] = file;
+        w->draw[w->n] = draw;
+        w->rc[w->n] = 1; /* not drawn */
+        w->n++;
+    }
+}
+
+static void png_work_run(png_work *w)
+{
+    while (!atomic_load(&w->failed)) {
+        size_t i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->n)
+            break;
+        w->rc[i] = write_png(w->dir, w->file[i], w->pc, w->scale, w->draw[i], &w->err[i]);
+        if (w->rc[i] < 0)
+            atomic_store(&w->failed, true);
+    }
+}
+
 typedef struct pdf_job {
     const tp_pagectx *pc;
     tp_outset *set;
     const char *dir, *name, *format;
+    png_work *pngs;
     tp_err err;
     int rc;
 } pdf_job;
@@ -177,6 +215,8 @@ static void *write_pdf(void *arg)
         if (tp_canvas_close(pdf, &j->err) == 0)
             j->rc = 0;
     }
+    if (j->rc == 0)
+        png_work_run(j->pngs); /* then the PNGs still left */
     tp_outset_use(prev);
     return NULL;
 }
@@ -190,30 +230,42 @@ static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts
     size_t nn = 0;
     int rc = -1;
 
+    /* the PNGs to draw, in summary.md's order: the overview as on the overview page (no split of a trace
+     * without slices), then each chart whose page the PDF has */
+    png_work *w = tp_xcalloc(1, sizeof *w);
+    *w = (png_work){.pc = &pc, .dir = dir, .scale = o->png_scale};
+    if (s->slices)
+        png_work_add(w, "png/overview.png", tp_chart_overview);
+    for (size_t i = 0; i < sizeof png_charts / sizeof *png_charts; i++)
+        if (tp_page_drawn(&pc, png_charts[i].page))
+            png_work_add(w, png_charts[i].file, png_charts[i].draw);
+
     /* the PDF on a second thread while the PNGs are drawn here: both only
      * read pc and the summary; the fonts are loaded before they start */
     tp_font_check(NULL, 0);
     const char *slash = s->opts.path ? strrchr(s->opts.path, '/') : NULL;
     pdf_job pj = {.pc = &pc, .set = set, .dir = dir, .rc = -1, .format = s->t->format ? s->t->format : "",
-                  .name = slash ? slash + 1 : s->opts.path ? s->opts.path : s->name}; /* the input file's name */
+                  .pngs = w, .name = slash ? slash + 1 : s->opts.path ? s->opts.path : s->name}; /* the input file's name */
     tp_side pdf_side;
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
-    double scale = o->png_scale;
-    if (s->slices && write_png(dir, "png/overview.png", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
-        goto out; /* as on the overview page: no split of a trace without slices */
-    for (size_t i = 0; i < sizeof png_charts / sizeof *png_charts; i++)
-        if (tp_page_drawn(&pc, png_charts[i].page) &&
-            write_png(dir, png_charts[i].file, &pc, scale, png_charts[i].draw, &names, &nn, err) < 0)
+    png_work_run(w); /* one thread (TP_REPORT_THREADS=1): the PDF and every PNG are written by now */
+    tp_side_join(&pdf_side);
+    for (size_t i = 0; i < w->n && w->rc[i] <= 0; i++) {
+        if (w->rc[i] < 0) {
+            *err = w->err[i];
             goto out;
-    if (tp_format_pages_png(dir, &pc, scale, &names, &nn, TP_MAX_PNGS, err) < 0)
+        }
+        names[nn++] = w->file[i];
+    }
+    if (!atomic_load(&w->failed) && pj.rc == 0 && tp_format_pages_png(dir, &pc, o->png_scale, &names, &nn, TP_MAX_PNGS, err) < 0)
         goto out;
     rc = 0;
 out:
-    tp_side_join(&pdf_side);
     if (pj.rc < 0) { /* the PDF's error comes first, as when it was written first */
         *err = pj.err;
         rc = -1;
     }
+    free(w);
     tp_pagectx_free(&pc);
     if (rc < 0) {
         free(names);
