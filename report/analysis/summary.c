@@ -91,13 +91,8 @@ static void *prepare_job(void *p)
 {
     tp_summary *s = p;
     tp_gpu_time_prepare(s->t, &s->gt); /* needs no host tree: while it is built */
-    const char *memoff = getenv("TP_MEMORY");
-    if (!memoff || strcmp(memoff, "0") != 0)
-        tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: likewise */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
-    if (!s->opts.job)
-        tp_kernel_table_build(s->t, &s->kt); /* needs nothing: on the lighter side of the first round */
     return NULL;
 }
 
@@ -105,15 +100,20 @@ static void *host_tree_job(void *p)
 {
     tp_summary *s = p;
     tp_host_tree_build(s->t, &s->ht);
+    const char *memoff = getenv("TP_MEMORY");
+    if (!memoff || strcmp(memoff, "0") != 0)
+        tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: needs nothing, here for balance */
     return NULL;
 }
 
 static void *attribution_and_ops_job(void *p)
 {
     tp_summary *s = p;
+    if (!s->opts.job)
+        tp_kernel_table_build(s->t, &s->kt); /* needs nothing: on the lighter side of the round */
     tp_attribution_build(s->t, &s->ht, &s->at);
     tp_classes_build(s->t, &s->at, s->rules, &s->cls); /* the one classification: needs the leaf ops */
-    if (!s->opts.lean)
+    if (!s->opts.lean && !s->for_stats)
         tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
     return NULL;
 }
@@ -125,7 +125,7 @@ static void *steps_and_overheads_job(void *p)
     tp_summary *s = p;
     tp_step_figures_build(s->t, &s->ht, &s->sf);
     critical_path_begin(s); /* needs the steps only: the lighter side of the round (attribution and ops beside) */
-    if (!s->opts.lean)
+    if (!s->opts.lean && !s->for_stats)
         tp_overheads_build(s->t, &s->ht, &s->ov);
     return NULL;
 }
@@ -226,6 +226,35 @@ static void *categories_job(void *p)
     return NULL;
 }
 
+/* With TP_TIMING=1, each job's own CPU time (its thread's: the two sides of a round, to balance them; robust to a
+ * busy machine, unlike the wall time). */
+static void *timed_job(void *(*job)(void *), const char *name, tp_summary *s)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("TP_TIMING");
+        on = v && *v && strcmp(v, "0") != 0;
+    }
+    struct timespec a, b;
+    if (on)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    job(s);
+    if (on) {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        fprintf(stderr, "timing:   job %-28s cpu %.3f s\n", name,
+                (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+    }
+    return NULL;
+}
+#define TIMED(job)                                                                                                     \
+    static void *timed_##job(void *p) { return timed_job(job, #job, p); }
+TIMED(prepare_job)
+TIMED(host_tree_job)
+TIMED(attribution_and_ops_job)
+TIMED(steps_and_overheads_job)
+TIMED(gpu_time_and_idle_job)
+TIMED(categories_job)
+
 /* side() on a second thread while here() runs on this one; both on this
  * thread with TP_THREADS=1 / TP_REPORT_THREADS=1 (the same results: the
  * tests compare the two). */
@@ -247,9 +276,10 @@ bool tp_summary_wants_args(const char *name, size_t len)
            tp_critical_wants_args(name, len) || (mem && tp_mem_wants_args(name, len));
 }
 
-void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
+static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_stats, tp_summary *s)
 {
     memset(s, 0, sizeof *s);
+    s->for_stats = for_stats;
     s->t = t;
     s->opts = *o;
     s->opts.lean |= o->job;
@@ -270,8 +300,8 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
      * prepare (reading 111k ops' shapes) 200 | host tree 300;
      * attribution 90 + ops 140 | steps 140 + overheads 100; GPU time build
      * 20 + idle 40 + kernel table 70 | categories 30 + efficiency 40. */
-    run_pair(prepare_job, s, host_tree_job);
-    tp_timing("summary: GPU time and efficiency prepare, kernel table | host tree");
+    run_pair(timed_prepare_job, s, timed_host_tree_job);
+    tp_timing("summary: GPU time and efficiency prepare | host tree, memory prepare");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
         /* communication is what the one classification says, as in a rank's own report: the
          * collectives and the GPU split read it */
@@ -286,9 +316,9 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         tp_timing("summary: memory");
         return;
     }
-    run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
-    tp_timing("summary: attribution, ops | steps, critical path prepare, overheads");
-    run_pair(gpu_time_and_idle_job, s, categories_job);
+    run_pair(timed_attribution_and_ops_job, s, timed_steps_and_overheads_job);
+    tp_timing("summary: kernel table, attribution, ops | steps, critical path prepare, overheads");
+    run_pair(timed_gpu_time_and_idle_job, s, timed_categories_job);
     tp_critical_end(s->cp_lanes);
     s->cp_lanes = NULL;
     tp_timing("summary: gpu time, idle, critical path | categories, efficiency, memory, critical path");
@@ -296,6 +326,10 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
 }
+
+void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s) { summary_build(t, o, false, s); }
+
+void tp_summary_build_stats(const tp_trace *t, const tp_report_opts *o, tp_summary *s) { summary_build(t, o, true, s); }
 
 void tp_summary_free(tp_summary *s)
 {
