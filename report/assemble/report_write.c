@@ -221,11 +221,11 @@ static void *write_pdf(void *arg)
     return NULL;
 }
 
-static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, tp_outset *set,
-                        const char ***png_names, tp_err *err)
+/* The PDF and the PNGs of the pages planned in pc (plan_pages). */
+static int report_pages(const tp_summary *s, const tp_pagectx *pcp, const char *dir, const tp_page_opts *o,
+                        tp_outset *set, const char ***png_names, tp_err *err)
 {
-    tp_pagectx pc;
-    plan_pages(&pc, s, o);
+    const tp_pagectx pc = *pcp;
     const char **names = tp_xcalloc(TP_MAX_PNGS + 1, sizeof *names);
     size_t nn = 0;
     int rc = -1;
@@ -266,13 +266,24 @@ out:
         rc = -1;
     }
     free(w);
-    tp_pagectx_free(&pc);
     if (rc < 0) {
         free(names);
         names = NULL;
     }
     *png_names = names;
     return rc;
+}
+
+typedef struct findings_job {
+    const tp_summary *s;
+    tp_findings *out;
+} findings_job;
+
+static void *build_findings(void *p)
+{
+    findings_job *j = p;
+    tp_findings_build(j->s, j->s->opts.find_rules, j->out);
+    return NULL;
 }
 
 void tp_report_summary_json(const tp_summary *s, tp_buf *b) { tp_summary_json(s, tp_format_pages_json, b); }
@@ -282,13 +293,19 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     if (tp_format_pages_build(s, fo, err) < 0)
         return -1;
     tp_timing("format pages");
-    /* the findings once, for the overview page, summary.json and summary.md */
+    /* the findings once, for the overview page, summary.json and summary.md, on a second thread while the pages'
+     * first pass runs here (no page after the overview reads them) */
     tp_findings findings;
-    tp_findings_build(s, s->opts.find_rules, &findings);
+    findings_job fj = {s, &findings};
+    tp_side fside;
+    tp_side_start(&fside, build_findings, &fj, "TP_REPORT_THREADS");
+    tp_pagectx pc;
+    plan_pages(&pc, s, po);
+    tp_side_join(&fside);
     const tp_findings *had = s->findings;
     if (!had)
         s->findings = &findings;
-    tp_timing("findings");
+    tp_timing("findings | pages planned");
     const char **pngs = NULL;
     tp_buf json = {0}, md = {0};
     char pngdir[4096];
@@ -298,8 +315,9 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
      * set renamed at the end, so the previous report stays whole until then */
     tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
     tp_report_replaces(set, dir);
-    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, dir, po, set, &pngs, err) < 0)
+    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, &pc, dir, po, set, &pngs, err) < 0)
         rc = TP_REPORT_WRITE_FAILED;
+    tp_pagectx_free(&pc);
     tp_timing("pages");
     if (rc == 0) {
         tp_report_summary_json(s, &json);
