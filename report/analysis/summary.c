@@ -99,6 +99,9 @@ static void *prepare_job(void *p)
 static void *host_tree_job(void *p)
 {
     tp_summary *s = p;
+    for (size_t i = 0; i < s->t->nevents; i++) /* read after the rounds only (the date, the pages) */
+        s->slices += s->t->events[i].ph == 'X' &&
+                     !(s->t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     tp_host_tree_build(s->t, &s->ht);
     const char *memoff = getenv("TP_MEMORY");
     if (!memoff || strcmp(memoff, "0") != 0)
@@ -284,9 +287,6 @@ static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_s
     s->opts = *o;
     s->opts.lean |= o->job;
     tp_trace_basename(o->path, s->name, sizeof s->name);
-    for (size_t i = 0; i < t->nevents; i++)
-        s->slices += t->events[i].ph == 'X' &&
-                     !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     s->rules = o->rules;
     if (!s->rules) {
         char err[256];
