@@ -295,11 +295,13 @@ static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_s
     }
     /* three rounds on two threads: each analysis writes only its own member
      * and reads the trace and what earlier rounds built (the host tree in
-     * the first; attribution and steps in the second).  On the 1 GB
-     * real-shaped trace, one thread: GPU time prepare 40 ms + efficiency
-     * prepare (reading 111k ops' shapes) 200 | host tree 300;
-     * attribution 90 + ops 140 | steps 140 + overheads 100; GPU time build
-     * 20 + idle 40 + kernel table 70 | categories 30 + efficiency 40. */
+     * the first; attribution and steps in the second).  The sides balanced
+     * by each job's thread CPU (TP_TIMING=1), on the 500 MB real-shaped
+     * trace: GPU time and efficiency prepare 0.105 s | slice count, host
+     * tree, memory prepare 0.10; kernel table, attribution, ops 0.09 |
+     * steps, critical path prepare, overheads 0.11; the third round's two
+     * sides end with the critical path's windows, taken by whichever is
+     * free (0.17 s together). */
     run_pair(timed_prepare_job, s, timed_host_tree_job);
     tp_timing("summary: GPU time and efficiency prepare | host tree, memory prepare");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
