@@ -436,7 +436,7 @@ static int tp_cmd_stats(int argc, char **argv)
         tp_kernel_table_build(&t, &s.kt);
     } else {
         tp_report_opts sro = {path, NULL, 0, &rules, false /* the roofline and GEMM shapes, for the findings */, &devices, false, &frules};
-        tp_summary_build(&t, &sro, &s);
+        tp_summary_build_stats(&t, &sro, &s);
         s.capture = &capture;
         tp_findings_build(&s, &frules, &findings);
         s.findings = &findings;

@@ -2,6 +2,7 @@
 #include "convert/critical/cp_prep.h"
 
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,7 @@ struct tp_cp_lanes {
     bool *skip; /* plan_windows */
     size_t n;
     tp_critical *c;
+    _Atomic size_t next; /* the next window to take: each lane takes one when it is free */
 };
 
 tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical,
@@ -207,7 +209,9 @@ tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t 
 
 void tp_critical_lane(tp_cp_lanes *l, int lane)
 {
-    for (size_t i = (size_t)lane; i < l->n; i += 2)
+    /* windows taken in turn by whichever lane is free (the lanes end jobs of unequal length): each window's path is
+     * the same whichever lane makes it (the lanes differ only in their scratch arrays) */
+    for (size_t i; (i = atomic_fetch_add(&l->next, 1)) < l->n;)
         if (l->skip[i])
             cp_path_skipped(&l->w[i], &l->c->paths[i]);
         else

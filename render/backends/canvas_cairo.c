@@ -16,6 +16,7 @@
 #include FT_FREETYPE_H
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,22 +29,32 @@ static cairo_user_data_key_t face_key;
 
 static void done_face(void *face) { FT_Done_Face((FT_Face)face); }
 
-static cairo_font_face_t *font_face(tp_font f)
+static void load_face(tp_font f)
 {
-    if (f >= TP_FONT_COUNT)
-        f = TP_FONT_REGULAR;
-    if (faces[f])
-        return faces[f];
     FT_Face face;
     if ((!ft_lib && FT_Init_FreeType(&ft_lib) != 0) || FT_New_Face(ft_lib, tp_font_path(f), 0, &face) != 0)
-        return NULL; /* cairo's default font is used; measurement still holds */
+        return; /* cairo's default font is used; measurement still holds */
     faces[f] = cairo_ft_font_face_create_for_ft_face(face, 0);
     if (cairo_font_face_set_user_data(faces[f], &face_key, face, done_face) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(faces[f]);
         FT_Done_Face(face);
         faces[f] = NULL;
     }
-    return faces[f];
+}
+
+static void load_faces(void)
+{
+    for (int f = 0; f < TP_FONT_COUNT; f++)
+        load_face((tp_font)f);
+}
+
+/* Loaded once for all threads: a report's PNGs are drawn on two at once
+ * (cairo locks a shared face while it uses it). */
+static cairo_font_face_t *font_face(tp_font f)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load_faces);
+    return faces[f < TP_FONT_COUNT ? f : TP_FONT_REGULAR];
 }
 
 typedef struct {

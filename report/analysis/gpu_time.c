@@ -186,25 +186,18 @@ static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
 #undef SUB
 }
 
-/* The input's ac2g launch flows (Kineto's "ac2g" s/f pairs, kept in the
- * model though replaced in conversions): id -> 1 (a start), 2 (an end), 3
- * (both).  false when the trace has none. */
-static bool launch_flows(const tp_trace *t, tp_i64map *ids)
+/* One of the input's ac2g launch flows (Kineto's "ac2g" s/f pairs, kept in
+ * the model though replaced in conversions; cat: the "ac2g" string, 0 when
+ * the trace has none) noted in ids: id -> 1 (a start), 2 (an end), 3 (both).
+ * false when e is not one. */
+static bool launch_flow(const tp_event *e, tp_str cat, tp_i64map *ids)
 {
-    tp_str cat = tp_str_find(t, "ac2g", 4);
-    if (!cat)
+    if (!cat || (e->ph != 's' && e->ph != 'f') || e->cat != cat || !(e->flags & TP_EV_HAS_ID) ||
+        (e->flags & TP_EV_ID_STRING) || e->id > INT64_MAX)
         return false;
-    bool any = false;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if ((e->ph != 's' && e->ph != 'f') || e->cat != cat || !(e->flags & TP_EV_HAS_ID) ||
-            (e->flags & TP_EV_ID_STRING) || e->id > INT64_MAX)
-            continue;
-        uint32_t m = tp_i64map_get(ids, (int64_t)e->id);
-        tp_i64map_put(ids, (int64_t)e->id, (m == TP_I64MAP_EMPTY ? 0 : m) | (e->ph == 's' ? 1u : 2u));
-        any = true;
-    }
-    return any;
+    uint32_t m = tp_i64map_get(ids, (int64_t)e->id);
+    tp_i64map_put(ids, (int64_t)e->id, (m == TP_I64MAP_EMPTY ? 0 : m) | (e->ph == 's' ? 1u : 2u));
+    return true;
 }
 
 /* Linked as TraceLens links (gpu_time.h "linked"): a launch call by
@@ -233,12 +226,21 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     uint32_t *dev_of = tp_xmalloc((t->nprocesses + 1) * sizeof *dev_of);
     for (size_t p = 0; p < t->nprocesses; p++)
         dev_of[p] = TP_NONE;
-    size_t nact = 0;
-    for (size_t i = 0; i < t->nevents; i++)
-        if (tp_is_device_activity(&t->events[i])) {
-            dev_of[t->tracks[t->events[i].track].process] = 0;
-            nact++;
+    /* one walk of the events: the device activities (noted, for the walk over them below) and the launch flows */
+    size_t nact = 0, act_cap = 0;
+    uint32_t *acts = NULL;
+    tp_i64map ac2g = {0};
+    tp_str flow_cat = tp_str_find(t, "ac2g", 4);
+    bool flows = false;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (tp_is_device_activity(e)) {
+            dev_of[t->tracks[e->track].process] = 0;
+            TP_GROW(acts, act_cap, nact + 1);
+            acts[nact++] = (uint32_t)i;
         }
+        flows |= launch_flow(e, flow_cat, &ac2g);
+    }
     for (size_t p = 0; p < t->nprocesses; p++)
         if (dev_of[p] != TP_NONE)
             dev_of[p] = (uint32_t)g->ndevices++;
@@ -252,13 +254,10 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     /* activities with their classes (communication is set in build, from the classification) */
     act *a = tp_xmalloc((nact + 1) * sizeof *a);
     size_t na = 0;
-    tp_i64map ac2g = {0};
-    bool flows = launch_flows(t, &ac2g);
     uint8_t *graph_name = flows ? tp_xcalloc(t->nstr + 1, 1) : NULL;
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t k = 0; k < nact; k++) {
+        uint32_t i = acts[k];
         const tp_event *e = &t->events[i];
-        if (!tp_is_device_activity(e))
-            continue;
         uint8_t cls;
         if (e->kind == TP_KIND_MEMCPY)
             cls = C_MCPY;
@@ -273,6 +272,7 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     }
     tp_i64map_free(&ac2g);
     free(graph_name);
+    free(acts);
     sort_acts(a, na, 0);
     free(dev_of);
     g->acts = a;

@@ -103,12 +103,12 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
      * (it grows below): a trace has hundreds of kernel names, and a table
      * sized by the instances was 12 MB of fresh memory on 1 GB */
     size_t cap = 1024;
-    size_t nev = 0;
-    for (size_t i = 0; i < t->nevents; i++)
-        nev += counted(&t->events[i]);
     uint64_t *keys = tp_xcalloc(cap, sizeof *keys); /* (name<<8 | kind) + 1 */
     uint32_t *gid = tp_xmalloc(cap * sizeof *gid);
-    uint32_t *ev_group = tp_xmalloc((nev + 1) * sizeof *ev_group);
+    /* each counted event's group and duration, in one walk of the events (it was three: count, group, fill) */
+    uint32_t *ev_group = NULL;
+    int64_t *ev_dur = NULL;
+    size_t ev_cap = 0, dur_cap = 0;
     size_t ngroups = 0, gcap = 0;
     uint64_t *gkey = NULL;
     size_t j = 0;
@@ -148,8 +148,12 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
             TP_GROW(gkey, gcap, ngroups + 1);
             gkey[ngroups++] = key - 1;
         }
+        TP_GROW(ev_group, ev_cap, j + 1);
+        TP_GROW(ev_dur, dur_cap, j + 1);
+        ev_dur[j] = e->dur;
         ev_group[j++] = gid[h];
     }
+    size_t nev = j;
     /* bucket durations by group */
     size_t *start = tp_xcalloc(ngroups + 1, sizeof *start);
     for (size_t q = 0; q < nev; q++)
@@ -159,12 +163,9 @@ void tp_kernel_table_build(const tp_trace *t, tp_kernel_table *kt)
     int64_t *durs = tp_xmalloc((nev + 1) * sizeof *durs);
     size_t *fill = tp_xmalloc((ngroups + 1) * sizeof *fill);
     memcpy(fill, start, (ngroups + 1) * sizeof *fill);
-    j = 0;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (counted(e))
-            durs[fill[ev_group[j++]]++] = e->dur;
-    }
+    for (size_t q = 0; q < nev; q++)
+        durs[fill[ev_group[q]]++] = ev_dur[q];
+    free(ev_dur);
     kt->rows = tp_xcalloc(ngroups + 1, sizeof *kt->rows);
     kt->n = ngroups;
     int64_t *tmp = tp_xmalloc((nev + 1) * sizeof *tmp);

@@ -147,17 +147,15 @@ void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, const tp_att
 void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const char *none, tp_op_kernels *ob)
 {
     memset(ob, 0, sizeof *ob);
-    size_t n = 0;
-    for (size_t i = 0; i < t->nevents; i++)
-        n += counted(&t->events[i]);
-    item *it = tp_xmalloc((n + 1) * sizeof *it);
+    size_t n = 0, it_cap = 0;
+    item *it = NULL; /* grown in the one walk of the events (they were counted in a walk of their own first) */
     uint32_t *rank = tp_str_ranks(t);
-    n = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (counted(e)) {
             tp_str key = keys[i].name;
             uint64_t kr = key ? (uint64_t)rank[key] * 2 + keys[i].graph : UINT64_MAX;
+            TP_GROW(it, it_cap, n + 1);
             it[n++] = (item){kr, key, keys[i].occ, rank[e->name], (uint32_t)i, e->kind};
         }
     }

@@ -137,6 +137,8 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     size_t ndev = 0;
     sf->span_start = INT64_MAX;
     sf->span_end = INT64_MIN;
+    uint32_t *step_ev = NULL; /* the step events, noted in this pass: no second walk of every event for them */
+    size_t step_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && !tp_is_profiler_span(t, e)) {
@@ -149,8 +151,10 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
             used[lg[e->track]] = true;
             ndev++;
         }
-        if ((e->flags & TP_EV_STEP) && e->ph == 'X' && !(e->flags & TP_EV_DROPPED))
-            sf->nsteps++;
+        if ((e->flags & TP_EV_STEP) && e->ph == 'X' && !(e->flags & TP_EV_DROPPED)) {
+            TP_GROW(step_ev, step_cap, sf->nsteps + 1);
+            step_ev[sf->nsteps++] = (uint32_t)i;
+        }
     }
     if (sf->span_start > sf->span_end)
         sf->span_start = sf->span_end = 0;
@@ -169,17 +173,15 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     free(used);
     /* steps */
     sf->steps = tp_xcalloc(sf->nsteps + 1, sizeof *sf->steps);
-    size_t ns = 0;
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if ((e->flags & TP_EV_STEP) && e->ph == 'X' && !(e->flags & TP_EV_DROPPED)) {
-            tp_step_row *r = &sf->steps[ns++];
-            r->step = (int64_t)e->id;
-            r->event = (uint32_t)i;
-            r->ts = e->ts;
-            r->host_ns = e->dur;
-        }
+    for (size_t k = 0; k < sf->nsteps; k++) {
+        const tp_event *e = &t->events[step_ev[k]];
+        tp_step_row *r = &sf->steps[k];
+        r->step = (int64_t)e->id;
+        r->event = step_ev[k];
+        r->ts = e->ts;
+        r->host_ns = e->dur;
     }
+    free(step_ev);
     qsort(sf->steps, sf->nsteps, sizeof *sf->steps, cmp_step_num);
     sf->whole.step = -1;
     sf->whole.event = TP_NONE;

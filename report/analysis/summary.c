@@ -91,9 +91,6 @@ static void *prepare_job(void *p)
 {
     tp_summary *s = p;
     tp_gpu_time_prepare(s->t, &s->gt); /* needs no host tree: while it is built */
-    const char *memoff = getenv("TP_MEMORY");
-    if (!memoff || strcmp(memoff, "0") != 0)
-        tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: likewise */
     if (!s->opts.lean)
         tp_efficiency_prepare(s->t, s->opts.devices, &s->eff); /* reading the ops' shapes: likewise */
     return NULL;
@@ -102,25 +99,36 @@ static void *prepare_job(void *p)
 static void *host_tree_job(void *p)
 {
     tp_summary *s = p;
+    for (size_t i = 0; i < s->t->nevents; i++) /* read after the rounds only (the date, the pages) */
+        s->slices += s->t->events[i].ph == 'X' &&
+                     !(s->t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     tp_host_tree_build(s->t, &s->ht);
+    const char *memoff = getenv("TP_MEMORY");
+    if (!memoff || strcmp(memoff, "0") != 0)
+        tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: needs nothing, here for balance */
     return NULL;
 }
 
 static void *attribution_and_ops_job(void *p)
 {
     tp_summary *s = p;
+    if (!s->opts.job)
+        tp_kernel_table_build(s->t, &s->kt); /* needs nothing: on the lighter side of the round */
     tp_attribution_build(s->t, &s->ht, &s->at);
     tp_classes_build(s->t, &s->at, s->rules, &s->cls); /* the one classification: needs the leaf ops */
-    if (!s->opts.lean)
+    if (!s->opts.lean && !s->for_stats)
         tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
     return NULL;
 }
+
+static void critical_path_begin(tp_summary *s);
 
 static void *steps_and_overheads_job(void *p)
 {
     tp_summary *s = p;
     tp_step_figures_build(s->t, &s->ht, &s->sf);
-    if (!s->opts.lean)
+    critical_path_begin(s); /* needs the steps only: the lighter side of the round (attribution and ops beside) */
+    if (!s->opts.lean && !s->for_stats)
         tp_overheads_build(s->t, &s->ht, &s->ov);
     return NULL;
 }
@@ -132,7 +140,6 @@ static void *gpu_time_and_idle_job(void *p)
     tp_summary *s = p;
     tp_gpu_time_build(s->t, &s->sf, &s->cls, &s->gt);
     tp_idle_build(s->t, &s->ht, &s->sf, &s->idle);
-    tp_kernel_table_build(s->t, &s->kt); /* needs nothing: where there is room */
     tp_collectives_build(s->t, s->cls.of, s->rules->communication, &s->coll); /* the one classification's */
     critical_path_lane(s, 1);
     return NULL;
@@ -222,6 +229,35 @@ static void *categories_job(void *p)
     return NULL;
 }
 
+/* With TP_TIMING=1, each job's own CPU time (its thread's: the two sides of a round, to balance them; robust to a
+ * busy machine, unlike the wall time). */
+static void *timed_job(void *(*job)(void *), const char *name, tp_summary *s)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("TP_TIMING");
+        on = v && *v && strcmp(v, "0") != 0;
+    }
+    struct timespec a, b;
+    if (on)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    job(s);
+    if (on) {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        fprintf(stderr, "timing:   job %-28s cpu %.3f s\n", name,
+                (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+    }
+    return NULL;
+}
+#define TIMED(job)                                                                                                     \
+    static void *timed_##job(void *p) { return timed_job(job, #job, p); }
+TIMED(prepare_job)
+TIMED(host_tree_job)
+TIMED(attribution_and_ops_job)
+TIMED(steps_and_overheads_job)
+TIMED(gpu_time_and_idle_job)
+TIMED(categories_job)
+
 /* side() on a second thread while here() runs on this one; both on this
  * thread with TP_THREADS=1 / TP_REPORT_THREADS=1 (the same results: the
  * tests compare the two). */
@@ -243,16 +279,14 @@ bool tp_summary_wants_args(const char *name, size_t len)
            tp_critical_wants_args(name, len) || (mem && tp_mem_wants_args(name, len));
 }
 
-void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
+static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_stats, tp_summary *s)
 {
     memset(s, 0, sizeof *s);
+    s->for_stats = for_stats;
     s->t = t;
     s->opts = *o;
     s->opts.lean |= o->job;
     tp_trace_basename(o->path, s->name, sizeof s->name);
-    for (size_t i = 0; i < t->nevents; i++)
-        s->slices += t->events[i].ph == 'X' &&
-                     !(t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     s->rules = o->rules;
     if (!s->rules) {
         char err[256];
@@ -261,13 +295,15 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
     }
     /* three rounds on two threads: each analysis writes only its own member
      * and reads the trace and what earlier rounds built (the host tree in
-     * the first; attribution and steps in the second).  On the 1 GB
-     * real-shaped trace, one thread: GPU time prepare 40 ms + efficiency
-     * prepare (reading 111k ops' shapes) 200 | host tree 300;
-     * attribution 90 + ops 140 | steps 140 + overheads 100; GPU time build
-     * 20 + idle 40 + kernel table 70 | categories 30 + efficiency 40. */
-    run_pair(prepare_job, s, host_tree_job);
-    tp_timing("summary: GPU time and efficiency prepare | host tree");
+     * the first; attribution and steps in the second).  The sides balanced
+     * by each job's thread CPU (TP_TIMING=1), on the 500 MB real-shaped
+     * trace: GPU time and efficiency prepare 0.105 s | slice count, host
+     * tree, memory prepare 0.10; kernel table, attribution, ops 0.09 |
+     * steps, critical path prepare, overheads 0.11; the third round's two
+     * sides end with the critical path's windows, taken by whichever is
+     * free (0.17 s together). */
+    run_pair(timed_prepare_job, s, timed_host_tree_job);
+    tp_timing("summary: GPU time and efficiency prepare | host tree, memory prepare");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
         /* communication is what the one classification says, as in a rank's own report: the
          * collectives and the GPU split read it */
@@ -282,17 +318,20 @@ void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s)
         tp_timing("summary: memory");
         return;
     }
-    run_pair(attribution_and_ops_job, s, steps_and_overheads_job);
-    tp_timing("summary: attribution, ops | steps, overheads");
-    critical_path_begin(s);
-    run_pair(gpu_time_and_idle_job, s, categories_job);
+    run_pair(timed_attribution_and_ops_job, s, timed_steps_and_overheads_job);
+    tp_timing("summary: kernel table, attribution, ops | steps, critical path prepare, overheads");
+    run_pair(timed_gpu_time_and_idle_job, s, timed_categories_job);
     tp_critical_end(s->cp_lanes);
     s->cp_lanes = NULL;
-    tp_timing("summary: gpu time, idle, kernel table, critical path | categories, efficiency, memory, critical path");
+    tp_timing("summary: gpu time, idle, critical path | categories, efficiency, memory, critical path");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
 }
+
+void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s) { summary_build(t, o, false, s); }
+
+void tp_summary_build_stats(const tp_trace *t, const tp_report_opts *o, tp_summary *s) { summary_build(t, o, true, s); }
 
 void tp_summary_free(tp_summary *s)
 {

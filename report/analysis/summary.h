@@ -55,6 +55,8 @@ typedef struct tp_summary {
     tp_dist_info dist;      /* which rank of which job (convert/model/dist_info.h) */
     tp_critical cp;         /* the critical path of each step (convert/critical/critical.h; not for a job's rank) */
     struct tp_cp_lanes *cp_lanes; /* while the summary is built: the critical path's two lanes */
+    bool for_stats;         /* tp_summary_build_stats: no op breakdown (ob) and no CPU overheads (ov), which only the
+                             * report's pages and summary files show */
     tp_memory mem;          /* device and host memory from the allocator's events (report/memory/memory.h) */
     const tp_cat_rules *rules; /* opts.rules, or own_rules */
     tp_cat_rules own_rules;
@@ -80,6 +82,8 @@ typedef struct tp_summary {
 bool tp_summary_wants_args(const char *name, size_t len);
 
 void tp_summary_build(const tp_trace *t, const tp_report_opts *o, tp_summary *s);
+/* The same for `stats`, less what only a report shows (for_stats): what stats prints and its findings read the same. */
+void tp_summary_build_stats(const tp_trace *t, const tp_report_opts *o, tp_summary *s);
 void tp_summary_free(tp_summary *s);
 /* The critical path of the window NAME[#N] (convert/critical/critical.h
  * tp_cp_windows) in place of the steps'; -1 with err when there is none. */

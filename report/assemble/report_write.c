@@ -11,6 +11,7 @@
 #include "render/text/font.h"
 #include "convert/base/threads.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ const char *tp_report_output_input(const char *dir, char *out, size_t nout)
 
 /* One PNG file holding one chart page. */
 static int write_png(const char *dir, const char *file, const tp_pagectx *pc, double scale, tp_fp_chart_fn fn,
-                     const char ***names, size_t *nn, tp_err *err)
+                     tp_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -95,10 +96,7 @@ static int write_png(const char *dir, const char *file, const tp_pagectx *pc, do
     tp_cv_begin_page(cv, pc->lw, pc->lh, file);
     fn(cv, pc, tp_chart_rect(pc));
     tp_cv_end_page(cv);
-    if (tp_canvas_close(cv, err) != 0)
-        return -1;
-    (*names)[(*nn)++] = file;
-    return 0;
+    return tp_canvas_close(cv, err) != 0 ? -1 : 0;
 }
 
 /* Every PDF page after the overview, in order: the report's page table. */
@@ -154,10 +152,50 @@ void tp_report_draw(tp_canvas *cv, const tp_summary *s, const tp_page_opts *o)
     tp_pagectx_free(&pc);
 }
 
+/* The generic PNG files of a report, drawn by whichever thread is free: the
+ * PDF's thread joins when the PDF is written (drawing and encoding the PNGs
+ * was three quarters of the pages' time, the PDF a quarter).  Each file
+ * keeps its slot, so the names and the first error come in table order. */
+typedef struct png_work {
+    const tp_pagectx *pc;
+    const char *dir;
+    double scale;
+    size_t n;
+    const char *file[TP_MAX_PNGS];
+    tp_fp_chart_fn draw[TP_MAX_PNGS];
+    int rc[TP_MAX_PNGS];
+    tp_err err[TP_MAX_PNGS];
+    _Atomic size_t next;
+    _Atomic bool failed; /* no new file after a failure: the set is not published */
+} png_work;
+
+static void png_work_add(png_work *w, const char *file, tp_fp_chart_fn draw)
+{
+    if (w->n < TP_MAX_PNGS) {
+        w->file[w->n] = file;
+        w->draw[w->n] = draw;
+        w->rc[w->n] = 1; /* not drawn */
+        w->n++;
+    }
+}
+
+static void png_work_run(png_work *w)
+{
+    while (!atomic_load(&w->failed)) {
+        size_t i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->n)
+            break;
+        w->rc[i] = write_png(w->dir, w->file[i], w->pc, w->scale, w->draw[i], &w->err[i]);
+        if (w->rc[i] < 0)
+            atomic_store(&w->failed, true);
+    }
+}
+
 typedef struct pdf_job {
     const tp_pagectx *pc;
     tp_outset *set;
     const char *dir, *name, *format;
+    png_work *pngs;
     tp_err err;
     int rc;
 } pdf_job;
@@ -177,50 +215,75 @@ static void *write_pdf(void *arg)
         if (tp_canvas_close(pdf, &j->err) == 0)
             j->rc = 0;
     }
+    if (j->rc == 0)
+        png_work_run(j->pngs); /* then the PNGs still left */
     tp_outset_use(prev);
     return NULL;
 }
 
-static int report_pages(const tp_summary *s, const char *dir, const tp_page_opts *o, tp_outset *set,
-                        const char ***png_names, tp_err *err)
+/* The PDF and the PNGs of the pages planned in pc (plan_pages). */
+static int report_pages(const tp_summary *s, const tp_pagectx *pcp, const char *dir, const tp_page_opts *o,
+                        tp_outset *set, const char ***png_names, tp_err *err)
 {
-    tp_pagectx pc;
-    plan_pages(&pc, s, o);
+    const tp_pagectx pc = *pcp;
     const char **names = tp_xcalloc(TP_MAX_PNGS + 1, sizeof *names);
     size_t nn = 0;
     int rc = -1;
+
+    /* the PNGs to draw, in summary.md's order: the overview as on the overview page (no split of a trace
+     * without slices), then each chart whose page the PDF has */
+    png_work *w = tp_xcalloc(1, sizeof *w);
+    *w = (png_work){.pc = &pc, .dir = dir, .scale = o->png_scale};
+    if (s->slices)
+        png_work_add(w, "png/overview.png", tp_chart_overview);
+    for (size_t i = 0; i < sizeof png_charts / sizeof *png_charts; i++)
+        if (tp_page_drawn(&pc, png_charts[i].page))
+            png_work_add(w, png_charts[i].file, png_charts[i].draw);
 
     /* the PDF on a second thread while the PNGs are drawn here: both only
      * read pc and the summary; the fonts are loaded before they start */
     tp_font_check(NULL, 0);
     const char *slash = s->opts.path ? strrchr(s->opts.path, '/') : NULL;
     pdf_job pj = {.pc = &pc, .set = set, .dir = dir, .rc = -1, .format = s->t->format ? s->t->format : "",
-                  .name = slash ? slash + 1 : s->opts.path ? s->opts.path : s->name}; /* the input file's name */
+                  .pngs = w, .name = slash ? slash + 1 : s->opts.path ? s->opts.path : s->name}; /* the input file's name */
     tp_side pdf_side;
     tp_side_start(&pdf_side, write_pdf, &pj, "TP_REPORT_THREADS");
-    double scale = o->png_scale;
-    if (s->slices && write_png(dir, "png/overview.png", &pc, scale, tp_chart_overview, &names, &nn, err) < 0)
-        goto out; /* as on the overview page: no split of a trace without slices */
-    for (size_t i = 0; i < sizeof png_charts / sizeof *png_charts; i++)
-        if (tp_page_drawn(&pc, png_charts[i].page) &&
-            write_png(dir, png_charts[i].file, &pc, scale, png_charts[i].draw, &names, &nn, err) < 0)
+    png_work_run(w); /* one thread (TP_REPORT_THREADS=1): the PDF and every PNG are written by now */
+    tp_side_join(&pdf_side);
+    for (size_t i = 0; i < w->n && w->rc[i] <= 0; i++) {
+        if (w->rc[i] < 0) {
+            *err = w->err[i];
             goto out;
-    if (tp_format_pages_png(dir, &pc, scale, &names, &nn, TP_MAX_PNGS, err) < 0)
+        }
+        names[nn++] = w->file[i];
+    }
+    if (!atomic_load(&w->failed) && pj.rc == 0 && tp_format_pages_png(dir, &pc, o->png_scale, &names, &nn, TP_MAX_PNGS, err) < 0)
         goto out;
     rc = 0;
 out:
-    tp_side_join(&pdf_side);
     if (pj.rc < 0) { /* the PDF's error comes first, as when it was written first */
         *err = pj.err;
         rc = -1;
     }
-    tp_pagectx_free(&pc);
+    free(w);
     if (rc < 0) {
         free(names);
         names = NULL;
     }
     *png_names = names;
     return rc;
+}
+
+typedef struct findings_job {
+    const tp_summary *s;
+    tp_findings *out;
+} findings_job;
+
+static void *build_findings(void *p)
+{
+    findings_job *j = p;
+    tp_findings_build(j->s, j->s->opts.find_rules, j->out);
+    return NULL;
 }
 
 void tp_report_summary_json(const tp_summary *s, tp_buf *b) { tp_summary_json(s, tp_format_pages_json, b); }
@@ -230,13 +293,19 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
     if (tp_format_pages_build(s, fo, err) < 0)
         return -1;
     tp_timing("format pages");
-    /* the findings once, for the overview page, summary.json and summary.md */
+    /* the findings once, for the overview page, summary.json and summary.md, on a second thread while the pages'
+     * first pass runs here (no page after the overview reads them) */
     tp_findings findings;
-    tp_findings_build(s, s->opts.find_rules, &findings);
+    findings_job fj = {s, &findings};
+    tp_side fside;
+    tp_side_start(&fside, build_findings, &fj, "TP_REPORT_THREADS");
+    tp_pagectx pc;
+    plan_pages(&pc, s, po);
+    tp_side_join(&fside);
     const tp_findings *had = s->findings;
     if (!had)
         s->findings = &findings;
-    tp_timing("findings");
+    tp_timing("findings | pages planned");
     const char **pngs = NULL;
     tp_buf json = {0}, md = {0};
     char pngdir[4096];
@@ -246,8 +315,9 @@ int tp_report_write(tp_summary *s, const tp_fp_opts *fo, const tp_page_opts *po,
      * set renamed at the end, so the previous report stays whole until then */
     tp_outset *set = tp_outset_new(), *prev = tp_outset_use(set);
     tp_report_replaces(set, dir);
-    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, dir, po, set, &pngs, err) < 0)
+    if (tp_mkdirs(pngdir, err) < 0 || report_pages(s, &pc, dir, po, set, &pngs, err) < 0)
         rc = TP_REPORT_WRITE_FAILED;
+    tp_pagectx_free(&pc);
     tp_timing("pages");
     if (rc == 0) {
         tp_report_summary_json(s, &json);

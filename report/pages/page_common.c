@@ -22,6 +22,7 @@ void tp_pagectx_init(tp_pagectx *pc, const tp_summary *s, const tp_page_opts *o)
     pc->knames = tp_kname_shorten(full, s->kt.n);
     free(full);
     pc->cat_colors = tp_category_colors(s->rules);
+    pc->notes->timeline = tp_timeline_cache_new();
 }
 
 tp_color *tp_category_colors(const tp_cat_rules *r)
@@ -54,6 +55,7 @@ void tp_pagectx_free(tp_pagectx *pc)
     for (size_t i = 0; i < pc->notes->npages; i++)
         free(pc->notes->pages[i]);
     free(pc->notes->pages);
+    tp_timeline_cache_free(pc->notes->timeline);
     free(pc->notes);
 }
 

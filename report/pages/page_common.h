@@ -34,7 +34,12 @@ typedef struct tp_page_notes {
     bool frozen;
     char **pages; /* the top-level page titles after the overview, in order (the overview's links) */
     size_t npages;
+    struct tp_tl_cache *timeline; /* the timeline chart's rows and bars, built once (page_timeline.c); NULL: each
+                                   * drawing builds its own */
 } tp_page_notes;
+typedef struct tp_tl_cache tp_tl_cache;
+tp_tl_cache *tp_timeline_cache_new(void);
+void tp_timeline_cache_free(tp_tl_cache *c);
 typedef struct tp_pagectx {
     const tp_summary *s;
     double pw, ph; /* portrait page */

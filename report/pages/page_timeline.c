@@ -13,6 +13,7 @@
 #include "report/pages/pages.h"
 #include "convert/model/tracks.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,7 +272,19 @@ static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t
     tp_buf_free(&b);
 }
 
-void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+/* The chart's rows and bars: built once per report by the first of the PDF and PNG passes that draws it (each
+ * build walks every event, five times), then only read. */
+struct tp_tl_cache {
+    pthread_mutex_t mu;
+    bool built;
+    tp_strs st;
+    const char **labels;
+    tp_tl_item *items;
+    tp_timeline tl;
+    tp_tl_view v;
+};
+
+static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
 {
     const tp_summary *s = pc->s;
     const tp_trace *t = s->t;
@@ -399,14 +412,51 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
                                                            pc->s->rules->names[cat], pc->cat_colors[cat]}
                                             : (tp_tl_item){srow[ht->logical[e->track]], e->ts, e->dur, name, category(e), 0};
     }
-    tp_timeline tl = {title, nrows, labels, nitems, items, sf->nstreams}; /* device streams kept */
-    tp_tl_view v = {ws, we, origin, subtitle, m ? "time since the step's start" : "time since the first event",
-                    "other host rows", 0, TL_HOST_ROWS};
-    tp_timeline_draw_view(cv, &tl, &v, r);
+    c->tl = (tp_timeline){title, nrows, labels, nitems, items, sf->nstreams}; /* device streams kept */
+    c->v = (tp_tl_view){ws, we, origin, subtitle, m ? "time since the step's start" : "time since the first event",
+                        "other host rows", 0, TL_HOST_ROWS};
+    c->st = st;
+    c->labels = labels;
+    c->items = items;
+    c->built = true;
     free(srow);
-    free(labels);
-    free(items);
     free(row_of);
     free(order);
-    tp_strs_free(&st);
+}
+
+tp_tl_cache *tp_timeline_cache_new(void)
+{
+    tp_tl_cache *c = tp_xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void tp_timeline_cache_free(tp_tl_cache *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_destroy(&c->mu);
+    free(c->labels);
+    free(c->items);
+    tp_strs_free(&c->st);
+    free(c);
+}
+
+void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
+{
+    tp_tl_cache *c = pc->notes ? pc->notes->timeline : NULL, own;
+    if (!c) { /* a context made by hand (tests): built for this drawing alone */
+        memset(&own, 0, sizeof own);
+        timeline_build(pc, &own);
+        tp_timeline_draw_view(cv, &own.tl, &own.v, r);
+        free(own.labels);
+        free(own.items);
+        tp_strs_free(&own.st);
+        return;
+    }
+    pthread_mutex_lock(&c->mu); /* the other pass waits for the build rather than doing it again */
+    if (!c->built)
+        timeline_build(pc, c);
+    pthread_mutex_unlock(&c->mu);
+    tp_timeline_draw_view(cv, &c->tl, &c->v, r);
 }

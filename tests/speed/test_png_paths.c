@@ -1,0 +1,128 @@
+/* test_png_paths.c: the PNG encoder's row filters and the crop box, 16 and 4
+ * bytes at a time (SSE2), give the bytes the plain loops give: the encoder
+ * against a one-byte-at-a-time reference of the same format (zlib level 3,
+ * Sub or Up by the smaller sum of |residual|), the box against a pixel walk,
+ * over widths that leave every remainder of the wide steps. */
+#include "tests/lib/harness.h"
+#include "render/backends/png_encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* The IDAT stream the encoder writes, one byte at a time (the loop before the SSE2 one). */
+static size_t reference_idat(const unsigned char *px, int w, int h, int stride, unsigned char *out, size_t cap)
+{
+    size_t rowb = (size_t)w * 3;
+    unsigned char *cur = calloc(rowb + 1, 1), *prev = calloc(rowb + 1, 1), *f = malloc(rowb + 1);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 3, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY);
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    for (int y = 0; y < h; y++) {
+        const uint32_t *p = (const uint32_t *)(const void *)(px + (size_t)y * (size_t)stride);
+        for (int x = 0; x < w; x++) {
+            cur[3 * x] = (unsigned char)(p[x] >> 16);
+            cur[3 * x + 1] = (unsigned char)(p[x] >> 8);
+            cur[3 * x + 2] = (unsigned char)p[x];
+        }
+        unsigned long ss = 0, su = 0;
+        for (size_t i = 0; i < rowb; i++) {
+            unsigned char a = (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
+            unsigned char u = (unsigned char)(cur[i] - prev[i]);
+            ss += a < 128 ? a : 256u - a;
+            su += u < 128 ? u : 256u - u;
+        }
+        bool up = (y > 0 && memcmp(cur, prev, rowb) == 0) || su <= ss;
+        f[0] = up ? 2 : 1;
+        for (size_t i = 0; i < rowb; i++)
+            f[i + 1] = up ? (unsigned char)(cur[i] - prev[i]) : (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
+        z.next_in = f;
+        z.avail_in = (uInt)(rowb + 1);
+        deflate(&z, y + 1 == h ? Z_FINISH : Z_NO_FLUSH);
+        unsigned char *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    size_t n = cap - z.avail_out;
+    deflateEnd(&z);
+    free(cur);
+    free(prev);
+    free(f);
+    return n;
+}
+
+/* The encoder's IDAT data: the third chunk, after the signature and IHDR (8 + 25 bytes). */
+static void same_as_reference(const unsigned char *px, int w, int h, int stride)
+{
+    tp_buf b = {0};
+    CHECK_EQ_INT(tp_png_encode_rgb24(px, w, h, stride, &b), 0);
+    size_t cap = (size_t)(w * 3 + 1) * (size_t)h * 2 + 1024;
+    unsigned char *ref = malloc(cap);
+    size_t n = reference_idat(px, w, h, stride, ref, cap);
+    CHECK(b.len > 33 + 8);
+    const unsigned char *ch = (const unsigned char *)b.data + 33;
+    size_t len = (size_t)ch[0] << 24 | (size_t)ch[1] << 16 | (size_t)ch[2] << 8 | ch[3];
+    CHECK(memcmp(ch + 4, "IDAT", 4) == 0);
+    CHECK_EQ_INT(len, n);
+    CHECK(len == n && memcmp(ch + 8, ref, n) == 0);
+    free(ref);
+    tp_buf_free(&b);
+}
+
+TEST(png_filters_wide_and_plain_write_the_same_bytes)
+{
+    enum { H = 24 };
+    uint32_t x = 777;
+    for (int w = 1; w <= 40; w++) {
+        uint32_t *px = malloc((size_t)w * H * 4);
+        /* noise with flat stretches and repeated rows: both filters win somewhere, every residual value occurs */
+        for (int i = 0; i < w * H; i++) {
+            x = x * 1103515245u + 12345u;
+            px[i] = (i / w) % 5 == 3 && i >= w ? px[i - w] : (x >> 20) % 3 == 0 ? 0xFFFFFFu : x >> 8;
+        }
+        same_as_reference((const unsigned char *)px, w, H, w * 4);
+        free(px);
+    }
+    /* a page-wide row (the report's size) with a gradient: Sub wins */
+    enum { W = 1579, H2 = 6 };
+    uint32_t *px = malloc((size_t)W * H2 * 4);
+    for (int i = 0; i < W * H2; i++)
+        px[i] = (uint32_t)((i % W) * 0x010203u + (i / W) * 0x30507u);
+    same_as_reference((const unsigned char *)px, W, H2, W * 4);
+    free(px);
+}
+
+TEST(png_content_box_wide_and_plain_agree)
+{
+    uint32_t x = 4242;
+    for (int w = 1; w <= 23; w++)
+        for (int round = 0; round < 40; round++) {
+            int h = 1 + round % 7;
+            uint32_t *px = malloc((size_t)w * (size_t)h * 4);
+            for (int i = 0; i < w * h; i++)
+                px[i] = 0xAB000000u | 0xF0F0F0u; /* the top byte ignored */
+            int ink = round % 4; /* 0..3 inked pixels anywhere */
+            for (int k = 0; k < ink; k++) {
+                x = x * 1103515245u + 12345u;
+                px[(x >> 8) % (uint32_t)(w * h)] = 0x00F0F0F1u;
+            }
+            int x0 = w, x1 = -1, y0 = h, y1 = -1;
+            for (int r = 0; r < h; r++)
+                for (int c = 0; c < w; c++)
+                    if ((px[r * w + c] & 0xFFFFFFu) != 0xF0F0F0u) {
+                        x0 = c < x0 ? c : x0;
+                        x1 = c > x1 ? c : x1;
+                        y0 = r < y0 ? r : y0;
+                        y1 = r > y1 ? r : y1;
+                    }
+            int bx, by, bw, bh;
+            tp_png_content_box((const unsigned char *)px, w, h, w * 4, 0xF0F0F0, 0, &bx, &by, &bw, &bh);
+            if (x1 < 0)
+                CHECK(bx == 0 && by == 0 && bw == w && bh == h);
+            else
+                CHECK(bx == x0 && by == y0 && bw == x1 - x0 + 1 && bh == y1 - y0 + 1);
+            free(px);
+        }
+}
