@@ -85,77 +85,6 @@ static inline bool host_less(const host_key *x, const host_key *y, const tp_trac
 #define HOST_LESS(x, y, t) host_less((x), (y), (t))
 TP_SORT_DEFINE(sort_host_keys, host_key, const tp_trace *, HOST_LESS)
 
-/* a[lo, mid) and a[mid, hi), each sorted, merged in place: the left run's
- * elements before the right's first and the right's after the left's last
- * stay where they are, only the overlap moves (the left part of it through
- * tmp); the write position never passes the right run's next read. */
-static void merge_runs(host_key *a, size_t lo, size_t mid, size_t hi, host_key *tmp, const tp_trace *t)
-{
-    if (!host_less(&a[mid], &a[mid - 1], t))
-        return;
-    size_t l = lo, r = mid - 1; /* the first of the left run after a[mid] (a[mid - 1] is) */
-    while (l < r) {
-        size_t m = l + (r - l) / 2;
-        if (host_less(&a[mid], &a[m], t))
-            r = m;
-        else
-            l = m + 1;
-    }
-    size_t i = l;
-    l = mid, r = hi; /* the first of the right run not before a[mid - 1] */
-    while (l < r) {
-        size_t m = l + (r - l) / 2;
-        if (host_less(&a[m], &a[mid - 1], t))
-            l = m + 1;
-        else
-            r = m;
-    }
-    size_t j = l, nl = mid - i, x = 0, y = mid, out = i;
-    memcpy(tmp, a + i, nl * sizeof *a);
-    while (x < nl && y < j)
-        a[out++] = host_less(&a[y], &tmp[x], t) ? a[y++] : tmp[x++];
-    while (x < nl)
-        a[out++] = tmp[x++];
-}
-
-/* One track's keys in host_less order.  A thread's slices mostly come in
- * start order, in a few long runs (the 500 MB real-shaped trace: one
- * thread, 591 k slices, 115 runs): the runs are merged pairwise where they overlap;
- * many runs take the general sort.  host_less is a total order (the event
- * index breaks the last ties), so both give the one order.  tmp: room for
- * the merges, grown as needed and returned. */
-static host_key *sort_track_keys(host_key *a, size_t n, host_key *tmp, const tp_trace *t)
-{
-    size_t nruns = n > 0;
-    for (size_t i = 1; i < n; i++)
-        nruns += host_less(&a[i], &a[i - 1], t);
-    if (nruns < 2)
-        return tmp;
-    if (nruns > n / 32 + 16) {
-        sort_host_keys(a, n, t);
-        return tmp;
-    }
-    size_t *runs = tp_xmalloc((nruns + 1) * sizeof *runs), r = 0;
-    runs[r++] = 0;
-    for (size_t i = 1; i < n; i++)
-        if (host_less(&a[i], &a[i - 1], t))
-            runs[r++] = i;
-    runs[nruns] = n;
-    tmp = tp_xrealloc(tmp, n * sizeof *tmp); /* a track's keys at most: the larger tracks come as they come */
-    while (nruns > 1) {
-        size_t out = 0;
-        for (size_t i = 0; i < nruns; i += 2) {
-            if (i + 1 < nruns)
-                merge_runs(a, runs[i], runs[i + 1], runs[i + 2], tmp, t);
-            runs[out++] = runs[i];
-        }
-        runs[out] = n;
-        nruns = out;
-    }
-    free(runs);
-    return tmp;
-}
-
 static bool host_slice(const tp_trace *t, const tp_event *e, const uint32_t *logical)
 {
     return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[logical[e->track]].role == TP_TRACK_HOST;
@@ -178,9 +107,9 @@ void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
     ht->sub_end = tp_xmalloc((n + 1) * sizeof *ht->sub_end);
     ht->n = n;
     host_key *keys = tp_xmalloc((n + 1) * sizeof *keys);
-    /* by track first (a counting pass), then each track's keys sorted alone, by their runs (sort_track_keys):
-     * the same order as one sort of all keys, at a fraction of its merge passes and copies (the sort was a third of
-     * the tree's time) */
+    /* by track first (a counting pass), then each track's keys sorted alone, when they are not in order already
+     * (a thread's slices mostly come in start order): the same order as one sort of all keys, at a fraction of its
+     * merge passes and copies (the sort was a third of the tree's time) */
     size_t *first = tp_xcalloc(t->ntracks + 2, sizeof *first);
     for (size_t i = 0; i < ne; i++)
         if (host_slice(t, &t->events[i], ht->logical))
@@ -195,10 +124,14 @@ void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
             keys[fill[ht->logical[e->track]]++] = (host_key){ht->logical[e->track], (uint32_t)i, e->ts, e->dur};
     }
     free(fill);
-    host_key *tmp = NULL;
-    for (size_t k = 0; k < t->ntracks; k++)
-        tmp = sort_track_keys(keys + first[k], first[k + 1] - first[k], tmp, t);
-    free(tmp);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        host_key *a = keys + first[k];
+        size_t m = first[k + 1] - first[k], q = 1;
+        while (q < m && host_less(&a[q - 1], &a[q], t))
+            q++;
+        if (q < m)
+            sort_host_keys(a, m, t);
+    }
     free(first);
     for (size_t p = 0; p < n; p++)
         ht->order[p] = keys[p].idx;
