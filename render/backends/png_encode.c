@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 static void put_u32be(unsigned char *p, uint32_t v)
 {
@@ -46,50 +43,6 @@ static void unpack_row(const unsigned char *row, int w, unsigned char *rgb)
         rgb[3 * x + 1] = (unsigned char)(v >> 8);
         rgb[3 * x + 2] = (unsigned char)v;
     }
-}
-
-/* |byte as signed|, the PNG filter heuristic's measure of a residual. */
-static inline unsigned residual(unsigned char a) { return a < 128 ? a : 256u - a; }
-
-/* The Sub and Up filters of one row of n bytes (3 per pixel) and the sums
- * of their residuals, 16 bytes at a time where SSE2 is (every x86-64): the
- * same bytes and sums as the plain loop, which was 16% of a report's
- * instructions on a small trace. */
-static void filter_row(const unsigned char *cur, const unsigned char *prev, size_t n, unsigned char *sub,
-                       unsigned char *up, unsigned long *ss_out, unsigned long *su_out)
-{
-    unsigned long ss = 0, su = 0;
-    size_t i = 0;
-    for (; i < n && i < 3; i++) { /* the first pixel has no left neighbour */
-        sub[i] = cur[i];
-        up[i] = (unsigned char)(cur[i] - prev[i]);
-        ss += residual(sub[i]);
-        su += residual(up[i]);
-    }
-#ifdef __SSE2__
-    const __m128i zero = _mm_setzero_si128();
-    __m128i vs = zero, vu = zero;
-    for (; i + 16 <= n; i += 16) {
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(cur + i));
-        __m128i a = _mm_sub_epi8(c, _mm_loadu_si128((const __m128i *)(const void *)(cur + i - 3)));
-        __m128i u = _mm_sub_epi8(c, _mm_loadu_si128((const __m128i *)(const void *)(prev + i)));
-        _mm_storeu_si128((__m128i *)(void *)(sub + i), a);
-        _mm_storeu_si128((__m128i *)(void *)(up + i), u);
-        /* min(x, 256 - x) is |x as signed| (128 stays 128); the byte sums in two 64-bit lanes */
-        vs = _mm_add_epi64(vs, _mm_sad_epu8(_mm_min_epu8(a, _mm_sub_epi8(zero, a)), zero));
-        vu = _mm_add_epi64(vu, _mm_sad_epu8(_mm_min_epu8(u, _mm_sub_epi8(zero, u)), zero));
-    }
-    ss += (unsigned long)_mm_cvtsi128_si64(vs) + (unsigned long)_mm_cvtsi128_si64(_mm_unpackhi_epi64(vs, vs));
-    su += (unsigned long)_mm_cvtsi128_si64(vu) + (unsigned long)_mm_cvtsi128_si64(_mm_unpackhi_epi64(vu, vu));
-#endif
-    for (; i < n; i++) {
-        sub[i] = (unsigned char)(cur[i] - cur[i - 3]);
-        up[i] = (unsigned char)(cur[i] - prev[i]);
-        ss += residual(sub[i]);
-        su += residual(up[i]);
-    }
-    *ss_out = ss;
-    *su_out = su;
 }
 
 int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_buf *out)
@@ -135,7 +88,14 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
             sub[0] = 1;
             up[0] = 2;
             unsigned long ss = 0, su = 0;
-            filter_row(cur, prev, rowb, sub + 1, up + 1, &ss, &su);
+            for (size_t i = 0; i < rowb; i++) {
+                unsigned char a = (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
+                unsigned char u = (unsigned char)(cur[i] - prev[i]);
+                sub[i + 1] = a;
+                up[i + 1] = u;
+                ss += a < 128 ? a : 256u - a;
+                su += u < 128 ? u : 256u - u;
+            }
             f = su <= ss ? up : sub;
         }
         z.next_in = (Bytef *)f;
@@ -162,51 +122,19 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     return rc;
 }
 
-/* The first pixel of a row that is not the background (w: none), four at a time where SSE2 is (most rows of a
- * chart page are margin). */
-static int first_ink(const uint32_t *row, int w, uint32_t bg)
-{
-    int a = 0;
-#ifdef __SSE2__
-    const __m128i mask = _mm_set1_epi32(0xFFFFFF), bgv = _mm_set1_epi32((int)bg);
-    for (; a + 4 <= w; a += 4) {
-        __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(row + a)), mask);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi32(v, bgv)) != 0xFFFF)
-            break;
-    }
-#endif
-    while (a < w && (row[a] & 0xFFFFFFu) == bg)
-        a++;
-    return a;
-}
-
-/* The last such pixel of a row that has one. */
-static int last_ink(const uint32_t *row, int w, uint32_t bg)
-{
-    int b = w - 1;
-#ifdef __SSE2__
-    const __m128i mask = _mm_set1_epi32(0xFFFFFF), bgv = _mm_set1_epi32((int)bg);
-    for (; b >= 3; b -= 4) {
-        __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(row + b - 3)), mask);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi32(v, bgv)) != 0xFFFF)
-            break;
-    }
-#endif
-    while ((row[b] & 0xFFFFFFu) == bg)
-        b--;
-    return b;
-}
-
 void tp_png_content_box(const unsigned char *px, int w, int h, int stride, uint32_t bg, int margin, int *x, int *y,
                         int *cw, int *ch)
 {
     int x0 = w, x1 = -1, y0 = h, y1 = -1;
     for (int r = 0; r < h; r++) {
         const uint32_t *row = (const uint32_t *)(const void *)(px + (size_t)r * (size_t)stride);
-        int a = first_ink(row, w, bg), b;
+        int a = 0, b = w - 1;
+        while (a < w && (row[a] & 0xFFFFFFu) == bg)
+            a++;
         if (a == w)
             continue;
-        b = last_ink(row, w, bg);
+        while ((row[b] & 0xFFFFFFu) == bg)
+            b--;
         x0 = a < x0 ? a : x0;
         x1 = b > x1 ? b : x1;
         y0 = r < y0 ? r : y0;
