@@ -33,15 +33,37 @@ static void step_figs(const tp_mem_device *d, int64_t *median, int64_t *growth)
         *growth = d->steps[d->nsteps - 1].end - d->steps[0].end;
 }
 
+/* A GPU's allocator names its runtime ("cuda:0" on NVIDIA, "hip:0" on a ROCm build that says so):
+ * an H100 run against an MI300X run compares GPU 0 with GPU 0, not two devices each in one run. */
+static void device_key(const char *label, char *key, size_t n)
+{
+    const char *colon = strchr(label, ':');
+    size_t k = colon ? (size_t)(colon - label) : 0;
+    if (colon && ((k == 4 && strncmp(label, "cuda", 4) == 0) || (k == 3 && strncmp(label, "hip", 3) == 0)))
+        snprintf(key, n, "gpu%s", colon);
+    else
+        snprintf(key, n, "%s", label);
+}
+
 static tp_diff_mem_dev *dev_of(tp_diff_mem *m, const char *label)
 {
+    char key[32];
+    device_key(label, key, sizeof key);
     for (size_t i = 0; i < m->ndev; i++)
-        if (strcmp(m->dev[i].label, label) == 0)
-            return &m->dev[i];
+        if (strcmp(m->dev[i].key, key) == 0) {
+            tp_diff_mem_dev *d = &m->dev[i];
+            if (strcmp(d->label, label) != 0 && !strchr(d->label, '/')) { /* the base's label, then the candidate's */
+                char both[sizeof d->label];
+                snprintf(both, sizeof both, "%.14s / %.14s", d->label, label);
+                memcpy(d->label, both, sizeof both);
+            }
+            return d;
+        }
     m->dev = tp_xrealloc(m->dev, (m->ndev + 1) * sizeof *m->dev);
     tp_diff_mem_dev *d = &m->dev[m->ndev++];
     memset(d, 0, sizeof *d);
     snprintf(d->label, sizeof d->label, "%s", label);
+    memcpy(d->key, key, sizeof key);
     return d;
 }
 
@@ -101,7 +123,7 @@ void tp_diff_mem_build(const tp_summary *base, const tp_summary *cand, tp_diff_m
                 TP_GROW(rows, cap, n + 1);
                 side_row *r = &rows[n++];
                 memset(r, 0, sizeof *r);
-                snprintf(r->h.label, sizeof r->h.label, "%s", md->label);
+                memcpy(r->h.label, d->key, sizeof d->key); /* matched by the key; labelled as the device below */
                 r->h.op = name_or_null(s[k]->t, md->holders[i].op);
                 r->h.module = name_or_null(s[k]->t, md->holders[i].module);
                 r->h.bytes[k] = md->holders[i].bytes;
@@ -123,8 +145,12 @@ void tp_diff_mem_build(const tp_summary *base, const tp_summary *cand, tp_diff_m
             x.bytes[1] += rows[e].h.bytes[1];
             e++;
         }
-        if (x.bytes[1] > x.bytes[0])
+        if (x.bytes[1] > x.bytes[0]) {
+            for (size_t j = 0; j < m->ndev; j++)
+                if (strcmp(m->dev[j].key, x.label) == 0)
+                    memcpy(x.label, m->dev[j].label, sizeof x.label);
             h[g++] = x;
+        }
         i = e;
     }
     free(rows);

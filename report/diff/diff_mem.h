@@ -8,7 +8,8 @@
 #include "report/analysis/summary.h"
 
 typedef struct tp_diff_mem_dev {
-    char label[32];
+    char label[32];             /* "cuda:0"; the two runs' labels when they differ ("cuda:0 / hip:0") */
+    char key[32];               /* what matches the runs' devices: a GPU's "gpu:N" whatever its runtime */
     bool in[2];                 /* has levels in base / candidate */
     int64_t peak[2], reserved[2];
     int64_t step_peak_median[2]; /* -1 without steps */

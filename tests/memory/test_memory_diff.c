@@ -87,3 +87,32 @@ TEST(memory_job_ranks_peak_and_spread)
                            "1.5 GiB; spread 6.5 GiB.\n"));
     free(md);
 }
+
+/* An H100 run against an MI300X run: the allocator calls the GPU cuda:0 in one and hip:0 (Device
+ * Type 6) in the other.  Matched by label, each was a device of one run only: its peak not compared
+ * and every holder "grew" from 0.  GPU N meets GPU N whatever its runtime. */
+TEST(memory_diff_matches_cuda_and_hip_gpus)
+{
+    mg_opts base = {4, (int64_t)1 << 30, 8 << 20, 512 << 20, 0, 2, true};
+    mg_opts cand = base;
+    cand.extra = 300 << 20;
+    const char *a = mg_write("xv_base.json", &base), *b = mg_write("xv_cand.json", &cand);
+    size_t n = 0;
+    char *text = tp_test_read_file(b, &n);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    for (char *p = text; (p = strstr(p, "\"Device Type\":1,")) != NULL; p++)
+        p[14] = '6'; /* hip */
+    const char *hip = tp_test_write_text("xv_cand_hip.json", text);
+    free(text);
+    const char *dir = tp_test_tmp("xv");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s diff %s %s -o %s -q --fail-if-memory-higher 10", tp_test_bin(), a, hip, dir), 3);
+    CHECK(out && strstr(out, "peak allocated memory +300 MiB (1.5 GiB -> 1.8 GiB, +19.2%)"));
+    free(out);
+    char *md = tp_test_read_in(dir, "diff.md");
+    CHECK(md && strstr(md, "| cuda:0 / hip:0 | 1.5 GiB | 1.8 GiB | +300 MiB |") &&
+          strstr(md, "| cuda:0 / hip:0 | `extra_op` |") && !strstr(md, "| hip:0 |"));
+    free(md);
+}
