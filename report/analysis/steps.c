@@ -112,8 +112,10 @@ void tp_stream_label(const tp_trace *t, uint32_t track, char *buf, size_t n)
         snprintf(dev, sizeof dev, "device %d", (int)p->device);
     else if (p->name)
         snprintf(dev, sizeof dev, "%s", tp_str_get(t, p->name));
-    else
+    else if (p->pid >= 0)
         snprintf(dev, sizeof dev, "pid %lld", (long long)p->pid);
+    else /* Kineto's pid -1 (CUPTI's own overhead): no process, named as convert names it (names.c) */
+        snprintf(dev, sizeof dev, "host (no process id)");
     if (tk->name)
         snprintf(th, sizeof th, "%s", tp_str_get(t, tk->name));
     else if (tk->key)

@@ -2,6 +2,7 @@
  * (issue 36 item 7): a trace without metadata events, two streams. */
 #include "tests/lib/harness.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,4 +60,22 @@ TEST(convert_names_a_negative_pid)
     char *bin = tp_test_read_file(pf, &n);
     CHECK(bin && !memmem(bin, n, "Process -1", 10) && memmem(bin, n, "host (no process id)", 20));
     free(bin);
+}
+
+/* the report names Kineto's pid -1 (CUPTI's own overhead, as the B200 trace holds) as convert does: the
+ * timeline read "pid -1 tid 0" */
+TEST(report_names_a_negative_pid)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s,\n{\"ph\":\"X\",\"cat\":\"overhead\",\"name\":\"Lazy Function Loading\",\"pid\":-1,"
+                                "\"tid\":0,\"ts\":30,\"dur\":20}\n]}\n",
+             (int)(strstr(NO_META, "\n]}") - NO_META), NO_META);
+    const char *in = tp_test_write_text("negpid_report.json", text), *dir = tp_test_tmp("negpid.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' -", dir), 0);
+    CHECK(has(out, "host (no process id)") && !has(out, "pid -1"));
+    free(out);
 }
