@@ -152,7 +152,11 @@ void tp_find_steps_scope(const tp_summary *s, const size_t *idx, size_t n, size_
     for (size_t k = 0; k < n && k < SCOPE_LISTED; k++) {
         char lab[64];
         tp_step_label(s->t, sf, &sf->steps[idx[k]], lab, sizeof lab);
-        tp_buf_printf(&b, "%s%s", k ? ", " : "", lab[0] == '#' ? lab + 1 : lab);
+        const char *num = lab[0] == '#' ? lab + 1 : lab, *dev = strchr(num, ' ');
+        if (dev) /* a device's own step (XPlane: "#0 GPU:6"): "step 0 on GPU:6", a sentence's words */
+            tp_buf_printf(&b, "%s%.*s on %s", k ? ", " : "", (int)(dev - num), num, dev + 1);
+        else
+            tp_buf_printf(&b, "%s%s", k ? ", " : "", num);
     }
     if (n > SCOPE_LISTED)
         tp_buf_puts(&b, ", ...");

@@ -81,6 +81,8 @@ TEST(find_verdict_base_of_several_devices_says_summed)
     char *md = tp_test_read_in(dir, "summary.md");
     CHECK(md && strstr(md, "of the GPU span summed over 3 devices (`host_bound`)") &&
           strstr(md, "summed over 3 devices") < strchr(md, '\n'));
+    /* a device's own step in a sentence's words: "step 0 on GPU:6", not "step 0 GPU:6" */
+    CHECK(md && strstr(md, "in step 0 on GPU:6**") && !strstr(md, "step 0 GPU:6"));
     free(md);
     char *js = tp_test_read_in(dir, "summary.json");
     CHECK(js && strstr(js, "\"impact_base\":\"the GPU span summed over 3 devices\"") &&
