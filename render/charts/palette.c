@@ -59,6 +59,10 @@ static const struct {
     {"host_op", -2, TP_COLOR_HOST_OP},     {"cpu_op", -2, TP_COLOR_HOST_OP},
     {"runtime", -2, TP_COLOR_RUNTIME},     {"cuda_runtime", -2, TP_COLOR_RUNTIME},
     {"annotation", -2, TP_COLOR_ANNOTATION}, {"sync", -2, TP_COLOR_SYNC},
+    /* what bound a stretch of the critical path (convert/critical/critical.c): hashed before, kernel_gap
+     * fell on cerulean beside the kernels' blue; a launch delay in the runtime's colour, a gap in grey */
+    {"launch_delay", -2, TP_COLOR_RUNTIME}, {"data_loading", -2, TP_COLOR_ANNOTATION},
+    {"kernel_gap", -1, 0},                  {"outside_path", 20, 0},
 };
 #define NFIXED (sizeof fixed / sizeof fixed[0])
 

@@ -157,6 +157,12 @@ TEST(render_palette_distinct)
           K("compiled"), K("embedding"), K("optimizer"), K("rotary"), grey},
          20,
          {12, 4, 4, 3}},
+        /* page_critical.c: the path row, coloured by what bound each stretch (critical.c tp_cp_bound_name) */
+        {"critical path bounds",
+         {K("cpu_op"), K("data_loading"), K("launch_delay"), K("kernel"), K("communication"), K("memcpy"),
+          K("kernel_gap"), K("sync"), K("outside_path")},
+         9,
+         {20, 10, 10, 5}},
         /* page_common.c tp_category_colors: a user's own categories */
         {"user categories", {U(0), U(1), U(2), U(3), U(4), U(5)}, 6, {15, 7, 7, 3}},
     };
@@ -177,9 +183,9 @@ TEST(render_palette_distinct)
     /* user categories 1-6 are 6 different colours, and none is a built-in category's */
     for (size_t i = 0; i < 6; i++) {
         for (size_t j = i + 1; j < 6; j++)
-            CHECK(groups[8].c[i] != groups[8].c[j]);
+            CHECK(groups[9].c[i] != groups[9].c[j]);
         for (size_t j = 0; j < 15; j++)
-            CHECK(groups[8].c[i] != groups[6].c[j]);
+            CHECK(groups[9].c[i] != groups[6].c[j]);
     }
     CHECK_EQ_INT(tp_palette_user(6), 0); /* past the free slots: the caller hashes */
 }
