@@ -36,6 +36,7 @@ struct tp_mem_reader {
     void *cursor;
     tp_buf scratch;
     mem_skel skel;
+    uint64_t layout_reads; /* args read by the learnt layout (tests see the quick path taken) */
 };
 
 tp_str tp_mem_event_name(const tp_trace *t)
@@ -56,6 +57,8 @@ tp_mem_reader *tp_mem_reader_new(const tp_trace *t)
     r->cursor = tp_args_cursor_new(t);
     return r;
 }
+
+uint64_t tp_mem_reader_layout_reads(const tp_mem_reader *r) { return r->layout_reads; }
 
 void tp_mem_reader_free(tp_mem_reader *r)
 {
@@ -298,8 +301,10 @@ static bool skel_read(const mem_skel *k, const char *text, size_t n, int64_t v[K
 static bool quick_read(tp_mem_reader *r, const char *text, size_t n, int64_t v[K_N], bool have[K_N])
 {
     if (r->skel.valid) {
-        if (skel_read(&r->skel, text, n, v, have))
+        if (skel_read(&r->skel, text, n, v, have)) {
+            r->layout_reads++;
             return true;
+        }
         memset(v, 0, K_N * sizeof *v);
         memset(have, 0, K_N * sizeof *have);
     }
