@@ -403,15 +403,18 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
     tp_str name = tp_mem_event_name(t);
     if (!name)
         return;
-    size_t n = 0, cap = 0;
-    rec *rs = NULL;
+    size_t n = 0, cap = 0, nidx = 0;
+    uint32_t *idx = NULL; /* one pass over the events (2 M at 1 GB): their indexes, then the records */
+    for (size_t i = 0; i < t->nevents; i++)
+        if (tp_mem_event_is(t, name, &t->events[i])) {
+            TP_GROW(idx, cap, nidx + 1);
+            idx[nidx++] = (uint32_t)i;
+        }
+    rec *rs = tp_xmalloc((nidx ? nidx : 1) * sizeof *rs);
     tp_mem_reader *rd = tp_mem_reader_new(t);
-    /* one pass over the events (2 M at 1 GB), each memory event's args read while it is at hand (a
-     * second pass to them missed the cache at each) */
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t q = 0; q < nidx; q++) {
+        size_t i = idx[q];
         const tp_event *e = &t->events[i];
-        if (!tp_mem_event_is(t, name, e))
-            continue;
         m->events++;
         tp_mem_event me;
         if (tp_mem_event_read(rd, e, &me) < 0) {
@@ -427,6 +430,7 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
                         me.has_levels};
     }
     tp_mem_reader_free(rd);
+    free(idx);
     m->prep->rs = rs;
     m->prep->n = n;
 }
