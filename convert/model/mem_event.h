@@ -40,6 +40,10 @@ int tp_mem_event_read(tp_mem_reader *r, const tp_event *e, tp_mem_event *out);
  * through the JSON tree (tree_only: always; the fuzz target checks both give the same). */
 int tp_mem_args_parse(tp_mem_reader *r, const char *args, size_t len, bool tree_only, tp_mem_event *out);
 
+/* How many args tp_mem_args_parse read by the layout learnt from the args before (a profiler writes
+ * them all alike: only the numbers differ); the rest went through the one-pass read or the tree. */
+uint64_t tp_mem_reader_layout_reads(const tp_mem_reader *r);
+
 /* The reader option's part (formats.h keep_args_of). */
 bool tp_mem_wants_args(const char *name, size_t len);
 

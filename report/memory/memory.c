@@ -1,6 +1,7 @@
 /* memory.c: see memory.h.  Work: one pass over the events to find the
  * memory events (none: nothing more), their args read once, a sort of the
- * memory events by time, and per event a binary search in its thread's host
+ * memory events by time, and per allocation live at a device's peak (the
+ * holders: the only records whose op is asked) a search in its thread's host
  * slices plus a walk up its enclosing slices. */
 #include "report/memory/memory.h"
 
@@ -10,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct rec { /* 80 bytes */
+typedef struct rec { /* 64 bytes, one cache line: the passes over 280k of them (1 GB) stream them */
     int64_t ts;
-    tp_mem_event m;
+    int64_t type, id, bytes, addr, allocated, reserved; /* tp_mem_event's */
     uint32_t ev;
-    tp_str op, top, module;
+    bool has_addr, has_levels;
 } rec;
+_Static_assert(sizeof(rec) == 64, "a memory record is one cache line");
 
 static int cmp_rec(const void *a, const void *b)
 {
@@ -190,19 +192,21 @@ static void resolve(encl *x, uint32_t e, uint32_t *op, tp_str *module)
     *module = cur_mod;
 }
 
-static void attribute(encl *x, rec *r)
+/* r's innermost op, its top-level op and its innermost module (names; 0 none) */
+static void attribute(encl *x, const rec *r, tp_str *op_name, tp_str *top_name, tp_str *module)
 {
     const tp_trace *t = x->t;
+    *op_name = *top_name = *module = 0;
     uint32_t e = innermost(x, t->events[r->ev].track, r->ts);
     if (e == TP_NONE)
         return;
     uint32_t op;
-    resolve(x, e, &op, &r->module);
+    resolve(x, e, &op, module);
     if (op == TP_NONE)
         return;
-    r->op = t->events[op].name;
+    *op_name = t->events[op].name;
     uint32_t top = x->in->top ? x->in->top[op] : TP_NONE;
-    r->top = top != TP_NONE ? t->events[top].name : r->op;
+    *top_name = top != TP_NONE ? t->events[top].name : *op_name;
 }
 
 /* ---- holders ---- */
@@ -246,7 +250,7 @@ static size_t group_holders(tp_mem_holder *live, size_t n, tp_mem_holder **out)
 }
 
 /* Replay one device's allocations and frees to its peak; the live ones there are the holders. */
-static void holders_at_peak(tp_memory *m, tp_mem_device *d, rec **rs, size_t n, size_t peak_pos)
+static void holders_at_peak(tp_memory *m, tp_mem_device *d, encl *x, rec **rs, size_t n, size_t peak_pos)
 {
     tp_i64map by_addr;
     tp_i64map by_addr0 = {0};
@@ -254,14 +258,14 @@ static void holders_at_peak(tp_memory *m, tp_mem_device *d, rec **rs, size_t n, 
     uint8_t *freed = tp_xcalloc(n ? n : 1, 1);
     for (size_t k = 0; k < n; k++) {
         const rec *r = rs[k];
-        if (!r->m.has_addr) {
+        if (!r->has_addr) {
             m->no_addr++;
             continue;
         }
-        if (r->m.bytes > 0)
-            tp_i64map_put(&by_addr, r->m.addr, (uint32_t)k);
-        else if (r->m.bytes < 0) {
-            uint32_t a = tp_i64map_get(&by_addr, r->m.addr);
+        if (r->bytes > 0)
+            tp_i64map_put(&by_addr, r->addr, (uint32_t)k);
+        else if (r->bytes < 0) {
+            uint32_t a = tp_i64map_get(&by_addr, r->addr);
             if (a == TP_I64MAP_EMPTY || freed[a])
                 m->unmatched_frees++;
             else
@@ -273,12 +277,14 @@ static void holders_at_peak(tp_memory *m, tp_mem_device *d, rec **rs, size_t n, 
     d->held_seen = 0;
     for (size_t k = 0; k <= peak_pos && k < n; k++) {
         const rec *r = rs[k];
-        if (r->m.bytes <= 0 || !r->m.has_addr || freed[k] == 1)
+        if (r->bytes <= 0 || !r->has_addr || freed[k] == 1)
             continue;
-        live[nl] = (tp_mem_holder){r->top, r->module, r->m.bytes, 1};
-        inner[nl] = (tp_mem_holder){r->op, r->module, r->m.bytes, 1};
+        tp_str op, top, module;
+        attribute(x, r, &op, &top, &module);
+        live[nl] = (tp_mem_holder){top, module, r->bytes, 1};
+        inner[nl] = (tp_mem_holder){op, module, r->bytes, 1};
         nl++;
-        d->held_seen = tp_sat_add(d->held_seen, r->m.bytes);
+        d->held_seen = tp_sat_add(d->held_seen, r->bytes);
     }
     d->held_before = d->peak_allocated - d->held_seen;
     d->nholders = group_holders(live, nl, &d->holders);
@@ -313,17 +319,17 @@ static size_t first_at(rec **rs, size_t n, int64_t ts)
     return lo;
 }
 
-static void device_levels(tp_memory *m, tp_mem_device *d, const tp_trace *t, const tp_mem_inputs *in, rec **rs,
-                          size_t n)
+static void device_levels(tp_memory *m, tp_mem_device *d, const tp_trace *t, const tp_mem_inputs *in, encl *x,
+                          rec **rs, size_t n)
 {
     /* levels only from the events that carry them */
     size_t nl = 0;
     for (size_t k = 0; k < n; k++)
-        nl += rs[k]->m.has_levels;
+        nl += rs[k]->has_levels;
     rec **lv = tp_xmalloc((nl ? nl : 1) * sizeof *lv);
     nl = 0;
     for (size_t k = 0; k < n; k++)
-        if (rs[k]->m.has_levels)
+        if (rs[k]->has_levels)
             lv[nl++] = rs[k];
     d->events = nl;
     if (nl == 0) {
@@ -333,42 +339,42 @@ static void device_levels(tp_memory *m, tp_mem_device *d, const tp_trace *t, con
     d->pts = tp_xmalloc(nl * sizeof *d->pts);
     size_t peak = 0, peak_r = 0;
     for (size_t k = 0; k < nl; k++) {
-        d->pts[k] = (tp_mem_point){lv[k]->ts, lv[k]->m.allocated, lv[k]->m.reserved};
-        if (lv[k]->m.allocated > lv[peak]->m.allocated)
+        d->pts[k] = (tp_mem_point){lv[k]->ts, lv[k]->allocated, lv[k]->reserved};
+        if (lv[k]->allocated > lv[peak]->allocated)
             peak = k;
-        if (lv[k]->m.reserved > lv[peak_r]->m.reserved)
+        if (lv[k]->reserved > lv[peak_r]->reserved)
             peak_r = k;
     }
     d->npts = nl;
-    d->peak_allocated = lv[peak]->m.allocated;
+    d->peak_allocated = lv[peak]->allocated;
     d->peak_allocated_ts = lv[peak]->ts;
     d->peak_allocated_step = step_of(in, d->peak_allocated_ts);
     d->peak_event = lv[peak]->ev;
-    d->peak_reserved = lv[peak_r]->m.reserved;
+    d->peak_reserved = lv[peak_r]->reserved;
     d->peak_reserved_ts = lv[peak_r]->ts;
     d->peak_reserved_step = step_of(in, d->peak_reserved_ts);
     /* the level before the first event: what the allocator held when the trace began */
-    d->first_allocated = lv[0]->m.allocated - lv[0]->m.bytes;
+    d->first_allocated = lv[0]->allocated - lv[0]->bytes;
     if (d->first_allocated < 0)
         d->first_allocated = 0;
-    d->last_allocated = lv[nl - 1]->m.allocated;
-    d->last_reserved = lv[nl - 1]->m.reserved;
+    d->last_allocated = lv[nl - 1]->allocated;
+    d->last_reserved = lv[nl - 1]->reserved;
     d->nsteps = in->nsteps;
     d->steps = tp_xcalloc(in->nsteps ? in->nsteps : 1, sizeof *d->steps);
     for (size_t s = 0; s < in->nsteps; s++) {
         tp_mem_step *st = &d->steps[s];
         size_t a = first_at(lv, nl, in->steps[s].ts), b = first_at(lv, nl, in->steps[s].end);
         st->step = in->steps[s].step;
-        st->start = a ? lv[a - 1]->m.allocated : d->first_allocated;
-        st->end = b ? lv[b - 1]->m.allocated : d->first_allocated;
+        st->start = a ? lv[a - 1]->allocated : d->first_allocated;
+        st->end = b ? lv[b - 1]->allocated : d->first_allocated;
         st->peak = st->start;
-        st->peak_reserved = a ? lv[a - 1]->m.reserved : lv[0]->m.reserved;
+        st->peak_reserved = a ? lv[a - 1]->reserved : lv[0]->reserved;
         st->events = b - a;
         for (size_t k = a; k < b; k++) {
-            if (lv[k]->m.allocated > st->peak)
-                st->peak = lv[k]->m.allocated;
-            if (lv[k]->m.reserved > st->peak_reserved)
-                st->peak_reserved = lv[k]->m.reserved;
+            if (lv[k]->allocated > st->peak)
+                st->peak = lv[k]->allocated;
+            if (lv[k]->reserved > st->peak_reserved)
+                st->peak_reserved = lv[k]->reserved;
         }
     }
     /* the peak's place among all this device's events (with or without levels) */
@@ -376,7 +382,7 @@ static void device_levels(tp_memory *m, tp_mem_device *d, const tp_trace *t, con
     for (size_t k = 0; k < n; k++)
         if (rs[k] == lv[peak])
             peak_pos = k;
-    holders_at_peak(m, d, rs, n, peak_pos);
+    holders_at_peak(m, d, x, rs, n, peak_pos);
     for (size_t i = 0; i < t->ndevinfo; i++)
         if (d->type == 1 && t->devinfo[i].id == d->id && t->devinfo[i].memory_bytes > 0)
             d->capacity = t->devinfo[i].memory_bytes;
@@ -420,7 +426,8 @@ void tp_memory_prepare(const tp_trace *t, tp_memory *m)
         m->allocations += me.bytes > 0;
         m->frees += me.bytes < 0;
         TP_GROW(rs, cap, n + 1);
-        rs[n++] = (rec){e->ts, me, (uint32_t)i, 0, 0, 0};
+        rs[n++] = (rec){e->ts, me.type, me.id, me.bytes, me.addr, me.allocated, me.reserved, (uint32_t)i, me.has_addr,
+                        me.has_levels};
     }
     tp_mem_reader_free(rd);
     free(idx);
@@ -445,11 +452,6 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
         sorted = cmp_rec(&rs[k - 1], &rs[k]) < 0;
     if (!sorted)
         qsort(rs, n, sizeof *rs, cmp_rec);
-    encl x;
-    encl_init(&x, t, in);
-    for (size_t k = 0; k < n; k++)
-        attribute(&x, &rs[k]);
-    encl_free(&x);
     /* each record's device: the devices met so far, at most TP_MEM_MAX_DEVICES (a machine has a host
      * and a few GPUs: a short scan, the previous record's device first); the records of more are
      * counted.  Then the records bucketed by device, in time order. */
@@ -459,12 +461,12 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
     size_t last = 0;
     for (size_t k = 0; k < n; k++) {
         size_t j = last;
-        if (!(j < nd && dtype[j] == rs[k].m.type && did[j] == rs[k].m.id))
-            for (j = 0; j < nd && (dtype[j] != rs[k].m.type || did[j] != rs[k].m.id); j++)
+        if (!(j < nd && dtype[j] == rs[k].type && did[j] == rs[k].id))
+            for (j = 0; j < nd && (dtype[j] != rs[k].type || did[j] != rs[k].id); j++)
                 ;
         if (j == nd && nd < TP_MEM_MAX_DEVICES) {
-            dtype[nd] = rs[k].m.type;
-            did[nd++] = rs[k].m.id;
+            dtype[nd] = rs[k].type;
+            did[nd++] = rs[k].id;
         }
         if (j == nd) { /* a hostile number of devices: counted, not modelled */
             m->past_devices++;
@@ -499,13 +501,16 @@ void tp_memory_build(const tp_trace *t, const tp_mem_inputs *in, tp_memory *m)
             per[at[dev_of[k]]++] = &rs[k];
     free(dev_of);
     m->dev = tp_xcalloc(nd ? nd : 1, sizeof *m->dev);
+    encl x;
+    encl_init(&x, t, in);
     for (size_t j = 0; j < nd; j++) {
         tp_mem_device *d = &m->dev[m->ndev++];
         d->type = dtype[order[j]];
         d->id = did[order[j]];
         tp_mem_device_label(d->type, d->id, d->label, sizeof d->label);
-        device_levels(m, d, t, in, per + start[j], start[j + 1] - start[j]);
+        device_levels(m, d, t, in, &x, per + start[j], start[j + 1] - start[j]);
     }
+    encl_free(&x);
     free(per);
     free(rs);
 }
