@@ -8,6 +8,8 @@
 
 #include "convert/base/common.h"
 
+#include <string.h>
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -42,6 +44,34 @@ static inline const char *tp_json_plain_end(const char *p, const char *end)
 static inline const char *tp_json_ws(const char *p, const char *end)
 {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* Bit 8k+7 (at least) set where byte k of x (8 bytes of text, loaded
+ * little-endian) is not an ASCII digit; 0 when all eight are.  A byte
+ * >= 0xFA carries into the next one when 6 is added, but only into bytes
+ * after the first non-digit, which is all callers look for. */
+static inline uint64_t tp_nondigits8(uint64_t x)
+{
+    const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
+    return ((x & hi) ^ zeros) | (((x + 0x0606060606060606ull) & hi) ^ zeros);
+}
+
+/* The end of the run of ASCII digits at p (p itself when none), 8 bytes
+ * at a time: timestamps have 13-17 digits, and a loop per digit was 6% of
+ * `stats` (1 GB real-shaped). */
+static inline const char *tp_digit_run(const char *p, const char *end)
+{
+    while (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        uint64_t bad = tp_nondigits8(x);
+        if (bad)
+            return p + __builtin_ctzll(bad) / 8;
+        p += 8;
+    }
+    while (p < end && (unsigned)(*p - '0') < 10)
         p++;
     return p;
 }
@@ -90,6 +120,9 @@ bool tp_json_valid_members(const char *s, size_t n);
  * applied exactly.  Returns 0, or -1 if the text is not a number or the value
  * does not fit in int64 (*why says which). */
 int tp_parse_fixed(const char *s, size_t len, int decimals, int64_t *out, const char **why);
+/* tp_parse_fixed without its fast path for plain [-]digits[.digits] text:
+ * the twin the tests and the fuzz target compare it with. */
+int tp_parse_fixed_general(const char *s, size_t len, int decimals, int64_t *out, const char **why);
 
 /* Integer text (no fraction) to int64; -1 if not an integer or out of range. */
 int tp_parse_int(const char *s, size_t len, int64_t *out);

@@ -29,14 +29,11 @@ static inline int scan_scalar(const char *p, const char *end, span *s, const cha
     /* fast path: [-]digits[.digits] ended by a byte that cannot continue a
      * token, the form of every Kineto ts, dur, pid and tid; anything else
      * (exponents, literals, "01", the end of the buffer) goes the long way */
-    const char *q = p + (*p == '-'), *d0 = q;
-    while (q < end && (unsigned)(*q - '0') < 10)
-        q++;
+    const char *q = tp_digit_run(p + (*p == '-'), end), *d0 = p + (*p == '-');
     if (q > d0 && (*d0 != '0' || q - d0 == 1)) {
         if (q < end && *q == '.') {
             const char *f = ++q;
-            while (q < end && (unsigned)(*q - '0') < 10)
-                q++;
+            q = tp_digit_run(q, end);
             if (q == f)
                 q = end; /* "1." is not a number: the long way says so */
         }

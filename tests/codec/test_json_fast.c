@@ -1,0 +1,76 @@
+/* test_json_fast.c: the reader's word-at-a-time scanners (json_lex.h:
+ * tp_digit_run, tp_parse_fixed's 8-digit fast path) against their
+ * byte-by-byte twins, on random text where the
+ * interesting bytes fall at every position of a word. */
+#include "tests/lib/harness.h"
+#include "convert/codec/json_lex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *digit_run_ref(const char *p, const char *end)
+{
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    return p;
+}
+
+TEST(digit_run_agrees_with_byte_by_byte)
+{
+    /* the bytes around '0'..'9', and those that carry when 6 is added */
+    static const char others[] = "/:.-e \"\xfa\xff\xf9\xc0\x29\x3a\x3f\x40\x00";
+    unsigned seed = 8;
+    char buf[40];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)rand_r(&seed) % sizeof buf;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = rand_r(&seed) % 6 ? (char)('0' + rand_r(&seed) % 10)
+                                       : others[rand_r(&seed) % (sizeof others - 1)];
+        for (size_t at = 0; at <= n; at++)
+            CHECK_EQ_INT(tp_digit_run(buf + at, buf + n) - buf, digit_run_ref(buf + at, buf + n) - buf);
+    }
+}
+
+TEST(parse_fixed_fast_path_agrees_with_the_general_one)
+{
+    static const char *const edges[] = {
+        "9223372036854775807", "9223372036854775808", "9223372036854775.807", "9223372036854775.808",
+        "-9223372036854775808", "-9223372036854775.808", "18446744073709551615", "99999999999999999999",
+        "1428625746277.044", "1428625746277.0445", "12345678", "123456789", "00000000.5", ".5", "5.",
+        "-", "-0", "0", "", "1.2.3", "12345678901234567890", "1234567890123456.789", "1e3", "+12",
+        "0000000000000000001"};
+    int64_t a, b;
+    const char *wa, *wb;
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (int d = 0; d <= 9; d += 3) {
+            size_t n = strlen(edges[e]);
+            a = b = 77;
+            int ra = tp_parse_fixed(edges[e], n, d, &a, &wa), rb = tp_parse_fixed_general(edges[e], n, d, &b, &wb);
+            CHECK_EQ_INT(ra, rb);
+            if (ra == 0 && rb == 0)
+                CHECK(a == b);
+        }
+    unsigned seed = 3;
+    char buf[32];
+    for (int round = 0; round < 200000; round++) {
+        size_t n = 0;
+        if (rand_r(&seed) % 3 == 0)
+            buf[n++] = '-';
+        size_t ni = (size_t)rand_r(&seed) % 21, nf = rand_r(&seed) % 2 ? (size_t)rand_r(&seed) % 6 : 0;
+        for (size_t i = 0; i < ni; i++)
+            buf[n++] = (char)('0' + (rand_r(&seed) % 5 ? rand_r(&seed) % 10 : 9));
+        if (nf || rand_r(&seed) % 8 == 0)
+            buf[n++] = '.';
+        for (size_t i = 0; i < nf; i++)
+            buf[n++] = (char)('0' + rand_r(&seed) % 10);
+        if (n && rand_r(&seed) % 10 == 0)
+            buf[(size_t)rand_r(&seed) % n] = "x/:e+"[rand_r(&seed) % 5];
+        int d = rand_r(&seed) % 10;
+        int ra = tp_parse_fixed(buf, n, d, &a, &wa), rb = tp_parse_fixed_general(buf, n, d, &b, &wb);
+        CHECK_EQ_INT(ra, rb);
+        if (ra == 0 && rb == 0 && a != b) {
+            CHECK(a == b);
+            break;
+        }
+    }
+}
