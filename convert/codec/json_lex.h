@@ -48,6 +48,41 @@ static inline const char *tp_json_ws(const char *p, const char *end)
     return p;
 }
 
+/* The whitespace one place in a pretty-printed file last held (up to 16
+ * bytes: a newline and the indent before a key, the space after a colon).
+ * tp_json_ws_guess checks that the same bytes stand at p, and a
+ * non-whitespace byte after them, with two word compares: the next token's
+ * place then follows from the guess, not from the bytes (a loop over the
+ * indent, or a SIMD scan, makes every later step wait for the bytes: the
+ * indent loop was 15% of `stats`' cycles on 1 GB real-shaped input).  A
+ * miss takes tp_json_ws and remembers what it found. */
+typedef struct tp_ws_guess {
+    uint64_t w[2], m[2]; /* the bytes, and a mask of the first n */
+    size_t n;
+} tp_ws_guess;
+
+static inline const char *tp_json_ws_guess(tp_ws_guess *g, const char *p, const char *end)
+{
+    if (end - p > 16) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        if (!(((a ^ g->w[0]) & g->m[0]) | ((b ^ g->w[1]) & g->m[1])) && (unsigned char)p[g->n] > ' ')
+            return p + g->n;
+    }
+    const char *q = tp_json_ws(p, end);
+    size_t n = (size_t)(q - p);
+    if (n <= 16 && end - p > 16) {
+        unsigned char bytes[16] = {0}, mask[16] = {0};
+        memcpy(bytes, p, n);
+        memset(mask, 0xFF, n);
+        memcpy(g->w, bytes, 16);
+        memcpy(g->m, mask, 16);
+        g->n = n;
+    }
+    return q;
+}
+
 /* Bit 8k+7 (at least) set where byte k of x (8 bytes of text, loaded
  * little-endian) is not an ASCII digit; 0 when all eight are.  A byte
  * >= 0xFA carries into the next one when 6 is added, but only into bytes

@@ -1,5 +1,5 @@
 /* test_json_fast.c: the reader's word-at-a-time scanners (json_lex.h:
- * tp_digit_run, tp_parse_fixed's 8-digit fast path) against their
+ * tp_digit_run, tp_parse_fixed's 8-digit fast path, tp_json_ws_guess) against their
  * byte-by-byte twins, on random text where the
  * interesting bytes fall at every position of a word. */
 #include "tests/lib/harness.h"
@@ -71,6 +71,32 @@ TEST(parse_fixed_fast_path_agrees_with_the_general_one)
         if (ra == 0 && rb == 0 && a != b) {
             CHECK(a == b);
             break;
+        }
+    }
+}
+
+TEST(json_ws_guess_agrees_with_tp_json_ws)
+{
+    /* indents that repeat, change, and stop short of a token, and bytes
+     * below ' ' that are not whitespace */
+    static const char *const pieces[] = {"\n      ", "\n    ", "\n      ", " ", "", "\r\n\t", "\n                   ",
+                                         "x", "\"k\"", ":", ",", "\x01", "\x1f", "\xff", "  "};
+    unsigned seed = 5;
+    char buf[160];
+    for (int round = 0; round < 3000; round++) {
+        size_t n = 0;
+        while (n < sizeof buf - 24) {
+            const char *pc = pieces[rand_r(&seed) % (sizeof pieces / sizeof pieces[0])];
+            memcpy(buf + n, pc, strlen(pc));
+            n += strlen(pc);
+        }
+        tp_ws_guess g = {{0, 0}, {0, 0}, 0};
+        size_t lim = n - (size_t)rand_r(&seed) % 20;
+        for (int k = 0; k < 40; k++) {
+            size_t at = (size_t)rand_r(&seed) % (lim + 1);
+            CHECK_EQ_INT(tp_json_ws_guess(&g, buf + at, buf + lim) - buf, tp_json_ws(buf + at, buf + lim) - buf);
+            /* the same place again: now a hit, when the run was short enough to learn */
+            CHECK_EQ_INT(tp_json_ws_guess(&g, buf + at, buf + lim) - buf, tp_json_ws(buf + at, buf + lim) - buf);
         }
     }
 }

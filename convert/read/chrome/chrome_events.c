@@ -549,7 +549,7 @@ int chrome_read_events(reader *r)
         if (!first) { /* an event was read: a comma (or the end) must follow */
             if (*p != ',')
                 return tp_fail(r->err, off_of(r, p), "expected ',' or ']' between events");
-            const char *q = tp_json_ws(p + 1, end);
+            const char *q = tp_json_ws_guess(&r->ws_event, p + 1, end);
             if (q >= end && !r->eof) {
                 if (chrome_refill(r, r->pos) < 0)
                     return -1;

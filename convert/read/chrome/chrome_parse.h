@@ -237,7 +237,7 @@ static inline int parse_event(reader *r, const char *p, const char *end, raw_eve
     ev->extra = &r->extra;
     r->extra.len = 0;
     /* p at '{' */
-    p = tp_json_ws(p + 1, end);
+    p = tp_json_ws_guess(&r->ws_key, p + 1, end);
     if (p >= end)
         return TP_JL_MORE;
     if (*p == '}') {
@@ -265,7 +265,7 @@ static inline int parse_event(reader *r, const char *p, const char *end, raw_eve
             *why = "expected ':' after key";
             return TP_JL_BAD;
         }
-        p = tp_json_ws(p + 1, end);
+        p = tp_json_ws_guess(&r->ws_colon, p + 1, end);
         if (p >= end)
             return TP_JL_MORE;
         span *dst = NULL;
@@ -343,7 +343,7 @@ static inline int parse_event(reader *r, const char *p, const char *end, raw_eve
         if (p >= end)
             return TP_JL_MORE;
         if (*p == ',') {
-            p = tp_json_ws(p + 1, end);
+            p = tp_json_ws_guess(&r->ws_key, p + 1, end);
             continue;
         }
         if (*p == '}') {

@@ -15,6 +15,7 @@
 #define TP_CHROME_READ_INT_H
 
 #include "convert/base/i64map.h"
+#include "convert/codec/json_lex.h"
 #include "convert/io/input.h"
 #include "convert/model/model.h"
 #include "convert/read/formats.h"
@@ -163,6 +164,9 @@ typedef struct reader {
     uint32_t *mtia_rt;         /* mtia_runtime slices: sync when on a device (chrome_cats_finish) */
     size_t nmtia_rt, mtia_rt_cap;
     tp_i64map name_kind;       /* (cat << 32 | name) -> kind, for categories told apart by name */
+    /* the whitespace before an event's keys, after their colons, before
+     * events (json_lex.h: tp_json_ws_guess) */
+    tp_ws_guess ws_key, ws_colon, ws_event;
 } reader;
 
 static inline uint64_t off_of(const reader *r, const char *p) { return r->buf_off + (uint64_t)(p - r->buf); }
