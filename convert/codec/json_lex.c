@@ -626,17 +626,6 @@ int tp_parse_int(const char *s, size_t len, int64_t *out)
     return 0;
 }
 
-/* The value of the 8 ASCII digits in x (loaded little-endian: the first
- * byte is the most significant digit): pairs of digits, then pairs of
- * pairs, in three multiplies. */
-static inline uint64_t eight_digits(uint64_t x)
-{
-    x -= 0x3030303030303030ull;
-    x = x * 10 + (x >> 8); /* byte 2k: the two digits 2k, 2k+1 */
-    const uint64_t two = 0x000000FF000000FFull;
-    return ((x & two) * (100 + (1000000ull << 32)) + ((x >> 16) & two) * (1 + (10000ull << 32))) >> 32;
-}
-
 /* Appends the digits at s[0..n) to *v (8 at a time when it can); returns
  * how many there were. */
 static inline size_t take_digits(const char *s, size_t n, uint64_t *v)
@@ -648,7 +637,7 @@ static inline size_t take_digits(const char *s, size_t n, uint64_t *v)
         memcpy(&x, s + i, 8);
         if (tp_nondigits8(x))
             break;
-        acc = acc * 100000000u + eight_digits(x);
+        acc = acc * 100000000u + tp_eight_digits(x);
         i += 8;
     }
     for (; i < n && (unsigned)(s[i] - '0') < 10; i++)

@@ -111,6 +111,48 @@ static inline const char *tp_digit_run(const char *p, const char *end)
     return p;
 }
 
+/* The value of the 8 ASCII digits in x (loaded little-endian: the first
+ * byte is the most significant digit): pairs of digits, then pairs of
+ * pairs, in three multiplies. */
+static inline uint64_t tp_eight_digits(uint64_t x)
+{
+    x -= 0x3030303030303030ull;
+    x = x * 10 + (x >> 8); /* byte 2k: the two digits 2k, 2k+1 */
+    const uint64_t two = 0x000000FF000000FFull;
+    return ((x & two) * (100 + (1000000ull << 32)) + ((x >> 16) & two) * (1 + (10000ull << 32))) >> 32;
+}
+
+/* 10^n for n <= 19 */
+static inline uint64_t tp_pow10(unsigned n)
+{
+    static const uint64_t p[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                   100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                   1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                   1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                   1000000000000000000ull, 10000000000000000000ull};
+    return p[n];
+}
+
+/* The value of the n (1..16) bytes at s, all ASCII digits (the caller
+ * checked), from two words at most: the last word is the 8 bytes that end
+ * at s + n, with the bytes before s masked as '0': when n < 8 it starts
+ * 8 - n bytes before s, and the caller makes sure they can be read.  No
+ * loop per digit: the reader's ts and dur. */
+static inline uint64_t tp_digits_value(const char *s, size_t n)
+{
+    uint64_t x, v = 0;
+    if (n > 8) {
+        memcpy(&x, s, 8);
+        v = tp_eight_digits(x);
+        s += 8;
+        n -= 8;
+    }
+    memcpy(&x, s + n - 8, 8);
+    uint64_t keep = ~0ull << (8 * (8 - n));
+    x = (x & keep) | (0x3030303030303030ull & ~keep);
+    return v * tp_pow10((unsigned)n) + tp_eight_digits(x);
+}
+
 /* p points at the opening double quote.  On OK: *s and *len is the raw content,
  * still escaped; *escaped tells whether it has backslashes, *next is past the closing quote. */
 int tp_json_string(const char *p, const char *end, const char **s, size_t *len, bool *escaped,

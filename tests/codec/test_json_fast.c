@@ -100,3 +100,26 @@ TEST(json_ws_guess_agrees_with_tp_json_ws)
         }
     }
 }
+
+TEST(digits_value_agrees_with_a_loop)
+{
+    unsigned seed = 11;
+    char buf[40];
+    for (int round = 0; round < 100000; round++) {
+        for (size_t i = 0; i < sizeof buf; i++) /* what lies before the digits is masked, whatever it is */
+            buf[i] = (char)(rand_r(&seed) % 3 ? '0' + rand_r(&seed) % 10 : rand_r(&seed) % 256);
+        size_t n = 1 + (size_t)rand_r(&seed) % 16, at = 8 + (size_t)rand_r(&seed) % 8;
+        uint64_t want = 0;
+        for (size_t i = 0; i < n; i++) {
+            buf[at + i] = (char)('0' + rand_r(&seed) % 10);
+            want = want * 10 + (uint64_t)(buf[at + i] - '0');
+        }
+        if (tp_digits_value(buf + at, n) != want) {
+            CHECK(tp_digits_value(buf + at, n) == want);
+            break;
+        }
+    }
+    CHECK(tp_digits_value("xxxxxxxx9999999999999999" + 8, 16) == 9999999999999999ull);
+    CHECK(tp_digits_value("\xff\xff\xff\xff\xff\xff\xff" "7" + 7, 1) == 7);
+    CHECK(tp_pow10(19) == 10000000000000000000ull);
+}

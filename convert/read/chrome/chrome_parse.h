@@ -22,6 +22,7 @@ static inline __attribute__((always_inline)) int scan_scalar(const char *p, cons
 {
     if (p >= end)
         return TP_JL_MORE;
+    s->int_n = s->frac_n = 0;
     if (*p == '"') {
         bool esc;
         int k = tp_json_string(p, end, &s->p, &s->n, &esc, next, why);
@@ -34,9 +35,11 @@ static inline __attribute__((always_inline)) int scan_scalar(const char *p, cons
      * (exponents, literals, "01", the end of the buffer) goes the long way */
     const char *q = tp_digit_run(p + (*p == '-'), end), *d0 = p + (*p == '-');
     if (q > d0 && (*d0 != '0' || q - d0 == 1)) {
+        size_t int_n = (size_t)(q - d0), frac_n = 0;
         if (q < end && *q == '.') {
             const char *f = ++q;
             q = tp_digit_run(q, end);
+            frac_n = (size_t)(q - f);
             if (q == f)
                 q = end; /* "1." is not a number: the long way says so */
         }
@@ -45,6 +48,10 @@ static inline __attribute__((always_inline)) int scan_scalar(const char *p, cons
             s->n = (size_t)(q - p);
             s->str = false;
             s->escaped = false;
+            if (int_n <= 255 && frac_n <= 255) {
+                s->int_n = (uint8_t)int_n;
+                s->frac_n = (uint8_t)frac_n;
+            }
             *next = tp_json_ws(q, end);
             return TP_JL_OK;
         }

@@ -37,6 +37,9 @@ typedef struct span {
     size_t n;
     bool str;     /* was a JSON string */
     bool escaped; /* string with backslash escapes */
+    /* a number [-]digits[.digits] as scan_scalar's fast path found it: the
+     * digits before and after the point (int_n 0: not known, or over 255) */
+    uint8_t int_n, frac_n;
 } span;
 
 /* One event as parsed, pointing into the buffer; committed all at once. */
