@@ -15,10 +15,7 @@
 
 #include <string.h>
 
-/* always_inline: gcc kept it out of line (a call per ts, dur, pid, tid,
- * name, cat and ph); inlined, stats --kernels-only takes 2.5% less CPU
- * (500 MB real-shaped, one thread). */
-static inline __attribute__((always_inline)) int scan_scalar(const char *p, const char *end, span *s, const char **next, const char **why)
+static inline int scan_scalar(const char *p, const char *end, span *s, const char **next, const char **why)
 {
     if (p >= end)
         return TP_JL_MORE;
