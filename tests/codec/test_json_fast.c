@@ -1,5 +1,5 @@
 /* test_json_fast.c: the reader's word-at-a-time scanners (json_lex.h:
- * tp_digit_run, tp_parse_fixed's 8-digit fast path, tp_json_ws_guess) against their
+ * tp_parse_fixed's 8-digit fast path, tp_json_ws_guess, tp_digits_value) against their
  * byte-by-byte twins, on random text where the
  * interesting bytes fall at every position of a word. */
 #include "tests/lib/harness.h"
@@ -7,29 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char *digit_run_ref(const char *p, const char *end)
-{
-    while (p < end && *p >= '0' && *p <= '9')
-        p++;
-    return p;
-}
-
-TEST(digit_run_agrees_with_byte_by_byte)
-{
-    /* the bytes around '0'..'9', and those that carry when 6 is added */
-    static const char others[] = "/:.-e \"\xfa\xff\xf9\xc0\x29\x3a\x3f\x40\x00";
-    unsigned seed = 8;
-    char buf[40];
-    for (int round = 0; round < 20000; round++) {
-        size_t n = (size_t)rand_r(&seed) % sizeof buf;
-        for (size_t i = 0; i < n; i++)
-            buf[i] = rand_r(&seed) % 6 ? (char)('0' + rand_r(&seed) % 10)
-                                       : others[rand_r(&seed) % (sizeof others - 1)];
-        for (size_t at = 0; at <= n; at++)
-            CHECK_EQ_INT(tp_digit_run(buf + at, buf + n) - buf, digit_run_ref(buf + at, buf + n) - buf);
-    }
-}
 
 TEST(parse_fixed_fast_path_agrees_with_the_general_one)
 {

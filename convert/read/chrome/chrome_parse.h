@@ -30,12 +30,15 @@ static inline int scan_scalar(const char *p, const char *end, span *s, const cha
     /* fast path: [-]digits[.digits] ended by a byte that cannot continue a
      * token, the form of every Kineto ts, dur, pid and tid; anything else
      * (exponents, literals, "01", the end of the buffer) goes the long way */
-    const char *q = tp_digit_run(p + (*p == '-'), end), *d0 = p + (*p == '-');
+    const char *d0 = p + (*p == '-'), *q = d0;
+    while (q < end && (unsigned)(*q - '0') < 10)
+        q++;
     if (q > d0 && (*d0 != '0' || q - d0 == 1)) {
         size_t int_n = (size_t)(q - d0), frac_n = 0;
         if (q < end && *q == '.') {
             const char *f = ++q;
-            q = tp_digit_run(q, end);
+            while (q < end && (unsigned)(*q - '0') < 10)
+                q++;
             frac_n = (size_t)(q - f);
             if (q == f)
                 q = end; /* "1." is not a number: the long way says so */
