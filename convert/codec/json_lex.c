@@ -626,30 +626,46 @@ int tp_parse_int(const char *s, size_t len, int64_t *out)
     return 0;
 }
 
+/* Appends the digits at s[0..n) to *v (8 at a time when it can); returns
+ * how many there were. */
+static inline size_t take_digits(const char *s, size_t n, uint64_t *v)
+{
+    size_t i = 0;
+    uint64_t acc = *v;
+    while (n - i >= 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (tp_nondigits8(x))
+            break;
+        acc = acc * 100000000u + tp_eight_digits(x);
+        i += 8;
+    }
+    for (; i < n && (unsigned)(s[i] - '0') < 10; i++)
+        acc = acc * 10 + (unsigned)(s[i] - '0');
+    *v = acc;
+    return i;
+}
+
 int tp_parse_fixed(const char *s, size_t len, int decimals, int64_t *out, const char **why)
 {
     /* fast path: [-]digits[.digits] with at most `decimals` fraction digits
      * and at most 19 digits once scaled (fits in uint64, checked for int64):
-     * every Kineto timestamp, epoch microseconds with 3 decimals included */
+     * every Kineto timestamp, epoch microseconds with 3 decimals included.
+     * (A value past 19 digits wraps in v, and is then left to the general
+     * path by the count.) */
     if (len > 0 && len <= 21) {
         size_t i = s[0] == '-';
         uint64_t v = 0;
-        int nd = 0, frac = -1;
-        for (; i < len; i++) {
-            unsigned d = (unsigned)(s[i] - '0');
-            if (d < 10) {
-                v = v * 10 + d;
-                nd++;
-                if (frac >= 0)
-                    frac++;
-            } else if (s[i] == '.' && frac < 0)
-                frac = 0;
-            else
-                break;
+        size_t n_int = take_digits(s + i, len - i, &v), n_frac = 0;
+        i += n_int;
+        bool dot = i < len && s[i] == '.';
+        if (dot) {
+            n_frac = take_digits(s + i + 1, len - i - 1, &v);
+            i += 1 + n_frac;
         }
-        int have = frac < 0 ? 0 : frac;
-        if (i == len && nd > 0 && frac != 0 && have <= decimals && nd + (decimals - have) <= 19) {
-            for (int k = have; k < decimals; k++)
+        if (i == len && n_int > 0 && (!dot || n_frac > 0) && (int)n_frac <= decimals &&
+            n_int + (size_t)decimals <= 19) {
+            for (int k = (int)n_frac; k < decimals; k++)
                 v *= 10;
             if (v <= (uint64_t)INT64_MAX) {
                 *out = s[0] == '-' ? -(int64_t)v : (int64_t)v;
@@ -657,6 +673,11 @@ int tp_parse_fixed(const char *s, size_t len, int decimals, int64_t *out, const 
             }
         }
     }
+    return tp_parse_fixed_general(s, len, decimals, out, why);
+}
+
+int tp_parse_fixed_general(const char *s, size_t len, int decimals, int64_t *out, const char **why)
+{
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+'))

@@ -71,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int ri = tp_parse_int(p, n, &a);
         for (int d = 0; d <= 9; d += 3) {
             int rf = tp_parse_fixed(p, n, d, &f, &why);
+            int64_t g;
+            int rg = tp_parse_fixed_general(p, n, d, &g, &why);
+            ASSERT(rf == rg && (rf != 0 || f == g)); /* the fast path is only faster */
             if (ri == 0 && d == 0)
                 ASSERT(rf == 0 && f == a); /* an integer parses the same both ways */
         }

@@ -212,8 +212,34 @@ static uint32_t track_for_slow(reader *r, const raw_event *ev)
 #define TS_MAX TP_TS_MAX
 #define DUR_MAX TP_DUR_MAX
 
+/* A time that scan_scalar found to be [-]digits[.digits], with at most 3
+ * decimals and 16 integer digits, in ns: its digits are read a word at a
+ * time (tp_digits_value), whose words may start up to 7 bytes before the
+ * digits: in the buffer, after the key ("ts": ...) at least.  false: the
+ * general way (tp_parse_fixed).  tp_parse_fixed's loop per digit was 8% of
+ * the reader's instructions (43 MB real-shaped, cachegrind). */
+static bool time_fast(const reader *r, const span *s, int64_t *out)
+{
+    size_t ni = s->int_n, nf = s->frac_n;
+    if (ni == 0 || ni > 16 || nf > 3)
+        return false;
+    const char *d0 = s->p + (s->p[0] == '-');
+    if ((size_t)(d0 - r->buf) + ni < 8 || (size_t)(d0 + ni + 1 - r->buf) + nf < 8)
+        return false; /* a word would start before the buffer */
+    uint64_t v = tp_digits_value(d0, ni);
+    if (nf)
+        v = v * tp_pow10((unsigned)nf) + tp_digits_value(d0 + ni + 1, nf);
+    v *= tp_pow10(3 - (unsigned)nf); /* at most 16 + 3 digits: fits */
+    if (v > (uint64_t)INT64_MAX)
+        return false;
+    *out = s->p[0] == '-' ? -(int64_t)v : (int64_t)v;
+    return true;
+}
+
 static int parse_time(reader *r, const span *s, int64_t *out, uint64_t at, int64_t lo, int64_t hi)
 {
+    if (time_fast(r, s, out) && *out >= lo && *out < hi)
+        return 0;
     const char *why;
     if (tp_parse_fixed(s->p, s->n, 3, out, &why) == 0) {
         if (*out >= lo && *out < hi)
@@ -549,7 +575,7 @@ int chrome_read_events(reader *r)
         if (!first) { /* an event was read: a comma (or the end) must follow */
             if (*p != ',')
                 return tp_fail(r->err, off_of(r, p), "expected ',' or ']' between events");
-            const char *q = tp_json_ws(p + 1, end);
+            const char *q = tp_json_ws_guess(&r->ws_event, p + 1, end);
             if (q >= end && !r->eof) {
                 if (chrome_refill(r, r->pos) < 0)
                     return -1;

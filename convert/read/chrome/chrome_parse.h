@@ -19,6 +19,7 @@ static inline int scan_scalar(const char *p, const char *end, span *s, const cha
 {
     if (p >= end)
         return TP_JL_MORE;
+    s->int_n = s->frac_n = 0;
     if (*p == '"') {
         bool esc;
         int k = tp_json_string(p, end, &s->p, &s->n, &esc, next, why);
@@ -29,14 +30,16 @@ static inline int scan_scalar(const char *p, const char *end, span *s, const cha
     /* fast path: [-]digits[.digits] ended by a byte that cannot continue a
      * token, the form of every Kineto ts, dur, pid and tid; anything else
      * (exponents, literals, "01", the end of the buffer) goes the long way */
-    const char *q = p + (*p == '-'), *d0 = q;
+    const char *d0 = p + (*p == '-'), *q = d0;
     while (q < end && (unsigned)(*q - '0') < 10)
         q++;
     if (q > d0 && (*d0 != '0' || q - d0 == 1)) {
+        size_t int_n = (size_t)(q - d0), frac_n = 0;
         if (q < end && *q == '.') {
             const char *f = ++q;
             while (q < end && (unsigned)(*q - '0') < 10)
                 q++;
+            frac_n = (size_t)(q - f);
             if (q == f)
                 q = end; /* "1." is not a number: the long way says so */
         }
@@ -45,6 +48,10 @@ static inline int scan_scalar(const char *p, const char *end, span *s, const cha
             s->n = (size_t)(q - p);
             s->str = false;
             s->escaped = false;
+            if (int_n <= 255 && frac_n <= 255) {
+                s->int_n = (uint8_t)int_n;
+                s->frac_n = (uint8_t)frac_n;
+            }
             *next = tp_json_ws(q, end);
             return TP_JL_OK;
         }
@@ -240,7 +247,7 @@ static inline int parse_event(reader *r, const char *p, const char *end, raw_eve
     ev->extra = &r->extra;
     r->extra.len = 0;
     /* p at '{' */
-    p = tp_json_ws(p + 1, end);
+    p = tp_json_ws_guess(&r->ws_key, p + 1, end);
     if (p >= end)
         return TP_JL_MORE;
     if (*p == '}') {
@@ -268,7 +275,7 @@ static inline int parse_event(reader *r, const char *p, const char *end, raw_eve
             *why = "expected ':' after key";
             return TP_JL_BAD;
         }
-        p = tp_json_ws(p + 1, end);
+        p = tp_json_ws_guess(&r->ws_colon, p + 1, end);
         if (p >= end)
             return TP_JL_MORE;
         span *dst = NULL;
@@ -346,7 +353,7 @@ static inline int parse_event(reader *r, const char *p, const char *end, raw_eve
         if (p >= end)
             return TP_JL_MORE;
         if (*p == ',') {
-            p = tp_json_ws(p + 1, end);
+            p = tp_json_ws_guess(&r->ws_key, p + 1, end);
             continue;
         }
         if (*p == '}') {

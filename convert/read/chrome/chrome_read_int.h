@@ -15,6 +15,7 @@
 #define TP_CHROME_READ_INT_H
 
 #include "convert/base/i64map.h"
+#include "convert/codec/json_lex.h"
 #include "convert/io/input.h"
 #include "convert/model/model.h"
 #include "convert/read/formats.h"
@@ -36,6 +37,9 @@ typedef struct span {
     size_t n;
     bool str;     /* was a JSON string */
     bool escaped; /* string with backslash escapes */
+    /* a number [-]digits[.digits] as scan_scalar's fast path found it: the
+     * digits before and after the point (int_n 0: not known, or over 255) */
+    uint8_t int_n, frac_n;
 } span;
 
 /* One event as parsed, pointing into the buffer; committed all at once. */
@@ -163,6 +167,9 @@ typedef struct reader {
     uint32_t *mtia_rt;         /* mtia_runtime slices: sync when on a device (chrome_cats_finish) */
     size_t nmtia_rt, mtia_rt_cap;
     tp_i64map name_kind;       /* (cat << 32 | name) -> kind, for categories told apart by name */
+    /* the whitespace before an event's keys, after their colons, before
+     * events (json_lex.h: tp_json_ws_guess) */
+    tp_ws_guess ws_key, ws_colon, ws_event;
 } reader;
 
 static inline uint64_t off_of(const reader *r, const char *p) { return r->buf_off + (uint64_t)(p - r->buf); }
