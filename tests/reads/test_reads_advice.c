@@ -84,3 +84,22 @@ TEST(every_builtin_rule_has_framework_words)
     }
     tp_find_rules_free(&r);
 }
+
+/* A TPU trace is not told to replay CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer): XLA has none on TPUs.
+ * The shared TPU inference trace's top finding (cpu_bound_path) said it; a GPU XPlane keeps the words. */
+TEST(tpu_trace_is_not_told_cuda_graphs)
+{
+    char *md = report_md("external/xplane/tpu_inference_2.xplane.pb", "tpu.report");
+    CHECK(md && strstr(md, "(`cpu_bound_path`") && strstr(md, "several steps per call"));
+    CHECK(md && !strstr(md, "CUDA graphs") && !strstr(md, "command_buffer"));
+    free(md);
+    if (tp_test_have("pdftotext")) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' -", tp_test_tmp("tpu.report")), 0);
+        CHECK(out && !strstr(out, "CUDA graphs") && !strstr(out, "command_buffer"));
+        free(out);
+    }
+    md = report_md("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb", "gpu_xla.report");
+    CHECK(md && strstr(md, "CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer)"));
+    free(md);
+}
