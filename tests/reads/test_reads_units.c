@@ -58,3 +58,22 @@ TEST(pdf_signed_duration_columns_have_one_unit)
     CHECK(out && !strstr(out, "+296.000 us, +0.0%"));
     free(out);
 }
+
+/* the GPU time page's op categories: its device time column read "24.815 ms" above "212.234 us" and "2.368 us" (H100
+ * Qwen); now one unit, the largest value's, in the header */
+TEST(gpu_time_categories_have_one_unit)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.qwen");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 3 -l 3 -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, "category device time (ms) share count"));
+    CHECK(out && strstr(out, " elementwise 24.815 54.4% 1,047 ") && strstr(out, " memset 0.212 0.5% 241 ") &&
+          strstr(out, " memcpy 0.002 0.0% 1 "));
+    CHECK(out && !strstr(out, "212.234 us"));
+    free(out);
+}
