@@ -77,3 +77,21 @@ TEST(gpu_time_categories_have_one_unit)
     CHECK(out && !strstr(out, "212.234 us"));
     free(out);
 }
+
+/* the GPU time page's split tables: the 3-GPU XPlane's computation column read "0 ns (0.0%)" above "14.825 ms
+ * (12.4%)"; each column now in its largest value's unit, named in its head */
+TEST(gpu_time_split_columns_have_one_unit)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.xgpu3");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 3 -l 3 -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, "GPU span (ms) computation (ms)") && strstr(out, "memcpy (us)"));
+    CHECK(out && strstr(out, "device 1 13.417 0.000 (0.0%) 0 (0.0%) 33.792 (0.3%) 13.384 (99.7%)"));
+    CHECK(out && !strstr(out, "0 ns (0.0%)") && !strstr(out, "14.825 ms"));
+    free(out);
+}
