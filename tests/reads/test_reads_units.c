@@ -95,3 +95,22 @@ TEST(gpu_time_split_columns_have_one_unit)
     CHECK(out && !strstr(out, "0 ns (0.0%)") && !strstr(out, "14.825 ms"));
     free(out);
 }
+
+/* a job's clock offsets in the unit that fits: an 8-rank job read "+8018.000 us" above "-26580.000 us" on the PDF
+ * overview and "largest offset -42719.000 us" in summary.md */
+TEST(job_clock_offsets_in_the_unit_that_fits)
+{
+    const char *in = tp_test_tmp("units.job8"), *dir = tp_test_tmp("units.job8.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 8 --out '%s' --steps 2 --slow-rank 3 -q", in), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "(largest offset -42.719 ms)"));
+    free(md);
+    if (!tp_test_have("pdftotext"))
+        return;
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 1 -l 1 -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, " 1 +8.018 ms collectives ") && strstr(out, " 3 -26.580 ms collectives "));
+    CHECK(out && !strstr(out, "8018.000 us"));
+    free(out);
+}
