@@ -302,7 +302,12 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
         char d[48], lab[200];
         tp_fmt_dur(d, sizeof d, m->host_ns);
         tp_step_label(t, sf, m, lab, sizeof lab);
-        if (sf->median_of < sf->nsteps)
+        if (sf->nsteps == 1) /* not "the median of 1 steps" */
+            title = tp_strs_add(&st, "Timeline of step %s (the trace's one step; step time %s)", lab, d);
+        else if (sf->median_of == 1)
+            title = tp_strs_add(&st, "Timeline of step %s (the 1 of %zu steps with device work; step time %s)", lab,
+                                sf->nsteps, d);
+        else if (sf->median_of < sf->nsteps)
             title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s)",
                                 lab, sf->median_of, sf->nsteps, d);
         else
