@@ -243,14 +243,22 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
 static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t *depth_of, const int8_t *slot,
                         int64_t ws, int64_t we, char *buf, size_t n)
 {
-    bool seen[TL_SCAN] = {false};
+    bool seen[TL_SCAN] = {false}, drawn[TL_SCAN] = {false};
     for (size_t p = 0; p < ht->n; p++) {
         const tp_event *e = &t->events[ht->order[p]];
         int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws || slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]] >= 0)
+        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
             continue;
-        seen[depth_of[p]] = true;
+        if (slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]] >= 0)
+            drawn[depth_of[p]] = true;
+        else
+            seen[depth_of[p]] = true;
     }
+    /* threads fold their own levels: a level folded on one thread may be drawn on another (the TPU XPlane's notes
+     * said "levels 1-11 folded" above rows labelled "level 2" and "level 3") */
+    bool some = false;
+    for (int d = 0; d < TL_SCAN; d++)
+        some |= seen[d] && drawn[d];
     tp_buf b = {0};
     size_t nn = 0;
     for (int d = 0; d < TL_SCAN; d++) {
@@ -267,8 +275,8 @@ static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t
         d = e;
     }
     if (b.len)
-        snprintf(buf, n, "host level%s %s folded (wrappers of the next level, or past %d rows)",
-                 nn == 1 && !strchr(b.data, '-') ? "" : "s", b.data, TL_DEPTH);
+        snprintf(buf, n, "host level%s %s folded%s (wrappers of the next level, or past %d rows)",
+                 nn == 1 && !strchr(b.data, '-') ? "" : "s", b.data, some ? " on some threads" : "", TL_DEPTH);
     tp_buf_free(&b);
 }
 

@@ -119,3 +119,29 @@ TEST(timeline_draws_the_ops_that_launch)
     CHECK(out && strstr(out, "pid 1 tid 1 level 2 level 5 level 7 level 8 level 9 "));
     free(out);
 }
+
+/* Threads fold their own levels: the TPU XPlane's subtitle said "host levels 1-11 folded" above rows labelled "level
+ * 2" and "level 3" (drawn on other threads); it now says the folding is per thread. A one-thread trace keeps the
+ * plain note. */
+TEST(timeline_folded_levels_said_per_thread)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("tl.tpu");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/xplane/tpu_inference_2.xplane.pb"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 9 -l 9 '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, "Timeline of the whole trace") && strstr(out, "host levels 1-11 folded on some threads (") &&
+          strstr(out, "\nlevel 2\n"));
+    free(out);
+    dir = tp_test_tmp("tl.sglang");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                             dir),
+                 0);
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, " folded (wrappers of the next level") && !strstr(out, "on some threads"));
+    free(out);
+}
