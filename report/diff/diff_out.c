@@ -550,16 +550,9 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         tp_buf_putc(b, '\n');
     }
 
-    if (changed(&d->categories)) { /* every category: there are a dozen, and where the time moved is the story */
-        char **cn = display_names(&d->categories);
-        tp_buf_puts(b, "#### Op categories (device time)\n\n");
-        md_rows(b, "category (slower)", &d->categories, cn, true, SIZE_MAX);
-        md_rows(b, "category (faster)", &d->categories, cn, false, SIZE_MAX);
-        tp_kname_free(cn, d->categories.n);
-    }
-    tp_diff_eff_md(&d->eff, MD_TOP_OPS, b);
     /* kernel names that barely overlap (another vendor's library, another compiler): the op-level change leads,
-     * the kernel tables follow as the detail */
+     * right under the overview (it came third, after the categories and the shapes' TFLOPS/s, below a line saying
+     * it tells the change first), the kernel tables follow as the detail */
     double ms = 1;
     bool ops_lead = tp_diff_ops_lead(d, &ms);
     if (ops_lead) {
@@ -571,6 +564,14 @@ void tp_diff_md(const tp_diff *d, const tp_diff_gates *g, const tp_buf *why, int
         md_rows(b, "op (faster)", &d->ops, on, false, MD_TOP_OPS);
         tp_kname_free(on, d->ops.n);
     }
+    if (changed(&d->categories)) { /* every category: there are a dozen, and where the time moved is the story */
+        char **cn = display_names(&d->categories);
+        tp_buf_puts(b, "#### Op categories (device time)\n\n");
+        md_rows(b, "category (slower)", &d->categories, cn, true, SIZE_MAX);
+        md_rows(b, "category (faster)", &d->categories, cn, false, SIZE_MAX);
+        tp_kname_free(cn, d->categories.n);
+    }
+    tp_diff_eff_md(&d->eff, MD_TOP_OPS, b);
     tp_diff_cp_md(d->s[0], d->s[1], b);
     char **kn = display_names(&d->kernels);
     if (!changed(&d->kernels))
