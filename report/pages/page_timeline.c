@@ -373,10 +373,26 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
     }
     free(slot);
     free(depth_of);
+    /* a window of device work with no host work in it (vLLM's full-graph decode: the host's 1,005 slices end at
+     * 2.409 ms, the replay runs from 8.156 ms): say where the host work is, not a chart of one stream and no word */
+    char no_host[160] = "";
+    if (zoomed && nitems == 0 && ht->n > 0) {
+        int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+        for (size_t p = 0; p < ht->n; p++) {
+            const tp_event *e = &t->events[ht->order[p]];
+            int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+            h0 = e->ts < h0 ? e->ts : h0;
+            h1 = end > h1 ? end : h1;
+        }
+        char a[32], b[32];
+        tp_fmt_dur(a, sizeof a, h0 - origin);
+        tp_fmt_dur(b, sizeof b, h1 - origin);
+        snprintf(no_host, sizeof no_host, "no host work in this window (the host's ops lie at %s to %s); ", a, b);
+    }
     /* the levels not drawn before the note on pale bars: the line is cut at its end when long, never a number */
     if (zoomed || folded[0])
-        subtitle = tp_strs_add(&st, "%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
-                               shown, folded, folded[0] ? "; " : "");
+        subtitle = tp_strs_add(&st, "%s%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
+                               shown, no_host, folded, folded[0] ? "; " : "");
     size_t nrows = 0;
     const char **labels = tp_xmalloc((nt * TL_ROWS + sf->nstreams + 1) * sizeof *labels);
     for (size_t k = 0; k < nt; k++) {
