@@ -237,8 +237,8 @@ static int load_job(char **args, int nargs, const tp_load_opts *lo, tp_trace *t,
     }
     if (!quiet)
         tp_inputs_warn_not_regular("job");
-    if (not_traces && !quiet)
-        fprintf(stderr, TP_PROG ": job: warning: %zu files in the folders are no trace (skipped)\n", not_traces);
+    if (!quiet)
+        tp_inputs_warn_not_traces("job", not_traces);
     tp_merged_job job;
     const char *bad = NULL;
     int rc = TP_EXIT_OK;
@@ -311,9 +311,8 @@ static int convert_main(int argc, char **argv, char **ins)
         in = strcpy(one, single);
         if (!quiet)
             tp_inputs_warn_not_regular("convert");
-        if (one_not_traces && !quiet)
-            fprintf(stderr, TP_PROG ": convert: warning: %zu file%s in the folders %s no trace (skipped)\n",
-                    one_not_traces, one_not_traces == 1 ? "" : "s", one_not_traces == 1 ? "is" : "are");
+        if (!quiet)
+            tp_inputs_warn_not_traces("convert", one_not_traces);
     }
     free(single);
     if (!in)

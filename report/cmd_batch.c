@@ -670,8 +670,7 @@ static int batch_main(int argc, char **argv, tp_buf *opts, tp_cat_rules *rules, 
     pg.total = ntodo;
     fprintf(stderr, "tracepress batch: %zu traces%s, %zu unchanged (skipped), %zu to do with %ld workers\n",
             rows.n, shard ? " in this shard" : "", skipped, ntodo, njobs);
-    if (not_traces)
-        fprintf(stderr, "tracepress batch: %zu files in the folders given are not traces (ignored)\n", not_traces);
+    tp_inputs_warn_not_traces("batch", not_traces);
     if (ncaptures)
         fprintf(stderr,
                 "tracepress batch: %zu files in capture_traces/ folders beside the traces used as their graph "

@@ -66,12 +66,8 @@ static int load_job(const char *arg, const tp_job_opts *jo, tp_job *job)
     int rc = tp_inputs_expand(args, 1, NULL, &inputs, &not_traces, &err);
     if (rc == 0) {
         tp_inputs_warn_not_regular(arg);
-        if (not_traces && inputs.n) { /* without a trace, the error line below says it: one line */
-            fputs("tracepress: ", stderr);
-            tp_put_printable(stderr, arg);
-            fprintf(stderr, ": %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
-                    not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
-        }
+        if (inputs.n) /* without a trace, the error line below says it: one line */
+            tp_inputs_warn_not_traces(arg, not_traces);
     }
     if (rc == 0 && !inputs.n)
         rc = not_traces ? tp_fail_at(&err, "", "no trace among the inputs (%zu file%s no reader recognises)", not_traces,

@@ -62,9 +62,7 @@ static bool one_trace(char **args, int nargs, const char *dir, char *buf, size_t
     if (ok) {
         snprintf(buf, n, "%s", one);
         tp_inputs_warn_not_regular("report");
-        if (not_traces)
-            fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n",
-                    not_traces, not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+        tp_inputs_warn_not_traces("report", not_traces);
     }
     free(one);
     return ok;
@@ -80,9 +78,8 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         tp_report_error("report", &err);
         return TP_EXIT_INPUT;
     }
-    if (!inputs->n && not_traces) /* as before: the count, then why there is nothing to do */
-        fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
-                not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    if (!inputs->n) /* as before: the count, then why there is nothing to do */
+        tp_inputs_warn_not_traces("report", not_traces);
     if (!inputs->n) {
         char ro[PATH_MAX], ri[PATH_MAX];
         for (int i = 0; i < nargs; i++) /* the one folder given is the output folder: its traces are skipped */
@@ -102,9 +99,7 @@ static int job_inputs(char **args, int nargs, const char *dir, tp_strlist *input
         return TP_EXIT_INPUT;
     }
     tp_inputs_warn_not_regular("report"); /* after the checks, as the count below: a refusal is one line */
-    if (not_traces)
-        fprintf(stderr, "tracepress: report: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
-                not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    tp_inputs_warn_not_traces("report", not_traces);
     return 0;
 }
 

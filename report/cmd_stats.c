@@ -296,9 +296,7 @@ static int stats_job(char **args, int nargs, const tp_job_opts *jo, bool json, b
         return TP_EXIT_INPUT;
     }
     tp_inputs_warn_not_regular("stats");
-    if (not_traces)
-        fprintf(stderr, "tracepress: stats: %zu file%s in the folders given %s not a trace (skipped)\n", not_traces,
-                not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+    tp_inputs_warn_not_traces("stats", not_traces);
     if (!inputs.n) {
         fprintf(stderr, "tracepress: stats: no trace among the inputs\n");
         tp_strlist_free(&inputs);
@@ -366,9 +364,7 @@ static int tp_cmd_stats(int argc, char **argv)
         job = false;
         path = strcpy(one, single);
         tp_inputs_warn_not_regular("stats");
-        if (not_traces)
-            fprintf(stderr, "tracepress: stats: %zu file%s in the folders given %s not a trace (skipped)\n",
-                    not_traces, not_traces == 1 ? "" : "s", not_traces == 1 ? "is" : "are");
+        tp_inputs_warn_not_traces("stats", not_traces);
     }
     free(single);
     if (job && kernels_only)

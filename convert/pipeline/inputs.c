@@ -182,22 +182,44 @@ static const char *not_regular_kind(const char *path, int type, const struct sta
            : (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) ? "a device" : "not a regular file";
 }
 
+/* The files skipped as no trace, named likewise: "1 file ... is not a trace" left the user to guess which one (a
+ * folder of ranks with a planted.json, notes beside a trace). */
+static char g_nt_names[TP_NOT_REGULAR_NAMED][320];
+static size_t g_nt_kept;
+
+/* Keeps entry among the first TP_NOT_REGULAR_NAMED of names in name order. */
+static void keep_first_named(char names[][320], size_t *kept, const char *entry)
+{
+    size_t at = *kept;
+    while (at > 0 && strcmp(entry, names[at - 1]) < 0)
+        at--;
+    if (at >= TP_NOT_REGULAR_NAMED)
+        return;
+    size_t last = *kept < TP_NOT_REGULAR_NAMED ? *kept : TP_NOT_REGULAR_NAMED - 1;
+    for (size_t k = last; k > at; k--)
+        memcpy(names[k], names[k - 1], sizeof names[k]);
+    snprintf(names[at], sizeof names[at], "%s", entry);
+    if (*kept < TP_NOT_REGULAR_NAMED)
+        (*kept)++;
+}
+
 static void note_not_regular(const char *path, const char *kind)
 {
     g_not_regular++;
     char entry[320];
     snprintf(entry, sizeof entry, "%s (%s)", path, kind); /* a longer name is cut: the line stays one line */
-    size_t at = g_nr_kept;
-    while (at > 0 && strcmp(entry, g_nr_names[at - 1]) < 0)
-        at--;
-    if (at >= TP_NOT_REGULAR_NAMED)
-        return;
-    size_t last = g_nr_kept < TP_NOT_REGULAR_NAMED ? g_nr_kept : TP_NOT_REGULAR_NAMED - 1;
-    for (size_t k = last; k > at; k--)
-        memcpy(g_nr_names[k], g_nr_names[k - 1], sizeof g_nr_names[k]);
-    memcpy(g_nr_names[at], entry, sizeof entry);
-    if (g_nr_kept < TP_NOT_REGULAR_NAMED)
-        g_nr_kept++;
+    keep_first_named(g_nr_names, &g_nr_kept, entry);
+}
+
+static void put_names(char names[][320], size_t kept, size_t n)
+{
+    for (size_t i = 0; i < kept; i++) {
+        fputs(i ? ", " : "", stderr);
+        tp_put_printable(stderr, names[i]); /* file names: one line, no terminal control */
+    }
+    if (n > kept)
+        fprintf(stderr, " and %zu more", n - kept);
+    fputc('\n', stderr);
 }
 
 static int walk_fn(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -225,8 +247,10 @@ static int walk_fn(const char *path, const struct stat *st, int type, struct FTW
     }
     if (is_trace(path))
         tp_strlist_add(g_out, path);
-    else
+    else {
         g_skipped++;
+        keep_first_named(g_nt_names, &g_nt_kept, path);
+    }
     return FTW_CONTINUE;
 }
 
@@ -241,13 +265,18 @@ void tp_inputs_warn_not_regular(const char *who)
     fprintf(stderr, ": warning: %zu entr%s in the folders or patterns given %s not a regular file or a link to one "
                     "(a FIFO, a device, a socket, a link to a folder or a broken link), skipped: ",
             g_not_regular, g_not_regular == 1 ? "y" : "ies", g_not_regular == 1 ? "is" : "are");
-    for (size_t i = 0; i < g_nr_kept; i++) {
-        fputs(i ? ", " : "", stderr);
-        tp_put_printable(stderr, g_nr_names[i]); /* file names: one line, no terminal control */
-    }
-    if (g_not_regular > g_nr_kept)
-        fprintf(stderr, " and %zu more", g_not_regular - g_nr_kept);
-    fputc('\n', stderr);
+    put_names(g_nr_names, g_nr_kept, g_not_regular);
+}
+
+void tp_inputs_warn_not_traces(const char *who, size_t not_traces)
+{
+    if (!not_traces)
+        return;
+    fputs(TP_PROG ": ", stderr);
+    tp_put_printable(stderr, who);
+    fprintf(stderr, ": %zu file%s in the folders given %s (skipped): ", not_traces, not_traces == 1 ? "" : "s",
+            not_traces == 1 ? "is not a trace" : "are not traces");
+    put_names(g_nt_names, g_nt_kept, not_traces);
 }
 
 static int add_one(const char *arg, int depth, tp_strlist *out, tp_err *err);
@@ -393,7 +422,7 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
 {
     char rp[PATH_MAX];
     g_exclude = exclude && realpath(exclude, rp) ? rp : NULL;
-    g_skipped = g_not_regular = g_list_bytes = g_list_entries = g_nr_kept = 0;
+    g_skipped = g_not_regular = g_list_bytes = g_list_entries = g_nr_kept = g_nt_kept = 0;
     tp_strset_free(&g_walked); /* an earlier call's, when it failed */
     for (int i = 0; i < nargs; i++)
         if (add_one(args[i], 0, out, err) < 0)

@@ -38,6 +38,9 @@ int tp_inputs_expand(char **args, int nargs, const char *exclude, tp_strlist *ou
  * none). */
 size_t tp_inputs_not_regular(void);
 void tp_inputs_warn_not_regular(const char *who);
+/* One line on stderr: "tracepress: WHO: N files in the folders given are not traces (skipped): a, b, c and K more"
+ * (the first three by name, of the last tp_inputs_expand); nothing when not_traces is 0. */
+void tp_inputs_warn_not_traces(const char *who, size_t not_traces);
 
 /* Do these arguments name a job (several traces): more than one, or one
  * that is a folder, a glob or an @list?  One plain file is one trace. */

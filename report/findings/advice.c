@@ -67,8 +67,42 @@ static const advice ADVICE[] = {
      NULL},
 };
 
+/* On TPUs XLA has no CUDA graphs to replay (a TPU program is already one dispatch): the XLA words of the rules that
+ * name them, without them (a TPU inference trace was told XLA_FLAGS=--xla_gpu_enable_command_buffer). */
+static const struct {
+    const char *id, *next;
+} TPU_ADVICE[] = {
+    {"host_bound", "Give each dispatch more work (a larger batch; jit the whole loop body, several steps per call with "
+                   "lax.scan or fori_loop) so the TPU runs longer programs; move the host work named in the evidence "
+                   "out of the jitted loop"},
+    {"small_kernels", "Let XLA fuse them: jit larger functions (the whole loop body) rather than many small ones"},
+    {"cpu_bound_path", "Shorten the host work named in the evidence (the longest host stretch first): jit larger "
+                       "functions so XLA dispatches fewer, larger computations (several steps per call with lax.scan), "
+                       "or dispatch the next iteration before reading this one's results"},
+    {"launch_gaps_path", "Dispatch earlier: fewer host reads of device values before the dispatches named in the "
+                         "evidence, and larger jitted computations (several steps per call) so the TPU waits on "
+                         "fewer dispatches"},
+};
+
+/* The trace ran on TPUs: a device it describes is named TPU ("TPU v6 Lite"), or an XProf process is one
+ * ("/device:TPU:0"). */
+static bool on_tpu(const tp_trace *t)
+{
+    for (size_t i = 0; i < t->ndevinfo; i++) {
+        const char *n = t->devinfo[i].name ? tp_str_get(t, t->devinfo[i].name) : "";
+        if (strncmp(n, "TPU", 3) == 0)
+            return true;
+    }
+    for (size_t i = 0; i < t->nprocesses; i++) {
+        const char *n = t->processes[i].name ? tp_str_get(t, t->processes[i].name) : "";
+        if (strncmp(n, "/device:TPU", 11) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* A copy of the rule with the framework's words, owned by f; or the rule. */
-static const tp_find_rule *adapt(tp_findings *f, const tp_find_rule *r, bool xla, bool steps)
+static const tp_find_rule *adapt(tp_findings *f, const tp_find_rule *r, bool xla, bool tpu, bool steps)
 {
     if (!r || r->user)
         return r;
@@ -76,6 +110,9 @@ static const tp_find_rule *adapt(tp_findings *f, const tp_find_rule *r, bool xla
         if (strcmp(ADVICE[i].id, r->id) != 0)
             continue;
         const char *next = xla ? (ADVICE[i].xla ? ADVICE[i].xla : ADVICE[i].no_steps) : !steps ? ADVICE[i].no_steps : NULL;
+        for (size_t k = 0; tpu && k < sizeof TPU_ADVICE / sizeof *TPU_ADVICE; k++)
+            if (strcmp(TPU_ADVICE[k].id, r->id) == 0)
+                next = TPU_ADVICE[k].next;
         if (!next)
             return r;
         for (size_t k = 0; k < f->nadapted; k++) /* one copy a rule */
@@ -91,12 +128,12 @@ static const tp_find_rule *adapt(tp_findings *f, const tp_find_rule *r, bool xla
 
 void tp_findings_adapt(tp_findings *f, const tp_trace *t, bool has_steps)
 {
-    bool xla = t && tp_trace_is_xla(t);
+    bool xla = t && tp_trace_is_xla(t), tpu = xla && on_tpu(t);
     if (!xla && has_steps)
         return;
     f->adapted = tp_xcalloc(sizeof ADVICE / sizeof *ADVICE, sizeof *f->adapted);
     for (size_t i = 0; i < f->n; i++)
-        f->items[i].rule = adapt(f, f->items[i].rule, xla, has_steps);
+        f->items[i].rule = adapt(f, f->items[i].rule, xla, tpu, has_steps);
     for (size_t i = 0; i < f->nunsure; i++)
-        f->unsure[i] = adapt(f, f->unsure[i], xla, has_steps);
+        f->unsure[i] = adapt(f, f->unsure[i], xla, tpu, has_steps);
 }

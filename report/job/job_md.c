@@ -100,10 +100,12 @@ static void lead(const tp_job *j, tp_buf *b)
             far = j->ranks[r].offset_ns;
     }
     if (j->nranks > 1) {
-        tp_fmt_us(t1, sizeof t1, llabs(far)); /* offsets are bounded (clock_align.h): no overflow */
+        /* offsets are bounded (clock_align.h): no overflow; in the unit that fits ("-42.719 ms", not
+         * "-42719.000 us") */
+        tp_fmt_dur(t1, sizeof t1, llabs(far));
         tp_buf_printf(b, "\nClocks: %zu of %zu rank%s aligned on collective ends to rank %lld (largest offset %s%s)",
                       aligned, j->nranks - 1, j->nranks == 2 ? "" : "s", (long long)j->ranks[0].rank,
-                      far < 0 ? "-" : "+", t1);
+                      far < 0 ? "-" : far > 0 ? "+" : "", t1);
         if (recorded)
             tp_buf_printf(b, "; %zu kept as recorded (no collective in common)", recorded);
         tp_buf_puts(b, ".\n");

@@ -541,8 +541,10 @@ static double clock_table(tp_canvas *cv, const tp_job *j, double x, double y, do
     for (size_t i = 0; i < n; i++) {
         const tp_job_rank *r = &j->ranks[o[i]];
         char off[48], sp[48];
-        tp_fmt_us(off, sizeof off, r->offset_ns);
-        tp_fmt_us(sp, sizeof sp, r->align_spread_ns);
+        /* in the unit that fits, the table's one a column (chart_table.c): "+8018.000 us" above "-26580.000 us"
+         * (an 8-rank job) read as a raw number, not as the -26.580 ms it is */
+        tp_fmt_dur(off, sizeof off, r->offset_ns);
+        tp_fmt_dur(sp, sizeof sp, r->align_spread_ns);
         const char **row = cells + i * 6;
         row[0] = tp_strs_add(&st, "%lld", (long long)r->rank);
         row[1] = tp_strs_add(&st, "%s%s", r->offset_ns > 0 ? "+" : "", off);
@@ -558,7 +560,7 @@ static double clock_table(tp_canvas *cv, const tp_job *j, double x, double y, do
     y = table_at(cv, &t, x, y, w);
     if (j->nranks > n) {
         char a[48], s[200];
-        tp_fmt_us(a, sizeof a, abs64(j->ranks[o[n]].offset_ns));
+        tp_fmt_dur(a, sizeof a, abs64(j->ranks[o[n]].offset_ns));
         snprintf(s, sizeof s, "and %zu more ranks, |offset| at most %s (all in summary.json).", j->nranks - n, a);
         y = para(cv, x, y + 2, w, TP_FONT_REGULAR, TABLE_FS, TP_COLOR_MUTED, s);
     }

@@ -65,6 +65,8 @@ void tp_page_critical(tp_canvas *cv, const tp_pagectx *pc)
     const char *title;
     if (s->cp.annotation && p->window_ev != TP_NONE)
         title = tp_strs_add(&st, "Critical path of %s (%s)", tp_str_get(t, t->events[p->window_ev].name), d);
+    else if (p->step >= 0 && s->sf.nsteps == 1) /* "the median step" of one */
+        title = tp_strs_add(&st, "Critical path of step #%lld (the trace's one step; %s)", (long long)p->step, d);
     else if (p->step >= 0)
         title = tp_strs_add(&st, "Critical path of step #%lld (the median step; %s)", (long long)p->step, d);
     else

@@ -95,40 +95,64 @@ typedef struct split_cols {
     double bar_x, bar_w;
     int64_t bar_max;      /* span drawn as the whole bar width */
     const char *head;     /* the label column's head: "device / step", "device" in a trace without steps */
+    int unit[1 + NPARTS]; /* a column's one unit, its largest value's, named in its head (docs/REPORT.md "Numbers") */
 } split_cols;
 
-static void cell_text(tp_strs *st, const tp_gpu_figs *f, int c, char *buf, size_t n)
+static int64_t cell_ns(const tp_gpu_figs *f, int c) { return c == 0 ? f->span_ns : part_ns(f, c - 1); }
+
+/* One unit a column: the 3-GPU XPlane's computation column read "0 ns (0.0%)" above "14.825 ms (12.4%)", its exposed
+ * memcpy "33.792 us" beside the idle's "13.384 ms" of one row. */
+static void cell_text(const tp_gpu_figs *f, int c, int unit, char *buf, size_t n)
 {
+    char d[48];
+    tp_fmt_dur_in(d, sizeof d, cell_ns(f, c), unit);
     if (c == 0) {
-        snprintf(buf, n, "%s", tp_strs_dur(st, f->span_ns));
+        snprintf(buf, n, "%s", d);
         return;
     }
     char pct[32];
     tp_fmt_pct(pct, sizeof pct, part_ns(f, c - 1), f->span_ns);
-    snprintf(buf, n, "%s (%s)", tp_strs_dur(st, part_ns(f, c - 1)), pct);
+    snprintf(buf, n, "%s (%s)", d, pct);
+}
+
+/* A column's head lines, the unit after the last: "GPU span (ms)", "exposed" / "communication (ms)". */
+static void col_head(const split_cols *L, size_t c, char *h0, char *h1, size_t n)
+{
+    const char *a = c ? part_head[c - 1][0] : "GPU span", *b = c ? part_head[c - 1][1] : "";
+    const char *u = tp_dur_unit_name(L->unit[c]);
+    if (*b) {
+        snprintf(h0, n, "%s", a);
+        snprintf(h1, n, "%s (%s)", b, u);
+    } else {
+        snprintf(h0, n, "%s (%s)", a, u);
+        h1[0] = 0;
+    }
 }
 
 /* Column widths that fit every row of both tables. */
 static split_cols split_layout(const split_row *rows, size_t n, double x, double w, bool steps)
 {
     split_cols L = {.x = x, .w = w, .head = steps ? "device / step" : "device"};
-    tp_strs st = {0};
     double labw = tp_text_width(TP_FONT_BOLD, FS, L.head);
-    for (size_t c = 0; c <= NPARTS; c++) {
-        const char *h0 = c ? part_head[c - 1][0] : "GPU span", *h1 = c ? part_head[c - 1][1] : "";
+    for (size_t c = 0; c <= NPARTS; c++) { /* both tables' rows: one unit a column on the page */
+        int64_t most = 0;
+        for (size_t i = 0; i < n; i++)
+            most = cell_ns(rows[i].f, (int)c) > most ? cell_ns(rows[i].f, (int)c) : most;
+        L.unit[c] = tp_dur_unit(most);
+        char h0[64], h1[64];
+        col_head(&L, c, h0, h1, sizeof h0);
         L.num_w[c] = fmax(tp_text_width(TP_FONT_BOLD, FS, h0), tp_text_width(TP_FONT_BOLD, FS, h1)) + (c ? FS + 3 : 0);
     }
     for (size_t i = 0; i < n; i++) {
         labw = fmax(labw, tp_text_width(rows[i].bar ? TP_FONT_REGULAR : TP_FONT_BOLD, FS, rows[i].label));
         for (size_t c = 0; c <= NPARTS; c++) {
             char b[96];
-            cell_text(&st, rows[i].f, (int)c, b, sizeof b);
+            cell_text(rows[i].f, (int)c, L.unit[c], b, sizeof b);
             L.num_w[c] = fmax(L.num_w[c], tp_text_width(TP_FONT_REGULAR, FS, b));
         }
         if (rows[i].bar && rows[i].f->span_ns > L.bar_max)
             L.bar_max = rows[i].f->span_ns;
     }
-    tp_strs_free(&st);
     double nums = 0;
     for (size_t c = 0; c <= NPARTS; c++)
         nums += L.num_w[c] + 10;
@@ -145,7 +169,8 @@ static void split_header(tp_canvas *cv, const split_cols *L, double y)
     double mid1 = y + HEAD_H * 0.3, mid2 = y + HEAD_H * 0.72, x = L->x + L->label_w;
     for (size_t c = 0; c <= NPARTS; c++) {
         x += L->num_w[c] + 10;
-        const char *h0 = c ? part_head[c - 1][0] : "GPU span", *h1 = c ? part_head[c - 1][1] : "";
+        char h0[64], h1[64];
+        col_head(L, c, h0, h1, sizeof h0);
         bool two = *h1 != 0;
         text(cv, x - 4, two ? mid1 : y + HEAD_H / 2, TP_FONT_BOLD, FS, TP_COLOR_TEXT, TP_ALIGN_RIGHT, h0);
         if (two)
@@ -171,7 +196,7 @@ static void split_row_draw(tp_canvas *cv, const split_cols *L, const split_row *
     double x = L->x + L->label_w;
     for (size_t c = 0; c <= NPARTS; c++) {
         char b[96];
-        cell_text(st, r->f, (int)c, b, sizeof b);
+        cell_text(r->f, (int)c, L->unit[c], b, sizeof b);
         x += L->num_w[c] + 10;
         text(cv, x - 4, mid, TP_FONT_REGULAR, FS, TP_COLOR_TEXT, TP_ALIGN_RIGHT, b);
     }
@@ -271,14 +296,23 @@ static double categories_table(tp_canvas *cv, const tp_pagectx *pc, size_t nrows
     tp_strs st = {0};
     bool per_step = c->nsteps >= 2;
     enum { C_NAME, C_TIME, C_SHARE, C_COUNT, C_STEP, C_TOP, NC };
-    const char *head[NC] = {"category", "device time", "share", "count", "share per step (min - max)", "top ops (share of the category)"};
+    /* one unit for the time column, its largest value's, named in the header (docs/REPORT.md "Numbers"): the rows
+     * read "24.815 ms" above "212.234 us" and "2.368 us" (H100 Qwen) */
+    int64_t most = 0;
+    for (size_t i = 0; i < nrows; i++)
+        most = c->rows[i].device_ns > most ? c->rows[i].device_ns : most;
+    int unit = tp_dur_unit(most);
+    const char *head[NC] = {"category", tp_strs_add(&st, "device time (%s)", tp_dur_unit_name(unit)), "share", "count",
+                            "share per step (min - max)", "top ops (share of the category)"};
     const char **cells = tp_xcalloc(nrows * NC + 1, sizeof *cells);
     for (size_t i = 0; i < nrows; i++) {
         const tp_cat_row *r = &c->rows[i];
         const char **cl = cells + i * NC;
         char p[32];
         cl[C_NAME] = c->rules->names[r->category];
-        cl[C_TIME] = tp_strs_dur(&st, r->device_ns);
+        char in_unit[48];
+        tp_fmt_dur_in(in_unit, sizeof in_unit, r->device_ns, unit);
+        cl[C_TIME] = tp_strs_add(&st, "%s", in_unit);
         tp_fmt_pct(p, sizeof p, r->device_ns, c->total_ns);
         cl[C_SHARE] = tp_strs_add(&st, "%s", p);
         cl[C_COUNT] = tp_strs_count(&st, r->count);

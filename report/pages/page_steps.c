@@ -35,7 +35,13 @@ void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
                           {"host - busy", v + 2 * n, n},
                           {"stream overlap", v + 3 * n, n}};
     char title[160];
-    if (only_busy)
+    /* one step: no mean and no spread to speak of ("mean over 1 steps, bars from min to max") */
+    if (n == 1 && only_busy)
+        snprintf(title, sizeof title, "Step times: the 1 of %zu steps with device work (one step, no spread)",
+                 sf->nsteps);
+    else if (n == 1)
+        snprintf(title, sizeof title, "Step times: the trace's one step (no spread)");
+    else if (only_busy)
         snprintf(title, sizeof title, "Per-step times: mean over the %zu of %zu steps with device work, bars from min "
                                       "to max", n, sf->nsteps);
     else

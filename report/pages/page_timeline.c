@@ -243,14 +243,22 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
 static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t *depth_of, const int8_t *slot,
                         int64_t ws, int64_t we, char *buf, size_t n)
 {
-    bool seen[TL_SCAN] = {false};
+    bool seen[TL_SCAN] = {false}, drawn[TL_SCAN] = {false};
     for (size_t p = 0; p < ht->n; p++) {
         const tp_event *e = &t->events[ht->order[p]];
         int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws || slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]] >= 0)
+        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
             continue;
-        seen[depth_of[p]] = true;
+        if (slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]] >= 0)
+            drawn[depth_of[p]] = true;
+        else
+            seen[depth_of[p]] = true;
     }
+    /* threads fold their own levels: a level folded on one thread may be drawn on another (the TPU XPlane's notes
+     * said "levels 1-11 folded" above rows labelled "level 2" and "level 3") */
+    bool some = false;
+    for (int d = 0; d < TL_SCAN; d++)
+        some |= seen[d] && drawn[d];
     tp_buf b = {0};
     size_t nn = 0;
     for (int d = 0; d < TL_SCAN; d++) {
@@ -267,8 +275,8 @@ static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t
         d = e;
     }
     if (b.len)
-        snprintf(buf, n, "host level%s %s folded (wrappers of the next level, or past %d rows)",
-                 nn == 1 && !strchr(b.data, '-') ? "" : "s", b.data, TL_DEPTH);
+        snprintf(buf, n, "host level%s %s folded%s (wrappers of the next level, or past %d rows)",
+                 nn == 1 && !strchr(b.data, '-') ? "" : "s", b.data, some ? " on some threads" : "", TL_DEPTH);
     tp_buf_free(&b);
 }
 
@@ -302,7 +310,12 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
         char d[48], lab[200];
         tp_fmt_dur(d, sizeof d, m->host_ns);
         tp_step_label(t, sf, m, lab, sizeof lab);
-        if (sf->median_of < sf->nsteps)
+        if (sf->nsteps == 1) /* not "the median of 1 steps" */
+            title = tp_strs_add(&st, "Timeline of step %s (the trace's one step; step time %s)", lab, d);
+        else if (sf->median_of == 1)
+            title = tp_strs_add(&st, "Timeline of step %s (the 1 of %zu steps with device work; step time %s)", lab,
+                                sf->nsteps, d);
+        else if (sf->median_of < sf->nsteps)
             title = tp_strs_add(&st, "Timeline of step %s (the median of the %zu of %zu steps with device work; step time %s)",
                                 lab, sf->median_of, sf->nsteps, d);
         else
@@ -360,10 +373,26 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
     }
     free(slot);
     free(depth_of);
+    /* a window of device work with no host work in it (vLLM's full-graph decode: the host's 1,005 slices end at
+     * 2.409 ms, the replay runs from 8.156 ms): say where the host work is, not a chart of one stream and no word */
+    char no_host[160] = "";
+    if (zoomed && nitems == 0 && ht->n > 0) {
+        int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+        for (size_t p = 0; p < ht->n; p++) {
+            const tp_event *e = &t->events[ht->order[p]];
+            int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+            h0 = e->ts < h0 ? e->ts : h0;
+            h1 = end > h1 ? end : h1;
+        }
+        char a[32], b[32];
+        tp_fmt_dur(a, sizeof a, h0 - origin);
+        tp_fmt_dur(b, sizeof b, h1 - origin);
+        snprintf(no_host, sizeof no_host, "no host work in this window (the host's ops lie at %s to %s); ", a, b);
+    }
     /* the levels not drawn before the note on pale bars: the line is cut at its end when long, never a number */
     if (zoomed || folded[0])
-        subtitle = tp_strs_add(&st, "%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
-                               shown, folded, folded[0] ? "; " : "");
+        subtitle = tp_strs_add(&st, "%s%s%s%sa bar lighter than its colour is a stretch busy only that fraction of its width",
+                               shown, no_host, folded, folded[0] ? "; " : "");
     size_t nrows = 0;
     const char **labels = tp_xmalloc((nt * TL_ROWS + sf->nstreams + 1) * sizeof *labels);
     for (size_t k = 0; k < nt; k++) {

@@ -84,3 +84,41 @@ TEST(every_builtin_rule_has_framework_words)
     }
     tp_find_rules_free(&r);
 }
+
+/* A TPU trace is not told to replay CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer): XLA has none on TPUs.
+ * The shared TPU inference trace's top finding (cpu_bound_path) said it; a GPU XPlane keeps the words. */
+TEST(tpu_trace_is_not_told_cuda_graphs)
+{
+    char *md = report_md("external/xplane/tpu_inference_2.xplane.pb", "tpu.report");
+    CHECK(md && strstr(md, "(`cpu_bound_path`") && strstr(md, "several steps per call"));
+    CHECK(md && !strstr(md, "CUDA graphs") && !strstr(md, "command_buffer"));
+    free(md);
+    if (tp_test_have("pdftotext")) {
+        char *out = NULL;
+        CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' -", tp_test_tmp("tpu.report")), 0);
+        CHECK(out && !strstr(out, "CUDA graphs") && !strstr(out, "command_buffer"));
+        free(out);
+    }
+    md = report_md("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb", "gpu_xla.report");
+    CHECK(md && strstr(md, "CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer)"));
+    free(md);
+}
+
+/* One step: no "median of 1 steps" or "mean over 1 steps, bars from min to max" (the TraceLens H100 and MI300X runs
+ * record one ProfilerStep each): the timeline, critical path and steps pages say it is the trace's one step */
+TEST(one_step_is_not_a_median)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("onestep.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && !strstr(out, "1 steps") && !strstr(out, "the median step;"));
+    CHECK(out && strstr(out, "Timeline of step #6 (the trace's one step; step time 47.151 ms)") &&
+          strstr(out, "Critical path of step #6 (the trace's one step;") &&
+          strstr(out, "Step times: the trace's one step (no spread)"));
+    free(out);
+}

@@ -20,6 +20,10 @@ TEST(cross_vendor_diff_names_devices_and_leads_with_ops)
     const char *lead = md ? strstr(md, "Kernel names barely overlap") : NULL, *ops = md ? strstr(md, "#### Ops") : NULL;
     const char *kern = md ? strstr(md, "#### Top regressions") : NULL;
     CHECK(lead && ops && kern && lead < ops && ops < kern);
+    /* the op-level change right under the overview, before the categories and the shapes (it came third, below a
+     * line saying it tells the change first) */
+    const char *cats = md ? strstr(md, "#### Op categories") : NULL, *over = md ? strstr(md, "| figure |") : NULL;
+    CHECK(over && lead && cats && over < lead && ops < cats);
     /* ten kernel rows: folded, the summary saying what is inside */
     CHECK(md && strstr(md, "<details><summary>10 rows: kernel</summary>") && strstr(md, "</details>"));
     free(md);

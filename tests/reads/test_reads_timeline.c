@@ -119,3 +119,54 @@ TEST(timeline_draws_the_ops_that_launch)
     CHECK(out && strstr(out, "pid 1 tid 1 level 2 level 5 level 7 level 8 level 9 "));
     free(out);
 }
+
+/* Threads fold their own levels: the TPU XPlane's subtitle said "host levels 1-11 folded" above rows labelled "level
+ * 2" and "level 3" (drawn on other threads); it now says the folding is per thread. A one-thread trace keeps the
+ * plain note. */
+TEST(timeline_folded_levels_said_per_thread)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("tl.tpu");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/xplane/tpu_inference_2.xplane.pb"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 9 -l 9 '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, "Timeline of the whole trace") && strstr(out, "host levels 1-11 folded on some threads (") &&
+          strstr(out, "\nlevel 2\n"));
+    free(out);
+    dir = tp_test_tmp("tl.sglang");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                             dir),
+                 0);
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, " folded (wrappers of the next level") && !strstr(out, "on some threads"));
+    free(out);
+}
+
+/* A window of device work with no host work in it (vLLM's full-graph decode: the host's slices end at 2.409 ms, the
+ * replay runs from 8.156 ms) said where the host work is, not a chart of one stream and no word about the host */
+TEST(timeline_says_where_the_host_work_is)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *in = tp_test_write_text(
+        "nohost.json",
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,"
+        "\"args\":{\"correlation\":1}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":1000,\"dur\":1000,"
+        "\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":2100,\"dur\":1000,"
+        "\"args\":{\"correlation\":2,\"device\":0,\"stream\":7}}]}\n");
+    const char *dir = tp_test_tmp("nohost.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext '%s/report.pdf' - 2>&1", dir), 0);
+    CHECK(out && strstr(out, "shown: 958.000 us to 3.142 ms after the first event, where the devices work (2% margin); "
+                             "no host work in this window (the host's ops lie at 0 ns to 50.000 us); "));
+    free(out);
+}

@@ -58,3 +58,59 @@ TEST(pdf_signed_duration_columns_have_one_unit)
     CHECK(out && !strstr(out, "+296.000 us, +0.0%"));
     free(out);
 }
+
+/* the GPU time page's op categories: its device time column read "24.815 ms" above "212.234 us" and "2.368 us" (H100
+ * Qwen); now one unit, the largest value's, in the header */
+TEST(gpu_time_categories_have_one_unit)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.qwen");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 3 -l 3 -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, "category device time (ms) share count"));
+    CHECK(out && strstr(out, " elementwise 24.815 54.4% 1,047 ") && strstr(out, " memset 0.212 0.5% 241 ") &&
+          strstr(out, " memcpy 0.002 0.0% 1 "));
+    CHECK(out && !strstr(out, "212.234 us"));
+    free(out);
+}
+
+/* the GPU time page's split tables: the 3-GPU XPlane's computation column read "0 ns (0.0%)" above "14.825 ms
+ * (12.4%)"; each column now in its largest value's unit, named in its head */
+TEST(gpu_time_split_columns_have_one_unit)
+{
+    if (!tp_test_have("pdftotext"))
+        return;
+    const char *dir = tp_test_tmp("units.xgpu3");
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(),
+                             tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb"), dir),
+                 0);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 3 -l 3 -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, "GPU span (ms) computation (ms)") && strstr(out, "memcpy (us)"));
+    CHECK(out && strstr(out, "device 1 13.417 0.000 (0.0%) 0 (0.0%) 33.792 (0.3%) 13.384 (99.7%)"));
+    CHECK(out && !strstr(out, "0 ns (0.0%)") && !strstr(out, "14.825 ms"));
+    free(out);
+}
+
+/* a job's clock offsets in the unit that fits: an 8-rank job read "+8018.000 us" above "-26580.000 us" on the PDF
+ * overview and "largest offset -42719.000 us" in summary.md */
+TEST(job_clock_offsets_in_the_unit_that_fits)
+{
+    const char *in = tp_test_tmp("units.job8"), *dir = tp_test_tmp("units.job8.report");
+    CHECK_EQ_INT(tp_test_run(NULL, "build/gen/gen_job --ranks 8 --out '%s' --steps 2 --slow-rank 3 -q", in), 0);
+    CHECK_EQ_INT(tp_test_run(NULL, "'%s' report -q '%s' -o '%s'", tp_test_bin(), in, dir), 0);
+    char *md = tp_test_read_in(dir, "summary.md");
+    CHECK(md && strstr(md, "(largest offset -42.719 ms)"));
+    free(md);
+    if (!tp_test_have("pdftotext"))
+        return;
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "pdftotext -f 1 -l 1 -layout '%s/report.pdf' - 2>&1 | tr -s ' '", dir), 0);
+    CHECK(out && strstr(out, " 1 +8.018 ms collectives ") && strstr(out, " 3 -26.580 ms collectives "));
+    CHECK(out && !strstr(out, "8018.000 us"));
+    free(out);
+}

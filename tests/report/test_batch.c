@@ -58,7 +58,7 @@ TEST(batch_all_samples_and_a_corrupt_file)
     char *out = NULL;
     int rc = tp_test_run(&out, "'%s' batch '%s' '%s' -o '%s' -j 2 2>&1", tp_test_bin(), ext, bad, dir);
     CHECK_EQ_INT(rc, 2);
-    CHECK(out && strstr(out, "are not traces (ignored)"));
+    CHECK(out && strstr(out, "are not traces (skipped): "));
     free(out);
     char p[1024];
     snprintf(p, sizeof p, "%s/index.json", dir);
