@@ -558,6 +558,16 @@ void tp_diff_noise_text(const tp_diff *d, char *buf, size_t n)
     }
 }
 
+void tp_diff_fmt_share(char *buf, size_t n, const tp_diff_row *r)
+{
+    if (!r->has_share) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    double pct = r->share * 100.0;
+    snprintf(buf, n, "%.1f%%", pct > -0.05 && pct < 0.05 ? 0.0 : pct);
+}
+
 void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r)
 {
     if (r->match == TP_DM_ADDED)

@@ -165,6 +165,9 @@ bool tp_diff_ops_lead(const tp_diff *d, double *share);
 
 /* "+12.3%", "-4.0%", "new"/"-" style relative change text. */
 void tp_diff_fmt_rel(char *buf, size_t n, const tp_diff_row *r);
+/* A row's share of the gross change, "12.3%" (one decimal; a share that rounds to zero is "0.0%", never "-0.0%"),
+ * "-" without one. */
+void tp_diff_fmt_share(char *buf, size_t n, const tp_diff_row *r);
 /* "+1.234 ms" signed duration, 3 significant digits. */
 void tp_diff_fmt_delta(char *buf, size_t n, int64_t ns);
 

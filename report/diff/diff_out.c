@@ -300,10 +300,7 @@ static size_t md_rows_open(tp_buf *b, const char *what, const tp_diff_table *t, 
         tp_fmt_dur_in(dl + 1, sizeof dl - 1, mag64(r->delta), ud);
         dl[0] = r->delta < 0 ? '-' : '+';
         tp_diff_fmt_rel(rel, sizeof rel, r);
-        if (r->has_share)
-            snprintf(sh, sizeof sh, "%.1f%%", r->share * 100.0 + 0.0);
-        else
-            snprintf(sh, sizeof sh, "-");
+        tp_diff_fmt_share(sh, sizeof sh, r);
         tp_fmt_count(n0, sizeof n0, r->count[0]);
         tp_fmt_count(n1, sizeof n1, r->count[1]);
         tp_buf_puts(b, "| ");

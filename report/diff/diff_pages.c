@@ -210,7 +210,9 @@ static void table_page(tp_canvas *cv, const char *title, const char *what, const
         row[4] = tp_strs_add(&c, "%s", b);
         row[5] = tp_strs_add(&c, "%s", dl);
         row[6] = tp_strs_add(&c, "%s", rel);
-        row[7] = r->has_share ? tp_strs_add(&c, "%.1f%%", r->share * 100.0 + 0.0) : "-";
+        char sh[32];
+        tp_diff_fmt_share(sh, sizeof sh, r);
+        row[7] = tp_strs_add(&c, "%s", sh);
         row[8] = r->op ? tp_strs_add(&c, "op %s", r->op) : tp_diff_match_name(r->match);
     }
     tp_table tb = {title, 9, cols, t->n, cv_cells, 7, 2, NULL};

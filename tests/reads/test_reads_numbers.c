@@ -1,6 +1,7 @@
 /* test_reads_numbers.c: numbers and labels that read right (issue 36 item 8). */
 #include "render/text/units.h"
 #include "tests/lib/harness.h"
+#include "report/diff/diff.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,4 +69,24 @@ TEST(dominating_ops_drop_ops_under_one_percent)
     CHECK(out && strstr(out, "Dominating ops by time: kernel mix by category, bar height = time (top 8 of 18; 10 under 1% "
                              "not drawn)"));
     free(out);
+}
+
+/* a diff row's share of the gross change: a small improvement read "-0.0%" in diff.pdf and diff.md */
+TEST(diff_share_never_minus_zero)
+{
+    char b[32];
+    tp_diff_row r = {0};
+    r.has_share = true;
+    r.share = -0.0004;
+    tp_diff_fmt_share(b, sizeof b, &r);
+    CHECK_STR(b, "0.0%");
+    r.share = 0.0004;
+    tp_diff_fmt_share(b, sizeof b, &r);
+    CHECK_STR(b, "0.0%");
+    r.share = -0.123;
+    tp_diff_fmt_share(b, sizeof b, &r);
+    CHECK_STR(b, "-12.3%");
+    r.has_share = false;
+    tp_diff_fmt_share(b, sizeof b, &r);
+    CHECK_STR(b, "-");
 }
