@@ -8,6 +8,7 @@
  * interned_data.proto. */
 #include "convert/read/pftrace/pftrace.h"
 #include "convert/codec/json_lex.h"
+#include "convert/read/vendor_names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -246,6 +247,17 @@ static uint8_t kind_of_cat(const char *cat, size_t n)
     return TP_KIND_OTHER;
 }
 
+/* A category's class: 1 + its kind, or PF_CAT_MTIA_* (Kineto's MTIA
+ * categories, as the Chrome reader reads them: chrome_cats.c). */
+static uint8_t cat_class(const char *cat, size_t n)
+{
+    if (n == strlen(TP_MTIA_DEVICE_CAT) && memcmp(cat, TP_MTIA_DEVICE_CAT, n) == 0)
+        return PF_CAT_MTIA_DEVICE;
+    if (n == strlen(TP_MTIA_RUNTIME_CAT) && memcmp(cat, TP_MTIA_RUNTIME_CAT, n) == 0)
+        return PF_CAT_MTIA_RUNTIME;
+    return (uint8_t)(1 + kind_of_cat(cat, n));
+}
+
 static void push_flow(pf_ctx *c, uint64_t id, uint32_t ev, bool terminating)
 {
     TP_GROW(c->flows, c->flows_cap, c->nflows + 1);
@@ -447,8 +459,12 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
         memset(c->cat_kind + old, 0, c->cat_kind_cap - old);
     }
     if (cat && !c->cat_kind[cat])
-        c->cat_kind[cat] = (uint8_t)(1 + kind_of_cat(tp_str_get(t, cat), tp_str_len(t, cat)));
-    e.kind = cat ? (uint8_t)(c->cat_kind[cat] - 1) : TP_KIND_OTHER;
+        c->cat_kind[cat] = cat_class(tp_str_get(t, cat), tp_str_len(t, cat));
+    uint8_t cls = cat ? c->cat_kind[cat] : 1 + TP_KIND_OTHER;
+    if (cls == PF_CAT_MTIA_DEVICE) /* Kineto's MTIA device events: told apart by name */
+        e.kind = tp_vendor_mtia_device_kind(tp_str_get(t, name));
+    else
+        e.kind = cls == PF_CAT_MTIA_RUNTIME ? TP_KIND_RUNTIME : (uint8_t)(cls - 1);
     uint32_t idx = (uint32_t)t->nevents;
     /* the annotations, and the flows, in a second walk (the name is known now) */
     bool keep = t->keep_args || (c->o->keep_args_of && name &&

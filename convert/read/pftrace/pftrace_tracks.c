@@ -605,6 +605,19 @@ static void rehome_devices(pf_ctx *c, const bool *dev_slot)
     free(moved_to);
 }
 
+/* "GPU 3", "MTIA 17": how Kineto labels a device process (process_labels) */
+static bool kineto_device_label(const tp_trace *t, tp_str name)
+{
+    const char *v = name ? tp_str_get(t, name) : "";
+    size_t skip = strncmp(v, "GPU ", 4) == 0 ? 4 : strncmp(v, "MTIA ", 5) == 0 ? 5 : 0;
+    if (!skip || !v[skip])
+        return false;
+    for (v += skip; *v; v++)
+        if (*v < '0' || *v > '9')
+            return false;
+    return true;
+}
+
 void pf_finish(pf_ctx *c)
 {
     tp_trace *t = c->t;
@@ -636,14 +649,26 @@ void pf_finish(pf_ctx *c)
             counter_event(c, e, s);
     }
     /* a process of device activity is labelled "GPU <pid>", as Kineto labels
-     * its devices (the label is not in the file; convert writes no labels) */
+     * its devices (the label is not in the file; convert writes no labels),
+     * unless its name is such a label already ("MTIA 17": Kineto's MTIA
+     * device, which convert writes as the process's name) */
     bool *dev = tp_xcalloc(t->nprocesses + 1, sizeof *dev);
     for (size_t i = 0; i < n; i++)
         if (is_device(t->events[i].kind))
             dev[t->tracks[t->events[i].track].process] = true;
+    /* MTIA runtime calls on a device (its "Submission Queue" tracks) are the
+     * device's view of a host sync, as the Chrome reader has them */
+    for (size_t i = 0; i < n; i++) {
+        tp_event *e = &t->events[i];
+        if (e->cat && e->cat < c->cat_kind_cap && c->cat_kind[e->cat] == PF_CAT_MTIA_RUNTIME &&
+            dev[t->tracks[e->track].process])
+            e->kind = TP_KIND_SYNC;
+    }
     for (size_t p = 0; p < t->nprocesses; p++)
-        if (dev[p] && !t->processes[p].label && !t->processes[p].key && t->processes[p].pid >= 0 &&
-            t->processes[p].pid < (1 << 20)) {
+        if (dev[p] && !t->processes[p].label && kineto_device_label(t, t->processes[p].name))
+            t->processes[p].label = t->processes[p].name;
+        else if (dev[p] && !t->processes[p].label && !t->processes[p].key && t->processes[p].pid >= 0 &&
+                 t->processes[p].pid < (1 << 20)) {
             char b[32];
             int len = snprintf(b, sizeof b, "GPU %lld", (long long)t->processes[p].pid);
             t->processes[p].label = tp_intern(t, b, (size_t)len);

@@ -1,0 +1,52 @@
+/* test_pftrace_review.c: what an acceptance review of the Perfetto reader
+ * (convert/read/pftrace/) found, each a regression test that fails on the
+ * reader as it first landed. */
+#include "tests/lib/harness.h"
+#include "convert/pipeline/pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* `stats` of a file on stdout, without its first line (it names the file and
+ * the reader, and counts the events read) and the "Cannot tell" lines (they
+ * name what a .pftrace does not carry: Kineto's device table and shapes). */
+static char *stats_body(const char *path)
+{
+    char *out = NULL;
+    if (tp_test_run(&out, "%s stats '%s' 2>/dev/null", tp_test_bin(), path) != 0) {
+        free(out);
+        return NULL;
+    }
+    tp_buf b = {0};
+    const char *p = strchr(out, '\n');
+    p = p ? p + 1 : out + strlen(out);
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p + 1) : strlen(p);
+        if (strncmp(p, "Cannot tell", 11) != 0)
+            tp_buf_put(&b, p, n);
+        p += n;
+    }
+    tp_buf_putc(&b, 0);
+    free(out);
+    return b.data;
+}
+
+/* Kineto's MTIA trace (HTA's sample): its device events (category
+ * mtia_ccp_events, on "Stream N" tracks of process "MTIA 17") were no
+ * device activity once read back from a .pftrace: 974 kernels and copies
+ * became 0, and the device was labelled "GPU 17".  Now the categories read
+ * as the Chrome reader reads them, and stats are equal. */
+TEST(pftrace_round_trip_of_an_mtia_trace_keeps_its_device_activity)
+{
+    const char *in = tp_test_shared("external/hta/mtia_inference_rank_0.json.gz");
+    const char *pf = tp_test_tmp("review_mtia.pftrace");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o '%s' 2>/dev/null", tp_test_bin(), in, pf), 0);
+    char *a = stats_body(in), *b = stats_body(pf);
+    CHECK(a && b);
+    CHECK(b && strstr(b, "974 kernel/memcpy/memset instances of 4 names, 459456313 ns in total"));
+    CHECK(b && strstr(b, "MTIA 17 Stream 101") && !strstr(b, "GPU 17"));
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+}
