@@ -50,3 +50,34 @@ TEST(pftrace_round_trip_of_an_mtia_trace_keeps_its_device_activity)
     free(a);
     free(b);
 }
+
+/* A slice begun and never ended, a packet whose time is past the model's
+ * range: the reader drops them (counted), but only convert's line said so;
+ * `stats` and `report` were silent.  Now every command warns. */
+static const unsigned char never_ended[] = {
+    /* TrackDescriptor uuid 1 "proc", process pid 10 */
+    0x0a, 0x11, 0x50, 0x01, 0xe2, 0x03, 0x0c, 0x08, 0x01, 0x12, 0x04, 'p', 'r', 'o', 'c', 0x1a, 0x02, 0x08, 0x0a,
+    /* TrackDescriptor uuid 2 "thr", parent 1, thread pid 10 tid 11 */
+    0x0a, 0x12, 0x50, 0x01, 0xe2, 0x03, 0x0d, 0x08, 0x02, 0x12, 0x03, 't', 'h', 'r', 0x22, 0x04, 0x08, 0x0a, 0x10,
+    0x0b,
+    /* SLICE_BEGIN "a" on track 2 at 1000 ns, no end */
+    0x0a, 0x0f, 0x50, 0x01, 0x40, 0xe8, 0x07, 0x5a, 0x08, 0x48, 0x01, 0x58, 0x02, 0xba, 0x01, 0x01, 'a',
+    /* INSTANT "b" at 2^63 - 1 ns: out of the model's range */
+    0x0a, 0x16, 0x50, 0x01, 0x40, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x5a, 0x08, 0x48, 0x03,
+    0x58, 0x02, 0xba, 0x01, 0x01, 'b',
+};
+
+TEST(pftrace_dropped_events_are_said_by_stats_and_report)
+{
+    const char *pf = tp_test_write("review_never_ended.pftrace", never_ended, sizeof never_ended);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' 2>&1 >/dev/null", tp_test_bin(), pf), 0);
+    CHECK(out && strstr(out, "warning: ") && strstr(out, "pftrace: slices without an end (dropped): 1"));
+    CHECK(out && strstr(out, "pftrace: times out of range or on an unknown clock (events dropped): 1"));
+    free(out);
+    const char *rep = tp_test_tmp("review_never_ended_report");
+    CHECK_EQ_INT(tp_test_run(&out, "rm -rf '%s' && %s report -o '%s' '%s' 2>&1 >/dev/null", rep, tp_test_bin(), rep, pf),
+                 0);
+    CHECK(out && strstr(out, "slices without an end (dropped): 1"));
+    free(out);
+}

@@ -412,14 +412,14 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     t->events_in += type != T_END; /* a slice is one event, as a Chrome 'X' */
     if (!has_ts) {
         if (!abs_ok || abs_us < TP_TS_MIN / 1000 || abs_us >= TP_TS_MAX / 1000) {
-            tp_drop_count(t, "pftrace: track events without a time", 1);
+            tp_drop_count(t, "pftrace: track events without a time (dropped)", 1);
             return 0;
         }
         ts = abs_us * 1000;
     }
     uint32_t slot = event_slot(c, s, has_track, track);
     if (slot == TP_NONE) {
-        tp_drop_count(t, "pftrace: track events without a track", 1);
+        tp_drop_count(t, "pftrace: track events without a track (dropped)", 1);
         return 0;
     }
     if (type == T_END) {
@@ -428,7 +428,7 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
         return 0;
     }
     if (type == T_COUNTER && !has_value) {
-        tp_drop_count(t, "pftrace: counter events without a value", 1);
+        tp_drop_count(t, "pftrace: counter events without a value (dropped)", 1);
         return 0;
     }
     if (type == T_COUNTER) { /* CounterDescriptor: deltas on this sequence, a unit multiplier */

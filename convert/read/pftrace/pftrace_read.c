@@ -394,7 +394,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
         switch (f.num) {
         case PK_TRACK_EVENT:
             if (has_ts && !ts_ok) {
-                tp_drop_count(c->t, "pftrace: times out of range or on an unknown clock", 1);
+                tp_drop_count(c->t, "pftrace: times out of range or on an unknown clock (events dropped)", 1);
                 c->t->events_in++;
                 break;
             }
@@ -510,6 +510,10 @@ static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
         rc = read_packets(&c, c.base, len, 0);
     if (rc == 0)
         pf_finish(&c);
+    /* every command says what was dropped (stats, report: not only
+     * convert's line), as the Chrome reader does */
+    for (size_t i = 0; rc == 0 && i < t->ndrops; i++)
+        tp_warn(t, t->drops[i].what, t->drops[i].count);
     if (rc == 0 && o->strict)
         rc = strict_check(t, err);
     for (size_t i = 0; i < c.nseqs; i++) {

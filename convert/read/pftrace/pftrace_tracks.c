@@ -458,7 +458,7 @@ static void match_slices(pf_ctx *c)
     for (size_t q = 0; q <= c->nmarks; q++) {
         if (q == c->nmarks || (q && c->marks[q].slot != c->marks[q - 1].slot)) {
             for (; depth; depth--)
-                tp_drop(t, stack[depth - 1], "pftrace: slices without an end");
+                tp_drop(t, stack[depth - 1], "pftrace: slices without an end (dropped)");
             if (q == c->nmarks)
                 break;
         }
