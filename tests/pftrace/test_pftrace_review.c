@@ -81,3 +81,19 @@ TEST(pftrace_dropped_events_are_said_by_stats_and_report)
     CHECK(out && strstr(out, "slices without an end (dropped): 1"));
     free(out);
 }
+
+/* XPlane -> .pftrace -> report: the device "/device:GPU:0" (convert writes
+ * it as process 1, XPlane's planes numbered from 1) came back as "GPU 1", so
+ * the round trip renamed every device of an XPlane trace.  Now a process
+ * named "/device:GPU:N" is device N, as the XPlane reader has it. */
+TEST(pftrace_round_trip_of_xplane_keeps_the_device_numbers)
+{
+    const char *in = tp_test_shared("external/xplane/amd_mi300_jax08_attention_tw003.xplane.pb");
+    const char *pf = tp_test_tmp("review_xplane.pftrace");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s convert '%s' -o '%s' 2>/dev/null", tp_test_bin(), in, pf), 0);
+    char *a = stats_body(in), *b = stats_body(pf);
+    CHECK(a && strstr(a, "device 0 Stream #16(Kernel)"));
+    CHECK(b && strstr(b, "device 0 Stream #16(Kernel)") && !strstr(b, "GPU 1"));
+    free(a);
+    free(b);
+}

@@ -618,6 +618,20 @@ static bool kineto_device_label(const tp_trace *t, tp_str name)
     return true;
 }
 
+/* "/device:GPU:3" (an XPlane plane, as convert names its process): 3, else
+ * -1.  Its pid is no device number: convert numbers XPlane's planes from 1. */
+static int32_t xla_device_number(const tp_trace *t, tp_str name)
+{
+    const char *v = name ? tp_str_get(t, name) : "";
+    if (strncmp(v, "/device:GPU:", 12) != 0 && strncmp(v, "/device:TPU:", 12) != 0)
+        return -1;
+    int32_t n = 0;
+    size_t i = 12;
+    for (; v[i] >= '0' && v[i] <= '9' && i < 18; i++)
+        n = n * 10 + (v[i] - '0');
+    return i > 12 && !v[i] ? n : -1;
+}
+
 void pf_finish(pf_ctx *c)
 {
     tp_trace *t = c->t;
@@ -665,7 +679,9 @@ void pf_finish(pf_ctx *c)
             e->kind = TP_KIND_SYNC;
     }
     for (size_t p = 0; p < t->nprocesses; p++)
-        if (dev[p] && !t->processes[p].label && kineto_device_label(t, t->processes[p].name))
+        if (dev[p] && t->processes[p].device < 0 && xla_device_number(t, t->processes[p].name) >= 0)
+            t->processes[p].device = xla_device_number(t, t->processes[p].name); /* "device N", as XPlane's reader */
+        else if (dev[p] && !t->processes[p].label && kineto_device_label(t, t->processes[p].name))
             t->processes[p].label = t->processes[p].name;
         else if (dev[p] && !t->processes[p].label && !t->processes[p].key && t->processes[p].pid >= 0 &&
                  t->processes[p].pid < (1 << 20)) {
