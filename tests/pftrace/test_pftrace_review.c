@@ -97,3 +97,39 @@ TEST(pftrace_round_trip_of_xplane_keeps_the_device_numbers)
     free(a);
     free(b);
 }
+
+/* The ulimit -v wrapper of a run when the binary runs under one (ASan
+ * reserves terabytes of address space: no cap there). */
+static const char *memory_cap(long kb)
+{
+    static char s[64];
+    bool works = tp_test_run(NULL, "(ulimit -v %ld && '%s' --version; exit $?) >/dev/null 2>&1", kb, tp_test_bin()) == 0;
+    snprintf(s, sizeof s, works ? "ulimit -v %ld; " : "", kb);
+    return s;
+}
+
+/* 300,000 packets of 17 bytes, each on a sequence of its own that clears
+ * its state and interns one name: each sequence's table was 64 slots and
+ * its clock list 16 (5 MB of input, 289 MB peak: 57 bytes per input byte).
+ * Now a sequence's tables grow from what it holds (78 MB peak). */
+TEST(pftrace_many_sequences_memory_bounded)
+{
+    enum { N = 300000 };
+    unsigned char *b = tp_xmalloc((size_t)N * 17);
+    size_t n = 0;
+    for (uint32_t i = 1; i <= N; i++) {
+        /* packet { seq_id (10) = i as 3 varint bytes; sequence_flags (13) = 1;
+         *          interned_data (12) { event_names (2) { iid 1, name "a" } } } */
+        const unsigned char p[17] = {0x0a, 0x0f, 0x50, (unsigned char)(0x80 | (i & 0x7f)),
+                                     (unsigned char)(0x80 | ((i >> 7) & 0x7f)), (unsigned char)(i >> 14), 0x68, 0x01,
+                                     0x62, 0x07, 0x12, 0x05, 0x08, 0x01, 0x12, 0x01, 'a'};
+        memcpy(b + n, p, sizeof p);
+        n += sizeof p;
+    }
+    const char *pf = tp_test_write("review_sequences.pftrace", b, n);
+    free(b);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s timeout 60 '%s' stats '%s' 2>&1", memory_cap(200L * 1024), tp_test_bin(), pf), 0);
+    CHECK(out && strstr(out, "pftrace trace, 0 events"));
+    free(out);
+}

@@ -88,6 +88,7 @@ int pf_interned(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f)
             return -1;
         if (!iid) /* 0 is "no iid" */
             continue;
+        tp_i64map_init(&s->interned, 4); /* a sequence's table costs what it holds (docs/ERRORS.md) */
         tp_i64map_put(&s->interned, ikey(kind, iid), tp_intern(c->t, str ? (const char *)str : "", len));
     }
     return k < 0 ? -1 : 0;

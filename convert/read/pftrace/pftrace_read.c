@@ -237,10 +237,13 @@ static int clock_snapshot(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_fie
             tp_warn(c->t, "pftrace: clocks beyond 64 distinct ids (not read)", 1);
             continue;
         }
-        if (!old) {
-            TP_GROW(*list, *cap, *len + 1);
-            old = &(*list)[(*len)++];
+        if (!old && *len == *cap) { /* a sequence holds a clock or two: not TP_GROW's 16 */
+            size_t more = *cap ? 2 * *cap : 2;
+            *list = tp_xrealloc(*list, more * sizeof **list);
+            *cap = more;
         }
+        if (!old)
+            old = &(*list)[(*len)++];
         *old = x;
     }
     return 0;
