@@ -375,6 +375,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
     }
     r = tp_pb_sub(top, pf);
     int rc = 0;
+    bool snapshot = false;
     while (rc == 0 && (k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
         if (f.wt != TP_PB_LEN)
             continue;
@@ -382,11 +383,17 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
             rc = pf_interned(c, s, &r, &f);
         else if (f.num == PK_DEFAULTS)
             rc = defaults(c, s, &r, &f);
-        else if (f.num == PK_CLOCK_SNAPSHOT)
+        else if (f.num == PK_CLOCK_SNAPSHOT) {
             rc = clock_snapshot(c, s, &r, &f);
+            snapshot = true;
+        }
     }
     if (k < 0 || rc < 0)
         return -1;
+    /* as Perfetto's reader: a clock snapshot's packet ends at the snapshot
+     * (its time moves no incremental clock, the rest of it is not read) */
+    if (snapshot)
+        return 0;
     /* every packet's time moves its incremental clock, whatever it holds */
     int64_t ts = 0;
     bool ts_ok = has_ts && pf_time(c, s, clock, raw_ts, &ts);
