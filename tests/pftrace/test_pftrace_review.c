@@ -162,4 +162,17 @@ TEST(pftrace_clock_snapshot_packet_time_moves_no_clock)
     CHECK(j && strstr(j, "\"name\":\"a\",\"pid\":10,\"tid\":11,\"ts\":0.000"));
     CHECK(j && strstr(j, "\"name\":\"b\",\"pid\":10,\"tid\":11,\"ts\":0.100"));
     free(j);
+    /* a track event in that packet is not read either: said */
+    unsigned char more[sizeof snapshot_with_time + 10];
+    memcpy(more, snapshot_with_time, sizeof snapshot_with_time);
+    size_t at = 39; /* the snapshot packet: its length grows by the event's 10 bytes */
+    more[at + 1] = 0x1f + 10;
+    memmove(more + at + 2 + 0x1f + 10, more + at + 2 + 0x1f, sizeof snapshot_with_time - (at + 2 + 0x1f));
+    const unsigned char ev[10] = {0x5a, 0x08, 0x48, 0x03, 0x58, 0x02, 0xba, 0x01, 0x01, 'z'};
+    memcpy(more + at + 2 + 0x1f, ev, sizeof ev);
+    const char *pf2 = tp_test_write("review_snapshot_event.pftrace", more, sizeof more);
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' 2>&1 >/dev/null", tp_test_bin(), pf2), 0);
+    CHECK(out && strstr(out, "pftrace: payloads in a clock snapshot's packet (not read, as Perfetto): 1"));
+    free(out);
 }

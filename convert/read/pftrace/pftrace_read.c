@@ -392,8 +392,13 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
         return -1;
     /* as Perfetto's reader: a clock snapshot's packet ends at the snapshot
      * (its time moves no incremental clock, the rest of it is not read) */
-    if (snapshot)
-        return 0;
+    if (snapshot) {
+        r = tp_pb_sub(top, pf);
+        while ((k = tp_pb_next_fast(&r, &f, c->err)) == 1)
+            if (f.wt == TP_PB_LEN && f.num != PK_INTERNED && f.num != PK_DEFAULTS && f.num != PK_CLOCK_SNAPSHOT)
+                tp_warn(c->t, "pftrace: payloads in a clock snapshot's packet (not read, as Perfetto)", 1);
+        return k < 0 ? -1 : 0;
+    }
     /* every packet's time moves its incremental clock, whatever it holds */
     int64_t ts = 0;
     bool ts_ok = has_ts && pf_time(c, s, clock, raw_ts, &ts);
