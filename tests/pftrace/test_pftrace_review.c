@@ -176,3 +176,18 @@ TEST(pftrace_clock_snapshot_packet_time_moves_no_clock)
     CHECK(out && strstr(out, "pftrace: payloads in a clock snapshot's packet (not read, as Perfetto): 1"));
     free(out);
 }
+
+/* A Chrome JSON trace whose first line is empty, named *.pftrace: 0x0a then
+ * '{' read as a packet of 123 bytes, and the name made it a Perfetto trace
+ * ("protobuf field 1: length 123 runs past the end", exit 2).  Recognition is
+ * by content: it is JSON. */
+TEST(pftrace_name_does_not_make_json_a_protobuf_trace)
+{
+    const char *js = tp_test_write_text("review_blank_first_line.pftrace",
+                                        "\n{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+                                        "\"ts\":1,\"dur\":2}]}\n");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "%s stats '%s' 2>&1", tp_test_bin(), js), 0);
+    CHECK(out && strstr(out, "chrome trace, 1 events"));
+    free(out);
+}

@@ -37,6 +37,17 @@ enum {
     CLOCK_SEQ_LAST = 127,
 };
 
+/* JSON text (whitespace, then an object or an array) also starts with 0x0a
+ * when its first line is empty: the name alone does not make it a trace of
+ * packets (the Chrome reader's probe reads it). */
+static bool json_text(const unsigned char *head, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (head[i] == '\n' || head[i] == '\r' || head[i] == ' ' || head[i] == '\t'))
+        i++;
+    return i < n && (head[i] == '{' || head[i] == '[');
+}
+
 static int pftrace_probe(const unsigned char *head, size_t n, const char *path)
 {
     size_t pl = path ? strlen(path) : 0;
@@ -69,7 +80,7 @@ static int pftrace_probe(const unsigned char *head, size_t n, const char *path)
                                             num == PK_COMPRESSED || num == PK_DEFAULTS || num == PK_TRACK_DESC ||
                                             num == 33 || num == 35 || num == 36 || num == 45 || num == 69 || num == 89));
     if (!packet_field)
-        return named && num > 3 ? 50 : 0;
+        return named && num > 3 && !json_text(head, n) ? 50 : 0;
     /* and the packet's fields up to the end of what is seen have field
      * numbers and wire types a message can have (text that happens to start
      * with a newline does not, for long) */
