@@ -32,3 +32,25 @@ TEST(rocpd_rows_dropped_are_said_by_stats)
     CHECK(out && strstr(out, "rocpd: rows without a valid start and end (dropped): 3"));
     free(out);
 }
+
+/* A rollback journal beside the database: a write that never finished (the
+ * profiler killed while it wrote).  The reader opens the file immutable, so
+ * the journal is not replayed and the file may hold half a transaction: it
+ * read such a file in silence (a -wal beside it was said, a -journal not).
+ * The journal stays as it was. */
+TEST(sqlite_journal_beside_the_database_is_said)
+{
+    if (!tp_test_have("sqlite3"))
+        return;
+    const char *db = review_db("review_journal.db", ROCPD_SCHEMA ROCPD_ROWS);
+    char journal[1100];
+    snprintf(journal, sizeof journal, "%s-journal", db);
+    tp_test_write_text("review_journal.db-journal", "an unfinished transaction\n");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "'%s' stats '%s' 2>&1 >/dev/null", tp_test_bin(), db), 0);
+    CHECK(out && strstr(out, "a -journal file beside the database (a write that never finished"));
+    free(out);
+    char *j = tp_test_read_file(journal, NULL);
+    CHECK(j && strcmp(j, "an unfinished transaction\n") == 0);
+    free(j);
+}
