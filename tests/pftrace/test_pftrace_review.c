@@ -191,3 +191,36 @@ TEST(pftrace_name_does_not_make_json_a_protobuf_trace)
     CHECK(out && strstr(out, "chrome trace, 1 events"));
     free(out);
 }
+
+/* A snapshot naming another trace clock (primary_trace_clock: MONOTONIC)
+ * after times were read on BOOTTIME: the reader switched clocks midway, so
+ * the events before and after were on two grounds ("b", 1 us after "a",
+ * came out 1 s before it).  Perfetto's ClockTracker refuses the change once
+ * the trace clock was used; so does the reader now, in a warning. */
+static const unsigned char clock_change[] = {
+    /* process (uuid 1, pid 10) and thread (uuid 2, tid 11) tracks */
+    0x0a, 0x11, 0x50, 0x01, 0xe2, 0x03, 0x0c, 0x08, 0x01, 0x12, 0x04, 0x70, 0x72, 0x6f, 0x63, 0x1a, 0x02, 0x08, 0x0a,
+    0x0a, 0x12, 0x50, 0x01, 0xe2, 0x03, 0x0d, 0x08, 0x02, 0x12, 0x03, 0x74, 0x68, 0x72, 0x22, 0x04, 0x08, 0x0a, 0x10,
+    0x0b,
+    /* instant "a" at 1000 (BOOTTIME, the trace clock) */
+    0x0a, 0x0f, 0x50, 0x03, 0x40, 0xe8, 0x07, 0x5a, 0x08, 0x48, 0x03, 0x58, 0x02, 0xba, 0x01, 0x01, 0x61,
+    /* snapshot {6: 10^9, 3: 0}, primary_trace_clock 3 */
+    0x0a, 0x16, 0x50, 0x03, 0x32, 0x12, 0x0a, 0x08, 0x08, 0x06, 0x10, 0x80, 0x94, 0xeb, 0xdc, 0x03, 0x0a, 0x04, 0x08,
+    0x03, 0x10, 0x00, 0x10, 0x03,
+    /* instant "b" at 2000 on clock 6 */
+    0x0a, 0x12, 0x50, 0x03, 0x40, 0xd0, 0x0f, 0xd0, 0x03, 0x06, 0x5a, 0x08, 0x48, 0x03, 0x58, 0x02, 0xba, 0x01, 0x01,
+    0x62};
+
+TEST(pftrace_trace_clock_does_not_change_after_use)
+{
+    const char *pf = tp_test_write("review_clock_change.pftrace", clock_change, sizeof clock_change);
+    const char *js = tp_test_tmp("review_clock_change.json");
+    char *out = NULL;
+    CHECK_EQ_INT(tp_test_run(&out, "rm -f '%s' && %s convert '%s' -o '%s' 2>&1", js, tp_test_bin(), pf, js), 0);
+    CHECK(out && strstr(out, "pftrace: a change of the trace clock after times were read (ignored): 1"));
+    free(out);
+    char *j = tp_test_read_file(js, NULL);
+    CHECK(j && strstr(j, "\"name\":\"a\",\"pid\":10,\"tid\":11,\"ts\":0.000"));
+    CHECK(j && strstr(j, "\"name\":\"b\",\"pid\":10,\"tid\":11,\"ts\":1.000"));
+    free(j);
+}

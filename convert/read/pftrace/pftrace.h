@@ -112,6 +112,7 @@ typedef struct pf_ctx {
     pf_clock *clocks;      /* the trace's clocks (from snapshots) */
     size_t nclocks, clocks_cap;
     uint32_t trace_clock;  /* BOOTTIME (6) unless a snapshot names another */
+    bool trace_clock_used; /* a time was placed on it: it cannot change (as Perfetto) */
     pf_slot *slots;
     size_t nslots, slots_cap;
     tp_i64map slot_of;     /* uuid -> slots[] */

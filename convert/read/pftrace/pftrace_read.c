@@ -151,6 +151,7 @@ static pf_clock *clock_find(pf_clock *v, size_t n, uint32_t id)
 
 bool pf_time(pf_ctx *c, pf_seq *s, uint32_t clock, uint64_t raw, int64_t *ts)
 {
+    c->trace_clock_used = true;
     if (!clock)
         clock = s && s->def_clock ? s->def_clock : c->trace_clock;
     pf_clock *k = NULL;
@@ -195,8 +196,15 @@ static int clock_snapshot(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_fie
     tp_pb_field g, h;
     int k;
     while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
-        if (g.num == 2 && g.wt == TP_PB_VARINT && g.v && g.v <= UINT32_MAX)
-            c->trace_clock = (uint32_t)g.v;
+        if (g.num == 2 && g.wt == TP_PB_VARINT && g.v && g.v <= UINT32_MAX && g.v != c->trace_clock) {
+            /* times already placed on the trace clock stay where they are:
+             * a later snapshot cannot move the ground under them (Perfetto's
+             * ClockTracker refuses the change too) */
+            if (c->trace_clock_used)
+                tp_warn(c->t, "pftrace: a change of the trace clock after times were read (ignored)", 1);
+            else
+                c->trace_clock = (uint32_t)g.v;
+        }
         if (g.num != 1 || g.wt != TP_PB_LEN)
             continue;
         if (n == MAXC) {
