@@ -151,9 +151,11 @@ static pf_clock *clock_find(pf_clock *v, size_t n, uint32_t id)
 
 bool pf_time(pf_ctx *c, pf_seq *s, uint32_t clock, uint64_t raw, int64_t *ts)
 {
-    c->trace_clock_used = true;
     if (!clock)
-        clock = s && s->def_clock ? s->def_clock : c->trace_clock;
+        clock = s && s->def_clock ? s->def_clock : 0;
+    c->trace_clock_used |= clock != 0; /* a time given on no clock is trace time as it is: no use of a clock */
+    if (!clock)
+        clock = c->trace_clock;
     pf_clock *k = NULL;
     if (clock >= CLOCK_SEQ_FIRST && clock <= CLOCK_SEQ_LAST) {
         k = s ? clock_find(s->clocks, s->nclocks, clock) : NULL;
