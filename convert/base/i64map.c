@@ -36,6 +36,12 @@ static void resize(tp_i64map *m, size_t cap)
     m->cap = cap;
 }
 
+void tp_i64map_init(tp_i64map *m, size_t cap)
+{
+    if (m->cap == 0 && cap >= 2 && (cap & (cap - 1)) == 0)
+        resize(m, cap);
+}
+
 void tp_i64map_clear(tp_i64map *m)
 {
     if (m->vals && m->n) /* an empty map stays as it is: clearing is then free */

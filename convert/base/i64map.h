@@ -15,6 +15,10 @@ typedef struct tp_i64map {
 
 #define TP_I64MAP_EMPTY UINT32_MAX
 
+/* An empty map's first table of cap (a power of two) slots, not the
+ * default 64: for many maps that hold a few keys each (a Perfetto trace's
+ * per-sequence interned strings), so one costs what it holds. */
+void tp_i64map_init(tp_i64map *m, size_t cap);
 void tp_i64map_clear(tp_i64map *m);          /* keep the table, drop every entry */
 void tp_i64map_free(tp_i64map *m);
 /* Set key -> val (val != TP_I64MAP_EMPTY); replaces an existing value. */

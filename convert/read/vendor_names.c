@@ -1,5 +1,6 @@
 /* vendor_names.c: names the vendors' profiler readers interpret alike. */
 #include "convert/read/vendor_names.h"
+#include "convert/model/model.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -34,4 +35,13 @@ size_t tp_vendor_api_name_len(const char *s, size_t n)
     if (i < n && i >= 3 && s[i - 1] == 'v' && s[i - 2] == '_')
         return i - 2;
     return n;
+}
+
+uint8_t tp_vendor_mtia_device_kind(const char *name)
+{
+    if (strncmp(name, "dma", 3) == 0)
+        return TP_KIND_MEMCPY;
+    if (strcmp(name, "event_wait") == 0 || strcmp(name, "event_record") == 0)
+        return TP_KIND_SYNC;
+    return TP_KIND_KERNEL;
 }

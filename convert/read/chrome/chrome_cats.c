@@ -33,6 +33,7 @@
 #include "convert/read/chrome/chrome_read_int.h"
 #include "convert/model/derive.h"
 #include "convert/model/trace_append.h"
+#include "convert/read/vendor_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +46,9 @@ static bool is_device_kind(unsigned k)
 
 uint8_t chrome_cat_class(const char *cat, size_t n)
 {
-    if (key_is(cat, n, "mtia_ccp_events"))
+    if (key_is(cat, n, TP_MTIA_DEVICE_CAT))
         return CAT_MTIA_DEVICE;
-    if (key_is(cat, n, "mtia_runtime"))
+    if (key_is(cat, n, TP_MTIA_RUNTIME_CAT))
         return CAT_MTIA_RUNTIME;
     /* known, and no device activity: what tracepress itself writes on a
      * device (converted traces read again) and Kineto's profiler span */
@@ -61,12 +62,7 @@ uint8_t chrome_kind_by_name(const tp_trace *t, uint8_t cls, tp_str name)
 {
     if (cls == CAT_MTIA_RUNTIME)
         return TP_KIND_RUNTIME; /* the device-side ones: chrome_cats_finish */
-    const char *s = tp_str_get(t, name);
-    if (strncmp(s, "dma", 3) == 0)
-        return TP_KIND_MEMCPY;
-    if (strcmp(s, "event_wait") == 0 || strcmp(s, "event_record") == 0)
-        return TP_KIND_SYNC;
-    return TP_KIND_KERNEL;
+    return tp_vendor_mtia_device_kind(tp_str_get(t, name));
 }
 
 static void grow_zero(uint8_t **a, size_t *cap, size_t need)

@@ -533,6 +533,12 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
             if ((size_t)snprintf(wal, sizeof wal, "%s-wal", tp_input_path(in)) < sizeof wal && stat(wal, &sb) == 0 &&
                 sb.st_size > 0)
                 tp_warn(t, "nsys: a -wal file beside the export (changes not in the database file; not read)", 1);
+            /* a rollback journal beside it: a write that never finished (the
+             * profiler killed mid-export): the file may hold half of it */
+            if ((size_t)snprintf(wal, sizeof wal, "%s-journal", tp_input_path(in)) < sizeof wal &&
+                stat(wal, &sb) == 0 && sb.st_size > 0)
+                tp_warn(t, "nsys: a -journal file beside the database (a write that never finished: it may be "
+                           "inconsistent; the journal not read)", 1);
         }
         /* the header only says SQLite: an export has StringIds and its own tables */
         int known = 0;

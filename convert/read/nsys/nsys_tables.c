@@ -19,6 +19,7 @@ static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
     int64_t s, en;
     if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || !tp_event_span(e, s, en)) {
         tp_drop_count(c->t, "nsys: rows without a valid start and end", 1);
+        tp_warn(c->t, "nsys: rows without a valid start and end (dropped)", 1); /* said by every command */
         c->t->events_in++;
         return false;
     }
@@ -302,6 +303,7 @@ static int read_nvtx(ns_ctx *c)
         if (mark) {
             if (!ns_int(c, st, 0, &s) || s < TP_TS_MIN || s >= TP_TS_MAX) {
                 tp_drop_count(t, "nsys: rows without a valid start and end", 1);
+                tp_warn(t, "nsys: rows without a valid start and end (dropped)", 1);
                 t->events_in++;
                 continue;
             }

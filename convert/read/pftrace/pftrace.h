@@ -29,6 +29,11 @@
 #define PF_W_SEQ_CLOCK "pftrace: times on a sequence clock no snapshot defined (events dropped)"
 #define PF_W_NO_NAME "pftrace: track events without a name"
 
+/* pf_ctx.cat_kind beyond 1 + tp_kind: Kineto's MTIA categories, whose
+ * device events are told apart by name and whose runtime calls on a device
+ * (its "Submission Queue" tracks) are syncs, as the Chrome reader has them. */
+enum { PF_CAT_MTIA_DEVICE = 0x40, PF_CAT_MTIA_RUNTIME = 0x41 };
+
 /* Interned data kinds (InternedData fields), the low bits of a key. */
 enum { PF_I_CAT = 0, PF_I_NAME = 1, PF_I_ANN = 2, PF_I_VAL = 3 };
 
@@ -107,6 +112,7 @@ typedef struct pf_ctx {
     pf_clock *clocks;      /* the trace's clocks (from snapshots) */
     size_t nclocks, clocks_cap;
     uint32_t trace_clock;  /* BOOTTIME (6) unless a snapshot names another */
+    bool trace_clock_used; /* a time was placed on it: it cannot change (as Perfetto) */
     pf_slot *slots;
     size_t nslots, slots_cap;
     tp_i64map slot_of;     /* uuid -> slots[] */
@@ -118,7 +124,7 @@ typedef struct pf_ctx {
     uint64_t order;
     uint64_t inflated, inflate_budget;
     tp_buf inflate_buf[PF_MAX_NESTING];
-    uint8_t *cat_kind;     /* category (tp_str) -> 1 + its kind, 0 not yet known */
+    uint8_t *cat_kind;     /* category (tp_str) -> 1 + its kind or PF_CAT_*, 0 not yet known */
     size_t cat_kind_cap;
     tp_argb ab;
     tp_buf scratch;

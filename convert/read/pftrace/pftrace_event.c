@@ -8,6 +8,7 @@
  * interned_data.proto. */
 #include "convert/read/pftrace/pftrace.h"
 #include "convert/codec/json_lex.h"
+#include "convert/read/vendor_names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,6 +88,7 @@ int pf_interned(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f)
             return -1;
         if (!iid) /* 0 is "no iid" */
             continue;
+        tp_i64map_init(&s->interned, 4); /* a sequence's table costs what it holds (docs/ERRORS.md) */
         tp_i64map_put(&s->interned, ikey(kind, iid), tp_intern(c->t, str ? (const char *)str : "", len));
     }
     return k < 0 ? -1 : 0;
@@ -246,6 +248,17 @@ static uint8_t kind_of_cat(const char *cat, size_t n)
     return TP_KIND_OTHER;
 }
 
+/* A category's class: 1 + its kind, or PF_CAT_MTIA_* (Kineto's MTIA
+ * categories, as the Chrome reader reads them: chrome_cats.c). */
+static uint8_t cat_class(const char *cat, size_t n)
+{
+    if (n == strlen(TP_MTIA_DEVICE_CAT) && memcmp(cat, TP_MTIA_DEVICE_CAT, n) == 0)
+        return PF_CAT_MTIA_DEVICE;
+    if (n == strlen(TP_MTIA_RUNTIME_CAT) && memcmp(cat, TP_MTIA_RUNTIME_CAT, n) == 0)
+        return PF_CAT_MTIA_RUNTIME;
+    return (uint8_t)(1 + kind_of_cat(cat, n));
+}
+
 static void push_flow(pf_ctx *c, uint64_t id, uint32_t ev, bool terminating)
 {
     TP_GROW(c->flows, c->flows_cap, c->nflows + 1);
@@ -400,14 +413,14 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
     t->events_in += type != T_END; /* a slice is one event, as a Chrome 'X' */
     if (!has_ts) {
         if (!abs_ok || abs_us < TP_TS_MIN / 1000 || abs_us >= TP_TS_MAX / 1000) {
-            tp_drop_count(t, "pftrace: track events without a time", 1);
+            tp_drop_count(t, "pftrace: track events without a time (dropped)", 1);
             return 0;
         }
         ts = abs_us * 1000;
     }
     uint32_t slot = event_slot(c, s, has_track, track);
     if (slot == TP_NONE) {
-        tp_drop_count(t, "pftrace: track events without a track", 1);
+        tp_drop_count(t, "pftrace: track events without a track (dropped)", 1);
         return 0;
     }
     if (type == T_END) {
@@ -416,7 +429,7 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
         return 0;
     }
     if (type == T_COUNTER && !has_value) {
-        tp_drop_count(t, "pftrace: counter events without a value", 1);
+        tp_drop_count(t, "pftrace: counter events without a value (dropped)", 1);
         return 0;
     }
     if (type == T_COUNTER) { /* CounterDescriptor: deltas on this sequence, a unit multiplier */
@@ -447,8 +460,12 @@ int pf_track_event(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_field *f, 
         memset(c->cat_kind + old, 0, c->cat_kind_cap - old);
     }
     if (cat && !c->cat_kind[cat])
-        c->cat_kind[cat] = (uint8_t)(1 + kind_of_cat(tp_str_get(t, cat), tp_str_len(t, cat)));
-    e.kind = cat ? (uint8_t)(c->cat_kind[cat] - 1) : TP_KIND_OTHER;
+        c->cat_kind[cat] = cat_class(tp_str_get(t, cat), tp_str_len(t, cat));
+    uint8_t cls = cat ? c->cat_kind[cat] : 1 + TP_KIND_OTHER;
+    if (cls == PF_CAT_MTIA_DEVICE) /* Kineto's MTIA device events: told apart by name */
+        e.kind = tp_vendor_mtia_device_kind(tp_str_get(t, name));
+    else
+        e.kind = cls == PF_CAT_MTIA_RUNTIME ? TP_KIND_RUNTIME : (uint8_t)(cls - 1);
     uint32_t idx = (uint32_t)t->nevents;
     /* the annotations, and the flows, in a second walk (the name is known now) */
     bool keep = t->keep_args || (c->o->keep_args_of && name &&

@@ -37,6 +37,17 @@ enum {
     CLOCK_SEQ_LAST = 127,
 };
 
+/* JSON text (whitespace, then an object or an array) also starts with 0x0a
+ * when its first line is empty: the name alone does not make it a trace of
+ * packets (the Chrome reader's probe reads it). */
+static bool json_text(const unsigned char *head, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (head[i] == '\n' || head[i] == '\r' || head[i] == ' ' || head[i] == '\t'))
+        i++;
+    return i < n && (head[i] == '{' || head[i] == '[');
+}
+
 static int pftrace_probe(const unsigned char *head, size_t n, const char *path)
 {
     size_t pl = path ? strlen(path) : 0;
@@ -69,7 +80,7 @@ static int pftrace_probe(const unsigned char *head, size_t n, const char *path)
                                             num == PK_COMPRESSED || num == PK_DEFAULTS || num == PK_TRACK_DESC ||
                                             num == 33 || num == 35 || num == 36 || num == 45 || num == 69 || num == 89));
     if (!packet_field)
-        return named && num > 3 ? 50 : 0;
+        return named && num > 3 && !json_text(head, n) ? 50 : 0;
     /* and the packet's fields up to the end of what is seen have field
      * numbers and wire types a message can have (text that happens to start
      * with a newline does not, for long) */
@@ -141,7 +152,10 @@ static pf_clock *clock_find(pf_clock *v, size_t n, uint32_t id)
 bool pf_time(pf_ctx *c, pf_seq *s, uint32_t clock, uint64_t raw, int64_t *ts)
 {
     if (!clock)
-        clock = s && s->def_clock ? s->def_clock : c->trace_clock;
+        clock = s && s->def_clock ? s->def_clock : 0;
+    c->trace_clock_used |= clock != 0; /* a time given on no clock is trace time as it is: no use of a clock */
+    if (!clock)
+        clock = c->trace_clock;
     pf_clock *k = NULL;
     if (clock >= CLOCK_SEQ_FIRST && clock <= CLOCK_SEQ_LAST) {
         k = s ? clock_find(s->clocks, s->nclocks, clock) : NULL;
@@ -184,8 +198,15 @@ static int clock_snapshot(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_fie
     tp_pb_field g, h;
     int k;
     while ((k = tp_pb_next_fast(&r, &g, c->err)) == 1) {
-        if (g.num == 2 && g.wt == TP_PB_VARINT && g.v && g.v <= UINT32_MAX)
-            c->trace_clock = (uint32_t)g.v;
+        if (g.num == 2 && g.wt == TP_PB_VARINT && g.v && g.v <= UINT32_MAX && g.v != c->trace_clock) {
+            /* times already placed on the trace clock stay where they are:
+             * a later snapshot cannot move the ground under them (Perfetto's
+             * ClockTracker refuses the change too) */
+            if (c->trace_clock_used)
+                tp_warn(c->t, "pftrace: a change of the trace clock after times were read (ignored)", 1);
+            else
+                c->trace_clock = (uint32_t)g.v;
+        }
         if (g.num != 1 || g.wt != TP_PB_LEN)
             continue;
         if (n == MAXC) {
@@ -237,10 +258,13 @@ static int clock_snapshot(pf_ctx *c, pf_seq *s, const tp_pb *pk, const tp_pb_fie
             tp_warn(c->t, "pftrace: clocks beyond 64 distinct ids (not read)", 1);
             continue;
         }
-        if (!old) {
-            TP_GROW(*list, *cap, *len + 1);
-            old = &(*list)[(*len)++];
+        if (!old && *len == *cap) { /* a sequence holds a clock or two: not TP_GROW's 16 */
+            size_t more = *cap ? 2 * *cap : 2;
+            *list = tp_xrealloc(*list, more * sizeof **list);
+            *cap = more;
         }
+        if (!old)
+            old = &(*list)[(*len)++];
         *old = x;
     }
     return 0;
@@ -372,6 +396,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
     }
     r = tp_pb_sub(top, pf);
     int rc = 0;
+    bool snapshot = false;
     while (rc == 0 && (k = tp_pb_next_fast(&r, &f, c->err)) == 1) {
         if (f.wt != TP_PB_LEN)
             continue;
@@ -379,11 +404,22 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
             rc = pf_interned(c, s, &r, &f);
         else if (f.num == PK_DEFAULTS)
             rc = defaults(c, s, &r, &f);
-        else if (f.num == PK_CLOCK_SNAPSHOT)
+        else if (f.num == PK_CLOCK_SNAPSHOT) {
             rc = clock_snapshot(c, s, &r, &f);
+            snapshot = true;
+        }
     }
     if (k < 0 || rc < 0)
         return -1;
+    /* as Perfetto's reader: a clock snapshot's packet ends at the snapshot
+     * (its time moves no incremental clock, the rest of it is not read) */
+    if (snapshot) {
+        r = tp_pb_sub(top, pf);
+        while ((k = tp_pb_next_fast(&r, &f, c->err)) == 1)
+            if (f.wt == TP_PB_LEN && f.num != PK_INTERNED && f.num != PK_DEFAULTS && f.num != PK_CLOCK_SNAPSHOT)
+                tp_warn(c->t, "pftrace: payloads in a clock snapshot's packet (not read, as Perfetto)", 1);
+        return k < 0 ? -1 : 0;
+    }
     /* every packet's time moves its incremental clock, whatever it holds */
     int64_t ts = 0;
     bool ts_ok = has_ts && pf_time(c, s, clock, raw_ts, &ts);
@@ -394,7 +430,7 @@ static int packet(pf_ctx *c, const tp_pb *top, const tp_pb_field *pf, int depth)
         switch (f.num) {
         case PK_TRACK_EVENT:
             if (has_ts && !ts_ok) {
-                tp_drop_count(c->t, "pftrace: times out of range or on an unknown clock", 1);
+                tp_drop_count(c->t, "pftrace: times out of range or on an unknown clock (events dropped)", 1);
                 c->t->events_in++;
                 break;
             }
@@ -510,6 +546,10 @@ static int pftrace_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err
         rc = read_packets(&c, c.base, len, 0);
     if (rc == 0)
         pf_finish(&c);
+    /* every command says what was dropped (stats, report: not only
+     * convert's line), as the Chrome reader does */
+    for (size_t i = 0; rc == 0 && i < t->ndrops; i++)
+        tp_warn(t, t->drops[i].what, t->drops[i].count);
     if (rc == 0 && o->strict)
         rc = strict_check(t, err);
     for (size_t i = 0; i < c.nseqs; i++) {

@@ -458,7 +458,7 @@ static void match_slices(pf_ctx *c)
     for (size_t q = 0; q <= c->nmarks; q++) {
         if (q == c->nmarks || (q && c->marks[q].slot != c->marks[q - 1].slot)) {
             for (; depth; depth--)
-                tp_drop(t, stack[depth - 1], "pftrace: slices without an end");
+                tp_drop(t, stack[depth - 1], "pftrace: slices without an end (dropped)");
             if (q == c->nmarks)
                 break;
         }
@@ -605,6 +605,33 @@ static void rehome_devices(pf_ctx *c, const bool *dev_slot)
     free(moved_to);
 }
 
+/* "GPU 3", "MTIA 17": how Kineto labels a device process (process_labels) */
+static bool kineto_device_label(const tp_trace *t, tp_str name)
+{
+    const char *v = name ? tp_str_get(t, name) : "";
+    size_t skip = strncmp(v, "GPU ", 4) == 0 ? 4 : strncmp(v, "MTIA ", 5) == 0 ? 5 : 0;
+    if (!skip || !v[skip])
+        return false;
+    for (v += skip; *v; v++)
+        if (*v < '0' || *v > '9')
+            return false;
+    return true;
+}
+
+/* "/device:GPU:3" (an XPlane plane, as convert names its process): 3, else
+ * -1.  Its pid is no device number: convert numbers XPlane's planes from 1. */
+static int32_t xla_device_number(const tp_trace *t, tp_str name)
+{
+    const char *v = name ? tp_str_get(t, name) : "";
+    if (strncmp(v, "/device:GPU:", 12) != 0 && strncmp(v, "/device:TPU:", 12) != 0)
+        return -1;
+    int32_t n = 0;
+    size_t i = 12;
+    for (; v[i] >= '0' && v[i] <= '9' && i < 18; i++)
+        n = n * 10 + (v[i] - '0');
+    return i > 12 && !v[i] ? n : -1;
+}
+
 void pf_finish(pf_ctx *c)
 {
     tp_trace *t = c->t;
@@ -636,14 +663,28 @@ void pf_finish(pf_ctx *c)
             counter_event(c, e, s);
     }
     /* a process of device activity is labelled "GPU <pid>", as Kineto labels
-     * its devices (the label is not in the file; convert writes no labels) */
+     * its devices (the label is not in the file; convert writes no labels),
+     * unless its name is such a label already ("MTIA 17": Kineto's MTIA
+     * device, which convert writes as the process's name) */
     bool *dev = tp_xcalloc(t->nprocesses + 1, sizeof *dev);
     for (size_t i = 0; i < n; i++)
         if (is_device(t->events[i].kind))
             dev[t->tracks[t->events[i].track].process] = true;
+    /* MTIA runtime calls on a device (its "Submission Queue" tracks) are the
+     * device's view of a host sync, as the Chrome reader has them */
+    for (size_t i = 0; i < n; i++) {
+        tp_event *e = &t->events[i];
+        if (e->cat && e->cat < c->cat_kind_cap && c->cat_kind[e->cat] == PF_CAT_MTIA_RUNTIME &&
+            dev[t->tracks[e->track].process])
+            e->kind = TP_KIND_SYNC;
+    }
     for (size_t p = 0; p < t->nprocesses; p++)
-        if (dev[p] && !t->processes[p].label && !t->processes[p].key && t->processes[p].pid >= 0 &&
-            t->processes[p].pid < (1 << 20)) {
+        if (dev[p] && t->processes[p].device < 0 && xla_device_number(t, t->processes[p].name) >= 0)
+            t->processes[p].device = xla_device_number(t, t->processes[p].name); /* "device N", as XPlane's reader */
+        else if (dev[p] && !t->processes[p].label && kineto_device_label(t, t->processes[p].name))
+            t->processes[p].label = t->processes[p].name;
+        else if (dev[p] && !t->processes[p].label && !t->processes[p].key && t->processes[p].pid >= 0 &&
+                 t->processes[p].pid < (1 << 20)) {
             char b[32];
             int len = snprintf(b, sizeof b, "GPU %lld", (long long)t->processes[p].pid);
             t->processes[p].label = tp_intern(t, b, (size_t)len);
