@@ -74,6 +74,9 @@ int ns_select(ns_ctx *c, const char *table, const char *const *cols, size_t ncol
 int ns_step(ns_ctx *c, sqlite3_stmt *st, const char *table);
 /* An INTEGER column; false for NULL, and for a value of another type (counted). */
 bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v);
+/* Columns col..col+5 as two args "[x, y, z]" named first and second (a kernel's grid and block: nsys's
+ * gridX..blockZ, rocpd's grid and workgroup sizes), when all six are integers. */
+void ns_dims(ns_ctx *c, sqlite3_stmt *st, int col, const char *first, const char *second);
 /* A StringIds reference as an interned string (counted when unknown). */
 tp_str ns_string(ns_ctx *c, int64_t id);
 /* The first k bytes of an interned string, interned: copied out first, as

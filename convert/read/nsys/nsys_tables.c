@@ -181,16 +181,7 @@ static int read_kernels(ns_ctx *c)
         }
         if (t->keep_args) {
             int64_t v[9];
-            bool all = true;
-            for (int i = 0; i < 6; i++)
-                all &= ns_int(c, st, 9 + i, &v[i]);
-            if (all) {
-                char b[128];
-                int n = snprintf(b, sizeof b, "[%lld, %lld, %lld]", (long long)v[0], (long long)v[1], (long long)v[2]);
-                tp_argb_raw(&c->ab, "grid", b, (size_t)n);
-                n = snprintf(b, sizeof b, "[%lld, %lld, %lld]", (long long)v[3], (long long)v[4], (long long)v[5]);
-                tp_argb_raw(&c->ab, "block", b, (size_t)n);
-            }
+            ns_dims(c, st, 9, "grid", "block");
             if (ns_int(c, st, 15, &v[6]))
                 tp_argb_int(&c->ab, "registers per thread", v[6]);
             if (ns_int(c, st, 16, &v[7]) && ns_int(c, st, 17, &v[8]))
@@ -440,4 +431,19 @@ int ns_read_tables(ns_ctx *c)
             return -1;
     c->t->events_in += c->t->nevents; /* with the rows dropped (counted as they were) */
     return count_unread(c);
+}
+
+void ns_dims(ns_ctx *c, sqlite3_stmt *st, int col, const char *first, const char *second)
+{
+    int64_t v[6];
+    bool all = true;
+    for (int i = 0; i < 6; i++)
+        all &= ns_int(c, st, col + i, &v[i]);
+    if (!all)
+        return;
+    char b[128];
+    int n = snprintf(b, sizeof b, "[%lld, %lld, %lld]", (long long)v[0], (long long)v[1], (long long)v[2]);
+    tp_argb_raw(&c->ab, first, b, (size_t)n);
+    n = snprintf(b, sizeof b, "[%lld, %lld, %lld]", (long long)v[3], (long long)v[4], (long long)v[5]);
+    tp_argb_raw(&c->ab, second, b, (size_t)n);
 }

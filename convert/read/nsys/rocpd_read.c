@@ -364,16 +364,7 @@ static int read_dispatches(ns_ctx *c, const char *sfx)
                 tp_argb_int(&c->ab, "correlation", v[0]);
             if (ns_int(c, st, 8, &v[0]))
                 tp_argb_int(&c->ab, "dispatch", v[0]);
-            bool all = true;
-            for (int i = 0; i < 6; i++)
-                all &= ns_int(c, st, 9 + i, &v[i]);
-            if (all) {
-                char b[128];
-                int n = snprintf(b, sizeof b, "[%lld, %lld, %lld]", (long long)v[0], (long long)v[1], (long long)v[2]);
-                tp_argb_raw(&c->ab, "grid", b, (size_t)n);
-                n = snprintf(b, sizeof b, "[%lld, %lld, %lld]", (long long)v[3], (long long)v[4], (long long)v[5]);
-                tp_argb_raw(&c->ab, "workgroup", b, (size_t)n);
-            }
+            ns_dims(c, st, 9, "grid", "workgroup");
             if (ns_int(c, st, 15, &v[6]))
                 tp_argb_int(&c->ab, "LDS bytes", v[6]);
             if (ns_int(c, st, 16, &v[7]))
