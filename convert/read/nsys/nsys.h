@@ -77,6 +77,9 @@ bool ns_int(ns_ctx *c, sqlite3_stmt *st, int col, int64_t *v);
 /* Columns col..col+5 as two args "[x, y, z]" named first and second (a kernel's grid and block: nsys's
  * gridX..blockZ, rocpd's grid and workgroup sizes), when all six are integers. */
 void ns_dims(ns_ctx *c, sqlite3_stmt *st, int col, const char *first, const char *second);
+/* A row's start and end (columns 0 and 1) into e; false when unusable: the row is dropped, counted under
+ * `dropped` and said once as `warning` by every command (static strings, the reader's own words). */
+bool ns_row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e, const char *dropped, const char *warning);
 /* A StringIds reference as an interned string (counted when unknown). */
 tp_str ns_string(ns_ctx *c, int64_t id);
 /* The first k bytes of an interned string, interned: copied out first, as

@@ -13,17 +13,23 @@
 
 #define ANY_PROCESS (INT64_C(1) << 62) /* launch key for device rows without globalPid (older exports) */
 
-/* start, end of a row in columns 0 and 1; false (row dropped, counted) when unusable */
-static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
+bool ns_row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e, const char *dropped, const char *warning)
 {
     int64_t s, en;
     if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || !tp_event_span(e, s, en)) {
-        tp_drop_count(c->t, "nsys: rows without a valid start and end", 1);
-        tp_warn(c->t, "nsys: rows without a valid start and end (dropped)", 1); /* said by every command */
+        tp_drop_count(c->t, dropped, 1);
+        tp_warn(c->t, warning, 1); /* said by every command */
         c->t->events_in++;
         return false;
     }
     return true;
+}
+
+/* start, end of a row in columns 0 and 1; false (row dropped, counted) when unusable */
+static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
+{
+    return ns_row_times(c, st, e, "nsys: rows without a valid start and end",
+                        "nsys: rows without a valid start and end (dropped)");
 }
 
 static void remember_launch(ns_ctx *c, int64_t key, uint32_t ev)

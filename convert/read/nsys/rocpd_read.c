@@ -172,14 +172,8 @@ static int read_symbols(ns_ctx *c, const char *sfx)
 
 static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
 {
-    int64_t s, en;
-    if (!ns_int(c, st, 0, &s) || !ns_int(c, st, 1, &en) || !tp_event_span(e, s, en)) {
-        tp_drop_count(c->t, "rocpd: rows without a valid start and end", 1);
-        tp_warn(c->t, "rocpd: rows without a valid start and end (dropped)", 1); /* said by every command */
-        c->t->events_in++;
-        return false;
-    }
-    return true;
+    return ns_row_times(c, st, e, "rocpd: rows without a valid start and end",
+                        "rocpd: rows without a valid start and end (dropped)");
 }
 
 static tp_str string_of(ns_ctx *c, sqlite3_stmt *st, int col, const char *none)
