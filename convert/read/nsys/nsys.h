@@ -80,6 +80,9 @@ void ns_dims(ns_ctx *c, sqlite3_stmt *st, int col, const char *first, const char
 /* A row's start and end (columns 0 and 1) into e; false when unusable: the row is dropped, counted under
  * `dropped` and said once as `warning` by every command (static strings, the reader's own words). */
 bool ns_row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e, const char *dropped, const char *warning);
+/* A table of activity the reader does not read (table + sfx): its rows counted in a notice
+ * "READER: table T: N rows not read", so nothing is dropped in silence.  0, or -1 with c->err set. */
+int ns_count_unread(ns_ctx *c, const char *reader, const char *table, const char *sfx);
 /* A StringIds reference as an interned string (counted when unknown). */
 tp_str ns_string(ns_ctx *c, int64_t id);
 /* The first k bytes of an interned string, interned: copied out first, as

@@ -377,25 +377,29 @@ static int count_unread(ns_ctx *c)
         "CUDA_UM_CPU_PAGE_FAULT_EVENTS", "CUDA_UM_GPU_PAGE_FAULT_EVENTS", "GPU_METRICS", "UCP_WORKERS",
         "NVTX_PAYLOAD_SCHEMAS", "COMPOSITE_EVENTS", "VULKAN_WORKLOAD", "OPENGL_WORKLOAD", "DX12_WORKLOAD",
     };
-    for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++) {
-        if (!ns_has_table(c, unread[i]))
-            continue;
-        char q[128];
-        snprintf(q, sizeof q, "SELECT count(*) FROM \"%s\"", unread[i]);
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(c->db, q, -1, &st, NULL) != SQLITE_OK) {
-            sqlite3_finalize(st);
-            return tp_fail_at(c->err, unread[i], "%s", sqlite3_errmsg(c->db));
-        }
-        int rc = ns_step(c, st, unread[i]);
-        int64_t n = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
-        sqlite3_finalize(st);
-        if (rc < 0)
+    for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++)
+        if (ns_has_table(c, unread[i]) && ns_count_unread(c, "nsys", unread[i], "") < 0)
             return -1;
-        if (n > 0) {
-            tp_buf_printf(&c->t->notices, "nsys: table %s: %lld rows not read\n", unread[i], (long long)n);
-        }
+    return 0;
+}
+
+int ns_count_unread(ns_ctx *c, const char *reader, const char *table, const char *sfx)
+{
+    char q[256];
+    if ((size_t)snprintf(q, sizeof q, "SELECT count(*) FROM \"%s%s\"", table, sfx) >= sizeof q)
+        return 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->db, q, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return tp_fail_at(c->err, table, "%s", sqlite3_errmsg(c->db));
     }
+    int rc = ns_step(c, st, table);
+    int64_t n = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (rc < 0)
+        return -1;
+    if (n > 0)
+        tp_buf_printf(&c->t->notices, "%s: table %s: %lld rows not read\n", reader, table, (long long)n);
     return 0;
 }
 

@@ -416,25 +416,9 @@ static int read_copies(ns_ctx *c, const char *sfx)
 static int count_unread(ns_ctx *c, const char *sfx)
 {
     static const char *const unread[] = {"rocpd_memory_allocate", "rocpd_sample", "rocpd_pmc_event"};
-    for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++) {
-        if (!has(c, unread[i], sfx))
-            continue;
-        char q[256];
-        if ((size_t)snprintf(q, sizeof q, "SELECT count(*) FROM \"%s%s\"", unread[i], sfx) >= sizeof q)
-            continue;
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(c->db, q, -1, &st, NULL) != SQLITE_OK) {
-            sqlite3_finalize(st);
-            return tp_fail_at(c->err, unread[i], "%s", sqlite3_errmsg(c->db));
-        }
-        int rc = ns_step(c, st, unread[i]);
-        int64_t n = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
-        sqlite3_finalize(st);
-        if (rc < 0)
+    for (size_t i = 0; i < sizeof unread / sizeof unread[0]; i++)
+        if (has(c, unread[i], sfx) && ns_count_unread(c, "rocpd", unread[i], sfx) < 0)
             return -1;
-        if (n > 0)
-            tp_buf_printf(&c->t->notices, "rocpd: table %s: %lld rows not read\n", unread[i], (long long)n);
-    }
     return 0;
 }
 
