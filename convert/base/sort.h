@@ -83,8 +83,36 @@
  * then merged pairwise, O(n log runs).  It returns false, leaving `a` as it
  * was, when there are more than max_runs runs (the caller sorts another
  * way).  tmp: room for n elements, or NULL (allocated here).  Stable, like
- * TP_SORT_DEFINE; LESS(x, y, c) is called with c = 0. */
+ * TP_SORT_DEFINE; LESS(x, y, c) is called with c = 0.
+ *
+ * The array is first cut where nothing before is above anything after (a
+ * thread's steps one after the other, each its ops then its runtime calls:
+ * 1.18 M host slices of a 1 GB trace, 229 runs, cut into 114 groups of two
+ * pieces); each group is merged alone, in log(its pieces) passes over
+ * itself instead of log(all runs) passes over the whole array, and the
+ * stretches between groups stay where they are.  A cut in run r lies where
+ * the run's elements reach the largest of the runs before it and do not yet
+ * pass the least of the runs after it (two binary searches). */
 #define TP_RUNS_SORT_DEFINE(fn, T, LESS)                                                                         \
+    /* Merge the sorted pieces of a group: piece q is a[gr[q] .. gr[q + 1]), gr[np] = the group's length. */    \
+    static void fn##_group_(T *a, size_t *gr, size_t np, T *buf)                                                 \
+    {                                                                                                            \
+        size_t len = gr[np];                                                                                     \
+        T *src = a, *dst = buf;                                                                                  \
+        while (np > 1) {                                                                                         \
+            size_t out = 0;                                                                                      \
+            for (size_t q = 0; q < np; q += 2) {                                                                 \
+                size_t lo = gr[q], mid = gr[q + 1], hi = q + 2 <= np ? gr[q + 2] : mid;                          \
+                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, 0);                                                  \
+                gr[out++] = lo;                                                                                  \
+            }                                                                                                    \
+            gr[out] = len;                                                                                       \
+            np = out;                                                                                            \
+            TP_SORT_FLIP_(T, src, dst);                                                                         \
+        }                                                                                                        \
+        if (src != a)                                                                                            \
+            memcpy(a, src, len * sizeof *a);                                                                     \
+    }                                                                                                            \
     static bool fn(T *a, size_t n, size_t max_runs, T *tmp)                                                      \
     {                                                                                                            \
         size_t nruns = n > 0;                                                                                    \
@@ -100,22 +128,65 @@
             if (LESS((&a[j]), (&a[j - 1]), 0))                                                                   \
                 runs[r++] = j;                                                                                   \
         runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */                                                     \
-        T *buf = tmp ? tmp : tp_xmalloc(n * sizeof *buf), *src = a, *dst = buf;                                 \
-        while (nruns > 1) {                                                                                      \
-            size_t out = 0;                                                                                      \
-            for (size_t i = 0; i < nruns; i += 2) {                                                              \
-                size_t lo = runs[i], mid = runs[i + 1], hi = i + 2 <= nruns ? runs[i + 2] : mid;                 \
-                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, 0);                                                  \
-                runs[out++] = lo;                                                                                \
+        /* least[i]: where the least first element of runs i.. is */                                             \
+        size_t *least = tp_xmalloc((nruns + 1) * sizeof *least);                                                 \
+        least[nruns - 1] = runs[nruns - 1];                                                                      \
+        for (size_t i = nruns - 1; i-- > 0;)                                                                     \
+            least[i] = LESS((&a[runs[i]]), (&a[least[i + 1]]), 0) ? runs[i] : least[i + 1];                      \
+        /* cuts: [cut[2k], cut[2k + 1]] are cuts (stays in place), cut[2k + 1] .. cut[2k + 2] a group */         \
+        size_t *cut = tp_xmalloc((2 * nruns + 2) * sizeof *cut), ncut = 0, widest = 0;                           \
+        size_t most = 0; /* where the largest element of runs 0 .. r-1 is (runs end with their largest) */      \
+        for (r = 0; r < nruns; r++) {                                                                            \
+            size_t s = runs[r], e = runs[r + 1];                                                                 \
+            bool first = r == 0, last = r + 1 == nruns;                                                          \
+            if (first || last || !LESS((&a[least[r + 1]]), (&a[most]), 0)) {                                    \
+                size_t lo = s, hi = e; /* from: the first element not below the runs before */                  \
+                while (!first && lo < hi) {                                                                      \
+                    size_t m = lo + (hi - lo) / 2;                                                               \
+                    if (LESS((&a[m]), (&a[most]), 0))                                                            \
+                        lo = m + 1;                                                                              \
+                    else                                                                                         \
+                        hi = m;                                                                                  \
+                }                                                                                                \
+                size_t from = lo;                                                                                \
+                lo = s + 1, hi = e + 1; /* to: the first cut whose element before is above the runs after */     \
+                while (!last && lo < hi) {                                                                       \
+                    size_t m = lo + (hi - lo) / 2;                                                               \
+                    if (LESS((&a[least[r + 1]]), (&a[m - 1]), 0))                                                \
+                        hi = m;                                                                                  \
+                    else                                                                                         \
+                        lo = m + 1;                                                                              \
+                }                                                                                                \
+                size_t to = last ? e : lo - 1;                                                                   \
+                if (from <= to) {                                                                                \
+                    if (ncut && from - cut[ncut - 1] > widest)                                                   \
+                        widest = from - cut[ncut - 1];                                                           \
+                    cut[ncut++] = from;                                                                          \
+                    cut[ncut++] = to;                                                                            \
+                }                                                                                                \
             }                                                                                                    \
-            runs[out] = n;                                                                                       \
-            nruns = out;                                                                                         \
-            TP_SORT_FLIP_(T, src, dst);                                                                         \
+            if (first || LESS((&a[most]), (&a[e - 1]), 0))                                                       \
+                most = e - 1;                                                                                    \
         }                                                                                                        \
-        if (src != a)                                                                                            \
-            memcpy(a, src, n * sizeof *a);                                                                       \
+        free(least);                                                                                             \
+        T *buf = tmp ? tmp : tp_xmalloc((widest + 1) * sizeof *buf);                                             \
+        size_t *gr = tp_xmalloc((nruns + 2) * sizeof *gr); /* a group's pieces */                                \
+        r = 0;                                                                                                   \
+        for (size_t k = 1; k + 1 < ncut; k += 2) {                                                               \
+            size_t gs = cut[k], ge = cut[k + 1], np = 0;                                                         \
+            while (r < nruns && runs[r] <= gs)                                                                   \
+                r++;                                                                                             \
+            gr[np++] = 0;                                                                                        \
+            for (; r < nruns && runs[r] < ge; r++)                                                               \
+                gr[np++] = runs[r] - gs;                                                                         \
+            gr[np] = ge - gs;                                                                                    \
+            if (np > 1)                                                                                          \
+                fn##_group_(a + gs, gr, np, buf);                                                                \
+        }                                                                                                        \
         if (buf != tmp)                                                                                          \
             free(buf);                                                                                           \
+        free(gr);                                                                                                \
+        free(cut);                                                                                               \
         free(runs);                                                                                              \
         return true;                                                                                             \
     }
