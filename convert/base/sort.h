@@ -115,18 +115,26 @@
     }                                                                                                            \
     static bool fn(T *a, size_t n, size_t max_runs, T *tmp)                                                      \
     {                                                                                                            \
-        size_t nruns = n > 0;                                                                                    \
-        for (size_t j = 1; j < n; j++)                                                                           \
-            nruns += LESS((&a[j]), (&a[j - 1]), 0) ? 1 : 0;                                                       \
-        if (nruns > max_runs)                                                                                    \
+        if (n > 0 && max_runs == 0)                                                                              \
             return false;                                                                                        \
-        if (nruns < 2)                                                                                           \
+        if (n < 2)                                                                                               \
             return true;                                                                                         \
-        size_t *runs = tp_xmalloc((nruns + 1) * sizeof *runs), r = 0;                                            \
-        runs[r++] = 0;                                                                                           \
-        for (size_t j = 1; j < n; j++)                                                                           \
-            if (LESS((&a[j]), (&a[j - 1]), 0))                                                                   \
-                runs[r++] = j;                                                                                   \
+        size_t *runs = NULL, runs_cap = 0, nruns = 0, r;                                                         \
+        TP_GROW(runs, runs_cap, 64);                                                                             \
+        runs[nruns++] = 0;                                                                                       \
+        for (size_t j = 1; j < n; j++) /* one pass: stops at the run past max_runs */                           \
+            if (LESS((&a[j]), (&a[j - 1]), 0)) {                                                                 \
+                if (nruns == max_runs) {                                                                         \
+                    free(runs);                                                                                  \
+                    return false;                                                                                \
+                }                                                                                                \
+                TP_GROW(runs, runs_cap, nruns + 2);                                                              \
+                runs[nruns++] = j;                                                                               \
+            }                                                                                                    \
+        if (nruns < 2) {                                                                                         \
+            free(runs);                                                                                          \
+            return true;                                                                                         \
+        }                                                                                                        \
         runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */                                                     \
         /* least[i]: where the least first element of runs i.. is */                                             \
         size_t *least = tp_xmalloc((nruns + 1) * sizeof *least);                                                 \
