@@ -99,10 +99,8 @@ static void *prepare_job(void *p)
 static void *host_tree_job(void *p)
 {
     tp_summary *s = p;
-    for (size_t i = 0; i < s->t->nevents; i++) /* read after the rounds only (the date, the pages) */
-        s->slices += s->t->events[i].ph == 'X' &&
-                     !(s->t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     tp_host_tree_build(s->t, &s->ht);
+    s->slices = s->ht.slices; /* counted in the tree's pass; read after the rounds only (the date, the pages) */
     const char *memoff = getenv("TP_MEMORY");
     if (!memoff || strcmp(memoff, "0") != 0)
         tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: needs nothing, here for balance */
