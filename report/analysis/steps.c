@@ -142,7 +142,10 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     size_t step_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
-        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && !tp_is_profiler_span(t, e)) {
+        /* the profiler's span asked of the slices that would widen the span only (its name compared: not of
+         * every slice) */
+        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) &&
+            (e->ts < sf->span_start || e->ts + e->dur > sf->span_end) && !tp_is_profiler_span(t, e)) {
             if (e->ts < sf->span_start)
                 sf->span_start = e->ts;
             if (e->ts + e->dur > sf->span_end)
