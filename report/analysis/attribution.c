@@ -174,10 +174,11 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
     free(levels);
     free(memo.bits);
     tp_i64map captured_paths = {0};
-    for (size_t i = 0; i < n; i++) {
+    memset(a->leaf, 0xff, n * sizeof *a->leaf); /* TP_NONE */
+    for (size_t q = 0; q < ht->ndevice; q++) { /* the device activities the tree noted: not every event */
+        size_t i = ht->device[q];
         const tp_event *e = &t->events[i];
-        a->leaf[i] = TP_NONE;
-        if (!tp_is_device_activity(e))
+        if (!tp_is_device_activity(e)) /* a derived one */
             continue;
         uint32_t launch = e->link;
         if (launch != TP_NONE && ht->pos[launch] != TP_NONE)

@@ -105,14 +105,18 @@ void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
      * order as one sort of all keys, at a fraction of its merge passes and copies (the sort was a third of the
      * tree's time) */
     size_t *first = tp_xcalloc(t->ntracks + 2, sizeof *first);
+    ht->device = tp_xmalloc((ne + 1) * sizeof *ht->device); /* the pages of those noted only: trimmed below */
     for (size_t i = 0; i < ne; i++) {
         const tp_event *e = &t->events[i];
-        if (e->ph != 'X')
+        if (e->ph != 'X' || (e->flags & TP_EV_DROPPED))
             continue;
-        ht->slices += !(e->flags & (TP_EV_DROPPED | TP_EV_DERIVED));
-        if (!(e->flags & TP_EV_DROPPED) && host[e->track])
+        ht->slices += !(e->flags & TP_EV_DERIVED);
+        if (host[e->track])
             first[ht->logical[e->track] + 1]++;
+        if (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET)
+            ht->device[ht->ndevice++] = (uint32_t)i;
     }
+    ht->device = tp_xrealloc(ht->device, (ht->ndevice + 1) * sizeof *ht->device);
     for (size_t k = 0; k < t->ntracks; k++)
         first[k + 1] += first[k];
     size_t n = first[t->ntracks];
@@ -178,6 +182,7 @@ void tp_host_tree_free(tp_host_tree *ht)
     free(ht->top);
     free(ht->sub_end);
     free(ht->logical);
+    free(ht->device);
     memset(ht, 0, sizeof *ht);
 }
 

@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool device_activity(const tp_event *e)
-{
-    return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) &&
-           (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
-}
-
 typedef struct ival {
     uint32_t bucket; /* step index, or nsteps for the whole trace */
     uint32_t stream; /* index into streams */
@@ -134,11 +128,12 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     const uint32_t *lg = ht->logical;
     /* streams in display order */
     bool *used = tp_xcalloc(t->ntracks + 1, sizeof *used);
-    size_t ndev = 0;
     sf->span_start = INT64_MAX;
     sf->span_end = INT64_MIN;
     uint32_t *step_ev = NULL; /* the step events, noted in this pass: no second walk of every event for them */
-    uint32_t *dev = tp_xmalloc((t->nevents + 1) * sizeof *dev); /* the device activities, likewise (pages touched: theirs) */
+    /* the device activities (ph 'X', not dropped, kernel, memcpy or memset; derived ones too), noted by the tree's pass */
+    const uint32_t *dev = ht->device;
+    size_t ndev = ht->ndevice;
     size_t step_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
@@ -151,15 +146,13 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
             if (e->ts + e->dur > sf->span_end)
                 sf->span_end = e->ts + e->dur;
         }
-        if (device_activity(e)) {
-            used[lg[e->track]] = true;
-            dev[ndev++] = (uint32_t)i;
-        }
         if ((e->flags & TP_EV_STEP) && e->ph == 'X' && !(e->flags & TP_EV_DROPPED)) {
             TP_GROW(step_ev, step_cap, sf->nsteps + 1);
             step_ev[sf->nsteps++] = (uint32_t)i;
         }
     }
+    for (size_t q = 0; q < ndev; q++)
+        used[lg[t->events[dev[q]].track]] = true;
     if (sf->span_start > sf->span_end)
         sf->span_start = sf->span_end = 0;
     uint32_t *order = tp_track_order(t);
@@ -287,7 +280,6 @@ void tp_step_figures_build(const tp_trace *t, const tp_host_tree *ht, tp_step_fi
     free(by_dev);
     free(by_ts);
     free(stream_of);
-    free(dev);
     for (size_t k = sf->nstreams; k > 0; k--) /* at[k]: where stream k's activities begin again */
         at[k] = at[k - 1];
     at[0] = 0;
