@@ -295,11 +295,12 @@ static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_s
      * and reads the trace and what earlier rounds built (the host tree in
      * the first; attribution and steps in the second).  The sides balanced
      * by each job's thread CPU (TP_TIMING=1), on the 500 MB real-shaped
-     * trace: GPU time and efficiency prepare 0.105 s | slice count, host
-     * tree, memory prepare 0.10; kernel table, attribution, ops 0.09 |
-     * steps, critical path prepare, overheads 0.11; the third round's two
-     * sides end with the critical path's windows, taken by whichever is
-     * free (0.17 s together). */
+     * trace (`report`, 3 runs): GPU time and efficiency prepare 0.11-0.12 s |
+     * host tree (slices counted, device activities noted), memory prepare
+     * 0.10-0.11; kernel table, attribution, ops 0.08-0.09 | steps, critical
+     * path prepare, overheads 0.08; the third round's two sides end with
+     * the critical path's windows, taken by whichever is free (0.15 s
+     * together). */
     run_pair(timed_prepare_job, s, timed_host_tree_job);
     tp_timing("summary: GPU time and efficiency prepare | host tree, memory prepare");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
