@@ -30,32 +30,56 @@ static const char *module_name(const char *n)
     return NULL;
 }
 
-/* A host slice that can name a scope: not a step, not the profiler's span,
- * not a launch call itself. */
-static bool scope_event(const tp_trace *t, const tp_event *e)
+/* A Python frame's name that is the framework's own ("torch/cuda/graphs.py(88): replay",
+ * "torch/nn/modules/module.py(1747): _call_impl", "<built-in method ...>"). */
+static bool library_name(const char *n)
 {
-    if (e->flags & TP_EV_STEP)
-        return false;
-    if (e->kind == TP_KIND_RUNTIME || tp_is_profiler_span(t, e))
-        return false;
-    return strncmp(tp_str_get(t, e->name), "ProfilerStep#", 13) != 0;
-}
-
-/* A Python frame of the framework itself ("torch/cuda/graphs.py(88):
- * replay", "torch/nn/modules/module.py(1747): _call_impl", "<built-in
- * method ...>"): it names no part of the user's model, so the scope of a
- * launch is the innermost enclosing slice that is not one, when there is one. */
-static bool library_frame(const tp_trace *t, const tp_event *e)
-{
-    if (tp_str_len(t, e->cat) != 15 || memcmp(tp_str_get(t, e->cat), "python_function", 15) != 0)
-        return false;
-    const char *n = tp_str_get(t, e->name);
     const char *paren = strchr(n, '(');
     size_t file = paren ? (size_t)(paren - n) : strlen(n);
     if (strncmp(n, "<built-in", 9) == 0 || strncmp(n, "torch/", 6) == 0)
         return true;
     const char *in = strstr(n, "/torch/");
     return in && (size_t)(in - n) < file;
+}
+
+/* What the scope tests below ask of a host slice's name, found once per name id (names are interned; a
+ * thread's million slices have a few thousand names): the bits, NAME_KNOWN once looked at. */
+enum { NAME_KNOWN = 1, NAME_NO_SCOPE = 2, NAME_LIBRARY = 4, NAME_MODULE = 8 };
+
+typedef struct name_memo {
+    const tp_trace *t;
+    uint8_t *bits;        /* name id -> NAME_* */
+    tp_str trace, python; /* the category ids "Trace" and "python_function", 0 when the trace has none */
+} name_memo;
+
+static unsigned name_bits(name_memo *m, tp_str name)
+{
+    if (!m->bits[name]) {
+        const char *n = tp_str_get(m->t, name);
+        m->bits[name] = (uint8_t)(NAME_KNOWN |
+                                  (strncmp(n, "PyTorch Profiler (", 18) == 0 || strncmp(n, "ProfilerStep#", 13) == 0
+                                       ? NAME_NO_SCOPE : 0) |
+                                  (library_name(n) ? NAME_LIBRARY : 0) | (module_name(n) ? NAME_MODULE : 0));
+    }
+    return m->bits[name];
+}
+
+/* A host slice that can name a scope: not a step, not the profiler's span
+ * (tp_is_profiler_span), not a launch call itself. */
+static bool scope_event(name_memo *m, const tp_event *e)
+{
+    if (e->flags & TP_EV_STEP)
+        return false;
+    if (e->kind == TP_KIND_RUNTIME || (m->trace && e->cat == m->trace))
+        return false;
+    return !(name_bits(m, e->name) & NAME_NO_SCOPE);
+}
+
+/* A Python frame of the framework itself (library_name): it names no part of the user's model, so the
+ * scope of a launch is the innermost enclosing slice that is not one, when there is one. */
+static bool library_frame(name_memo *m, const tp_event *e)
+{
+    return m->python && e->cat == m->python && (name_bits(m, e->name) & NAME_LIBRARY);
 }
 
 /* The module path of an op copied from a graph-capture trace: its copied
@@ -112,22 +136,24 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
     uint32_t *inner_at = tp_xmalloc((ht->n + 1) * sizeof *inner_at);
     uint32_t *named_at = tp_xmalloc((ht->n + 1) * sizeof *named_at);
     tp_buf path = {0};
+    name_memo memo = {t, tp_xcalloc(t->nstr + 1, 1), tp_str_find(t, "Trace", 5),
+                      tp_str_find(t, "python_function", 15)};
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t ev = ht->order[p], par = ht->parent[ev];
         uint32_t pp = par != TP_NONE ? ht->pos[par] : TP_NONE;
         inner_at[p] = pp != TP_NONE ? inner_at[pp] : TP_NONE;
         named_at[p] = pp != TP_NONE ? named_at[pp] : TP_NONE;
-        if (scope_event(t, &t->events[ev])) {
+        if (scope_event(&memo, &t->events[ev])) {
             inner_at[p] = ev;
-            if (!library_frame(t, &t->events[ev]))
+            if (!library_frame(&memo, &t->events[ev]))
                 named_at[p] = ev;
         }
         uint32_t up = par != TP_NONE ? host_mod[par] : 0;
-        const char *m = module_name(tp_str_get(t, t->events[ev].name));
-        if (!m) {
+        if (!(name_bits(&memo, t->events[ev].name) & NAME_MODULE)) {
             host_mod[ev] = up;
             continue;
         }
+        const char *m = module_name(tp_str_get(t, t->events[ev].name));
         size_t l = 0, ml = strlen(m);
         const char *s = up ? tp_strset_get(&a->paths, up, &l) : NULL;
         if ((up && levels[up] >= TP_MODULE_MAX_LEVELS) || l + (up != 0) + ml > TP_MODULE_MAX_PATH_BYTES) {
@@ -146,11 +172,13 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         levels[host_mod[ev]] = (uint8_t)(up ? levels[up] + 1 : 1);
     }
     free(levels);
+    free(memo.bits);
     tp_i64map captured_paths = {0};
-    for (size_t i = 0; i < n; i++) {
+    memset(a->leaf, 0xff, n * sizeof *a->leaf); /* TP_NONE */
+    for (size_t q = 0; q < ht->ndevice; q++) { /* the device activities the tree noted: not every event */
+        size_t i = ht->device[q];
         const tp_event *e = &t->events[i];
-        a->leaf[i] = TP_NONE;
-        if (!tp_is_device_activity(e))
+        if (!tp_is_device_activity(e)) /* a derived one */
             continue;
         uint32_t launch = e->link;
         if (launch != TP_NONE && ht->pos[launch] != TP_NONE)

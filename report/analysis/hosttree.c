@@ -85,11 +85,6 @@ static inline bool host_less(const host_key *x, const host_key *y, const tp_trac
 #define HOST_LESS(x, y, t) host_less((x), (y), (t))
 TP_SORT_DEFINE(sort_host_keys, host_key, const tp_trace *, HOST_LESS)
 
-static bool host_slice(const tp_trace *t, const tp_event *e, const uint32_t *logical)
-{
-    return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[logical[e->track]].role == TP_TRACK_HOST;
-}
-
 void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
 {
     memset(ht, 0, sizeof *ht);
@@ -98,40 +93,48 @@ void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht)
     ht->pos = tp_xmalloc((ne + 1) * sizeof *ht->pos);
     ht->parent = tp_xmalloc((ne + 1) * sizeof *ht->parent);
     ht->top = tp_xmalloc((ne + 1) * sizeof *ht->top);
-    size_t n = 0;
+    memset(ht->pos, 0xff, ne * sizeof *ht->pos); /* TP_NONE */
+    memset(ht->parent, 0xff, ne * sizeof *ht->parent);
+    memset(ht->top, 0xff, ne * sizeof *ht->top);
+    /* host slices: ph 'X', not dropped, on a host thread (or a row folded into one) */
+    bool *host = tp_xmalloc(t->ntracks + 1);
+    for (size_t k = 0; k < t->ntracks; k++)
+        host[k] = t->tracks[ht->logical[k]].role == TP_TRACK_HOST;
+    /* by track first (a counting pass, which also counts the trace's slices for the report), then each track's keys
+     * sorted alone (a thread's slices mostly come in start order, in a few runs: the sort merges those): the same
+     * order as one sort of all keys, at a fraction of its merge passes and copies (the sort was a third of the
+     * tree's time) */
+    size_t *first = tp_xcalloc(t->ntracks + 2, sizeof *first);
+    ht->device = tp_xmalloc((ne + 1) * sizeof *ht->device); /* the pages of those noted only: trimmed below */
     for (size_t i = 0; i < ne; i++) {
-        ht->pos[i] = ht->parent[i] = ht->top[i] = TP_NONE;
-        n += host_slice(t, &t->events[i], ht->logical);
+        const tp_event *e = &t->events[i];
+        if (e->ph != 'X' || (e->flags & TP_EV_DROPPED))
+            continue;
+        ht->slices += !(e->flags & TP_EV_DERIVED);
+        if (host[e->track])
+            first[ht->logical[e->track] + 1]++;
+        if (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET)
+            ht->device[ht->ndevice++] = (uint32_t)i;
     }
+    ht->device = tp_xrealloc(ht->device, (ht->ndevice + 1) * sizeof *ht->device);
+    for (size_t k = 0; k < t->ntracks; k++)
+        first[k + 1] += first[k];
+    size_t n = first[t->ntracks];
     ht->order = tp_xmalloc((n + 1) * sizeof *ht->order);
     ht->sub_end = tp_xmalloc((n + 1) * sizeof *ht->sub_end);
     ht->n = n;
     host_key *keys = tp_xmalloc((n + 1) * sizeof *keys);
-    /* by track first (a counting pass), then each track's keys sorted alone, when they are not in order already
-     * (a thread's slices mostly come in start order): the same order as one sort of all keys, at a fraction of its
-     * merge passes and copies (the sort was a third of the tree's time) */
-    size_t *first = tp_xcalloc(t->ntracks + 2, sizeof *first);
-    for (size_t i = 0; i < ne; i++)
-        if (host_slice(t, &t->events[i], ht->logical))
-            first[ht->logical[t->events[i].track] + 1]++;
-    for (size_t k = 0; k < t->ntracks; k++)
-        first[k + 1] += first[k];
     size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
     memcpy(fill, first, (t->ntracks + 1) * sizeof *fill);
     for (size_t i = 0; i < ne; i++) {
         const tp_event *e = &t->events[i];
-        if (host_slice(t, e, ht->logical))
+        if (e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && host[e->track])
             keys[fill[ht->logical[e->track]]++] = (host_key){ht->logical[e->track], (uint32_t)i, e->ts, e->dur};
     }
+    free(host);
     free(fill);
-    for (size_t k = 0; k < t->ntracks; k++) {
-        host_key *a = keys + first[k];
-        size_t m = first[k + 1] - first[k], q = 1;
-        while (q < m && host_less(&a[q - 1], &a[q], t))
-            q++;
-        if (q < m)
-            sort_host_keys(a, m, t);
-    }
+    for (size_t k = 0; k < t->ntracks; k++)
+        sort_host_keys(keys + first[k], first[k + 1] - first[k], t);
     free(first);
     for (size_t p = 0; p < n; p++)
         ht->order[p] = keys[p].idx;
@@ -179,6 +182,7 @@ void tp_host_tree_free(tp_host_tree *ht)
     free(ht->top);
     free(ht->sub_end);
     free(ht->logical);
+    free(ht->device);
     memset(ht, 0, sizeof *ht);
 }
 

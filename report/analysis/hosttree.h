@@ -31,6 +31,12 @@ typedef struct tp_host_tree {
     uint32_t *top;     /* event index -> its top-level op, TP_NONE when none */
     uint32_t *sub_end; /* position -> one past the last position of its subtree */
     uint32_t *logical; /* track index -> logical track (overlap rows folded) */
+    size_t slices;     /* the trace's slices, host or not (ph 'X', neither dropped nor derived): counted in the
+                        * tree's pass over the events, for the report (summary.h), instead of a pass of its own */
+    uint32_t *device;  /* the device activities (ph 'X', not dropped, kind kernel, memcpy or memset; derived ones
+                        * too: a reader of tp_is_device_activity's leaves those out), in event order: noted in the
+                        * same pass, so that an analysis of them walks them, not every event */
+    size_t ndevice;
 } tp_host_tree;
 
 void tp_host_tree_build(const tp_trace *t, tp_host_tree *ht);

@@ -2,7 +2,6 @@
 #include "report/analysis/overheads.h"
 #include "report/analysis/kernel_table.h"
 #include "convert/base/sort.h"
-#include "convert/model/str_ranks.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,35 +24,50 @@ static bool in_list(const char *n, const char *const *list)
 
 static bool is_sync(const char *n) { return strstr(n, "StreamSynchronize") != NULL; }
 
-/* one raw value */
+/* The (type, name) pairs met, numbered as met: a name's number is looked up by its id (names are interned),
+ * so no value is compared by name; the rows are ordered at the end (cmp_rows). */
+typedef struct groups {
+    uint32_t *name_no; /* name id -> 1 + its number among the names met, 0 unmet */
+    tp_str *names;     /* number -> name id */
+    size_t nnames, names_cap;
+} groups;
+
+#define NTYPES 5 /* T1..T5 */
+
+static uint32_t group_of(groups *g, uint8_t type, tp_str name)
+{
+    if (!g->name_no[name]) {
+        TP_GROW(g->names, g->names_cap, g->nnames + 1);
+        g->names[g->nnames++] = name;
+        g->name_no[name] = (uint32_t)g->nnames;
+    }
+    return (g->name_no[name] - 1) * NTYPES + (uint32_t)(type - 1);
+}
+
+/* one raw value of a (type, name) group */
 typedef struct val {
-    uint8_t type;
-    tp_str name;
+    uint32_t group;
     int64_t v;
 } val;
 
 typedef struct vals {
     val *v;
     size_t n, cap;
+    groups g;
 } vals;
 
 static void add(vals *vs, uint8_t type, tp_str name, int64_t v)
 {
     TP_GROW(vs->v, vs->cap, vs->n + 1);
-    vs->v[vs->n++] = (val){type, name, v};
+    vs->v[vs->n++] = (val){group_of(&vs->g, type, name), v};
 }
 
-/* by type, then name (text order, through its rank), then value */
-static inline bool val_less(const val *x, const val *y, const uint32_t *rank)
-{
-    if (x->type != y->type)
-        return x->type < y->type;
-    if (rank[x->name] != rank[y->name])
-        return rank[x->name] < rank[y->name];
-    return x->v < y->v;
-}
-#define VAL_LESS(x, y, rank) val_less((x), (y), (rank))
-TP_SORT_DEFINE(sort_vals, val, const uint32_t *, VAL_LESS)
+#define I64_LESS(x, y, c) (*(x) < *(y))
+TP_SORT_DEFINE(sort_i64, int64_t, int, I64_LESS)
+
+/* What a name is to the subtree walk, found once per name id: a skipped runtime call, a launch call, a
+ * synchronisation (the bits), NAME_KNOWN once looked at. */
+enum { NAME_SKIP = 1, NAME_LAUNCH = 2, NAME_SYNC = 4, NAME_KNOWN = 8 };
 
 static int cmp_rows(const void *a, const void *b, void *vc)
 {
@@ -97,9 +111,14 @@ static void stats(const int64_t *v, size_t n, tp_overhead_row *r)
     r->stddev_ns = round_ld(sqrtl(ss / (long double)k));
 }
 
-static bool skipped(const tp_trace *t, const tp_event *e)
+static unsigned name_kind(const tp_trace *t, uint8_t *kinds, tp_str name)
 {
-    return e->kind == TP_KIND_RUNTIME && in_list(tp_str_get(t, e->name), skip_names);
+    if (!kinds[name]) {
+        const char *n = tp_str_get(t, name);
+        kinds[name] = (uint8_t)(NAME_KNOWN | (in_list(n, skip_names) ? NAME_SKIP : 0) |
+                                (in_list(n, launch_names) ? NAME_LAUNCH : 0) | (is_sync(n) ? NAME_SYNC : 0));
+    }
+    return kinds[name];
 }
 
 void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads *ov)
@@ -107,6 +126,8 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
     memset(ov, 0, sizeof *ov);
     const int64_t c = TP_CPU_EVENT_OVERHEAD;
     vals vs = {0};
+    vs.g.name_no = tp_xcalloc(t->nstr + 1, sizeof *vs.g.name_no);
+    uint8_t *kinds = tp_xcalloc(t->nstr + 1, 1);
     bool any_launch = false;
     uint32_t prev_op = TP_NONE, prev_track = TP_NONE;
     tp_str none = 0;
@@ -134,17 +155,17 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
         const tp_event *first = NULL, *last = NULL;
         for (uint32_t q = (uint32_t)p + 1; q < end; q++) {
             const tp_event *e = &t->events[ht->order[q]];
-            if (skipped(t, e))
+            unsigned kind = e->kind == TP_KIND_RUNTIME ? name_kind(t, kinds, e->name) : 0;
+            if (kind & NAME_SKIP)
                 continue;
             S++;
             bool leaf = ht->sub_end[q] == q + 1;
-            const char *n = tp_str_get(t, e->name);
-            if (e->kind == TP_KIND_RUNTIME && leaf && in_list(n, launch_names)) {
+            if ((kind & NAME_LAUNCH) && leaf) {
                 if (!first)
                     add(&vs, 2, op->name, e->ts - op->ts - between * c);
                 else
                     add(&vs, 5, op->name, e->ts - (last->ts + last->dur) - between * c);
-                if (!is_sync(n))
+                if (!(kind & NAME_SYNC))
                     add(&vs, 4, e->name, TP_KERNEL_LAUNCH_LENGTH - TP_CPU_EVENT_OVERHEAD - TP_GPU_EVENT_OVERHEAD);
                 if (!first)
                     first = e;
@@ -166,31 +187,43 @@ void tp_overheads_build(const tp_trace *t, const tp_host_tree *ht, tp_overheads 
             add(&vs, 5, op->name, op->dur - S * c);
     }
     ov->applicable = ov->ops > 0 && any_launch;
-    uint32_t *rank = tp_str_ranks(t);
-    sort_vals(vs.v, vs.n, rank);
-    free(rank);
-    ov->rows = tp_xmalloc((vs.n + 1) * sizeof *ov->rows);
-    int64_t *tmp = tp_xmalloc((vs.n + 1) * sizeof *tmp);
-    for (size_t i = 0; i < vs.n;) {
-        size_t j = i;
-        while (j < vs.n && vs.v[j].type == vs.v[i].type && vs.v[j].name == vs.v[i].name)
-            j++;
+    free(kinds);
+    free(vs.g.name_no);
+    /* the values by group (a counting pass), each group's sorted for its quartiles: the rows come out in the
+     * order the groups were met, put in theirs by cmp_rows (a total order: one row per type and name) */
+    size_t ng = vs.g.nnames * NTYPES;
+    size_t *at = tp_xcalloc(ng + 2, sizeof *at);
+    for (size_t i = 0; i < vs.n; i++)
+        at[vs.v[i].group + 1]++;
+    for (size_t k = 0; k < ng; k++)
+        at[k + 1] += at[k];
+    int64_t *by_group = tp_xmalloc((vs.n + 1) * sizeof *by_group);
+    for (size_t i = 0; i < vs.n; i++)
+        by_group[at[vs.v[i].group]++] = vs.v[i].v;
+    free(vs.v);
+    ov->rows = tp_xmalloc((ng + 1) * sizeof *ov->rows);
+    for (size_t k = 0, lo = 0; k < ng; lo = at[k++]) { /* at[k]: now the end of group k */
+        size_t m = at[k] - lo;
+        if (!m)
+            continue;
+        int64_t *v = by_group + lo;
+        sort_i64(v, m, 0);
         size_t neg = 0;
-        for (size_t q = i; q < j; q++) { /* already sorted by value: clamping keeps the order */
-            tmp[q - i] = vs.v[q].v > 0 ? vs.v[q].v : 0;
-            neg += vs.v[q].v < 0;
+        for (size_t q = 0; q < m; q++) { /* sorted: clamping keeps the order */
+            neg += v[q] < 0;
+            v[q] = v[q] > 0 ? v[q] : 0;
         }
         tp_overhead_row *r = &ov->rows[ov->n++];
         memset(r, 0, sizeof *r);
         r->clamped = neg;
-        r->type = vs.v[i].type;
-        r->name = vs.v[i].name;
-        stats(tmp, j - i, r);
-        i = j;
+        r->type = (uint8_t)(k % NTYPES + 1);
+        r->name = vs.g.names[k / NTYPES];
+        stats(v, m, r);
     }
+    free(at);
+    free(by_group);
+    free(vs.g.names);
     qsort_r(ov->rows, ov->n, sizeof *ov->rows, cmp_rows, (void *)t);
-    free(tmp);
-    free(vs.v);
 }
 
 void tp_overheads_free(tp_overheads *ov)

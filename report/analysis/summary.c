@@ -99,10 +99,8 @@ static void *prepare_job(void *p)
 static void *host_tree_job(void *p)
 {
     tp_summary *s = p;
-    for (size_t i = 0; i < s->t->nevents; i++) /* read after the rounds only (the date, the pages) */
-        s->slices += s->t->events[i].ph == 'X' &&
-                     !(s->t->events[i].flags & (TP_EV_DROPPED | TP_EV_DERIVED)); /* derived lines are a view */
     tp_host_tree_build(s->t, &s->ht);
+    s->slices = s->ht.slices; /* counted in the tree's pass; read after the rounds only (the date, the pages) */
     const char *memoff = getenv("TP_MEMORY");
     if (!memoff || strcmp(memoff, "0") != 0)
         tp_memory_prepare(s->t, &s->mem); /* reading the memory events' args: needs nothing, here for balance */
@@ -297,11 +295,12 @@ static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_s
      * and reads the trace and what earlier rounds built (the host tree in
      * the first; attribution and steps in the second).  The sides balanced
      * by each job's thread CPU (TP_TIMING=1), on the 500 MB real-shaped
-     * trace: GPU time and efficiency prepare 0.105 s | slice count, host
-     * tree, memory prepare 0.10; kernel table, attribution, ops 0.09 |
-     * steps, critical path prepare, overheads 0.11; the third round's two
-     * sides end with the critical path's windows, taken by whichever is
-     * free (0.17 s together). */
+     * trace (`report`, 3 runs): GPU time and efficiency prepare 0.11-0.12 s |
+     * host tree (slices counted, device activities noted), memory prepare
+     * 0.10-0.11; kernel table, attribution, ops 0.08-0.09 | steps, critical
+     * path prepare, overheads 0.08; the third round's two sides end with
+     * the critical path's windows, taken by whichever is free (0.15 s
+     * together). */
     run_pair(timed_prepare_job, s, timed_host_tree_job);
     tp_timing("summary: GPU time and efficiency prepare | host tree, memory prepare");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
