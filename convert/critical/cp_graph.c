@@ -20,6 +20,7 @@ typedef struct node {
     uint32_t ev;
     bool start;
     bool synced; /* a whole-device sync's edge leaves it (device_pass) */
+    uint8_t bits; /* its name's CPN_* bits (cp_prep.h): the passes need not read the event */
 } node;
 #define NODE_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->ev < (y)->ev || ((x)->ev == (y)->ev && (x)->start && !(y)->start))))
 TP_SORT_DEFINE(sort_nodes, node, int, NODE_LESS)
@@ -32,9 +33,9 @@ typedef struct edge {
     bool zero;
 } edge;
 
-typedef struct hkey {
-    uint32_t track;
+typedef struct hkey { /* 24 bytes: the sort copies them */
     int64_t ts, end;
+    uint32_t track;
     uint32_t ev;
 } hkey;
 #define HKEY_LESS(x, y, c)                                                                                             \
@@ -99,17 +100,8 @@ static void add_edge(graph *g, uint32_t u, uint32_t v, uint8_t type, bool zero, 
 
 static bool is_lock(const graph *g, const node *n)
 {
-    tp_str name = g->t->events[n->ev].name;
-    return name && (name == g->p->lock[0] || name == g->p->lock[1] || name == g->p->lock[2]);
-}
-
-static bool is_blocking(const graph *g, uint32_t ev)
-{
-    tp_str name = g->t->events[ev].name;
-    for (int k = 0; k < 6; k++)
-        if (name && name == g->p->blocking[k])
-            return true;
-    return false;
+    (void)g;
+    return n->bits & CPN_LOCK;
 }
 
 /* HTA _shares_cuda_runtime_lock: both lock calls and not an (end, start) pair */
@@ -155,7 +147,7 @@ static void stack_pass(graph *g, size_t nhost)
     hkey *k = tp_xmalloc((nhost + 1) * sizeof *k);
     for (size_t i = 0; i < nhost; i++) {
         const tp_event *e = &t->events[g->locals[i]];
-        k[i] = (hkey){g->p->logical[e->track], e->ts, e->ts + e->dur, g->locals[i]};
+        k[i] = (hkey){e->ts, e->ts + e->dur, g->p->logical[e->track], g->locals[i]};
     }
     sort_hkeys(k, nhost, 0);
     uint32_t *stack = tp_xmalloc((nhost + 1) * sizeof *stack); /* positions in k */
@@ -170,7 +162,7 @@ static void stack_pass(graph *g, size_t nhost)
             uint32_t parent = depth >= 2 ? k[stack[depth - 2]].ev : TP_NONE;
             if (last != TP_NONE && !shares_lock(g, last, end)) {
                 uint32_t attr = g->nodes[last].start ? g->nodes[last].ev : ev; /* cases 2 and 3 */
-                add_edge(g, last, end, TP_CPE_OPERATOR, is_blocking(g, ev), attr);
+                add_edge(g, last, end, TP_CPE_OPERATOR, g->nodes[end].bits & CPN_BLOCKING, attr);
             }
             last = end;
             last_parent = parent;
@@ -199,10 +191,9 @@ static void stack_pass(graph *g, size_t nhost)
 
 /* Device activity in start order (sync events at their end), per stream
  * (HTA _construct_graph_from_kernels). */
-static bool unrecorded_sync(const graph *g, uint32_t ev)
+static bool unrecorded_sync(const graph *g, uint32_t local, uint32_t ev)
 {
-    tp_str name = g->t->events[ev].name;
-    return name && (name == g->p->blocking[0] || name == g->p->blocking[1]) && !g->p->has_sync[ev];
+    return (g->nodes[g->start_of[local]].bits & CPN_DEVICE_WAIT) && !g->p->has_sync[ev];
 }
 
 static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
@@ -214,7 +205,7 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
     /* a device or stream synchronisation the trace has no sync event of: at
      * its end, as the sync events are (pos UINT32_MAX marks it) */
     for (size_t i = 0; i < nhost; i++)
-        if (unrecorded_sync(g, g->locals[i])) {
+        if (unrecorded_sync(g, (uint32_t)i, g->locals[i])) {
             const tp_event *e = &t->events[g->locals[i]];
             k[n++] = (dkey){tp_sat_add(e->ts, e->dur), g->locals[i], UINT32_MAX};
         }
@@ -457,11 +448,6 @@ static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, i
 }
 
 
-static bool is_comm(const char *n)
-{
-    return strstr(n, "nccl") || strstr(n, "NCCL") || strstr(n, "rccl") || strstr(n, "RCCL");
-}
-
 static uint8_t bound_of(const graph *g, const edge *e)
 {
     switch (e->type) {
@@ -482,10 +468,10 @@ static uint8_t bound_of(const graph *g, const edge *e)
     if (a->kind == TP_KIND_MEMCPY || a->kind == TP_KIND_MEMSET)
         return TP_CPB_MEMCPY;
     if (a->kind == TP_KIND_KERNEL)
-        return is_comm(tp_str_get(g->t, a->name)) ? TP_CPB_COMM : TP_CPB_KERNEL;
-    if (cp_is_data_loading(g->t, a))
+        return (cp_name_bits(g->p, a->name) & CPN_COMM) ? TP_CPB_COMM : TP_CPB_KERNEL;
+    if (cp_is_data_loading(g->p, a))
         return TP_CPB_DATA_LOADING;
-    if (edge_w(g, e) == 0 && is_blocking(g, e->attr))
+    if (edge_w(g, e) == 0 && (cp_name_bits(g->p, a->name) & CPN_BLOCKING))
         return TP_CPB_SYNC; /* a blocking call's end: waiting on the device */
     return TP_CPB_CPU;
 }
@@ -622,13 +608,31 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
             g.locals[g.nlocals++] = p->dev[i];
         }
     g.nnodes = 2 * g.nlocals;
+    g.cap = g.nnodes + g.nnodes / 8 + 16; /* about one edge a node: the edges grown once or never */
+    g.edges = tp_xmalloc(g.cap * sizeof *g.edges);
     g.nodes = tp_xmalloc((g.nnodes + 1) * sizeof *g.nodes);
+    /* The host starts are in node order already (p->host is by (ts, ev)): only the other nodes are sorted (at the
+     * array's tail), then merged with them in place ((ts, ev, start) is unique: one order, however made). */
+    size_t na = nhost, nb = g.nnodes - nhost, j = 0;
+    node *rest = g.nodes + na;
     for (size_t i = 0; i < g.nlocals; i++) {
         const tp_event *e = &t->events[g.locals[i]];
-        g.nodes[2 * i] = (node){e->ts, g.locals[i], true, false};
-        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false, false};
+        uint8_t bits = cp_name_bits(p, e->name);
+        if (i >= nhost)
+            rest[j++] = (node){e->ts, g.locals[i], true, false, bits};
+        rest[j++] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false, false, bits};
     }
-    sort_nodes(g.nodes, g.nnodes, 0);
+    sort_nodes(rest, nb, 0);
+    j = 0;
+    for (size_t i = 0; i < na; i++) { /* node k = i + j is written before rest[j] (at na + j) is read */
+        const tp_event *e = &t->events[g.locals[i]];
+        node a = {e->ts, g.locals[i], true, false, cp_name_bits(p, e->name)};
+        while (j < nb && NODE_LESS(&rest[j], &a, 0)) {
+            g.nodes[i + j] = rest[j];
+            j++;
+        }
+        g.nodes[i + j] = a;
+    }
     g.start_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.start_of);
     g.end_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.end_of);
     for (uint32_t i = 0; i < g.nnodes; i++)

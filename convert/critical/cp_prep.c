@@ -18,10 +18,40 @@ bool cp_is_activity(const tp_event *e)
     return e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET;
 }
 
-bool cp_is_data_loading(const tp_trace *t, const tp_event *e)
+static bool is_comm(const char *n)
 {
-    return (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) &&
-           strstr(tp_str_get(t, e->name), "DataLoader") != NULL; /* enumerate(DataLoader)#..., a cpu_op in older traces */
+    return strstr(n, "nccl") || strstr(n, "NCCL") || strstr(n, "rccl") || strstr(n, "RCCL");
+}
+
+/* The bits of a name, worked out on its first candidate (cp_prep_build only: one thread). */
+static uint8_t work_out_name(cp_prep *p, tp_str name)
+{
+    const char *s = tp_str_get(p->t, name);
+    uint8_t b = CPN_KNOWN;
+    if (strstr(s, "DataLoader")) /* enumerate(DataLoader)#..., a cpu_op in older traces */
+        b |= CPN_DATA_LOADING;
+    if (is_comm(s))
+        b |= CPN_COMM;
+    for (int k = 0; name && k < 3; k++)
+        if (name == p->lock[k])
+            b |= CPN_LOCK;
+    for (int k = 0; name && k < 6; k++)
+        if (name == p->blocking[k])
+            b |= CPN_BLOCKING | (k < 2 ? CPN_DEVICE_WAIT : 0); /* cudaDeviceSynchronize, cudaStreamSynchronize */
+    p->name_bits[name] = b;
+    return b;
+}
+
+static inline uint8_t learn_name(cp_prep *p, tp_str name)
+{
+    if (name >= p->t->nstr)
+        return CPN_KNOWN;
+    return p->name_bits[name] ? p->name_bits[name] : work_out_name(p, name);
+}
+
+bool cp_is_data_loading(const cp_prep *p, const tp_event *e)
+{
+    return (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) && (cp_name_bits(p, e->name) & CPN_DATA_LOADING);
 }
 
 static bool usable(const tp_event *e)
@@ -295,6 +325,7 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
     p->stream_sync = tp_str_find(t, "Stream Sync", 11);
     p->context_sync = tp_str_find(t, "Context Sync", 12);
     p->event_sync = tp_str_find(t, "Event Sync", 10);
+    p->name_bits = tp_xcalloc(t->nstr + 1, 1);
 
     tkey *hk = tp_xmalloc((t->nevents + 1) * sizeof *hk), *dk = tp_xmalloc((t->nevents + 1) * sizeof *dk);
     size_t nh = 0, nd = 0;
@@ -305,15 +336,20 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
         bool device = t->processes[t->tracks[e->track].process].is_device ||
                       t->tracks[e->track].role == TP_TRACK_DEVICE;
         if (!device) {
-            if ((e->kind == TP_KIND_HOST_OP || e->kind == TP_KIND_RUNTIME || cp_is_data_loading(t, e)) && e->dur > 0)
+            if (e->dur > 0 && (e->kind == TP_KIND_HOST_OP || e->kind == TP_KIND_RUNTIME ||
+                               (e->kind == TP_KIND_ANNOTATION && (learn_name(p, e->name) & CPN_DATA_LOADING)))) {
+                learn_name(p, e->name);
                 hk[nh++] = (tkey){e->ts, (uint32_t)i};
+            }
             continue;
         }
         if (e->link >= t->nevents || (!cp_is_activity(e) && e->kind != TP_KIND_SYNC))
             continue;
         const tp_event *l = &t->events[e->link];
-        if (l->dur > 0 && usable(l))
+        if (l->dur > 0 && usable(l)) {
+            learn_name(p, e->name);
             dk[nd++] = (tkey){l->ts, (uint32_t)i};
+        }
     }
     sort_tkeys(hk, nh, 0);
     sort_tkeys(dk, nd, 0);
@@ -359,5 +395,6 @@ void cp_prep_free(cp_prep *p)
     free(p->ev2local);
     free(p->last_of);
     free(p->has_sync);
+    free(p->name_bits);
     memset(p, 0, sizeof *p);
 }
