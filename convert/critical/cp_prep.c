@@ -184,19 +184,10 @@ static bool wait_args(const tp_trace *t, const tp_event *e, tp_jdoc *d, int64_t 
            tp_jv_int(tp_jv_get(v, "wait_on_stream"), stream) == 0 && *stream >= 0;
 }
 
-static void match_syncs(const tp_trace *t, cp_prep *p)
+/* recs: the cudaEventRecord calls (cp_prep_build's pass over the events) */
+static void match_syncs(const tp_trace *t, cp_prep *p, tp_str wait, ckey *recs, size_t nrec)
 {
-    tp_str record = tp_str_find(t, "cudaEventRecord", 15), wait = tp_str_find(t, "Stream Wait Event", 17);
-    if (!record || (!p->event_sync && !wait))
-        return;
     /* records by correlation id */
-    size_t nrec = 0;
-    ckey *recs = tp_xmalloc((t->nevents + 1) * sizeof *recs);
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (e->name == record && usable(e) && (e->flags & TP_EV_HAS_CORR))
-            recs[nrec++] = (ckey){e->corr, (uint32_t)i};
-    }
     sort_ckeys(recs, nrec, 0);
     /* device streams by (process, tid) */
     skey *streams = tp_xmalloc((t->ntracks + 1) * sizeof *streams);
@@ -274,7 +265,6 @@ static void match_syncs(const tp_trace *t, cp_prep *p)
     free(any);
     free(by_thread);
     free(streams);
-    free(recs);
 }
 
 static void queue_lengths(const tp_trace *t, cp_prep *p)
@@ -327,12 +317,19 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
     p->event_sync = tp_str_find(t, "Event Sync", 10);
     p->name_bits = tp_xcalloc(t->nstr + 1, 1);
 
+    /* the synchronisation matches need the event records: gathered in the same pass */
+    tp_str record = tp_str_find(t, "cudaEventRecord", 15), wait = tp_str_find(t, "Stream Wait Event", 17);
+    bool syncs = record && (p->event_sync || wait);
+    ckey *recs = syncs ? tp_xmalloc((t->nevents + 1) * sizeof *recs) : NULL;
+    size_t nrec = 0;
     tkey *hk = tp_xmalloc((t->nevents + 1) * sizeof *hk), *dk = tp_xmalloc((t->nevents + 1) * sizeof *dk);
     size_t nh = 0, nd = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!usable(e))
             continue;
+        if (syncs && e->name == record && (e->flags & TP_EV_HAS_CORR))
+            recs[nrec++] = (ckey){e->corr, (uint32_t)i};
         bool device = t->processes[t->tracks[e->track].process].is_device ||
                       t->tracks[e->track].role == TP_TRACK_DEVICE;
         if (!device) {
@@ -370,15 +367,16 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
     for (size_t k = 0; k < nd; k++)
         p->wait_src[k] = p->sync_src[k] = TP_NONE;
     queue_lengths(t, p);
-    match_syncs(t, p);
+    if (syncs)
+        match_syncs(t, p, wait, recs, nrec);
+    free(recs);
     p->has_sync = tp_xcalloc(t->nevents + 1, 1);
     for (size_t k = 0; k < nd; k++) {
         const tp_event *e = &t->events[p->dev[k]];
         if (e->kind == TP_KIND_SYNC)
             p->has_sync[e->link] = 1;
     }
-    p->ev2local = tp_xmalloc((t->nevents + 1) * sizeof *p->ev2local);
-    memset(p->ev2local, 0xff, (t->nevents + 1) * sizeof *p->ev2local);
+    p->ev2local = tp_xcalloc(t->nevents + 1, sizeof *p->ev2local);
     p->last_of = tp_xmalloc((t->ntracks + 1) * sizeof *p->last_of);
     memset(p->last_of, 0xff, (t->ntracks + 1) * sizeof *p->last_of);
 }

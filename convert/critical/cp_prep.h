@@ -17,7 +17,8 @@ typedef struct cp_prep {
     int32_t *q_dev;     /* per dev position: the stream's queue length just after the activity started */
     uint32_t *wait_src; /* per dev position: the device event a cudaStreamWaitEvent makes this one wait for */
     uint32_t *sync_src; /* per dev position (Event Sync): the device event its host call waits for */
-    uint32_t *ev2local; /* event -> its place in the current window, TP_NONE */
+    uint32_t *ev2local; /* event -> its place in the current window + 1, 0: none (cp_local); calloc'ed: no pass
+                         * over the trace's events to fill it */
     uint32_t *last_of;  /* track -> last node on the stream in the current window (work), TP_NONE */
     uint8_t *name_bits; /* name id -> CPN_* bits, for the names of the candidates: each name's strstr once a
                          * trace, not once a window (the lanes only read it) */
@@ -29,6 +30,12 @@ typedef struct cp_prep {
     tp_str stream_sync, context_sync, event_sync;
     uint64_t matched_waits, matched_event_syncs; /* sync dependencies found (for the notes) */
 } cp_prep;
+
+/* The event's place in the current window, TP_NONE: not in it. */
+static inline uint32_t cp_local(const cp_prep *p, uint32_t ev)
+{
+    return p->ev2local[ev] - 1u; /* 0 - 1: TP_NONE */
+}
 
 /* What a name is (cp_prep.name_bits); CPN_KNOWN: the bits were worked out. */
 enum { CPN_KNOWN = 1, CPN_DATA_LOADING = 2, CPN_COMM = 4, CPN_LOCK = 8, CPN_BLOCKING = 16, CPN_DEVICE_WAIT = 32 };
