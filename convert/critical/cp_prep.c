@@ -89,17 +89,12 @@ typedef struct tkey {
 #define TKEY_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && (x)->ev < (y)->ev))
 TP_SORT_DEFINE(sort_tkeys, tkey, int, TKEY_LESS)
 
-/* queue events: per stream, by time, launches before starts at one time */
+/* a stream's launches or starts: by time, then dev position */
 typedef struct qkey {
-    uint32_t track;
     int64_t ts;
     uint32_t pos;
-    int8_t delta;
 } qkey;
-#define QKEY_LESS(x, y, c)                                                                                             \
-    ((x)->track < (y)->track ||                                                                                        \
-     ((x)->track == (y)->track &&                                                                                      \
-      ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->delta > (y)->delta || ((x)->delta == (y)->delta && (x)->pos < (y)->pos))))))
+#define QKEY_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && (x)->pos < (y)->pos))
 TP_SORT_DEFINE(sort_qkeys, qkey, int, QKEY_LESS)
 
 /* launches of a stream: (stream, host thread or 0, launch ts, position) */
@@ -267,30 +262,46 @@ static void match_syncs(const tp_trace *t, cp_prep *p, tp_str wait, ckey *recs, 
     free(streams);
 }
 
+/* Each stream's launches and starts in time order (a launch before a start at one time; then by dev position):
+ * the launches come in that order (p->dev is by launch time), the starts nearly (a stream runs its work in
+ * launch order), so each stream's starts are sorted apart and the two merged. */
 static void queue_lengths(const tp_trace *t, cp_prep *p)
 {
-    qkey *q = tp_xmalloc((2 * p->ndev + 1) * sizeof *q);
+    uint32_t *at = tp_xcalloc(t->ntracks + 1, sizeof *at); /* stream -> its count, then its first place */
     size_t n = 0;
+    for (size_t i = 0; i < p->ndev; i++)
+        if (cp_is_activity(&t->events[p->dev[i]])) {
+            at[p->logical[t->events[p->dev[i]].track]]++;
+            n++;
+        }
+    uint32_t first = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        uint32_t count = at[k];
+        at[k] = first;
+        first += count;
+    }
+    qkey *run = tp_xmalloc((n + 1) * sizeof *run), *dev = tp_xmalloc((n + 1) * sizeof *dev);
     for (size_t i = 0; i < p->ndev; i++) {
         const tp_event *e = &t->events[p->dev[i]];
         if (!cp_is_activity(e))
             continue;
-        uint32_t s = p->logical[e->track];
-        q[n++] = (qkey){s, t->events[e->link].ts, (uint32_t)i, 1};
-        q[n++] = (qkey){s, e->ts, (uint32_t)i, -1};
+        uint32_t k = at[p->logical[e->track]]++;
+        run[k] = (qkey){t->events[e->link].ts, (uint32_t)i};
+        dev[k] = (qkey){e->ts, (uint32_t)i};
     }
-    sort_qkeys(q, n, 0);
-    int32_t len = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (k == 0 || q[k].track != q[k - 1].track)
-            len = 0;
-        len += q[k].delta;
-        if (q[k].delta > 0)
-            p->q_run[q[k].pos] = len;
-        else
-            p->q_dev[q[k].pos] = len;
+    for (size_t s = 0, begin = 0; s < t->ntracks; begin = at[s++]) { /* at[s]: one past stream s's last */
+        size_t end = at[s];
+        sort_qkeys(dev + begin, end - begin, 0);
+        int32_t len = 0;
+        for (size_t a = begin, b = begin; a < end || b < end;)
+            if (b == end || (a < end && run[a].ts <= dev[b].ts))
+                p->q_run[run[a++].pos] = ++len;
+            else
+                p->q_dev[dev[b++].pos] = --len;
     }
-    free(q);
+    free(run);
+    free(dev);
+    free(at);
 }
 
 void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
