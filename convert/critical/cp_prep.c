@@ -335,15 +335,16 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
     size_t nrec = 0;
     tkey *hk = tp_xmalloc((t->nevents + 1) * sizeof *hk), *dk = tp_xmalloc((t->nevents + 1) * sizeof *dk);
     size_t nh = 0, nd = 0;
+    bool *on_device = tp_xmalloc(t->ntracks + 1); /* track -> a device's (once a track, not once an event) */
+    for (size_t k = 0; k < t->ntracks; k++)
+        on_device[k] = t->processes[t->tracks[k].process].is_device || t->tracks[k].role == TP_TRACK_DEVICE;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!usable(e))
             continue;
         if (syncs && e->name == record && (e->flags & TP_EV_HAS_CORR))
             recs[nrec++] = (ckey){e->corr, (uint32_t)i};
-        bool device = t->processes[t->tracks[e->track].process].is_device ||
-                      t->tracks[e->track].role == TP_TRACK_DEVICE;
-        if (!device) {
+        if (!on_device[e->track]) {
             if (e->dur > 0 && (e->kind == TP_KIND_HOST_OP || e->kind == TP_KIND_RUNTIME ||
                                (e->kind == TP_KIND_ANNOTATION && (learn_name(p, e->name) & CPN_DATA_LOADING)))) {
                 learn_name(p, e->name);
@@ -359,6 +360,7 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
             dk[nd++] = (tkey){l->ts, (uint32_t)i};
         }
     }
+    free(on_device);
     sort_tkeys(hk, nh, 0);
     sort_tkeys(dk, nd, 0);
     p->host = tp_xmalloc((nh + 1) * sizeof *p->host);
