@@ -14,12 +14,13 @@
 
 /* 16 bytes: a window may hold every event of the trace (the whole-trace
  * window of a trace without steps); its place in the window is
- * p->ev2local[ev] */
+ * cp_local(p, ev) */
 typedef struct node {
     int64_t ts;
     uint32_t ev;
     bool start;
     bool synced; /* a whole-device sync's edge leaves it (device_pass) */
+    uint8_t bits; /* its name's CPN_* bits (cp_prep.h): the passes need not read the event */
 } node;
 #define NODE_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->ev < (y)->ev || ((x)->ev == (y)->ev && (x)->start && !(y)->start))))
 TP_SORT_DEFINE(sort_nodes, node, int, NODE_LESS)
@@ -32,9 +33,9 @@ typedef struct edge {
     bool zero;
 } edge;
 
-typedef struct hkey {
-    uint32_t track;
+typedef struct hkey { /* 24 bytes: the sort copies them */
     int64_t ts, end;
+    uint32_t track;
     uint32_t ev;
 } hkey;
 #define HKEY_LESS(x, y, c)                                                                                             \
@@ -99,17 +100,8 @@ static void add_edge(graph *g, uint32_t u, uint32_t v, uint8_t type, bool zero, 
 
 static bool is_lock(const graph *g, const node *n)
 {
-    tp_str name = g->t->events[n->ev].name;
-    return name && (name == g->p->lock[0] || name == g->p->lock[1] || name == g->p->lock[2]);
-}
-
-static bool is_blocking(const graph *g, uint32_t ev)
-{
-    tp_str name = g->t->events[ev].name;
-    for (int k = 0; k < 6; k++)
-        if (name && name == g->p->blocking[k])
-            return true;
-    return false;
+    (void)g;
+    return n->bits & CPN_LOCK;
 }
 
 /* HTA _shares_cuda_runtime_lock: both lock calls and not an (end, start) pair */
@@ -147,17 +139,61 @@ static void lock_pass(graph *g)
     free(open);
 }
 
+#define U32_LESS(x, y, c) (*(x) < *(y))
+TP_SORT_DEFINE(sort_u32, uint32_t, int, U32_LESS)
+
+/* The window's host events in HKEY_LESS order without sorting them: they come by (ts, ev) (p->host's order), so
+ * dealt out by thread (in track order, keeping their order) they are by (track, ts, ev); only runs of one start on
+ * one thread are left to sort (longer first).  The lane's last_of (TP_NONE everywhere between passes) holds each
+ * thread's place meanwhile. */
+static hkey *thread_order(graph *g, size_t nhost)
+{
+    const tp_trace *t = g->t;
+    uint32_t *slot = g->p->last_of;
+    hkey *in = tp_xmalloc((nhost + 1) * sizeof *in);
+    uint32_t *threads = tp_xmalloc((nhost + 1) * sizeof *threads), *at = tp_xmalloc((nhost + 1) * sizeof *at);
+    size_t nthreads = 0;
+    for (size_t i = 0; i < nhost; i++) {
+        const tp_event *e = &t->events[g->locals[i]];
+        in[i] = (hkey){e->ts, e->ts + e->dur, g->p->logical[e->track], g->locals[i]};
+        uint32_t *s = &slot[in[i].track];
+        if (*s == TP_NONE) {
+            *s = (uint32_t)nthreads;
+            threads[nthreads] = in[i].track;
+            at[nthreads++] = 0;
+        }
+        at[*s]++;
+    }
+    sort_u32(threads, nthreads, 0);
+    uint32_t first = 0; /* each thread's first place, in track order */
+    for (size_t k = 0; k < nthreads; k++) {
+        uint32_t *n = &at[slot[threads[k]]];
+        uint32_t count = *n;
+        *n = first;
+        first += count;
+    }
+    hkey *out = tp_xmalloc((nhost + 1) * sizeof *out);
+    for (size_t i = 0; i < nhost; i++)
+        out[at[slot[in[i].track]]++] = in[i];
+    for (size_t k = 0; k < nthreads; k++)
+        slot[threads[k]] = TP_NONE;
+    free(in);
+    free(threads);
+    free(at);
+    for (size_t a = 0, b; a < nhost; a = b) {
+        for (b = a + 1; b < nhost && out[b].track == out[a].track && out[b].ts == out[a].ts; b++)
+            ;
+        if (b - a > 1)
+            sort_hkeys(out + a, b - a, 0);
+    }
+    return out;
+}
+
 /* Nested host events of each thread, entered and left in order (HTA
  * _construct_graph_from_call_stack). */
 static void stack_pass(graph *g, size_t nhost)
 {
-    const tp_trace *t = g->t;
-    hkey *k = tp_xmalloc((nhost + 1) * sizeof *k);
-    for (size_t i = 0; i < nhost; i++) {
-        const tp_event *e = &t->events[g->locals[i]];
-        k[i] = (hkey){g->p->logical[e->track], e->ts, e->ts + e->dur, g->locals[i]};
-    }
-    sort_hkeys(k, nhost, 0);
+    hkey *k = thread_order(g, nhost);
     uint32_t *stack = tp_xmalloc((nhost + 1) * sizeof *stack); /* positions in k */
     size_t depth = 0;
     uint32_t last = TP_NONE, last_parent = TP_NONE;
@@ -165,12 +201,12 @@ static void stack_pass(graph *g, size_t nhost)
         bool new_track = i == nhost || i == 0 || k[i].track != k[i - 1].track;
         while (depth && (new_track || k[i].ts >= k[stack[depth - 1]].end)) {
             /* leave the innermost */
-            uint32_t ev = k[stack[depth - 1]].ev, local = g->p->ev2local[ev];
+            uint32_t ev = k[stack[depth - 1]].ev, local = cp_local(g->p, ev);
             uint32_t end = g->end_of[local];
             uint32_t parent = depth >= 2 ? k[stack[depth - 2]].ev : TP_NONE;
             if (last != TP_NONE && !shares_lock(g, last, end)) {
                 uint32_t attr = g->nodes[last].start ? g->nodes[last].ev : ev; /* cases 2 and 3 */
-                add_edge(g, last, end, TP_CPE_OPERATOR, is_blocking(g, ev), attr);
+                add_edge(g, last, end, TP_CPE_OPERATOR, g->nodes[end].bits & CPN_BLOCKING, attr);
             }
             last = end;
             last_parent = parent;
@@ -182,7 +218,7 @@ static void stack_pass(graph *g, size_t nhost)
             last = TP_NONE;
             last_parent = TP_NONE;
         }
-        uint32_t ev = k[i].ev, start = g->start_of[g->p->ev2local[ev]];
+        uint32_t ev = k[i].ev, start = g->start_of[cp_local(g->p, ev)];
         if (last != TP_NONE && !shares_lock(g, last, start)) {
             /* cases 1 and 4 of HTA _attribute_edge: from a start, the event
              * it starts; from an end, the parent of the event that ended */
@@ -199,10 +235,9 @@ static void stack_pass(graph *g, size_t nhost)
 
 /* Device activity in start order (sync events at their end), per stream
  * (HTA _construct_graph_from_kernels). */
-static bool unrecorded_sync(const graph *g, uint32_t ev)
+static bool unrecorded_sync(const graph *g, uint32_t local, uint32_t ev)
 {
-    tp_str name = g->t->events[ev].name;
-    return name && (name == g->p->blocking[0] || name == g->p->blocking[1]) && !g->p->has_sync[ev];
+    return (g->nodes[g->start_of[local]].bits & CPN_DEVICE_WAIT) && !g->p->has_sync[ev];
 }
 
 static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
@@ -214,7 +249,7 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
     /* a device or stream synchronisation the trace has no sync event of: at
      * its end, as the sync events are (pos UINT32_MAX marks it) */
     for (size_t i = 0; i < nhost; i++)
-        if (unrecorded_sync(g, g->locals[i])) {
+        if (unrecorded_sync(g, (uint32_t)i, g->locals[i])) {
             const tp_event *e = &t->events[g->locals[i]];
             k[n++] = (dkey){tp_sat_add(e->ts, e->dur), g->locals[i], UINT32_MAX};
         }
@@ -240,12 +275,12 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[k[i].ev];
         int kind = k[i].pos == UINT32_MAX ? CP_ITEM_CONTEXT_SYNC : cp_item_kind(p, e);
-        uint32_t run_local = k[i].pos == UINT32_MAX ? TP_NONE : p->ev2local[e->link];
+        uint32_t run_local = k[i].pos == UINT32_MAX ? TP_NONE : cp_local(p, e->link);
         if (kind == CP_ITEM_CONTEXT_SYNC && (k[i].pos == UINT32_MAX || run_local != TP_NONE)) {
             /* every stream's work so far, to the call's end; an unrecorded
              * sync (pos UINT32_MAX) only from work ended by then */
             bool unrecorded = k[i].pos == UINT32_MAX;
-            uint32_t call_end = g->end_of[unrecorded ? p->ev2local[k[i].ev] : run_local];
+            uint32_t call_end = g->end_of[unrecorded ? cp_local(p, k[i].ev) : run_local];
             bool all = spent + nstreams <= budget;
             size_t m = all ? nstreams : nchanged, added = 0;
             spent += all ? nstreams : 0;
@@ -272,13 +307,13 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
                     add_edge(g, last, run_end, TP_CPE_SYNC, true, TP_NONE);
             } else {
                 uint32_t src = p->sync_src[k[i].pos];
-                uint32_t src_local = src == TP_NONE ? TP_NONE : p->ev2local[src];
+                uint32_t src_local = src == TP_NONE ? TP_NONE : cp_local(p, src);
                 if (src_local != TP_NONE)
                     add_edge(g, g->end_of[src_local], run_end, TP_CPE_SYNC, true, TP_NONE);
             }
             continue;
         }
-        uint32_t local = p->ev2local[k[i].ev];
+        uint32_t local = cp_local(p, k[i].ev);
         if (local == TP_NONE)
             continue;
         uint32_t start = g->start_of[local], end = g->end_of[local];
@@ -286,7 +321,7 @@ static void device_pass(graph *g, size_t nhost, size_t d0, size_t d1)
         uint32_t stream = p->logical[e->track];
         uint32_t last = p->last_of[stream];
         uint32_t src = p->wait_src[k[i].pos];
-        uint32_t src_local = src == TP_NONE ? TP_NONE : p->ev2local[src];
+        uint32_t src_local = src == TP_NONE ? TP_NONE : cp_local(p, src);
         uint32_t sync_end = src_local == TP_NONE ? TP_NONE : g->end_of[src_local];
         if (sync_end != TP_NONE)
             add_edge(g, sync_end, start, TP_CPE_SYNC, true, TP_NONE);
@@ -457,11 +492,6 @@ static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, i
 }
 
 
-static bool is_comm(const char *n)
-{
-    return strstr(n, "nccl") || strstr(n, "NCCL") || strstr(n, "rccl") || strstr(n, "RCCL");
-}
-
 static uint8_t bound_of(const graph *g, const edge *e)
 {
     switch (e->type) {
@@ -482,10 +512,10 @@ static uint8_t bound_of(const graph *g, const edge *e)
     if (a->kind == TP_KIND_MEMCPY || a->kind == TP_KIND_MEMSET)
         return TP_CPB_MEMCPY;
     if (a->kind == TP_KIND_KERNEL)
-        return is_comm(tp_str_get(g->t, a->name)) ? TP_CPB_COMM : TP_CPB_KERNEL;
-    if (cp_is_data_loading(g->t, a))
+        return (cp_name_bits(g->p, a->name) & CPN_COMM) ? TP_CPB_COMM : TP_CPB_KERNEL;
+    if (cp_is_data_loading(g->p, a))
         return TP_CPB_DATA_LOADING;
-    if (edge_w(g, e) == 0 && is_blocking(g, e->attr))
+    if (edge_w(g, e) == 0 && (cp_name_bits(g->p, a->name) & CPN_BLOCKING))
         return TP_CPB_SYNC; /* a blocking call's end: waiting on the device */
     return TP_CPB_CPU;
 }
@@ -612,27 +642,45 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     g.t = t;
     g.locals = tp_xmalloc((h1 - h0 + d1 - d0 + 1) * sizeof *g.locals);
     for (size_t i = h0; i < h1; i++) {
-        p->ev2local[p->host[i]] = (uint32_t)g.nlocals;
+        p->ev2local[p->host[i]] = (uint32_t)g.nlocals + 1;
         g.locals[g.nlocals++] = p->host[i];
     }
     size_t nhost = g.nlocals;
     for (size_t i = d0; i < d1; i++)
         if (cp_is_activity(&t->events[p->dev[i]]) || on_stream_sync(t, &t->events[p->dev[i]])) {
-            p->ev2local[p->dev[i]] = (uint32_t)g.nlocals;
+            p->ev2local[p->dev[i]] = (uint32_t)g.nlocals + 1;
             g.locals[g.nlocals++] = p->dev[i];
         }
     g.nnodes = 2 * g.nlocals;
+    g.cap = g.nnodes + g.nnodes / 8 + 16; /* about one edge a node: the edges grown once or never */
+    g.edges = tp_xmalloc(g.cap * sizeof *g.edges);
     g.nodes = tp_xmalloc((g.nnodes + 1) * sizeof *g.nodes);
+    /* The host starts are in node order already (p->host is by (ts, ev)): only the other nodes are sorted (at the
+     * array's tail), then merged with them in place ((ts, ev, start) is unique: one order, however made). */
+    size_t na = nhost, nb = g.nnodes - nhost, j = 0;
+    node *rest = g.nodes + na;
     for (size_t i = 0; i < g.nlocals; i++) {
         const tp_event *e = &t->events[g.locals[i]];
-        g.nodes[2 * i] = (node){e->ts, g.locals[i], true, false};
-        g.nodes[2 * i + 1] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false, false};
+        uint8_t bits = cp_name_bits(p, e->name);
+        if (i >= nhost)
+            rest[j++] = (node){e->ts, g.locals[i], true, false, bits};
+        rest[j++] = (node){tp_sat_add(e->ts, e->dur), g.locals[i], false, false, bits};
     }
-    sort_nodes(g.nodes, g.nnodes, 0);
+    sort_nodes(rest, nb, 0);
+    j = 0;
+    for (size_t i = 0; i < na; i++) { /* node k = i + j is written before rest[j] (at na + j) is read */
+        const tp_event *e = &t->events[g.locals[i]];
+        node a = {e->ts, g.locals[i], true, false, cp_name_bits(p, e->name)};
+        while (j < nb && NODE_LESS(&rest[j], &a, 0)) {
+            g.nodes[i + j] = rest[j];
+            j++;
+        }
+        g.nodes[i + j] = a;
+    }
     g.start_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.start_of);
     g.end_of = tp_xmalloc((g.nlocals + 1) * sizeof *g.end_of);
     for (uint32_t i = 0; i < g.nnodes; i++)
-        (g.nodes[i].start ? g.start_of : g.end_of)[p->ev2local[g.nodes[i].ev]] = i;
+        (g.nodes[i].start ? g.start_of : g.end_of)[cp_local(p, g.nodes[i].ev)] = i;
 
     lock_pass(&g);
     stack_pass(&g, nhost);
@@ -668,7 +716,7 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
         bool *seen = tp_xcalloc(g.nlocals + 1, 1);
         for (size_t i = 0; i < np; i++) {
             const node *b = &g.nodes[path[i]];
-            uint32_t b_local = p->ev2local[b->ev];
+            uint32_t b_local = cp_local(p, b->ev);
             if (!seen[b_local]) {
                 seen[b_local] = true;
                 out->path_events++;
@@ -693,7 +741,7 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     /* the graph is done with before the shares are summed (the peak holds
      * one of them, not both) */
     for (size_t i = 0; i < g.nlocals; i++)
-        p->ev2local[g.locals[i]] = TP_NONE;
+        p->ev2local[g.locals[i]] = 0;
     free(path);
     free(path_e);
     free(g.edges);

@@ -18,10 +18,40 @@ bool cp_is_activity(const tp_event *e)
     return e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET;
 }
 
-bool cp_is_data_loading(const tp_trace *t, const tp_event *e)
+static bool is_comm(const char *n)
 {
-    return (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) &&
-           strstr(tp_str_get(t, e->name), "DataLoader") != NULL; /* enumerate(DataLoader)#..., a cpu_op in older traces */
+    return strstr(n, "nccl") || strstr(n, "NCCL") || strstr(n, "rccl") || strstr(n, "RCCL");
+}
+
+/* The bits of a name, worked out on its first candidate (cp_prep_build only: one thread). */
+static uint8_t work_out_name(cp_prep *p, tp_str name)
+{
+    const char *s = tp_str_get(p->t, name);
+    uint8_t b = CPN_KNOWN;
+    if (strstr(s, "DataLoader")) /* enumerate(DataLoader)#..., a cpu_op in older traces */
+        b |= CPN_DATA_LOADING;
+    if (is_comm(s))
+        b |= CPN_COMM;
+    for (int k = 0; name && k < 3; k++)
+        if (name == p->lock[k])
+            b |= CPN_LOCK;
+    for (int k = 0; name && k < 6; k++)
+        if (name == p->blocking[k])
+            b |= CPN_BLOCKING | (k < 2 ? CPN_DEVICE_WAIT : 0); /* cudaDeviceSynchronize, cudaStreamSynchronize */
+    p->name_bits[name] = b;
+    return b;
+}
+
+static inline uint8_t learn_name(cp_prep *p, tp_str name)
+{
+    if (name >= p->t->nstr)
+        return CPN_KNOWN;
+    return p->name_bits[name] ? p->name_bits[name] : work_out_name(p, name);
+}
+
+bool cp_is_data_loading(const cp_prep *p, const tp_event *e)
+{
+    return (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) && (cp_name_bits(p, e->name) & CPN_DATA_LOADING);
 }
 
 static bool usable(const tp_event *e)
@@ -59,17 +89,12 @@ typedef struct tkey {
 #define TKEY_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && (x)->ev < (y)->ev))
 TP_SORT_DEFINE(sort_tkeys, tkey, int, TKEY_LESS)
 
-/* queue events: per stream, by time, launches before starts at one time */
+/* a stream's launches or starts: by time, then dev position */
 typedef struct qkey {
-    uint32_t track;
     int64_t ts;
     uint32_t pos;
-    int8_t delta;
 } qkey;
-#define QKEY_LESS(x, y, c)                                                                                             \
-    ((x)->track < (y)->track ||                                                                                        \
-     ((x)->track == (y)->track &&                                                                                      \
-      ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && ((x)->delta > (y)->delta || ((x)->delta == (y)->delta && (x)->pos < (y)->pos))))))
+#define QKEY_LESS(x, y, c) ((x)->ts < (y)->ts || ((x)->ts == (y)->ts && (x)->pos < (y)->pos))
 TP_SORT_DEFINE(sort_qkeys, qkey, int, QKEY_LESS)
 
 /* launches of a stream: (stream, host thread or 0, launch ts, position) */
@@ -154,19 +179,10 @@ static bool wait_args(const tp_trace *t, const tp_event *e, tp_jdoc *d, int64_t 
            tp_jv_int(tp_jv_get(v, "wait_on_stream"), stream) == 0 && *stream >= 0;
 }
 
-static void match_syncs(const tp_trace *t, cp_prep *p)
+/* recs: the cudaEventRecord calls (cp_prep_build's pass over the events) */
+static void match_syncs(const tp_trace *t, cp_prep *p, tp_str wait, ckey *recs, size_t nrec)
 {
-    tp_str record = tp_str_find(t, "cudaEventRecord", 15), wait = tp_str_find(t, "Stream Wait Event", 17);
-    if (!record || (!p->event_sync && !wait))
-        return;
     /* records by correlation id */
-    size_t nrec = 0;
-    ckey *recs = tp_xmalloc((t->nevents + 1) * sizeof *recs);
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *e = &t->events[i];
-        if (e->name == record && usable(e) && (e->flags & TP_EV_HAS_CORR))
-            recs[nrec++] = (ckey){e->corr, (uint32_t)i};
-    }
     sort_ckeys(recs, nrec, 0);
     /* device streams by (process, tid) */
     skey *streams = tp_xmalloc((t->ntracks + 1) * sizeof *streams);
@@ -244,33 +260,48 @@ static void match_syncs(const tp_trace *t, cp_prep *p)
     free(any);
     free(by_thread);
     free(streams);
-    free(recs);
 }
 
+/* Each stream's launches and starts in time order (a launch before a start at one time; then by dev position):
+ * the launches come in that order (p->dev is by launch time), the starts nearly (a stream runs its work in
+ * launch order), so each stream's starts are sorted apart and the two merged. */
 static void queue_lengths(const tp_trace *t, cp_prep *p)
 {
-    qkey *q = tp_xmalloc((2 * p->ndev + 1) * sizeof *q);
+    uint32_t *at = tp_xcalloc(t->ntracks + 1, sizeof *at); /* stream -> its count, then its first place */
     size_t n = 0;
+    for (size_t i = 0; i < p->ndev; i++)
+        if (cp_is_activity(&t->events[p->dev[i]])) {
+            at[p->logical[t->events[p->dev[i]].track]]++;
+            n++;
+        }
+    uint32_t first = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        uint32_t count = at[k];
+        at[k] = first;
+        first += count;
+    }
+    qkey *run = tp_xmalloc((n + 1) * sizeof *run), *dev = tp_xmalloc((n + 1) * sizeof *dev);
     for (size_t i = 0; i < p->ndev; i++) {
         const tp_event *e = &t->events[p->dev[i]];
         if (!cp_is_activity(e))
             continue;
-        uint32_t s = p->logical[e->track];
-        q[n++] = (qkey){s, t->events[e->link].ts, (uint32_t)i, 1};
-        q[n++] = (qkey){s, e->ts, (uint32_t)i, -1};
+        uint32_t k = at[p->logical[e->track]]++;
+        run[k] = (qkey){t->events[e->link].ts, (uint32_t)i};
+        dev[k] = (qkey){e->ts, (uint32_t)i};
     }
-    sort_qkeys(q, n, 0);
-    int32_t len = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (k == 0 || q[k].track != q[k - 1].track)
-            len = 0;
-        len += q[k].delta;
-        if (q[k].delta > 0)
-            p->q_run[q[k].pos] = len;
-        else
-            p->q_dev[q[k].pos] = len;
+    for (size_t s = 0, begin = 0; s < t->ntracks; begin = at[s++]) { /* at[s]: one past stream s's last */
+        size_t end = at[s];
+        sort_qkeys(dev + begin, end - begin, 0);
+        int32_t len = 0;
+        for (size_t a = begin, b = begin; a < end || b < end;)
+            if (b == end || (a < end && run[a].ts <= dev[b].ts))
+                p->q_run[run[a++].pos] = ++len;
+            else
+                p->q_dev[dev[b++].pos] = --len;
     }
-    free(q);
+    free(run);
+    free(dev);
+    free(at);
 }
 
 void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
@@ -295,26 +326,41 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
     p->stream_sync = tp_str_find(t, "Stream Sync", 11);
     p->context_sync = tp_str_find(t, "Context Sync", 12);
     p->event_sync = tp_str_find(t, "Event Sync", 10);
+    p->name_bits = tp_xcalloc(t->nstr + 1, 1);
 
+    /* the synchronisation matches need the event records: gathered in the same pass */
+    tp_str record = tp_str_find(t, "cudaEventRecord", 15), wait = tp_str_find(t, "Stream Wait Event", 17);
+    bool syncs = record && (p->event_sync || wait);
+    ckey *recs = syncs ? tp_xmalloc((t->nevents + 1) * sizeof *recs) : NULL;
+    size_t nrec = 0;
     tkey *hk = tp_xmalloc((t->nevents + 1) * sizeof *hk), *dk = tp_xmalloc((t->nevents + 1) * sizeof *dk);
     size_t nh = 0, nd = 0;
+    bool *on_device = tp_xmalloc(t->ntracks + 1); /* track -> a device's (once a track, not once an event) */
+    for (size_t k = 0; k < t->ntracks; k++)
+        on_device[k] = t->processes[t->tracks[k].process].is_device || t->tracks[k].role == TP_TRACK_DEVICE;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!usable(e))
             continue;
-        bool device = t->processes[t->tracks[e->track].process].is_device ||
-                      t->tracks[e->track].role == TP_TRACK_DEVICE;
-        if (!device) {
-            if ((e->kind == TP_KIND_HOST_OP || e->kind == TP_KIND_RUNTIME || cp_is_data_loading(t, e)) && e->dur > 0)
+        if (syncs && e->name == record && (e->flags & TP_EV_HAS_CORR))
+            recs[nrec++] = (ckey){e->corr, (uint32_t)i};
+        if (!on_device[e->track]) {
+            if (e->dur > 0 && (e->kind == TP_KIND_HOST_OP || e->kind == TP_KIND_RUNTIME ||
+                               (e->kind == TP_KIND_ANNOTATION && (learn_name(p, e->name) & CPN_DATA_LOADING)))) {
+                learn_name(p, e->name);
                 hk[nh++] = (tkey){e->ts, (uint32_t)i};
+            }
             continue;
         }
         if (e->link >= t->nevents || (!cp_is_activity(e) && e->kind != TP_KIND_SYNC))
             continue;
         const tp_event *l = &t->events[e->link];
-        if (l->dur > 0 && usable(l))
+        if (l->dur > 0 && usable(l)) {
+            learn_name(p, e->name);
             dk[nd++] = (tkey){l->ts, (uint32_t)i};
+        }
     }
+    free(on_device);
     sort_tkeys(hk, nh, 0);
     sort_tkeys(dk, nd, 0);
     p->host = tp_xmalloc((nh + 1) * sizeof *p->host);
@@ -334,15 +380,16 @@ void cp_prep_build(const tp_trace *t, const uint32_t *logical, cp_prep *p)
     for (size_t k = 0; k < nd; k++)
         p->wait_src[k] = p->sync_src[k] = TP_NONE;
     queue_lengths(t, p);
-    match_syncs(t, p);
+    if (syncs)
+        match_syncs(t, p, wait, recs, nrec);
+    free(recs);
     p->has_sync = tp_xcalloc(t->nevents + 1, 1);
     for (size_t k = 0; k < nd; k++) {
         const tp_event *e = &t->events[p->dev[k]];
         if (e->kind == TP_KIND_SYNC)
             p->has_sync[e->link] = 1;
     }
-    p->ev2local = tp_xmalloc((t->nevents + 1) * sizeof *p->ev2local);
-    memset(p->ev2local, 0xff, (t->nevents + 1) * sizeof *p->ev2local);
+    p->ev2local = tp_xcalloc(t->nevents + 1, sizeof *p->ev2local);
     p->last_of = tp_xmalloc((t->ntracks + 1) * sizeof *p->last_of);
     memset(p->last_of, 0xff, (t->ntracks + 1) * sizeof *p->last_of);
 }
@@ -359,5 +406,6 @@ void cp_prep_free(cp_prep *p)
     free(p->ev2local);
     free(p->last_of);
     free(p->has_sync);
+    free(p->name_bits);
     memset(p, 0, sizeof *p);
 }

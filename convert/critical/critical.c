@@ -198,8 +198,7 @@ tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t 
     for (int k = 0; k < 2; k++) {
         l->lane[k] = l->p;
         if (k) { /* lane 0 uses p's arrays, lane 1 its own */
-            l->lane[k].ev2local = tp_xmalloc((t->nevents + 1) * sizeof *l->lane[k].ev2local);
-            memset(l->lane[k].ev2local, 0xff, (t->nevents + 1) * sizeof *l->lane[k].ev2local);
+            l->lane[k].ev2local = tp_xcalloc(t->nevents + 1, sizeof *l->lane[k].ev2local);
             l->lane[k].last_of = tp_xmalloc((t->ntracks + 1) * sizeof *l->lane[k].last_of);
             memset(l->lane[k].last_of, 0xff, (t->ntracks + 1) * sizeof *l->lane[k].last_of);
         }
