@@ -373,13 +373,22 @@ static bool keep_flow(reader *r, const tp_event *e)
     return true;
 }
 
+/* A time scan_scalar's fast path found to be [-]digits[.digits] with at
+ * most 15 integer digits and 3 decimals: one that parse_time reads without a
+ * word, within range (below 10^18 ns) (light_event's events need no value). */
+static bool time_plainly_ok(const span *s)
+{
+    return !s->str && s->int_n >= 1 && s->int_n <= 15 && s->frac_n <= 3;
+}
+
 /* An event's times (ts, dur), checked with the warnings and drops of every
- * event: 0, 1 (dropped, said in a warning), -1 (--strict's error). */
-static int event_times(reader *r, const raw_event *ev, char ph, uint64_t at, tp_event *e)
+ * event: 0, 1 (dropped, said in a warning), -1 (--strict's error).  Without
+ * `values` (an event counted, not kept) a plain time is only checked. */
+static int event_times(reader *r, const raw_event *ev, char ph, uint64_t at, tp_event *e, bool values)
 {
     tp_trace *t = r->t;
     if (ev->ts.p) {
-        int k = parse_time(r, &ev->ts, &e->ts, at, TS_MIN, TS_MAX);
+        int k = !values && time_plainly_ok(&ev->ts) ? 0 : parse_time(r, &ev->ts, &e->ts, at, TS_MIN, TS_MAX);
         if (k)
             return k;
     } else if (ph != 'M') {
@@ -390,6 +399,8 @@ static int event_times(reader *r, const raw_event *ev, char ph, uint64_t at, tp_
         return 1;
     }
     if (ev->dur.p) {
+        if (!values && time_plainly_ok(&ev->dur) && ev->dur.p[0] != '-')
+            return 0;
         int k = parse_time(r, &ev->dur, &e->dur, at, -DUR_MAX, DUR_MAX);
         if (k)
             return k;
@@ -508,7 +519,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     if (light == LIGHT_SKIP) { /* counted and checked, not kept (light_event) */
         tp_event e;
         tp_event_init(&e);
-        return event_times(r, ev, ph, at, &e) < 0 ? -1 : 0;
+        return event_times(r, ev, ph, at, &e, false) < 0 ? -1 : 0;
     }
     /* other metadata: kept as an event and written back */
     tp_event e;
@@ -519,7 +530,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         e.name = intern_span(r, &ev->name);
     if (ev->cat.p)
         e.cat = intern_span(r, &ev->cat);
-    int times = event_times(r, ev, ph, at, &e);
+    int times = event_times(r, ev, ph, at, &e, true);
     if (times)
         return times < 0 ? -1 : 0;
     if (ev->has_corr && ev->corr >= 0 && ev->corr <= UINT32_MAX) {
