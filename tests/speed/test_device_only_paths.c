@@ -82,6 +82,11 @@ static const char *const odd_events[] = {
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"bad_ts\",\"pid\":1,\"tid\":9,\"ts\":\"soon\",\"dur\":1}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"no_ts\",\"pid\":1,\"tid\":9,\"dur\":1}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"huge_ts\",\"pid\":1,\"tid\":9,\"ts\":1e30,\"dur\":1}",
+    /* times at the edge of the form a counted event's check reads without a value */
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"long_ts\",\"pid\":1,\"tid\":13,\"ts\":999999999999999.999,\"dur\":999999999999999}",
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"too_long_ts\",\"pid\":1,\"tid\":14,\"ts\":9999999999999999,\"dur\":1}",
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"too_long_dur\",\"pid\":1,\"tid\":14,\"ts\":1,\"dur\":9999999999999999}",
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"fine_ts\",\"pid\":1,\"tid\":14,\"ts\":-5.1234,\"dur\":-0.5}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"neg_dur\",\"pid\":1,\"tid\":1,\"ts\":1700,\"dur\":-5}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"no_dur\",\"pid\":1,\"tid\":1,\"ts\":1700}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"bad_dur\",\"pid\":1,\"tid\":1,\"ts\":1700,\"dur\":\"long\"}",
@@ -174,7 +179,7 @@ TEST(device_only_odd_cases_print_what_the_full_read_prints)
     CHECK(out && strstr(out, "4 steps")); /* #3, #4, #5 (escaped), #6: not #9 on the device, not #x */
     CHECK(out && strstr(out, "sm90_gemm"));
     CHECK(out && strstr(out, "legacy_kernel"));
-    CHECK(out && strstr(out, "bad or out-of-range ts/dur (event dropped): 9")); /* three files' worth of cases */
+    CHECK(out && strstr(out, "bad or out-of-range ts/dur (event dropped): 15")); /* three files' worth of cases */
     free(out);
 }
 
