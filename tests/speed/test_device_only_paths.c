@@ -97,6 +97,8 @@ static const char *const odd_events[] = {
     /* escapes: bad ones are counted in a warning */
     "{\"ph\":\"X\",\"cat\":\"cpu\\u005fop\",\"name\":\"esc\\u0061ped\",\"pid\":1,\"tid\":1,\"ts\":1800,\"dur\":1}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"bad\\ud800escape\",\"pid\":1,\"tid\":1,\"ts\":1800,\"dur\":1}",
+    "{\"ph\":\"s\",\"id\":\"bad\\ud800id\",\"pid\":1,\"tid\":1,\"ts\":1800,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+    "{\"ph\":\"f\",\"id\":\"esc\\u0061ped_id\",\"pid\":1,\"tid\":1,\"ts\":1800,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Profiler\\u0053tep#5\",\"pid\":1,\"tid\":1,\"ts\":5000,\"dur\":100}",
 };
 

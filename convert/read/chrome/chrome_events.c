@@ -440,7 +440,7 @@ static uint8_t cat_class_of(reader *r, tp_str cat)
  * The others are neither interned nor stored, and the passes after the
  * read do not walk them.  Anything the full path decides from more than
  * its category and phase takes the full path: no category (legacy
- * kernels), escaped text, a "ProfilerStep#" name (steps), unknown or
+ * kernels), escaped text (name, category, id), a "ProfilerStep#" name (steps), unknown or
  * device-side categories, MTIA's, metadata, 'B'/'E' pairs, unknown phases.
  * Field order does not matter: the event is parsed whole before this.
  * TP_DEVICE_ONLY=0 turns it off (the tests compare both paths).
@@ -458,8 +458,8 @@ static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, 
     default: /* 'B', 'E', 'M', unknown phases */
         return LIGHT_NO;
     }
-    if (!ev->cat.p || ev->cat.escaped || (ev->name.p && ev->name.escaped))
-        return LIGHT_NO;
+    if (!ev->cat.p || ev->cat.escaped || (ev->name.p && ev->name.escaped) || (ev->id.p && ev->id.escaped))
+        return LIGHT_NO; /* the full path counts bad escapes at each one */
     if (ev->name.n >= 13 && memcmp(ev->name.p, "ProfilerStep#", 13) == 0)
         return LIGHT_NO;
     tp_str cat = intern_span(r, &ev->cat);
