@@ -22,6 +22,17 @@ typedef struct tp_read_opts {
     bool no_corr;            /* correlation ids are not needed (nothing will be linked, set for `stats`
                               * only): may skip them, and events that only draw links (Chrome flow
                               * events, see chrome_events.c keep_flow) need not all be kept */
+    /* Only what `stats --kernels-only` (and --csv) prints is needed: the
+     * events counted, the tracks that hold an event (not dropped, not
+     * metadata, under --drop-cat too), the steps, the device activities
+     * (kernels, copies, fills, syncs: their tracks and processes), the
+     * warnings and errors.  A reader may leave out any other event as long as
+     * all of these stay as they were (the Chrome reader keeps one event per
+     * track and category of the others, chrome_events.c light_event).  Set
+     * only when nothing after the read looks at other events: no links
+     * (no_corr), no --steps, no --min-dur.  Readers that do not know it read
+     * everything; it never changes what is printed. */
+    bool device_only;
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */
     /* Each format's own options (tp_format.options), by its place in

@@ -373,6 +373,110 @@ static bool keep_flow(reader *r, const tp_event *e)
     return true;
 }
 
+/* A time scan_scalar's fast path found to be [-]digits[.digits] with at
+ * most 15 integer digits and 3 decimals: one that parse_time reads without a
+ * word, within range (below 10^18 ns) (light_event's events need no value). */
+static bool time_plainly_ok(const span *s)
+{
+    return !s->str && s->int_n >= 1 && s->int_n <= 15 && s->frac_n <= 3;
+}
+
+/* An event's times (ts, dur), checked with the warnings and drops of every
+ * event: 0, 1 (dropped, said in a warning), -1 (--strict's error).  Without
+ * `values` (an event counted, not kept) a plain time is only checked. */
+static int event_times(reader *r, const raw_event *ev, char ph, uint64_t at, tp_event *e, bool values)
+{
+    tp_trace *t = r->t;
+    if (ev->ts.p) {
+        int k = !values && time_plainly_ok(&ev->ts) ? 0 : parse_time(r, &ev->ts, &e->ts, at, TS_MIN, TS_MAX);
+        if (k)
+            return k;
+    } else if (ph != 'M') {
+        if (r->o->strict)
+            return tp_fail(r->err, at, "event without \"ts\"");
+        tp_warn_at(t, "events without \"ts\" (dropped)", 1, at);
+        tp_drop_count(t, "no \"ts\"", 1);
+        return 1;
+    }
+    if (ev->dur.p) {
+        if (!values && time_plainly_ok(&ev->dur) && ev->dur.p[0] != '-')
+            return 0;
+        int k = parse_time(r, &ev->dur, &e->dur, at, -DUR_MAX, DUR_MAX);
+        if (k)
+            return k;
+        if (e->dur < 0) {
+            if (r->o->strict)
+                return tp_fail(r->err, at, "negative duration");
+            tp_warn_at(t, "negative durations (set to 0)", 1, at);
+            e->dur = 0;
+        }
+    } else if (ph == 'X') {
+        tp_warn_at(t, "X events without \"dur\" (dur 0)", 1, at);
+    }
+    return 0;
+}
+
+/* A category's class (chrome_cat_class), looked up once per category. */
+static uint8_t cat_class_of(reader *r, tp_str cat)
+{
+    if (cat >= r->cat_kind_cap) {
+        size_t old = r->cat_kind_cap;
+        TP_GROW(r->cat_kind, r->cat_kind_cap, (size_t)cat + 1);
+        memset(r->cat_kind + old, 0, r->cat_kind_cap - old);
+    }
+    if (!r->cat_kind[cat])
+        r->cat_kind[cat] = chrome_cat_class(tp_str_get(r->t, cat), tp_str_len(r->t, cat));
+    return r->cat_kind[cat];
+}
+
+/* ---- tp_read_opts.device_only: `stats --kernels-only` ----
+ * The command prints the events counted, the tracks that hold one, the
+ * steps and the table of device activities.  An event that is none of
+ * these (a host op, a runtime call, an annotation, a flow: nine in ten of
+ * a Kineto trace's events) is counted and its times checked as any other
+ * (the same warnings, drops and errors: it was parsed as any other), and
+ * then kept only when it is the first of its (track, category): the track
+ * still holds an event, under --drop-cat too, as keep_flow does for flows.
+ * The others are neither interned nor stored, and the passes after the
+ * read do not walk them.  Anything the full path decides from more than
+ * its category and phase takes the full path: no category (legacy
+ * kernels), escaped text (name, category, id), a "ProfilerStep#" name (steps), unknown or
+ * device-side categories, MTIA's, metadata, 'B'/'E' pairs, unknown phases.
+ * Field order does not matter: the event is parsed whole before this.
+ * TP_DEVICE_ONLY=0 turns it off (the tests compare both paths).
+ * LIGHT_NO: the full path.  LIGHT_SKIP: counted only.  LIGHT_FIRST: the
+ * first of its (track, category): the full path, and noted once stored. */
+enum { LIGHT_NO, LIGHT_SKIP, LIGHT_FIRST };
+
+static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, int64_t *key)
+{
+    switch (ph) {
+    case 'X': case 'i': case 'I': case 'C': case 'b': case 'e': case 'n': case 's': case 't': case 'f':
+    case 'R': case 'N': case 'O': case 'D': case 'P': case 'S': case 'T': case 'F': case 'c':
+    case 'V': case 'v': case '(': case ')':
+        break;
+    default: /* 'B', 'E', 'M', unknown phases */
+        return LIGHT_NO;
+    }
+    if (!ev->cat.p || ev->cat.escaped || (ev->name.p && ev->name.escaped) || (ev->id.p && ev->id.escaped))
+        return LIGHT_NO; /* the full path counts bad escapes at each one */
+    if (ev->name.n >= 13 && memcmp(ev->name.p, "ProfilerStep#", 13) == 0)
+        return LIGHT_NO;
+    tp_str cat = intern_span(r, &ev->cat);
+    uint8_t cls = cat_class_of(r, cat);
+    bool light = cls == 1 + TP_KIND_HOST_OP || cls == 1 + TP_KIND_RUNTIME || cls == 1 + TP_KIND_ANNOTATION ||
+                 (cls == 1 + TP_KIND_OTHER && ph != 'X'); /* an unknown category's slices are noted */
+    if (!light)
+        return LIGHT_NO;
+    *key = (int64_t)((uint64_t)track << 32 | cat);
+    if ((uint64_t)*key + 1 == r->light_last) /* runs of one (track, category) */
+        return LIGHT_SKIP;
+    if (tp_i64map_get(&r->flow_seen, *key) == TP_I64MAP_EMPTY)
+        return LIGHT_FIRST;
+    r->light_last = (uint64_t)*key + 1;
+    return LIGHT_SKIP;
+}
+
 static int commit_event(reader *r, raw_event *ev, uint64_t at)
 {
     tp_trace *t = r->t;
@@ -410,6 +514,13 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
                                                 &r->meta_set_cap, track}))
             return 0;
     }
+    int64_t light_key = 0;
+    int light = chrome_device_only(r) ? light_event(r, ev, ph, track, &light_key) : LIGHT_NO;
+    if (light == LIGHT_SKIP) { /* counted and checked, not kept (light_event) */
+        tp_event e;
+        tp_event_init(&e);
+        return event_times(r, ev, ph, at, &e, false) < 0 ? -1 : 0;
+    }
     /* other metadata: kept as an event and written back */
     tp_event e;
     tp_event_init(&e);
@@ -419,30 +530,9 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         e.name = intern_span(r, &ev->name);
     if (ev->cat.p)
         e.cat = intern_span(r, &ev->cat);
-    if (ev->ts.p) {
-        int k = parse_time(r, &ev->ts, &e.ts, at, TS_MIN, TS_MAX);
-        if (k)
-            return k < 0 ? -1 : 0;
-    } else if (ph != 'M') {
-        if (r->o->strict)
-            return tp_fail(r->err, at, "event without \"ts\"");
-        tp_warn_at(t, "events without \"ts\" (dropped)", 1, at);
-        tp_drop_count(t, "no \"ts\"", 1);
-        return 0;
-    }
-    if (ev->dur.p) {
-        int k = parse_time(r, &ev->dur, &e.dur, at, -DUR_MAX, DUR_MAX);
-        if (k)
-            return k < 0 ? -1 : 0;
-        if (e.dur < 0) {
-            if (r->o->strict)
-                return tp_fail(r->err, at, "negative duration");
-            tp_warn_at(t, "negative durations (set to 0)", 1, at);
-            e.dur = 0;
-        }
-    } else if (ph == 'X') {
-        tp_warn_at(t, "X events without \"dur\" (dur 0)", 1, at);
-    }
+    int times = event_times(r, ev, ph, at, &e, true);
+    if (times)
+        return times < 0 ? -1 : 0;
     if (ev->has_corr && ev->corr >= 0 && ev->corr <= UINT32_MAX) {
         e.corr = (uint32_t)ev->corr;
         e.flags |= TP_EV_HAS_CORR;
@@ -512,14 +602,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         tp_warn_at(t, "unknown phases (kept)", 1, at);
     }
     e.args = args_handle(r, ev, e.name);
-    if (e.cat >= r->cat_kind_cap) {
-        size_t old = r->cat_kind_cap;
-        TP_GROW(r->cat_kind, r->cat_kind_cap, (size_t)e.cat + 1);
-        memset(r->cat_kind + old, 0, r->cat_kind_cap - old);
-    }
-    if (!r->cat_kind[e.cat])
-        r->cat_kind[e.cat] = chrome_cat_class(tp_str_get(t, e.cat), tp_str_len(t, e.cat));
-    uint8_t cls = r->cat_kind[e.cat];
+    uint8_t cls = cat_class_of(r, e.cat);
     if (cls < CAT_KNOWN_OTHER)
         e.kind = (uint8_t)(cls - 1);
     else if (cls == CAT_KNOWN_OTHER)
@@ -536,6 +619,8 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     if (!keep_flow(r, &e))
         return 0;
     uint32_t idx = tp_event_add(t, &e);
+    if (light == LIGHT_FIRST) /* its (track, category) holds an event now */
+        tp_i64map_put(&r->flow_seen, light_key, 1);
     if (ev->bind.p || ev->flow || e.ph == 'f')
         chrome_note_flow(r, ev, &e, idx);
     /* a track's first device event, a slice of an unknown category, an MTIA call */

@@ -351,6 +351,11 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         tp_warn_at(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8, r.bad_utf8_at - 1);
     else if (rc == 0 && r.bad_utf8)
         tp_warn(t, "invalid UTF-8 or escapes (replaced)", r.bad_utf8);
+    if (rc == 0 && chrome_device_only(&r)) { /* TP_TIMING=1: what device_only left out (the tests read it) */
+        char what[96];
+        snprintf(what, sizeof what, "read: %zu of %llu events kept", t->nevents, (unsigned long long)t->events_in);
+        tp_timing(what);
+    }
 done:
     chrome_half_cancel(&r); /* an error before the split, or a split never reached */
     chrome_reader_free(&r);

@@ -155,7 +155,9 @@ typedef struct reader {
     size_t pmeta_set_cap;
     flow_rec *flows;           /* events with flow keys (see restore_flows) */
     size_t nflows, flows_cap;
-    tp_i64map flow_seen;       /* no_corr: (track, cat) pairs that kept a flow event (keep_flow) */
+    tp_i64map flow_seen;       /* no_corr: (track, cat) pairs that kept a flow event (keep_flow), or with
+                                * device_only any event of a light category (chrome_events.c light_event) */
+    uint64_t light_last;       /* 1 + the (track, cat) key light_event last found kept, 0 = none */
     /* chrome_cats.c */
     uint8_t *dev_track;        /* per track: 1 when it holds device activity */
     size_t dev_track_cap;
@@ -197,6 +199,14 @@ static inline void bad_string_at(reader *r, uint64_t off)
 {
     if (!r->bad_utf8_at || off + 1 < r->bad_utf8_at)
         r->bad_utf8_at = off + 1;
+}
+
+/* tp_read_opts.device_only as this reader takes it (chrome_events.c
+ * light_event): not with links, --strict (it checks every string) or args. */
+static inline bool chrome_device_only(const reader *r)
+{
+    const tp_read_opts *o = r->o;
+    return o->device_only && o->no_corr && !o->strict && !o->keep_args && !o->keep_args_of;
 }
 
 /* chrome_read.c */
