@@ -401,6 +401,7 @@ static int tp_cmd_stats(int argc, char **argv)
     lo.read.keep_args = false; /* the kernel table needs no args: keeps memory well below the input size */
     lo.no_derive = true;
     kernels_only = kernels_only || csv;
+    lo.read.device_only = kernels_only; /* the kernel table: the readers that can keep only the device activities */
     /* the findings read what `report`'s read (the ops' shapes for the roofline, the collectives'
      * sizes, the "Ev Idx" that tells a partial trace): one trace, one verdict in both commands */
     lo.read.keep_args_of = kernels_only ? NULL : tp_summary_wants_args;

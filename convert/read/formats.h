@@ -22,6 +22,11 @@ typedef struct tp_read_opts {
     bool no_corr;            /* correlation ids are not needed (nothing will be linked, set for `stats`
                               * only): may skip them, and events that only draw links (Chrome flow
                               * events, see chrome_events.c keep_flow) need not all be kept */
+    bool device_only;        /* only the device activities are needed (stats --kernels-only and --csv print the
+                              * kernel table): a reader may count the other events without keeping them, as
+                              * long as what those commands print stays the same (events, tracks, steps,
+                              * warnings); tp_load clears it when a filter (--steps, --drop-cat, --min-dur)
+                              * needs every event.  Readers that do not know it keep everything. */
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */
     /* Each format's own options (tp_format.options), by its place in
