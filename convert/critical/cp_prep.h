@@ -26,6 +26,7 @@ typedef struct cp_prep {
     tp_str blocking[6];
     tp_str stream_sync, context_sync, event_sync;
     uint64_t matched_waits, matched_event_syncs; /* sync dependencies found (for the notes) */
+    bool keep_links;    /* the paths' links kept (tp_critical_begin) */
 } cp_prep;
 
 enum { CP_ITEM_ACTIVITY = 0, CP_ITEM_STREAM_SYNC, CP_ITEM_CONTEXT_SYNC, CP_ITEM_EVENT_SYNC, CP_ITEM_OTHER };
