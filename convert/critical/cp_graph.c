@@ -639,7 +639,8 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     device_pass(&g, nhost, d0, d1);
     free(g.start_of); /* the edges are made: the lookups are done with */
     free(g.end_of);
-    g.start_of = g.end_of = NULL;
+    free(g.locals); /* (every node names its event: ev2local is reset from them) */
+    g.start_of = g.end_of = g.locals = NULL;
 
     uint32_t *path = NULL, *path_e = NULL;
     int64_t weighted = 0;
@@ -702,13 +703,12 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
 
     /* the graph is done with before the shares are summed (the peak holds
      * one of them, not both) */
-    for (size_t i = 0; i < g.nlocals; i++)
-        p->ev2local[g.locals[i]] = TP_NONE;
+    for (size_t i = 0; i < g.nnodes; i++)
+        p->ev2local[g.nodes[i].ev] = TP_NONE;
     free(path);
     free(path_e);
     free(g.edges);
     free(g.nodes);
-    free(g.locals);
     if (p->keep_links) { /* the shares of the links kept: made now, the graph freed */
         sh = tp_xmalloc((out->nlinks + 1) * sizeof *sh);
         for (size_t i = 0; i < out->nlinks; i++)
