@@ -406,10 +406,8 @@ static int tp_cmd_stats(int argc, char **argv)
     lo.read.keep_args_of = kernels_only ? NULL : tp_summary_wants_args;
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */
     /* the kernel table, counts and steps alone: a reader may leave other events out
-     * (formats.h); --min-dur drops by each slice's duration: all are read then.
-     * TP_DEVICE_ONLY=0 reads everything (the tests compare both) */
-    const char *dev_only = getenv("TP_DEVICE_ONLY");
-    lo.read.device_only = kernels_only && lo.min_dur_ns == 0 && !(dev_only && strcmp(dev_only, "0") == 0);
+     * (formats.h; tp_load clears it when a filter needs every event) */
+    lo.read.device_only = kernels_only;
     tp_capture_stats capture;
     if (!kernels_only) /* the categories see the captured ops */
         lo.capture = &capture, lo.discover_captures = true;

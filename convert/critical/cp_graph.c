@@ -429,12 +429,13 @@ static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, i
     csr_build(&in, g->edges, ne, nn, true);
     size_t n = 0;
     if (no == nn && nn) {
+        /* the best predecessor of a node is its edge's source: no array of its own (4 bytes a node) */
         int64_t *dist = tp_xmalloc(nn * sizeof *dist);
-        uint32_t *from = tp_xmalloc(nn * sizeof *from), *from_e = tp_xmalloc(nn * sizeof *from_e);
+        uint32_t *from_e = tp_xmalloc(nn * sizeof *from_e);
         for (size_t k = 0; k < nn; k++) {
             uint32_t v = order[k];
             int64_t best = INT64_MIN;
-            uint32_t bu = v, be = TP_NONE;
+            uint32_t be = TP_NONE;
             for (uint32_t j = in.off[v]; j < in.off[v + 1]; j++) {
                 const edge *e = &g->edges[in.e[j]];
                 if (e->type == 255)
@@ -442,17 +443,14 @@ static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, i
                 int64_t c = tp_sat_add(dist[e->u], edge_w(g, e));
                 if (c > best) {
                     best = c;
-                    bu = e->u;
                     be = in.e[j];
                 }
             }
             if (best == INT64_MIN || best < 0) {
                 best = 0;
-                bu = v;
                 be = TP_NONE;
             }
             dist[v] = best;
-            from[v] = bu;
             from_e[v] = be;
         }
         uint32_t v = order[0];
@@ -465,14 +463,15 @@ static size_t longest_path(graph *g, uint32_t **path_out, uint32_t **edge_out, i
         free(in.e);
         in.off = in.e = NULL;
         /* the path back from v, reversed into order's room; path_e[i]: the
-         * edge into path[i] (TP_NONE for the first) */
-        uint32_t *path = order, *path_e = from;
+         * edge into path[i] (TP_NONE for the first; no edge is a loop) */
+        uint32_t *path = order;
         for (;;) {
             path[n++] = v;
-            if (from[v] == v)
+            if (from_e[v] == TP_NONE)
                 break;
-            v = from[v];
+            v = g->edges[from_e[v]].u;
         }
+        uint32_t *path_e = tp_xmalloc(n * sizeof *path_e);
         for (size_t a = 0, b = n - 1; a < b; a++, b--) {
             uint32_t x = path[a];
             path[a] = path[b];
@@ -545,16 +544,17 @@ static size_t sum_by_key(share *s, size_t n)
     return m;
 }
 
-/* The path's time by event: the longest host op, the top names. */
-static void shares(const tp_trace *t, tp_cp_path *out)
+/* A link's share of the path's time, when it has one (s[*n], counted). */
+static void share_of(const tp_cp_link *l, share *s, size_t *n)
 {
-    share *s = tp_xmalloc((out->nlinks + 1) * sizeof *s);
-    size_t n = 0;
-    for (size_t i = 0; i < out->nlinks; i++) {
-        const tp_cp_link *l = &out->links[i];
-        if (l->time_ns > 0 && l->attr_ev != TP_NONE)
-            s[n++] = (share){l->time_ns, l->attr_ev, l->bound};
-    }
+    if (l->time_ns > 0 && l->attr_ev != TP_NONE)
+        s[(*n)++] = (share){l->time_ns, l->attr_ev, l->bound};
+}
+
+/* The path's time by event: the longest host op, the top names (s: the
+ * links' shares, freed here). */
+static void shares(const tp_trace *t, tp_cp_path *out, share *s, size_t n)
+{
     sort_by_key(s, n, 0);
     size_t m = sum_by_key(s, n);
     for (size_t i = 0; i < m; i++) {
@@ -687,7 +687,8 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     device_pass(&g, nhost, d0, d1);
     free(g.start_of); /* the edges are made: the lookups are done with */
     free(g.end_of);
-    g.start_of = g.end_of = NULL;
+    free(g.locals); /* (every node names its event: ev2local is reset from them) */
+    g.start_of = g.end_of = g.locals = NULL;
 
     uint32_t *path = NULL, *path_e = NULL;
     int64_t weighted = 0;
@@ -707,12 +708,17 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
     /* the path as window time: every piece clipped to [ws, we], each from
      * where the previous stopped, so that the pieces add up to we - ws */
     int64_t cursor = w->ws;
+    share *sh = NULL; /* the links' shares: made here when the links are not kept (16 bytes a link, not 40) */
+    size_t nsh = 0;
     if (np) {
         int64_t first = g.nodes[path[0]].ts;
         first = first < w->ws ? w->ws : first > w->we ? w->we : first;
         out->bound_ns[TP_CPB_OUTSIDE] += first - w->ws;
         cursor = first;
-        out->links = tp_xmalloc(np * sizeof *out->links);
+        if (p->keep_links)
+            out->links = tp_xmalloc(np * sizeof *out->links);
+        else
+            sh = tp_xmalloc(np * sizeof *sh);
         bool *seen = tp_xcalloc(g.nlocals + 1, 1);
         for (size_t i = 0; i < np; i++) {
             const node *b = &g.nodes[path[i]];
@@ -727,11 +733,16 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
             const edge *e = path_e[i] == TP_NONE ? NULL : &g.edges[path_e[i]];
             int64_t to = b->ts < w->ws ? w->ws : b->ts > w->we ? w->we : b->ts;
             int64_t next = to > cursor ? to : cursor;
-            tp_cp_link *l = &out->links[out->nlinks++];
-            *l = (tp_cp_link){a->ev, b->ev, e ? edge_w(&g, e) : 0, cursor, next - cursor,
-                              e ? e->attr : TP_NONE, e ? e->type : TP_CPE_DEPENDENCY, TP_CPB_CPU, a->start, b->start};
-            l->bound = e ? bound_of(&g, e) : TP_CPB_CPU;
-            out->bound_ns[l->bound] += next - cursor;
+            tp_cp_link lk = {a->ev, b->ev, e ? edge_w(&g, e) : 0, cursor, next - cursor,
+                             e ? e->attr : TP_NONE, e ? e->type : TP_CPE_DEPENDENCY, TP_CPB_CPU, a->start, b->start};
+            lk.bound = e ? bound_of(&g, e) : TP_CPB_CPU;
+            out->bound_ns[lk.bound] += next - cursor;
+            out->path_edges++;
+            out->path_edges_of[lk.type]++;
+            if (p->keep_links)
+                out->links[out->nlinks++] = lk;
+            else
+                share_of(&lk, sh, &nsh);
             cursor = next;
         }
         free(seen);
@@ -740,12 +751,16 @@ void cp_path_window(cp_prep *p, const tp_cp_window *w, tp_cp_path *out)
 
     /* the graph is done with before the shares are summed (the peak holds
      * one of them, not both) */
-    for (size_t i = 0; i < g.nlocals; i++)
-        p->ev2local[g.locals[i]] = 0;
+    for (size_t i = 0; i < g.nnodes; i++) /* (locals are freed: every local has a node) */
+        p->ev2local[g.nodes[i].ev] = 0;
     free(path);
     free(path_e);
     free(g.edges);
     free(g.nodes);
-    free(g.locals);
-    shares(t, out);
+    if (p->keep_links) { /* the shares of the links kept: made now, the graph freed */
+        sh = tp_xmalloc((out->nlinks + 1) * sizeof *sh);
+        for (size_t i = 0; i < out->nlinks; i++)
+            share_of(&out->links[i], sh, &nsh);
+    }
+    shares(t, out, sh, nsh);
 }

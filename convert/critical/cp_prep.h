@@ -29,6 +29,7 @@ typedef struct cp_prep {
     tp_str blocking[6];
     tp_str stream_sync, context_sync, event_sync;
     uint64_t matched_waits, matched_event_syncs; /* sync dependencies found (for the notes) */
+    bool keep_links;    /* the paths' links kept (tp_critical_begin) */
 } cp_prep;
 
 /* The event's place in the current window, TP_NONE: not in it. */

@@ -156,6 +156,7 @@ void tp_critical_build(const tp_trace *t, const tp_cp_window *w, size_t n, const
         return;
     cp_prep p;
     cp_prep_build(t, logical, &p);
+    p.keep_links = true;
     c->paths = tp_xcalloc(n, sizeof *c->paths);
     c->n = n;
     bool *skip = tp_xcalloc(n, sizeof *skip);
@@ -180,7 +181,7 @@ struct tp_cp_lanes {
 };
 
 tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical,
-                               tp_critical *c)
+                               bool keep_links, tp_critical *c)
 {
     memset(c, 0, sizeof *c);
     tp_cp_lanes *l = tp_xcalloc(1, sizeof *l);
@@ -191,13 +192,16 @@ tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t 
     l->w = tp_xmalloc(n * sizeof *l->w);
     memcpy(l->w, w, n * sizeof *w);
     cp_prep_build(t, logical, &l->p);
+    l->p.keep_links = keep_links;
     c->paths = tp_xcalloc(n, sizeof *c->paths);
     c->n = n;
     l->skip = tp_xcalloc(n, sizeof *l->skip);
     plan_windows(&l->p, w, n, l->skip); /* before the lanes: the same windows on one thread or two */
     for (int k = 0; k < 2; k++) {
         l->lane[k] = l->p;
-        if (k) { /* lane 0 uses p's arrays, lane 1 its own */
+        /* lane 0 uses p's arrays, lane 1 its own; one window is computed by one lane only: then both use
+         * p's (lane 1's were 4 bytes an event of the trace, never touched by two lanes at once) */
+        if (k && n > 1) {
             l->lane[k].ev2local = tp_xcalloc(t->nevents + 1, sizeof *l->lane[k].ev2local);
             l->lane[k].last_of = tp_xmalloc((t->ntracks + 1) * sizeof *l->lane[k].last_of);
             memset(l->lane[k].last_of, 0xff, (t->ntracks + 1) * sizeof *l->lane[k].last_of);
@@ -221,9 +225,11 @@ void tp_critical_end(tp_cp_lanes *l)
 {
     if (!l)
         return;
-    if (l->n) {
+    if (l->n > 1) {
         free(l->lane[1].ev2local);
         free(l->lane[1].last_of);
+    }
+    if (l->n) {
         cp_prep_free(&l->p);
     }
     free(l->w);

@@ -98,8 +98,11 @@ typedef struct tp_cp_path {
     uint64_t sync_skipped; /* whole-device sync edges left out past the budget (cp_graph.c device_pass) */
     bool cycle;           /* the graph had a cycle (bad input): no path */
     bool skipped;         /* past the work budget (windows overlapping too much: critical.c): no path */
-    tp_cp_link *links;
+    tp_cp_link *links;    /* the path's edges in order; NULL (nlinks 0) when the caller asked for the figures
+                           * only (tp_critical_begin keep_links false: `stats` prints their count by type) */
     size_t nlinks;
+    size_t path_edges;    /* the path's edges, links kept or not */
+    uint32_t path_edges_of[TP_CPE_COUNT];
     uint32_t path_events; /* distinct events on the path */
     int64_t weighted_ns;  /* the sum of the path's weights (HTA's length) */
     int64_t length_ns;    /* we - ws: the sum of bound_ns */
@@ -139,10 +142,13 @@ void tp_critical_free(tp_critical *c);
 /* The same in two lanes (the report's summary round, two threads): begin
  * prepares the trace's part and c's paths; lane k (0 or 1) computes the
  * windows i with i % 2 == k, touching only its own work arrays and those
- * paths, so the two lanes may run at once; end frees the state. */
+ * paths, so the two lanes may run at once; end frees the state.
+ * keep_links false: the paths' links are not kept (the figures, the top
+ * names and path_edges_of are): a whole-trace path holds about an edge per
+ * event, 40 bytes each, and only the report's page draws them. */
 typedef struct tp_cp_lanes tp_cp_lanes;
 tp_cp_lanes *tp_critical_begin(const tp_trace *t, const tp_cp_window *w, size_t n, const uint32_t *logical,
-                               tp_critical *c);
+                               bool keep_links, tp_critical *c);
 void tp_critical_lane(tp_cp_lanes *l, int lane);
 void tp_critical_end(tp_cp_lanes *l);
 

@@ -326,6 +326,10 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     tp_read_opts ro = o->read;
     bool links = !o->no_links || o->has_steps || (o->capture && o->ncaptures); /* a capture merge maps linked kernels */
     ro.no_corr = !links;
+    /* the filters and the links read every event; TP_DEVICE_ONLY=0 reads them all anyway (the tests compare) */
+    const char *dev_only = getenv("TP_DEVICE_ONLY");
+    ro.device_only = ro.device_only && !links && !o->ndrop_cats && o->min_dur_ns <= 0 &&
+                     !(dev_only && strcmp(dev_only, "0") == 0);
     /* XPlane's derived lines are built beside linking */
     tp_derive_later later = {0};
     if (links)

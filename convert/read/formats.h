@@ -24,14 +24,16 @@ typedef struct tp_read_opts {
                               * events, see chrome_events.c keep_flow) need not all be kept */
     /* Only what `stats --kernels-only` (and --csv) prints is needed: the
      * events counted, the tracks that hold an event (not dropped, not
-     * metadata, under --drop-cat too), the steps, the device activities
-     * (kernels, copies, fills, syncs: their tracks and processes), the
-     * warnings and errors.  A reader may leave out any other event as long as
-     * all of these stay as they were (the Chrome reader keeps one event per
-     * track and category of the others, chrome_events.c light_event).  Set
-     * only when nothing after the read looks at other events: no links
-     * (no_corr), no --steps, no --min-dur.  Readers that do not know it read
-     * everything; it never changes what is printed. */
+     * metadata), the steps, the device activities (kernels, copies, fills,
+     * syncs: their tracks and processes), the warnings and errors.  A reader
+     * may leave out any other event as long as all of these stay as they
+     * were (the Chrome reader keeps one event per track and category of the
+     * others, chrome_events.c light_event; nsys and rocpd each host thread's
+     * first row and the step rows).  tp_load clears it when anything after
+     * the read looks at other events: links (--steps), --drop-cat,
+     * --min-dur; TP_DEVICE_ONLY=0 clears it too (the tests compare both
+     * paths).  Readers that do not know it read everything; it never changes
+     * what is printed. */
     bool device_only;
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */

@@ -174,7 +174,8 @@ static void critical_path_begin(tp_summary *s)
         const tp_step_row *r = sf->nsteps ? &sf->steps[i] : &sf->whole;
         w[i] = (tp_cp_window){r->ts, tp_sat_add(r->ts, r->host_ns), r->step, r->event};
     }
-    s->cp_lanes = tp_critical_begin(s->t, w, n, s->ht.logical, &s->cp);
+    /* stats prints the path's figures, not its links (the report's page draws them) */
+    s->cp_lanes = tp_critical_begin(s->t, w, n, s->ht.logical, !s->for_stats, &s->cp);
     free(w);
 }
 

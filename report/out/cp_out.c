@@ -35,12 +35,9 @@ static void path_json(const tp_summary *s, const tp_cp_path *p, tp_buf *b)
     if (p->skipped) /* past the work budget (docs/REPORT.md "Critical path"): no key otherwise */
         tp_buf_puts(b, ",\"skipped\":true");
     tp_buf_puts(b, "},");
-    uint32_t by_type[TP_CPE_COUNT] = {0};
-    for (size_t i = 0; i < p->nlinks; i++)
-        by_type[p->links[i].type]++;
-    tp_buf_printf(b, "\"path_events\":%u,\"path_edges\":%zu,\"path_edges_by_type\":{", p->path_events, p->nlinks);
+    tp_buf_printf(b, "\"path_events\":%u,\"path_edges\":%zu,\"path_edges_by_type\":{", p->path_events, p->path_edges);
     for (int k = 0; k < TP_CPE_COUNT; k++)
-        tp_buf_printf(b, "%s\"%s\":%u", k ? "," : "", tp_cp_edge_name(k), by_type[k]);
+        tp_buf_printf(b, "%s\"%s\":%u", k ? "," : "", tp_cp_edge_name(k), p->path_edges_of[k]);
     tp_buf_puts(b, "},\"bound_ns\":{");
     for (int k = 0; k < TP_CPB_COUNT; k++)
         tp_buf_printf(b, "%s\"%s\":%lld", k ? "," : "", tp_cp_bound_name(k), (long long)p->bound_ns[k]);

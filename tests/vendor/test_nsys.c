@@ -3,6 +3,7 @@
  * holds the queries); synthetic exports built with the sqlite3 shell cover
  * several processes and GPUs, older schemas, and hostile databases. */
 #include "tests/lib/harness.h"
+#include "tests/vendor/nsys_schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,34 +32,6 @@ static const char *make_db(const char *name, const char *sql)
     free(out);
     return db;
 }
-
-/* The schema of a 2023 export, the columns the reader reads (and a few more) */
-#define NSYS_SCHEMA                                                                                               \
-    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"                              \
-    "CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);"                                             \
-    "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION_MAJOR','3'),('EXPORT_SCHEMA_VERSION_MINOR','11');" \
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,"  \
-    " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);"           \
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,"    \
-    " contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,"      \
-    " shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,"             \
-    " blockZ INTEGER);"                                                                                           \
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,"    \
-    " contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, bytes INTEGER,"              \
-    " copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);"                                                       \
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,"    \
-    " contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, value INTEGER,"              \
-    " bytes INTEGER);"                                                                                            \
-    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"       \
-    " globalTid INTEGER, textId INTEGER, domainId INTEGER);"                                                     \
-    "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, totalMemory INTEGER, smCount INTEGER,"                  \
-    " computeMajor INTEGER, computeMinor INTEGER, memoryBandwidth INTEGER, clockRate INTEGER);"
-
-/* GlobalIds: pid 100 and 200 (pid << 24 | tid), globalPid = pid << 24 */
-#define G100 "1677721700"  /* 100 << 24 | 100 */
-#define G200 "3355443400"  /* 200 << 24 | 200 */
-#define P100 "1677721600"
-#define P200 "3355443200"
 
 /* Two processes on two GPUs that use the same correlation ids: each
  * device row must find the launch call of its own process. */

@@ -59,6 +59,11 @@ typedef struct ns_ctx {
     uint64_t rows;         /* rows read, for error positions */
     int schema_major, schema_minor; /* EXPORT_SCHEMA_VERSION (0.0: not recorded) */
     tp_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx, cat_osrt, cat_mpi;
+    /* o->device_only (stats --kernels-only): the host rows read but not kept (events_in counts them),
+     * and per track whether it holds a kept row (ns_keep_host) */
+    uint64_t unkept;
+    bool *host_kept;
+    size_t host_kept_cap;
     tp_i64map agents;      /* rocpd: rocpd_info_agent id -> device number (GPU agents only) */
     tp_i64map kernel_names; /* rocpd: rocpd_info_kernel_symbol id -> name */
 } ns_ctx;
@@ -80,6 +85,13 @@ void ns_dims(ns_ctx *c, sqlite3_stmt *st, int col, const char *first, const char
 /* A row's start and end (columns 0 and 1) into e; false when unusable: the row is dropped, counted under
  * `dropped` and said once as `warning` by every command (static strings, the reader's own words). */
 bool ns_row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e, const char *dropped, const char *warning);
+/* Whether a host row (an API call, an NVTX range, an OS runtime or MPI call) becomes an event: always,
+ * unless o->device_only.  Then the command prints the kernel table and, of the host rows, only how many
+ * were read, how many tracks hold one and the steps: so a host track's first row is kept (the track
+ * counts), and the rows that make a step (the reader's TP_EV_STEP, or a name the pipeline takes for one:
+ * "ProfilerStep#N"); the others are counted in c->unkept.  Call it after every check of the row (its
+ * warnings are said either way) and in place of tp_event_add. */
+bool ns_keep_host(ns_ctx *c, const tp_event *e);
 /* A table of activity the reader does not read (table + sfx): its rows counted in a notice
  * "READER: table T: N rows not read", so nothing is dropped in silence.  0, or -1 with c->err set. */
 int ns_count_unread(ns_ctx *c, const char *reader, const char *table, const char *sfx);

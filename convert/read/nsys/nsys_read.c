@@ -594,6 +594,7 @@ static int nsys_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err *e
     tp_i64map_free(&c.agents);
     tp_i64map_free(&c.kernel_names);
     tp_argb_free(&c.ab);
+    free(c.host_kept);
     return rc < 0 ? -1 : 0;
 }
 

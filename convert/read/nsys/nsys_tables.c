@@ -25,6 +25,26 @@ bool ns_row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e, const char *dropped,
     return true;
 }
 
+bool ns_keep_host(ns_ctx *c, const tp_event *e)
+{
+    if (!c->o->device_only)
+        return true;
+    if (e->track >= c->host_kept_cap) { /* tracks are few: one flag each */
+        size_t old = c->host_kept_cap, cap = old ? old : 64;
+        while (cap <= e->track)
+            cap *= 2;
+        c->host_kept = tp_xrealloc(c->host_kept, cap * sizeof *c->host_kept);
+        memset(c->host_kept + old, 0, (cap - old) * sizeof *c->host_kept);
+        c->host_kept_cap = cap;
+    }
+    bool first = !c->host_kept[e->track];
+    c->host_kept[e->track] = true;
+    if (first || (e->flags & TP_EV_STEP) || strncmp(tp_str_get(c->t, e->name), "ProfilerStep#", 13) == 0)
+        return true;
+    c->unkept++;
+    return false;
+}
+
 /* start, end of a row in columns 0 and 1; false (row dropped, counted) when unusable */
 static bool row_times(ns_ctx *c, sqlite3_stmt *st, tp_event *e)
 {
@@ -117,6 +137,13 @@ static int read_api(ns_ctx *c, const char *table)
             e.args = tp_argb_commit(t, &c->ab);
         }
         int64_t key = has_corr ? (c->corr_only ? ANY_PROCESS | corr : (ns_gid_pid(gid) << 32) | corr) : 0;
+        if (c->o->device_only) { /* no links: that the launch is there is all the device rows ask (a warning) */
+            if (has_corr && ns_launch_get(&c->launches, key) == TP_I64MAP_EMPTY)
+                ns_launch_put(&c->launches, key, 0);
+            if (ns_keep_host(c, &e))
+                tp_event_add(t, &e);
+            continue;
+        }
         if (has_corr && same_call(c, key, &e))
             continue;
         uint32_t ev = tp_event_add(t, &e);
@@ -143,7 +170,7 @@ static void device_row(ns_ctx *c, sqlite3_stmt *st, tp_event *e, tp_kind kind, t
                                                 : -1; /* a row without its process: no launch to find */
         uint32_t l = ns_launch_get(&c->launches, key);
         if (l != TP_I64MAP_EMPTY)
-            e->link = l;
+            e->link = c->o->device_only ? TP_NONE : l; /* device_only: the map says only that it is there */
         else
             tp_warn(c->t, "nsys: device activity whose launch call is not in the export", 1);
     }
@@ -333,7 +360,8 @@ static int read_nvtx(ns_ctx *c)
                 tp_argb_int(&c->ab, "domain", dom);
             e.args = tp_argb_commit(t, &c->ab);
         }
-        tp_event_add(t, &e);
+        if (ns_keep_host(c, &e))
+            tp_event_add(t, &e);
     }
     sqlite3_finalize(st);
     tp_i64map_free(&domains);
@@ -361,7 +389,8 @@ static int read_host_calls(ns_ctx *c, const char *table, const char *name_col, t
         e.name = ns_int(c, st, 3, &id) ? ns_string(c, id) : tp_intern_cstr(c->t, "[unnamed call]");
         e.cat = cat;
         e.kind = (uint8_t)kind;
-        tp_event_add(c->t, &e);
+        if (ns_keep_host(c, &e))
+            tp_event_add(c->t, &e);
     }
     sqlite3_finalize(st);
     return rc;
@@ -439,7 +468,7 @@ int ns_read_tables(ns_ctx *c)
     for (int i = 0; i < 4; i++)
         if (read_host_calls(c, mpi[i], "textId", c->cat_mpi, TP_KIND_ANNOTATION) < 0)
             return -1;
-    c->t->events_in += c->t->nevents; /* with the rows dropped (counted as they were) */
+    c->t->events_in += c->t->nevents + c->unkept; /* with the rows dropped (counted as they were) */
     return count_unread(c);
 }
 

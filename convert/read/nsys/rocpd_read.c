@@ -260,6 +260,13 @@ static int read_regions(ns_ctx *c, const char *sfx)
             tp_argb_int(&c->ab, "correlation", corr);
             e.args = tp_argb_commit(t, &c->ab);
         }
+        if (c->o->device_only) { /* no links: that the launch is there is all the device rows ask (a warning) */
+            if (key >= 0 && kind == TP_KIND_RUNTIME && ns_launch_get(&c->launches, key) == TP_I64MAP_EMPTY)
+                ns_launch_put(&c->launches, key, 0);
+            if (ns_keep_host(c, &e))
+                tp_event_add(t, &e);
+            continue;
+        }
         uint32_t ev = tp_event_add(t, &e);
         if (key >= 0 && kind == TP_KIND_RUNTIME) {
             /* of calls sharing an id, a HIP (or RCCL) call before an HSA call inside it
@@ -311,7 +318,7 @@ static void link_launch(ns_ctx *c, sqlite3_stmt *st, tp_event *e, int pid_col, i
     int64_t corr, key = launch_key(c, st, pid_col, corr_col, &corr);
     uint32_t l = key >= 0 ? ns_launch_get(&c->launches, key) : TP_I64MAP_EMPTY;
     if (l != TP_I64MAP_EMPTY)
-        e->link = l;
+        e->link = c->o->device_only ? TP_NONE : l; /* device_only: the map says only that it is there */
     else
         tp_warn(c->t, "rocpd: device activity whose launch call is not in the database", 1);
 }
@@ -505,6 +512,6 @@ int rocpd_read_tables(ns_ctx *c)
     for (int i = 0; i < nsets; i++)
         if (read_set(c, sets[i]) < 0)
             return -1;
-    c->t->events_in += c->t->nevents; /* with the rows dropped (counted as they were) */
+    c->t->events_in += c->t->nevents + c->unkept; /* with the rows dropped (counted as they were) */
     return 0;
 }
