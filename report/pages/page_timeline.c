@@ -332,8 +332,9 @@ static void folded_note(const tp_trace *t, const tp_host_tree *ht, const tp_tl_h
     tp_buf_free(&b);
 }
 
-/* The chart's rows and bars: built once per report by the first of the PDF and PNG passes that draws it (each
- * build walks every event, five times), then only read. */
+/* The chart's rows and bars: built once per report (by tp_timeline_prepare beside the findings, else by the first
+ * of the PDF and PNG passes that draws it; a build walks the events twice, the track order aside, and the host
+ * slices of the window once), then only read. */
 struct tp_tl_cache {
     pthread_mutex_t mu;
     bool built;
