@@ -75,6 +75,9 @@ typedef struct tp_summary {
     /* the findings (report/findings/findings.h), set by whoever writes the outputs after tp_summary_build
      * (report/assemble tp_report_write, `stats`); NULL: the writers build them with the built-in rules */
     const struct tp_findings *findings;
+    /* the iterations and graph-replay totals (report/inference/infer_figs.h), set likewise by the report writer;
+     * NULL: the writers compute them */
+    const struct tp_infer_figs *infer;
 } tp_summary;
 
 /* The reader option (formats.h keep_args_of) of the commands that build a

@@ -1,5 +1,6 @@
 /* capture_out.c: the graph-capture merge in the outputs (capture_out.h). */
 #include "report/inference/capture_out.h"
+#include "report/inference/infer_figs.h"
 #include "convert/codec/json_write.h"
 #include "convert/pipeline/graph_capture.h"
 #include "render/text/report_text.h"
@@ -30,13 +31,14 @@ static void details(const tp_capture_stats *c, bool md, tp_buf *b)
         tp_buf_printf(b, " and %u more", c->details_ignored - 1);
 }
 
-/* The line, shared by summary.md and stats: `md` escapes the file names. */
-static void line(const tp_trace *t, const tp_capture_stats *c, bool md, tp_buf *b)
+/* The line, shared by summary.md and stats: `md` escapes the file names.  s: the summary whose graph-replay
+ * totals to use (tp_infer_replay_ns), NULL: t's, counted here. */
+static void line(const tp_trace *t, const tp_summary *s, const tp_capture_stats *c, bool md, tp_buf *b)
 {
     char u[64], v[64];
     if (!merged(c)) {
         uint64_t n = 0;
-        int64_t ns = tp_graph_replay_ns(t, &n);
+        int64_t ns = s ? tp_infer_replay_ns(s, &n) : tp_graph_replay_ns(t, &n);
         if (n == 0)
             return;
         tp_fmt_dur(u, sizeof u, ns);
@@ -89,7 +91,7 @@ static void line(const tp_trace *t, const tp_capture_stats *c, bool md, tp_buf *
 void tp_capture_md(const tp_summary *s, tp_buf *b)
 {
     size_t before = b->len;
-    line(s->t, s->capture, true, b);
+    line(s->t, s, s->capture, true, b);
     if (b->len > before)
         tp_buf_puts(b, "\n\n");
 }
@@ -97,7 +99,7 @@ void tp_capture_md(const tp_summary *s, tp_buf *b)
 void tp_capture_text(const tp_trace *t, const tp_capture_stats *c, tp_buf *b)
 {
     size_t before = b->len;
-    line(t, c, false, b);
+    line(t, NULL, c, false, b);
     if (b->len > before)
         tp_buf_putc(b, '\n');
 }
@@ -106,7 +108,7 @@ void tp_capture_json(const tp_summary *s, tp_buf *b)
 {
     const tp_capture_stats *c = s->capture;
     uint64_t n = 0;
-    int64_t ns = merged(c) ? c->activities_ns : tp_graph_replay_ns(s->t, &n);
+    int64_t ns = merged(c) ? c->activities_ns : tp_infer_replay_ns(s, &n);
     if (!merged(c) && n == 0)
         return;
     tp_buf_puts(b, "\"graph_capture\":{\"files\":[");
@@ -143,7 +145,7 @@ void tp_capture_json(const tp_summary *s, tp_buf *b)
         tp_buf_printf(b, "],\"discovered\":false,\"kernels\":%llu,\"device_ns\":%lld,\"note\":", (unsigned long long)n,
                       (long long)ns);
         tp_buf tmp = {0};
-        line(s->t, c, false, &tmp);
+        line(s->t, s, c, false, &tmp);
         tp_buf_putc(&tmp, 0);
         tp_json_str(b, tmp.data);
         tp_buf_free(&tmp);
@@ -159,7 +161,7 @@ void tp_capture_diff_md(const tp_summary *base, const tp_summary *cand, tp_buf *
     for (int k = 0; k < 2; k++) {
         tp_buf_puts(b, k ? "Candidate's " : "Base's ");
         size_t before = b->len;
-        line(side[k]->t, side[k]->capture, true, b);
+        line(side[k]->t, side[k], side[k]->capture, true, b);
         if (b->len == before)
             tp_buf_puts(b, "graph capture: none (no graph replays)");
         tp_buf_puts(b, k ? "\n\n" : "  \n");

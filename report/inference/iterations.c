@@ -1,6 +1,7 @@
 /* iterations.c: iterations, the steady-state window, per-token time and
  * tokens/s (iterations.h). */
 #include "report/inference/iterations.h"
+#include "report/inference/infer_figs.h"
 #include "convert/codec/json_write.h"
 #include "report/analysis/attribution.h"
 #include "render/text/units.h"
@@ -291,45 +292,56 @@ static int64_t tokens_per_s_milli(const tp_iterations *r)
     return v < 9e18 ? (int64_t)(v + 0.5) : -1;
 }
 
-void tp_iterations_json(const tp_summary *s, tp_buf *b)
+/* s's iterations: those the report writer built (s->infer), else built into *local */
+static const tp_iterations *iterations_of(const tp_summary *s, tp_iterations *local)
 {
-    tp_iterations r;
-    tp_iterations_build(s->t, s->tokens_per_iteration, s->opts.batch_size, &r);
-    if (r.n == 0) {
-        tp_iterations_free(&r);
+    if (s->infer)
+        return &s->infer->it;
+    tp_iterations_build(s->t, s->tokens_per_iteration, s->opts.batch_size, local);
+    return local;
+}
+
+static void iterations_done(const tp_iterations *r, tp_iterations *local)
+{
+    if (r == local)
+        tp_iterations_free(local);
+}
+
+static void iterations_json(const tp_iterations *r, tp_buf *b)
+{
+    if (r->n == 0)
         return;
-    }
     size_t dec_all = 0;
-    for (size_t i = 0; i < r.n; i++)
-        dec_all += r.it[i].phase == TP_ITER_DECODE;
+    for (size_t i = 0; i < r->n; i++)
+        dec_all += r->it[i].phase == TP_ITER_DECODE;
     tp_buf_printf(b,
                   "\"inference\":{\"iterations\":%zu,\"decode_iterations\":%zu,\"requests_max\":%lld,"
                   "\"window\":{\"first\":%zu,\"iterations\":%zu,\"steady_state\":%s,\"start_ns\":%lld,\"wall_ns\":%lld,"
                   "\"decode_iterations\":%zu,\"prefill_iterations\":%zu,",
-                  r.n, dec_all, (long long)r.requests_max, r.first, r.last - r.first, r.steady ? "true" : "false",
-                  (long long)r.it[r.first].start_ns, (long long)r.window_ns, r.decode_n, r.prefill_n);
-    bool held = tp_iterations_withheld(&r);
+                  r->n, dec_all, (long long)r->requests_max, r->first, r->last - r->first, r->steady ? "true" : "false",
+                  (long long)r->it[r->first].start_ns, (long long)r->window_ns, r->decode_n, r->prefill_n);
+    bool held = tp_iterations_withheld(r);
     tp_buf_puts(b, "\"device_busy_ns\":");
-    if (r.busy_ns >= 0)
-        tp_buf_printf(b, "%lld", (long long)r.busy_ns);
+    if (r->busy_ns >= 0)
+        tp_buf_printf(b, "%lld", (long long)r->busy_ns);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"per_token_ns\":");
-    if (r.decode_median_ns >= 0 && !held)
-        tp_buf_printf(b, "%lld", (long long)r.decode_median_ns);
+    if (r->decode_median_ns >= 0 && !held)
+        tp_buf_printf(b, "%lld", (long long)r->decode_median_ns);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"prefill_iteration_ns\":");
-    if (r.prefill_median_ns >= 0)
-        tp_buf_printf(b, "%lld", (long long)r.prefill_median_ns);
+    if (r->prefill_median_ns >= 0)
+        tp_buf_printf(b, "%lld", (long long)r->prefill_median_ns);
     else
         tp_buf_puts(b, "null");
     tp_buf_puts(b, ",\"tokens\":");
-    if (r.tokens >= 0)
-        tp_buf_printf(b, "%lld", (long long)r.tokens);
+    if (r->tokens >= 0)
+        tp_buf_printf(b, "%lld", (long long)r->tokens);
     else
         tp_buf_puts(b, "null");
-    int64_t tps = held ? -1 : tokens_per_s_milli(&r);
+    int64_t tps = held ? -1 : tokens_per_s_milli(r);
     tp_buf_puts(b, ",\"tokens_per_s\":");
     if (tps >= 0) {
         char f[48];
@@ -337,9 +349,16 @@ void tp_iterations_json(const tp_summary *s, tp_buf *b)
         tp_buf_puts(b, f);
     } else
         tp_buf_puts(b, "null");
-    tp_buf_printf(b, ",\"tokens_from\":\"%s\",\"withheld\":", r.tokens >= 0 ? r.tokens_from : "none");
+    tp_buf_printf(b, ",\"tokens_from\":\"%s\",\"withheld\":", r->tokens >= 0 ? r->tokens_from : "none");
     tp_buf_puts(b, held ? "\"the device was busy under 10% of the window\"}},\n" : "null}},\n");
-    tp_iterations_free(&r);
+}
+
+void tp_iterations_json(const tp_summary *s, tp_buf *b)
+{
+    tp_iterations local;
+    const tp_iterations *r = iterations_of(s, &local);
+    iterations_json(r, b);
+    iterations_done(r, &local);
 }
 
 /* A rate given x 1000 to three significant digits, a summary's figure (issue 36 item 8): 13285737 -> "13300",
@@ -364,43 +383,45 @@ static void sig3_milli(char *buf, size_t n, int64_t milli)
     snprintf(buf, n, "%s", whole);
 }
 
-void tp_iterations_md(const tp_summary *s, tp_buf *b)
+static void iterations_md(const tp_iterations *r, tp_buf *b)
 {
-    tp_iterations r;
-    tp_iterations_build(s->t, s->tokens_per_iteration, s->opts.batch_size, &r);
-    if (r.n == 0) {
-        tp_iterations_free(&r);
+    if (r->n == 0)
         return;
-    }
     char u[64], v[64];
-    tp_fmt_dur(u, sizeof u, r.window_ns);
-    tp_buf_printf(b, "**Inference**: %zu iteration%s; %s window of %zu (%s)", r.n, r.n == 1 ? "" : "s",
-                  r.steady ? "steady-state" : "no steady state found: the middle", r.last - r.first, u);
-    if (tp_iterations_withheld(&r)) {
+    tp_fmt_dur(u, sizeof u, r->window_ns);
+    tp_buf_printf(b, "**Inference**: %zu iteration%s; %s window of %zu (%s)", r->n, r->n == 1 ? "" : "s",
+                  r->steady ? "steady-state" : "no steady state found: the middle", r->last - r->first, u);
+    if (tp_iterations_withheld(r)) {
         /* the window's time is mostly not the model's step: no per-token figure from it (iterations.h) */
         tp_buf_printf(b,
                       "; per-token time and tokens/s withheld: the device was busy %.1f%% of the window (under %d%%: "
                       "the iterations' time is mostly something else, such as the profiler's wait inside the "
                       "annotation)\n\n",
-                      100.0 * (double)r.busy_ns / (double)r.window_ns, TP_ITER_MIN_BUSY_PERMILLE / 10);
-        tp_iterations_free(&r);
+                      100.0 * (double)r->busy_ns / (double)r->window_ns, TP_ITER_MIN_BUSY_PERMILLE / 10);
         return;
     }
-    if (r.decode_median_ns >= 0) {
-        tp_fmt_dur(v, sizeof v, r.decode_median_ns);
+    if (r->decode_median_ns >= 0) {
+        tp_fmt_dur(v, sizeof v, r->decode_median_ns);
         tp_buf_printf(b, "; per output token (median decode iteration) %s", v);
     }
-    if (r.prefill_median_ns >= 0) {
-        tp_fmt_dur(v, sizeof v, r.prefill_median_ns);
+    if (r->prefill_median_ns >= 0) {
+        tp_fmt_dur(v, sizeof v, r->prefill_median_ns);
         tp_buf_printf(b, "; median iteration with prefill %s", v);
     }
-    int64_t tps = tokens_per_s_milli(&r);
+    int64_t tps = tokens_per_s_milli(r);
     if (tps >= 0) {
         char f[48];
         sig3_milli(f, sizeof f, tps);
-        tp_buf_printf(b, "; %s tokens/s (%lld tokens, from the %s)", f, (long long)r.tokens, r.tokens_from);
+        tp_buf_printf(b, "; %s tokens/s (%lld tokens, from the %s)", f, (long long)r->tokens, r->tokens_from);
     } else
         tp_buf_puts(b, "; tokens/s unknown: give --tokens N (per iteration) or --batch-size B");
     tp_buf_puts(b, "\n\n");
-    tp_iterations_free(&r);
+}
+
+void tp_iterations_md(const tp_summary *s, tp_buf *b)
+{
+    tp_iterations local;
+    const tp_iterations *r = iterations_of(s, &local);
+    iterations_md(r, b);
+    iterations_done(r, &local);
 }

@@ -49,30 +49,40 @@ static const tp_step_row *shown_step(const tp_step_figures *sf)
     return sf->median != SIZE_MAX ? &sf->steps[sf->median] : NULL;
 }
 
-/* The extent [d0, d1) of the device work of step m (all of it when NULL). */
-static bool device_span(const tp_trace *t, const tp_step_row *m, int64_t *d0, int64_t *d1)
+/* The device activities of step m (all of them when NULL), in event order: the window's extent and the device
+ * bars both come from them, so the trace is walked and each activity tested against the step once (the test reads
+ * the launch call's start). */
+static uint32_t *step_activities(const tp_trace *t, const tp_step_row *m, size_t *n)
 {
-    *d0 = INT64_MAX;
-    *d1 = INT64_MIN;
+    uint32_t *v = NULL;
+    size_t cap = 0;
+    *n = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (!device_activity(e) || (m && !tp_step_holds(t, m, e)))
             continue;
-        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (e->ts < *d0)
-            *d0 = e->ts;
-        if (end > *d1)
-            *d1 = end;
+        TP_GROW(v, cap, *n + 1);
+        v[(*n)++] = (uint32_t)i;
     }
-    return *d0 <= *d1;
+    return v;
 }
 
-bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
+/* The window [t0, t1) of step m's device activities acts[0..n): their extent with a margin, or the step's (the
+ * whole trace's) span when they are none; true when zoomed to the activities. */
+static bool window_of(const tp_summary *s, const tp_step_row *m, const uint32_t *acts, size_t n, int64_t *t0,
+                      int64_t *t1)
 {
     const tp_step_figures *sf = &s->sf;
-    const tp_step_row *m = shown_step(sf);
-    int64_t d0, d1;
-    if (device_span(s->t, m, &d0, &d1)) {
+    int64_t d0 = INT64_MAX, d1 = INT64_MIN;
+    for (size_t k = 0; k < n; k++) {
+        const tp_event *e = &s->t->events[acts[k]];
+        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (e->ts < d0)
+            d0 = e->ts;
+        if (end > d1)
+            d1 = end;
+    }
+    if (d0 <= d1) {
         int64_t margin = (d1 - d0) / 50 > 0 ? (d1 - d0) / 50 : 1; /* 2% each side */
         *t0 = d0 > INT64_MIN + margin ? d0 - margin : d0;
         *t1 = d1 < INT64_MAX - margin ? d1 + margin : d1;
@@ -83,11 +93,21 @@ bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
     return false;
 }
 
+bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1)
+{
+    const tp_step_row *m = shown_step(&s->sf);
+    size_t n;
+    uint32_t *acts = step_activities(s->t, m, &n);
+    bool zoomed = window_of(s, m, acts, n, t0, t1);
+    free(acts);
+    return zoomed;
+}
+
 /* An informative level is drawn for its own time when it has at least this share (%) of the busiest level's. */
 #define TL_OWN_SHARE_PCT 1
 
 /* Levels looked at per host thread (deeper ones are never shown). */
-#define TL_SCAN 64
+#define TL_SCAN TP_TL_SCAN
 
 /* An event that only wraps the next level: a child covering at least 95%
  * of it (Python stacks' execute_context, decorate_context, forward), or the
@@ -106,13 +126,61 @@ static bool torch_plumbing(const char *name)
            strstr(name, ".py(") != NULL;
 }
 
+/* The host slices that meet [ws, we) less than TL_SCAN levels down, in tree order: one walk of the host tree that
+ * skips the subtree (sub_end) of a slice that starts at or after we, ends by ws or lies TL_SCAN levels down, as
+ * none of its descendants can be in the window (a child starts inside its parent and ends by its end, hosttree.c),
+ * and looks at every child of a slice it keeps.  The chart read each host slice of the trace five times (1 GB, a
+ * step's window: a third of its drawing's CPU, most of it cache misses). */
+tp_tl_host *tp_timeline_hosts(const tp_trace *t, const tp_host_tree *ht, int64_t ws, int64_t we, size_t *nout,
+                              size_t *looked)
+{
+    tp_tl_host *v = NULL;
+    size_t n = 0, cap = 0, depth = 0, seen = 0;
+    uint32_t path_end[TL_SCAN]; /* the kept ancestors of the slice looked at: where each one's subtree ends */
+    size_t path_at[TL_SCAN];    /* and its place in v */
+    for (size_t p = 0; p < ht->n;) {
+        while (depth && path_end[depth - 1] <= p)
+            depth--;
+        const tp_event *e = &t->events[ht->order[p]];
+        seen++;
+        if (depth) {
+            tp_tl_host *par = &v[path_at[depth - 1]];
+            par->nchild++;
+            par->child_dur = e->dur > par->child_dur ? e->dur : par->child_dur;
+        }
+        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
+        if (depth >= TL_SCAN || e->ts >= we || end <= ws) {
+            p = ht->sub_end[p] > p ? ht->sub_end[p] : p + 1;
+            continue;
+        }
+        TP_GROW(v, cap, n + 1);
+        v[n] = (tp_tl_host){(uint32_t)p, 0, 0, (uint8_t)depth};
+        path_end[depth] = ht->sub_end[p];
+        path_at[depth++] = n++;
+        p++;
+    }
+    *nout = n;
+    if (looked)
+        *looked = seen;
+    return v;
+}
+
+/* The depth of host slice ev (0 for a root), TL_SCAN when it lies that deep or deeper. */
+static size_t host_depth(const tp_host_tree *ht, uint32_t ev)
+{
+    size_t d = 0;
+    for (uint32_t q = ht->parent[ev]; q != TP_NONE && d < TL_SCAN; q = ht->parent[q])
+        d++;
+    return d;
+}
+
 /* Per (logical host track, depth < TL_SCAN) the row slot 0..TL_DEPTH-1 the
  * level is drawn in, or -1: levels whose every event in [ws, we) only wraps
  * the next one are folded when deeper levels exist, then the first TL_DEPTH
  * of those left are shown (the ops that launch and the frames around the GPU
  * gaps, where the wrappers took the four rows before). */
-static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const uint8_t *depth_of, tp_str trace_cat,
-                             int64_t ws, int64_t we)
+static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const tp_tl_host *win, size_t nwin,
+                             tp_str trace_cat, int64_t ws, int64_t we)
 {
     size_t nt = t->ntracks;
     int8_t *slot = tp_xmalloc(nt * TL_SCAN + 1);
@@ -120,27 +188,14 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     uint8_t *state = tp_xcalloc(nt * TL_SCAN + 1, 1); /* 0 no event, 1 wrappers, 2 informative */
     int64_t *all_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *all_ns), *wrap_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *wrap_ns);
     int64_t *rep_ns = tp_xcalloc(nt * TL_SCAN + 1, sizeof *rep_ns);
-    uint32_t *nchild = tp_xcalloc(ht->n + 1, sizeof *nchild);
-    int64_t *cdur = tp_xcalloc(ht->n + 1, sizeof *cdur);
     tp_str *top_name = tp_xcalloc(nt * TL_SCAN + 1, sizeof *top_name); /* a level's longest event's name */
     int64_t *top_dur = tp_xcalloc(nt * TL_SCAN + 1, sizeof *top_dur);
-    for (size_t p = 0; p < ht->n; p++) {
-        uint32_t par = ht->parent[ht->order[p]];
-        if (par != TP_NONE) {
-            nchild[ht->pos[par]]++;
-            int64_t d = t->events[ht->order[p]].dur;
-            cdur[ht->pos[par]] = d > cdur[ht->pos[par]] ? d : cdur[ht->pos[par]];
-        }
-    }
-    for (size_t p = 0; p < ht->n; p++) {
-        const tp_event *e = &t->events[ht->order[p]];
-        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
-            continue;
-        size_t at = (size_t)ht->logical[e->track] * TL_SCAN + depth_of[p];
+    for (size_t k = 0; k < nwin; k++) {
+        const tp_event *e = &t->events[ht->order[win[k].p]];
+        size_t at = (size_t)ht->logical[e->track] * TL_SCAN + win[k].depth;
         int64_t d = e->dur > 0 ? e->dur : 0;
         all_ns[at] = tp_sat_add(all_ns[at], d);
-        if (wraps(e, nchild[p], cdur[p], trace_cat)) {
+        if (wraps(e, win[k].nchild, win[k].child_dur, trace_cat)) {
             wrap_ns[at] = tp_sat_add(wrap_ns[at], d);
             /* torch's own Python dispatch frames (torch/utils/_device.py(99): __torch_function__) say nothing of
              * where the work came from */
@@ -158,9 +213,11 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
         if (g->link == TP_NONE || g->op == TP_NONE || g->op >= t->nevents || g->ts >= we || g->ts < ws)
             continue;
         uint32_t par = g->op; /* the host op the launch ran under (aten::mm), not a Python frame around the call */
-        if (t->events[par].kind != TP_KIND_HOST_OP || ht->pos[par] == TP_NONE || depth_of[ht->pos[par]] >= TL_SCAN)
+        if (t->events[par].kind != TP_KIND_HOST_OP || ht->pos[par] == TP_NONE)
             continue; /* an annotation around a graph replay (SGLang's step[DECODE bs=32]) is no launching op */
-        launches[(size_t)ht->logical[t->events[par].track] * TL_SCAN + depth_of[ht->pos[par]]]++;
+        size_t depth = host_depth(ht, par);
+        if (depth < TL_SCAN)
+            launches[(size_t)ht->logical[t->events[par].track] * TL_SCAN + depth]++;
     }
     /* a level is a wrapper when 95% of its time is in events that only wrap the next (a stray short call beside
      * them does not make it informative) */
@@ -231,8 +288,6 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
     free(wrap_ns);
     free(rep_ns);
     free(launches);
-    free(nchild);
-    free(cdur);
     free(top_name);
     free(top_dur);
     return slot;
@@ -240,19 +295,16 @@ static int8_t *choose_levels(const tp_trace *t, const tp_host_tree *ht, const ui
 
 /* "host levels folded (one op wrapping the next): 1-3 (execute_context, forward)": the levels with events in the
  * window that are not drawn, and the first names at them; "" when none is. */
-static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t *depth_of, const int8_t *slot,
-                        int64_t ws, int64_t we, char *buf, size_t n)
+static void folded_note(const tp_trace *t, const tp_host_tree *ht, const tp_tl_host *win, size_t nwin, const int8_t *slot,
+                        char *buf, size_t n)
 {
     bool seen[TL_SCAN] = {false}, drawn[TL_SCAN] = {false};
-    for (size_t p = 0; p < ht->n; p++) {
-        const tp_event *e = &t->events[ht->order[p]];
-        int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
-            continue;
-        if (slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]] >= 0)
-            drawn[depth_of[p]] = true;
+    for (size_t k = 0; k < nwin; k++) {
+        const tp_event *e = &t->events[ht->order[win[k].p]];
+        if (slot[(size_t)ht->logical[e->track] * TL_SCAN + win[k].depth] >= 0)
+            drawn[win[k].depth] = true;
         else
-            seen[depth_of[p]] = true;
+            seen[win[k].depth] = true;
     }
     /* threads fold their own levels: a level folded on one thread may be drawn on another (the TPU XPlane's notes
      * said "levels 1-11 folded" above rows labelled "level 2" and "level 3") */
@@ -280,8 +332,9 @@ static void folded_note(const tp_trace *t, const tp_host_tree *ht, const uint8_t
     tp_buf_free(&b);
 }
 
-/* The chart's rows and bars: built once per report by the first of the PDF and PNG passes that draws it (each
- * build walks every event, five times), then only read. */
+/* The chart's rows and bars: built once per report (by tp_timeline_prepare beside the findings, else by the first
+ * of the PDF and PNG passes that draws it; a build walks the events twice, the track order aside, and the host
+ * slices of the window once), then only read. */
 struct tp_tl_cache {
     pthread_mutex_t mu;
     bool built;
@@ -301,7 +354,9 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
     const tp_step_row *m = shown_step(sf);
     tp_strs st = {0};
     int64_t ws, we;
-    bool zoomed = tp_timeline_window(s, &ws, &we);
+    size_t nacts;
+    uint32_t *acts = step_activities(t, m, &nacts);
+    bool zoomed = window_of(s, m, acts, nacts, &ws, &we);
     int64_t origin = m ? m->ts : sf->span_start;
     if (ws < origin && origin < we)
         ws = origin; /* the margin never reaches before the step's start: no axis starting at "-81.057 us" */
@@ -339,40 +394,34 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
         row_of[i] = -1;
     size_t nitems = 0, icap = 0;
     tp_tl_item *items = NULL;
-    uint8_t *depth_of = tp_xmalloc(ht->n + 1);
     tp_str trace_cat = TP_NONE;
     for (tp_str id = 1; id < t->nstr; id++)
         if (strcmp(tp_str_get(t, id), "Trace") == 0) {
             trace_cat = id;
             break;
         }
-    for (size_t p = 0; p < ht->n; p++) {
-        uint32_t ei = ht->order[p], par = ht->parent[ei];
-        depth_of[p] = par == TP_NONE ? 0 : (uint8_t)(depth_of[ht->pos[par]] < 255 ? depth_of[ht->pos[par]] + 1 : 255);
-    }
+    /* host work in the window (the chart clips what sticks out) */
+    size_t nwin;
+    tp_tl_host *win = tp_timeline_hosts(t, ht, ws, we, &nwin, NULL);
     /* the levels shown per host thread: those that carry information, not the wrappers of Python stacks */
-    int8_t *slot = choose_levels(t, ht, depth_of, trace_cat, ws, we);
+    int8_t *slot = choose_levels(t, ht, win, nwin, trace_cat, ws, we);
     char folded[200] = "";
-    folded_note(t, ht, depth_of, slot, ws, we, folded, sizeof folded);
-    for (size_t p = 0; p < ht->n; p++) {
-        uint32_t ei = ht->order[p];
-        const tp_event *e = &t->events[ei];
-        /* host work in the window (the chart clips what sticks out) */
+    folded_note(t, ht, win, nwin, slot, folded, sizeof folded);
+    for (size_t k = 0; k < nwin; k++) {
+        const tp_event *e = &t->events[ht->order[win[k].p]];
         int64_t end = e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts;
-        if (depth_of[p] >= TL_SCAN || e->ts >= we || end <= ws)
-            continue;
-        int s_ = slot[(size_t)ht->logical[e->track] * TL_SCAN + depth_of[p]];
+        int s_ = slot[(size_t)ht->logical[e->track] * TL_SCAN + win[k].depth];
         if (s_ < 0)
             continue;
         if (e->cat == trace_cat && e->kind == TP_KIND_OTHER)
             continue; /* the profiler's own span ("PyTorch Profiler (0)", cat Trace) covers everything */
-        row_of[ht->logical[e->track] * TL_ROWS + (size_t)s_] = depth_of[p] + 1; /* the level's number, for its label */
+        row_of[ht->logical[e->track] * TL_ROWS + (size_t)s_] = win[k].depth + 1; /* the level's number, for its label */
         TP_GROW(items, icap, nitems + 1);
         items[nitems++] = (tp_tl_item){(uint32_t)(ht->logical[e->track] * TL_ROWS + (size_t)s_), e->ts, end - e->ts,
                                        tp_str_get(t, e->name), category(e), 0};
     }
     free(slot);
-    free(depth_of);
+    free(win);
     /* a window of device work with no host work in it (vLLM's full-graph decode: the host's 1,005 slices end at
      * 2.409 ms, the replay runs from 8.156 ms): say where the host work is, not a chart of one stream and no word */
     char no_host[160] = "";
@@ -420,12 +469,10 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
         srow[sf->streams[k]] = (uint32_t)nrows;
         labels[nrows++] = tp_strs_add(&st, "%s", lab);
     }
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t k = 0; k < nacts; k++) {
+        uint32_t i = acts[k];
         const tp_event *e = &t->events[i];
-        if (!device_activity(e))
-            continue;
-        bool in = !m || tp_step_holds(t, m, e);
-        if (!in || e->ts >= we || (__int128)e->ts + e->dur <= ws) /* 128 bits: corrupt durations */
+        if (e->ts >= we || (__int128)e->ts + e->dur <= ws) /* 128 bits: corrupt durations */
             continue;
         /* a name only for bars that can be wide enough to show one (>= 1/40 of the window) */
         const char *name = NULL;
@@ -451,6 +498,7 @@ static void timeline_build(const tp_pagectx *pc, tp_tl_cache *c)
     free(srow);
     free(row_of);
     free(order);
+    free(acts);
 }
 
 tp_tl_cache *tp_timeline_cache_new(void)
@@ -471,6 +519,23 @@ void tp_timeline_cache_free(tp_tl_cache *c)
     free(c);
 }
 
+/* the cache built when it is not yet (the caller holds its lock) */
+static void cache_ready(const tp_pagectx *pc, tp_tl_cache *c)
+{
+    if (!c->built)
+        timeline_build(pc, c);
+}
+
+void tp_timeline_prepare(const tp_pagectx *pc)
+{
+    tp_tl_cache *c = pc->notes ? pc->notes->timeline : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    cache_ready(pc, c);
+    pthread_mutex_unlock(&c->mu);
+}
+
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
 {
     tp_tl_cache *c = pc->notes ? pc->notes->timeline : NULL, own;
@@ -484,8 +549,7 @@ void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r)
         return;
     }
     pthread_mutex_lock(&c->mu); /* the other pass waits for the build rather than doing it again */
-    if (!c->built)
-        timeline_build(pc, c);
+    cache_ready(pc, c);
     pthread_mutex_unlock(&c->mu);
     tp_timeline_draw_view(cv, &c->tl, &c->v, r);
 }

@@ -45,6 +45,22 @@ size_t tp_pages_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_ke
 /* The same in r as one picture (a PNG chart): the top ops that fit on one page. */
 void tp_chart_breakdown_of(tp_canvas *cv, const tp_pagectx *pc, const tp_op_kernels *ob, const char *what, tp_rect r);
 void tp_chart_timeline(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
+/* A host slice of the timeline's window: its position in the host tree and what the choice of the levels shown
+ * reads of it. */
+#define TP_TL_SCAN 64 /* host levels looked at per thread (deeper ones are never shown) */
+typedef struct tp_tl_host {
+    uint32_t p;        /* position in ht->order */
+    uint32_t nchild;   /* its children, all of them (in the window or not) */
+    int64_t child_dur; /* its longest child's duration, 0 at least */
+    uint8_t depth;     /* < TP_TL_SCAN */
+} tp_tl_host;
+/* The host slices that meet [ws, we) (start before we, end after ws) less than TP_TL_SCAN levels down, in tree
+ * order (malloc'ed, *n of them; *looked, when not NULL: the slices the walk looked at). */
+tp_tl_host *tp_timeline_hosts(const tp_trace *t, const tp_host_tree *ht, int64_t ws, int64_t we, size_t *n,
+                              size_t *looked);
+/* Its rows and bars built now into pc's cache (page_common.h), for the drawings to read: the report builds them
+ * beside the findings, where a core is free, not on the way of the PDF and PNG passes. */
+void tp_timeline_prepare(const tp_pagectx *pc);
 /* Its time window: the device work of the step shown, 2% margin (true), or the host span (false, no device work). */
 bool tp_timeline_window(const tp_summary *s, int64_t *t0, int64_t *t1);
 void tp_chart_steps(tp_canvas *cv, const tp_pagectx *pc, tp_rect r);
