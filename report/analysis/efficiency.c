@@ -48,7 +48,7 @@ typedef struct tp_eff_builder builder;
 struct tp_eff_builder {
     const tp_trace *t;
     tp_efficiency *e;
-    uint8_t *modelled;   /* name id -> 0 not asked, else its tp_op_family + 1 */
+    uint8_t *name_info;  /* name id -> 0 not asked, else NAME_ASKED | family | NAME_* (name_info) */
     uint8_t *mode_of;    /* name id -> 0 not asked, else its tp_math_mode + 1 */
     tp_strset keys;      /* recorded-inputs key -> result */
     int32_t *result;     /* key id -> row index, or -(skip index + 1) */
@@ -76,14 +76,26 @@ typedef struct alloc_ref {
 
 #define RESULT_BIAS INT64_C(0x80000000) /* a result (row, or -skip) as a map value */
 
-static tp_op_family family_of(builder *b, tp_str name)
+/* What an op's name says, asked once per name (not once per event: 130 k launched ops and 400 k
+ * activities ask on the 1 GB real-shaped trace): its family and whether its cost reads its
+ * iteration's statistics or its kernels (op_models_infer.h). */
+enum { NAME_FAMILY = 0x1f, NAME_CHUNK = 0x20, NAME_KERNELS = 0x40, NAME_ASKED = 0x80 };
+_Static_assert(TP_FAM_COUNT <= NAME_FAMILY + 1, "a family fits NAME_FAMILY");
+
+static uint8_t name_info(builder *b, tp_str name)
 {
-    if (!b->modelled[name]) {
+    if (!b->name_info[name]) {
         const char *s = tp_str_get(b->t, name);
-        b->modelled[name] = (uint8_t)(tp_op_family_of(s, strlen(s)) + 1);
+        size_t n = strlen(s);
+        tp_op_family f = tp_op_family_of(s, n);
+        int k = f != TP_FAM_NONE ? tp_infer_op(s, n, NULL) : -1;
+        b->name_info[name] = (uint8_t)(NAME_ASKED | f | (tp_infer_needs_chunk(k) ? NAME_CHUNK : 0) |
+                                       (tp_infer_reads_kernels(k) ? NAME_KERNELS : 0));
     }
-    return (tp_op_family)(b->modelled[name] - 1);
+    return b->name_info[name];
 }
+
+static tp_op_family family_of(builder *b, tp_str name) { return (tp_op_family)(name_info(b, name) & NAME_FAMILY); }
 
 static bool is_modelled(builder *b, tp_str name) { return family_of(b, name) != TP_FAM_NONE; }
 
@@ -263,18 +275,10 @@ static void add_time(builder *b, int32_t r, int64_t ns)
 }
 
 /* An op whose cost needs its iteration's sequence statistics (op_models_infer.h). */
-static bool reads_chunk(const tp_trace *t, uint32_t op)
-{
-    const char *n = tp_str_get(t, t->events[op].name);
-    return tp_infer_needs_chunk(tp_infer_op(n, strlen(n), NULL));
-}
+static bool reads_chunk(builder *b, uint32_t op) { return name_info(b, b->t->events[op].name) & NAME_CHUNK; }
 
 /* An op whose cost needs what its kernels and ops say (op_models_infer.h tp_moe_hint). */
-static bool reads_kernels(const tp_trace *t, uint32_t op)
-{
-    const char *n = tp_str_get(t, t->events[op].name);
-    return tp_infer_reads_kernels(tp_infer_op(n, strlen(n), NULL));
-}
+static bool reads_kernels(builder *b, uint32_t op) { return name_info(b, b->t->events[op].name) & NAME_KERNELS; }
 
 static bool has_ci(const char *s, const char *w)
 {
@@ -461,7 +465,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         }
         slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
-        if (reads_kernels(t, op))
+        if (reads_kernels(b, op))
             note_kernel(t, &slots[k], start, a);
         if (a->kind == TP_KIND_KERNEL && t->events[slots[k].first_act].kind != TP_KIND_KERNEL)
             slots[k].first_act = (uint32_t)i;
@@ -483,9 +487,9 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         uint32_t v = tp_i64map_get(&b->result_of_event, slots[k].op);
         tp_chunk_stats cs;
         tp_moe_hint mh;
-        if (v == TP_I64MAP_EMPTY && reads_chunk(t, slots[k].op)) /* its iteration's sequence lengths */
+        if (v == TP_I64MAP_EMPTY && reads_chunk(b, slots[k].op)) /* its iteration's sequence lengths */
             b->chunk = chunk_of(t, ht, slots[k].first_act, slots[k].op, &cs) ? &cs : NULL;
-        if (v == TP_I64MAP_EMPTY && reads_kernels(t, slots[k].op)) /* what its kernels and TopK op say */
+        if (v == TP_I64MAP_EMPTY && reads_kernels(b, slots[k].op)) /* what its kernels and TopK op say */
             b->moe = moe_hint(b, &slots[k], &mh);
         int32_t r = v != TP_I64MAP_EMPTY ? (int32_t)((int64_t)v - RESULT_BIAS)
                                          : result_of(b, &t->events[slots[k].op], b->cursor, &b->scratch);
@@ -681,7 +685,7 @@ static void builder_free(builder *b)
     for (size_t i = 0; b->times && i < b->e->n; i++)
         free(b->times[i].ns);
     free(b->times);
-    free(b->modelled);
+    free(b->name_info);
     free(b->mode_of);
     free(b->result);
     tp_strset_free(&b->keys);
@@ -725,7 +729,7 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     e->shapes_hint = tp_record_shapes_hint(t);
     builder *b = tp_xcalloc(1, sizeof *b);
     b->t = t, b->e = e;
-    b->modelled = tp_xcalloc(t->nstr + 1, 1);
+    b->name_info = tp_xcalloc(t->nstr + 1, 1);
     b->mode_of = tp_xcalloc(t->nstr + 1, 1);
     tp_jdoc_init(&b->doc);
     b->cursor = tp_args_cursor_new(t);
@@ -747,7 +751,7 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *ev = &t->events[i];
         if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name) ||
-            reads_chunk(t, (uint32_t)i) || reads_kernels(t, (uint32_t)i))
+            reads_chunk(b, (uint32_t)i) || reads_kernels(b, (uint32_t)i))
             continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
         int32_t r = result_of(b, ev, b->cursor, &b->scratch);
         tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
