@@ -63,6 +63,8 @@ struct tp_eff_builder {
     tp_buf scratch;
     const tp_chunk_stats *chunk; /* the iteration statistics of the invocation being costed (ops that read them) */
     const tp_moe_hint *moe;      /* what its kernels say (ops that read them) */
+    uint32_t *acts;              /* the device activities, in event order (noted by prepare for build) */
+    size_t nacts;
     struct alloc_ref *allocs;    /* the captured allocations, by the op they are in then time (alloc_index) */
     size_t nallocs;
     bool allocs_indexed;
@@ -124,7 +126,8 @@ static bool on_device(const tp_trace *t, const tp_event *a)
 static const char *const members[] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
 
 /* Each member's value text (NULL when absent), by a walk over the object's
- * top-level members (a member name inside a string value is not a member). */
+ * top-level members (a member name inside a string value is not a member)
+ * that ends when all four are found (the first of a name counts). */
 static void member_spans(const char *p, size_t len, const char *val[4], size_t vlen[4])
 {
     const char *end = p + len, *why;
@@ -134,7 +137,7 @@ static void member_spans(const char *p, size_t len, const char *val[4], size_t v
     if (p >= end || *p != '{')
         return;
     p++;
-    for (;;) {
+    for (int found = 0; found < 4;) {
         p = tp_json_ws(p, end);
         if (p >= end || *p != '"')
             return;
@@ -151,7 +154,7 @@ static void member_spans(const char *p, size_t len, const char *val[4], size_t v
             return;
         for (int k = 0; k < 4; k++)
             if (!esc && n == strlen(members[k]) && memcmp(s, members[k], n) == 0 && !val[k])
-                val[k] = v, vlen[k] = (size_t)(next - v);
+                val[k] = v, vlen[k] = (size_t)(next - v), found++;
         p = tp_json_ws(next, end);
         if (p >= end || *p != ',')
             return;
@@ -417,10 +420,9 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
     size_t nslots = 0, cap = 0;
     mode_time *modes = NULL;
     size_t nmodes = 0, modes_cap = 0;
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t j = 0; j < b->nacts; j++) {
+        uint32_t i = b->acts[j];
         const tp_event *a = &t->events[i];
-        if (!tp_is_device_activity(a))
-            continue;
         b->e->device_ns = tp_sat_add(b->e->device_ns, a->dur);
         const tp_name_cost *xc = t->ncosts ? tp_cost_of(t, a->name) : NULL;
         if (xc && (async_part(tp_str_get(t, a->name)) || (c && c->of && c->of[i] == c->rules->communication))) {
@@ -459,7 +461,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         uint32_t k = tp_i64map_get(&slot_of, skey);
         if (k == TP_I64MAP_EMPTY) {
             TP_GROW(slots, cap, nslots + 1);
-            slots[nslots] = (slot){op, (uint32_t)i, 0, false, 0, TP_NONE, 0};
+            slots[nslots] = (slot){op, i, 0, false, 0, TP_NONE, 0};
             k = (uint32_t)nslots++;
             tp_i64map_put(&slot_of, skey, k);
         }
@@ -468,7 +470,7 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         if (reads_kernels(b, op))
             note_kernel(t, &slots[k], start, a);
         if (a->kind == TP_KIND_KERNEL && t->events[slots[k].first_act].kind != TP_KIND_KERNEL)
-            slots[k].first_act = (uint32_t)i;
+            slots[k].first_act = i;
         if (a->kind == TP_KIND_KERNEL && matrix_family(family_of(b, t->events[op].name))) {
             tp_math_mode m = mode_of(b, a->name);
             if (m != TP_MATH_UNKNOWN) {
@@ -696,6 +698,7 @@ static void builder_free(builder *b)
     tp_buf_free(&b->scratch);
     tp_jdoc_free(&b->doc);
     free(b->allocs);
+    free(b->acts);
     tp_buf_free(&b->key);
     tp_buf_free(&b->json);
     free(b);
@@ -741,21 +744,30 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     /* only the ops right around a launch: most modelled ops of a trace run
      * on the host (1 in 9 launches on the 1 GB real-shaped trace); an
      * invocation further up (a convolution around cudnn_convolution) is
-     * read when build meets it */
-    uint8_t *launches = tp_xcalloc(t->nevents / 8 + 1, 1);
+     * read when build meets it.  One walk of the events notes the device
+     * activities (build walks them, not every event again: 1 in 10 on that
+     * trace) and marks the ops around their launches; those ops are then
+     * read in event order. */
+    uint64_t *launches = tp_xcalloc(t->nevents / 64 + 1, sizeof *launches);
+    size_t acts_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *a = &t->events[i];
-        if (a->op != TP_NONE && a->op < t->nevents && tp_is_device_activity(a))
-            launches[a->op / 8] |= (uint8_t)(1u << (a->op % 8));
+        if (!tp_is_device_activity(a))
+            continue;
+        TP_GROW(b->acts, acts_cap, b->nacts + 1);
+        b->acts[b->nacts++] = (uint32_t)i;
+        if (a->op != TP_NONE && a->op < t->nevents)
+            launches[a->op / 64] |= UINT64_C(1) << (a->op % 64);
     }
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *ev = &t->events[i];
-        if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name) ||
-            reads_chunk(b, (uint32_t)i) || reads_kernels(b, (uint32_t)i))
-            continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
-        int32_t r = result_of(b, ev, b->cursor, &b->scratch);
-        tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
-    }
+    for (size_t w = 0; w <= t->nevents / 64; w++)
+        for (uint64_t bits = launches[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            const tp_event *ev = &t->events[i];
+            if (!ev->args || !is_modelled(b, ev->name) || reads_chunk(b, (uint32_t)i) || reads_kernels(b, (uint32_t)i))
+                continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
+            int32_t r = result_of(b, ev, b->cursor, &b->scratch);
+            tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
+        }
     free(launches);
 }
 
