@@ -413,7 +413,7 @@ static bool async_part(const char *name)
 }
 
 /* Every device activity to its invocation; then each invocation to a row. */
-static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
+static void collect(builder *b, const tp_host_tree *ht, const tp_classes *c)
 {
     const tp_trace *t = b->t;
     tp_i64map slot_of = {0};
@@ -793,7 +793,7 @@ static void drop_unused(tp_efficiency *e)
     e->nskips = n;
 }
 
-void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c, tp_efficiency *e)
+void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_classes *c, tp_efficiency *e)
 {
     builder *b = e->builder;
     if (!b)
