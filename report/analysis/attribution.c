@@ -7,12 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool trace_cat(const tp_trace *t, const tp_event *e)
+{
+    return tp_str_len(t, e->cat) == 5 && memcmp(tp_str_get(t, e->cat), "Trace", 5) == 0;
+}
+
+static bool profiler_name(const char *n) { return strncmp(n, "PyTorch Profiler (", 18) == 0; }
+
+static bool step_name(const char *n, size_t len) { return len >= 13 && memcmp(n, "ProfilerStep#", 13) == 0; }
+
 bool tp_is_profiler_span(const tp_trace *t, const tp_event *e)
 {
-    if (tp_str_len(t, e->cat) == 5 && memcmp(tp_str_get(t, e->cat), "Trace", 5) == 0)
-        return true;
-    const char *n = tp_str_get(t, e->name);
-    return strncmp(n, "PyTorch Profiler (", 18) == 0;
+    return trace_cat(t, e) || profiler_name(tp_str_get(t, e->name));
 }
 
 bool tp_is_graph_launch(const char *name)
@@ -30,32 +36,52 @@ static const char *module_name(const char *n)
     return NULL;
 }
 
-/* A host slice that can name a scope: not a step, not the profiler's span,
- * not a launch call itself. */
-static bool scope_event(const tp_trace *t, const tp_event *e)
-{
-    if (e->flags & TP_EV_STEP)
-        return false;
-    if (e->kind == TP_KIND_RUNTIME || tp_is_profiler_span(t, e))
-        return false;
-    return strncmp(tp_str_get(t, e->name), "ProfilerStep#", 13) != 0;
-}
-
-/* A Python frame of the framework itself ("torch/cuda/graphs.py(88):
+/* A Python frame's name of the framework itself ("torch/cuda/graphs.py(88):
  * replay", "torch/nn/modules/module.py(1747): _call_impl", "<built-in
  * method ...>"): it names no part of the user's model, so the scope of a
  * launch is the innermost enclosing slice that is not one, when there is one. */
-static bool library_frame(const tp_trace *t, const tp_event *e)
+static bool library_name(const char *n)
 {
-    if (tp_str_len(t, e->cat) != 15 || memcmp(tp_str_get(t, e->cat), "python_function", 15) != 0)
-        return false;
-    const char *n = tp_str_get(t, e->name);
     const char *paren = strchr(n, '(');
     size_t file = paren ? (size_t)(paren - n) : strlen(n);
     if (strncmp(n, "<built-in", 9) == 0 || strncmp(n, "torch/", 6) == 0)
         return true;
     const char *in = strstr(n, "/torch/");
     return in && (size_t)(in - n) < file;
+}
+
+/* What a host slice's name says, asked once per name (each slice asked up to
+ * seven string tests: 1.8 M slices on the 1 GB real-shaped trace). */
+enum { NAME_ASKED = 1, NAME_PROFILER = 2, NAME_STEP = 4, NAME_LIBRARY = 8, NAME_MODULE = 16 };
+
+static uint8_t name_says(const tp_trace *t, uint8_t *says, tp_str name)
+{
+    if (!says[name]) {
+        const char *n = tp_str_get(t, name);
+        says[name] = (uint8_t)(NAME_ASKED | (profiler_name(n) ? NAME_PROFILER : 0) |
+                               (step_name(n, tp_str_len(t, name)) ? NAME_STEP : 0) |
+                               (library_name(n) ? NAME_LIBRARY : 0) | (module_name(n) ? NAME_MODULE : 0));
+    }
+    return says[name];
+}
+
+/* A host slice that can name a scope: not a step, not the profiler's span,
+ * not a launch call itself. */
+static bool scope_event(const tp_trace *t, const tp_event *e, uint8_t says)
+{
+    if (e->flags & TP_EV_STEP)
+        return false;
+    if (e->kind == TP_KIND_RUNTIME || trace_cat(t, e) || (says & NAME_PROFILER))
+        return false;
+    return !(says & NAME_STEP);
+}
+
+/* A Python frame (library_name) of the framework itself. */
+static bool library_frame(const tp_trace *t, const tp_event *e, uint8_t says)
+{
+    if (tp_str_len(t, e->cat) != 15 || memcmp(tp_str_get(t, e->cat), "python_function", 15) != 0)
+        return false;
+    return says & NAME_LIBRARY;
 }
 
 /* The module path of an op copied from a graph-capture trace: its copied
@@ -112,22 +138,24 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
     uint32_t *inner_at = tp_xmalloc((ht->n + 1) * sizeof *inner_at);
     uint32_t *named_at = tp_xmalloc((ht->n + 1) * sizeof *named_at);
     tp_buf path = {0};
+    uint8_t *name_says_of = tp_xcalloc(t->nstr + 1, 1); /* name id -> name_says */
     for (size_t p = 0; p < ht->n; p++) {
         uint32_t ev = ht->order[p], par = ht->parent[ev];
         uint32_t pp = par != TP_NONE ? ht->pos[par] : TP_NONE;
         inner_at[p] = pp != TP_NONE ? inner_at[pp] : TP_NONE;
         named_at[p] = pp != TP_NONE ? named_at[pp] : TP_NONE;
-        if (scope_event(t, &t->events[ev])) {
+        uint8_t says = name_says(t, name_says_of, t->events[ev].name);
+        if (scope_event(t, &t->events[ev], says)) {
             inner_at[p] = ev;
-            if (!library_frame(t, &t->events[ev]))
+            if (!library_frame(t, &t->events[ev], says))
                 named_at[p] = ev;
         }
         uint32_t up = par != TP_NONE ? host_mod[par] : 0;
-        const char *m = module_name(tp_str_get(t, t->events[ev].name));
-        if (!m) {
+        if (!(says & NAME_MODULE)) {
             host_mod[ev] = up;
             continue;
         }
+        const char *m = module_name(tp_str_get(t, t->events[ev].name));
         size_t l = 0, ml = strlen(m);
         const char *s = up ? tp_strset_get(&a->paths, up, &l) : NULL;
         if ((up && levels[up] >= TP_MODULE_MAX_LEVELS) || l + (up != 0) + ml > TP_MODULE_MAX_PATH_BYTES) {
@@ -146,6 +174,7 @@ void tp_attribution_build(const tp_trace *t, const tp_host_tree *ht, tp_attribut
         levels[host_mod[ev]] = (uint8_t)(up ? levels[up] + 1 : 1);
     }
     free(levels);
+    free(name_says_of);
     tp_i64map captured_paths = {0};
     for (size_t i = 0; i < n; i++) {
         const tp_event *e = &t->events[i];
