@@ -27,10 +27,12 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
     c->of = tp_xmalloc((t->nevents + 1) * sizeof *c->of);
     c->ran = tp_xcalloc(t->nevents + 1, sizeof *c->ran);
     /* the rules once per (leaf name, activity name) and kind: a hash lookup,
-     * skipped when the event repeats the previous one's key (runs of one kernel) */
+     * skipped when the event repeats the previous one's key (runs of one kernel);
+     * the value is the category << 1 | whether a kernel so named ran compiled
+     * (its name and its leaf's: three strncmp once per key, not per kernel) */
     tp_i64map cache[3] = {{0}};
     int64_t last_key[3] = {-1, -1, -1};
-    uint32_t last_cat[3] = {0, 0, 0};
+    uint32_t last_val[3] = {0, 0, 0};
     tp_i64map share_of = {0}; /* (name << 32 | category) -> index into shares */
     int64_t last_sk = -1;
     uint32_t last_ix = 0;
@@ -45,20 +47,23 @@ void tp_classes_build(const tp_trace *t, const tp_attribution *a, const tp_cat_r
         const char *leaf_s = leaf_name ? tp_str_get(t, leaf_name) : NULL;
         int kc = e->kind == TP_KIND_MEMCPY ? 1 : e->kind == TP_KIND_MEMSET ? 2 : 0;
         int64_t key = (int64_t)(((uint64_t)leaf_name << 32) | e->name);
-        uint32_t cat = last_cat[kc];
+        uint32_t val = last_val[kc];
         if (key != last_key[kc]) {
-            cat = tp_i64map_get(&cache[kc], key);
-            if (cat == TP_I64MAP_EMPTY) {
-                cat = tp_cat_match(rules, e->kind, tp_str_get(t, e->name), leaf_s);
-                tp_i64map_put(&cache[kc], key, cat);
+            val = tp_i64map_get(&cache[kc], key);
+            if (val == TP_I64MAP_EMPTY) {
+                const char *name = tp_str_get(t, e->name);
+                bool compiled = e->kind == TP_KIND_KERNEL && (starts(name, "triton_") || compiled_region(leaf_s));
+                val = tp_cat_match(rules, e->kind, name, leaf_s) << 1 | compiled;
+                tp_i64map_put(&cache[kc], key, val);
             }
             last_key[kc] = key;
-            last_cat[kc] = cat;
+            last_val[kc] = val;
         }
+        uint32_t cat = val >> 1;
         c->of[i] = cat;
         if (a && (a->how[i] == TP_ATTR_GRAPH || (leaf != TP_NONE && (t->events[leaf].flags & TP_EV_CAPTURED))))
             c->ran[i] = TP_RAN_GRAPH;
-        else if (e->kind == TP_KIND_KERNEL && (starts(tp_str_get(t, e->name), "triton_") || compiled_region(leaf_s)))
+        else if (val & 1)
             c->ran[i] = TP_RAN_COMPILED;
         int64_t sk = (int64_t)(((uint64_t)e->name << 32) | cat);
         uint32_t ix = sk == last_sk ? last_ix : tp_i64map_get(&share_of, sk); /* runs of one kernel: no lookup */

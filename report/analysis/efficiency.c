@@ -2,6 +2,7 @@
  * (efficiency.h). */
 #include "report/analysis/efficiency.h"
 #include "convert/base/i64map.h"
+#include "convert/base/sort.h"
 #include "convert/base/strset.h"
 #include "convert/codec/json_lex.h"
 #include "report/perf_models/op_models_infer.h"
@@ -48,7 +49,7 @@ typedef struct tp_eff_builder builder;
 struct tp_eff_builder {
     const tp_trace *t;
     tp_efficiency *e;
-    uint8_t *modelled;   /* name id -> 0 not asked, else its tp_op_family + 1 */
+    uint8_t *name_info;  /* name id -> 0 not asked, else NAME_ASKED | family | NAME_* (name_info) */
     uint8_t *mode_of;    /* name id -> 0 not asked, else its tp_math_mode + 1 */
     tp_strset keys;      /* recorded-inputs key -> result */
     int32_t *result;     /* key id -> row index, or -(skip index + 1) */
@@ -63,6 +64,8 @@ struct tp_eff_builder {
     tp_buf scratch;
     const tp_chunk_stats *chunk; /* the iteration statistics of the invocation being costed (ops that read them) */
     const tp_moe_hint *moe;      /* what its kernels say (ops that read them) */
+    uint32_t *acts;              /* the device activities, in event order (noted by prepare for build) */
+    size_t nacts;
     struct alloc_ref *allocs;    /* the captured allocations, by the op they are in then time (alloc_index) */
     size_t nallocs;
     bool allocs_indexed;
@@ -76,14 +79,26 @@ typedef struct alloc_ref {
 
 #define RESULT_BIAS INT64_C(0x80000000) /* a result (row, or -skip) as a map value */
 
-static tp_op_family family_of(builder *b, tp_str name)
+/* What an op's name says, asked once per name (not once per event: 130 k launched ops and 400 k
+ * activities ask on the 1 GB real-shaped trace): its family and whether its cost reads its
+ * iteration's statistics or its kernels (op_models_infer.h). */
+enum { NAME_FAMILY = 0x1f, NAME_CHUNK = 0x20, NAME_KERNELS = 0x40, NAME_ASKED = 0x80 };
+_Static_assert(TP_FAM_COUNT <= NAME_FAMILY + 1, "a family fits NAME_FAMILY");
+
+static uint8_t name_info(builder *b, tp_str name)
 {
-    if (!b->modelled[name]) {
+    if (!b->name_info[name]) {
         const char *s = tp_str_get(b->t, name);
-        b->modelled[name] = (uint8_t)(tp_op_family_of(s, strlen(s)) + 1);
+        size_t n = strlen(s);
+        tp_op_family f = tp_op_family_of(s, n);
+        int k = f != TP_FAM_NONE ? tp_infer_op(s, n, NULL) : -1;
+        b->name_info[name] = (uint8_t)(NAME_ASKED | f | (tp_infer_needs_chunk(k) ? NAME_CHUNK : 0) |
+                                       (tp_infer_reads_kernels(k) ? NAME_KERNELS : 0));
     }
-    return (tp_op_family)(b->modelled[name] - 1);
+    return b->name_info[name];
 }
+
+static tp_op_family family_of(builder *b, tp_str name) { return (tp_op_family)(name_info(b, name) & NAME_FAMILY); }
 
 static bool is_modelled(builder *b, tp_str name) { return family_of(b, name) != TP_FAM_NONE; }
 
@@ -112,7 +127,8 @@ static bool on_device(const tp_trace *t, const tp_event *a)
 static const char *const members[] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
 
 /* Each member's value text (NULL when absent), by a walk over the object's
- * top-level members (a member name inside a string value is not a member). */
+ * top-level members (a member name inside a string value is not a member)
+ * that ends when all four are found (the first of a name counts). */
 static void member_spans(const char *p, size_t len, const char *val[4], size_t vlen[4])
 {
     const char *end = p + len, *why;
@@ -122,7 +138,7 @@ static void member_spans(const char *p, size_t len, const char *val[4], size_t v
     if (p >= end || *p != '{')
         return;
     p++;
-    for (;;) {
+    for (int found = 0; found < 4;) {
         p = tp_json_ws(p, end);
         if (p >= end || *p != '"')
             return;
@@ -139,7 +155,7 @@ static void member_spans(const char *p, size_t len, const char *val[4], size_t v
             return;
         for (int k = 0; k < 4; k++)
             if (!esc && n == strlen(members[k]) && memcmp(s, members[k], n) == 0 && !val[k])
-                val[k] = v, vlen[k] = (size_t)(next - v);
+                val[k] = v, vlen[k] = (size_t)(next - v), found++;
         p = tp_json_ws(next, end);
         if (p >= end || *p != ',')
             return;
@@ -263,18 +279,10 @@ static void add_time(builder *b, int32_t r, int64_t ns)
 }
 
 /* An op whose cost needs its iteration's sequence statistics (op_models_infer.h). */
-static bool reads_chunk(const tp_trace *t, uint32_t op)
-{
-    const char *n = tp_str_get(t, t->events[op].name);
-    return tp_infer_needs_chunk(tp_infer_op(n, strlen(n), NULL));
-}
+static bool reads_chunk(builder *b, uint32_t op) { return name_info(b, b->t->events[op].name) & NAME_CHUNK; }
 
 /* An op whose cost needs what its kernels and ops say (op_models_infer.h tp_moe_hint). */
-static bool reads_kernels(const tp_trace *t, uint32_t op)
-{
-    const char *n = tp_str_get(t, t->events[op].name);
-    return tp_infer_reads_kernels(tp_infer_op(n, strlen(n), NULL));
-}
+static bool reads_kernels(builder *b, uint32_t op) { return name_info(b, b->t->events[op].name) & NAME_KERNELS; }
 
 static bool has_ci(const char *s, const char *w)
 {
@@ -405,7 +413,7 @@ static bool async_part(const char *name)
 }
 
 /* Every device activity to its invocation; then each invocation to a row. */
-static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
+static void collect(builder *b, const tp_host_tree *ht, const tp_classes *c)
 {
     const tp_trace *t = b->t;
     tp_i64map slot_of = {0};
@@ -413,10 +421,9 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
     size_t nslots = 0, cap = 0;
     mode_time *modes = NULL;
     size_t nmodes = 0, modes_cap = 0;
-    for (size_t i = 0; i < t->nevents; i++) {
+    for (size_t j = 0; j < b->nacts; j++) {
+        uint32_t i = b->acts[j];
         const tp_event *a = &t->events[i];
-        if (!tp_is_device_activity(a))
-            continue;
         b->e->device_ns = tp_sat_add(b->e->device_ns, a->dur);
         const tp_name_cost *xc = t->ncosts ? tp_cost_of(t, a->name) : NULL;
         if (xc && (async_part(tp_str_get(t, a->name)) || (c && c->of && c->of[i] == c->rules->communication))) {
@@ -455,16 +462,16 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         uint32_t k = tp_i64map_get(&slot_of, skey);
         if (k == TP_I64MAP_EMPTY) {
             TP_GROW(slots, cap, nslots + 1);
-            slots[nslots] = (slot){op, (uint32_t)i, 0, false, 0, TP_NONE, 0};
+            slots[nslots] = (slot){op, i, 0, false, 0, TP_NONE, 0};
             k = (uint32_t)nslots++;
             tp_i64map_put(&slot_of, skey, k);
         }
         slots[k].ns = tp_sat_add(slots[k].ns, a->dur);
         slots[k].on_device |= on_device(t, a);
-        if (reads_kernels(t, op))
+        if (reads_kernels(b, op))
             note_kernel(t, &slots[k], start, a);
         if (a->kind == TP_KIND_KERNEL && t->events[slots[k].first_act].kind != TP_KIND_KERNEL)
-            slots[k].first_act = (uint32_t)i;
+            slots[k].first_act = i;
         if (a->kind == TP_KIND_KERNEL && matrix_family(family_of(b, t->events[op].name))) {
             tp_math_mode m = mode_of(b, a->name);
             if (m != TP_MATH_UNKNOWN) {
@@ -483,9 +490,9 @@ static void collect(builder *b, const tp_host_tree *ht, const tp_categories *c)
         uint32_t v = tp_i64map_get(&b->result_of_event, slots[k].op);
         tp_chunk_stats cs;
         tp_moe_hint mh;
-        if (v == TP_I64MAP_EMPTY && reads_chunk(t, slots[k].op)) /* its iteration's sequence lengths */
+        if (v == TP_I64MAP_EMPTY && reads_chunk(b, slots[k].op)) /* its iteration's sequence lengths */
             b->chunk = chunk_of(t, ht, slots[k].first_act, slots[k].op, &cs) ? &cs : NULL;
-        if (v == TP_I64MAP_EMPTY && reads_kernels(t, slots[k].op)) /* what its kernels and TopK op say */
+        if (v == TP_I64MAP_EMPTY && reads_kernels(b, slots[k].op)) /* what its kernels and TopK op say */
             b->moe = moe_hint(b, &slots[k], &mh);
         int32_t r = v != TP_I64MAP_EMPTY ? (int32_t)((int64_t)v - RESULT_BIAS)
                                          : result_of(b, &t->events[slots[k].op], b->cursor, &b->scratch);
@@ -537,11 +544,9 @@ const char *tp_eff_math_mode(const tp_eff_row *r)
     return matrix_family(r->family) ? tp_math_mode_name((tp_math_mode)r->math_mode) : "vector";
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+/* (the comparison inlined: qsort's call per comparison was a third of build's instructions) */
+#define NS_LESS(x, y, c) (*(x) < *(y))
+TP_SORT_DEFINE(sort_ns, int64_t, int, NS_LESS)
 
 /* FLOPs (or bytes) per ns -> per second in units of 1e12: x / ns / 1000 */
 static double rate(uint64_t amount, int64_t ns)
@@ -555,7 +560,7 @@ static void row_figures(tp_eff_row *r, row_times *rt)
     r->count = rt->n;
     if (!rt->n)
         return;
-    qsort(rt->ns, rt->n, sizeof *rt->ns, cmp_i64);
+    sort_ns(rt->ns, rt->n, 0);
     int64_t sum = 0;
     double fsum = 0, bsum = 0;
     for (size_t i = 0; i < rt->n; i++) {
@@ -681,7 +686,7 @@ static void builder_free(builder *b)
     for (size_t i = 0; b->times && i < b->e->n; i++)
         free(b->times[i].ns);
     free(b->times);
-    free(b->modelled);
+    free(b->name_info);
     free(b->mode_of);
     free(b->result);
     tp_strset_free(&b->keys);
@@ -692,6 +697,7 @@ static void builder_free(builder *b)
     tp_buf_free(&b->scratch);
     tp_jdoc_free(&b->doc);
     free(b->allocs);
+    free(b->acts);
     tp_buf_free(&b->key);
     tp_buf_free(&b->json);
     free(b);
@@ -725,7 +731,7 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     e->shapes_hint = tp_record_shapes_hint(t);
     builder *b = tp_xcalloc(1, sizeof *b);
     b->t = t, b->e = e;
-    b->modelled = tp_xcalloc(t->nstr + 1, 1);
+    b->name_info = tp_xcalloc(t->nstr + 1, 1);
     b->mode_of = tp_xcalloc(t->nstr + 1, 1);
     tp_jdoc_init(&b->doc);
     b->cursor = tp_args_cursor_new(t);
@@ -737,21 +743,30 @@ void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_effi
     /* only the ops right around a launch: most modelled ops of a trace run
      * on the host (1 in 9 launches on the 1 GB real-shaped trace); an
      * invocation further up (a convolution around cudnn_convolution) is
-     * read when build meets it */
-    uint8_t *launches = tp_xcalloc(t->nevents / 8 + 1, 1);
+     * read when build meets it.  One walk of the events notes the device
+     * activities (build walks them, not every event again: 1 in 10 on that
+     * trace) and marks the ops around their launches; those ops are then
+     * read in event order. */
+    uint64_t *launches = tp_xcalloc(t->nevents / 64 + 1, sizeof *launches);
+    size_t acts_cap = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *a = &t->events[i];
-        if (a->op != TP_NONE && a->op < t->nevents && tp_is_device_activity(a))
-            launches[a->op / 8] |= (uint8_t)(1u << (a->op % 8));
+        if (!tp_is_device_activity(a))
+            continue;
+        TP_GROW(b->acts, acts_cap, b->nacts + 1);
+        b->acts[b->nacts++] = (uint32_t)i;
+        if (a->op != TP_NONE && a->op < t->nevents)
+            launches[a->op / 64] |= UINT64_C(1) << (a->op % 64);
     }
-    for (size_t i = 0; i < t->nevents; i++) {
-        const tp_event *ev = &t->events[i];
-        if (!(launches[i / 8] & (1u << (i % 8))) || !ev->args || !is_modelled(b, ev->name) ||
-            reads_chunk(t, (uint32_t)i) || reads_kernels(t, (uint32_t)i))
-            continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
-        int32_t r = result_of(b, ev, b->cursor, &b->scratch);
-        tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
-    }
+    for (size_t w = 0; w <= t->nevents / 64; w++)
+        for (uint64_t bits = launches[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            const tp_event *ev = &t->events[i];
+            if (!ev->args || !is_modelled(b, ev->name) || reads_chunk(b, (uint32_t)i) || reads_kernels(b, (uint32_t)i))
+                continue; /* (an op that reads its iteration's statistics is costed per invocation, by build) */
+            int32_t r = result_of(b, ev, b->cursor, &b->scratch);
+            tp_i64map_put(&b->result_of_event, (int64_t)i, (uint32_t)((int64_t)r + RESULT_BIAS));
+        }
     free(launches);
 }
 
@@ -778,7 +793,7 @@ static void drop_unused(tp_efficiency *e)
     e->nskips = n;
 }
 
-void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c, tp_efficiency *e)
+void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_classes *c, tp_efficiency *e)
 {
     builder *b = e->builder;
     if (!b)

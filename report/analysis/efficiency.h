@@ -23,7 +23,7 @@
 #ifndef TP_EFFICIENCY_H
 #define TP_EFFICIENCY_H
 
-#include "report/analysis/categories.h"
+#include "report/analysis/classify.h"
 #include "report/analysis/hosttree.h"
 #include "report/perf_models/devices.h"
 #include "report/perf_models/math_mode.h"
@@ -97,10 +97,10 @@ typedef struct tp_efficiency {
 /* In two parts, like the GPU time model: prepare reads the recorded inputs
  * of every host op that has a model (no host tree needed: it runs beside
  * the tree's build) and finds the device (dt NULL = the built-in table);
- * build gives every device activity to its invocation (c may be NULL: no
- * categories) and makes the rows. */
+ * build gives every device activity to its invocation (c: the one
+ * classification, the rows' categories; NULL: none) and makes the rows. */
 void tp_efficiency_prepare(const tp_trace *t, const tp_device_table *dt, tp_efficiency *e);
-void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_categories *c, tp_efficiency *e);
+void tp_efficiency_build(const tp_trace *t, const tp_host_tree *ht, const tp_classes *c, tp_efficiency *e);
 void tp_efficiency_free(tp_efficiency *e);
 
 /* The reader option (formats.h keep_args_of): keep the args of ops that have

@@ -126,37 +126,60 @@ static bool counted(const tp_event *e)
            (e->kind == TP_KIND_KERNEL || e->kind == TP_KIND_MEMCPY || e->kind == TP_KIND_MEMSET);
 }
 
+/* The key of device event ev (a counted one). */
+typedef tp_opk_key (*key_fn)(const tp_trace *t, const void *ctx, uint32_t ev);
+static void build(const tp_trace *t, key_fn key_of, const void *ctx, const char *none, tp_op_kernels *ob);
+
+typedef struct host_keys {
+    const tp_host_tree *ht;
+    const tp_attribution *at;
+} host_keys;
+
+/* key: the top-level op's name; occurrence: that op event.  Without a
+ * top-level op, the enclosing scope that attribution found (a graph
+ * replay's annotation or Python function) */
+static tp_opk_key host_key(const tp_trace *t, const void *ctx, uint32_t ev)
+{
+    const host_keys *h = ctx;
+    uint32_t top = tp_top_op_of(t, h->ht, ev);
+    if (top != TP_NONE) /* (an op without a name counts as none) */
+        return (tp_opk_key){t->events[top].name, top, false};
+    if (h->at && h->at->leaf[ev] != TP_NONE)
+        return (tp_opk_key){t->events[h->at->leaf[ev]].name, h->at->leaf[ev], h->at->how[ev] == TP_ATTR_GRAPH};
+    return (tp_opk_key){0, 0, false};
+}
+
 void tp_op_kernels_build(const tp_trace *t, const tp_host_tree *ht, const tp_attribution *at, tp_op_kernels *ob)
 {
-    /* key: the top-level op's name; occurrence: that op event.  Without a
-     * top-level op, the enclosing scope that attribution found (a graph
-     * replay's annotation or Python function) */
-    tp_opk_key *keys = tp_xcalloc(t->nevents + 1, sizeof *keys);
-    for (size_t i = 0; i < t->nevents; i++)
-        if (counted(&t->events[i])) {
-            uint32_t top = tp_top_op_of(t, ht, (uint32_t)i);
-            if (top != TP_NONE) /* (an op without a name counts as none) */
-                keys[i] = (tp_opk_key){t->events[top].name, top, false};
-            else if (at && at->leaf[i] != TP_NONE)
-                keys[i] = (tp_opk_key){t->events[at->leaf[i]].name, at->leaf[i], at->how[i] == TP_ATTR_GRAPH};
-        }
-    tp_op_kernels_build_keyed(t, keys, "(no host op)", ob);
-    free(keys);
+    /* each key found in the one walk of the events (no array of a key per event: 12 bytes x every event) */
+    host_keys h = {ht, at};
+    build(t, host_key, &h, "(no host op)", ob);
+}
+
+static tp_opk_key given_key(const tp_trace *t, const void *ctx, uint32_t ev)
+{
+    (void)t;
+    return ((const tp_opk_key *)ctx)[ev];
 }
 
 void tp_op_kernels_build_keyed(const tp_trace *t, const tp_opk_key *keys, const char *none, tp_op_kernels *ob)
 {
+    build(t, given_key, keys, none, ob);
+}
+
+static void build(const tp_trace *t, key_fn key_of, const void *ctx, const char *none, tp_op_kernels *ob)
+{
     memset(ob, 0, sizeof *ob);
     size_t n = 0, it_cap = 0;
-    item *it = NULL; /* grown in the one walk of the events (they were counted in a walk of their own first) */
+    item *it = NULL; /* grown in the one walk of the events */
     uint32_t *rank = tp_str_ranks(t);
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (counted(e)) {
-            tp_str key = keys[i].name;
-            uint64_t kr = key ? (uint64_t)rank[key] * 2 + keys[i].graph : UINT64_MAX;
+            tp_opk_key k = key_of(t, ctx, (uint32_t)i);
+            uint64_t kr = k.name ? (uint64_t)rank[k.name] * 2 + k.graph : UINT64_MAX;
             TP_GROW(it, it_cap, n + 1);
-            it[n++] = (item){kr, key, keys[i].occ, rank[e->name], (uint32_t)i, e->kind};
+            it[n++] = (item){kr, k.name, k.occ, rank[e->name], (uint32_t)i, e->kind};
         }
     }
     sort_items(it, n, 0);

@@ -114,6 +114,8 @@ static void *attribution_and_ops_job(void *p)
         tp_kernel_table_build(s->t, &s->kt); /* needs nothing: on the lighter side of the round */
     tp_attribution_build(s->t, &s->ht, &s->at);
     tp_classes_build(s->t, &s->at, s->rules, &s->cls); /* the one classification: needs the leaf ops */
+    if (!s->opts.lean) /* needs the classification only: here, on the lighter side of the round */
+        tp_efficiency_build(s->t, &s->ht, &s->cls, &s->eff);
     if (!s->opts.lean && !s->for_stats)
         tp_op_kernels_build(s->t, &s->ht, &s->at, &s->ob);
     return NULL;
@@ -221,8 +223,6 @@ static void *categories_job(void *p)
 {
     tp_summary *s = p;
     tp_categories_build(s->t, &s->at, &s->sf, &s->cls, &s->cat);
-    if (!s->opts.lean)
-        tp_efficiency_build(s->t, &s->ht, &s->cat, &s->eff);
     critical_path_lane(s, 0);
     memory_build(s); /* the lighter side of the round (its args were read beside the host tree) */
     return NULL;
@@ -296,12 +296,8 @@ static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_s
      * and reads the trace and what earlier rounds built (the host tree in
      * the first; attribution and steps in the second).  The sides balanced
      * by each job's thread CPU (TP_TIMING=1), on the 500 MB real-shaped
-     * trace (`report`, 3 runs): GPU time and efficiency prepare 0.11-0.12 s |
-     * host tree (slices counted, device activities noted), memory prepare
-     * 0.10-0.11; kernel table, attribution, ops 0.08-0.09 | steps, critical
-     * path prepare, overheads 0.08; the third round's two sides end with
-     * the critical path's windows, taken by whichever is free (0.15 s
-     * together). */
+     * trace (`report`, after the speed branches of 2026-12-07, quiet machine):
+     * BALANCE_PLACEHOLDER */
     run_pair(timed_prepare_job, s, timed_host_tree_job);
     tp_timing("summary: GPU time and efficiency prepare | host tree, memory prepare");
     if (o->job) { /* a rank of a job: two thirds of the work left out */
@@ -319,11 +315,11 @@ static void summary_build(const tp_trace *t, const tp_report_opts *o, bool for_s
         return;
     }
     run_pair(timed_attribution_and_ops_job, s, timed_steps_and_overheads_job);
-    tp_timing("summary: kernel table, attribution, ops | steps, critical path prepare, overheads");
+    tp_timing("summary: kernel table, attribution, efficiency, ops | steps, critical path prepare, overheads");
     run_pair(timed_gpu_time_and_idle_job, s, timed_categories_job);
     tp_critical_end(s->cp_lanes);
     s->cp_lanes = NULL;
-    tp_timing("summary: gpu time, idle, critical path | categories, efficiency, memory, critical path");
+    tp_timing("summary: gpu time, idle, critical path | categories, memory, critical path");
     find_devices(t, s);
     find_date(t, s);
     tp_dist_info_read(t, &s->dist);
