@@ -69,6 +69,18 @@ typedef struct counter_map {
     uint32_t *process; /* per counter: process index */
     uint32_t *name;    /* per counter: track name (id in pfw.series) */
     size_t list_cap;
+    /* every counter event's values, parsed once by the survey (which numbers
+     * the series) and written from here, in the same order, by the write */
+    struct counter_value {
+        uint32_t counter;
+        double v;
+    } *val;
+    size_t nval, val_cap, next_val;
+    struct counter_planned {
+        uint32_t nval;    /* its values in val[] */
+        bool invalid;     /* its args did not parse (after nval values) */
+    } *ev;
+    size_t nev, ev_cap, next_ev;
 } counter_map;
 
 typedef struct pfw {
@@ -86,11 +98,9 @@ typedef struct pfw {
     uint64_t counter_base; /* uuid of counter 0 */
     uint64_t global_uuid;  /* track of global instants */
     tp_pf_flows flows;
-    /* the counter event being written (callback context) */
+    /* the counter event being planned (callback context) */
     uint32_t cur_process;
-    int64_t cur_ts;
     tp_str cur_name;
-    bool cur_emit;
 } pfw;
 
 static inline int64_t abs_ts(const pfw *w, int64_t ts) { return w->t->base_ns + ts + w->shift; }
@@ -117,6 +127,7 @@ void pf_write_chunk(penc *e, const uint32_t *ev, size_t n);
 void pf_put_process_desc(pfw *w, uint32_t p, int rank);
 void pf_put_track_desc(pfw *w, uint32_t k, int rank);
 void pf_put_named_desc(pfw *w, uint64_t uuid, uint64_t parent, const char *name, size_t nlen, bool counter, int rank);
-void pf_counter_event(pfw *w, const tp_event *e, bool emit);
+void pf_counter_plan(pfw *w, const tp_event *e);
+void pf_counter_write(pfw *w, const tp_event *e);
 
 #endif

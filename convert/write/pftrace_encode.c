@@ -431,34 +431,50 @@ static void on_counter_value(void *ctx, const char *key, size_t klen, double v)
         w->cm.process[c] = w->cur_process;
         w->cm.name[c] = s;
     }
-    if (!w->cur_emit)
-        return;
-    penc *e = &w->main;
-    size_t pk = packet_begin(e);
-    put_time(e, abs_ts(w, w->cur_ts));
-    size_t te = tp_pbw_begin(e->b, TP_TRACK_EVENT);
-    tp_pbw_uint(e->b, TE_TYPE, TYPE_COUNTER);
-    tp_pbw_uint(e->b, TE_TRACK_UUID, w->counter_base + c);
-    tp_pbw_double(e->b, TE_DOUBLE_COUNTER, v);
-    tp_pbw_end(e->b, te);
-    main_packet_end(w, pk, false);
-    w->st->counter_values++;
+    TP_GROW(w->cm.val, w->cm.val_cap, w->cm.nval + 1);
+    w->cm.val[w->cm.nval++] = (struct counter_value){c, v};
+    w->cm.ev[w->cm.nev - 1].nval++;
 }
 
-/* Run the counter event's values through on_counter_value (registering its
- * series; writing packets when emit). */
-void pf_counter_event(pfw *w, const tp_event *e, bool emit)
+/* The survey's visit of a counter event: its values parsed, its series
+ * numbered in output order, the values kept for pf_counter_write (parsing
+ * them a second time there was most of the survey's time again). */
+void pf_counter_plan(pfw *w, const tp_event *e)
 {
+    TP_GROW(w->cm.ev, w->cm.ev_cap, w->cm.nev + 1);
+    w->cm.ev[w->cm.nev++] = (struct counter_planned){0, false};
     const char *args, *extra;
     size_t alen, elen;
     tp_args_split(w->t, e->args, &args, &alen, &extra, &elen);
     if (!alen)
         return;
     w->cur_process = w->t->tracks[e->track].process;
-    w->cur_ts = e->ts;
     w->cur_name = e->name;
-    w->cur_emit = emit;
-    if (tp_pf_counter_values(args, alen, on_counter_value, w, &w->main.scratch) < 0 && emit)
+    if (tp_pf_counter_values(args, alen, on_counter_value, w, &w->main.scratch) < 0)
+        w->cm.ev[w->cm.nev - 1].invalid = true;
+}
+
+/* Write counter event e's values (the next event pf_counter_plan met: the
+ * write visits them in the survey's order). */
+void pf_counter_write(pfw *w, const tp_event *e)
+{
+    if (w->cm.next_ev >= w->cm.nev) /* (not planned: cannot happen) */
+        return;
+    const struct counter_planned *pl = &w->cm.ev[w->cm.next_ev++];
+    for (uint32_t j = 0; j < pl->nval; j++) {
+        const struct counter_value *cv = &w->cm.val[w->cm.next_val++];
+        penc *pe = &w->main;
+        size_t pk = packet_begin(pe);
+        put_time(pe, abs_ts(w, e->ts));
+        size_t te = tp_pbw_begin(pe->b, TP_TRACK_EVENT);
+        tp_pbw_uint(pe->b, TE_TYPE, TYPE_COUNTER);
+        tp_pbw_uint(pe->b, TE_TRACK_UUID, w->counter_base + cv->counter);
+        tp_pbw_double(pe->b, TE_DOUBLE_COUNTER, cv->v);
+        tp_pbw_end(pe->b, te);
+        main_packet_end(w, pk, false);
+        w->st->counter_values++;
+    }
+    if (pl->invalid)
         w->main.invalid_args++;
 }
 

@@ -97,7 +97,7 @@ static void survey_and_plan(pfw *w, const uint32_t *torder, survey *sv)
             const tp_event *x = q < end ? &t->events[ix->ev[q]] : NULL;
             if (x && !thread_item(x)) {
                 if (x->ph == 'C') {
-                    pf_counter_event(w, x, false);
+                    pf_counter_plan(w, x);
                     sv->other[k] = true;
                 } else if (x->ph == 'i') { /* process or global */
                     sv->other[k] = true;
@@ -184,7 +184,7 @@ static void write_other_events(pfw *w, uint32_t k)
     for (size_t q = 0; q < n; q++) {
         const tp_event *e = &t->events[ev[q]];
         if (e->ph == 'C')
-            pf_counter_event(w, e, true);
+            pf_counter_write(w, e);
         else if (e->ph == 'i' && (e->flags & (TP_EV_INSTANT_GLOBAL | TP_EV_INSTANT_PROCESS))) {
             pf_put_event(&w->main, ev[q], TYPE_INSTANT, e->ts,
                       e->flags & TP_EV_INSTANT_GLOBAL ? w->global_uuid : w->puuid[t->tracks[k].process]);
@@ -320,6 +320,8 @@ int tp_write_pftrace(tp_trace *t, tp_out *o, tp_pftrace_stats *st)
     tp_i64map_free(&w.cm.index);
     free(w.cm.process);
     free(w.cm.name);
+    free(w.cm.val);
+    free(w.cm.ev);
     tp_strset_free(&w.series);
     tp_buf_free(&w.key);
     pf_penc_free(&w.main);
