@@ -45,11 +45,31 @@ static void sort_host_slices(const tp_trace *t, tp_host_slices *hs)
     *hs = (tp_host_slices){list, start, t->nevents, t->ntracks};
 }
 
+static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
+{
+    if (e->flags & TP_EV_STEP) {
+        *num = (int64_t)e->id;
+        return true;
+    }
+    const char *s = tp_str_get(t, e->name);
+    if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
+        return false;
+    char *end;
+    long long v = strtoll(s + 13, &end, 10);
+    if (*end)
+        return false;
+    *num = v;
+    return true;
+}
+
 /* parent[i]: the innermost complete event on the same host track enclosing
  * i.  hs: linking's lists when they are still the trace's (then the slices
- * dropped or derived since are skipped), else sorted here. */
-static uint32_t *host_parents(const tp_trace *t, const tp_host_slices *linked)
+ * dropped or derived since are skipped), else sorted here.  The same walk
+ * lists the host step events (ProfilerStep#N) in *steps (any order: the
+ * caller sorts them), instead of a pass of its own over every event. */
+static uint32_t *host_parents(const tp_trace *t, const tp_host_slices *linked, uint32_t **steps, size_t *nsteps)
 {
+    size_t steps_cap = 0;
     uint32_t *parent = tp_xmalloc((t->nevents + 1) * sizeof *parent);
     memset(parent, 0xff, (t->nevents + 1) * sizeof *parent); /* TP_NONE */
     tp_host_slices own = {0};
@@ -70,6 +90,11 @@ static uint32_t *host_parents(const tp_trace *t, const tp_host_slices *linked)
                 sp--; /* the top ends before e ends: not an ancestor */
             parent[list[j]] = sp ? stack[sp - 1] : TP_NONE;
             stack[sp++] = list[j];
+            int64_t num;
+            if (is_step(t, e, &num)) {
+                TP_GROW(*steps, steps_cap, *nsteps + 1);
+                (*steps)[(*nsteps)++] = list[j];
+            }
         }
     }
     free(stack);
@@ -77,23 +102,6 @@ static uint32_t *host_parents(const tp_trace *t, const tp_host_slices *linked)
     return parent;
 }
 #undef HOST_SLICE
-
-static bool is_step(const tp_trace *t, const tp_event *e, int64_t *num)
-{
-    if (e->flags & TP_EV_STEP) {
-        *num = (int64_t)e->id;
-        return true;
-    }
-    const char *s = tp_str_get(t, e->name);
-    if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
-        return false;
-    char *end;
-    long long v = strtoll(s + 13, &end, 10);
-    if (*end)
-        return false;
-    *num = v;
-    return true;
-}
 
 /* The step whose time holds `at`: steps[] is in time order; when the steps
  * overlap, the first in event order (a scan), else the one a binary search
@@ -302,20 +310,11 @@ int tp_derive_lines(tp_trace *t, const tp_derive_opts *o, const tp_host_slices *
         free(has_derived);
         return 0;
     }
-    uint32_t *parent = host_parents(t, hs);
     /* host step events (ProfilerStep#N), for launches outside their thread */
     uint32_t *steps = NULL;
-    size_t nsteps = 0, steps_cap = 0;
-    for (size_t i = 0; i < t->nevents; i++) {
-        int64_t num;
-        const tp_event *h = &t->events[i];
-        if (h->ph == 'X' && !(h->flags & (TP_EV_DROPPED | TP_EV_DERIVED)) && h->track < t->ntracks &&
-            t->tracks[h->track].role == TP_TRACK_HOST && is_step(t, h, &num)) {
-            TP_GROW(steps, steps_cap, nsteps + 1);
-            steps[nsteps++] = (uint32_t)i;
-        }
-    }
-    tp_sort_by_time(t, steps, nsteps);
+    size_t nsteps = 0;
+    uint32_t *parent = host_parents(t, hs, &steps, &nsteps);
+    tp_sort_by_time(t, steps, nsteps); /* (ts, longest first, index): one order whatever the listing's */
     bool steps_disjoint = true;
     for (size_t k = 1; k < nsteps && steps_disjoint; k++)
         steps_disjoint = t->events[steps[k - 1]].ts + t->events[steps[k - 1]].dur <= t->events[steps[k]].ts;
