@@ -1,0 +1,45 @@
+/* test_mem_counters_paths.c: the memory counters (convert/model/mem_counters.c)
+ * read the memory events' args in two halves on two threads past 4096 events
+ * and intern each counter name once per run of one device's events: the
+ * bytes must be those of TP_THREADS=1 (everything on one thread), and every
+ * event's counter must name its own device when the devices alternate. */
+#include "tests/lib/harness.h"
+#include "tests/lib/mem_gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+TEST(mem_counters_threads_same_bytes)
+{
+    enum { STEPS = 1600 }; /* 3 memory events a step: past the two-thread threshold (4096) */
+    mg_opts o = {STEPS, (int64_t)1 << 30, 8 << 20, 0, 0, -1, false};
+    const char *in = mg_write("mcp.json", &o);
+    const char *one = tp_test_tmp("mcp_one.json"), *two = tp_test_tmp("mcp_two.json");
+    char *msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "TP_THREADS=1 %s convert %s -o %s", tp_test_bin(), in, one), 0);
+    free(msg);
+    msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "TP_THREADS= %s convert %s -o %s", tp_test_bin(), in, two), 0);
+    free(msg);
+    msg = NULL;
+    CHECK_EQ_INT(tp_test_run(&msg, "cmp %s %s", one, two), 0);
+    free(msg);
+    char *js = tp_test_read_file(two, NULL);
+    /* per step: the activation in and out, the leak; one unmatched free; the CPU pair between */
+    CHECK_EQ_INT(count(js, "\"name\":\"Memory cuda:0\""), 3 * STEPS + 1);
+    CHECK_EQ_INT(count(js, "\"name\":\"Memory cpu\""), 2);
+    char want[200];
+    snprintf(want, sizeof want, "\"ph\":\"C\",\"name\":\"Memory cuda:0\",\"pid\":1,\"tid\":1,\"ts\":1099.000,"
+             "\"args\":{\"allocated\":%lld,\"reserved\":%lld}}", (long long)(o.held + MG_ACT), 1088LL << 20);
+    CHECK(js && strstr(js, want));
+    free(js);
+}
