@@ -55,31 +55,6 @@ static void sort_two_halves(sort_key *k, size_t n, uint32_t *ev)
  * is merged run by run. */
 TP_RUNS_SORT_DEFINE(sort_runs, sort_key, KEY_LESS)
 
-/* A list that ends with one long ascending run spanning the times of the
- * rest: the counters convert appends (one at each memory event of a busy
- * host thread, 279 k of 1.74 M at 1 GB) after the thread's slices.  That run
- * leaves sort_runs no place to cut, so it would merge the whole list
- * log2(runs) times (8 passes of 42 MB); here the rest is sorted alone (cut
- * into its steps) and merged with the run once.  False, k as it was, when
- * the list is not of that shape or the rest is not a few runs. */
-static bool sort_with_tail_run(sort_key *k, size_t n, uint32_t *ev)
-{
-    size_t tail = n - 1;
-    while (tail > 0 && KEY_LESS(&k[tail - 1], &k[tail], 0))
-        tail--;
-    if (n < 4096 || tail == 0 || n - tail < n / 8 || !sort_runs(k, tail, tail / 256, NULL))
-        return false;
-    const sort_key *x = k, *xe = k + tail, *y = xe, *ye = k + n;
-    size_t o = 0;
-    while (x < xe && y < ye)
-        ev[o++] = KEY_LESS(y, x, 0) ? (y++)->idx : (x++)->idx;
-    while (x < xe)
-        ev[o++] = (x++)->idx;
-    while (y < ye)
-        ev[o++] = (y++)->idx;
-    return true;
-}
-
 void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
 {
     bool sorted = true;
@@ -93,10 +68,6 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
     for (size_t j = 0; j < n; j++) {
         const tp_event *e = &t->events[ev[j]];
         k[j] = (sort_key){e->ts, -e->dur, ev[j]};
-    }
-    if (sort_with_tail_run(k, n, ev)) {
-        free(k);
-        return;
     }
     if (n >= 4096 && sort_runs(k, n, n / 256, NULL)) {
         for (size_t j = 0; j < n; j++)
