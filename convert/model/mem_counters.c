@@ -1,39 +1,15 @@
 /* mem_counters.c: see mem_counters.h.  Work: one pass over the events when
  * the trace has memory events (one string lookup when it has none), then
- * each memory event's args read once (two halves on two threads: convert
- * waits for this before the writer starts), then one counter event each:
- * its name interned once per run of the same device, not once per event. */
+ * each memory event's args read once, then one counter event each: its name
+ * interned once per run of the same device, not once per event. */
 #include "convert/model/mem_counters.h"
 
-#include "convert/base/threads.h"
 #include "convert/codec/json_write.h"
 #include "convert/model/mem_event.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Memory events [lo, hi) of ev read with a reader of their own (a reader's
- * args cursor is its own; the trace is only read). */
-typedef struct read_part {
-    const tp_trace *t;
-    const uint32_t *ev;
-    tp_mem_event *me;
-    bool *ok;
-    size_t lo, hi;
-} read_part;
-
-static void *read_part_main(void *p)
-{
-    read_part *q = p;
-    tp_mem_reader *r = tp_mem_reader_new(q->t);
-    for (size_t k = q->lo; k < q->hi; k++)
-        q->ok[k] = tp_mem_event_read(r, &q->t->events[q->ev[k]], &q->me[k]) == 0 && q->me[k].has_levels;
-    tp_mem_reader_free(r); /* before any tp_args_add: its cursor reads the args as they are */
-    return NULL;
-}
-
-#define PAR_READ_MIN 4096 /* memory events: below, a thread costs more than it saves */
 
 size_t tp_mem_counters_add(tp_trace *t)
 {
@@ -56,13 +32,10 @@ size_t tp_mem_counters_add(tp_trace *t)
     }
     tp_mem_event *me = tp_xmalloc((n ? n : 1) * sizeof *me);
     bool *ok = tp_xcalloc(n ? n : 1, sizeof *ok);
-    read_part a = {t, ev, me, ok, 0, n / 2}, b = {t, ev, me, ok, n / 2, n};
-    if (n >= PAR_READ_MIN) {
-        tp_run_pair(read_part_main, &a, read_part_main, &b, NULL);
-    } else {
-        read_part_main(&a);
-        read_part_main(&b);
-    }
+    tp_mem_reader *r = tp_mem_reader_new(t);
+    for (size_t k = 0; k < n; k++)
+        ok[k] = tp_mem_event_read(r, &t->events[ev[k]], &me[k]) == 0 && me[k].has_levels;
+    tp_mem_reader_free(r); /* before any tp_args_add: its cursor reads the args as they are */
     size_t added = 0;
     for (size_t k = 0; k < n; k++)
         added += ok[k];

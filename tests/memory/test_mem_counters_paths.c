@@ -1,8 +1,8 @@
 /* test_mem_counters_paths.c: the memory counters (convert/model/mem_counters.c)
- * read the memory events' args in two halves on two threads past 4096 events
- * and intern each counter name once per run of one device's events: the
- * bytes must be those of TP_THREADS=1 (everything on one thread), and every
- * event's counter must name its own device when the devices alternate. */
+ * intern each counter name once per run of one device's events: every
+ * event's counter must name its own device when the devices alternate, and
+ * the bytes must be those of TP_THREADS=1 (convert's threads: the read, the
+ * link, the write). */
 #include "tests/lib/harness.h"
 #include "tests/lib/mem_gen.h"
 
@@ -20,7 +20,7 @@ static size_t count(const char *s, const char *what)
 
 TEST(mem_counters_threads_same_bytes)
 {
-    enum { STEPS = 1600 }; /* 3 memory events a step: past the two-thread threshold (4096) */
+    enum { STEPS = 1600 }; /* 3 memory events a step */
     mg_opts o = {STEPS, (int64_t)1 << 30, 8 << 20, 0, 0, -1, false};
     const char *in = mg_write("mcp.json", &o);
     const char *one = tp_test_tmp("mcp_one.json"), *two = tp_test_tmp("mcp_two.json");
