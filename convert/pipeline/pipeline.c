@@ -3,7 +3,6 @@
 #include "convert/base/threads.h"
 #include "convert/pipeline/pipeline.h"
 #include "convert/pipeline/graph_capture.h"
-#include "convert/pipeline/link.h"
 #include "convert/model/derive.h"
 #include "convert/codec/json_lex.h"
 #include "convert/codec/json_write.h"
@@ -69,6 +68,11 @@ static void filter_events(tp_trace *t, const tp_load_opts *o)
     }
 }
 
+static bool is_device_kind(uint8_t k)
+{
+    return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET || k == TP_KIND_SYNC;
+}
+
 /* Device processes, track roles, legacy no-category events, steps: one walk
  * over the events (the array is hundreds of MB; each walk costs).  A step
  * must be on a host thread, which is known only after the walk, so named
@@ -114,7 +118,7 @@ static void classify(tp_trace *t, class_strings cs)
         tp_process *p = &t->processes[t->tracks[e->track].process];
         if (e->kind == TP_KIND_OTHER && e->cat == 0 && e->ph == 'X')
             e->kind = cuda_fn && p->key == cuda_fn ? TP_KIND_KERNEL : TP_KIND_HOST_OP; /* legacy autograd profiler */
-        if (tp_is_device_kind(e->kind))
+        if (is_device_kind(e->kind))
             p->is_device = true;
         /* PyTorch 1.8/1.9 record the step as an Operator, later versions as a user annotation */
         if (e->ph == 'X' && (e->kind == TP_KIND_ANNOTATION || e->kind == TP_KIND_HOST_OP) && e->name < cs.nstr &&
@@ -148,8 +152,39 @@ static void classify(tp_trace *t, class_strings cs)
     free(guess);
 }
 
-/* ---- linking (link.h) ---- */
+/* ---- linking ---- */
 
+typedef struct corr_map {
+    uint32_t *keys; /* corr + 1 (0 = empty) */
+    uint32_t *vals;
+    size_t cap;
+    bool dense;     /* slot = corr: ids count up from about 1 (half the memory of the hash table) */
+} corr_map;
+
+static size_t corr_slot(const corr_map *m, uint32_t corr)
+{
+    if (m->dense) /* the last slot stays empty: ids beyond the launches' */
+        return corr < m->cap - 1 ? corr : m->cap - 1;
+    size_t i = ((uint64_t)corr * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != corr + 1u)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static bool is_host_slice(const tp_trace *t, const tp_event *e)
+{
+    return e->ph == 'X' && !(e->flags & TP_EV_DROPPED) && t->tracks[e->track].role == TP_TRACK_HOST;
+}
+
+typedef struct corr_ev {
+    uint32_t corr, ev;
+} corr_ev;
+
+/* device event -> launch call by correlation id; launch call -> innermost
+ * enclosing host op on the same thread (by time containment).  Two walks
+ * over the events (they dominate on large traces): the first lists the
+ * launch calls and the host slices, the second links device activity once
+ * the launch calls know their ops. */
 /* The categories of the input's own launch flows (replaced when linked),
  * looked up before linking: linking reads no string (derive.h). */
 static void launch_flow_cats(const tp_trace *t, tp_str cats[4])
@@ -157,6 +192,129 @@ static void launch_flow_cats(const tp_trace *t, tp_str cats[4])
     static const char *const names[4] = {"ac2g", "async", "async_cpu_to_gpu", "async_gpu"};
     for (int c = 0; c < 4; c++)
         cats[c] = tp_str_find(t, names[c], strlen(names[c]));
+}
+
+/* hs: the host slices of each track in time order, as the sweep below
+ * needs them, kept for the derived lines (derive.h). */
+static void link_events(tp_trace *t, const tp_str cats[4], tp_host_slices *hs)
+{
+    corr_ev *rt = NULL;
+    uint32_t *host = NULL;
+    size_t nrt = 0, rt_cap = 0, nhost = 0, host_cap = 0;
+    uint32_t maxcorr = 0;
+    bool any_op = false; /* an event with an op (a reader's, or below): else there is none to pass on */
+    size_t *start = tp_xcalloc(t->ntracks + 1, sizeof *start);
+    for (size_t i = 0; i < t->nevents; i++) {
+        const tp_event *e = &t->events[i];
+        if (e->kind == TP_KIND_RUNTIME && (e->flags & TP_EV_HAS_CORR) && e->ph == 'X' &&
+            !(e->flags & TP_EV_DROPPED) && e->corr != UINT32_MAX) {
+            TP_GROW(rt, rt_cap, nrt + 1);
+            rt[nrt++] = (corr_ev){e->corr, (uint32_t)i};
+            maxcorr = e->corr > maxcorr ? e->corr : maxcorr;
+        }
+        any_op |= e->op != TP_NONE;
+        if (is_host_slice(t, e)) {
+            TP_GROW(host, host_cap, nhost + 1);
+            host[nhost++] = (uint32_t)i;
+            start[e->track + 1]++;
+        }
+    }
+    /* launch calls by correlation id (the first of a duplicate kept) */
+    corr_map m = {0};
+    if (nrt) {
+        m.cap = 64;
+        while (m.cap < nrt * 2)
+            m.cap *= 2;
+        m.dense = maxcorr < nrt * 2 + 1024;
+        if (m.dense)
+            m.cap = (size_t)maxcorr + 2;
+        m.keys = tp_xcalloc(m.cap, sizeof *m.keys);
+        m.vals = tp_xmalloc(m.cap * sizeof *m.vals);
+        for (size_t j = 0; j < nrt; j++) {
+            size_t s = corr_slot(&m, rt[j].corr);
+            if (m.keys[s]) {
+                tp_warn(t, "duplicate correlation ids on launch calls (first kept)", 1);
+                continue;
+            }
+            m.keys[s] = rt[j].corr + 1u;
+            m.vals[s] = rt[j].ev;
+        }
+    }
+    free(rt);
+    /* launch -> op: sweep each host thread's slices in time order */
+    for (size_t k = 0; k < t->ntracks; k++)
+        start[k + 1] += start[k];
+    uint32_t *idx = tp_xmalloc((nhost + 1) * sizeof *idx);
+    size_t *fill = tp_xmalloc((t->ntracks + 1) * sizeof *fill);
+    memcpy(fill, start, (t->ntracks + 1) * sizeof *fill);
+    for (size_t j = 0; j < nhost; j++)
+        idx[fill[t->events[host[j]].track]++] = host[j];
+    free(host);
+    uint32_t *stack = NULL;
+    size_t scap = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        size_t n = start[k + 1] - start[k];
+        if (n == 0)
+            continue;
+        uint32_t *list = idx + start[k];
+        tp_sort_by_time(t, list, n);
+        size_t depth = 0;
+        for (size_t j = 0; j < n; j++) {
+            tp_event *e = &t->events[list[j]];
+            while (depth && t->events[stack[depth - 1]].ts + t->events[stack[depth - 1]].dur <= e->ts &&
+                   !(t->events[stack[depth - 1]].dur == 0 && t->events[stack[depth - 1]].ts == e->ts))
+                depth--;
+            if (e->kind == TP_KIND_RUNTIME && e->op == TP_NONE) { /* a reader's own op is kept */
+                for (size_t d = depth; d > 0; d--)
+                    if (t->events[stack[d - 1]].kind == TP_KIND_HOST_OP) {
+                        e->op = stack[d - 1];
+                        any_op = true;
+                        break;
+                    }
+            }
+            TP_GROW(stack, scap, depth + 1);
+            stack[depth++] = list[j];
+        }
+    }
+    free(stack);
+    free(fill);
+    *hs = (tp_host_slices){idx, start, t->nevents, t->ntracks};
+    /* device activity -> its launch call by correlation id, and that call's
+     * op.  A reader's own link is kept, except one the Chrome reader
+     * restored from flow keys: correlation comes first.  The input's own
+     * launch flows are noted, to be replaced by flows bound to the slices. */
+    size_t linked = 0;
+    uint32_t *flows = NULL;
+    size_t nflows = 0, flows_cap = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        tp_event *e = &t->events[i];
+        if (e->ph == 's' || e->ph == 't' || e->ph == 'f') {
+            TP_GROW(flows, flows_cap, nflows + 1);
+            flows[nflows++] = (uint32_t)i;
+            continue;
+        }
+        if (nrt && is_device_kind(e->kind) && (e->flags & TP_EV_HAS_CORR) &&
+            (e->link == TP_NONE || (e->flags & TP_EV_LINK_FLOW)) && e->ph == 'X' && e->corr != UINT32_MAX) {
+            size_t s = corr_slot(&m, e->corr);
+            if (m.keys[s]) { /* (TP_EV_LINK_FLOW stays: read only here, and X events' flags may be read beside) */
+                e->link = m.vals[s];
+                linked++;
+            }
+        }
+        if (any_op && e->link != TP_NONE && e->op == TP_NONE) /* (XPlane: no host op, a miss per kernel saved) */
+            e->op = t->events[e->link].op;
+    }
+    free(m.keys);
+    free(m.vals);
+    for (size_t j = 0; linked && j < nflows; j++) {
+        const tp_event *e = &t->events[flows[j]];
+        for (int c = 0; c < 4; c++)
+            if (cats[c] && e->cat == cats[c]) {
+                tp_drop(t, flows[j], "launch flows (replaced by flows bound to the slices)");
+                break;
+            }
+    }
+    free(flows);
 }
 
 /* ---- a reader's derived lines, built beside linking ---- */
@@ -363,7 +521,7 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         !o->no_links && !o->no_derive && !(f->caps & TP_FMT_OWN_DERIVED_LINES);
     tp_host_slices host_slices = {0};
     if (links) {
-        tp_link_events(t, cats, &host_slices);
+        link_events(t, cats, &host_slices);
         if (!derive_linked)
             tp_host_slices_free(&host_slices);
         tp_timing("link");
