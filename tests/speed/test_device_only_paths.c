@@ -100,6 +100,23 @@ static const char *const odd_events[] = {
     "{\"ph\":\"s\",\"id\":\"bad\\ud800id\",\"pid\":1,\"tid\":1,\"ts\":1800,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
     "{\"ph\":\"f\",\"id\":\"esc\\u0061ped_id\",\"pid\":1,\"tid\":1,\"ts\":1800,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Profiler\\u0053tep#5\",\"pid\":1,\"tid\":1,\"ts\":5000,\"dur\":100}",
+    /* the first of a (track, category) a global or process instant, a counter, an async event (rv37) */
+    "{\"ph\":\"i\",\"cat\":\"cpu_op\",\"name\":\"global_first\",\"s\":\"g\",\"pid\":1,\"tid\":15,\"ts\":1900}",
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"after_global\",\"pid\":1,\"tid\":15,\"ts\":1901,\"dur\":3}",
+    "{\"ph\":\"I\",\"cat\":\"cpu_op\",\"name\":\"process_first\",\"s\":\"p\",\"pid\":1,\"tid\":16,\"ts\":1900}",
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"after_process\",\"pid\":1,\"tid\":16,\"ts\":1901,\"dur\":3}",
+    "{\"ph\":\"C\",\"cat\":\"cpu_op\",\"name\":\"counter_a\",\"pid\":1,\"tid\":17,\"ts\":1900,\"args\":{\"v\":1}}",
+    "{\"ph\":\"C\",\"cat\":\"cpu_op\",\"name\":\"counter_b\",\"pid\":1,\"tid\":17,\"ts\":1901,\"args\":{\"v\":2,\"w\":3}}",
+    "{\"ph\":\"b\",\"cat\":\"cpu_op\",\"name\":\"async\",\"id\":7,\"pid\":1,\"tid\":18,\"ts\":1900}",
+    "{\"ph\":\"e\",\"cat\":\"cpu_op\",\"name\":\"async\",\"id\":8,\"pid\":1,\"tid\":18,\"ts\":1910}",
+    "{\"ph\":\"s\",\"id\":99,\"pid\":1,\"tid\":18,\"ts\":1910,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+    /* one pid as a number and as a string; a name not UTF-8 */
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"string_pid\",\"pid\":\"1\",\"tid\":1,\"ts\":1900,\"dur\":3}",
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"not\xff\xfeutf8\",\"pid\":1,\"tid\":1,\"ts\":1905,\"dur\":3}",
+    /* kernels of equal time whose names a counted host event used first (names interned in another order) */
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"zz_tie\",\"pid\":1,\"tid\":1,\"ts\":1920,\"dur\":3}",
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"aa_tie\",\"pid\":0,\"tid\":8,\"ts\":1930,\"dur\":7}",
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"zz_tie\",\"pid\":0,\"tid\":8,\"ts\":1940,\"dur\":7}",
 };
 
 static const char *odd_trace(void)
