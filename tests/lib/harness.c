@@ -255,3 +255,11 @@ bool tp_test_exists_in(const char *dir, const char *name)
     snprintf(p, sizeof p, "%s/%s", dir, name);
     return tp_test_file_exists(p);
 }
+
+size_t tp_test_count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}

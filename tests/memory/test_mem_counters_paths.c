@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
 TEST(mem_counters_threads_same_bytes)
 {
     enum { STEPS = 1600 }; /* 3 memory events a step */
@@ -35,8 +27,8 @@ TEST(mem_counters_threads_same_bytes)
     free(msg);
     char *js = tp_test_read_file(two, NULL);
     /* per step: the activation in and out, the leak; one unmatched free; the CPU pair between */
-    CHECK_EQ_INT(count(js, "\"name\":\"Memory cuda:0\""), 3 * STEPS + 1);
-    CHECK_EQ_INT(count(js, "\"name\":\"Memory cpu\""), 2);
+    CHECK_EQ_INT(tp_test_count(js, "\"name\":\"Memory cuda:0\""), 3 * STEPS + 1);
+    CHECK_EQ_INT(tp_test_count(js, "\"name\":\"Memory cpu\""), 2);
     char want[200];
     snprintf(want, sizeof want, "\"ph\":\"C\",\"name\":\"Memory cuda:0\",\"pid\":1,\"tid\":1,\"ts\":1099.000,"
              "\"args\":{\"allocated\":%lld,\"reserved\":%lld}}", (long long)(o.held + MG_ACT), 1088LL << 20);

@@ -9,14 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
 TEST(memory_convert_counter_tracks)
 {
     mg_opts o = {3, (int64_t)1 << 30, 8 << 20, 0, 0, -1, false};
@@ -26,8 +18,8 @@ TEST(memory_convert_counter_tracks)
     free(msg);
     char *js = tp_test_read_file(out, NULL);
     /* per step: the activation in and out, the leak; one unmatched free; the host pair */
-    CHECK_EQ_INT(count(js, "\"name\":\"Memory cuda:0\""), 3 * 3 + 1);
-    CHECK_EQ_INT(count(js, "\"name\":\"Memory cpu\""), 2);
+    CHECK_EQ_INT(tp_test_count(js, "\"name\":\"Memory cuda:0\""), 3 * 3 + 1);
+    CHECK_EQ_INT(tp_test_count(js, "\"name\":\"Memory cpu\""), 2);
     char want[200];
     snprintf(want, sizeof want, "\"ph\":\"C\",\"name\":\"Memory cuda:0\",\"pid\":1,\"tid\":1,\"ts\":1099.000,"
              "\"args\":{\"allocated\":%lld,\"reserved\":%lld}}", (long long)(o.held + MG_ACT), 1088LL << 20);
@@ -37,7 +29,7 @@ TEST(memory_convert_counter_tracks)
     CHECK_EQ_INT(tp_test_run(&msg, "%s convert %s -o %s", tp_test_bin(), out, again), 0);
     free(msg);
     js = tp_test_read_file(again, NULL);
-    CHECK_EQ_INT(count(js, "\"ph\":\"C\""), 3 * 3 + 1 + 2);
+    CHECK_EQ_INT(tp_test_count(js, "\"ph\":\"C\""), 3 * 3 + 1 + 2);
     free(js);
     /* .pftrace: two counter series (allocated, reserved) a device, a value each at every event */
     const char *pf = tp_test_tmp("conv.pftrace");
@@ -50,7 +42,7 @@ TEST(memory_convert_counter_tracks)
     tp_err err = {0};
     CHECK(data && tp_pftrace_dump(data, len, &txt, &err) == 0);
     CHECK(txt.data && strstr(txt.data, "\"Memory cuda:0 allocated\"") && strstr(txt.data, "\"Memory cuda:0 reserved\""));
-    CHECK_EQ_INT(count(txt.data, "TYPE_COUNTER"), 2 * (3 * 3 + 1 + 2));
+    CHECK_EQ_INT(tp_test_count(txt.data, "TYPE_COUNTER"), 2 * (3 * 3 + 1 + 2));
     tp_buf_free(&txt);
     free(data);
 }

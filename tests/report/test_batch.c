@@ -42,14 +42,6 @@ static const char *corrupt_file(void)
     return p;
 }
 
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
 TEST(batch_all_samples_and_a_corrupt_file)
 {
     const char *ext = tp_test_shared("external");
@@ -93,7 +85,7 @@ TEST(batch_all_samples_and_a_corrupt_file)
     CHECK(row && strstr(row, "\"status\":\"error\",\"error\":\"") && strstr(row, "truncated"));
     /* ETDump's flatc JSON dump is JSON without "traceEvents": a folder walk counts it as not a trace */
     CHECK(strstr(js, "\"name\":\"executorch_tutorial_etdump.flatc\"") == NULL);
-    CHECK_EQ_INT(count(js, "\"status\":\"error\""), 1);
+    CHECK_EQ_INT(tp_test_count(js, "\"status\":\"error\""), 1);
     CHECK(strstr(js, "\"failed\":1}") != NULL);
     /* no temporary file left anywhere */
     CHECK_EQ_INT(tp_test_run(&out, "find '%s' -name '*.tmp.*' | grep -q .", dir), 1);
@@ -107,7 +99,7 @@ TEST(batch_all_samples_and_a_corrupt_file)
     rc = tp_test_run(&out, "'%s' batch '%s' '%s' -o '%s' -j 2", tp_test_bin(), ext, bad, dir);
     CHECK_EQ_INT(rc, 2);
     char expect[100];
-    snprintf(expect, sizeof expect, "%zu unchanged (skipped), 0 to do", count(js, "\"path\":"));
+    snprintf(expect, sizeof expect, "%zu unchanged (skipped), 0 to do", tp_test_count(js, "\"path\":"));
     CHECK(out && strstr(out, expect));
     free(out);
     snprintf(p, sizeof p, "%s/index.json", dir);
@@ -141,7 +133,7 @@ TEST(batch_two_shards_merged_equal_one_run)
     snprintf(p, sizeof p, "%s/index-2-of-2.json", sh);
     char *s2 = tp_test_read_file(p, NULL);
     /* together the shards have all of the work, each trace once */
-    CHECK(s1 && s2 && count(s1, "\"path\":") + count(s2, "\"path\":") == 4);
+    CHECK(s1 && s2 && tp_test_count(s1, "\"path\":") + tp_test_count(s2, "\"path\":") == 4);
     free(s1);
     free(s2);
     CHECK_EQ_INT(tp_test_run(NULL, "'%s' batch --merge '%s' 2>/dev/null", tp_test_bin(), sh), 2);
@@ -161,7 +153,7 @@ TEST(batch_two_shards_merged_equal_one_run)
                              sh, top), 2);
     snprintf(p, sizeof p, "%s/index.json", top);
     b = tp_test_read_file(p, NULL);
-    CHECK(b && strstr(b, "\"dir\":\"") && count(b, "\"path\":") == 4);
+    CHECK(b && strstr(b, "\"dir\":\"") && tp_test_count(b, "\"path\":") == 4);
     /* relative to the merged index (a sibling folder), not absolute */
     CHECK(b && strstr(b, "\"dir\":\"../shards.batch/example\""));
     free(b);
@@ -208,7 +200,7 @@ TEST(batch_index_pdf_links)
         snprintf(want, sizeof want, "%s/%s/trace.json.gz", a, ok[i]);
         CHECK(tp_test_file_exists(want));
     }
-    CHECK_EQ_INT(count(out, "/URI ("), 6);
+    CHECK_EQ_INT(tp_test_count(out, "/URI ("), 6);
     CHECK(out && !strstr(out, "corrupt"));
     free(out);
 }

@@ -8,14 +8,6 @@
 
 #include <stdlib.h>
 
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
 /* The Kineto samples: enough work (seconds with -j 2) to be caught running. */
 static const char *kineto(void) { return tp_test_shared("external/kineto"); }
 
@@ -205,7 +197,7 @@ TEST(batch_names_never_the_index)
     char p[1024];
     snprintf(p, sizeof p, "%s/index.json", dir);
     char *js = tp_test_read_file(p, NULL);
-    CHECK(js && count(js, "\"status\":\"ok\"") == 3);
+    CHECK(js && tp_test_count(js, "\"status\":\"ok\"") == 3);
     free(js);
     CHECK_EQ_INT(tp_test_run(NULL, "test -f '%s/index.md' && test -f '%s/index.pdf' && test -f '%s/_index.md/trace.json.gz'",
                              dir, dir, dir),
@@ -229,7 +221,7 @@ static char *render(const char *md)
 static void check_table(const char *html, size_t rows)
 {
     /* every row has the header's 8 cells */
-    size_t tr = count(html, "<tr>"), td = count(html, "<td"), th = count(html, "<th") - count(html, "<thead");
+    size_t tr = tp_test_count(html, "<tr>"), td = tp_test_count(html, "<td"), th = tp_test_count(html, "<th") - tp_test_count(html, "<thead");
     CHECK_EQ_INT(tr, rows + 1);
     CHECK_EQ_INT(th, 8);
     CHECK_EQ_INT(td, 8 * rows);
@@ -257,7 +249,7 @@ TEST(batch_index_md_escaped_for_github)
     snprintf(p, sizeof p, "%s/index.md", dir);
     char *html = render(p);
     CHECK(html && !strstr(html, "<img"));
-    CHECK(html && count(html, "<a href") == 3); /* the ok row's three links, none from the name */
+    CHECK(html && tp_test_count(html, "<a href") == 3); /* the ok row's three links, none from the name */
     CHECK(html && !strstr(html, "href=\"http"));
     /* the mention is inside code, where GitHub links none */
     const char *at = html ? strstr(html, "@someone") : NULL;

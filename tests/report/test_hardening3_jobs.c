@@ -11,15 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
-static size_t lines(const char *s) { return count(s, "\n"); }
+static size_t lines(const char *s) { return tp_test_count(s, "\n"); }
 
 /* A rank trace of one step and one all-reduce (its size from nelems), at
  * `ts_us`, into DIR/NAME (DIR made first). */
@@ -274,7 +266,7 @@ TEST(h3_corrupt_trace_in_folder_is_a_failed_row)
     CHECK(out && strstr(out, "1 ok, 4 failed"));
     free(out);
     char *j = tp_test_read_in(dir, "index.json");
-    CHECK(j && count(j, "\"status\":\"error\"") == 4);
+    CHECK(j && tp_test_count(j, "\"status\":\"error\"") == 4);
     free(j);
     /* a job folder: the run fails on it, one line */
     CHECK_EQ_INT(tp_test_run(NULL, "rm '%s/cut.json' '%s/noname.bin' '%s/kineto_cut.json'", in, in, in), 0);
