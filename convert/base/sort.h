@@ -16,10 +16,12 @@
  * results are deterministic whatever LESS leaves tied.  It is a natural
  * merge sort: the input's own ascending runs (a host thread's slices, a
  * stream's intervals: mostly in time order already) are merged, so k runs
- * take log2(k) passes, not log2(n / TP_SORT_RUN) (a 1.2 M-slice thread in
- * 229 runs: 8 passes, not 17), and input in order takes n - 1 comparisons
- * and no buffer.  Runs shorter than TP_SORT_RUN are made that long by
- * insertion sort, which keeps random input at the fixed-run sort's cost. */
+ * take at most log2(k) passes, not log2(n / TP_SORT_RUN), and input in
+ * order takes n - 1 comparisons and no buffer.  The runs are first cut into
+ * groups that merge alone (TP_SORT_CUTS_: a 1.2 M-slice thread of 229 runs
+ * is 114 groups of two, one pass over each).  Runs shorter than TP_SORT_RUN
+ * are made that long by insertion sort, which keeps random input at the
+ * fixed-run sort's cost. */
 #ifndef TP_SORT_H
 #define TP_SORT_H
 
@@ -51,7 +53,84 @@
         (dst) = s_;                                                                                              \
     } while (0)
 
+/* Cut sorted runs into groups that can be merged alone: nothing in a group
+ * is below anything before it or above anything after it (a thread's steps
+ * one after the other, each its ops then its runtime calls: 1.18 M host
+ * slices of a 1 GB trace, 229 runs, cut into 114 groups of two pieces).
+ * Each group is then merged in log(its pieces) passes over itself instead
+ * of log(all runs) passes over the whole array, with a buffer as long as
+ * the widest group, and the stretches between groups stay where they are.
+ * A cut in run r lies where the run's elements reach the largest of the
+ * runs before it and do not yet pass the least of the runs after it (two
+ * binary searches); random input has no cut but its ends and is one group.
+ * runs[0..nruns]: run i is runs[i] .. runs[i + 1], runs[nruns] = n.
+ * Fills cut (room for 2 * nruns) and sets ncut: [cut[2k], cut[2k + 1])
+ * stays in place, cut[2k + 1] .. cut[2k + 2] is a group; widest: the
+ * longest group. */
+#define TP_SORT_CUTS_(a, runs, nruns, cut, ncut, widest, LESS, c)                                                 \
+    do {                                                                                                         \
+        size_t *least_ = tp_xmalloc((nruns + 1) * sizeof *least_); /* where the least first element of runs i.. is */ \
+        least_[nruns - 1] = runs[nruns - 1];                                                                     \
+        for (size_t i_ = nruns - 1; i_-- > 0;)                                                                   \
+            least_[i_] = LESS((&a[runs[i_]]), (&a[least_[i_ + 1]]), c) ? runs[i_] : least_[i_ + 1];              \
+        size_t most_ = 0; /* where the largest element of runs 0 .. r-1 is (runs end with their largest) */     \
+        for (size_t r_ = 0; r_ < nruns; r_++) {                                                                  \
+            size_t s_ = runs[r_], e_ = runs[r_ + 1];                                                             \
+            bool first_ = r_ == 0, last_ = r_ + 1 == nruns;                                                      \
+            if (first_ || last_ || !LESS((&a[least_[r_ + 1]]), (&a[most_]), c)) {                                \
+                size_t lo_ = s_, hi_ = e_; /* from: the first element not below the runs before */              \
+                while (!first_ && lo_ < hi_) {                                                                   \
+                    size_t m_ = lo_ + (hi_ - lo_) / 2;                                                           \
+                    if (LESS((&a[m_]), (&a[most_]), c))                                                          \
+                        lo_ = m_ + 1;                                                                            \
+                    else                                                                                         \
+                        hi_ = m_;                                                                                \
+                }                                                                                                \
+                size_t from_ = lo_;                                                                              \
+                lo_ = s_ + 1, hi_ = e_ + 1; /* to: the first cut whose element before is above the runs after */ \
+                while (!last_ && lo_ < hi_) {                                                                    \
+                    size_t m_ = lo_ + (hi_ - lo_) / 2;                                                           \
+                    if (LESS((&a[least_[r_ + 1]]), (&a[m_ - 1]), c))                                             \
+                        hi_ = m_;                                                                                \
+                    else                                                                                         \
+                        lo_ = m_ + 1;                                                                            \
+                }                                                                                                \
+                size_t to_ = last_ ? e_ : lo_ - 1;                                                               \
+                if (from_ <= to_) {                                                                              \
+                    if (ncut && from_ - cut[ncut - 1] > widest)                                                \
+                        widest = from_ - cut[ncut - 1];                                                         \
+                    cut[ncut++] = from_;                                                                        \
+                    cut[ncut++] = to_;                                                                          \
+                }                                                                                                \
+            }                                                                                                    \
+            if (first_ || LESS((&a[most_]), (&a[e_ - 1]), c))                                                    \
+                most_ = e_ - 1;                                                                                  \
+        }                                                                                                        \
+        free(least_);                                                                                            \
+    } while (0)
+
 #define TP_SORT_DEFINE(fn, T, CTX, LESS)                                                                         \
+    /* Merge the sorted pieces of a group: piece q is a[gr[q] .. gr[q + 1]), gr[np] = the group's length;       \
+     * buf: room for the group. */                                                                               \
+    static void fn##_group_(T *a, size_t *gr, size_t np, T *buf, CTX c)                                          \
+    {                                                                                                            \
+        (void)c;                                                                                                 \
+        size_t len = gr[np];                                                                                     \
+        T *src = a, *dst = buf;                                                                                  \
+        while (np > 1) { /* adjacent pieces merged pairwise, ping-pong between the arrays */                    \
+            size_t out = 0;                                                                                      \
+            for (size_t q = 0; q < np; q += 2) {                                                                 \
+                size_t lo = gr[q], mid = gr[q + 1], hi = q + 2 <= np ? gr[q + 2] : mid;                          \
+                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, c);                                                  \
+                gr[out++] = lo;                                                                                  \
+            }                                                                                                    \
+            gr[out] = len;                                                                                       \
+            np = out;                                                                                            \
+            TP_SORT_FLIP_(T, src, dst);                                                                         \
+        }                                                                                                        \
+        if (src != a)                                                                                            \
+            memcpy(a, src, len * sizeof *a);                                                                     \
+    }                                                                                                            \
     static void fn(T *a, size_t n, CTX c)                                                                        \
     {                                                                                                            \
         (void)c;                                                                                                 \
@@ -80,144 +159,27 @@
             runs[nruns++] = lo;                                                                                  \
         }                                                                                                        \
         runs[nruns] = n;                                                                                         \
-        T *buf = nruns > 1 ? tp_xmalloc(n * sizeof *buf) : NULL, *src = a, *dst = buf;                          \
-        while (nruns > 1) { /* adjacent runs merged pairwise, ping-pong between the arrays */                   \
-            size_t out = 0;                                                                                      \
-            for (size_t i = 0; i < nruns; i += 2) {                                                              \
-                size_t lo = runs[i], mid = runs[i + 1], hi = i + 2 <= nruns ? runs[i + 2] : mid;                 \
-                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, c);                                                  \
-                runs[out++] = lo;                                                                                \
+        if (nruns > 1) {                                                                                         \
+            size_t *cut = tp_xmalloc((2 * nruns + 2) * sizeof *cut), ncut = 0, widest = 0;                      \
+            TP_SORT_CUTS_(a, runs, nruns, cut, ncut, widest, LESS, c);                                              \
+            T *buf = tp_xmalloc((widest + 1) * sizeof *buf);                                                     \
+            size_t *gr = tp_xmalloc((nruns + 2) * sizeof *gr), r = 0; /* a group's pieces */                     \
+            for (size_t k = 1; k + 1 < ncut; k += 2) {                                                          \
+                size_t gs = cut[k], ge = cut[k + 1], np = 0;                                                     \
+                while (r < nruns && runs[r] <= gs)                                                               \
+                    r++;                                                                                         \
+                gr[np++] = 0;                                                                                    \
+                for (; r < nruns && runs[r] < ge; r++)                                                           \
+                    gr[np++] = runs[r] - gs;                                                                     \
+                gr[np] = ge - gs;                                                                                \
+                if (np > 1)                                                                                      \
+                    fn##_group_(a + gs, gr, np, buf, c);                                                         \
             }                                                                                                    \
-            runs[out] = n;                                                                                       \
-            nruns = out;                                                                                         \
-            TP_SORT_FLIP_(T, src, dst);                                                                         \
-        }                                                                                                        \
-        if (src != a)                                                                                            \
-            memcpy(a, src, n * sizeof *a);                                                                       \
-        free(buf);                                                                                               \
-        free(runs);                                                                                              \
-    }
-
-/* TP_RUNS_SORT_DEFINE(fn, T, LESS): `bool fn(T *a, size_t n, size_t max_runs, T *tmp)`,
- * a natural merge sort for data made of a few long sorted runs (a device's
- * streams, a host thread's ops then its runtime calls): the runs are found,
- * then merged pairwise, O(n log runs).  It returns false, leaving `a` as it
- * was, when there are more than max_runs runs (the caller sorts another
- * way).  tmp: room for n elements, or NULL (allocated here).  Stable, like
- * TP_SORT_DEFINE; LESS(x, y, c) is called with c = 0.
- *
- * The array is first cut where nothing before is above anything after (a
- * thread's steps one after the other, each its ops then its runtime calls:
- * 1.18 M host slices of a 1 GB trace, 229 runs, cut into 114 groups of two
- * pieces); each group is merged alone, in log(its pieces) passes over
- * itself instead of log(all runs) passes over the whole array, and the
- * stretches between groups stay where they are.  A cut in run r lies where
- * the run's elements reach the largest of the runs before it and do not yet
- * pass the least of the runs after it (two binary searches). */
-#define TP_RUNS_SORT_DEFINE(fn, T, LESS)                                                                         \
-    /* Merge the sorted pieces of a group: piece q is a[gr[q] .. gr[q + 1]), gr[np] = the group's length. */    \
-    static void fn##_group_(T *a, size_t *gr, size_t np, T *buf)                                                 \
-    {                                                                                                            \
-        size_t len = gr[np];                                                                                     \
-        T *src = a, *dst = buf;                                                                                  \
-        while (np > 1) {                                                                                         \
-            size_t out = 0;                                                                                      \
-            for (size_t q = 0; q < np; q += 2) {                                                                 \
-                size_t lo = gr[q], mid = gr[q + 1], hi = q + 2 <= np ? gr[q + 2] : mid;                          \
-                TP_SORT_MERGE_(src, dst, lo, mid, hi, LESS, 0);                                                  \
-                gr[out++] = lo;                                                                                  \
-            }                                                                                                    \
-            gr[out] = len;                                                                                       \
-            np = out;                                                                                            \
-            TP_SORT_FLIP_(T, src, dst);                                                                         \
-        }                                                                                                        \
-        if (src != a)                                                                                            \
-            memcpy(a, src, len * sizeof *a);                                                                     \
-    }                                                                                                            \
-    static bool fn(T *a, size_t n, size_t max_runs, T *tmp)                                                      \
-    {                                                                                                            \
-        if (n > 0 && max_runs == 0)                                                                              \
-            return false;                                                                                        \
-        if (n < 2)                                                                                               \
-            return true;                                                                                         \
-        size_t *runs = NULL, runs_cap = 0, nruns = 0, r;                                                         \
-        TP_GROW(runs, runs_cap, 64);                                                                             \
-        runs[nruns++] = 0;                                                                                       \
-        for (size_t j = 1; j < n; j++) /* one pass: stops at the run past max_runs */                           \
-            if (LESS((&a[j]), (&a[j - 1]), 0)) {                                                                 \
-                if (nruns == max_runs) {                                                                         \
-                    free(runs);                                                                                  \
-                    return false;                                                                                \
-                }                                                                                                \
-                TP_GROW(runs, runs_cap, nruns + 2);                                                              \
-                runs[nruns++] = j;                                                                               \
-            }                                                                                                    \
-        if (nruns < 2) {                                                                                         \
-            free(runs);                                                                                          \
-            return true;                                                                                         \
-        }                                                                                                        \
-        runs[nruns] = n; /* run i: runs[i] .. runs[i + 1] */                                                     \
-        /* least[i]: where the least first element of runs i.. is */                                             \
-        size_t *least = tp_xmalloc((nruns + 1) * sizeof *least);                                                 \
-        least[nruns - 1] = runs[nruns - 1];                                                                      \
-        for (size_t i = nruns - 1; i-- > 0;)                                                                     \
-            least[i] = LESS((&a[runs[i]]), (&a[least[i + 1]]), 0) ? runs[i] : least[i + 1];                      \
-        /* cuts: [cut[2k], cut[2k + 1]] are cuts (stays in place), cut[2k + 1] .. cut[2k + 2] a group */         \
-        size_t *cut = tp_xmalloc((2 * nruns + 2) * sizeof *cut), ncut = 0, widest = 0;                           \
-        size_t most = 0; /* where the largest element of runs 0 .. r-1 is (runs end with their largest) */      \
-        for (r = 0; r < nruns; r++) {                                                                            \
-            size_t s = runs[r], e = runs[r + 1];                                                                 \
-            bool first = r == 0, last = r + 1 == nruns;                                                          \
-            if (first || last || !LESS((&a[least[r + 1]]), (&a[most]), 0)) {                                    \
-                size_t lo = s, hi = e; /* from: the first element not below the runs before */                  \
-                while (!first && lo < hi) {                                                                      \
-                    size_t m = lo + (hi - lo) / 2;                                                               \
-                    if (LESS((&a[m]), (&a[most]), 0))                                                            \
-                        lo = m + 1;                                                                              \
-                    else                                                                                         \
-                        hi = m;                                                                                  \
-                }                                                                                                \
-                size_t from = lo;                                                                                \
-                lo = s + 1, hi = e + 1; /* to: the first cut whose element before is above the runs after */     \
-                while (!last && lo < hi) {                                                                       \
-                    size_t m = lo + (hi - lo) / 2;                                                               \
-                    if (LESS((&a[least[r + 1]]), (&a[m - 1]), 0))                                                \
-                        hi = m;                                                                                  \
-                    else                                                                                         \
-                        lo = m + 1;                                                                              \
-                }                                                                                                \
-                size_t to = last ? e : lo - 1;                                                                   \
-                if (from <= to) {                                                                                \
-                    if (ncut && from - cut[ncut - 1] > widest)                                                   \
-                        widest = from - cut[ncut - 1];                                                           \
-                    cut[ncut++] = from;                                                                          \
-                    cut[ncut++] = to;                                                                            \
-                }                                                                                                \
-            }                                                                                                    \
-            if (first || LESS((&a[most]), (&a[e - 1]), 0))                                                       \
-                most = e - 1;                                                                                    \
-        }                                                                                                        \
-        free(least);                                                                                             \
-        T *buf = tmp ? tmp : tp_xmalloc((widest + 1) * sizeof *buf);                                             \
-        size_t *gr = tp_xmalloc((nruns + 2) * sizeof *gr); /* a group's pieces */                                \
-        r = 0;                                                                                                   \
-        for (size_t k = 1; k + 1 < ncut; k += 2) {                                                               \
-            size_t gs = cut[k], ge = cut[k + 1], np = 0;                                                         \
-            while (r < nruns && runs[r] <= gs)                                                                   \
-                r++;                                                                                             \
-            gr[np++] = 0;                                                                                        \
-            for (; r < nruns && runs[r] < ge; r++)                                                               \
-                gr[np++] = runs[r] - gs;                                                                         \
-            gr[np] = ge - gs;                                                                                    \
-            if (np > 1)                                                                                          \
-                fn##_group_(a + gs, gr, np, buf);                                                                \
-        }                                                                                                        \
-        if (buf != tmp)                                                                                          \
             free(buf);                                                                                           \
-        free(gr);                                                                                                \
-        free(cut);                                                                                               \
+            free(gr);                                                                                            \
+            free(cut);                                                                                           \
+        }                                                                                                        \
         free(runs);                                                                                              \
-        return true;                                                                                             \
     }
 
 #endif

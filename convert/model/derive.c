@@ -450,7 +450,7 @@ static bool akey_less(const akey *a, const akey *b)
  * so merging the runs is O(n log runs) where qsort with a callback through
  * the events was O(n log n) and the largest cost of reading a big XSpace. */
 #define AKEY_LESS(x, y, c) akey_less((x), (y))
-TP_RUNS_SORT_DEFINE(sort_keys, akey, AKEY_LESS)
+TP_SORT_DEFINE(sort_keys, akey, int, AKEY_LESS)
 
 static const char *line_name(const tp_derive_opts *o, int li)
 {
@@ -710,7 +710,7 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
     for (size_t i = 0; i < in->nwindows; i++)
         wsub[fill[WGROUP_OF(i)]++] = (uint32_t)i;
 #undef WGROUP_OF
-    akey *keys = tp_xmalloc((biggest + 1) * sizeof *keys), *tmp = tp_xmalloc((biggest + 1) * sizeof *tmp);
+    akey *keys = tp_xmalloc((biggest + 1) * sizeof *keys);
     size_t li = 0;
     for (uint32_t p = 0; p < ngroups; p++) {
         size_t n = start[p + 1] - start[p];
@@ -719,7 +719,7 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
             const tp_event *e = &t->events[an[idx[q]].event];
             keys[q] = (akey){e->ts, -e->dur, an[idx[q]].event, idx[q]};
         }
-        sort_keys(keys, n, SIZE_MAX, tmp);
+        sort_keys(keys, n, 0);
         bool launches = false;
         if (!per_stream) {
             while (li < sorted.nlaunches && sorted.launches[li].device < p)
@@ -736,7 +736,6 @@ tp_derive_job *tp_derive_begin(tp_trace *t, const tp_derive_input *in, const tp_
         }
     }
     free(keys);
-    free(tmp);
     free(fill);
     free(start);
     free(wstart);

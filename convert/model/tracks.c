@@ -50,11 +50,6 @@ static void sort_two_halves(sort_key *k, size_t n, uint32_t *ev)
         ev[o++] = (y++)->idx;
 }
 
-/* A list made of a few long sorted runs (a host thread's ops, then the
- * runtime calls the trace lists with the device section, step after step)
- * is merged run by run. */
-TP_RUNS_SORT_DEFINE(sort_runs, sort_key, KEY_LESS)
-
 void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
 {
     bool sorted = true;
@@ -68,12 +63,6 @@ void tp_sort_by_time(const tp_trace *t, uint32_t *ev, size_t n)
     for (size_t j = 0; j < n; j++) {
         const tp_event *e = &t->events[ev[j]];
         k[j] = (sort_key){e->ts, -e->dur, ev[j]};
-    }
-    if (n >= 4096 && sort_runs(k, n, n / 256, NULL)) {
-        for (size_t j = 0; j < n; j++)
-            ev[j] = k[j].idx;
-        free(k);
-        return;
     }
     if (n >= PAR_SORT_MIN && !tp_single_thread(NULL)) {
         sort_two_halves(k, n, ev);
