@@ -116,7 +116,8 @@ static int job_finding_gate(const tp_job_diff *d, const char *value, tp_buf *why
             if (x->m[k]) {
                 r.impact_ns[k] = x->m[k]->impact_ns;
                 r.impact_milli[k] = x->m[k]->impact_milli;
-                r.impact_base = x->m[k]->impact_base;
+                free(r.impact_base);
+                r.impact_base = tp_xstrdup(x->m[k]->impact_base);
             }
         f.rows[f.n++] = r;
     }

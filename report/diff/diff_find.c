@@ -43,7 +43,9 @@ void tp_diff_findings_build(const tp_summary *base, const tp_summary *cand, tp_d
                     /* a risk's value is a share of its own base ("the peak reserved"), not of time: "35.0% of
                      * no time" read as nothing */
                     x.risk = fb[k].items[j].m->risk;
-                    x.impact_base = x.risk ? fb[k].items[j].m->base : fb[k].items[j].m->impact_base;
+                    /* a copy: with several devices it is the measure's own span_of_devices, freed below */
+                    free(x.impact_base);
+                    x.impact_base = tp_xstrdup(x.risk ? fb[k].items[j].m->base : fb[k].items[j].m->impact_base);
                     snprintf(x.scope[k], sizeof x.scope[k], "%s", fb[k].items[j].scope);
                 }
         if (!x.fired[0] && !x.fired[1])
@@ -64,6 +66,7 @@ void tp_diff_findings_free(tp_diff_findings *f)
     for (size_t i = 0; i < f->n; i++) {
         free(f->rows[i].id);
         free(f->rows[i].title);
+        free(f->rows[i].impact_base);
     }
     free(f->rows);
     memset(f, 0, sizeof *f);

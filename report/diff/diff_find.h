@@ -17,7 +17,8 @@ typedef struct tp_diff_finding {
     bool fired[2];           /* base, candidate */
     int64_t impact_ns[2];    /* 0 where it did not fire */
     int64_t impact_milli[2]; /* share of the impact base, thousandths of a percent */
-    const char *impact_base; /* static; a memory risk's: the base of its value (tp_measure.base) */
+    char *impact_base;       /* owned (a measure's base may live in its measure: span_of_devices); a memory
+                              * risk's: the base of its value (tp_measure.base) */
     char scope[2][96];       /* where it holds in each run (tp_finding.scope), "" where it did not fire */
     bool risk;               /* a memory risk: impact_milli is its value, not a share of time */
 } tp_diff_finding;

@@ -89,3 +89,20 @@ TEST(find_verdict_base_of_several_devices_says_summed)
           !strstr(js, "\"impact_base\":\"the GPU span\""));
     free(js);
 }
+
+/* The same trace diffed with itself: each finding's impact base in diff.json is the one its report
+ * says.  With several devices that text lives in the finding's measure, which the diff freed before
+ * writing: a use after free the fuzzer found; the old binary wrote freed bytes into diff.json
+ * ("binary file matches") and fails this, under ASan at once. */
+TEST(find_verdict_diff_keeps_the_base_of_several_devices)
+{
+    const char *in = tp_test_shared("external/xplane/gpu_multi_worker_34.83.195.179_6003.xplane.pb");
+    if (!tp_test_file_exists(in))
+        return;
+    const char *dir = tp_test_tmp("multi_gpu_diff");
+    CHECK_EQ_INT(tp_test_run(NULL, "%s diff -q '%s' '%s' -o '%s'", tp_test_bin(), in, in, dir), 0);
+    char *js = tp_test_read_in(dir, "diff.json");
+    CHECK(js && strstr(js, "\"id\":\"host_bound\"") &&
+          strstr(js, "\"impact_base\":\"the GPU span summed over 3 devices\""));
+    free(js);
+}
