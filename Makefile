@@ -96,8 +96,8 @@ bench-ruler: $(BUILD)/tracepress
 
 # Fuzzing (docs/ERRORS.md): libFuzzer targets in tests/fuzz/, built with clang
 # under ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS with a seed corpus
-# cut from the shared samples; `make fuzz-smoke` is the short, deterministic
-# CI run (regression inputs in tests/fuzz/regress/, then fixed-seed runs).
+# cut from the shared samples; `make fuzz-smoke` is the short CI run
+# (regression inputs in tests/fuzz/regress/, then runs from a fixed seed).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ         := build/fuzz
