@@ -11,6 +11,9 @@
 #include <string.h>
 #include <zlib.h>
 
+/* the filtered rows deflated at a time (see tp_png_encode_rgb24) */
+#define PNG_CHUNK ((size_t)1 << 20)
+
 static void put_u32be(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24);
@@ -47,6 +50,30 @@ static void unpack_row(const unsigned char *row, int w, unsigned char *rgb)
     }
 }
 
+/* Deflate n bytes of filtered rows (at most PNG_CHUNK, or one row), last:
+ * and end the stream; idat grows until igzip has taken them all (and ended
+ * the stream), so it is never cut.  0, or -1 on an error or no progress. */
+static int deflate_rows(struct isal_zstream *z, const unsigned char *in, size_t n, bool last, tp_buf *idat)
+{
+    z->next_in = (uint8_t *)in;
+    z->avail_in = (uint32_t)n;
+    z->end_of_stream = last;
+    while (z->avail_in || (last && z->internal_state.state != ZSTATE_END)) {
+        TP_GROW(idat->data, idat->cap, idat->len + n + n / 8 + 65536);
+        size_t room = idat->cap - idat->len > UINT32_MAX ? UINT32_MAX : idat->cap - idat->len;
+        uint32_t in_before = z->avail_in;
+        z->next_out = (uint8_t *)idat->data + idat->len;
+        z->avail_out = (uint32_t)room;
+        int ret = isal_deflate(z);
+        idat->len += room - z->avail_out;
+        if (ret != COMP_OK)
+            return -1;
+        if (z->avail_in == in_before && z->avail_out == room && !(last && z->internal_state.state == ZSTATE_END))
+            return -1; /* no progress: cannot happen, but never loop for ever */
+    }
+    return 0;
+}
+
 int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_buf *out)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -61,14 +88,33 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     ihdr[12] = 0; /* not interlaced */
     put_chunk(out, "IHDR", ihdr, sizeof ihdr);
 
-    /* the filtered rows of the whole image in one buffer, deflated in one
-     * call: fed a row at a time, igzip copies each into its window first */
-    size_t rowb = (size_t)w * 3, rawn = (rowb + 1) * (size_t)h;
+    /* igzip level 1 with the zlib wrapper (its Adler-32).  zlib level 3
+     * (before 2026-12-07) spent 824 M instructions on the example trace's
+     * seven charts, 60% of its whole `report`; this encoder spends 342 M
+     * (most of it the filter loop below) for 11% more bytes (485 KB against
+     * 436 KB).  The .json.gz output uses the same library and level.
+     * The rows are filtered into a buffer of about PNG_CHUNK bytes, deflated
+     * each time it is full (a row at a time, igzip copied each into its
+     * window first).  The whole image in one buffer (85d656f) cost as many
+     * instructions but its page faults and cache misses: the 3-GPU XPlane's
+     * report at --scale 8, TP_REPORT_THREADS=1, peaked at 846 MB against
+     * 531 MB and took 6.7 s of CPU against 5.2 s. */
+    size_t rowb = (size_t)w * 3, per = PNG_CHUNK / (rowb + 1) ? PNG_CHUNK / (rowb + 1) : 1;
     unsigned char *cur = tp_xmalloc(rowb), *prev = tp_xcalloc(1, rowb), *up = tp_xmalloc(rowb + 1);
-    unsigned char *raw = tp_xmalloc(rawn + 1);
-    for (int y = 0; y < h; y++) {
+    unsigned char *raw = tp_xmalloc(per * (rowb + 1) + 1);
+    struct isal_zstream z;
+    isal_deflate_init(&z);
+    unsigned char *lvl = tp_xmalloc(ISAL_DEF_LVL1_DEFAULT);
+    z.level = 1;
+    z.level_buf = lvl;
+    z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+    z.gzip_flag = IGZIP_ZLIB;
+    tp_buf idat = {0};
+    int rc = 0;
+    size_t k = 0; /* rows in raw */
+    for (int y = 0; rc == 0 && y < h; y++) {
         unpack_row(px + (size_t)y * (size_t)stride, w, cur);
-        unsigned char *f = raw + (size_t)y * (rowb + 1);
+        unsigned char *f = raw + k * (rowb + 1);
         if (y > 0 && memcmp(cur, prev, rowb) == 0) {
             /* a row like the one above (margins, bar interiors): Up is all zeros */
             f[0] = 2;
@@ -94,31 +140,14 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
         unsigned char *t = prev;
         prev = cur;
         cur = t;
+        if (++k < per && y + 1 < h)
+            continue;
+        rc = deflate_rows(&z, raw, k * (rowb + 1), y + 1 == h, &idat);
+        k = 0;
     }
-    /* igzip level 1 with the zlib wrapper (its Adler-32).  zlib level 3
-     * (before 2026-12-07) spent 824 M instructions on the example trace's
-     * seven charts, 60% of its whole `report`; this encoder spends 342 M
-     * (most of it the filter loop above) for 11% more bytes (485 KB against
-     * 436 KB).  The .json.gz output uses the same library and level. */
-    struct isal_zstream z;
-    isal_deflate_init(&z);
-    unsigned char *lvl = tp_xmalloc(ISAL_DEF_LVL1_DEFAULT);
-    z.level = 1;
-    z.level_buf = lvl;
-    z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
-    z.gzip_flag = IGZIP_ZLIB;
-    z.end_of_stream = 1;
-    z.next_in = raw;
-    z.avail_in = (uint32_t)rawn;
-    tp_buf idat = {0};
-    TP_GROW(idat.data, idat.cap, rawn + rawn / 8 + 1024); /* past stored blocks' worst case */
-    z.next_out = (uint8_t *)idat.data;
-    z.avail_out = (uint32_t)idat.cap;
-    int rc = rawn <= UINT32_MAX / 2 && isal_deflate(&z) == COMP_OK && z.avail_in == 0 &&
-                     z.internal_state.state == ZSTATE_END
-                 ? 0
-                 : -1; /* never a cut stream */
-    size_t n = idat.cap - z.avail_out;
+    if (h <= 0)
+        rc = deflate_rows(&z, raw, 0, true, &idat); /* no row: still a whole (empty) stream */
+    size_t n = idat.len;
     free(lvl);
     free(raw);
     if (rc == 0) {
