@@ -91,7 +91,7 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     /* igzip level 1 with the zlib wrapper (its Adler-32).  zlib level 3
      * (before 2026-12-07) spent 824 M instructions on the example trace's
      * seven charts, 60% of its whole `report`; this encoder spends 342 M
-     * (most of it the filter loop below) for 11% more bytes (485 KB against
+     * (most of it the filter loop below) for 9% more bytes (476 KB against
      * 436 KB).  The .json.gz output uses the same library and level.
      * The rows are filtered into a buffer of about PNG_CHUNK bytes, deflated
      * each time it is full (a row at a time, igzip copied each into its
