@@ -2,7 +2,6 @@
  * and merged (convert/model/tracks.c); the order must be the one-thread order:
  * by start, longer first, then event index, with many ties. */
 #include "tests/lib/harness.h"
-#include "convert/base/sort.h"
 #include "convert/model/tracks.h"
 
 #include <stdlib.h>
@@ -88,64 +87,4 @@ TEST(sort_by_time_of_a_few_long_runs)
     free(seen);
     free(a);
     tp_trace_free(&t);
-}
-
-/* The sort (convert/base/sort.h) cuts its runs where nothing before is
- * above anything after and merges each group alone: on many small arrays
- * of every shape (random, steps one after the other with overlapping runs,
- * sawtooth, many equal keys) it must give exactly the stable order (the one
- * qsort by key, then input position, gives), equal keys in their input
- * order.  Sizes up to 300 make several runs of TP_SORT_RUN and many cuts. */
-typedef struct rs_el {
-    int key;
-    unsigned idx;
-} rs_el;
-#define RS_LESS(x, y, c) ((x)->key < (y)->key)
-TP_SORT_DEFINE(rs_sort, rs_el, int, RS_LESS)
-
-static int rs_cmp(const void *p, const void *q)
-{
-    const rs_el *x = p, *y = q;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-TEST(sort_by_groups_gives_the_stable_sort)
-{
-    uint64_t x = 88172645463325252ull;
-    size_t differ = 0;
-    for (int it = 0; it < 20000; it++) {
-        rs_el a[300], b[300];
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        size_t n = (size_t)(x % 300);
-        int shape = (int)((x >> 12) % 4), range = 1 + (int)((x >> 20) % 50), base = 0;
-        for (size_t i = 0; i < n; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            int v;
-            if (shape == 0)
-                v = (int)(x % (uint64_t)range);
-            else if (shape == 1) { /* steps, each a few overlapping runs */
-                if (x % 20 == 0)
-                    base += (int)((x >> 8) % (uint64_t)range) + range;
-                v = base + (int)((x >> 16) % (uint64_t)range);
-            } else if (shape == 2)
-                v = (int)(i % (size_t)(1 + range % 9)) * 3 + (int)((x >> 8) % 5);
-            else {
-                if (x % 10 == 0)
-                    base += range;
-                v = base - (int)((x >> 8) % 3) * (int)(i % 2);
-            }
-            a[i] = b[i] = (rs_el){v, (unsigned)i};
-        }
-        if (n)
-            qsort(b, n, sizeof *b, rs_cmp);
-        rs_sort(a, n, 0);
-        for (size_t i = 0; i < n; i++)
-            if (a[i].key != b[i].key || a[i].idx != b[i].idx) {
-                differ++;
-                break;
-            }
-    }
-    CHECK_EQ_INT(differ, 0);
 }

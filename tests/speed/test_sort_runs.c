@@ -144,3 +144,43 @@ TEST(sort_runs_of_steps_merges_each_step_alone)
     free(a);
     free(ref);
 }
+
+/* The runs cut into groups, each merged alone: on many small arrays of
+ * every shape (random, steps one after the other with overlapping runs,
+ * sawtooth, many equal keys) exactly the stable order, equal keys in their
+ * input order.  Sizes up to 300 make several runs of TP_SORT_RUN and many
+ * cuts. */
+TEST(sort_runs_by_groups_gives_the_stable_order)
+{
+    uint64_t x = 88172645463325252ull;
+    size_t differ = 0;
+    for (int it = 0; it < 20000; it++) {
+        item a[300], b[300];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = (size_t)(x % 300);
+        int shape = (int)((x >> 12) % 4), range = 1 + (int)((x >> 20) % 50), base = 0;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int v;
+            if (shape == 0)
+                v = (int)(x % (uint64_t)range);
+            else if (shape == 1) { /* steps, each a few overlapping runs */
+                if (x % 20 == 0)
+                    base += (int)((x >> 8) % (uint64_t)range) + range;
+                v = base + (int)((x >> 16) % (uint64_t)range);
+            } else if (shape == 2)
+                v = (int)(i % (size_t)(1 + range % 9)) * 3 + (int)((x >> 8) % 5);
+            else {
+                if (x % 10 == 0)
+                    base += range;
+                v = base - (int)((x >> 8) % 3) * (int)(i % 2);
+            }
+            a[i] = b[i] = (item){v, (int)i};
+        }
+        if (n)
+            qsort(b, n, sizeof *b, cmp_key_pos);
+        sort_items(a, n, 0);
+        differ += n && memcmp(a, b, n * sizeof *a) != 0;
+    }
+    CHECK_EQ_INT(differ, 0);
+}
