@@ -112,3 +112,13 @@ int64_t mg_peak(const mg_opts *o)
     }
     return best;
 }
+
+void mg_check_counters(const char *js, const mg_opts *o)
+{
+    CHECK_EQ_INT(tp_test_count(js, "\"name\":\"Memory cuda:0\""), 3 * o->steps + 1);
+    CHECK_EQ_INT(tp_test_count(js, "\"name\":\"Memory cpu\""), 2);
+    char want[200];
+    snprintf(want, sizeof want, "\"ph\":\"C\",\"name\":\"Memory cuda:0\",\"pid\":1,\"tid\":1,\"ts\":1099.000,"
+             "\"args\":{\"allocated\":%lld,\"reserved\":%lld}}", (long long)(o->held + MG_ACT), 1088LL << 20);
+    CHECK(js && strstr(js, want));
+}

@@ -35,5 +35,9 @@ const char *mg_write(const char *file, const mg_opts *o);
 /* What the model must find: the highest level, and the level at the end of step s. */
 int64_t mg_peak(const mg_opts *o);
 int64_t mg_step_end(const mg_opts *o, int s);
+/* Checks (harness CHECKs) the counter tracks `convert` wrote into js (its
+ * JSON output of mg_write's trace): per step the activation in and out and
+ * the leak, one unmatched free, the CPU pair; the first GPU sample's levels. */
+void mg_check_counters(const char *js, const mg_opts *o);
 
 #endif
