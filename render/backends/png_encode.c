@@ -1,12 +1,11 @@
 /* png_encode.c: PNG encoder for RGB24 pixels (png_encode.h): the rows
- * deflated by ISA-L's igzip, the chunks' CRC-32 by zlib.
+ * deflated by zlib, the chunks' CRC-32 by zlib.
  *
  * A PNG is the signature, then chunks (length, type, data, CRC-32 of type
  * and data): IHDR (size, 8-bit RGB), IDAT (one zlib stream of the rows,
  * each row a filter byte then the filtered bytes) and IEND. */
 #include "render/backends/png_encode.h"
 
-#include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -51,27 +50,27 @@ static void unpack_row(const unsigned char *row, int w, unsigned char *rgb)
 }
 
 /* Deflate n bytes of filtered rows (at most PNG_CHUNK, or one row), last:
- * and end the stream; idat grows until igzip has taken them all (and ended
+ * and end the stream; idat grows until zlib has taken them all (and ended
  * the stream), so it is never cut.  0, or -1 on an error or no progress. */
-static int deflate_rows(struct isal_zstream *z, const unsigned char *in, size_t n, bool last, tp_buf *idat)
+static int deflate_rows(z_stream *z, const unsigned char *in, size_t n, bool last, tp_buf *idat)
 {
-    z->next_in = (uint8_t *)in;
-    z->avail_in = (uint32_t)n;
-    z->end_of_stream = last;
-    while (z->avail_in || (last && z->internal_state.state != ZSTATE_END)) {
+    z->next_in = (Bytef *)in;
+    z->avail_in = (uInt)n;
+    for (;;) {
         TP_GROW(idat->data, idat->cap, idat->len + n + n / 8 + 65536);
         size_t room = idat->cap - idat->len > UINT32_MAX ? UINT32_MAX : idat->cap - idat->len;
-        uint32_t in_before = z->avail_in;
-        z->next_out = (uint8_t *)idat->data + idat->len;
-        z->avail_out = (uint32_t)room;
-        int ret = isal_deflate(z);
+        uInt in_before = z->avail_in;
+        z->next_out = (Bytef *)idat->data + idat->len;
+        z->avail_out = (uInt)room;
+        int ret = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
         idat->len += room - z->avail_out;
-        if (ret != COMP_OK)
+        if (ret == Z_STREAM_END || (!last && z->avail_in == 0 && (ret == Z_OK || ret == Z_BUF_ERROR)))
+            return 0;
+        if (ret != Z_OK && ret != Z_BUF_ERROR)
             return -1;
-        if (z->avail_in == in_before && z->avail_out == room && !(last && z->internal_state.state == ZSTATE_END))
+        if (z->avail_in == in_before && z->avail_out == room)
             return -1; /* no progress: cannot happen, but never loop for ever */
     }
-    return 0;
 }
 
 int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_buf *out)
@@ -88,29 +87,26 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     ihdr[12] = 0; /* not interlaced */
     put_chunk(out, "IHDR", ihdr, sizeof ihdr);
 
-    /* igzip level 1 with the zlib wrapper (its Adler-32).  zlib level 3
-     * (before 2026-12-07) spent 824 M instructions on the example trace's
-     * seven charts, 60% of its whole `report`; this encoder spends 342 M
-     * (most of it the filter loop below) for 9% more bytes (476 KB against
-     * 436 KB).  The .json.gz output uses the same library and level.
-     * The rows are filtered into a buffer of about PNG_CHUNK bytes, deflated
-     * each time it is full (a row at a time, igzip copied each into its
-     * window first).  The whole image in one buffer (85d656f) cost as many
-     * instructions but its page faults and cache misses: the 3-GPU XPlane's
-     * report at --scale 8, TP_REPORT_THREADS=1, peaked at 846 MB against
-     * 531 MB and took 6.7 s of CPU against 5.2 s. */
+    /* zlib level 3, default strategy.  ISA-L's igzip level 1 (85d656f to
+     * 802cceb) spent less than half the instructions, but its bytes were
+     * not a function of the rows alone: with address randomisation on,
+     * about one run in a hundred of the example report wrote a PNG with one
+     * match at another distance (same pixels, same length; none in 400 runs
+     * under `setarch -R`), which broke the byte-identical report that CI
+     * checks.  zlib's stream depends on the
+     * bytes alone.  Level 4 and up cost a quarter more time for an eighth
+     * less size; Z_RLE makes the charts half as large again (anti-aliased
+     * text).  The rows are filtered into a buffer of about PNG_CHUNK bytes,
+     * deflated each time it is full: the whole image in one buffer (85d656f)
+     * peaked at 846 MB against 531 MB for the 3-GPU XPlane's report at
+     * --scale 8, TP_REPORT_THREADS=1. */
     size_t rowb = (size_t)w * 3, per = PNG_CHUNK / (rowb + 1) ? PNG_CHUNK / (rowb + 1) : 1;
     unsigned char *cur = tp_xmalloc(rowb), *prev = tp_xcalloc(1, rowb), *up = tp_xmalloc(rowb + 1);
     unsigned char *raw = tp_xmalloc(per * (rowb + 1) + 1);
-    struct isal_zstream z;
-    isal_deflate_init(&z);
-    unsigned char *lvl = tp_xmalloc(ISAL_DEF_LVL1_DEFAULT);
-    z.level = 1;
-    z.level_buf = lvl;
-    z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
-    z.gzip_flag = IGZIP_ZLIB;
+    z_stream z;
+    memset(&z, 0, sizeof z);
     tp_buf idat = {0};
-    int rc = 0;
+    int rc = deflateInit2(&z, 3, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : -1;
     size_t k = 0; /* rows in raw */
     for (int y = 0; rc == 0 && y < h; y++) {
         unpack_row(px + (size_t)y * (size_t)stride, w, cur);
@@ -145,10 +141,10 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
         rc = deflate_rows(&z, raw, k * (rowb + 1), y + 1 == h, &idat);
         k = 0;
     }
-    if (h <= 0)
+    if (rc == 0 && h <= 0)
         rc = deflate_rows(&z, raw, 0, true, &idat); /* no row: still a whole (empty) stream */
     size_t n = idat.len;
-    free(lvl);
+    deflateEnd(&z);
     free(raw);
     if (rc == 0) {
         put_chunk(out, "IDAT", (const unsigned char *)idat.data, n);

@@ -1,11 +1,10 @@
 /* test_png_paths.c: the PNG encoder's row filters give the rows a plain
  * one-byte-at-a-time reference gives (Sub or Up by the smaller sum of
  * |residual|, Up for a row like the one above), read back from its IDAT
- * through zlib (the stream is igzip's, a valid zlib stream with its
- * Adler-32), and the crop box gives what a pixel walk gives, over widths
- * 1-40.  (An SSE2 path of both was dropped at the merge: 3% of a real-shaped
- * report, under the 5% rule; this test stays as the encoder's check against
- * its format.) */
+ * through zlib's inflate (which checks the stream's Adler-32), and the
+ * crop box gives what a pixel walk gives, over widths 1-40.  (An SSE2
+ * path of both was dropped at the merge: 3% of a real-shaped report, under
+ * the 5% rule; this test stays as the encoder's check against its format.) */
 #include "tests/lib/harness.h"
 #include "render/backends/png_encode.h"
 
@@ -141,7 +140,7 @@ static long status_kb(const char *key)
 
 /* 85d656f filtered the whole image into one buffer before deflating it: a
  * 3000x2000 chart took 18 MB more peak memory (315 MB at --scale 8); the
- * rows go to igzip about a megabyte at a time.  The peak is reset
+ * rows go to zlib about a megabyte at a time.  The peak is reset
  * (/proc/self/clear_refs 5) after the pixels are made, so it counts the
  * encoder's memory only; without that file the test checks the round trip. */
 TEST(png_encoder_memory_is_a_chunk_not_the_image)
