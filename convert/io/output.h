@@ -24,6 +24,9 @@ int tp_out_commit(tp_out *o, tp_err *err);
 /* Give up: remove the temporary file. */
 void tp_out_abort(tp_out *o);
 uint64_t tp_out_bytes(const tp_out *o); /* uncompressed bytes written */
+/* Set up ISA-L's deflate as a `.gz` output uses it (the level and why: output.c). */
+struct isal_zstream;
+void tp_out_gzip_init(struct isal_zstream *z);
 
 /* A set of outputs published together (a report's PDF, PNGs, summary.json
  * and summary.md; the parts of a split): each member is written and
