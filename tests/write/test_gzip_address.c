@@ -6,11 +6,13 @@
  * byte value, so the same input gave another `.json.gz` or PNG from run to
  * run under address randomisation (stop 42's CI).  The data here are the
  * filtered rows of one report chart (tests/write/data/chart_rows.zz, zlib),
- * which level 1 deflates differently with the struct at the first five
- * addresses below (found by placing it at 40,000 random addresses).  The
- * test deflates them as output.c does (tp_out_gzip_init) with the struct
- * at those and 300 more addresses, and checks one stream that inflates back
- * to the rows; it prints what level 1 does at the same places. */
+ * which level 1 deflates differently with the struct at the five addresses
+ * below (19 of 40,000 random placements did, on this machine's AVX-512 CPU:
+ * ISA-L picks its code by CPU, so elsewhere they may not).  The test
+ * deflates them with output.c's settings (tp_out_gzip_init; 1 MB pieces
+ * here) with the struct at those and 300 more addresses, 8-byte aligned as
+ * in struct tp_out, and checks one stream that inflates back to the rows;
+ * it prints what level 1 does at the five.  x86-64 only (the addresses). */
 
 #include "tests/lib/harness.h"
 #include "convert/io/output.h"
@@ -20,16 +22,21 @@
 #include <sys/mman.h>
 #include <zlib.h>
 
+#if defined(__x86_64__)
 enum { ROWS_LEN = 4921430, CHUNK = (1 << 20) / 4705 * 4705 /* the PNG encoder's whole rows */ };
 
+/* The fixture's rows (malloc'ed), NULL (and the test failed) when unreadable. */
 static unsigned char *rows(void)
 {
     size_t zn = 0;
     char *z = tp_test_read_file("tests/write/data/chart_rows.zz", &zn);
-    CHECK(z != NULL);
     unsigned char *r = malloc(ROWS_LEN);
     uLongf n = ROWS_LEN;
-    CHECK(z && uncompress(r, &n, (const Bytef *)z, (uLong)zn) == Z_OK && n == ROWS_LEN);
+    if (!z || uncompress(r, &n, (const Bytef *)z, (uLong)zn) != Z_OK || n != ROWS_LEN) {
+        tp_test_fail(__FILE__, __LINE__, "cannot read tests/write/data/chart_rows.zz (run from the repository)");
+        free(r);
+        r = NULL;
+    }
     free(z);
     return r;
 }
@@ -85,6 +92,8 @@ static void *map_at(uintptr_t want, size_t size)
 TEST(gzip_output_bytes_do_not_depend_on_where_the_stream_lies)
 {
     unsigned char *in = rows();
+    if (!in)
+        return;
     size_t cap = ROWS_LEN, sz = sizeof(struct isal_zstream);
     unsigned char *ref = malloc(cap), *out = malloc(cap), *lref = malloc(cap);
     struct isal_zstream *heap = malloc(sz);
@@ -116,7 +125,7 @@ TEST(gzip_output_bytes_do_not_depend_on_where_the_stream_lies)
             x = x * 6364136223846793005ull + 1442695040888963407ull;
             /* above AddressSanitizer's shadow (it ends at 0x10007fff8000), below the stack */
             want = 0x110000000000ull + (uintptr_t)((x >> 20) % (0x7e0000000000ull - 0x110000000000ull));
-            want = (want & ~(uintptr_t)0xFFFF) | ((uintptr_t)(x >> 8) & 0xFFF0);
+            want = (want & ~(uintptr_t)0xFFFF) | ((uintptr_t)(x >> 8) & 0xFFF8);
         }
         void *m = map_at(want, sz);
         if (!m)
@@ -129,15 +138,18 @@ TEST(gzip_output_bytes_do_not_depend_on_where_the_stream_lies)
         else
             tp_test_fail(__FILE__, __LINE__, "the .gz stream with its state at %p differs from the heap one",
                          (void *)z);
-        n = deflate_at(z, true, in, out, cap);
-        if (n != lref_n || memcmp(out, lref, n) != 0)
-            l1_differs++;
+        if (i < 5) { /* the control, where level 1 differed */
+            n = deflate_at(z, true, in, out, cap);
+            if (n != lref_n || memcmp(out, lref, n) != 0)
+                l1_differs++;
+        }
         munmap(m, sz + 8192);
     }
     CHECK(placed >= 200);
     CHECK_EQ_INT(same, placed);
-    printf("  .gz stream: the same bytes at %d of %d placements of its state; igzip level 1 differed at %d\n", same,
-           placed, l1_differs);
+    printf("  .gz stream: the same bytes at %d of %d placements of its state; igzip level 1 differed at %d of the "
+           "5 known (AVX-512 here: %s)\n",
+           same, placed, l1_differs, __builtin_cpu_supports("avx512f") ? "yes" : "no");
     free(in);
     free(ref);
     free(out);
@@ -145,3 +157,4 @@ TEST(gzip_output_bytes_do_not_depend_on_where_the_stream_lies)
     free(back);
     free(heap);
 }
+#endif
