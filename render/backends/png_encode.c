@@ -10,9 +10,6 @@
 #include <string.h>
 #include <zlib.h>
 
-/* the filtered rows deflated at a time (see tp_png_encode_rgb24) */
-#define PNG_CHUNK ((size_t)1 << 20)
-
 static void put_u32be(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24);
@@ -49,10 +46,10 @@ static void unpack_row(const unsigned char *row, int w, unsigned char *rgb)
     }
 }
 
-/* Deflate n bytes of filtered rows (at most PNG_CHUNK, or one row), last:
- * and end the stream; idat grows until zlib has taken them all (and ended
- * the stream), so it is never cut.  0, or -1 on an error or no progress. */
-static int deflate_rows(z_stream *z, const unsigned char *in, size_t n, bool last, tp_buf *idat)
+/* Deflate one filtered row (n bytes), last: and end the stream; idat grows
+ * until zlib has taken it all (and ended the stream), so it is never cut.
+ * 0, or -1 on an error or no progress. */
+static int deflate_row(z_stream *z, const unsigned char *in, size_t n, bool last, tp_buf *idat)
 {
     z->next_in = (Bytef *)in;
     z->avail_in = (uInt)n;
@@ -89,65 +86,59 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     ihdr[12] = 0; /* not interlaced */
     put_chunk(out, "IHDR", ihdr, sizeof ihdr);
 
-    /* zlib level 3, default strategy.  ISA-L's igzip level 1 (85d656f to
-     * 802cceb) spent less than half the instructions, but its bytes were
-     * not a function of the rows alone: with address randomisation on,
-     * about one run in a hundred of the example report wrote a PNG with one
-     * match at another distance (same pixels, same length; none in 400 runs
-     * under `setarch -R`), which broke the byte-identical report that CI
-     * checks.  zlib's stream depends on the
-     * bytes alone.  Level 4 and up cost a quarter more time for an eighth
-     * less size; Z_RLE makes the charts half as large again (1.11 MB
-     * against 0.75 MB for the example's eight: anti-aliased text).  The rows are filtered into a buffer of about PNG_CHUNK bytes,
-     * deflated each time it is full: the whole image in one buffer (85d656f)
-     * peaked at 846 MB against 531 MB for the 3-GPU XPlane's report at
-     * --scale 8, TP_REPORT_THREADS=1. */
-    size_t rowb = (size_t)w * 3, per = PNG_CHUNK / (rowb + 1) ? PNG_CHUNK / (rowb + 1) : 1;
-    unsigned char *cur = tp_xmalloc(rowb), *prev = tp_xcalloc(1, rowb), *up = tp_xmalloc(rowb + 1);
-    unsigned char *raw = tp_xmalloc(per * (rowb + 1) + 1);
+    /* zlib level 3, default strategy, a row at a time.  ISA-L's igzip level
+     * 1 (85d656f to 802cceb) spent less than half the instructions, but its
+     * bytes were not a function of the rows alone: with address
+     * randomisation on, about one run in a hundred of the example report
+     * wrote a PNG with one match at another distance (same pixels, same
+     * length; none in 400 runs under `setarch -R`), which broke the
+     * byte-identical report CI checks (convert/io/output.c,
+     * tp_out_gzip_init, has the measurements).  Level 4 and up cost a
+     * quarter more time for an eighth less size; Z_RLE makes the charts
+     * half as large again (1.11 MB against 0.75 MB for the example's eight:
+     * anti-aliased text).  The IDAT grows as zlib writes it: deflateBound's
+     * buffer for the whole image (before 85d656f) was the image's size. */
+    size_t rowb = (size_t)w * 3;
+    unsigned char *cur = tp_xmalloc(rowb), *prev = tp_xcalloc(1, rowb);
+    unsigned char *sub = tp_xmalloc(rowb + 1), *up = tp_xmalloc(rowb + 1);
     z_stream z;
     memset(&z, 0, sizeof z);
     tp_buf idat = {0};
     int rc = deflateInit2(&z, 3, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : -1;
-    size_t k = 0; /* rows in raw */
     for (int y = 0; rc == 0 && y < h; y++) {
         unpack_row(px + (size_t)y * (size_t)stride, w, cur);
-        unsigned char *f = raw + k * (rowb + 1);
+        const unsigned char *f;
         if (y > 0 && memcmp(cur, prev, rowb) == 0) {
             /* a row like the one above (margins, bar interiors): Up is all zeros */
-            f[0] = 2;
-            memset(f + 1, 0, rowb);
+            memset(up, 0, rowb + 1);
+            up[0] = 2;
+            f = up;
         } else {
             /* both filters and their residual sums (|byte as signed|: PNG's usual heuristic for which
              * filter deflates best) in one pass over the row (four passes were a third of the encoder's
-             * instructions beside deflate); Sub written in place, Up beside it */
-            f[0] = 1;
+             * instructions beside deflate) */
+            sub[0] = 1;
             up[0] = 2;
             unsigned long ss = 0, su = 0;
             for (size_t i = 0; i < rowb; i++) {
                 unsigned char a = (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
                 unsigned char u = (unsigned char)(cur[i] - prev[i]);
-                f[i + 1] = a;
+                sub[i + 1] = a;
                 up[i + 1] = u;
                 ss += a < 128 ? a : 256u - a;
                 su += u < 128 ? u : 256u - u;
             }
-            if (su <= ss)
-                memcpy(f, up, rowb + 1);
+            f = su <= ss ? up : sub;
         }
+        rc = deflate_row(&z, f, rowb + 1, y + 1 == h, &idat);
         unsigned char *t = prev;
         prev = cur;
         cur = t;
-        if (++k < per && y + 1 < h)
-            continue;
-        rc = deflate_rows(&z, raw, k * (rowb + 1), y + 1 == h, &idat);
-        k = 0;
     }
     if (rc == 0 && h <= 0)
-        rc = deflate_rows(&z, raw, 0, true, &idat); /* no row: still a whole (empty) stream */
+        rc = deflate_row(&z, up, 0, true, &idat); /* no row: still a whole (empty) stream */
     size_t n = idat.len;
     deflateEnd(&z);
-    free(raw);
     if (rc == 0) {
         put_chunk(out, "IDAT", (const unsigned char *)idat.data, n);
         put_chunk(out, "IEND", NULL, 0);
@@ -155,6 +146,7 @@ int tp_png_encode_rgb24(const unsigned char *px, int w, int h, int stride, tp_bu
     free(idat.data);
     free(cur);
     free(prev);
+    free(sub);
     free(up);
     return rc;
 }
