@@ -325,6 +325,7 @@ static int tp_cmd_diff(int argc, char **argv)
     if (tp_cat_rules_for_command(cats, &rules) != 0)
         return TP_EXIT_INPUT;
     lo.read.keep_args_of = tp_summary_wants_args; /* the shapes of the ops that have a model */
+    lo.read.flows_as_ids = true; /* analysed, not written */
     tp_device_table devices; /* and one device table */
     if (tp_device_table_for_command(devspec, &devices) != 0) {
         tp_cat_rules_free(&rules);

@@ -382,6 +382,7 @@ static int tp_cmd_report(int argc, char **argv)
     tp_err err = {0};
     lo.read.keep_args = false;
     lo.read.keep_args_of = tp_summary_wants_args; /* the shapes of the ops that have a model */
+    lo.read.flows_as_ids = true; /* analysed, not written */
     lo.no_derive = true;        /* derived lines are a view for trace viewers: 7% of a report's time */
     lo.read.report_data = true; /* what format pages need beyond the model (XPlane) */
     tp_capture_stats capture;

@@ -404,6 +404,7 @@ static int tp_cmd_stats(int argc, char **argv)
     /* the findings read what `report`'s read (the ops' shapes for the roofline, the collectives'
      * sizes, the "Ev Idx" that tells a partial trace): one trace, one verdict in both commands */
     lo.read.keep_args_of = kernels_only ? NULL : tp_summary_wants_args;
+    lo.read.flows_as_ids = true; /* analysed, not written (--kernels-only links nothing: keep_flow) */
     lo.no_links = kernels_only; /* launch links only for the GPU time model and the categories */
     /* the kernel table, counts and steps alone: a reader may leave other events out
      * (formats.h; tp_load clears it when a filter needs every event) */

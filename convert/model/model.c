@@ -39,6 +39,7 @@ void tp_trace_free(tp_trace *t)
     free(t->processes);
     tp_i64map_free(&t->track_index);
     tp_i64map_free(&t->process_index);
+    free(t->launch_flows);
     tp_buf_free(&t->toplevel);
     tp_buf_free(&t->notices);
     if (t->args_text)
@@ -47,6 +48,23 @@ void tp_trace_free(tp_trace *t)
     if (t->format_data_free)
         t->format_data_free(t->format_data);
     memset(t, 0, sizeof *t);
+}
+
+/* ---- launch flows kept as ids (model.h) ---- */
+
+void tp_launch_flow_note(tp_trace *t, uint64_t id, bool end)
+{
+    TP_GROW(t->launch_flows, t->launch_flows_cap, t->nlaunch_flows + 1);
+    t->launch_flows[t->nlaunch_flows++] = id << 1 | (end ? 1u : 0u);
+}
+
+void tp_launch_flows_append(tp_trace *t, const tp_trace *u)
+{
+    if (!u->nlaunch_flows)
+        return;
+    TP_GROW(t->launch_flows, t->launch_flows_cap, t->nlaunch_flows + u->nlaunch_flows);
+    memcpy(t->launch_flows + t->nlaunch_flows, u->launch_flows, u->nlaunch_flows * sizeof *u->launch_flows);
+    t->nlaunch_flows += u->nlaunch_flows;
 }
 
 /* ---- strings ---- */

@@ -197,6 +197,15 @@ typedef struct tp_trace {
     bool strict;           /* reader option: lenient problems become errors */
     bool keep_args;        /* reader option: store args (convert) or skip (stats) */
 
+    /* Launch flows a reader noted instead of keeping them as events
+     * (tp_read_opts.flows_as_ids: the trace is analysed, not written):
+     * Kineto's "ac2g" flows as id << 1 | 1 for an end ('f'), | 0 for a
+     * start ('s'), in input order (tp_launch_flow_note).  The
+     * analyses read them together with the flow events still in events[]
+     * (report/analysis/gpu_time.c); none when the reader kept them all. */
+    uint64_t *launch_flows;
+    size_t nlaunch_flows, launch_flows_cap;
+
     tp_warning warnings[32];
     size_t nwarnings;
     tp_warning drops[16];  /* events removed on purpose, by reason */
@@ -219,6 +228,21 @@ typedef struct tp_trace {
     const struct tp_args_source *args_source;
     tp_buf *args_text;     /* where tp_args_get renders handles held in themselves */
 } tp_trace;
+
+/* Launch flows kept as ids, not events (tp_trace.launch_flows).  Kineto
+ * writes each kernel launch's link again as a flow: an "ac2g" 's' on the
+ * launch call and an 'f' on the kernel, the correlation id for both, a
+ * fifth of a real trace's events.  A viewer draws them as arrows; the
+ * analyses ask only whether an id has both ends (TraceLens's "linked",
+ * report/analysis/gpu_time.c).  A reader of a trace that is analysed and
+ * not written (tp_read_opts.flows_as_ids) notes them instead of keeping
+ * them as events; the analyses read the notes and the flow events still in
+ * the trace as one set of ids. */
+enum { TP_FLOW_START = 1, TP_FLOW_END = 2 }; /* an 's', an 'f' */
+/* Note one flow of id (0 .. INT64_MAX). */
+void tp_launch_flow_note(tp_trace *t, uint64_t id, bool end);
+/* Append u's notes to t's (a second reader's trace joined to the first). */
+void tp_launch_flows_append(tp_trace *t, const tp_trace *u);
 
 void tp_trace_init(tp_trace *t);
 void tp_trace_free(tp_trace *t);

@@ -186,17 +186,69 @@ static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
 #undef SUB
 }
 
+/* The launch flows' ends seen per id: a byte per id of the ids' range when
+ * the range is at most four per note plus 1024 (correlation ids count up),
+ * else a hash map.  Built from notes in t->launch_flows' form. */
+typedef struct flow_ends {
+    uint8_t *dense;  /* id - lo -> TP_FLOW_START | TP_FLOW_END bits; NULL: the map */
+    int64_t lo;
+    size_t n;
+    tp_i64map map;
+} flow_ends;
+
+static void flow_ends_build(flow_ends *f, const uint64_t *notes, size_t n)
+{
+    memset(f, 0, sizeof *f);
+    if (!n)
+        return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = notes[i] >> 1;
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
+    }
+    if (hi - lo < (uint64_t)n * 4 + 1024) {
+        f->lo = (int64_t)lo;
+        f->n = (size_t)(hi - lo) + 1;
+        f->dense = tp_xcalloc(f->n, 1);
+        for (size_t i = 0; i < n; i++)
+            f->dense[(notes[i] >> 1) - lo] |= (uint8_t)(notes[i] & 1 ? TP_FLOW_END : TP_FLOW_START);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = (int64_t)(notes[i] >> 1);
+        uint32_t v = tp_i64map_get(&f->map, id);
+        tp_i64map_put(&f->map, id, (v == TP_I64MAP_EMPTY ? 0 : v) | (notes[i] & 1 ? TP_FLOW_END : TP_FLOW_START));
+    }
+}
+
+static uint32_t flow_ends_get(const flow_ends *f, int64_t id)
+{
+    if (f->dense)
+        return id >= f->lo && (uint64_t)(id - f->lo) < f->n ? f->dense[id - f->lo] : 0;
+    uint32_t v = tp_i64map_get(&f->map, id);
+    return v == TP_I64MAP_EMPTY ? 0 : v;
+}
+
+static void flow_ends_free(flow_ends *f)
+{
+    free(f->dense);
+    tp_i64map_free(&f->map);
+    memset(f, 0, sizeof *f);
+}
+
 /* One of the input's ac2g launch flows (Kineto's "ac2g" s/f pairs, kept in
- * the model though replaced in conversions; cat: the "ac2g" string, 0 when
- * the trace has none) noted in ids: id -> 1 (a start), 2 (an end), 3 (both).
- * false when e is not one. */
-static bool launch_flow(const tp_event *e, tp_str cat, tp_i64map *ids)
+ * the model though replaced in conversions, dropped or not; cat: the "ac2g"
+ * string, 0 when the trace has none), noted as in t->launch_flows (where
+ * the reader of an analysed trace notes most of them instead: model.h
+ * tp_launch_flow_note).  false when e is not one. */
+static bool launch_flow(const tp_event *e, tp_str cat, uint64_t **notes, size_t *n, size_t *cap)
 {
     if (!cat || (e->ph != 's' && e->ph != 'f') || e->cat != cat || !(e->flags & TP_EV_HAS_ID) ||
         (e->flags & TP_EV_ID_STRING) || e->id > INT64_MAX)
         return false;
-    uint32_t m = tp_i64map_get(ids, (int64_t)e->id);
-    tp_i64map_put(ids, (int64_t)e->id, (m == TP_I64MAP_EMPTY ? 0 : m) | (e->ph == 's' ? 1u : 2u));
+    TP_GROW(*notes, *cap, *n + 1);
+    (*notes)[(*n)++] = e->id << 1 | (e->ph == 'f' ? 1u : 0u);
     return true;
 }
 
@@ -204,7 +256,7 @@ static bool launch_flow(const tp_event *e, tp_str cat, tp_i64map *ids)
  * correlation and, when the trace records launch flows, a flow start and a
  * flow end carrying that correlation id, unless the call is a graph launch
  * (linked by correlation alone). */
-static bool tracelens_linked(const tp_trace *t, const tp_event *e, bool flows, const tp_i64map *ids,
+static bool tracelens_linked(const tp_trace *t, const tp_event *e, bool flows, const flow_ends *ends,
                              uint8_t *graph_name)
 {
     if (e->link == TP_NONE)
@@ -216,7 +268,7 @@ static bool tracelens_linked(const tp_trace *t, const tp_event *e, bool flows, c
         graph_name[call] = tp_is_graph_launch(tp_str_get(t, call)) ? 1 : 2;
     if (graph_name[call] == 1)
         return true;
-    return (e->flags & TP_EV_HAS_CORR) && tp_i64map_get(ids, (int64_t)e->corr) == 3;
+    return (e->flags & TP_EV_HAS_CORR) && flow_ends_get(ends, (int64_t)e->corr) == (TP_FLOW_START | TP_FLOW_END);
 }
 
 void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
@@ -229,9 +281,13 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     /* one walk of the events: the device activities (noted, for the walk over them below) and the launch flows */
     size_t nact = 0, act_cap = 0;
     uint32_t *acts = NULL;
-    tp_i64map ac2g = {0};
     tp_str flow_cat = tp_str_find(t, "ac2g", 4);
-    bool flows = false;
+    /* the launch flows the reader noted, then those still events */
+    size_t nflows = t->nlaunch_flows, flows_cap = nflows;
+    uint64_t *notes = tp_xmalloc((nflows + 1) * sizeof *notes);
+    if (nflows)
+        memcpy(notes, t->launch_flows, nflows * sizeof *notes);
+    bool flows = nflows > 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];
         if (tp_is_device_activity(e)) {
@@ -239,7 +295,7 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
             TP_GROW(acts, act_cap, nact + 1);
             acts[nact++] = (uint32_t)i;
         }
-        flows |= launch_flow(e, flow_cat, &ac2g);
+        flows |= launch_flow(e, flow_cat, &notes, &nflows, &flows_cap);
     }
     for (size_t p = 0; p < t->nprocesses; p++)
         if (dev_of[p] != TP_NONE)
@@ -254,6 +310,9 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     /* activities with their classes (communication is set in build, from the classification) */
     act *a = tp_xmalloc((nact + 1) * sizeof *a);
     size_t na = 0;
+    flow_ends ends;
+    flow_ends_build(&ends, notes, nflows);
+    free(notes);
     uint8_t *graph_name = flows ? tp_xcalloc(t->nstr + 1, 1) : NULL;
     for (size_t k = 0; k < nact; k++) {
         uint32_t i = acts[k];
@@ -265,12 +324,12 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
             cls = C_COMP | C_MSET;
         else
             cls = C_COMP;
-        if (!tracelens_linked(t, e, flows, &ac2g, graph_name))
+        if (!tracelens_linked(t, e, flows, &ends, graph_name))
             cls |= C_UNL;
         int64_t d = e->dur > 0 ? e->dur : 0;
         a[na++] = (act){e->ts, e->ts + d, dev_of[t->tracks[e->track].process], (uint32_t)i, cls, e->kind};
     }
-    tp_i64map_free(&ac2g);
+    flow_ends_free(&ends);
     free(graph_name);
     free(acts);
     sort_acts(a, na, 0);

@@ -24,6 +24,7 @@ int tp_job_rank_load(const char *path, const tp_job_opts *o, tp_rank_sum *r, tp_
     lo.read.keep_args = false;
     /* what `report` of the trace reads (the ops' shapes too), so the rank's top finding is its report's */
     lo.read.keep_args_of = tp_summary_wants_args;
+    lo.read.flows_as_ids = true; /* analysed, not written */
     lo.no_derive = true;
     tp_trace t;
     tp_trace_init(&t);

@@ -33,6 +33,7 @@ static int read_windows(tp_job *j, const tp_job_opts *o)
     tp_load_opts lo = *o->load;
     lo.read.keep_args = false;
     lo.read.keep_args_of = NULL; /* kernels, host ops and gaps need no args */
+    lo.read.flows_as_ids = true; /* analysed, not written */
     lo.no_derive = true;
     tp_trace t;
     tp_trace_init(&t);

@@ -477,6 +477,53 @@ static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, 
     return LIGHT_SKIP;
 }
 
+/* ---- tp_read_opts.flows_as_ids: report, stats, diff, batch ----
+ * Kineto's launch flows ("ac2g" 's'/'f' pairs, one of each per launch: a
+ * fifth of a real trace's events) are arrows for a viewer; the analyses
+ * read only which correlation ids have a start and an end (gpu_time.c,
+ * TraceLens's "linked").  When the trace is analysed and not written, such
+ * a flow is counted and its times checked as any event (the same warnings,
+ * drops and errors: a flow dropped for its times is not noted, as it was no
+ * event), its id noted in t->launch_flows (model.h), and the event kept only when
+ * it is the first of its (track, category), so every track that held an
+ * event still holds one.  Whatever the full path decides from more than
+ * that takes it: an escaped name, category or id, an id that is a string,
+ * negative or beyond int64 (no launch flow to gpu_time.c), flow keys
+ * (warned about there), --strict (it checks the args' UTF-8).  Field order
+ * does not matter: the event is parsed whole before this.
+ * Returns 1 when the event takes the full path (*first_key set when it is
+ * the first of its (track, category): noted as kept once stored), else 0 or
+ * -1 (--strict's error) as commit_event. */
+static int flow_as_id(reader *r, const raw_event *ev, char ph, uint32_t track, uint64_t at, int64_t *first_key)
+{
+    if ((ph != 's' && ph != 'f') || r->o->strict || ev->cat.n != 4 || ev->cat.escaped ||
+        memcmp(ev->cat.p, "ac2g", 4) != 0 || (ev->name.p && ev->name.escaped) || !ev->id.p || ev->id.str ||
+        ev->bind.p || ev->flow)
+        return 1;
+    int64_t id;
+    if (tp_parse_int(ev->id.p, ev->id.n, &id) != 0 || id < 0)
+        return 1;
+    if (!r->ac2g)
+        r->ac2g = intern_span(r, &ev->cat);
+    int64_t key = (int64_t)((uint64_t)track << 32 | r->ac2g);
+    /* flows alternate between a launching thread and a stream: the last two tracks found kept spare most lookups */
+    if ((uint64_t)key + 1 != r->flow_kept[0] && (uint64_t)key + 1 != r->flow_kept[1]) {
+        if (tp_i64map_get(&r->flow_seen, key) == TP_I64MAP_EMPTY) {
+            *first_key = key; /* the first of its (track, category): an event, noted once stored */
+            return 1;
+        }
+        r->flow_kept[1] = r->flow_kept[0];
+        r->flow_kept[0] = (uint64_t)key + 1;
+    }
+    tp_event e;
+    tp_event_init(&e);
+    int k = event_times(r, ev, ph, at, &e, false);
+    if (k)
+        return k < 0 ? -1 : 0;
+    tp_launch_flow_note(r->t, (uint64_t)id, ph == 'f');
+    return 0;
+}
+
 static int commit_event(reader *r, raw_event *ev, uint64_t at)
 {
     tp_trace *t = r->t;
@@ -520,6 +567,13 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
         tp_event e;
         tp_event_init(&e);
         return event_times(r, ev, ph, at, &e, false) < 0 ? -1 : 0;
+    }
+    if (r->o->flows_as_ids) {
+        int k = flow_as_id(r, ev, ph, track, at, &light_key);
+        if (k <= 0)
+            return k;
+        if (light_key)
+            light = LIGHT_FIRST;
     }
     /* other metadata: kept as an event and written back */
     tp_event e;
@@ -619,7 +673,7 @@ static int commit_event(reader *r, raw_event *ev, uint64_t at)
     if (!keep_flow(r, &e))
         return 0;
     uint32_t idx = tp_event_add(t, &e);
-    if (light == LIGHT_FIRST) /* its (track, category) holds an event now */
+    if (light == LIGHT_FIRST) /* its (track, category) holds an event now (light_event, flow_as_id) */
         tp_i64map_put(&r->flow_seen, light_key, 1);
     if (ev->bind.p || ev->flow || e.ph == 'f')
         chrome_note_flow(r, ev, &e, idx);

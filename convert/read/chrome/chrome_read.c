@@ -355,6 +355,10 @@ static int chrome_read(tp_input *in, tp_trace *t, const tp_read_opts *o, tp_err 
         char what[96];
         snprintf(what, sizeof what, "read: %zu of %llu events kept", t->nevents, (unsigned long long)t->events_in);
         tp_timing(what);
+    } else if (rc == 0 && o->flows_as_ids) { /* TP_TIMING=1: the launch flows noted, not kept (the tests read it) */
+        char what[96];
+        snprintf(what, sizeof what, "read: %zu launch flows noted as ids", t->nlaunch_flows);
+        tp_timing(what);
     }
 done:
     chrome_half_cancel(&r); /* an error before the split, or a split never reached */

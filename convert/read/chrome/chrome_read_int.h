@@ -156,7 +156,10 @@ typedef struct reader {
     flow_rec *flows;           /* events with flow keys (see restore_flows) */
     size_t nflows, flows_cap;
     tp_i64map flow_seen;       /* no_corr: (track, cat) pairs that kept a flow event (keep_flow), or with
-                                * device_only any event of a light category (chrome_events.c light_event) */
+                                * device_only any event of a light category (chrome_events.c light_event),
+                                * or with flows_as_ids a launch flow (flow_as_id) */
+    tp_str ac2g;               /* flows_as_ids: the "ac2g" category's id (0 until one is seen) */
+    uint64_t flow_kept[2];     /* 1 + the (track, cat) keys flow_as_id last found kept, 0 = none */
     uint64_t light_last;       /* 1 + the (track, cat) key light_event last found kept, 0 = none */
     /* chrome_cats.c */
     uint8_t *dev_track;        /* per track: 1 when it holds device activity */

@@ -1,0 +1,237 @@
+/* test_flows_as_ids_paths.c: the commands that analyse a trace and do not
+ * write it (report, stats, diff, a job's ranks) ask the reader to note
+ * Kineto's launch flows as ids instead of keeping them as events
+ * (tp_read_opts.flows_as_ids; convert/read/chrome/chrome_events.c
+ * flow_as_id, convert/model/model.h tp_launch_flow_note).  What they write (stats' text
+ * and --json, the report's folder: summary.json, summary.md, report.pdf,
+ * png/, diff's folder, the warnings and the exit code) is what keeping every
+ * flow as an event wrote (TP_FLOWS_AS_IDS=0), on one reader and on two
+ * halves, on a trace built to hold the cases the notes must leave to the
+ * full path or count the same (one end only, string, negative, escaped and
+ * sparse ids, flow keys, bad times, a track of flows only, a pair split
+ * across the halves), and on the shared Kineto samples. */
+#include "tests/lib/harness.h"
+#include "convert/base/common.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One step of launches: each case twice per track (the first flow of a
+ * (track, category) stays an event, the others are notes). */
+static void odd_step(tp_buf *b, int step, int64_t base)
+{
+    int64_t t0 = 10000 * (int64_t)step;
+    tp_buf_printf(b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                     "\"ts\":%lld,\"dur\":9000}", step, (long long)t0);
+    for (int k = 0; k < 12; k++) {
+        int64_t c = base + step * 100 + k, ts = t0 + 100 + k * 600;
+        tp_buf_printf(b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":300}"
+                      ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%lld,"
+                      "\"dur\":50,\"args\":{\"correlation\":%lld}}"
+                      ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_%d\",\"pid\":0,\"tid\":7,\"ts\":%lld,\"dur\":%d,"
+                      "\"args\":{\"correlation\":%lld}}",
+                      (long long)ts, k == 11 ? "cudaGraphLaunch" : "cudaLaunchKernel", (long long)ts + 10, (long long)c,
+                      k % 3, (long long)ts + 200, 100 + k, (long long)c);
+        const char *id_s = "", *id_f = "";
+        char num[32];
+        snprintf(num, sizeof num, "%lld", (long long)c);
+        id_s = id_f = num;
+        switch (k) {
+        case 1: /* a start only: not linked as TraceLens links */
+            id_f = NULL;
+            break;
+        case 2: /* an end only */
+            id_s = NULL;
+            break;
+        case 3: /* a string id: the full path, no launch flow */
+            id_s = id_f = "\"0x10\"";
+            break;
+        case 4: /* an escaped id */
+            id_s = "\"\\u0031\"";
+            break;
+        case 5: /* a negative id */
+            id_s = id_f = "-5";
+            break;
+        default:
+            break;
+        }
+        if (id_s)
+            tp_buf_printf(b, ",\n{\"ph\":\"s\",\"id\":%s,\"pid\":1,\"tid\":%d,\"ts\":%lld,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+                          id_s, k == 6 ? 3 : 1, (long long)ts + 10);
+        if (id_f)
+            tp_buf_printf(b, ",\n{\"ph\":\"f\",\"id\":%s,\"pid\":0,\"tid\":7,\"ts\":%lld,\"cat\":\"ac2g\",\"name\":\"ac2g\","
+                             "\"bp\":\"e\"}", id_f, (long long)ts + 200);
+    }
+    /* flow keys on a flow (warned about), a bad time (dropped), an escaped category, a 't', no id */
+    tp_buf_printf(b, ",\n{\"ph\":\"s\",\"id\":%lld,\"pid\":1,\"tid\":1,\"ts\":%lld,\"cat\":\"ac2g\",\"name\":\"ac2g\","
+                     "\"bind_id\":5,\"flow_out\":true}", (long long)(base + step * 100 + 7), (long long)t0 + 4310);
+    tp_buf_printf(b, ",\n{\"ph\":\"f\",\"id\":%lld,\"pid\":0,\"tid\":7,\"ts\":\"soon\",\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+                  (long long)(base + step * 100 + 8));
+    tp_buf_printf(b, ",\n{\"ph\":\"s\",\"id\":%lld,\"pid\":1,\"tid\":1,\"ts\":%lld,\"cat\":\"ac\\u0032g\",\"name\":\"ac2g\"}",
+                  (long long)(base + step * 100 + 9), (long long)t0 + 5510);
+    tp_buf_printf(b, ",\n{\"ph\":\"t\",\"id\":%lld,\"pid\":1,\"tid\":1,\"ts\":%lld,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+                  (long long)(base + step * 100 + 10), (long long)t0 + 6110);
+    tp_buf_printf(b, ",\n{\"ph\":\"f\",\"pid\":0,\"tid\":7,\"ts\":%lld,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+                  (long long)t0 + 6110);
+}
+
+/* base: the first correlation id (large and spread: the ends are then hashed, not a byte per id). */
+static const char *odd_trace(const char *name, int64_t base, int64_t spread)
+{
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n");
+    tp_buf_puts(&b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}}");
+    /* a track whose first flow is dropped for its time: the next one is its event */
+    tp_buf_puts(&b, ",\n{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":4,\"ts\":\"later\",\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
+    tp_buf_puts(&b, ",\n{\"ph\":\"s\",\"id\":2,\"pid\":1,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
+    /* a launch whose flow starts first in the file and ends last: the pair spans the halves */
+    tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":9100,\"dur\":20,\"args\":{\"correlation\":%lld}}", (long long)(base + 99));
+    for (int copy = 0; copy < 2; copy++) /* the second: a note, the first of its track stays an event */
+        tp_buf_printf(&b, ",\n{\"ph\":\"s\",\"id\":%lld,\"pid\":1,\"tid\":1,\"ts\":9100,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+                      (long long)(base + 99 - copy));
+    for (int step = 1; step <= 8; step++)
+        odd_step(&b, step, base + spread * step);
+    tp_buf_printf(&b, ",\n{\"ph\":\"f\",\"id\":%lld,\"pid\":0,\"tid\":7,\"ts\":9150,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+                  (long long)(base + 99));
+    tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"late\",\"pid\":0,\"tid\":7,\"ts\":9150,\"dur\":30,"
+                      "\"args\":{\"correlation\":%lld}}", (long long)(base + 99));
+    tp_buf_puts(&b, "\n]}\n");
+    const char *path = tp_test_write_text(name, b.data);
+    tp_buf_free(&b);
+    return path;
+}
+
+/* stdout, stderr and the exit code of one command, as one text. */
+static char *run_of(const char *env, const char *cmd)
+{
+    char o[PATH_MAX], e[PATH_MAX];
+    snprintf(o, sizeof o, "%s", tp_test_tmp("fa.out"));
+    snprintf(e, sizeof e, "%s", tp_test_tmp("fa.err"));
+    int rc = tp_test_run(NULL, "SOURCE_DATE_EPOCH=1700000000 %s %s >'%s' 2>'%s'", env, cmd, o, e);
+    char *so = tp_test_read_file(o, NULL), *se = tp_test_read_file(e, NULL);
+    size_t n = (so ? strlen(so) : 0) + (se ? strlen(se) : 0) + 64;
+    char *out = malloc(n);
+    snprintf(out, n, "%s\n--- stderr\n%s\n--- rc %d", so ? so : "", se ? se : "", rc);
+    free(so);
+    free(se);
+    return out;
+}
+
+static void same_text(const char *path, const char *what, const char *env, const char *cmd)
+{
+    char full_env[160];
+    snprintf(full_env, sizeof full_env, "TP_FLOWS_AS_IDS=0 %s", env);
+    char *full = run_of(full_env, cmd), *ids = run_of(env, cmd);
+    if (strcmp(full, ids) != 0)
+        tp_test_fail(__FILE__, __LINE__, "%s: %s (%s): with flows as ids\n%s\nwith flows as events\n%s", path, what, env,
+                     ids, full);
+    free(full);
+    free(ids);
+}
+
+/* A command that writes a folder: the folders are the same, byte for byte. */
+static void same_folder(const char *path, const char *what, const char *env, const char *cmd_fmt)
+{
+    char a[PATH_MAX], b[PATH_MAX], cmd[PATH_MAX * 3];
+    snprintf(a, sizeof a, "%s", tp_test_tmp("fa_full"));
+    snprintf(b, sizeof b, "%s", tp_test_tmp("fa_out"));
+    tp_test_run(NULL, "rm -rf '%s' '%s'", a, b);
+    snprintf(cmd, sizeof cmd, cmd_fmt, b); /* one folder name for both runs: the messages name it */
+    char full_env[160];
+    snprintf(full_env, sizeof full_env, "TP_FLOWS_AS_IDS=0 %s", env);
+    char *full = run_of(full_env, cmd);
+    tp_test_run(NULL, "mv '%s' '%s'", b, a);
+    char *ids = run_of(env, cmd);
+    char *d = NULL;
+    int rc = tp_test_run(&d, "diff -r '%s' '%s' && ls '%s' | grep -q .", a, b, b);
+    if (strcmp(full, ids) != 0 || rc != 0)
+        tp_test_fail(__FILE__, __LINE__, "%s: %s (%s): differs with flows as ids:\n%s\n%s\nagainst\n%s", path, what, env,
+                     d ? d : "", ids, full);
+    free(d);
+    free(full);
+    free(ids);
+}
+
+static void check_same(const char *path)
+{
+    static const char *const splits[] = {"TP_READ_THREADS=1", "TP_READ_SPLIT_MIN=0"};
+    const char *bin = tp_test_bin();
+    for (size_t s = 0; s < 2; s++) {
+        char cmd[PATH_MAX * 2];
+        snprintf(cmd, sizeof cmd, "'%s' stats '%s'", bin, path);
+        same_text(path, "stats", splits[s], cmd);
+        snprintf(cmd, sizeof cmd, "'%s' stats '%s' --json", bin, path);
+        same_text(path, "stats --json", splits[s], cmd);
+        snprintf(cmd, sizeof cmd, "'%s' report '%s' -o '%%s'", bin, path);
+        same_folder(path, "report", splits[s], cmd);
+    }
+}
+
+/* "read: N launch flows noted as ids" (TP_TIMING=1): N, or -1 when the line is missing. */
+static long noted_of(const char *env, const char *path)
+{
+    char *out = NULL;
+    tp_test_run(&out, "%s TP_TIMING=1 '%s' stats '%s' 2>&1 >/dev/null", env, tp_test_bin(), path);
+    long n = -1;
+    for (const char *k = out ? strstr(out, "timing: read: ") : NULL; k && n < 0; k = strstr(k + 1, "timing: read: "))
+        if (sscanf(k, "timing: read: %ld launch flows noted", &n) != 1)
+            n = -1;
+    free(out);
+    return n;
+}
+
+TEST(flows_as_ids_odd_cases_write_what_flows_as_events_write)
+{
+    char dense[PATH_MAX], sparse[PATH_MAX];
+    snprintf(dense, sizeof dense, "%s", odd_trace("flows_dense.json", 1000, 0));
+    snprintf(sparse, sizeof sparse, "%s", odd_trace("flows_sparse.json", 1000, (int64_t)1 << 40));
+    check_same(dense);
+    check_same(sparse);
+    /* the notes were taken (on one reader and on two), and not with TP_FLOWS_AS_IDS=0 */
+    long one = noted_of("TP_READ_THREADS=1", dense);
+    CHECK(one > 50);
+    long two = noted_of("TP_READ_SPLIT_MIN=0", dense); /* each half keeps its own first flow of a track */
+    CHECK(two > 50 && two <= one);
+    CHECK_EQ_INT(noted_of("TP_FLOWS_AS_IDS=0", dense), -1);
+    /* the cases are there: the TraceLens-linked split counts the one-ended and odd ids as unlinked */
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "'%s' stats '%s'", tp_test_bin(), dense);
+    char *out = run_of("", cmd);
+    CHECK(strstr(out, "busy with no launch call") != NULL);
+    CHECK(strstr(out, "flow keys on events that are not slices (ignored)") != NULL);
+    CHECK(strstr(out, "bad or out-of-range ts/dur (event dropped)") != NULL);
+    free(out);
+}
+
+/* diff reads both sides the same way */
+TEST(flows_as_ids_diff_writes_what_flows_as_events_write)
+{
+    char a[PATH_MAX], b[PATH_MAX], cmd[PATH_MAX * 3];
+    snprintf(a, sizeof a, "%s", odd_trace("flows_a.json", 1000, 0));
+    snprintf(b, sizeof b, "%s", odd_trace("flows_b.json", 5000, 7));
+    snprintf(cmd, sizeof cmd, "'%s' diff '%s' '%s' -o '%%s'", tp_test_bin(), a, b);
+    same_folder(a, "diff", "", cmd);
+}
+
+TEST(flows_as_ids_shared_kineto_samples_write_what_flows_as_events_write)
+{
+    static const char *const samples[] = {
+        "external/kineto/hta_nccl_data_2024.json.gz",
+        "external/kineto/kineto_tbplugin_resnet50_pt1.8_2021-01.pt.trace.json.gz",
+        "external/hta/cupti_profiler_trace.json.gz",
+        "external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz",
+    };
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s", tp_test_shared(samples[i]));
+        if (!tp_test_file_exists(path))
+            continue;
+        check_same(path);
+    }
+    check_same("golden/example.pt.trace.json");
+    CHECK(noted_of("", "golden/example.pt.trace.json") > 0);
+}
