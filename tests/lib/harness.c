@@ -144,6 +144,16 @@ bool tp_test_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+void tp_test_each_shared(const char *const *rel, size_t n, void (*fn)(const char *path))
+{
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s", tp_test_shared(rel[i])); /* (tp_test_shared's buffers rotate) */
+        if (tp_test_file_exists(path))
+            fn(path);
+    }
+}
+
 bool tp_test_have(const char *program)
 {
     return tp_test_run(NULL, "command -v %s >/dev/null", program) == 0;

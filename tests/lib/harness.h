@@ -63,6 +63,8 @@ const char *tp_test_bin(void);                /* the tracepress binary under tes
 int tp_test_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *tp_test_read_file(const char *path, size_t *len); /* malloc'ed, NULL if missing */
 bool tp_test_file_exists(const char *path);
+/* fn(path) for each shared sample rel[i] (as tp_test_shared names it) that is present. */
+void tp_test_each_shared(const char *const *rel, size_t n, void (*fn)(const char *path));
 size_t tp_test_count(const char *s, const char *what); /* non-overlapping occurrences of what in s (0 when s is NULL) */
 bool tp_test_have(const char *program);                  /* is PROGRAM on PATH */
 /* Compare `actual` with golden/<name>; with TP_GOLDEN_UPDATE=1 rewrite it. */

@@ -237,13 +237,7 @@ TEST(device_only_shared_kineto_samples_print_what_the_full_read_prints)
         "external/hta/cupti_profiler_trace.json.gz",
         "external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz",
     };
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s", tp_test_shared(samples[i]));
-        if (!tp_test_file_exists(path))
-            continue;
-        check_same(path);
-    }
+    tp_test_each_shared(samples, sizeof samples / sizeof samples[0], check_same);
     check_same("golden/example.pt.trace.json");
     /* a converted trace: derived lines, flows bound to slices, the kinds as categories */
     char conv[PATH_MAX];

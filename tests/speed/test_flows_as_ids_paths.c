@@ -225,13 +225,7 @@ TEST(flows_as_ids_shared_kineto_samples_write_what_flows_as_events_write)
         "external/hta/cupti_profiler_trace.json.gz",
         "external/tracelens/inference_sglang_decode/sglang_Qwen3-8B_decode.json.gz",
     };
-    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s", tp_test_shared(samples[i]));
-        if (!tp_test_file_exists(path))
-            continue;
-        check_same(path);
-    }
+    tp_test_each_shared(samples, sizeof samples / sizeof samples[0], check_same);
     check_same("golden/example.pt.trace.json");
     CHECK(noted_of("", "golden/example.pt.trace.json") > 0);
 }
