@@ -52,19 +52,36 @@ void tp_trace_free(tp_trace *t)
 
 /* ---- launch flows kept as ids (model.h) ---- */
 
-void tp_launch_flow_note(tp_trace *t, uint64_t id, bool end)
+void tp_launch_flow_note(tp_trace *t, uint64_t id, bool end, uint32_t track)
 {
     TP_GROW(t->launch_flows, t->launch_flows_cap, t->nlaunch_flows + 1);
-    t->launch_flows[t->nlaunch_flows++] = id << 1 | (end ? 1u : 0u);
+    t->launch_flows[t->nlaunch_flows++] = (tp_flow_note){id << 1 | (end ? 1u : 0u), track, (uint32_t)t->nevents};
 }
 
-void tp_launch_flows_append(tp_trace *t, const tp_trace *u)
+void tp_launch_flows_append(tp_trace *t, const tp_trace *u, uint32_t first_event, const uint32_t *track)
 {
     if (!u->nlaunch_flows)
         return;
     TP_GROW(t->launch_flows, t->launch_flows_cap, t->nlaunch_flows + u->nlaunch_flows);
-    memcpy(t->launch_flows + t->nlaunch_flows, u->launch_flows, u->nlaunch_flows * sizeof *u->launch_flows);
-    t->nlaunch_flows += u->nlaunch_flows;
+    for (size_t i = 0; i < u->nlaunch_flows; i++) {
+        tp_flow_note n = u->launch_flows[i];
+        n.track = track[n.track];
+        n.at += first_event;
+        t->launch_flows[t->nlaunch_flows++] = n;
+    }
+}
+
+size_t tp_launch_flow_first_at(const tp_trace *t, uint32_t at)
+{
+    size_t lo = 0, hi = t->nlaunch_flows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->launch_flows[mid].at < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* ---- strings ---- */

@@ -198,12 +198,11 @@ typedef struct tp_trace {
     bool keep_args;        /* reader option: store args (convert) or skip (stats) */
 
     /* Launch flows a reader noted instead of keeping them as events
-     * (tp_read_opts.flows_as_ids: the trace is analysed, not written):
-     * Kineto's "ac2g" flows as id << 1 | 1 for an end ('f'), | 0 for a
-     * start ('s'), in input order (tp_launch_flow_note).  The
-     * analyses read them together with the flow events still in events[]
-     * (report/analysis/gpu_time.c); none when the reader kept them all. */
-    uint64_t *launch_flows;
+     * (tp_read_opts.flows_as_ids: the trace is analysed, not written), in
+     * input order (tp_launch_flow_note).  The analyses read them together
+     * with the flow events still in events[]; none when the reader kept
+     * them all. */
+    struct tp_flow_note *launch_flows;
     size_t nlaunch_flows, launch_flows_cap;
 
     tp_warning warnings[32];
@@ -239,10 +238,22 @@ typedef struct tp_trace {
  * them as events; the analyses read the notes and the flow events still in
  * the trace as one set of ids. */
 enum { TP_FLOW_START = 1, TP_FLOW_END = 2 }; /* an 's', an 'f' */
-/* Note one flow of id (0 .. INT64_MAX). */
-void tp_launch_flow_note(tp_trace *t, uint64_t id, bool end);
-/* Append u's notes to t's (a second reader's trace joined to the first). */
-void tp_launch_flows_append(tp_trace *t, const tp_trace *u);
+/* One noted flow: where it stood too, for what reads events in their order
+ * (the v1 launch pairs' neighbours, the partial-trace count of host events
+ * between numbered ones): it would have been events[at], and it sat on
+ * `track`.  Notes are in input order, so `at` never decreases. */
+typedef struct tp_flow_note {
+    uint64_t id_end; /* id << 1 | 1 for an end ('f'), | 0 for a start ('s') */
+    uint32_t track;
+    uint32_t at;     /* the index of the event stored next (t->nevents when noted) */
+} tp_flow_note;
+/* Note one flow of id (0 .. INT64_MAX) on track. */
+void tp_launch_flow_note(tp_trace *t, uint64_t id, bool end, uint32_t track);
+/* Append u's notes to t's (a second reader's trace joined to the first:
+ * its events from first_event on, its tracks mapped by track[]). */
+void tp_launch_flows_append(tp_trace *t, const tp_trace *u, uint32_t first_event, const uint32_t *track);
+/* The first note at or after index `at` (t->nlaunch_flows when none). */
+size_t tp_launch_flow_first_at(const tp_trace *t, uint32_t at);
 
 void tp_trace_init(tp_trace *t);
 void tp_trace_free(tp_trace *t);

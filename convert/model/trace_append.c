@@ -121,7 +121,7 @@ bool tp_trace_append(tp_trace *t, tp_trace *u, const tp_append_how *how, tp_appe
         tp_devinfo_add(t, &d);
     }
     tp_costs_add(t, u->costs, u->ncosts, m->str);
-    tp_launch_flows_append(t, u);
+    tp_launch_flows_append(t, u, m->first_event, m->track);
     for (size_t i = 0; i < u->nwarnings; i++)
         tp_warn_merge(t, &u->warnings[i]);
     for (size_t i = 0; i < u->ndrops; i++)

@@ -489,7 +489,9 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     ro.device_only = ro.device_only && !links && !o->ndrop_cats && o->min_dur_ns <= 0 &&
                      !(dev_only && strcmp(dev_only, "0") == 0);
     const char *flow_ids = getenv("TP_FLOWS_AS_IDS"); /* 0: every launch flow an event (the tests compare) */
-    ro.flows_as_ids = ro.flows_as_ids && links && !(flow_ids && strcmp(flow_ids, "0") == 0); /* unlinked: keep_flow */
+    /* unlinked: keep_flow; --steps drops by time, and a track's one flow event may fall outside the window
+     * while its notes lie inside: every flow an event then */
+    ro.flows_as_ids = ro.flows_as_ids && links && !o->has_steps && !(flow_ids && strcmp(flow_ids, "0") == 0);
     /* XPlane's derived lines are built beside linking */
     tp_derive_later later = {0};
     if (links)

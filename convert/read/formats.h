@@ -35,14 +35,15 @@ typedef struct tp_read_opts {
      * paths).  Readers that do not know it read everything; it never changes
      * what is printed. */
     bool device_only;
-    /* The trace is analysed, not written (report, stats, diff, batch, a
-     * job's ranks): a reader may note its launch flows (Kineto's "ac2g"
-     * 's'/'f' pairs: arrows for a viewer, a fifth of a real trace's events)
-     * as ids in t->launch_flows instead of keeping them as events, as
-     * long as every track that held an event still holds one and the
-     * warnings, drops of bad events and errors stay as they were (the
-     * Chrome reader: chrome_events.c flow_as_id).  tp_load clears it under
-     * TP_FLOWS_AS_IDS=0 (the tests compare both paths). */
+    /* The trace is analysed, not written (report, stats, diff, a job's
+     * ranks): a reader may note its launch flows (Kineto's "ac2g" 's'/'f'
+     * pairs: arrows for a viewer, a fifth of a real trace's events) in
+     * t->launch_flows (model.h tp_flow_note: the id, the end, where the
+     * event stood) instead of keeping them as events, as long as what reads
+     * flows reads the notes too and nothing it writes changes: every track
+     * that held an event still holds one, the same warnings, drops and
+     * errors (the Chrome reader: chrome_events.c flow_as_id).  tp_load clears
+     * it under --steps and TP_FLOWS_AS_IDS=0 (the tests compare both paths). */
     bool flows_as_ids;
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */

@@ -188,7 +188,7 @@ static void figs_sub(tp_gpu_figs *to, const tp_gpu_figs *f)
 
 /* The launch flows' ends seen per id: a byte per id of the ids' range when
  * the range is at most four per note plus 1024 (correlation ids count up),
- * else a hash map.  Built from notes in t->launch_flows' form. */
+ * else a hash map.  Built from notes of ids as tp_flow_note.id_end holds them. */
 typedef struct flow_ends {
     uint8_t *dense;  /* id - lo -> TP_FLOW_START | TP_FLOW_END bits; NULL: the map */
     int64_t lo;
@@ -239,7 +239,7 @@ static void flow_ends_free(flow_ends *f)
 
 /* One of the input's ac2g launch flows (Kineto's "ac2g" s/f pairs, kept in
  * the model though replaced in conversions, dropped or not; cat: the "ac2g"
- * string, 0 when the trace has none), noted as in t->launch_flows (where
+ * string, 0 when the trace has none), noted as tp_flow_note.id_end (where
  * the reader of an analysed trace notes most of them instead: model.h
  * tp_launch_flow_note).  false when e is not one. */
 static bool launch_flow(const tp_event *e, tp_str cat, uint64_t **notes, size_t *n, size_t *cap)
@@ -285,8 +285,8 @@ void tp_gpu_time_prepare(const tp_trace *t, tp_gpu_time *g)
     /* the launch flows the reader noted, then those still events */
     size_t nflows = t->nlaunch_flows, flows_cap = nflows;
     uint64_t *notes = tp_xmalloc((nflows + 1) * sizeof *notes);
-    if (nflows)
-        memcpy(notes, t->launch_flows, nflows * sizeof *notes);
+    for (size_t k = 0; k < nflows; k++)
+        notes[k] = t->launch_flows[k].id_end;
     bool flows = nflows > 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const tp_event *e = &t->events[i];

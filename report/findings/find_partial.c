@@ -57,7 +57,10 @@ bool tp_find_partial(const tp_summary *s, char *why, size_t n)
     size_t numbered = 0, pairs = 0, skipping = 0;
     uint64_t between = 0, missing = 0, last = 0;
     bool have = false;
+    size_t note = 0; /* launch flows noted in place of events (model.h tp_flow_note): counted where they stood */
     for (size_t i = 0; i < t->nevents && numbered < PARTIAL_SAMPLE; i++) {
+        for (; note < t->nlaunch_flows && t->launch_flows[note].at <= i; note++)
+            between += t->tracks[t->launch_flows[note].track].role == TP_TRACK_HOST;
         const tp_event *e = &t->events[i];
         /* a graph-capture trace's ops copied in (TP_EV_CAPTURED) carry that trace's numbering, not
          * this one's: read among the replay's they would make every pair skip (SGLang decode with its

@@ -156,19 +156,35 @@ static void same_folder(const char *path, const char *what, const char *env, con
     free(ids);
 }
 
-static void check_same(const char *path)
+/* stats, stats --json and report, each with opts, the same both ways, on one reader and on two halves;
+ * and with flows as ids, one reader's outputs are the two halves' */
+static void check_same_opts(const char *path_in, const char *opts)
 {
+    char path[PATH_MAX]; /* (tp_test_tmp's and tp_test_write_text's buffers rotate) */
+    snprintf(path, sizeof path, "%s", path_in);
     static const char *const splits[] = {"TP_READ_THREADS=1", "TP_READ_SPLIT_MIN=0"};
     const char *bin = tp_test_bin();
     for (size_t s = 0; s < 2; s++) {
         char cmd[PATH_MAX * 2];
-        snprintf(cmd, sizeof cmd, "'%s' stats '%s'", bin, path);
+        snprintf(cmd, sizeof cmd, "'%s' stats '%s' %s", bin, path, opts);
         same_text(path, "stats", splits[s], cmd);
-        snprintf(cmd, sizeof cmd, "'%s' stats '%s' --json", bin, path);
+        snprintf(cmd, sizeof cmd, "'%s' stats '%s' --json %s", bin, path, opts);
         same_text(path, "stats --json", splits[s], cmd);
-        snprintf(cmd, sizeof cmd, "'%s' report '%s' -o '%%s'", bin, path);
+        snprintf(cmd, sizeof cmd, "'%s' report '%s' -o '%%s' %s", bin, path, opts);
         same_folder(path, "report", splits[s], cmd);
     }
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "'%s' stats '%s' --json %s", bin, path, opts);
+    char *one = run_of("TP_READ_THREADS=1", cmd), *two = run_of("TP_READ_SPLIT_MIN=0", cmd);
+    if (strcmp(one, two) != 0)
+        tp_test_fail(__FILE__, __LINE__, "%s: stats --json %s: one reader\n%s\ntwo halves\n%s", path, opts, one, two);
+    free(one);
+    free(two);
+}
+
+static void check_same(const char *path)
+{
+    check_same_opts(path, "");
 }
 
 /* "read: N launch flows noted as ids" (TP_TIMING=1): N, or -1 when the line is missing. */
@@ -205,6 +221,78 @@ TEST(flows_as_ids_odd_cases_write_what_flows_as_events_write)
     CHECK(strstr(out, "flow keys on events that are not slices (ignored)") != NULL);
     CHECK(strstr(out, "bad or out-of-range ts/dur (event dropped)") != NULL);
     free(out);
+}
+
+/* What reads events in their order or counts them: a launch flow noted stands where its event stood
+ * (review of the first version, helper-46). */
+TEST(flows_as_ids_order_and_counts_read_the_notes_where_the_events_stood)
+{
+    /* the partial-trace finding counts the host events between Kineto's numbered ones ("Ev Idx"):
+     * numbers 5 apart with a launch call and a flow between make a whole trace, without the flow a
+     * filtered one */
+    tp_buf b = {0};
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}},\n"
+                    "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":0},\n"
+                    "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,\"ts\":0,\"bp\":\"e\"}");
+    for (int i = 0, t = 1; i < 200; i++, t += 20)
+        tp_buf_printf(&b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":10,"
+                      "\"args\":{\"Ev Idx\":%d}}"
+                      ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                      "\"dur\":2,\"args\":{\"correlation\":%d}}"
+                      ",\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":%d}"
+                      ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":3,"
+                      "\"args\":{\"correlation\":%d}}"
+                      ",\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":0,\"tid\":7,\"ts\":%d,\"bp\":\"e\"}",
+                      t, i * 5, t + 1, i + 10, i + 10, t + 1, t + 5, i + 10, i + 10, t + 5);
+    tp_buf_puts(&b, "\n]}\n");
+    char partial[PATH_MAX];
+    snprintf(partial, sizeof partial, "%s", tp_test_write_text("flows_partial.json", b.data));
+    b.len = 0;
+    check_same(partial);
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "'%s' stats '%s'", tp_test_bin(), partial);
+    char *out = run_of("", cmd);
+    CHECK(strstr(out, "filtered or sampled") == NULL); /* a whole trace */
+    free(out);
+    /* a v1 "launch" pair of a converted trace is matched only next to its slice: a flow between parts it */
+    check_same(tp_test_write_text(
+        "flows_v1.json",
+        "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}},\n"
+        "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":1},\n"
+        "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,\"ts\":1,\"bp\":\"e\"},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,"
+        "\"bind_id\":1,\"flow_out\":true},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5,\"bind_id\":1,\"flow_in\":true},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":5},\n"
+        "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":5,\"pid\":1,\"tid\":1,\"ts\":10},\n"
+        "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":2,\"pid\":0,\"tid\":7,\"ts\":30,\"bp\":\"e\"},\n"
+        "{\"ph\":\"f\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":5,\"pid\":0,\"tid\":7,\"ts\":30,\"bp\":\"e\"}]}\n"));
+    /* --steps drops by time: a track's one flow event outside the window, its later flows inside */
+    check_same_opts(tp_test_write_text(
+                        "flows_steps.json",
+                        "{\"traceEvents\":[\n"
+                        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+                        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":10},\n"
+                        "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":7,\"pid\":2,\"tid\":2,\"ts\":50},\n"
+                        "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":8,\"pid\":2,\"tid\":2,\"ts\":150}]}\n"),
+                    "--steps 1");
+    /* a flow with a duration is a slice to what reads slices (the input pipeline's): an event */
+    tp_buf_puts(&b, "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}},\n"
+                    "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"DataLoader next\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}");
+    for (int i = 0, t = 10; i < 20; i++, t += 100)
+        tp_buf_printf(&b,
+                      ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                      "\"dur\":100}"
+                      ",\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"DataLoader next\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":%d,"
+                      "\"dur\":60}"
+                      ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":20}",
+                      i, t, 100 + i, t + 1, t + 70);
+    tp_buf_puts(&b, "\n]}\n");
+    char dl[PATH_MAX];
+    snprintf(dl, sizeof dl, "%s", tp_test_write_text("flows_dur.json", b.data));
+    tp_buf_free(&b);
+    check_same(dl);
 }
 
 /* diff reads both sides the same way */

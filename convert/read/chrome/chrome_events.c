@@ -477,7 +477,7 @@ static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, 
     return LIGHT_SKIP;
 }
 
-/* ---- tp_read_opts.flows_as_ids: report, stats, diff, batch ----
+/* ---- tp_read_opts.flows_as_ids: report, stats, diff, a job's ranks ----
  * Kineto's launch flows ("ac2g" 's'/'f' pairs, one of each per launch: a
  * fifth of a real trace's events) are arrows for a viewer; the analyses
  * read only which correlation ids have a start and an end (gpu_time.c,
@@ -487,10 +487,12 @@ static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, 
  * event), its id noted in t->launch_flows (model.h), and the event kept only when
  * it is the first of its (track, category), so every track that held an
  * event still holds one.  Whatever the full path decides from more than
- * that takes it: an escaped name, category or id, an id that is a string,
- * negative or beyond int64 (no launch flow to gpu_time.c), flow keys
- * (warned about there), --strict (it checks the args' UTF-8).  Field order
- * does not matter: the event is parsed whole before this.
+ * that takes it: an escaped name, category or id, an id that is not a
+ * plain integer from 0 to 2^63-1 (no launch flow to gpu_time.c), a "dur"
+ * (a slice to what reads slices), flow keys (warned about there), --strict
+ * (it checks the args' UTF-8).  The note keeps where the event stood (what
+ * reads events in order reads notes there: model.h tp_flow_note).  Field
+ * order does not matter: the event is parsed whole before this.
  * Returns 1 when the event takes the full path (*first_key set when it is
  * the first of its (track, category): noted as kept once stored), else 0 or
  * -1 (--strict's error) as commit_event. */
@@ -498,7 +500,7 @@ static int flow_as_id(reader *r, const raw_event *ev, char ph, uint32_t track, u
 {
     if ((ph != 's' && ph != 'f') || r->o->strict || ev->cat.n != 4 || ev->cat.escaped ||
         memcmp(ev->cat.p, "ac2g", 4) != 0 || (ev->name.p && ev->name.escaped) || !ev->id.p || ev->id.str ||
-        ev->bind.p || ev->flow)
+        ev->bind.p || ev->flow || ev->dur.p)
         return 1;
     int64_t id;
     if (tp_parse_int(ev->id.p, ev->id.n, &id) != 0 || id < 0)
@@ -520,7 +522,7 @@ static int flow_as_id(reader *r, const raw_event *ev, char ph, uint32_t track, u
     int k = event_times(r, ev, ph, at, &e, false);
     if (k)
         return k < 0 ? -1 : 0;
-    tp_launch_flow_note(r->t, (uint64_t)id, ph == 'f');
+    tp_launch_flow_note(r->t, (uint64_t)id, ph == 'f', track);
     return 0;
 }
 

@@ -205,6 +205,11 @@ void chrome_restore_flows(reader *r)
         const tp_event *fe = &t->events[f], *se = f >= 2 ? &t->events[f - 1] : NULL;
         tp_event *de = f >= 2 ? &t->events[f - 2] : NULL;
         uint32_t l = TP_NONE;
+        /* a launch flow noted in place of an event between them (tp_read_opts.flows_as_ids) parts them as
+         * the event would */
+        size_t nb = se ? tp_launch_flow_first_at(t, f - 1) : 0;
+        if (se && nb < t->nlaunch_flows && t->launch_flows[nb].at <= f)
+            se = NULL;
         if (se && se->ph == 's' && se->cat == fe->cat && se->name == fe->name && (se->flags & TP_EV_HAS_ID) &&
             !(se->flags & TP_EV_ID_STRING) && se->id == fe->id && !(se->flags & TP_EV_DROPPED) && de->ph == 'X' &&
             de->track == fe->track && de->ts == fe->ts && de->link == TP_NONE)
