@@ -345,6 +345,10 @@ static int convert_main(int argc, char **argv, char **ins)
             return tp_usage_error(argv[0], "--split takes steps or size=N (got '%s')", split);
     }
     lo.read.keep_args = true;
+    /* one input: its launch flows noted as ids, as events again if nothing links (tp_load_opts.written);
+     * a job's ranks keep them all as events */
+    lo.written = true;
+    lo.read.flows_as_ids = !job;
     double t0 = now_s();
     tp_out_install_signal_cleanup();
     tp_trace t;

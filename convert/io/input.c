@@ -411,6 +411,12 @@ bool tp_input_seekable(const tp_input *in)
     return fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+bool tp_input_reopenable(const tp_input *in)
+{
+    struct stat st;
+    return in->fd > 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int tp_input_seek(tp_input *in, uint64_t offset, tp_err *err)
 {
     if (!tp_input_seekable(in))

@@ -34,6 +34,9 @@ size_t tp_input_peek(tp_input *in, const unsigned char **head);
 /* A plain regular file (not gzip, not a pipe) can be read from any offset:
  * tp_input_seek makes the next read start at `offset` of the file. */
 bool tp_input_seekable(const tp_input *in);
+/* A regular file (gzip or not): opening its path again reads it again (not
+ * standard input, not a pipe or a device). */
+bool tp_input_reopenable(const tp_input *in);
 int tp_input_seek(tp_input *in, uint64_t offset, tp_err *err);
 
 /* A seekable input (above) mapped read-only, whole, for a reader that parses

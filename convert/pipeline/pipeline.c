@@ -196,7 +196,7 @@ static void launch_flow_cats(const tp_trace *t, tp_str cats[4])
 
 /* hs: the host slices of each track in time order, as the sweep below
  * needs them, kept for the derived lines (derive.h). */
-static void link_events(tp_trace *t, const tp_str cats[4], tp_host_slices *hs)
+static size_t link_events(tp_trace *t, const tp_str cats[4], tp_host_slices *hs)
 {
     corr_ev *rt = NULL;
     uint32_t *host = NULL;
@@ -306,15 +306,19 @@ static void link_events(tp_trace *t, const tp_str cats[4], tp_host_slices *hs)
     }
     free(m.keys);
     free(m.vals);
+    static const char replaced[] = "launch flows (replaced by flows bound to the slices)";
     for (size_t j = 0; linked && j < nflows; j++) {
         const tp_event *e = &t->events[flows[j]];
         for (int c = 0; c < 4; c++)
             if (cats[c] && e->cat == cats[c]) {
-                tp_drop(t, flows[j], "launch flows (replaced by flows bound to the slices)");
+                tp_drop(t, flows[j], replaced);
                 break;
             }
     }
+    if (linked && t->nlaunch_flows) /* the ones noted as ids (tp_read_opts.flows_as_ids) go as the events do */
+        tp_drop_count(t, replaced, t->nlaunch_flows);
     free(flows);
+    return linked;
 }
 
 /* ---- a reader's derived lines, built beside linking ---- */
@@ -489,6 +493,8 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
     ro.device_only = ro.device_only && !links && !o->ndrop_cats && o->min_dur_ns <= 0 &&
                      !(dev_only && strcmp(dev_only, "0") == 0);
     const char *flow_ids = getenv("TP_FLOWS_AS_IDS"); /* 0: every launch flow an event (the tests compare) */
+    if (o->written && (!tp_input_reopenable(in) || o->ndrop_cats || o->min_dur_ns > 0))
+        ro.flows_as_ids = false; /* (tp_load_opts.written) */
     /* unlinked: keep_flow; --steps drops by time, and a track's one flow event may fall outside the window
      * while its notes lie inside: every flow an event then */
     ro.flows_as_ids = ro.flows_as_ids && links && !o->has_steps && !(flow_ids && strcmp(flow_ids, "0") == 0);
@@ -525,7 +531,17 @@ int tp_load(const char *path, const tp_load_opts *o, tp_trace *t, tp_err *err)
         !o->no_links && !o->no_derive && !(f->caps & TP_FMT_OWN_DERIVED_LINES);
     tp_host_slices host_slices = {0};
     if (links) {
-        link_events(t, cats, &host_slices);
+        size_t linked = link_events(t, cats, &host_slices);
+        if (!linked && t->nlaunch_flows && o->written && !later.set) { /* (the Chrome reader notes, XPlane derives) */
+            /* nothing links: the input's own flows are written, so read them as events (tp_load_opts.written) */
+            tp_host_slices_free(&host_slices);
+            tp_trace_free(t);
+            tp_trace_init(t);
+            tp_load_opts again = *o;
+            again.read.flows_as_ids = false;
+            tp_timing("read again: nothing linked, launch flows as events");
+            return tp_load(path, &again, t, err);
+        }
         if (!derive_linked)
             tp_host_slices_free(&host_slices);
         tp_timing("link");

@@ -19,6 +19,13 @@ typedef struct tp_load_opts {
     bool no_links;           /* skip linking (stats without --steps does not need it) */
     bool no_derive;          /* skip step 5: the report reads no derived line it did not load */
     bool has_steps;          /* --steps A:B given */
+    /* The trace will be written (convert): launch flows the reader noted as
+     * ids (read.flows_as_ids) are dropped with the flow events when linking
+     * replaces them, and when nothing links (they are then written) the
+     * input is read again with every flow an event.  Noting is left off
+     * where that cannot be done the same way: standard input or a pipe,
+     * --drop-cat, --min-dur, --steps. */
+    bool written;
     int64_t step_first, step_last;
     const char *drop_cats[16]; /* --drop-cat CAT (repeatable): events of these categories go */
     size_t ndrop_cats;

@@ -35,8 +35,8 @@ typedef struct tp_read_opts {
      * paths).  Readers that do not know it read everything; it never changes
      * what is printed. */
     bool device_only;
-    /* The trace is analysed, not written (report, stats, diff, a job's
-     * ranks): a reader may note its launch flows (Kineto's "ac2g" 's'/'f'
+    /* Launch flows as ids (report, stats, diff, a job's ranks, convert of
+     * one file: tp_load_opts.written): a reader may note its launch flows (Kineto's "ac2g" 's'/'f'
      * pairs: arrows for a viewer, a fifth of a real trace's events) in
      * t->launch_flows (model.h tp_flow_note: the id, the end, where the
      * event stood) instead of keeping them as events, as long as what reads

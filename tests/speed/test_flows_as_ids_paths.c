@@ -111,7 +111,8 @@ static char *run_of(const char *env, const char *cmd)
     char o[PATH_MAX], e[PATH_MAX];
     snprintf(o, sizeof o, "%s", tp_test_tmp("fa.out"));
     snprintf(e, sizeof e, "%s", tp_test_tmp("fa.err"));
-    int rc = tp_test_run(NULL, "SOURCE_DATE_EPOCH=1700000000 %s %s >'%s' 2>'%s'", env, cmd, o, e);
+    /* (the braces: a command list's output is captured whole; env applies to its first command) */
+    int rc = tp_test_run(NULL, "{ SOURCE_DATE_EPOCH=1700000000 %s %s; } >'%s' 2>'%s'", env, cmd, o, e);
     char *so = tp_test_read_file(o, NULL), *se = tp_test_read_file(e, NULL);
     size_t n = (so ? strlen(so) : 0) + (se ? strlen(se) : 0) + 64;
     char *out = malloc(n);
@@ -293,6 +294,80 @@ TEST(flows_as_ids_order_and_counts_read_the_notes_where_the_events_stood)
     snprintf(dl, sizeof dl, "%s", tp_test_write_text("flows_dur.json", b.data));
     tp_buf_free(&b);
     check_same(dl);
+}
+
+/* convert (tp_load_opts.written): the flows replaced by linking are dropped and counted as the events
+ * were; a trace where nothing links is read again with its flows as events (they are written) */
+static void check_convert(const char *path_in, const char *opts, bool read_again)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", path_in);
+    static const char *const outs[] = {"json", "pftrace", "json.gz"};
+    static const char *const splits[] = {"TP_READ_THREADS=1", "TP_READ_SPLIT_MIN=0"};
+    for (size_t s = 0; s < 2; s++)
+        for (size_t o = 0; o < 3; o++) {
+            char cmd[PATH_MAX * 5], out[PATH_MAX];
+            snprintf(out, sizeof out, "%s.%s", tp_test_tmp("fa_conv"), outs[o]);
+            /* the message names the output and the time: the same name both ways, the time cut */
+            snprintf(cmd, sizeof cmd, "'%s' convert '%s' -o '%s' %s 2>&1 && cat '%s' | od -An -tx1 | md5sum", tp_test_bin(),
+                     path, out, opts, out);
+            char full_env[160];
+            snprintf(full_env, sizeof full_env, "TP_FLOWS_AS_IDS=0 %s", splits[s]);
+            char *full = run_of(full_env, cmd), *ids = run_of(splits[s], cmd);
+            char *cut[2] = {full, ids};
+            for (int k = 0; k < 2; k++) /* ", 0.01 s" at the end of the summary line */
+                for (char *c = strstr(cut[k], " MB, "); c; c = strstr(c + 1, " MB, "))
+                    for (char *q = c + 5; *q && *q != '\n'; q++)
+                        *q = ' ';
+            if (strcmp(full, ids) != 0)
+                tp_test_fail(__FILE__, __LINE__, "%s: convert to %s %s (%s): with flows as ids\n%s\nwith flows as events\n%s",
+                             path, outs[o], opts, splits[s], ids, full);
+            free(full);
+            free(ids);
+        }
+    char *t = NULL;
+    tp_test_run(&t, "TP_TIMING=1 '%s' convert '%s' -o '%s' %s 2>&1 >/dev/null", tp_test_bin(), path,
+                tp_test_tmp("fa_conv.json"), opts);
+    CHECK_EQ_INT(t && strstr(t, "read again: nothing linked") != NULL, read_again);
+    free(t);
+}
+
+TEST(flows_as_ids_convert_writes_what_flows_as_events_write)
+{
+    char dense[PATH_MAX];
+    snprintf(dense, sizeof dense, "%s", odd_trace("flows_conv.json", 1000, 0));
+    check_convert(dense, "", false);
+    check_convert(dense, "--drop-cat ac2g", false); /* (noting left off) */
+    check_convert(dense, "--steps 2:3", false);
+    /* nothing links by correlation (only the flows' ids): read again, flows as events */
+    char unlinked[PATH_MAX];
+    snprintf(unlinked, sizeof unlinked, "%s",
+             tp_test_write_text("flows_unlinked.json",
+                                "{\"traceEvents\":[\n"
+                                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},\n"
+                                "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":10},\n"
+                                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5},\n"
+                                "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":7,\"pid\":0,\"tid\":7,\"ts\":20,\"bp\":\"e\"},\n"
+                                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":5},\n"
+                                "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":8,\"pid\":1,\"tid\":1,\"ts\":30},\n"
+                                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":5},\n"
+                                "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":8,\"pid\":0,\"tid\":7,\"ts\":40,\"bp\":\"e\"}]}\n"));
+    check_convert(unlinked, "", true);
+    /* gzip input is read again the same way; standard input cannot be: its flows are events from the start */
+    CHECK_EQ_INT(tp_test_run(NULL, "gzip -kf '%s'", unlinked), 0);
+    char gz[PATH_MAX + 4];
+    snprintf(gz, sizeof gz, "%s.gz", unlinked);
+    check_convert(gz, "", true);
+    char *a = NULL, *b = NULL;
+    tp_test_run(&a, "TP_TIMING=1 '%s' convert - -o '%s' <'%s' 2>&1 >/dev/null; cat '%s'", tp_test_bin(),
+                tp_test_tmp("fa_stdin.json"), unlinked, tp_test_tmp("fa_stdin.json"));
+    tp_test_run(&b, "TP_FLOWS_AS_IDS=0 '%s' convert '%s' -o '%s' 2>/dev/null; cat '%s'", tp_test_bin(), unlinked,
+                tp_test_tmp("fa_file.json"), tp_test_tmp("fa_file.json"));
+    CHECK(a && b && strstr(a, "read again") == NULL && strstr(b, "traceEvents") != NULL);
+    CHECK(a && b && strcmp(strstr(a, "{"), strstr(b, "{")) == 0);
+    free(a);
+    free(b);
+    check_convert("golden/example.pt.trace.json", "", false);
 }
 
 /* diff reads both sides the same way */

@@ -477,11 +477,12 @@ static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, 
     return LIGHT_SKIP;
 }
 
-/* ---- tp_read_opts.flows_as_ids: report, stats, diff, a job's ranks ----
+/* ---- tp_read_opts.flows_as_ids: report, stats, diff, a job's ranks, convert ----
  * Kineto's launch flows ("ac2g" 's'/'f' pairs, one of each per launch: a
  * fifth of a real trace's events) are arrows for a viewer; the analyses
  * read only which correlation ids have a start and an end (gpu_time.c,
- * TraceLens's "linked").  When the trace is analysed and not written, such
+ * TraceLens's "linked"), and convert replaces them by flows bound to the
+ * slices (tp_load_opts.written: read again when nothing links).  Such
  * a flow is counted and its times checked as any event (the same warnings,
  * drops and errors: a flow dropped for its times is not noted, as it was no
  * event), its id noted in t->launch_flows (model.h), and the event kept only when
