@@ -198,8 +198,8 @@ typedef struct tp_trace {
     bool keep_args;        /* reader option: store args (convert) or skip (stats) */
 
     /* Launch flows a reader noted instead of keeping them as events
-     * (tp_read_opts.flows_as_ids: the trace is analysed, not written), in
-     * input order (tp_launch_flow_note).  The analyses read them together
+     * (tp_read_opts.flows_as_ids: the analysing commands, and convert of one
+     * file), in input order (tp_launch_flow_note).  The analyses read them together
      * with the flow events still in events[]; none when the reader kept
      * them all. */
     struct tp_flow_note *launch_flows;
@@ -233,10 +233,10 @@ typedef struct tp_trace {
  * launch call and an 'f' on the kernel, the correlation id for both, a
  * fifth of a real trace's events.  A viewer draws them as arrows; the
  * analyses ask only whether an id has both ends (TraceLens's "linked",
- * report/analysis/gpu_time.c).  A reader of a trace that is analysed and
- * not written (tp_read_opts.flows_as_ids) notes them instead of keeping
- * them as events; the analyses read the notes and the flow events still in
- * the trace as one set of ids. */
+ * report/analysis/gpu_time.c), and convert replaces them by flows bound to
+ * the slices.  A reader asked to (tp_read_opts.flows_as_ids) notes them
+ * instead of keeping them as events; what reads flows reads the notes and
+ * the flow events still in the trace as one. */
 enum { TP_FLOW_START = 1, TP_FLOW_END = 2 }; /* an 's', an 'f' */
 /* One noted flow: where it stood too, for what reads events in their order
  * (the v1 launch pairs' neighbours, the partial-trace count of host events

@@ -42,8 +42,12 @@ typedef struct tp_read_opts {
      * event stood) instead of keeping them as events, as long as what reads
      * flows reads the notes too and nothing it writes changes: every track
      * that held an event still holds one, the same warnings, drops and
-     * errors (the Chrome reader: chrome_events.c flow_as_id).  tp_load clears
-     * it under --steps and TP_FLOWS_AS_IDS=0 (the tests compare both paths). */
+     * errors, the same strings in the same order (the Chrome reader:
+     * chrome_events.c flow_as_id, which leaves --strict to the full path).
+     * tp_load clears it when nothing is linked, under --steps and
+     * TP_FLOWS_AS_IDS=0 (the tests compare both paths), and for a trace
+     * written from standard input or a pipe, or with --drop-cat or --min-dur
+     * (tp_load_opts.written). */
     bool flows_as_ids;
     int derive_era;          /* derived-line merge rule: 0 = current (2024), 2022 or 2020 (--derive-rule) */
     bool report_data;        /* keep what the report's format pages need in t->format_data (XPlane) */

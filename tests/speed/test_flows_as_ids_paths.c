@@ -370,6 +370,79 @@ TEST(flows_as_ids_convert_writes_what_flows_as_events_write)
     check_convert("golden/example.pt.trace.json", "", false);
 }
 
+/* String ids are in order of first sight and some orders read them: a noted flow's name is interned as
+ * its event's would be (review helper-47): the .pftrace flow chains by category, a job's tied kernels */
+TEST(flows_as_ids_intern_the_strings_in_the_order_of_events)
+{
+    char pf[PATH_MAX];
+    snprintf(pf, sizeof pf, "%s",
+             tp_test_write_text(
+                 "flows_names.json",
+                 "{\"traceEvents\":[\n"
+                 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,"
+                 "\"args\":{\"correlation\":1}},\n"
+                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":5,\"args\":{\"correlation\":1}},\n"
+                 "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":10},\n"
+                 "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"yy\",\"id\":2,\"pid\":1,\"tid\":1,\"ts\":11},\n"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":10},\n"
+                 "{\"ph\":\"s\",\"cat\":\"zz\",\"name\":\"n\",\"id\":5,\"pid\":1,\"tid\":2,\"ts\":1},\n"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":20,\"dur\":10},\n"
+                 "{\"ph\":\"f\",\"cat\":\"zz\",\"name\":\"n\",\"id\":5,\"pid\":1,\"tid\":2,\"ts\":21,\"bp\":\"e\"},\n"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":10},\n"
+                 "{\"ph\":\"s\",\"cat\":\"yy\",\"name\":\"n\",\"id\":6,\"pid\":1,\"tid\":2,\"ts\":41},\n"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"pid\":1,\"tid\":2,\"ts\":60,\"dur\":10},\n"
+                 "{\"ph\":\"f\",\"cat\":\"yy\",\"name\":\"n\",\"id\":6,\"pid\":1,\"tid\":2,\"ts\":61,\"bp\":\"e\"}]}\n"));
+    check_convert(pf, "", false);
+    /* two ranks whose kernels kA and kB tie before the all-reduce: a noted flow named kB comes first */
+    char rank[2][PATH_MAX];
+    for (int r = 0; r < 2; r++) {
+        tp_buf b = {0};
+        int pid = 100 + r, c = 1;
+        tp_buf_printf(&b, "{\"schemaVersion\":1,\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,\"world_size\":2,"
+                          "\"pg_count\":1,\"pg_config\":[{\"pg_name\":\"0\",\"pg_desc\":\"default_pg\",\"backend_config\":"
+                          "\"cuda:nccl\",\"pg_size\":2,\"ranks\":[0,1]}]},\"traceEvents\":[\n"
+                          "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":9000,\"pid\":%d,\"tid\":%d,\"ts\":1.0},\n"
+                          "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"kB\",\"id\":9001,\"pid\":%d,\"tid\":%d,\"ts\":1.0}",
+                      r, pid, pid, pid, pid);
+        for (int st = 0; st < 3; st++) {
+            int t0 = 1000 + st * 1000;
+            tp_buf_printf(&b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":%d,\"tid\":%d,"
+                              "\"ts\":%d,\"dur\":900}", st, pid, pid, t0);
+            for (int k = 0; k < 2; k++, c++)
+                tp_buf_printf(&b,
+                              ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":%d,\"tid\":%d,"
+                              "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}}"
+                              ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":50,"
+                              "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+                              pid, pid, t0 + 10 + k * 10, c, k ? "kB" : "kA", t0 + 50 + k * 100, c);
+            tp_buf_printf(&b,
+                          ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":%d,\"tid\":%d,\"ts\":%d,"
+                          "\"dur\":30,\"args\":{\"Collective name\":\"allreduce\",\"In msg nelems\":1024,\"Out msg nelems\":1024,"
+                          "\"Group size\":2,\"dtype\":\"Float\",\"Process Group Name\":\"0\",\"Process Group Ranks\":\"[0, 1]\"}}"
+                          ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":%d,\"tid\":%d,\"ts\":%d,"
+                          "\"dur\":5,\"args\":{\"correlation\":%d}}"
+                          ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, "
+                          "unsigned long, ncclWork*)\",\"pid\":0,\"tid\":30,\"ts\":%d,\"dur\":100,\"args\":{\"correlation\":%d,"
+                          "\"device\":0,\"stream\":30}}",
+                          pid, pid, t0 + 300 + r * 100, pid, pid, t0 + 305 + r * 100, c, t0 + 500, c);
+            c++;
+        }
+        tp_buf_puts(&b, "\n]}\n");
+        char name[32];
+        snprintf(name, sizeof name, "flows_rank%d.json", r);
+        snprintf(rank[r], sizeof rank[r], "%s", tp_test_write_text(name, b.data));
+        tp_buf_free(&b);
+    }
+    char cmd[PATH_MAX * 4];
+    snprintf(cmd, sizeof cmd, "'%s' report '%s' '%s' -o '%%s' -q", tp_test_bin(), rank[0], rank[1]);
+    same_folder(rank[0], "job report", "", cmd);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cat '%s'/ranks/*.rank.json", tp_test_tmp("fa_out"));
+    tp_test_run(&out, "%s", cmd);
+    CHECK(out && strstr(out, "[\"kB\",50000],[\"kA\",50000]")); /* the tie: kB seen first (the flow) */
+    free(out);
+}
+
 /* diff reads both sides the same way */
 TEST(flows_as_ids_diff_writes_what_flows_as_events_write)
 {

@@ -492,8 +492,10 @@ static int light_event(reader *r, const raw_event *ev, char ph, uint32_t track, 
  * plain integer from 0 to 2^63-1 (no launch flow to gpu_time.c), a "dur"
  * (a slice to what reads slices), flow keys (warned about there), --strict
  * (it checks the args' UTF-8).  The note keeps where the event stood (what
- * reads events in order reads notes there: model.h tp_flow_note).  Field
- * order does not matter: the event is parsed whole before this.
+ * reads events in order reads notes there: model.h tp_flow_note), and its
+ * name and category are interned as the event's would be (the order of
+ * string ids is read too).  Field order does not matter: the event is
+ * parsed whole before this.
  * Returns 1 when the event takes the full path (*first_key set when it is
  * the first of its (track, category): noted as kept once stored), else 0 or
  * -1 (--strict's error) as commit_event. */
@@ -506,6 +508,10 @@ static int flow_as_id(reader *r, const raw_event *ev, char ph, uint32_t track, u
     int64_t id;
     if (tp_parse_int(ev->id.p, ev->id.n, &id) != 0 || id < 0)
         return 1;
+    /* the name and the category interned as the full path interns them, in its order: string ids are
+     * in order of first sight, and some orders read them (pftrace flow chains, a job's tied names) */
+    if (ev->name.p)
+        intern_span(r, &ev->name);
     if (!r->ac2g)
         r->ac2g = intern_span(r, &ev->cat);
     int64_t key = (int64_t)((uint64_t)track << 32 | r->ac2g);
