@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -176,23 +177,33 @@ static int map_one(const tp_strlist *inputs, size_t i, const tp_job_opts *o, con
 
 /* A forked child maps input i and exits 0; on an error it writes the
  * error (file, where, message: three NUL-ended strings) to fd and exits 2,
- * so the parent prints one line however many children fail. */
+ * so the parent prints one line however many children fail.  What it
+ * prints on stderr (the rank's warnings) goes to *out, an anonymous file
+ * the parent prints in input order (held_print): ranks that run at once
+ * end in any order, their lines must not (-1: no such file, stderr as is). */
 static pid_t start_child(const tp_strlist *inputs, size_t i, const tp_job_opts *o, const char *dir, bool one_thread,
-                         int *fd)
+                         int *fd, int *out)
 {
     int p[2];
     if (pipe(p) != 0)
         return -1;
+    *out = memfd_create("tracepress-rank-stderr", MFD_CLOEXEC);
     fflush(NULL);
     pid_t pid = fork();
     if (pid != 0) {
         close(p[1]);
-        if (pid < 0)
+        if (pid < 0) {
             close(p[0]);
+            if (*out >= 0)
+                close(*out);
+            *out = -1;
+        }
         *fd = p[0];
         return pid;
     }
     close(p[0]);
+    if (*out >= 0 && dup2(*out, STDERR_FILENO) >= 0) /* (dup2's copy is not close-on-exec; no exec follows anyway) */
+        close(*out);
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed command takes its workers along */
     tp_out_install_signal_cleanup();
     /* a small rank on one thread too: starting threads costs more than they
@@ -220,8 +231,41 @@ static pid_t start_child(const tp_strlist *inputs, size_t i, const tp_job_opts *
 typedef struct child {
     pid_t pid;
     int fd;
+    int out; /* its stderr (start_child), or -1 */
     size_t input;
 } child;
+
+/* The ranks' stderr, printed in input order: held until every input before
+ * is printed.  At most HELD_MAX bytes a rank (a rank prints a few lines). */
+#define HELD_MAX (1u << 20)
+typedef struct held {
+    tp_buf *text; /* per input */
+    bool *done;
+    size_t n, next;
+} held;
+
+static void held_take(held *h, size_t input, int fd)
+{
+    h->done[input] = true;
+    if (fd < 0)
+        return;
+    char buf[8192];
+    ssize_t k;
+    if (lseek(fd, 0, SEEK_SET) == 0)
+        while (h->text[input].len < HELD_MAX && (k = read(fd, buf, sizeof buf)) > 0)
+            tp_buf_put(&h->text[input], buf, (size_t)k);
+    close(fd);
+}
+
+static void held_print(held *h)
+{
+    for (; h->next < h->n && h->done[h->next]; h->next++) {
+        tp_buf *b = &h->text[h->next];
+        if (b->len && fwrite(b->data, 1, b->len, stderr) != b->len)
+            break;
+        tp_buf_free(b);
+    }
+}
 
 /* The failure of the lowest input wins (the same line whichever child ends first). */
 typedef struct failure {
@@ -276,24 +320,27 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
     int nrun = 0;
     static failure fl;
     memset(&fl, 0, sizeof fl);
+    held h = {tp_xcalloc(inputs->n + 1, sizeof *h.text), tp_xcalloc(inputs->n + 1, sizeof *h.done), inputs->n, 0};
     for (size_t i = 0; i < inputs->n || nrun;) {
         bool start = i < inputs->n && !fl.count && nrun < workers;
         if (start && o->shard_n && (int)(i % (size_t)o->shard_n) != o->shard_k - 1) {
+            held_take(&h, i, -1); /* another shard's: nothing to print */
             i++;
             continue;
         }
         if (start) {
-            int fd = -1;
-            pid_t pid = start_child(inputs, i, o, dir, workers > 1, &fd);
-            if (pid < 0) { /* no fork: here */
+            int fd = -1, out = -1;
+            pid_t pid = start_child(inputs, i, o, dir, workers > 1, &fd, &out);
+            if (pid < 0) { /* no fork: here (its lines printed as they come) */
                 if (map_one(inputs, i, o, dir, failed, err) < 0) {
                     fl.count++;
                     fl.input = i;
                     snprintf(fl.path, sizeof fl.path, "%.4399s", *failed ? *failed : "");
                     fl.err = *err;
                 }
+                held_take(&h, i, -1);
             } else
-                run[nrun++] = (child){pid, fd, i};
+                run[nrun++] = (child){pid, fd, out, i};
             i++;
             continue;
         }
@@ -312,12 +359,23 @@ int tp_job_map(const tp_strlist *inputs, const tp_job_opts *o, const char *dir, 
         for (int w = 0; w < nrun; w++)
             if (run[w].pid == pid) {
                 reap(&run[w], st, &fl);
+                held_take(&h, run[w].input, run[w].out);
+                held_print(&h);
                 run[w] = run[--nrun];
                 break;
             }
         if (fl.count && !nrun)
             break;
     }
+    /* after a failure, what the ranks that ran printed, in order (those never started print nothing) */
+    for (size_t k = h.next; k < h.n; k++)
+        if (!h.done[k])
+            held_take(&h, k, -1);
+    held_print(&h);
+    for (size_t k = 0; k < h.n; k++)
+        tp_buf_free(&h.text[k]);
+    free(h.text);
+    free(h.done);
     free(run);
     if (!fl.count)
         return 0;

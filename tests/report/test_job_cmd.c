@@ -3,6 +3,7 @@
 #include "tests/lib/harness.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,4 +308,46 @@ TEST(job_report_refuses_mixed_shards_and_its_own_folder)
     CHECK_EQ_INT(tp_test_run(&out, "'%s' report '%s' -o '%s' 2>&1", tp_test_bin(), a, a), 1);
     CHECK(has(out, "the output folder is the input folder"));
     free(out);
+}
+
+/* Ranks run two at once in forked workers and end in any order; their
+ * warnings reach stderr in input order all the same, each line whole (a
+ * small rank after a large one used to print first). */
+TEST(job_report_prints_the_ranks_warnings_in_input_order)
+{
+    char path[2][PATH_MAX];
+    for (int r = 0; r < 2; r++) {
+        tp_buf b = {0};
+        tp_buf_printf(&b, "{\"distributedInfo\":{\"rank\":%d,\"world_size\":2},\"traceEvents\":[\n"
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"bad\",\"pid\":1,\"tid\":1,\"ts\":\"soon\",\"dur\":1}",
+                      r);
+        for (int i = 0; i < (r ? 10 : 60000); i++) /* the first rank takes far longer */
+            tp_buf_printf(&b,
+                          ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5}"
+                          ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":3}",
+                          i % 50, i * 10, i * 10 + 2);
+        tp_buf_puts(&b, "\n]}\n");
+        char name[32];
+        snprintf(name, sizeof name, "order_rank%d.json", r);
+        snprintf(path[r], sizeof path[r], "%s", tp_test_write_text(name, b.data));
+        tp_buf_free(&b);
+    }
+    char *first = NULL;
+    for (int run = 0; run < 3; run++) {
+        char *err = NULL;
+        tp_test_run(NULL, "rm -rf '%s'", tp_test_tmp("order_job"));
+        CHECK_EQ_INT(tp_test_run(&err, "'%s' report '%s' '%s' -o '%s' -q -j 2 2>&1 >/dev/null", tp_test_bin(), path[0],
+                                 path[1], tp_test_tmp("order_job")),
+                     0);
+        const char *a = err ? strstr(err, "order_rank0.json: warning: bad or out-of-range ts/dur") : NULL;
+        const char *b = err ? strstr(err, "order_rank1.json: warning: bad or out-of-range ts/dur") : NULL;
+        CHECK(a && b && a < b);
+        if (!first)
+            first = err;
+        else {
+            CHECK_STR(err, first);
+            free(err);
+        }
+    }
+    free(first);
 }
