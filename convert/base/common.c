@@ -185,35 +185,45 @@ void tp_put_printable(FILE *f, const char *s)
     }
 }
 
+FILE *tp_line_open(tp_line *l)
+{
+    l->text = NULL;
+    l->len = 0;
+    l->mem = open_memstream(&l->text, &l->len);
+    FILE *f = l->mem ? l->mem : stderr;
+    fputs(TP_PROG ": ", f);
+    return f;
+}
+
+void tp_line_end(tp_line *l)
+{
+    if (l->mem && fclose(l->mem) == 0)
+        fwrite(l->text, 1, l->len, stderr);
+    free(l->text);
+    l->mem = NULL;
+    l->text = NULL;
+}
+
 void tp_print_line(const char *fmt, ...)
 {
-    char *msg = NULL, *line = NULL;
-    size_t len = 0;
+    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
     int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
-    FILE *m = open_memstream(&line, &len);
-    FILE *f = m ? m : stderr; /* written at once, as tp_report_error's */
-    fputs(TP_PROG ": ", f);
+    tp_line l;
+    FILE *f = tp_line_open(&l);
     tp_put_printable(f, n >= 0 ? msg : fmt);
     fputc('\n', f);
-    if (m && fclose(m) == 0)
-        fwrite(line, 1, len, stderr);
-    free(line);
+    tp_line_end(&l);
     free(n >= 0 ? msg : NULL);
 }
 
 void tp_report_error(const char *file, const tp_err *err)
 {
-    /* one line whatever the file is called or the message quotes, written at once: stderr is
-     * unbuffered, and character by character two job workers failing together interleaved their
-     * lines letter by letter */
-    char *line = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&line, &len);
-    FILE *f = m ? m : stderr;
-    fputs(TP_PROG ": ", f);
+    /* one line whatever the file is called or the message quotes, written at once (tp_line) */
+    tp_line l;
+    FILE *f = tp_line_open(&l);
     tp_put_printable(f, file);
     fputs(": ", f);
     if (err->where[0]) {
@@ -222,9 +232,7 @@ void tp_report_error(const char *file, const tp_err *err)
     }
     tp_put_printable(f, err->msg);
     fputc('\n', f);
-    if (m && fclose(m) == 0)
-        fwrite(line, 1, len, stderr);
-    free(line);
+    tp_line_end(&l);
 }
 
 void tp_buf_put(tp_buf *b, const void *p, size_t n)

@@ -74,6 +74,18 @@ uint32_t tp_utf8_cp(const unsigned char *s, size_t len);
  * controls, U+061C, U+200E/F, U+2028/9, U+202A-202E, U+2066-2069. */
 bool tp_is_hidden_control(uint32_t cp);
 void tp_report_error(const char *file, const tp_err *err);
+/* A message line built in memory and written to stderr at once: stderr is
+ * unbuffered, and piece by piece the lines of processes that print together
+ * (a job's workers) mix.  tp_line_open returns where to write the line
+ * ("tracepress: " is there already; stderr itself when memory fails);
+ * tp_line_end writes it. */
+typedef struct tp_line {
+    FILE *mem;
+    char *text;
+    size_t len;
+} tp_line;
+FILE *tp_line_open(tp_line *l);
+void tp_line_end(tp_line *l);
 /* "tracepress: " and the formatted message on stderr as one escaped line
  * (tp_put_printable; fmt without the newline): for messages that name a
  * path or a value as given. */

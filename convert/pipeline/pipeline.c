@@ -430,20 +430,14 @@ void tp_print_warnings(const char *path, const tp_trace *t)
 {
     if (!t->nwarnings)
         return;
-    /* one line written at once (stderr is unbuffered: piece by piece, two processes' lines mix) */
-    char *line = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&line, &len);
-    FILE *f = m ? m : stderr;
-    fputs(TP_PROG ": ", f);
+    tp_line l; /* one line written at once */
+    FILE *f = tp_line_open(&l);
     tp_put_printable(f, path);
     fputs(": warning: ", f);
     for (size_t i = 0; i < t->nwarnings; i++)
         fprintf(f, "%s%s: %llu", i ? ", " : "", t->warnings[i].what, (unsigned long long)t->warnings[i].count);
     fputc('\n', f);
-    if (m && fclose(m) == 0)
-        fwrite(line, 1, len, stderr);
-    free(line);
+    tp_line_end(&l);
 }
 
 /* The graph-capture traces given (or found beside the input) merged into t. */
