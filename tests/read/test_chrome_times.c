@@ -13,7 +13,10 @@
 static void put_number(tp_buf *b, unsigned *seed, bool dur, const char *suffix)
 {
     char digits[40];
-    size_t ni = 1 + (size_t)rand_r(seed) % 16, nf = (size_t)rand_r(seed) % 6; /* 4-5 decimals: rounded */
+    /* 1-19 integer digits: runs shorter than, as long as and longer than the
+     * 16 bytes chrome_parse.h's digits_end looks at once (past 10^18 ns both
+     * ways drop the event); 4-5 decimals: rounded */
+    size_t ni = 1 + (size_t)rand_r(seed) % 19, nf = (size_t)rand_r(seed) % 6;
     size_t n = 0;
     if (!dur && rand_r(seed) % 5 == 0)
         digits[n++] = '-';

@@ -53,14 +53,18 @@ static tp_str intern_text(reader *r, const char *s, size_t n)
     }
     uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xbf58476d1ce4e5b9ull;
     size_t slot = (size_t)(h >> 55); /* 512 slots */
-    if (r->recent[slot].len == n) {
+    /* up to 16 bytes, a and b are the whole text: equal ends are equal texts
+     * (categories, pids, short names: no memcmp call) */
+    if (r->recent[slot].len == n && r->recent[slot].a == a && r->recent[slot].b == b) {
         tp_str id = r->recent[slot].id;
-        if (memcmp(tp_str_get(r->t, id), s, n) == 0)
+        if (n <= 16 || memcmp(tp_str_get(r->t, id), s, n) == 0)
             return id;
     }
     tp_str id = tp_intern(r->t, s, n);
     r->recent[slot].id = id;
     r->recent[slot].len = (uint32_t)n;
+    r->recent[slot].a = a;
+    r->recent[slot].b = b;
     return id;
 }
 
@@ -124,6 +128,15 @@ static int ident_of(reader *r, const span *s, ident *id)
 
 static uint32_t track_for_slow(reader *r, const raw_event *ev);
 
+/* n bytes (pids and tids: a few) equal, without a memcmp call per event */
+static inline bool short_eq(const char *x, const char *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return false;
+    return true;
+}
+
 static uint32_t track_for(reader *r, const raw_event *ev)
 {
     uint8_t flags = (uint8_t)(1 | (ev->pid.str ? 2 : 0) | (ev->tid.str ? 4 : 0) | (ev->tid.p ? 8 : 0) |
@@ -131,8 +144,8 @@ static uint32_t track_for(reader *r, const raw_event *ev)
     for (int i = 0; i < 4; i++) {
         const struct last_pair *l = &r->last[i];
         if (l->flags == flags && ev->pid.n == l->pid_n && ev->tid.n == l->tid_n &&
-            (!ev->pid.p || memcmp(ev->pid.p, l->pid, ev->pid.n) == 0) &&
-            (!ev->tid.p || memcmp(ev->tid.p, l->tid, ev->tid.n) == 0))
+            (!ev->pid.p || short_eq(ev->pid.p, l->pid, ev->pid.n)) &&
+            (!ev->tid.p || short_eq(ev->tid.p, l->tid, ev->tid.n)))
             return l->track;
     }
     uint32_t k = track_for_slow(r, ev);

@@ -14,6 +14,9 @@
 #include "convert/codec/json_lex.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static inline int scan_scalar(const char *p, const char *end, span *s, const char **next, const char **why)
 {
@@ -30,15 +33,12 @@ static inline int scan_scalar(const char *p, const char *end, span *s, const cha
     /* fast path: [-]digits[.digits] ended by a byte that cannot continue a
      * token, the form of every Kineto ts, dur, pid and tid; anything else
      * (exponents, literals, "01", the end of the buffer) goes the long way */
-    const char *d0 = p + (*p == '-'), *q = d0;
-    while (q < end && (unsigned)(*q - '0') < 10)
-        q++;
+    const char *d0 = p + (*p == '-'), *q = tp_json_digits_end(d0, end);
     if (q > d0 && (*d0 != '0' || q - d0 == 1)) {
         size_t int_n = (size_t)(q - d0), frac_n = 0;
         if (q < end && *q == '.') {
             const char *f = ++q;
-            while (q < end && (unsigned)(*q - '0') < 10)
-                q++;
+            q = tp_json_digits_end(q, end);
             frac_n = (size_t)(q - f);
             if (q == f)
                 q = end; /* "1." is not a number: the long way says so */
@@ -239,11 +239,27 @@ static inline int scan_key(const char *p, const char *end, const char **k, size_
     return tp_json_string(p, end, k, kn, &esc, next, why);
 }
 
+/* Zero ev as 16-byte stores: the 384-byte memset was a `rep stos`, 20% of
+ * chrome_read_events' own samples (its start-up cost, per event). */
+static inline void zero_event(raw_event *ev)
+{
+#ifdef __SSE2__
+    _Static_assert(sizeof *ev % 16 == 0, "raw_event is zeroed 16 bytes at a time");
+    char *b = (char *)ev;
+    __m128i z = _mm_setzero_si128();
+    __asm__("" : "+x"(z)); /* an opaque zero: else GCC makes the loop a memset again */
+    for (size_t i = 0; i < sizeof *ev; i += 16)
+        _mm_storeu_si128((__m128i *)(void *)(b + i), z);
+#else
+    memset(ev, 0, sizeof *ev);
+#endif
+}
+
 /* Parse one event object at p.  No side effects on the trace. */
 static inline int parse_event(reader *r, const char *p, const char *end, raw_event *ev, const char **next,
                               const char **why)
 {
-    memset(ev, 0, sizeof *ev);
+    zero_event(ev);
     ev->extra = &r->extra;
     r->extra.len = 0;
     /* p at '{' */

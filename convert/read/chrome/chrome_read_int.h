@@ -139,8 +139,9 @@ typedef struct reader {
     bool saw_system_key;   /* "systemTraceEvents": a trace (of ftrace text, not read) */
     uint8_t saw_et_keys;   /* 1 "schema", 2 "nodes": a PyTorch Execution Trace */
     /* names and categories repeat: the id of a text seen recently, found
-     * by its length and end bytes instead of hashing all of it (see intern_text) */
-    struct { uint32_t id, len; } recent[512];
+     * by its length and end bytes instead of hashing all of it (see intern_text);
+     * a, b: the text's first and last (up to) eight bytes, the whole text up to 16 */
+    struct { uint64_t a, b; uint32_t id, len; } recent[512];
     /* two halves (chrome_halves.c): the first reader's job, the second
      * reader's bookkeeping */
     struct half_job *half;     /* first half: the second half's job, or NULL */
