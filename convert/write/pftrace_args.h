@@ -1,6 +1,7 @@
 /* pftrace_args.h: a Chrome args object ("{...}" JSON text) as Perfetto
  * DebugAnnotations, and the numeric values of a counter ('C') event's args.
- * Used by pftrace_write.c only. */
+ * Used by the .pftrace writer (pftrace_encode.c); tp_pf_minify
+ * is declared here for its test too. */
 #ifndef TP_PFTRACE_ARGS_H
 #define TP_PFTRACE_ARGS_H
 
@@ -27,4 +28,8 @@ int tp_pf_put_args(tp_buf *b, const char *json, size_t n, tp_pf_name_fn name_iid
 typedef void (*tp_pf_value_fn)(void *ctx, const char *key, size_t klen, double v);
 int tp_pf_counter_values(const char *json, size_t n, tp_pf_value_fn fn, void *ctx, tp_buf *scratch);
 
+/* Append the JSON text [s, end) without its whitespace outside strings (a
+ * legacy_json value); any bytes, valid JSON or not, give the same output
+ * as a byte-by-byte walk (its test keeps that walk). */
+void tp_pf_minify(tp_buf *out, const char *s, const char *end);
 #endif
