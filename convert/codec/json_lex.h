@@ -190,8 +190,6 @@ int tp_parse_fixed_general(const char *s, size_t len, int decimals, int64_t *out
 /* Integer text (no fraction) to int64; -1 if not an integer or out of range. */
 int tp_parse_int(const char *s, size_t len, int64_t *out);
 
-/* The end of the JSON number at p, exactly -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
- * or NULL when p does not start one (the grammar check and the args minifier). */
 /* The end of the run of ASCII digits at p: 16 bytes looked at once (SSE2),
  * so a number's length costs no mispredicted loop exit (Kineto's ts, dur,
  * pid and tid, and the shapes and strides in its args: runs of every length). */
@@ -212,6 +210,8 @@ static inline const char *tp_json_digits_end(const char *p, const char *end)
     return p;
 }
 
+/* The end of the JSON number at p, exactly -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * or NULL when p does not start one (the grammar check and the args minifier). */
 static inline const char *tp_json_number_end(const char *p, const char *end)
 {
     if (p < end && *p == '-')

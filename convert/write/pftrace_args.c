@@ -93,14 +93,13 @@ static double to_double(const char *s, size_t n)
  * Kineto's nested values (Input Dims, Input Strides: a number a line, each
  * line indented) made a byte loop here a tenth of a 1 GB `.pftrace`
  * conversion.  Runs are found 16 bytes at a time instead: whitespace runs
- * skipped, runs of other bytes copied by one 16-byte store (the output keeps
- * SLACK bytes of room past what the input can need), string bodies by
+ * skipped, runs of other bytes copied by one 16-byte store (made only while
+ * 16 input bytes remain, and the output never runs ahead of the input: it
+ * stays inside the n + 1 bytes reserved), string bodies by
  * tp_json_plain_end.  The bytes are those of the byte loop, for any input
  * (tests/write/test_pftrace_minify.c compares the two): a string runs from a
  * quote to the next quote not after a backslash, a backslash takes the byte
  * after it along, everything inside a string is kept as it is. */
-
-#define SLACK 16
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -118,8 +117,8 @@ static inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || 
 void tp_pf_minify(tp_buf *out, const char *s, const char *end)
 {
     size_t n = (size_t)(end - s);
-    if (out->len + n + 1 + SLACK > out->cap)
-        TP_GROW(out->data, out->cap, out->len + n + 1 + SLACK);
+    if (out->len + n + 1 > out->cap)
+        TP_GROW(out->data, out->cap, out->len + n + 1);
     char *o = out->data + out->len;
     const char *p = s;
     while (p < end) {
