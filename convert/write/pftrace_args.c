@@ -101,19 +101,6 @@ static double to_double(const char *s, size_t n)
  * quote to the next quote not after a backslash, a backslash takes the byte
  * after it along, everything inside a string is kept as it is. */
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-/* Bit i set when p[i] is JSON whitespace (p has 16 bytes). */
-static inline unsigned ws_bits(__m128i v)
-{
-    __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-                              _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
-    return (unsigned)_mm_movemask_epi8(ws);
-}
-#endif
-
-static inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 void tp_pf_minify(tp_buf *out, const char *s, const char *end)
 {
     size_t n = (size_t)(end - s);
@@ -144,7 +131,7 @@ void tp_pf_minify(tp_buf *out, const char *s, const char *end)
 #ifdef __SSE2__
         if (end - p >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-            unsigned ws = ws_bits(v);
+            unsigned ws = tp_json_ws_bits16(v);
             if (ws & 1) { /* whitespace: skipped to the first byte that is not */
                 unsigned keep = ~ws & 0xffff;
                 p += keep ? (unsigned)__builtin_ctz(keep) : 16;
@@ -158,7 +145,7 @@ void tp_pf_minify(tp_buf *out, const char *s, const char *end)
             continue;
         }
 #endif
-        if (!is_ws(c))
+        if (!tp_json_is_ws(c))
             *o++ = c;
         p++;
     }

@@ -14,9 +14,6 @@
 #include "convert/codec/json_lex.h"
 
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 static inline int scan_scalar(const char *p, const char *end, span *s, const char **next, const char **why)
 {
